@@ -1,0 +1,205 @@
+/**
+ * One synthesis command from flags to exit code: read the text, find the service, open the
+ * outputs, stream audio into them, and report (DESIGN.md §1–3). Shared by `say`, `stream` and
+ * `realtime`, which differ only in channel and default destination.
+ */
+import type { AudioSink } from '../audio/sink.js';
+import type { AudioSpec } from '../audio/spec.js';
+import { audioSeconds } from '../audio/encoding.js';
+import { TtsError } from '../client/errors.js';
+import type { AudioChunk } from '../client/types.js';
+import { EXIT } from '../protocol/codes.js';
+import { languageForVoice } from '../protocol/voices.js';
+import { readText } from './input.js';
+import type { SynthesisFlags } from './options.js';
+import { aplayCommand, planOutput, type CommandName, type OutputPlan } from './output.js';
+import { createReporter, reportError, type Reporter } from './report.js';
+import { resolveService, type ServiceTarget } from './service.js';
+import { synthesizeSse, type RequestStats, type SynthesisPlan } from './synthesize.js';
+
+/** The process's streams and environment (injectable for tests). */
+export interface CommandIo {
+  stdin: NodeJS.ReadableStream & { isTTY?: boolean };
+  stdout: NodeJS.WritableStream & { isTTY?: boolean };
+  stderr: NodeJS.WritableStream & { isTTY?: boolean };
+  env: NodeJS.ProcessEnv;
+}
+
+/** The `--json` summary line (DESIGN.md §1). */
+export interface RunSummary {
+  ok: boolean;
+  /** Audio bytes delivered (headers excluded). */
+  bytes: number;
+  /** Seconds of audio delivered at the given rate, channels and encoding. */
+  audio_seconds: number;
+  /** Milliseconds from the command's start to the first audio byte handed to the output; null if none. */
+  ttfa_ms: number | null;
+  elapsed_ms: number;
+  requests: number;
+  item_ids: string[];
+  /** File path, `-` for stdout, `speaker`, or several joined with `+`. */
+  output: string;
+  /** The error code, when ok is false. */
+  error?: string;
+}
+
+/**
+ * Runs a synthesis command.
+ * @returns the exit code (DESIGN.md §3); never throws.
+ */
+export async function runSynthesis(command: CommandName, words: string[], flags: SynthesisFlags, io: CommandIo): Promise<number> {
+  const started = performance.now();
+  const reporter = createReporter(io.stderr, flags);
+  const stats: RequestStats = { requests: 0 };
+  const itemIds = new Set<string>();
+  let bytes = 0;
+  let ttfa: number | null = null;
+  let plan: OutputPlan | undefined;
+  let sink: AudioSink | undefined;
+  let target: ServiceTarget | undefined;
+  const controller = new AbortController();
+  let interrupted = false;
+  const onSigint = (): void => {
+    if (interrupted) process.exit(EXIT.interrupted);
+    interrupted = true;
+    controller.abort(new TtsError('interrupted', 'interrupted'));
+    // Stop playback and drop the temp file now, not when the network layer notices.
+    void sink?.abort();
+  };
+  process.on('SIGINT', onSigint);
+  const spec: AudioSpec = { format: flags.format, sampleRate: flags.sampleRate, channels: flags.channels };
+  let spinner: { text: string; stop(): void } | undefined;
+  let code: number;
+  try {
+    plan = planOutput(command, flags, io.stdout.isTTY === true);
+    const text = await readText({ words, file: flags.file, stdin: io.stdin });
+    target = await resolveService({
+      baseUrl: flags.baseUrl,
+      wsBaseUrl: flags.wsBaseUrl,
+      apiKeyFile: flags.apiKeyFile,
+      offline: flags.offline === true,
+      env: io.env,
+      warn: (l) => reporter.warn(l),
+    });
+    reporter.setSecret(target.apiKey);
+    if (target.embedded) reporter.notice('no service configured (TTS_BASE_URL): using the built-in offline engine');
+    sink = await openSinks(plan, spec, io);
+    if (plan.stdout?.container === 'raw' || plan.file?.container === 'raw') {
+      reporter.notice(`raw ${spec.format}, ${spec.sampleRate} Hz, ${spec.channels} channel(s): play it with ${aplayCommand(spec.format, spec.sampleRate, spec.channels)}`);
+    }
+    spinner = await startSpinner(io.stderr, flags, plan.play ? 'Synthesizing…' : 'Synthesizing…');
+    const synthesis: SynthesisPlan = {
+      text,
+      voice: flags.voice,
+      language: flags.language ?? languageForVoice(flags.voice),
+      format: flags.format,
+      sampleRate: flags.sampleRate,
+      channels: flags.channels,
+      timeoutMs: flags.timeout * 1000,
+      allowInsecure: flags.allowInsecure === true,
+    };
+    const chunks: AsyncIterable<AudioChunk> = synthesizeSse(target, synthesis, controller.signal, stats, (l) => reporter.verbose(l));
+    for await (const chunk of chunks) {
+      if (chunk.itemId !== undefined) itemIds.add(chunk.itemId);
+      if (chunk.data.length === 0) continue;
+      if (ttfa === null) {
+        ttfa = performance.now() - started;
+        if (spinner !== undefined) spinner.text = plan.play ? 'Playing…' : 'Writing…';
+      }
+      await sink.write(chunk.data);
+      bytes += chunk.data.length;
+    }
+    if (controller.signal.aborted) throw controller.signal.reason;
+    await sink.finish();
+    code = EXIT.ok;
+  } catch (error) {
+    spinner?.stop();
+    spinner = undefined;
+    await sink?.abort().catch(() => {});
+    const err = controller.signal.aborted && interrupted ? controller.signal.reason : error;
+    if (isClosedPipe(err)) {
+      code = EXIT.ok;
+    } else {
+      code = reportError(err, reporter);
+    }
+    if (flags.json === true) writeSummary(io, reporter, summary(false, err));
+    return code;
+  } finally {
+    spinner?.stop();
+    process.off('SIGINT', onSigint);
+    await target?.close().catch(() => {});
+  }
+  if (flags.json === true) writeSummary(io, reporter, summary(true, undefined));
+  return code;
+
+  function summary(ok: boolean, err: unknown): RunSummary {
+    const s: RunSummary = {
+      ok,
+      bytes,
+      audio_seconds: Number(audioSeconds(bytes, spec.format, spec.sampleRate, spec.channels).toFixed(3)),
+      ttfa_ms: ttfa === null ? null : Math.round(ttfa),
+      elapsed_ms: Math.round(performance.now() - started),
+      requests: stats.requests,
+      item_ids: [...itemIds],
+      output: describeOutput(plan),
+    };
+    if (!ok) s.error = err instanceof TtsError ? err.code : 'internal';
+    return s;
+  }
+}
+
+function writeSummary(io: CommandIo, reporter: Reporter, s: RunSummary): void {
+  void reporter;
+  io.stderr.write(`${JSON.stringify(s)}\n`);
+}
+
+function describeOutput(plan: OutputPlan | undefined): string {
+  if (plan === undefined) return '';
+  const parts: string[] = [];
+  if (plan.file !== undefined) parts.push(plan.file.path);
+  if (plan.stdout !== undefined) parts.push('-');
+  if (plan.play) parts.push('speaker');
+  return parts.join('+');
+}
+
+/**
+ * Opens every destination. The sound card is opened first, so a missing `speaker` or device
+ * fails (exit 7) before any request is made.
+ */
+async function openSinks(plan: OutputPlan, spec: AudioSpec, io: CommandIo): Promise<AudioSink> {
+  const sinks: AudioSink[] = [];
+  try {
+    if (plan.play) {
+      const { openSpeakerSink } = await import('../audio/speaker-sink.js');
+      sinks.push(await openSpeakerSink(spec));
+    }
+    if (plan.file !== undefined) {
+      const { openFileSink } = await import('../audio/file-sink.js');
+      sinks.push(await openFileSink(plan.file.path, spec, plan.file.container));
+    }
+    if (plan.stdout !== undefined) {
+      const { createStdoutSink } = await import('../audio/stdout-sink.js');
+      sinks.push(createStdoutSink(spec, plan.stdout.container, io.stdout));
+    }
+  } catch (error) {
+    await Promise.all(sinks.map((s) => s.abort().catch(() => {})));
+    throw error;
+  }
+  if (sinks.length === 1) return sinks[0]!;
+  const { teeSink } = await import('../audio/sink.js');
+  return teeSink(sinks);
+}
+
+async function startSpinner(
+  stderr: NodeJS.WritableStream & { isTTY?: boolean },
+  flags: SynthesisFlags,
+  text: string,
+): Promise<{ text: string; stop(): void } | undefined> {
+  if (stderr.isTTY !== true || flags.quiet === true || flags.verbose === true) return undefined;
+  const { default: ora } = await import('ora');
+  return ora({ text, stream: stderr as NodeJS.WritableStream & { isTTY: boolean } as never, discardStdin: false }).start();
+}
+
+function isClosedPipe(err: unknown): boolean {
+  return (err as { closedPipe?: unknown } | undefined)?.closedPipe === true || (err as { code?: unknown } | undefined)?.code === 'EPIPE';
+}

@@ -1,0 +1,90 @@
+/**
+ * Which service a command talks to (DESIGN.md §1 "Where the service is"): the one configured by
+ * `--base-url` / `TTS_BASE_URL` with `TTS_API_KEY` or `--api-key-file`, or — with none configured,
+ * or `--offline` — the embedded built-in service.
+ */
+import { readFile, stat } from 'node:fs/promises';
+import { TtsError } from '../client/errors.js';
+
+/** Where requests go and the key they carry. */
+export interface ServiceTarget {
+  baseUrl: string;
+  /** WebSocket base (`https`→`wss`, `http`→`ws` unless configured). */
+  wsBaseUrl: string;
+  apiKey: string;
+  /** True for the in-process built-in service. */
+  embedded: boolean;
+  /** Stops the embedded service; a no-op for a remote one. */
+  close(): Promise<void>;
+}
+
+/** The flags and environment that choose the service. */
+export interface ServiceChoice {
+  baseUrl: string | undefined;
+  wsBaseUrl: string | undefined;
+  apiKeyFile: string | undefined;
+  offline: boolean;
+  env: NodeJS.ProcessEnv;
+  /** Prints a warning line on stderr (not with -q). */
+  warn: (line: string) => void;
+}
+
+/**
+ * Resolves the service, starting the embedded one if needed.
+ * @throws TtsError `no_api_key` (exit 3) when a service is configured without a key; `usage`
+ *   (exit 2) when the key file cannot be read.
+ */
+export async function resolveService(choice: ServiceChoice): Promise<ServiceTarget> {
+  const baseUrl = nonEmpty(choice.baseUrl) ?? nonEmpty(choice.env['TTS_BASE_URL']);
+  if (choice.offline || baseUrl === undefined) {
+    const { startEmbeddedService } = await import('../server/embedded.js');
+    const svc = await startEmbeddedService();
+    return { baseUrl: svc.baseUrl, wsBaseUrl: wsFromHttp(svc.baseUrl), apiKey: svc.apiKey, embedded: true, close: () => svc.close() };
+  }
+  const apiKey = choice.apiKeyFile !== undefined ? await readKeyFile(choice.apiKeyFile, choice.warn) : nonEmpty(choice.env['TTS_API_KEY']);
+  if (apiKey === undefined) {
+    throw new TtsError('no_api_key', `a service is configured (${safeOrigin(baseUrl)}) but no API key is`, {
+      hint: 'set TTS_API_KEY, or use --api-key-file PATH (or --offline for the built-in engine)',
+    });
+  }
+  const ws = nonEmpty(choice.wsBaseUrl) ?? nonEmpty(choice.env['TTS_WS_BASE_URL']) ?? wsFromHttp(baseUrl);
+  return { baseUrl, wsBaseUrl: ws, apiKey, embedded: false, close: async () => {} };
+}
+
+/** `https://x` → `wss://x`, `http://x` → `ws://x` (DESIGN.md §1). */
+export function wsFromHttp(httpBase: string): string {
+  return httpBase.replace(/^http(s?):/i, (_m, s: string) => `ws${s}:`);
+}
+
+/**
+ * Reads a key file: its first line, trimmed. Warns, as ssh does for private keys, when group
+ * or others may read it.
+ */
+async function readKeyFile(path: string, warn: (line: string) => void): Promise<string> {
+  let text: string;
+  try {
+    const info = await stat(path);
+    if ((info.mode & 0o077) !== 0) {
+      warn(`warning: ${path} is readable by others (mode ${(info.mode & 0o777).toString(8)}); chmod 600 ${path}`);
+    }
+    text = await readFile(path, 'utf8');
+  } catch (cause) {
+    const code = (cause as NodeJS.ErrnoException).code ?? 'error';
+    throw new TtsError('usage', `cannot read the API key file ${path} (${code})`, { cause });
+  }
+  const key = text.split(/\r?\n/, 1)[0]?.trim();
+  if (key === undefined || key === '') throw new TtsError('no_api_key', `the API key file ${path} is empty`, { hint: 'put the key on its first line' });
+  return key;
+}
+
+function nonEmpty(v: string | undefined): string | undefined {
+  return v === undefined || v.trim() === '' ? undefined : v.trim();
+}
+
+function safeOrigin(url: string): string {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return 'an invalid URL';
+  }
+}

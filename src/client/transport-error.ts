@@ -1,0 +1,47 @@
+/**
+ * Maps low-level network failures (undici's `UND_ERR_*` codes, Node's socket errno codes, ws
+ * failures) to {@link TtsError}s of exit 6 (DESIGN.md §3), marked retriable (DESIGN.md §1).
+ */
+import { TtsError } from './errors.js';
+
+/**
+ * Wraps a failure to reach or keep talking to the service.
+ * @param cause the thrown error (undici, net, ws).
+ * @param url the endpoint, named in the message (it never carries the key).
+ */
+export function transportError(cause: unknown, url: URL): TtsError {
+  const code = errorCode(cause);
+  const where = url.origin;
+  switch (code) {
+    case 'ECONNREFUSED':
+      return new TtsError('connection_failed', `cannot connect to ${where}: connection refused`, { cause, retriable: true, hint: 'is the service running? check TTS_BASE_URL' });
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return new TtsError('connection_failed', `cannot resolve ${url.hostname}`, { cause, retriable: code === 'EAI_AGAIN', hint: 'check TTS_BASE_URL' });
+    case 'UND_ERR_CONNECT_TIMEOUT':
+    case 'ETIMEDOUT':
+      return new TtsError('timeout', `connecting to ${where} timed out`, { cause, retriable: true, hint: 'check the network, or raise --timeout' });
+    case 'ECONNRESET':
+    case 'EPIPE':
+    case 'UND_ERR_SOCKET':
+    case 'UND_ERR_CLOSED':
+      return new TtsError('connection_failed', `the connection to ${where} broke`, { cause, retriable: true, hint: 'try again' });
+    case 'UND_ERR_HEADERS_TIMEOUT':
+    case 'UND_ERR_BODY_TIMEOUT':
+      return new TtsError('timeout', `${where} stopped answering`, { cause, retriable: true, hint: 'raise --timeout, or try again' });
+    default: {
+      const detail = cause instanceof Error ? cause.message : String(cause);
+      return new TtsError('connection_failed', `cannot talk to ${where}: ${detail}`, { cause, retriable: true, hint: 'check TTS_BASE_URL and the network' });
+    }
+  }
+}
+
+/** The errno-style code of an error or of its `cause` chain. */
+function errorCode(err: unknown): string | undefined {
+  for (let e: unknown = err, depth = 0; e !== undefined && e !== null && depth < 5; depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string') return code;
+    e = (e as { cause?: unknown }).cause;
+  }
+  return undefined;
+}

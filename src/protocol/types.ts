@@ -1,0 +1,67 @@
+/**
+ * Wire types of the speech service (SERVICE.md §2, §6) and the values our client and
+ * built-in service agree on (DESIGN.md §4).
+ */
+
+/** Audio encodings (SERVICE.md §1.4, DESIGN.md §2): pcm16 = s16le, float32 = f32le, mulaw = G.711 µ-law, 8 bits. */
+export const AUDIO_FORMATS = ['pcm16', 'float32', 'mulaw'] as const;
+/** One of {@link AUDIO_FORMATS}. */
+export type AudioFormat = (typeof AUDIO_FORMATS)[number];
+
+/** Languages the service speaks (SERVICE.md §1.3). */
+export const LANGUAGES = ['ja', 'en'] as const;
+/** One of {@link LANGUAGES}. */
+export type Language = (typeof LANGUAGES)[number];
+
+/** Sample rate of the SSE channel, in Hz: the built-in service always streams 24000 Hz mono (DESIGN.md §4). */
+export const SSE_SAMPLE_RATE = 24000;
+
+/** Sample rates the built-in WebSocket service accepts, in Hz (DESIGN.md §4). */
+export const REALTIME_SAMPLE_RATES = [8000, 16000, 22050, 24000, 44100, 48000] as const;
+
+/** Body of `POST /v1/tts/sse` (SERVICE.md §2.1). Our client always sends all four fields (DESIGN.md §4). */
+export interface SseRequestBody {
+  input: string;
+  voice: string;
+  response_format: AudioFormat;
+  language: Language;
+}
+
+/** Data of an SSE `delta` event (SERVICE.md §2.2): `delta` is base64 audio bytes. */
+export interface SseDeltaData {
+  type: 'speech.audio.delta';
+  item_id: string;
+  delta: string;
+}
+
+/** Data of an SSE `done` event (SERVICE.md §2.3). */
+export interface SseDoneData {
+  type: 'speech.audio.done';
+  item_id: string;
+}
+
+/** Error body the built-in service sends, over HTTP and in `error` events (DESIGN.md §4). */
+export interface ErrorBody {
+  error: { code: string; message: string };
+}
+
+/** Data of an SSE `error` event as the built-in service sends it (DESIGN.md §4). */
+export interface SseErrorData extends ErrorBody {
+  type: 'error';
+}
+
+/** Session fields of `tts_session.update` (SERVICE.md §2.4); `preset_voice` uses underscores (`ja_man_1`). */
+export interface RealtimeSession {
+  input_text: string;
+  preset_voice: string;
+  output_audio_format: AudioFormat;
+  output_audio_sample_rate: number;
+  output_audio_number_of_channels: number;
+  language: Language;
+}
+
+/** Client message `tts_session.update` (SERVICE.md §2.4, §4.2). */
+export interface RealtimeSessionUpdate {
+  type: 'tts_session.update';
+  session: RealtimeSession;
+}

@@ -1,0 +1,49 @@
+/**
+ * Preset voice ids and their spellings on each channel (SERVICE.md §2.1, §2.4; DESIGN.md §1).
+ */
+import type { Language } from './types.js';
+
+/** A built-in preset voice: id as written on the SSE channel and the CLI, its language and gender. */
+export interface VoiceInfo {
+  id: string;
+  language: Language;
+  gender: 'male' | 'female';
+  description: string;
+}
+
+/** The built-in engine's preset voices (DESIGN.md §5). */
+export const VOICES: readonly VoiceInfo[] = [
+  { id: 'ja-man-1', language: 'ja', gender: 'male', description: 'Japanese, male' },
+  { id: 'ja-woman-1', language: 'ja', gender: 'female', description: 'Japanese, female' },
+  { id: 'en-man-1', language: 'en', gender: 'male', description: 'English (US), male' },
+  { id: 'en-woman-1', language: 'en', gender: 'female', description: 'English (US), female' },
+];
+
+/** Default voice of the CLI and of the built-in service (SERVICE.md §2.1). */
+export const DEFAULT_VOICE = 'ja-man-1';
+
+/** Looks a voice up by its hyphenated id; `undefined` when the built-in engine has no such voice. */
+export function findVoice(id: string): VoiceInfo | undefined {
+  return VOICES.find((v) => v.id === id);
+}
+
+/**
+ * Spells a voice id for the WebSocket channel, which writes ids with underscores
+ * (SERVICE.md §2.4): `ja-man-1` → `ja_man_1`.
+ */
+export function voiceToWire(id: string): string {
+  return id.replaceAll('-', '_');
+}
+
+/** Inverse of {@link voiceToWire}: `ja_man_1` → `ja-man-1`. */
+export function voiceFromWire(wire: string): string {
+  return wire.replaceAll('_', '-');
+}
+
+/**
+ * Language implied by a voice id when the user gives none (DESIGN.md §1):
+ * an `en-…` voice is English, anything else Japanese.
+ */
+export function languageForVoice(id: string): Language {
+  return id.startsWith('en-') || id.startsWith('en_') ? 'en' : 'ja';
+}

@@ -1,0 +1,37 @@
+/**
+ * The embedded default (DESIGN.md §1): with no service configured, the CLI starts the built-in
+ * service in-process on 127.0.0.1, on an ephemeral port, with a random one-time key, and talks
+ * to it through the same client code as to the hosted service.
+ */
+import { createEngine } from '../engine/index.js';
+import { generateKey } from './keys.js';
+import { createService, listen, type RunningService } from './service.js';
+
+/** The embedded service and the credentials to reach it. */
+export interface EmbeddedService extends RunningService {
+  /** The one-time key accepted by this instance only. */
+  apiKey: string;
+}
+
+/**
+ * Starts the built-in service on loopback for this process.
+ * @throws when the engine or the listening socket cannot start.
+ */
+export async function startEmbeddedService(): Promise<EmbeddedService> {
+  const apiKey = generateKey();
+  const engine = createEngine({ workers: 1 });
+  const server = createService({ apiKeys: [apiKey], engine });
+  const baseUrl = await listen(server, '127.0.0.1', 0);
+  // The in-process server must never keep the CLI alive on its own.
+  server.unref();
+  return {
+    server,
+    baseUrl,
+    apiKey,
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await engine.close();
+    },
+  };
+}

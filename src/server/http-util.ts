@@ -1,0 +1,64 @@
+/**
+ * Small HTTP helpers of the built-in service: JSON error bodies (DESIGN.md §4) and a capped
+ * body reader.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { HTTP_STATUS, type ServiceErrorCode } from '../protocol/codes.js';
+import type { ErrorBody } from '../protocol/types.js';
+
+/** Largest request body accepted, in bytes; larger is `bad_request` before buffering more. */
+export const MAX_BODY_BYTES = 64 * 1024;
+
+/**
+ * Sends `{"error":{"code","message"}}` with the code's status (SERVICE.md §7, DESIGN.md §4).
+ * @param extraHeaders e.g. `Retry-After`.
+ */
+export function sendError(
+  res: ServerResponse,
+  code: ServiceErrorCode,
+  message: string,
+  extraHeaders: Record<string, string> = {},
+): void {
+  const body: ErrorBody = { error: { code, message } };
+  sendJson(res, HTTP_STATUS[code], body, extraHeaders);
+}
+
+/** Sends a JSON body with a status; closes the connection if the request was not read whole. */
+export function sendJson(res: ServerResponse, status: number, body: unknown, extraHeaders: Record<string, string> = {}): void {
+  if (res.headersSent) {
+    res.end();
+    return;
+  }
+  const text = JSON.stringify(body);
+  res.writeHead(status, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(text),
+    'cache-control': 'no-store',
+    ...extraHeaders,
+  });
+  res.end(text);
+}
+
+/** Outcome of reading a body: its bytes, or `too_large` once more than the cap arrived. */
+export type BodyResult = { ok: true; body: Buffer } | { ok: false; reason: 'too_large' | 'aborted' };
+
+/**
+ * Reads a request body up to `cap` bytes. A declared `Content-Length` over the cap is refused
+ * before reading anything; otherwise reading stops as soon as the cap is passed.
+ */
+export async function readBody(req: IncomingMessage, cap: number = MAX_BODY_BYTES): Promise<BodyResult> {
+  const declared = Number(req.headers['content-length']);
+  if (Number.isFinite(declared) && declared > cap) return { ok: false, reason: 'too_large' };
+  const parts: Buffer[] = [];
+  let size = 0;
+  try {
+    for await (const chunk of req as AsyncIterable<Buffer>) {
+      size += chunk.length;
+      if (size > cap) return { ok: false, reason: 'too_large' };
+      parts.push(chunk);
+    }
+  } catch {
+    return { ok: false, reason: 'aborted' };
+  }
+  return { ok: true, body: Buffer.concat(parts) };
+}

@@ -1,0 +1,92 @@
+/**
+ * `POST /v1/tts/sse` of the built-in service (SERVICE.md §2.1–2.3, §4.1, §6.1; DESIGN.md §4):
+ * validate, then stream `delta` events as the engine makes audio, then `done`. A failure after
+ * the stream began is an `error` event, and the stream ends.
+ */
+import { randomBytes } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { SpeechEngine } from '../engine/types.js';
+import { SSE_SAMPLE_RATE, type SseDeltaData, type SseDoneData, type SseErrorData } from '../protocol/types.js';
+import { readBody, sendError } from './http-util.js';
+import { isRefusal, SSE_FIELDS, validateSynthesis } from './validate.js';
+
+/** What the route needs from the service around it. */
+export interface SseRouteContext {
+  engine: SpeechEngine;
+  /** Longest accepted input, in characters. */
+  maxChars: number;
+}
+
+/** A fresh `item_id`: `item_` + 24 hex digits (DESIGN.md §4). */
+export function newItemId(): string {
+  return `item_${randomBytes(12).toString('hex')}`;
+}
+
+/** Formats one event-stream event: `event:` line, one `data:` line of JSON, blank line. */
+export function sseEvent(name: string, data: unknown): string {
+  return `event: ${name}\ndata: ${JSON.stringify(data)}\n\n`;
+}
+
+/**
+ * Handles one authenticated SSE request.
+ * @param signal aborted when the client goes away, stopping synthesis at once.
+ */
+export async function handleSse(req: IncomingMessage, res: ServerResponse, ctx: SseRouteContext, signal: AbortSignal): Promise<void> {
+  const read = await readBody(req);
+  if (!read.ok) {
+    if (read.reason === 'too_large') sendError(res, 'bad_request', 'request body is larger than 64 KiB', { connection: 'close' });
+    return;
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(read.body.toString('utf8'));
+  } catch {
+    sendError(res, 'bad_request', 'request body is not valid JSON');
+    return;
+  }
+  const request = validateSynthesis(json, SSE_FIELDS, ctx.maxChars);
+  if (isRefusal(request)) {
+    sendError(res, request.code, request.message);
+    return;
+  }
+
+  const itemId = newItemId();
+  res.writeHead(200, {
+    'content-type': 'text/event-stream; charset=utf-8',
+    'cache-control': 'no-cache, no-store',
+    'x-accel-buffering': 'no',
+  });
+  // Headers go out now, so the client's connect phase ends before synthesis starts.
+  res.flushHeaders();
+  try {
+    const audio = ctx.engine.synthesize(
+      { text: request.text, voice: request.voice, language: request.language, format: request.format, sampleRate: SSE_SAMPLE_RATE, channels: 1 },
+      signal,
+    );
+    for await (const chunk of audio) {
+      if (signal.aborted) return;
+      const data: SseDeltaData = { type: 'speech.audio.delta', item_id: itemId, delta: chunk.toString('base64') };
+      if (!res.write(sseEvent('delta', data))) await drained(res, signal);
+    }
+    if (signal.aborted) return;
+    const done: SseDoneData = { type: 'speech.audio.done', item_id: itemId };
+    res.end(sseEvent('done', done));
+  } catch (error) {
+    if (signal.aborted) return;
+    const data: SseErrorData = { type: 'error', error: { code: 'server_error', message: `synthesis failed: ${error instanceof Error ? error.message : String(error)}` } };
+    res.end(sseEvent('error', data));
+  }
+}
+
+/** Resolves when the response can take more, or the client left. */
+function drained(res: ServerResponse, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const done = (): void => {
+      res.off('drain', done);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    res.on('drain', done);
+    signal.addEventListener('abort', done, { once: true });
+  });
+}

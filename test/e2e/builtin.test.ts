@@ -1,0 +1,162 @@
+/**
+ * End to end on the built-in engine: `bin/tts.js` with no service configured starts the service
+ * in-process and speaks through the ordinary SSE client (DESIGN.md §1 "Embedded default").
+ * WAV files are checked byte by byte and by sox; playback through ALSA's file plugin.
+ */
+import assert from 'node:assert/strict';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import alawmulaw from 'alawmulaw';
+import { parseWavHeader } from '../../src/audio/wav.js';
+import { runTts } from '../helpers/cli.js';
+import { soxInfo } from '../helpers/sox.js';
+
+describe('tts on the built-in engine', () => {
+  let dir: string;
+  before(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'tts-builtin-'));
+  });
+  after(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('writes Japanese with kanji to an exact pcm16 WAV (format tag 1, 24000 Hz, mono)', async () => {
+    const out = join(dir, 'ja.wav');
+    const r = await runTts(['say', '-o', out, '今日は良い天気です。東京タワーに行きました。']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(r.stdout.length, 0, 'nothing but audio on stdout, and say -o writes none');
+    const bytes = await readFile(out);
+    const h = parseWavHeader(bytes);
+    assert.equal(h.formatTag, 1);
+    assert.equal(h.channels, 1);
+    assert.equal(h.sampleRate, 24000);
+    assert.equal(h.bitsPerSample, 16);
+    assert.equal(h.dataOffset, 44);
+    assert.equal(h.dataBytes, bytes.length - 44);
+    assert.equal(bytes.readUInt32LE(4), bytes.length - 8);
+    const seconds = h.dataBytes / 2 / 24000;
+    assert.ok(seconds > 2 && seconds < 8, `${seconds} s`);
+    const sox = soxInfo(out);
+    assert.equal(sox.sampleRate, 24000);
+    assert.equal(sox.channels, 1);
+    assert.equal(sox.samples, h.dataBytes / 2);
+  });
+
+  for (const [format, tag, bits, soxEncoding] of [
+    ['pcm16', 1, 16, /Signed Integer PCM/],
+    ['float32', 3, 32, /Floating Point PCM/],
+    ['mulaw', 7, 8, /u-law/],
+  ] as const) {
+    it(`writes ${format} English to a WAV with format tag ${tag} that sox reads`, async () => {
+      const out = join(dir, `en-${format}.wav`);
+      const r = await runTts(['stream', '--voice', 'en-woman-1', '--format', format, '-o', out, 'Good morning, world.']);
+      assert.equal(r.code, 0, r.stderr);
+      const bytes = await readFile(out);
+      const h = parseWavHeader(bytes);
+      assert.equal(h.formatTag, tag);
+      assert.equal(h.bitsPerSample, bits);
+      assert.equal(h.sampleRate, 24000);
+      const frames = h.dataBytes / (bits / 8);
+      if (format !== 'pcm16') assert.equal(h.factSamples, frames);
+      const sox = soxInfo(out);
+      assert.match(sox.encoding, soxEncoding);
+      assert.equal(sox.samples, frames);
+      assert.ok(frames / 24000 > 0.5);
+    });
+  }
+
+  it('reads stdin and -f, and writes raw audio to stdout', async () => {
+    const viaStdin = await runTts(['stream', '--voice', 'en-man-1'], { input: 'Hello there\n' });
+    assert.equal(viaStdin.code, 0, viaStdin.stderr);
+    assert.ok(viaStdin.stdout.length > 24000, `${viaStdin.stdout.length} bytes`);
+    assert.equal(viaStdin.stdout.length % 2, 0);
+    const file = join(dir, 'text.txt');
+    await writeFile(file, 'Hello there\n');
+    const viaFile = await runTts(['stream', '--voice', 'en-man-1', '-f', file]);
+    assert.equal(viaFile.code, 0, viaFile.stderr);
+    // The engine is deterministic: the same text gives the same bytes.
+    assert.deepEqual(viaFile.stdout, viaStdin.stdout);
+  });
+
+  it('rejects an unknown voice with exit 4 naming voice_not_found', async () => {
+    const r = await runTts(['stream', '--voice', 'xx-robot-9', 'Hello']);
+    assert.equal(r.code, 4, r.stderr);
+    assert.match(r.stderr, /voice_not_found/);
+    assert.equal(r.stdout.length, 0);
+  });
+
+  it('fails with exit 2 on empty, whitespace-only or invalid UTF-8 text, before any request', async () => {
+    for (const input of ['', '   \n\t', Buffer.from([0x48, 0x69, 0xff, 0xfe])]) {
+      const r = await runTts(['stream', '--verbose'], { input });
+      assert.equal(r.code, 2, `${JSON.stringify(input)}: ${r.stderr}`);
+      assert.doesNotMatch(r.stderr, /POST /);
+    }
+    const r = await runTts(['stream', '-f', join(dir, 'missing.txt')]);
+    assert.equal(r.code, 2);
+  });
+
+  it('prints a --json summary on stderr and only audio on stdout', async () => {
+    const r = await runTts(['stream', '--json', '--voice', 'en-man-1', 'Hi']);
+    assert.equal(r.code, 0, r.stderr);
+    const line = r.stderr.trim().split('\n').at(-1) ?? '';
+    const s = JSON.parse(line) as Record<string, unknown>;
+    assert.equal(s['ok'], true);
+    assert.equal(s['bytes'], r.stdout.length);
+    assert.equal(s['requests'], 1);
+    assert.equal(s['output'], '-');
+    assert.ok(typeof s['ttfa_ms'] === 'number' && typeof s['elapsed_ms'] === 'number');
+    assert.ok(Math.abs((s['audio_seconds'] as number) - r.stdout.length / 48000) < 0.01);
+    assert.match(String((s['item_ids'] as string[])[0]), /^item_[0-9a-f]+$/);
+  });
+
+  describe('playback through speaker (ALSA file plugin)', () => {
+    let home: string;
+    let played: string;
+    before(async () => {
+      home = await mkdtemp(join(tmpdir(), 'tts-home-'));
+      played = join(home, 'played.raw');
+      await writeFile(join(home, '.asoundrc'), `pcm.!default { type file; slave.pcm "null"; file "${played}"; format "raw" }\n`);
+    });
+    after(async () => {
+      await rm(home, { recursive: true, force: true });
+    });
+
+    async function playedBytes(args: string[]): Promise<Buffer> {
+      await rm(played, { force: true });
+      const r = await runTts(args, { env: { HOME: home } });
+      assert.equal(r.code, 0, r.stderr);
+      assert.equal(r.stdout.length, 0);
+      return readFile(played);
+    }
+
+    function assertPlayed(playedAudio: Buffer, expected: Buffer): void {
+      assert.ok(playedAudio.length >= expected.length, `played ${playedAudio.length} of ${expected.length} bytes`);
+      assert.deepEqual(playedAudio.subarray(0, expected.length), expected);
+      // ALSA may pad the last period with silence, and nothing else.
+      assert.ok(playedAudio.subarray(expected.length).every((b) => b === 0));
+    }
+
+    it('plays exactly the pcm16 stream', async () => {
+      const stream = await runTts(['stream', '--voice', 'ja-woman-1', 'こんにちは']);
+      assert.equal(stream.code, 0, stream.stderr);
+      assertPlayed(await playedBytes(['say', '--voice', 'ja-woman-1', 'こんにちは']), stream.stdout);
+    });
+
+    it('plays µ-law decoded to 16-bit', async () => {
+      const stream = await runTts(['stream', '--format', 'mulaw', '--voice', 'en-man-1', 'Hello']);
+      assert.equal(stream.code, 0, stream.stderr);
+      const decoded = alawmulaw.mulaw.decode(stream.stdout);
+      assertPlayed(await playedBytes(['say', '--format', 'mulaw', '--voice', 'en-man-1', 'Hello']), Buffer.from(decoded.buffer, decoded.byteOffset, decoded.byteLength));
+    });
+
+    it('writes the file and plays with --play -o', async () => {
+      const out = join(dir, 'both.raw');
+      const bytes = await playedBytes(['say', '--play', '-o', out, '--voice', 'en-man-1', 'Hello']);
+      const file = await readFile(out);
+      assertPlayed(bytes, file);
+      assert.deepEqual((await readdir(dir)).filter((f) => f.endsWith('.tmp')), []);
+    });
+  });
+});

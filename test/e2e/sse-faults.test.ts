@@ -1,0 +1,185 @@
+/**
+ * `bin/tts.js` against small loopback servers that speak SERVICE.md's SSE in unusual but legal
+ * ways, or break it on purpose: exit codes of DESIGN.md §3, byte-exact output, files untouched.
+ */
+import assert from 'node:assert/strict';
+import { mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { runTts } from '../helpers/cli.js';
+import { deltaEvent, doneEvent, patternBytes, sse, startEventStream, startServer, type TestServer } from '../helpers/servers.js';
+
+const KEY = 'sk-test-SENTINEL-6f1e2d3c4b5a';
+
+describe('tts stream against a hand-written SSE server', () => {
+  let dir: string;
+  before(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'tts-e2e-'));
+  });
+
+  async function withServer(handler: Parameters<typeof startServer>[0], fn: (s: TestServer) => Promise<void>): Promise<void> {
+    const server = await startServer(handler);
+    try {
+      await fn(server);
+    } finally {
+      await server.close();
+    }
+  }
+
+  it('writes every delta to stdout byte for byte, with CRLF events split across writes', async () => {
+    const audio = [patternBytes(4800, 1), patternBytes(1, 2), patternBytes(9601, 3)];
+    await withServer(
+      async (_req, res) => {
+        startEventStream(res, 'text/event-stream; charset=utf-8');
+        res.write(': comment first\r\n\r\n');
+        for (const a of audio) {
+          const ev = deltaEvent(a, 'item_1', '\r\n');
+          const mid = Math.floor(ev.length / 2);
+          res.write(ev.slice(0, mid));
+          await new Promise((r) => setTimeout(r, 5));
+          res.write(ev.slice(mid));
+        }
+        res.end(doneEvent('item_1', '\r\n'));
+      },
+      async (server) => {
+        const r = await runTts(['stream', '--voice', 'en-man-1', 'Hello'], { env: { TTS_BASE_URL: server.url, TTS_API_KEY: KEY } });
+        assert.equal(r.code, 0, r.stderr);
+        assert.deepEqual(r.stdout, Buffer.concat(audio));
+        const req = server.requests[0]!;
+        assert.equal(req.url, '/v1/tts/sse');
+        assert.equal(req.headers.authorization, `Bearer ${KEY}`);
+        assert.deepEqual(JSON.parse(req.body), { input: 'Hello', voice: 'en-man-1', response_format: 'pcm16', language: 'en' });
+      },
+    );
+  });
+
+  it('dispatches unnamed events on data.type', async () => {
+    const audio = patternBytes(1000, 7);
+    await withServer(
+      (_req, res) => {
+        startEventStream(res);
+        res.write(sse(undefined, { type: 'speech.audio.delta', item_id: 'i', delta: audio.toString('base64') }));
+        res.end(sse(undefined, { type: 'speech.audio.done', item_id: 'i' }));
+      },
+      async (server) => {
+        const r = await runTts(['stream', 'x'], { env: { TTS_BASE_URL: server.url, TTS_API_KEY: KEY } });
+        assert.equal(r.code, 0, r.stderr);
+        assert.deepEqual(r.stdout, audio);
+      },
+    );
+  });
+
+  it('exits 6 when the stream ends without done, leaving an existing output file untouched and no temp file', async () => {
+    const target = join(dir, 'keep.wav');
+    await writeFile(target, 'precious old content');
+    await withServer(
+      (_req, res) => {
+        startEventStream(res);
+        res.write(deltaEvent(patternBytes(4800)));
+        res.end();
+      },
+      async (server) => {
+        const r = await runTts(['stream', '-o', target, 'Hello'], { env: { TTS_BASE_URL: server.url, TTS_API_KEY: KEY } });
+        assert.equal(r.code, 6, r.stderr);
+        assert.match(r.stderr, /stream_ended_early/);
+        assert.equal(await readFile(target, 'utf8'), 'precious old content');
+        assert.deepEqual(await readdir(dir), ['keep.wav']);
+      },
+    );
+  });
+
+  it('exits 3 on a refused key, and the key appears in no output even when the server echoes it', async () => {
+    await withServer(
+      (req, res) => {
+        res.writeHead(401, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ error: { code: 'invalid_api_key', message: `key ${String(req.headers.authorization)} is wrong` } }));
+      },
+      async (server) => {
+        const r = await runTts(['stream', '--verbose', '--json', 'Hello'], { env: { TTS_BASE_URL: server.url, TTS_API_KEY: KEY } });
+        assert.equal(r.code, 3);
+        assert.match(r.stderr, /invalid_api_key/);
+        assert.ok(!r.stderr.includes(KEY) && !r.stdout.toString('latin1').includes(KEY), r.stderr);
+        assert.ok(!r.stderr.includes('SENTINEL'));
+        assert.match(r.stderr, /Bearer \*\*\*/);
+      },
+    );
+  });
+
+  it('maps service codes to exit codes (4 rejected, 5 limits) and names the code', async () => {
+    for (const [status, code, exit] of [
+      [400, 'voice_not_found', 4],
+      [422, 'text_string_required', 4],
+      [402, 'quota_exceeded', 5],
+    ] as const) {
+      await withServer(
+        (_req, res) => {
+          res.writeHead(status, { 'content-type': 'application/json' });
+          res.end(JSON.stringify({ error: { code, message: 'nope' } }));
+        },
+        async (server) => {
+          const r = await runTts(['stream', 'Hello'], { env: { TTS_BASE_URL: server.url, TTS_API_KEY: KEY } });
+          assert.equal(r.code, exit, `${code}: ${r.stderr}`);
+          assert.match(r.stderr, new RegExp(code));
+          assert.equal(r.stdout.length, 0);
+        },
+      );
+    }
+  });
+
+  it('exits 6 when the server goes silent past --timeout', async () => {
+    await withServer(
+      (_req, res) => {
+        startEventStream(res);
+        res.write(deltaEvent(patternBytes(100)));
+        // …and nothing more.
+      },
+      async (server) => {
+        const t0 = Date.now();
+        const r = await runTts(['stream', '--timeout', '1', 'Hello'], { env: { TTS_BASE_URL: server.url, TTS_API_KEY: KEY } });
+        assert.equal(r.code, 6, r.stderr);
+        assert.match(r.stderr, /timeout/);
+        assert.ok(Date.now() - t0 < 15_000);
+      },
+    );
+  });
+
+  it('exits 6 on an error event after audio began', async () => {
+    await withServer(
+      (_req, res) => {
+        startEventStream(res);
+        res.write(deltaEvent(patternBytes(100)));
+        res.end(sse('error', { type: 'error', error: { code: 'server_error', message: 'engine died' } }));
+      },
+      async (server) => {
+        const r = await runTts(['stream', 'Hello'], { env: { TTS_BASE_URL: server.url, TTS_API_KEY: KEY } });
+        assert.equal(r.code, 6, r.stderr);
+        assert.match(r.stderr, /engine died/);
+      },
+    );
+  });
+
+  it('exits 3 with no key configured, before any request', async () => {
+    await withServer(
+      (_req, res) => {
+        res.end();
+      },
+      async (server) => {
+        const r = await runTts(['stream', 'Hello'], { env: { TTS_BASE_URL: server.url } });
+        assert.equal(r.code, 3, r.stderr);
+        assert.equal(server.requests.length, 0);
+      },
+    );
+  });
+
+  it('refuses to send the key over plain http to a non-loopback host (exit 2)', async () => {
+    const r = await runTts(['stream', 'Hello'], { env: { TTS_BASE_URL: 'http://192.0.2.1:9', TTS_API_KEY: KEY } });
+    assert.equal(r.code, 2, r.stderr);
+    assert.match(r.stderr, /--allow-insecure/);
+  });
+
+  after(async () => {
+    const { rm } = await import('node:fs/promises');
+    await rm(dir, { recursive: true, force: true });
+  });
+});
