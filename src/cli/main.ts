@@ -37,7 +37,7 @@ export async function main(argv: string[], io: CommandIo = { stdin: process.stdi
       outputError: (s, write) => write(`tts: ${s.replace(/^error: /, 'error: ')}`),
     });
 
-  const synthesisCommand = (name: 'say' | 'stream', summary: string): void => {
+  const synthesisCommand = (name: 'say' | 'stream' | 'realtime', summary: string): void => {
     addSynthesisOptions(program.command(name).argument('[text...]', 'text to speak (default: stdin)').description(summary)).action(
       async (words: string[], flags: SynthesisFlags) => {
         const { runSynthesis } = await import('./run.js');
@@ -47,6 +47,15 @@ export async function main(argv: string[], io: CommandIo = { stdin: process.stdi
   };
   synthesisCommand('say', 'speak text on the sound card (over SSE); -o writes a file instead');
   synthesisCommand('stream', 'write audio to -o FILE or stdout as it arrives (over SSE)');
+  synthesisCommand('realtime', 'speak over the WebSocket channel (experimental); -r and -c are requested from the service');
+  program
+    .command('voices')
+    .description("list the built-in engine's preset voices")
+    .option('--json', 'one JSON array on stdout')
+    .action(async (flags: { json?: boolean }) => {
+      const { listVoices } = await import('./commands/voices.js');
+      exitCode = listVoices(flags, io);
+    });
 
   try {
     await program.parseAsync(argv, { from: 'user' });

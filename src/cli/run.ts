@@ -15,7 +15,10 @@ import type { SynthesisFlags } from './options.js';
 import { aplayCommand, planOutput, type CommandName, type OutputPlan } from './output.js';
 import { createReporter, reportError, type Reporter } from './report.js';
 import { resolveService, type ServiceTarget } from './service.js';
-import { synthesizeSse, type RequestStats, type SynthesisPlan } from './synthesize.js';
+import { synthesizeTexts, type OpenStream, type RequestStats } from './synthesize.js';
+import type { FileSink } from '../audio/file-sink.js';
+import { bytesPerFrame } from '../audio/spec.js';
+import { isClosedPipe } from '../audio/stdout-sink.js';
 
 /** The process's streams and environment (injectable for tests). */
 export interface CommandIo {
@@ -72,7 +75,7 @@ export async function runSynthesis(command: CommandName, words: string[], flags:
   let code: number;
   try {
     plan = planOutput(command, flags, io.stdout.isTTY === true);
-    const text = await readText({ words, file: flags.file, stdin: io.stdin });
+    const texts = await textSource(words, flags, io);
     target = await resolveService({
       baseUrl: flags.baseUrl,
       wsBaseUrl: flags.wsBaseUrl,
@@ -83,22 +86,26 @@ export async function runSynthesis(command: CommandName, words: string[], flags:
     });
     reporter.setSecret(target.apiKey);
     if (target.embedded) reporter.notice('no service configured (TTS_BASE_URL): using the built-in offline engine');
-    sink = await openSinks(plan, spec, io);
+    const opened = await openSinks(plan, spec, io);
+    sink = opened.sink;
     if (plan.stdout?.container === 'raw' || plan.file?.container === 'raw') {
       reporter.notice(`raw ${spec.format}, ${spec.sampleRate} Hz, ${spec.channels} channel(s): play it with ${aplayCommand(spec.format, spec.sampleRate, spec.channels)}`);
     }
-    spinner = await startSpinner(io.stderr, flags, plan.play ? 'Synthesizing…' : 'Synthesizing…');
-    const synthesis: SynthesisPlan = {
-      text,
-      voice: flags.voice,
-      language: flags.language ?? languageForVoice(flags.voice),
-      format: flags.format,
-      sampleRate: flags.sampleRate,
-      channels: flags.channels,
-      timeoutMs: flags.timeout * 1000,
-      allowInsecure: flags.allowInsecure === true,
-    };
-    const chunks: AsyncIterable<AudioChunk> = synthesizeSse(target, synthesis, controller.signal, stats, (l) => reporter.verbose(l));
+    spinner = await startSpinner(io.stderr, flags, 'Synthesizing…');
+    const open = await channel(command, target, flags, (l) => reporter.verbose(l));
+    const fileOnly = opened.fileOnly;
+    const chunks: AsyncIterable<AudioChunk> = synthesizeTexts(texts, {
+      open,
+      maxChars: flags.maxChars,
+      concurrency: flags.concurrency,
+      retries: flags.retries,
+      signal: controller.signal,
+      stats,
+      bytesPerSecond: bytesPerFrame(spec) * spec.sampleRate,
+      rewind: fileOnly === undefined ? undefined : (audioBytes) => fileOnly.truncateAudio(audioBytes),
+      verbose: (l) => reporter.verbose(l),
+      warn: (l) => reporter.warn(l),
+    });
     for await (const chunk of chunks) {
       if (chunk.itemId !== undefined) itemIds.add(chunk.itemId);
       if (chunk.data.length === 0) continue;
@@ -109,6 +116,8 @@ export async function runSynthesis(command: CommandName, words: string[], flags:
       await sink.write(chunk.data);
       bytes += chunk.data.length;
     }
+    // A rewound piece took bytes back: the file's own count is the truth.
+    if (opened.fileOnly !== undefined) bytes = opened.fileOnly.audioBytes;
     if (controller.signal.aborted) throw controller.signal.reason;
     await sink.finish();
     code = EXIT.ok;
@@ -166,8 +175,9 @@ function describeOutput(plan: OutputPlan | undefined): string {
  * Opens every destination. The sound card is opened first, so a missing `speaker` or device
  * fails (exit 7) before any request is made.
  */
-async function openSinks(plan: OutputPlan, spec: AudioSpec, io: CommandIo): Promise<AudioSink> {
+async function openSinks(plan: OutputPlan, spec: AudioSpec, io: CommandIo): Promise<{ sink: AudioSink; fileOnly: FileSink | undefined }> {
   const sinks: AudioSink[] = [];
+  let file: FileSink | undefined;
   try {
     if (plan.play) {
       const { openSpeakerSink } = await import('../audio/speaker-sink.js');
@@ -175,7 +185,8 @@ async function openSinks(plan: OutputPlan, spec: AudioSpec, io: CommandIo): Prom
     }
     if (plan.file !== undefined) {
       const { openFileSink } = await import('../audio/file-sink.js');
-      sinks.push(await openFileSink(plan.file.path, spec, plan.file.container));
+      file = await openFileSink(plan.file.path, spec, plan.file.container);
+      sinks.push(file);
     }
     if (plan.stdout !== undefined) {
       const { createStdoutSink } = await import('../audio/stdout-sink.js');
@@ -185,9 +196,65 @@ async function openSinks(plan: OutputPlan, spec: AudioSpec, io: CommandIo): Prom
     await Promise.all(sinks.map((s) => s.abort().catch(() => {})));
     throw error;
   }
-  if (sinks.length === 1) return sinks[0]!;
+  if (sinks.length === 1) return { sink: sinks[0]!, fileOnly: file };
   const { teeSink } = await import('../audio/sink.js');
-  return teeSink(sinks);
+  return { sink: teeSink(sinks), fileOnly: undefined };
+}
+
+/**
+ * The texts to speak: the whole input once, or with `--lines` each non-empty stdin line as
+ * soon as it arrives (DESIGN.md §1).
+ */
+async function textSource(words: string[], flags: SynthesisFlags, io: CommandIo): Promise<AsyncIterable<string>> {
+  if (flags.lines !== true) {
+    const text = await readText({ words, file: flags.file, stdin: io.stdin });
+    return (async function* () {
+      yield text;
+    })();
+  }
+  if (words.length > 0 || (flags.file !== undefined && flags.file !== '-')) {
+    throw new TtsError('usage', '--lines reads standard input; give no words and no -f FILE with it');
+  }
+  const { stdinLines } = await import('./lines.js');
+  return stdinLines(io.stdin);
+}
+
+/** The request opener of the command's channel: SSE for say/stream, WebSocket for realtime. */
+async function channel(command: CommandName, target: ServiceTarget, flags: SynthesisFlags, verbose: (line: string) => void): Promise<OpenStream> {
+  const language = flags.language ?? languageForVoice(flags.voice);
+  const timeoutMs = flags.timeout * 1000;
+  const allowInsecure = flags.allowInsecure === true;
+  if (command === 'realtime') {
+    const { streamRealtime } = await import('../client/realtime.js');
+    return (text, signal) =>
+      streamRealtime({
+        wsBaseUrl: target.wsBaseUrl,
+        apiKey: target.apiKey,
+        session: {
+          voice: flags.voice,
+          input_text: text,
+          output_audio_format: flags.format,
+          output_audio_sample_rate: flags.sampleRate,
+          output_audio_number_of_channels: flags.channels,
+          language: language as 'ja' | 'en',
+        },
+        timeoutMs,
+        signal,
+        allowInsecure,
+        verbose,
+      });
+  }
+  const { streamSse } = await import('../client/sse.js');
+  return (text, signal) =>
+    streamSse({
+      baseUrl: target.baseUrl,
+      apiKey: target.apiKey,
+      body: { input: text, voice: flags.voice, response_format: flags.format, language: language as 'ja' | 'en' },
+      timeoutMs,
+      signal,
+      allowInsecure,
+      verbose,
+    });
 }
 
 async function startSpinner(
@@ -200,6 +267,3 @@ async function startSpinner(
   return ora({ text, stream: stderr as NodeJS.WritableStream & { isTTY: boolean } as never, discardStdin: false }).start();
 }
 
-function isClosedPipe(err: unknown): boolean {
-  return (err as { closedPipe?: unknown } | undefined)?.closedPipe === true || (err as { code?: unknown } | undefined)?.code === 'EPIPE';
-}

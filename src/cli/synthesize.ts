@@ -1,50 +1,253 @@
 /**
- * Turns text into one ordered stream of audio chunks over the chosen channel, whatever the
- * channel (STYLE.md §1): the CLI's outputs only see `AsyncIterable<AudioChunk>`.
+ * Text → one ordered stream of audio chunks, whatever the channel (STYLE.md §1), with what makes
+ * it safe in scripts (DESIGN.md §1): long text split into requests of at most `--max-chars`,
+ * up to `--concurrency` in flight with audio always in text order, retries of retriable failures
+ * before a request's first audio byte, halving the limit when the service says
+ * `max_character_length_exceeded`, and — when the output can rewind (a file) — requesting a piece
+ * again after its stream broke mid-way, having cut the output back to where the piece started.
  */
+import { TtsError } from '../client/errors.js';
+import { EXIT } from '../protocol/codes.js';
+import { backoffSeconds, shouldRetry, sleep } from '../client/retry.js';
 import type { AudioChunk } from '../client/types.js';
-import type { AudioFormat, Language } from '../protocol/types.js';
-import type { ServiceTarget } from './service.js';
-
-/** What to synthesize and how. */
-export interface SynthesisPlan {
-  text: string;
-  voice: string;
-  language: Language | (string & {});
-  format: AudioFormat;
-  /** Requested sample rate in Hz (WebSocket) / expected (SSE). */
-  sampleRate: number;
-  channels: number;
-  timeoutMs: number;
-  allowInsecure: boolean;
-}
+import { codePointLength, hasSpeech, requestText, splitText } from '../text/split.js';
 
 /** Counters a run reports in its `--json` summary. */
 export interface RequestStats {
-  /** HTTP requests / WebSocket sessions started, retries included. */
+  /** Requests / sessions started, retries included. */
   requests: number;
 }
 
+/** Opens one request for one piece of text; the iterable ends after the service's `done`. */
+export type OpenStream = (text: string, signal: AbortSignal) => AsyncIterable<AudioChunk>;
+
+/** How to synthesize. */
+export interface PipelineOptions {
+  open: OpenStream;
+  /** Longest piece of text per request, in code points. */
+  maxChars: number;
+  /** Requests in flight at once (≥ 1). */
+  concurrency: number;
+  /** Retries allowed per piece (DESIGN.md §1 `--retries`). */
+  retries: number;
+  signal: AbortSignal;
+  stats: RequestStats;
+  /** Audio bytes per second of the output, to say how much was delivered when failing. */
+  bytesPerSecond: number;
+  /**
+   * Cuts the output back to its first `bytes` audio bytes. Absent when the output cannot take
+   * audio back (a pipe, the sound card): a piece that breaks mid-way then fails the run.
+   */
+  rewind?: ((bytes: number) => Promise<void>) | undefined;
+  /** --verbose lines. */
+  verbose: (line: string) => void;
+  /** Notices that matter (printed unless -q). */
+  warn: (line: string) => void;
+}
+
 /**
- * Streams `plan.text` as audio over SSE (SERVICE.md §4.1).
- * @throws TtsError as {@link streamSse} does.
+ * Speaks every text of `texts` (e.g. one whole input, or stdin lines as they arrive), in order.
+ * Pieces of later texts are requested while earlier ones play, within `concurrency`.
+ * @returns audio chunks in text order.
+ * @throws TtsError the first failure that retries could not mend; for a break after audio was
+ *   delivered to an output that cannot rewind, the message says how much audio was delivered.
  */
-export async function* synthesizeSse(
-  target: ServiceTarget,
-  plan: SynthesisPlan,
-  signal: AbortSignal,
-  stats: RequestStats,
-  verbose: (line: string) => void,
-): AsyncGenerator<AudioChunk, void, undefined> {
-  const { streamSse } = await import('../client/sse.js');
-  stats.requests++;
-  yield* streamSse({
-    baseUrl: target.baseUrl,
-    apiKey: target.apiKey,
-    body: { input: plan.text, voice: plan.voice, response_format: plan.format, language: plan.language as Language },
-    timeoutMs: plan.timeoutMs,
-    signal,
-    allowInsecure: plan.allowInsecure,
-    verbose,
-  });
+export async function* synthesizeTexts(texts: AsyncIterable<string>, options: PipelineOptions): AsyncGenerator<AudioChunk, void, undefined> {
+  let limit = options.maxChars;
+  const queue: string[] = [];
+  let inputDone = false;
+  let inputError: unknown;
+  let wake: (() => void) | undefined;
+  const notify = (): void => {
+    wake?.();
+    wake = undefined;
+  };
+  // Reading input runs beside synthesis, so `--lines` speaks a line while the next is awaited.
+  const pump = (async () => {
+    try {
+      for await (const text of texts) {
+        queue.push(...splitText(text, limit).filter(hasSpeech));
+        notify();
+      }
+    } catch (error) {
+      inputError = error;
+    } finally {
+      inputDone = true;
+      notify();
+    }
+  })();
+
+  const window: PieceRun[] = [];
+  const fill = (): void => {
+    while (window.length < options.concurrency && queue.length > 0) {
+      const text = queue.shift()!;
+      if (codePointLength(text.trimEnd()) > limit) {
+        queue.unshift(...splitText(text, limit).filter(hasSpeech));
+        continue;
+      }
+      window.push(new PieceRun(requestText(text, limit), options.retries, options));
+    }
+  };
+
+  let delivered = 0;
+  try {
+    for (;;) {
+      if (options.signal.aborted) throw options.signal.reason;
+      fill();
+      const head = window[0];
+      if (head === undefined) {
+        if (inputError !== undefined) throw inputError;
+        if (inputDone && queue.length === 0) break;
+        await new Promise<void>((resolve) => (wake = resolve));
+        continue;
+      }
+      const pieceStart = delivered;
+      try {
+        for await (const chunk of head.take()) {
+          yield chunk;
+          delivered += chunk.data.length;
+        }
+        window.shift();
+      } catch (error) {
+        if (options.signal.aborted) throw options.signal.reason ?? error;
+        if (error instanceof TtsError && error.code === 'max_character_length_exceeded' && !head.gotAudio && limit > 1) {
+          // The service's limit is lower than ours: halve ours for the rest and redo this piece.
+          limit = Math.max(1, Math.floor(Math.min(limit, codePointLength(head.text)) / 2));
+          options.warn(`the service refused ${codePointLength(head.text)} characters; splitting at ${limit} from now on`);
+          window.shift();
+          for (const run of window.splice(0)) {
+            run.cancel();
+            queue.unshift(run.text);
+          }
+          queue.unshift(...splitText(head.text, limit).filter(hasSpeech));
+          continue;
+        }
+        // After audio began only a broken transport is worth another request (exit 6 kinds);
+        // what the service refused it would refuse again.
+        if (head.gotAudio && head.retriesLeft > 0 && error instanceof TtsError && error.exitCode === EXIT.transport) {
+          if (delivered === pieceStart) {
+            options.verbose(`piece broke before any of its audio was delivered (${describe(error)}); requesting it again`);
+            window[0] = new PieceRun(head.text, head.retriesLeft - 1, options);
+            continue;
+          }
+          if (options.rewind !== undefined) {
+            options.warn(`the stream broke after ${seconds(delivered - pieceStart, options)} s of a piece (${describe(error)}); cutting back and requesting it again`);
+            await options.rewind(pieceStart);
+            delivered = pieceStart;
+            window[0] = new PieceRun(head.text, head.retriesLeft - 1, options);
+            continue;
+          }
+        }
+        if (head.gotAudio && delivered > 0 && error instanceof TtsError) {
+          throw new TtsError(error.code, `${error.message} (after ${seconds(delivered, options)} s of audio had been delivered)`, {
+            cause: error,
+            hint: error.hint ?? 'the output is incomplete; write to a file (-o) to let tts resume a broken piece',
+            status: error.status,
+          });
+        }
+        throw error;
+      }
+    }
+  } finally {
+    for (const run of window) run.cancel();
+    notify();
+    void pump;
+  }
+}
+
+function seconds(bytes: number, options: PipelineOptions): string {
+  return (bytes / options.bytesPerSecond).toFixed(2);
+}
+
+function describe(error: unknown): string {
+  return error instanceof TtsError ? error.code : error instanceof Error ? error.message : String(error);
+}
+
+/**
+ * One piece's request, started at once and buffered until the output reaches it. Retries
+ * retriable failures that happen before its first audio byte (DESIGN.md §1).
+ */
+class PieceRun {
+  readonly text: string;
+  retriesLeft: number;
+  /** True once any audio of the current attempt arrived. */
+  gotAudio = false;
+  readonly #buffer: AudioChunk[] = [];
+  #finished = false;
+  #error: unknown;
+  #wake: (() => void) | undefined;
+  readonly #controller = new AbortController();
+  readonly #options: PipelineOptions;
+  readonly #onAbort = (): void => this.#controller.abort(this.#options.signal.reason);
+
+  constructor(text: string, retries: number, options: PipelineOptions) {
+    this.text = text;
+    this.retriesLeft = retries;
+    this.#options = options;
+    options.signal.addEventListener('abort', this.#onAbort, { once: true });
+    void this.#run();
+  }
+
+  async #run(): Promise<void> {
+    const options = this.#options;
+    for (let attempt = 0; ; attempt++) {
+      this.gotAudio = false;
+      try {
+        options.stats.requests++;
+        for await (const chunk of options.open(this.text, this.#controller.signal)) {
+          this.gotAudio = true;
+          this.#buffer.push(chunk);
+          this.#notify();
+        }
+        this.#finished = true;
+        break;
+      } catch (error) {
+        if (this.#controller.signal.aborted) {
+          this.#error = this.#controller.signal.reason ?? error;
+          break;
+        }
+        if (!this.gotAudio && shouldRetry(error) && this.retriesLeft > 0) {
+          this.retriesLeft--;
+          const wait = backoffSeconds(error, attempt);
+          options.verbose(`${error.code}${error.status === undefined ? '' : ` (HTTP ${error.status})`}: retrying in ${wait.toFixed(2)} s (${this.retriesLeft} retries left)`);
+          try {
+            await sleep(wait, this.#controller.signal);
+          } catch (abort) {
+            this.#error = abort;
+            break;
+          }
+          continue;
+        }
+        this.#error = error;
+        break;
+      }
+    }
+    this.#options.signal.removeEventListener('abort', this.#onAbort);
+    this.#notify();
+  }
+
+  #notify(): void {
+    this.#wake?.();
+    this.#wake = undefined;
+  }
+
+  /** Yields this piece's audio as it arrives (buffered audio first); throws its failure. */
+  async *take(): AsyncGenerator<AudioChunk, void, undefined> {
+    for (;;) {
+      const chunk = this.#buffer.shift();
+      if (chunk !== undefined) {
+        yield chunk;
+        continue;
+      }
+      if (this.#error !== undefined) throw this.#error;
+      if (this.#finished) return;
+      await new Promise<void>((resolve) => (this.#wake = resolve));
+    }
+  }
+
+  /** Stops the request; buffered audio is dropped. */
+  cancel(): void {
+    this.#controller.abort(new TtsError('interrupted', 'cancelled'));
+    this.#options.signal.removeEventListener('abort', this.#onAbort);
+  }
 }

@@ -1,0 +1,270 @@
+/**
+ * The atomic file sink of DESIGN.md §2: audio goes to a temporary file in the target's folder,
+ * which is renamed over the target only when the output is complete. On failure or abort the
+ * temporary file is removed, so an existing file at the target is never touched and no partial
+ * file is left.
+ *
+ * Why not a library: write-file-atomic, atomically and steno take the whole content at once,
+ * and fs-write-stream-atomic streams but only appends. We need to stream, then go back and
+ * patch the WAV header's sizes (known only at the end), and cut the file back for a rewritten
+ * piece (truncateAudio). Positional writes on a FileHandle from fs/promises do all three with
+ * the same rename-into-place discipline those libraries use.
+ */
+import { randomBytes } from 'node:crypto';
+import { open, realpath, rename, stat, unlink, type FileHandle } from 'node:fs/promises';
+import { basename, dirname, join, resolve } from 'node:path';
+import { TtsError } from '../client/errors.js';
+import type { AudioSink } from './sink.js';
+import { assertAudioSpec, type AudioSpec } from './spec.js';
+import { WAV_UNKNOWN_SIZE, wavHeader, wavHeaderLength, wavPadLength } from './wav.js';
+
+/** Container of a file: `wav` = WAV header + audio, `raw` = the audio bytes alone. */
+export type FileContainer = 'wav' | 'raw';
+
+/** An {@link AudioSink} writing one file atomically. */
+export interface FileSink extends AudioSink {
+  /** The target path as given to {@link openFileSink}. */
+  readonly path: string;
+  /** The temporary file being written (`.<base>.<random>.tmp` next to the target). */
+  readonly tempPath: string;
+  /** Audio bytes written so far (header and pad byte excluded). */
+  readonly audioBytes: number;
+  /**
+   * Cuts the file back to its first `audioBytes` bytes of audio, so the following writes
+   * continue from there (to rewrite a piece that has to be fetched again).
+   * @param audioBytes 0 ≤ audioBytes ≤ the current {@link FileSink.audioBytes}, in bytes.
+   * @throws RangeError for a value out of that range; TtsError `io_error` if the file system
+   *   fails (the temporary file is then removed).
+   */
+  truncateAudio(audioBytes: number): Promise<void>;
+}
+
+/**
+ * Opens an atomic file sink for `path`.
+ *
+ * The temporary file `.<base>.<random>.tmp` is created next to the target (same folder, so the
+ * final rename is atomic) with the mode of a normal new file (0666 less the umask). For `wav`
+ * the header is written first with 0xFFFFFFFF placeholder sizes. `finish()` appends the pad
+ * byte for an odd µ-law data size, writes the exact sizes and `fact` count into the header,
+ * fsyncs, closes and renames over the target. `abort()`, and any failure, closes and deletes
+ * the temporary file. If `path` is a symbolic link, the file it points to is replaced (as
+ * write-file-atomic does), not the link.
+ *
+ * @param path file to write; an existing file there is replaced only by a successful finish().
+ * @param spec encoding, rate (Hz) and channels of the chunks that will be written.
+ * @param container `wav` for a WAV file, `raw` for the bare audio bytes.
+ * @throws TtsError `io_error` (exit 7) naming `path`, with a hint and the fs error as cause,
+ *   when the folder does not exist, is not writable, the target is a folder, the disk is full…
+ *   Every later write/finish/truncate failure is reported the same way.
+ * @throws RangeError for an invalid spec (see assertAudioSpec).
+ */
+export async function openFileSink(path: string, spec: AudioSpec, container: FileContainer): Promise<FileSink> {
+  assertAudioSpec(spec);
+  let target = resolve(path);
+  try {
+    target = await realpath(target);
+  } catch {
+    // Does not exist yet (or a dangling link): write to the path as given.
+  }
+  // Catch "target is a folder" now rather than at the final rename, after all the synthesis.
+  let isFolder = false;
+  try {
+    isFolder = (await stat(target)).isDirectory();
+  } catch (err) {
+    if (codeOf(err) !== 'ENOENT') throw ioError(err, path);
+  }
+  if (isFolder) throw ioError(Object.assign(new Error(`${path} is a folder`), { code: 'EISDIR' }), path);
+  // Cap the name part so `.<base>.<12 hex>.tmp` stays under NAME_MAX (255 bytes).
+  const base = Buffer.from(basename(target)).subarray(0, 200).toString();
+  const tempPath = join(dirname(target), `.${base}.${randomBytes(6).toString('hex')}.tmp`);
+  let fh: FileHandle;
+  try {
+    // 'wx' = O_CREAT | O_EXCL: never reuse or follow something already there.
+    fh = await open(tempPath, 'wx', 0o666);
+  } catch (err) {
+    throw ioError(err, path);
+  }
+  const sink = new AtomicFileSink(path, target, tempPath, fh, spec, container);
+  if (container === 'wav') {
+    try {
+      await writeAll(fh, wavHeader(spec), 0);
+    } catch (err) {
+      await sink.abort();
+      throw ioError(err, path);
+    }
+  }
+  return sink;
+}
+
+type State = 'open' | 'done' | 'failed' | 'aborted';
+
+class AtomicFileSink implements FileSink {
+  private state: State = 'open';
+  private bytes = 0;
+  private fh: FileHandle | undefined;
+  /** Operations run one after another on the file; this is the last one queued. */
+  private tail: Promise<unknown> = Promise.resolve();
+  private aborting: Promise<void> | undefined;
+  private failure: TtsError | undefined;
+  private readonly headerLength: number;
+
+  constructor(
+    readonly path: string,
+    private readonly target: string,
+    readonly tempPath: string,
+    fh: FileHandle,
+    private readonly spec: AudioSpec,
+    private readonly container: FileContainer,
+  ) {
+    this.fh = fh;
+    this.headerLength = container === 'wav' ? wavHeaderLength(spec.format) : 0;
+  }
+
+  get audioBytes(): number {
+    return this.bytes;
+  }
+
+  write(chunk: Buffer): Promise<void> {
+    return this.run(async (fh) => {
+      // The RIFF size must stay below 0xFFFFFFFF (that value means "unknown").
+      if (this.container === 'wav' && this.headerLength - 8 + this.bytes + chunk.length + 1 >= WAV_UNKNOWN_SIZE) {
+        throw new TtsError('io_error', `cannot write ${this.path}: the audio exceeds the 4 GiB limit of a WAV file`, {
+          hint: 'write raw audio instead (--raw), or split the text',
+        });
+      }
+      await writeAll(fh, chunk, this.headerLength + this.bytes);
+      this.bytes += chunk.length;
+    });
+  }
+
+  truncateAudio(audioBytes: number): Promise<void> {
+    if (!Number.isSafeInteger(audioBytes) || audioBytes < 0 || audioBytes > this.bytes) {
+      return Promise.reject(new RangeError(`truncateAudio(${audioBytes}): must be 0 … ${this.bytes}`));
+    }
+    return this.run(async (fh) => {
+      await fh.truncate(this.headerLength + audioBytes);
+      this.bytes = audioBytes;
+    });
+  }
+
+  finish(): Promise<void> {
+    if (this.state === 'done') return Promise.resolve();
+    return this.run(async (fh) => {
+      if (this.container === 'wav') {
+        // RIFF: a chunk of odd size is followed by a pad byte its size does not count.
+        if (wavPadLength(this.bytes) === 1) await writeAll(fh, Buffer.alloc(1), this.headerLength + this.bytes);
+        await writeAll(fh, wavHeader(this.spec, this.bytes), 0);
+      }
+      // Data on disk before the name points at it: a crash after rename must not leave a
+      // file that has its name but not its bytes.
+      await fh.sync();
+      this.fh = undefined;
+      await fh.close();
+      await rename(this.tempPath, this.target);
+      this.state = 'done';
+      await syncFolder(dirname(this.target));
+    });
+  }
+
+  abort(): Promise<void> {
+    if (this.state === 'done') return Promise.resolve();
+    if (this.state === 'open') this.state = 'aborted';
+    // Waits for the operation in progress (one fs call) so nothing writes after the unlink.
+    this.aborting ??= this.tail.then(
+      () => this.cleanup(),
+      () => this.cleanup(),
+    );
+    return this.aborting;
+  }
+
+  /**
+   * Runs `op` after the operations queued before it. Any failure removes the temporary file
+   * and becomes the sink's error: later calls reject with it too.
+   */
+  private run(op: (fh: FileHandle) => Promise<void>): Promise<void> {
+    const next = this.tail.then(async () => {
+      if (this.state === 'aborted') throw new TtsError('io_error', `writing ${this.path} was aborted`);
+      if (this.state === 'failed') throw this.failure;
+      if (this.state === 'done' || this.fh === undefined) throw new Error(`${this.path} is already finished`);
+      try {
+        await op(this.fh);
+      } catch (err) {
+        // (Nothing after the rename in finish() can throw: a failure always means "not in place".)
+        this.state = 'failed';
+        this.failure = err instanceof TtsError ? err : ioError(err, this.path);
+        await this.cleanup();
+        throw this.failure;
+      }
+    });
+    this.tail = next.catch(() => undefined);
+    return next;
+  }
+
+  /** Closes and deletes the temporary file; never rejects (there is nothing better to do). */
+  private async cleanup(): Promise<void> {
+    const fh = this.fh;
+    this.fh = undefined;
+    if (fh !== undefined) await fh.close().catch(() => undefined);
+    if (this.state !== 'done') await unlink(this.tempPath).catch(() => undefined);
+  }
+}
+
+/** Writes all of `data` at `position`; a short write (possible in principle) continues. */
+async function writeAll(fh: FileHandle, data: Uint8Array, position: number): Promise<void> {
+  let off = 0;
+  while (off < data.length) {
+    const { bytesWritten } = await fh.write(data, off, data.length - off, position + off);
+    off += bytesWritten;
+  }
+}
+
+/** fsync of the folder makes the rename itself durable; best effort (not all file systems allow it). */
+async function syncFolder(dir: string): Promise<void> {
+  try {
+    const d = await open(dir, 'r');
+    try {
+      await d.sync();
+    } finally {
+      await d.close();
+    }
+  } catch {
+    // Not supported here (some file systems refuse fsync on a folder): the file is still in place.
+  }
+}
+
+function codeOf(err: unknown): string | undefined {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === 'string' ? code : undefined;
+}
+
+/**
+ * A file-system error as the TtsError the CLI reports (exit 7), naming the path the user gave
+ * and saying what to do.
+ */
+function ioError(err: unknown, path: string): TtsError {
+  const folder = dirname(resolve(path));
+  const [what, hint] = ((): [string, string] => {
+    switch (codeOf(err)) {
+      case 'ENOENT':
+        return [`folder ${folder} does not exist`, 'create the folder first, or check the path'];
+      case 'ENOTDIR':
+        return ['a part of the path is not a folder', 'check the path'];
+      case 'EISDIR':
+        return ['it is a folder', 'give a file name, e.g. -o speech.wav'];
+      case 'EACCES':
+      case 'EPERM':
+        return ['permission denied', `write somewhere you may write, or check the permissions of ${folder}`];
+      case 'EROFS':
+        return ['the file system is read-only', 'write to another folder'];
+      case 'ENOSPC':
+        return ['no space left on the device', 'free some space, or write to another disk'];
+      case 'EDQUOT':
+        return ['disk quota exceeded', 'free some space, or write to another disk'];
+      case 'ENAMETOOLONG':
+        return ['the file name is too long', 'choose a shorter name'];
+      default:
+        return [err instanceof Error ? err.message : String(err), 'check the path and the disk'];
+    }
+  })();
+  return new TtsError('io_error', `cannot write ${path}: ${what}`, { hint, cause: err });
+}

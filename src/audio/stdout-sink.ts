@@ -1,0 +1,206 @@
+/**
+ * Audio to standard output (DESIGN.md §2): raw bytes chunk by chunk as deltas arrive, or a WAV
+ * stream whose sizes are 0xFFFFFFFF because the length is not known when the header leaves.
+ * A reader that goes away (`tts stream | head -c 1000`) is not a crash: the sink reports a
+ * {@link ClosedPipeError} that the CLI recognises with {@link isClosedPipe} and ends quietly.
+ */
+import { TtsError } from '../client/errors.js';
+import type { FileContainer } from './file-sink.js';
+import type { AudioSink } from './sink.js';
+import { assertAudioSpec, type AudioSpec } from './spec.js';
+import { wavHeader } from './wav.js';
+
+/**
+ * The reader of our output closed it (EPIPE): not a failure of tts, so the CLI stops quietly
+ * with no message. Code `io_error` so that anything not expecting it still exits 7.
+ */
+export class ClosedPipeError extends TtsError {
+  /** Always true: tells this apart from other `io_error`s without instanceof. */
+  readonly closedPipe = true;
+
+  constructor(cause?: unknown) {
+    super('io_error', 'the output pipe was closed by its reader', {
+      hint: 'nothing to do: the program reading the audio stopped early',
+      cause,
+    });
+  }
+}
+
+/**
+ * True when `err` (or an error in its `cause` chain) means the reader closed the pipe:
+ * a {@link ClosedPipeError}, or a raw Node error with code `EPIPE` or `ERR_STREAM_DESTROYED`.
+ */
+export function isClosedPipe(err: unknown): boolean {
+  for (let e = err, depth = 0; e !== null && typeof e === 'object' && depth < 8; depth++) {
+    if ((e as { closedPipe?: unknown }).closedPipe === true) return true;
+    const code = (e as { code?: unknown }).code;
+    if (code === 'EPIPE' || code === 'ERR_STREAM_DESTROYED') return true;
+    e = (e as { cause?: unknown }).cause;
+  }
+  return false;
+}
+
+/**
+ * Creates a sink writing to `out` (standard output by default).
+ *
+ * - `raw`: each chunk is written as it comes, unchanged; nothing is buffered beyond the
+ *   stream's own buffer.
+ * - `wav`: a header with 0xFFFFFFFF RIFF/data sizes (and `fact` count) goes out with the
+ *   first chunk (or at finish() when there was none); no pad byte is written at the end, as
+ *   the size is not declared.
+ *
+ * `write` resolves once `out` accepted the chunk, waiting for 'drain' when the stream's buffer
+ * is full. `finish` resolves when every byte has been handed to the system, and ends `out`
+ * unless it is process.stdout (which stays open, like `stream.pipe` leaves it). `abort` stops
+ * writing; it destroys `out` unless it is process.stdout. A do-nothing 'error' listener stays on
+ * `out` for good, so a late EPIPE never becomes an uncaught exception.
+ *
+ * @param spec encoding, rate (Hz) and channels, for the WAV header.
+ * @param container `raw` (default on stdout, DESIGN.md §1) or `wav`.
+ * @param out the stream to write to.
+ * @throws from write/finish: {@link ClosedPipeError} (io_error, `closedPipe: true`) when the
+ *   reader went away; TtsError `io_error` for any other write error (e.g. ENOSPC when stdout is
+ *   a file). After the first error every call rejects with it.
+ */
+export function createStdoutSink(
+  spec: AudioSpec,
+  container: FileContainer,
+  out: NodeJS.WritableStream = process.stdout,
+): AudioSink {
+  assertAudioSpec(spec);
+  return new StreamSink(out, container === 'wav' ? wavHeader(spec) : undefined);
+}
+
+const guarded = new WeakSet<NodeJS.WritableStream>();
+
+/**
+ * Leaves a do-nothing 'error' listener on `out` for good: a stream with no 'error' listener
+ * turns an EPIPE that arrives after we are done (stdout is flushed late) into an uncaught
+ * exception with a stack trace, which DESIGN.md §2 rules out.
+ */
+function guard(out: NodeJS.WritableStream): void {
+  if (guarded.has(out)) return;
+  guarded.add(out);
+  out.on('error', () => undefined);
+}
+
+class StreamSink implements AudioSink {
+  private state: 'open' | 'done' | 'aborted' = 'open';
+  private failure: TtsError | undefined;
+  /** Settles when the callback of the last write ran. */
+  private lastWrite: Promise<void> = Promise.resolve();
+  private readonly ownsStream: boolean;
+
+  constructor(
+    private readonly out: NodeJS.WritableStream,
+    private header: Buffer | undefined,
+  ) {
+    this.ownsStream = out !== process.stdout;
+    guard(out);
+    out.on('error', this.onError);
+  }
+
+  private readonly onError = (err: unknown): void => this.fail(err);
+
+  /**
+   * Our part is over: the stream keeps only the permanent guard, so sinks made one after
+   * another on process.stdout do not pile up listeners.
+   */
+  private release(): void {
+    this.out.removeListener('error', this.onError);
+  }
+
+  async write(chunk: Buffer): Promise<void> {
+    this.check();
+    let data = chunk;
+    if (this.header !== undefined) {
+      data = Buffer.concat([this.header, chunk]);
+      this.header = undefined;
+    }
+    await this.put(data);
+  }
+
+  async finish(): Promise<void> {
+    if (this.state === 'done') return;
+    this.check();
+    if (this.header !== undefined) {
+      await this.put(this.header);
+      this.header = undefined;
+    }
+    await this.lastWrite;
+    this.check();
+    if (this.ownsStream) {
+      await new Promise<void>((resolve) => {
+        // end()'s callback does not run if the stream fails while flushing, so 'error' wakes us too.
+        const done = (): void => {
+          this.out.removeListener('error', done);
+          resolve();
+        };
+        this.out.once('error', done);
+        this.out.end(done);
+      });
+      this.check();
+    }
+    this.state = 'done';
+    this.release();
+  }
+
+  async abort(): Promise<void> {
+    if (this.state !== 'open') return;
+    this.state = 'aborted';
+    this.release();
+    if (this.ownsStream) (this.out as NodeJS.WritableStream & { destroy?: () => void }).destroy?.();
+  }
+
+  /** Writes `data`, waiting for 'drain' (or the failure that replaces it) when the buffer is full. */
+  private async put(data: Buffer): Promise<void> {
+    let written!: () => void;
+    this.lastWrite = new Promise<void>((resolve) => (written = resolve));
+    let ok: boolean;
+    try {
+      ok = this.out.write(data, (err?: Error | null) => {
+        if (err) this.fail(err);
+        written();
+      });
+    } catch (err) {
+      this.fail(err);
+      written();
+      throw this.failure;
+    }
+    if (!ok && this.failure === undefined) await this.drained();
+    this.check();
+  }
+
+  private drained(): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const done = (): void => {
+        this.out.removeListener('drain', done);
+        this.out.removeListener('error', done);
+        this.out.removeListener('close', closed);
+        resolve();
+      };
+      // Closed while we still have bytes to write: for the writer that is a closed pipe.
+      const closed = (): void => {
+        this.fail(Object.assign(new Error('output closed'), { code: 'ERR_STREAM_DESTROYED' }));
+        done();
+      };
+      this.out.on('drain', done);
+      this.out.on('error', done);
+      this.out.on('close', closed);
+    });
+  }
+
+  private fail(err: unknown): void {
+    this.failure ??= isClosedPipe(err)
+      ? new ClosedPipeError(err)
+      : new TtsError('io_error', `cannot write the output: ${err instanceof Error ? err.message : String(err)}`, {
+          hint: 'check where the output goes (disk full? reader failed?)',
+          cause: err,
+        });
+  }
+
+  private check(): void {
+    if (this.failure !== undefined) throw this.failure;
+    if (this.state === 'aborted') throw new TtsError('io_error', 'writing to standard output was aborted');
+  }
+}

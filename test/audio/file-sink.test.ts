@@ -1,0 +1,312 @@
+import { strict as assert } from 'node:assert';
+import { spawnSync } from 'node:child_process';
+import {
+  chmodSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { openFileSink } from '../../src/audio/file-sink.js';
+import type { AudioSpec } from '../../src/audio/spec.js';
+import { parseWavHeader } from '../../src/audio/wav.js';
+import { TtsError } from '../../src/client/errors.js';
+import { haveSox, soxInfo, soxRawData } from '../helpers/audio-sox.js';
+
+const root = mkdtempSync(join(tmpdir(), 'tts-file-sink-'));
+after(() => rmSync(root, { recursive: true, force: true }));
+let n = 0;
+/** A fresh empty folder per test, so "no temp file left" is checked on the whole folder. */
+const freshDir = (): string => {
+  const d = join(root, String(n++));
+  mkdirSync(d);
+  return d;
+};
+
+const PCM: AudioSpec = { format: 'pcm16', sampleRate: 24000, channels: 1 };
+const MULAW: AudioSpec = { format: 'mulaw', sampleRate: 8000, channels: 1 };
+const FLOAT: AudioSpec = { format: 'float32', sampleRate: 16000, channels: 2 };
+
+function bytes(len: number, seed: number): Buffer {
+  const b = Buffer.alloc(len);
+  for (let i = 0; i < len; i++) b[i] = (i * 31 + seed) & 0xff;
+  return b;
+}
+
+/** Audio sox reads back unchanged: finite floats in [-1, 1), no µ-law "negative zero" 0x7F. */
+function audio(spec: AudioSpec, len: number): Buffer {
+  const data = bytes(len, 3);
+  if (spec.format === 'float32') for (let i = 0; i + 4 <= len; i += 4) data.writeFloatLE(((i % 256) - 128) / 128, i);
+  if (spec.format === 'mulaw') for (let i = 0; i < len; i++) if (data[i] === 0x7f) data[i] = 0x7e;
+  return data;
+}
+
+/** Splits `data` at uneven offsets (odd sizes included), as deltas arrive. */
+function chunks(data: Buffer): Buffer[] {
+  const sizes = [1, 7, 300, 2, 1023, 5, 4096];
+  const out: Buffer[] = [];
+  for (let o = 0, i = 0; o < data.length; i++) {
+    const s = sizes[i % sizes.length]!;
+    out.push(data.subarray(o, o + s));
+    o += s;
+  }
+  return out;
+}
+
+function assertIoError(err: unknown, path: string, cause?: RegExp): true {
+  assert.ok(err instanceof TtsError, `TtsError, got ${String(err)}`);
+  assert.equal(err.code, 'io_error');
+  assert.equal(err.exitCode, 7);
+  assert.ok(err.message.includes(path), `message names the path: ${err.message}`);
+  assert.ok(err.hint, 'has a hint');
+  if (cause) assert.match(err.message, cause);
+  return true;
+}
+
+describe('openFileSink', () => {
+  for (const spec of [PCM, MULAW, FLOAT]) {
+    for (const len of [0, 4800, spec.format === 'mulaw' ? 4801 : 4808]) {
+      it(`wav ${spec.format}: ${len} bytes in uneven chunks give exact sizes`, async (t) => {
+        const dir = freshDir();
+        const path = join(dir, 'out.wav');
+        const data = audio(spec, len);
+        const sink = await openFileSink(path, spec, 'wav');
+        for (const c of chunks(data)) await sink.write(c);
+        assert.equal(sink.audioBytes, len);
+        await sink.finish();
+        assert.deepEqual(readdirSync(dir), ['out.wav'], 'no temp file left');
+        const file = readFileSync(path);
+        const head = parseWavHeader(file);
+        const pad = len % 2;
+        assert.equal(file.length, head.dataOffset + len + pad);
+        assert.equal(head.dataBytes, len);
+        assert.equal(head.riffSize, file.length - 8);
+        if (spec.format !== 'pcm16') assert.equal(head.factSamples, Math.floor(len / head.blockAlign));
+        assert.ok(file.subarray(head.dataOffset, head.dataOffset + len).equals(data), 'audio bytes');
+        if (pad) assert.equal(file[file.length - 1], 0, 'pad byte is zero');
+        if (!haveSox) return t.skip('sox is not installed');
+        const info = soxInfo(path);
+        assert.equal(info.rate, spec.sampleRate);
+        assert.equal(info.channels, spec.channels);
+        assert.equal(info.warnings, '');
+        assert.ok(soxRawData(path).data.equals(data), 'sox reads exactly the audio');
+      });
+    }
+  }
+
+  it('raw: exactly the bytes written, no header', async () => {
+    const dir = freshDir();
+    const path = join(dir, 'out.raw');
+    const data = bytes(10001, 9);
+    const sink = await openFileSink(path, MULAW, 'raw');
+    for (const c of chunks(data)) await sink.write(c);
+    await sink.finish();
+    assert.ok(readFileSync(path).equals(data));
+    assert.deepEqual(readdirSync(dir), ['out.raw']);
+  });
+
+  it('writes to a hidden temp file next to the target, with a normal new file mode', async () => {
+    const dir = freshDir();
+    const path = join(dir, 'speech.wav');
+    const sink = await openFileSink(path, PCM, 'wav');
+    await sink.write(bytes(100, 1));
+    const names = readdirSync(dir);
+    assert.equal(names.length, 1);
+    assert.match(names[0]!, /^\.speech\.wav\.[0-9a-f]{12}\.tmp$/);
+    assert.equal(join(dir, names[0]!), sink.tempPath);
+    assert.equal(statSync(path, { throwIfNoEntry: false }), undefined, 'target not there before finish');
+    await sink.finish();
+    const umask = process.umask();
+    assert.equal(statSync(path).mode & 0o777, 0o666 & ~umask);
+  });
+
+  it('replaces an existing file only on finish', async () => {
+    const dir = freshDir();
+    const path = join(dir, 'out.wav');
+    writeFileSync(path, 'old content');
+    const sink = await openFileSink(path, PCM, 'wav');
+    await sink.write(bytes(64, 2));
+    assert.equal(readFileSync(path, 'utf8'), 'old content');
+    await sink.finish();
+    assert.equal(parseWavHeader(readFileSync(path)).dataBytes, 64);
+    await sink.abort(); // after a successful finish: nothing happens
+    assert.equal(parseWavHeader(readFileSync(path)).dataBytes, 64);
+    assert.deepEqual(readdirSync(dir), ['out.wav']);
+  });
+
+  it('abort leaves an existing target byte-identical and no temp file; abort is idempotent', async () => {
+    const dir = freshDir();
+    const path = join(dir, 'keep.wav');
+    const original = bytes(5000, 77);
+    writeFileSync(path, original);
+    const sink = await openFileSink(path, PCM, 'wav');
+    await sink.write(bytes(3000, 1));
+    await sink.abort();
+    await sink.abort();
+    assert.ok(readFileSync(path).equals(original));
+    assert.deepEqual(readdirSync(dir), ['keep.wav']);
+    await assert.rejects(sink.write(bytes(2, 0)), (e) => e instanceof TtsError && e.code === 'io_error');
+    await assert.rejects(sink.finish(), TtsError);
+    assert.ok(readFileSync(path).equals(original));
+  });
+
+  it('abort right after open, and abort while a write is in flight, leave nothing', async () => {
+    const dir = freshDir();
+    const a = await openFileSink(join(dir, 'a.wav'), PCM, 'wav');
+    await a.abort();
+    const b = await openFileSink(join(dir, 'b.wav'), PCM, 'wav');
+    const w = b.write(bytes(1 << 20, 5));
+    const aborted = b.abort();
+    await w.catch(() => undefined);
+    await aborted;
+    assert.deepEqual(readdirSync(dir), []);
+  });
+
+  it('folder does not exist → io_error exit 7 naming the path, nothing created', async () => {
+    const dir = freshDir();
+    const path = join(dir, 'missing', 'out.wav');
+    await assert.rejects(openFileSink(path, PCM, 'wav'), (e) => assertIoError(e, path, /does not exist/));
+    assert.deepEqual(readdirSync(dir), []);
+  });
+
+  it('path under a file → io_error exit 7, the file untouched', async () => {
+    const dir = freshDir();
+    writeFileSync(join(dir, 'file'), 'x');
+    const path = join(dir, 'file', 'out.wav');
+    await assert.rejects(openFileSink(path, PCM, 'raw'), (e) => assertIoError(e, path, /not a folder/));
+    assert.deepEqual(readdirSync(dir), ['file']);
+    assert.equal(readFileSync(join(dir, 'file'), 'utf8'), 'x');
+  });
+
+  it('target is a folder → io_error exit 7 before anything is written', async () => {
+    const dir = freshDir();
+    const path = join(dir, 'sub');
+    mkdirSync(path);
+    await assert.rejects(openFileSink(path, PCM, 'wav'), (e) => assertIoError(e, path, /is a folder/));
+    assert.deepEqual(readdirSync(dir), ['sub']);
+    assert.deepEqual(readdirSync(path), []);
+  });
+
+  it('rename fails at finish (target became a folder) → io_error, temp removed, abort afterwards is safe', async () => {
+    const dir = freshDir();
+    const path = join(dir, 'late.wav');
+    const sink = await openFileSink(path, PCM, 'wav');
+    await sink.write(bytes(100, 4));
+    mkdirSync(path);
+    writeFileSync(join(path, 'inside'), 'y');
+    await assert.rejects(sink.finish(), (e) => assertIoError(e, path));
+    await sink.abort();
+    assert.deepEqual(readdirSync(dir), ['late.wav']);
+    assert.deepEqual(readdirSync(path), ['inside']);
+  });
+
+  it('read-only folder → io_error exit 7 (skipped as root, who may write anyway)', async (t) => {
+    if (process.getuid?.() === 0) return t.skip('root ignores folder permissions');
+    const dir = freshDir();
+    chmodSync(dir, 0o555);
+    const path = join(dir, 'out.wav');
+    try {
+      await assert.rejects(openFileSink(path, PCM, 'wav'), (e) => assertIoError(e, path, /permission denied/));
+    } finally {
+      chmodSync(dir, 0o755);
+    }
+  });
+
+  it('read-only file system → io_error exit 7 (works as root too)', async (t) => {
+    const dir = freshDir();
+    if (spawnSync('mount', ['-t', 'tmpfs', '-o', 'ro,size=64k', 'tmpfs', dir]).status !== 0) {
+      return t.skip('cannot mount a read-only tmpfs here');
+    }
+    try {
+      const path = join(dir, 'out.wav');
+      await assert.rejects(openFileSink(path, PCM, 'wav'), (e) => assertIoError(e, path, /read-only/));
+      assert.deepEqual(readdirSync(dir), []);
+    } finally {
+      spawnSync('umount', [dir]);
+    }
+  });
+
+  it('disk full during writes → io_error exit 7, temp removed, existing target untouched', async (t) => {
+    const dir = freshDir();
+    // A 64 KiB tmpfs is a real ENOSPC; mounting needs root with CAP_SYS_ADMIN.
+    if (spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=64k', 'tmpfs', dir]).status !== 0) {
+      return t.skip('cannot mount a small tmpfs here');
+    }
+    try {
+      const path = join(dir, 'big.wav');
+      const original = bytes(1000, 8);
+      writeFileSync(path, original);
+      const sink = await openFileSink(path, PCM, 'wav');
+      await assert.rejects(
+        (async () => {
+          for (let i = 0; i < 100; i++) await sink.write(bytes(4096, i));
+        })(),
+        (e) => assertIoError(e, path, /no space left/),
+      );
+      await assert.rejects(sink.write(bytes(10, 0)), /no space left/, 'later writes fail the same way');
+      await sink.abort();
+      assert.deepEqual(readdirSync(dir), ['big.wav']);
+      assert.ok(readFileSync(path).equals(original));
+    } finally {
+      spawnSync('umount', [dir]);
+    }
+  });
+
+  it('truncateAudio then more writes gives the right bytes and sizes', async () => {
+    const dir = freshDir();
+    const path = join(dir, 't.wav');
+    const a = bytes(1000, 1);
+    const b = bytes(500, 2);
+    const c = bytes(701, 3);
+    const sink = await openFileSink(path, MULAW, 'wav');
+    await sink.write(a);
+    await sink.write(b);
+    assert.equal(sink.audioBytes, 1500);
+    await sink.truncateAudio(1000);
+    assert.equal(sink.audioBytes, 1000);
+    await sink.write(c);
+    await sink.truncateAudio(1701); // no-op at the end
+    await assert.rejects(sink.truncateAudio(1702), RangeError);
+    await assert.rejects(sink.truncateAudio(-1), RangeError);
+    await sink.finish();
+    const file = readFileSync(path);
+    const head = parseWavHeader(file);
+    assert.equal(head.dataBytes, 1701);
+    assert.equal(head.factSamples, 1701);
+    assert.equal(file.length, 58 + 1701 + 1, 'odd size: pad byte');
+    assert.ok(file.subarray(58, 58 + 1701).equals(Buffer.concat([a, c])));
+  });
+
+  it('truncateAudio(0) on raw output starts over', async () => {
+    const dir = freshDir();
+    const path = join(dir, 't.raw');
+    const sink = await openFileSink(path, PCM, 'raw');
+    await sink.write(bytes(300, 1));
+    await sink.truncateAudio(0);
+    await sink.write(bytes(20, 9));
+    await sink.finish();
+    assert.ok(readFileSync(path).equals(bytes(20, 9)));
+  });
+
+  it('a symbolic link target: the file it points to is replaced, the link stays', async () => {
+    const dir = freshDir();
+    const real = join(dir, 'real.raw');
+    const link = join(dir, 'link.raw');
+    writeFileSync(real, 'old');
+    symlinkSync('real.raw', link);
+    const sink = await openFileSink(link, PCM, 'raw');
+    await sink.write(Buffer.from('new!'));
+    await sink.finish();
+    assert.ok(lstatSync(link).isSymbolicLink());
+    assert.equal(readFileSync(real, 'utf8'), 'new!');
+    assert.deepEqual(readdirSync(dir).sort(), ['link.raw', 'real.raw']);
+  });
+});
