@@ -141,7 +141,7 @@ export async function* synthesizeTexts(texts: AsyncIterable<string>, options: Pi
         if (head.gotAudio && delivered > 0 && error instanceof TtsError) {
           throw new TtsError(error.code, `${error.message} (after ${seconds(delivered, options)} s of audio had been delivered)`, {
             cause: error,
-            hint: error.hint ?? 'the output is incomplete; write to a file (-o) to let tts resume a broken piece',
+            hint: 'the output is incomplete; with -o FILE, tts requests a broken piece again instead',
             status: error.status,
           });
         }

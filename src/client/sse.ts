@@ -56,6 +56,10 @@ export function endpointUrl(baseUrl: string, path: string): URL {
 
 /**
  * Streams one synthesis over SSE.
+ *
+ * The response is consumed through `undici.stream`, whose writable receives every body chunk
+ * as it is parsed off the socket: when the connection breaks right after some deltas, those
+ * deltas are still delivered before the error (a Readable body would drop what it had buffered).
  * @returns an async iterable of decoded audio chunks, in order; it completes on `done`.
  * @throws TtsError — the service's code for an HTTP error or `error` event (exit 3/4/5);
  *   `timeout`, `connection_failed`, `protocol_error` (bad content type, malformed delta,
@@ -65,7 +69,7 @@ export async function* streamSse(options: SseStreamOptions): AsyncGenerator<Audi
   const url = endpointUrl(options.baseUrl, SSE_PATH);
   assertSecureTransport(url, options.allowInsecure ?? false);
   const verbose = options.verbose;
-  const { request } = await import('undici');
+  const [{ stream }, { Writable }] = await Promise.all([import('undici'), import('node:stream')]);
 
   // One controller aborts the request for every reason: the caller's signal, our timeout,
   // or the consumer leaving the loop (finally below).
@@ -95,121 +99,198 @@ export async function* streamSse(options: SseStreamOptions): AsyncGenerator<Audi
     return cause instanceof TtsError ? cause : transportError(cause, url);
   };
 
-  let body: import('node:stream').Readable | undefined;
-  try {
-    arm();
-    verbose?.(`POST ${url.href}`);
-    verbose?.('> Authorization: Bearer ***');
-    verbose?.(`> ${JSON.stringify({ ...options.body, input: `<${options.body.input.length} chars>` })}`);
-    let res: Awaited<ReturnType<typeof request>>;
-    try {
-      res = await request(url, {
-        method: 'POST',
-        headers: {
-          authorization: bearer(options.apiKey),
-          'content-type': 'application/json',
-          accept: 'text/event-stream',
-        },
-        body: JSON.stringify(options.body),
-        signal: controller.signal,
-        // Our own timer covers connect, first event and silences (DESIGN.md §1 --timeout).
-        headersTimeout: 0,
-        bodyTimeout: 0,
-      });
-    } catch (cause) {
-      throw fail(cause);
-    }
-    body = res.body;
-    verbose?.(`< HTTP ${res.statusCode} ${String(res.headers['content-type'] ?? '')}`);
-    if (res.statusCode < 200 || res.statusCode >= 300) {
-      let text = '';
-      try {
-        text = await readCapped(res.body, 64 * 1024);
-      } catch {
-        // The status alone still tells what happened.
-      }
-      throw errorFromResponse(res.statusCode, res.headers, text);
-    }
-    const contentType = String(res.headers['content-type'] ?? '');
-    if (!/^\s*text\/event-stream\s*(;|$)/i.test(contentType)) {
-      throw new TtsError('protocol_error', `expected text/event-stream, got ${contentType || 'no content type'}`, {
-        hint: 'check TTS_BASE_URL points at the speech service',
-      });
-    }
+  // Outcomes decoded but not yet taken by the consumer. The writable holds back its callback
+  // while too many wait, so a slow consumer (the sound card) slows the socket, not memory.
+  const ready: SseOutcome[] = [];
+  const decoder = new EventStreamDecoder();
+  let heldCallback: (() => void) | undefined;
+  let wake: (() => void) | undefined;
+  const notify = (): void => {
+    wake?.();
+    wake = undefined;
+  };
+  let settled = false;
+  let failure: unknown;
+  let refusal: TtsError | undefined;
 
-    let finished = false;
-    for await (const outcome of decodeEventStream(body as AsyncIterable<Uint8Array>)) {
-      arm();
-      if (outcome.kind === 'audio') {
-        verbose?.(`< delta ${outcome.chunk.data.length} bytes${outcome.chunk.itemId === undefined ? '' : ` (${outcome.chunk.itemId})`}`);
-        yield outcome.chunk;
-      } else if (outcome.kind === 'done') {
-        verbose?.('< done');
-        finished = true;
-        break;
-      } else if (outcome.kind === 'error') {
-        throw outcome.error;
-      } else {
-        verbose?.(`< ignored event ${outcome.name}`);
+  arm();
+  verbose?.(`POST ${url.href}`);
+  verbose?.('> Authorization: Bearer ***');
+  verbose?.(`> ${JSON.stringify({ ...options.body, input: `<${options.body.input.length} chars>` })}`);
+  const request = stream(
+    url,
+    {
+      method: 'POST',
+      headers: {
+        authorization: bearer(options.apiKey),
+        'content-type': 'application/json',
+        accept: 'text/event-stream',
+      },
+      body: JSON.stringify(options.body),
+      signal: controller.signal,
+      // Our own timer covers connect, first event and silences (DESIGN.md §1 --timeout).
+      headersTimeout: 0,
+      bodyTimeout: 0,
+    },
+    ({ statusCode, headers }) => {
+      verbose?.(`< HTTP ${statusCode} ${String(headers['content-type'] ?? '')}`);
+      if (statusCode < 200 || statusCode >= 300) {
+        // Collect (at most 64 KiB of) the error body, then build the refusal from it.
+        const parts: Buffer[] = [];
+        let size = 0;
+        return new Writable({
+          write(chunk: Buffer, _enc, cb) {
+            if (size < 64 * 1024) parts.push(chunk);
+            size += chunk.length;
+            cb();
+          },
+          final(cb) {
+            refusal = errorFromResponse(statusCode, headers, Buffer.concat(parts).subarray(0, 64 * 1024).toString('utf8'));
+            cb();
+          },
+        });
       }
-    }
-    if (!finished) {
-      // A last event without its blank line is incomplete per the event-stream grammar; the
-      // stream ended before `done` either way (SERVICE.md §3: deltas, then done).
-      throw new TtsError('stream_ended_early', 'the service closed the stream before `done`', {
-        hint: 'the audio is incomplete; try again',
+      const contentType = String(headers['content-type'] ?? '');
+      if (!/^\s*text\/event-stream\s*(;|$)/i.test(contentType)) {
+        refusal = new TtsError('protocol_error', `expected text/event-stream, got ${contentType || 'no content type'}`, {
+          hint: 'check TTS_BASE_URL points at the speech service',
+        });
+        controller.abort();
+      }
+      return new Writable({
+        write(chunk: Buffer, _enc, cb) {
+          try {
+            ready.push(...decoder.push(chunk));
+          } catch (error) {
+            cb(error as Error);
+            return;
+          }
+          notify();
+          if (ready.length > 64) heldCallback = cb;
+          else cb();
+        },
+        final(cb) {
+          ready.push(...decoder.end());
+          notify();
+          cb();
+        },
       });
+    },
+  );
+  request.then(
+    () => {
+      settled = true;
+      notify();
+    },
+    (error: unknown) => {
+      settled = true;
+      failure = error;
+      notify();
+    },
+  );
+
+  try {
+    for (;;) {
+      const outcome = ready.shift();
+      if (outcome !== undefined) {
+        if (ready.length <= 16 && heldCallback !== undefined) {
+          const cb = heldCallback;
+          heldCallback = undefined;
+          cb();
+        }
+        arm();
+        if (outcome.kind === 'audio') {
+          verbose?.(`< delta ${outcome.chunk.data.length} bytes${outcome.chunk.itemId === undefined ? '' : ` (${outcome.chunk.itemId})`}`);
+          yield outcome.chunk;
+        } else if (outcome.kind === 'done') {
+          verbose?.('< done');
+          return;
+        } else if (outcome.kind === 'error') {
+          throw outcome.error;
+        } else {
+          verbose?.(`< ignored event ${outcome.name}`);
+        }
+        continue;
+      }
+      if (refusal !== undefined && (settled || refusal.code === 'protocol_error')) throw refusal;
+      if (settled) {
+        if (failure !== undefined) throw fail(failure);
+        // A last event without its blank line is incomplete per the event-stream grammar; the
+        // stream ended before `done` either way (SERVICE.md §3: deltas, then done).
+        throw new TtsError('stream_ended_early', 'the service closed the stream before `done`', {
+          hint: 'the audio is incomplete; try again',
+          retriable: true,
+        });
+      }
+      await new Promise<void>((resolve) => (wake = resolve));
     }
   } catch (error) {
     throw error instanceof TtsError ? error : fail(error);
   } finally {
     clearTimeout(timer);
     options.signal?.removeEventListener('abort', onCallerAbort);
-    if (body !== undefined && !body.readableEnded) {
-      controller.abort();
-      body.destroy();
+    if (!settled) controller.abort();
+    heldCallback?.();
+  }
+}
+
+/**
+ * Push-style event-stream decoder: bytes in, protocol outcomes out, in order. Bytes may be split
+ * anywhere (inside a UTF-8 character, between CR and LF).
+ */
+export class EventStreamDecoder {
+  readonly #decoder = new TextDecoder('utf-8');
+  readonly #ready: SseOutcome[] = [];
+  #pendingChars = 0;
+  #lastText = '';
+  readonly #parser = createParser({
+    onEvent: (event) => {
+      this.#pendingChars = 0;
+      this.#ready.push(interpretEvent(event));
+    },
+    onComment: () => {
+      this.#pendingChars = 0;
+    },
+  });
+
+  /**
+   * Decodes the next bytes.
+   * @returns the outcomes completed by them.
+   * @throws TtsError `protocol_error` when more than {@link MAX_PENDING_EVENT_CHARS} characters
+   *   arrive without completing an event.
+   */
+  push(bytes: Uint8Array): SseOutcome[] {
+    const text = this.#decoder.decode(bytes, { stream: true });
+    if (text !== '') this.#lastText = text;
+    this.#pendingChars += text.length;
+    this.#parser.feed(text);
+    if (this.#pendingChars > MAX_PENDING_EVENT_CHARS) {
+      throw new TtsError('protocol_error', `the event stream sent over ${MAX_PENDING_EVENT_CHARS} characters without completing an event`);
     }
+    return this.#ready.splice(0);
+  }
+
+  /** Ends the stream. @returns the outcomes completed by its end. */
+  end(): SseOutcome[] {
+    let tail = this.#decoder.decode();
+    if (tail !== '') this.#parser.feed(tail);
+    else tail = this.#lastText;
+    // A CR that ends the stream ends its line (WHATWG: CR, LF or CRLF), but the parser holds it
+    // back waiting for a possible LF. Supplying that LF completes the line and nothing more: an
+    // event not yet ended by a blank line is still discarded, as the spec says.
+    if (tail.endsWith('\r')) this.#parser.feed('\n');
+    return this.#ready.splice(0);
   }
 }
 
 /**
  * Decodes an event-stream body into protocol outcomes, in order, as bytes arrive.
- * Bytes may be split anywhere (inside a UTF-8 character, between CR and LF).
- * @throws TtsError `protocol_error` when more than {@link MAX_PENDING_EVENT_CHARS} characters
- *   arrive without completing an event.
+ * @throws TtsError `protocol_error` as {@link EventStreamDecoder.push} does.
  */
 export async function* decodeEventStream(body: AsyncIterable<Uint8Array>): AsyncGenerator<SseOutcome, void, undefined> {
-  const decoder = new TextDecoder('utf-8');
-  const ready: SseOutcome[] = [];
-  let pendingChars = 0;
-  const parser = createParser({
-    onEvent: (event) => {
-      pendingChars = 0;
-      ready.push(interpretEvent(event));
-    },
-    onComment: () => {
-      pendingChars = 0;
-    },
-  });
-  let lastText = '';
-  for await (const raw of body) {
-    const text = decoder.decode(raw, { stream: true });
-    if (text !== '') lastText = text;
-    pendingChars += text.length;
-    parser.feed(text);
-    if (pendingChars > MAX_PENDING_EVENT_CHARS) {
-      throw new TtsError('protocol_error', `the event stream sent over ${MAX_PENDING_EVENT_CHARS} characters without completing an event`);
-    }
-    yield* ready.splice(0);
-  }
-  let tail = decoder.decode();
-  if (tail !== '') parser.feed(tail);
-  else tail = lastText;
-  // A CR that ends the stream ends its line (WHATWG: CR, LF or CRLF), but the parser holds it
-  // back waiting for a possible LF. Supplying that LF completes the line and nothing more: an
-  // event not yet ended by a blank line is still discarded, as the spec says.
-  if (tail.endsWith('\r')) parser.feed('\n');
-  yield* ready.splice(0);
+  const decoder = new EventStreamDecoder();
+  for await (const raw of body) yield* decoder.push(raw);
+  yield* decoder.end();
 }
 
 /** One protocol-level reading of an event (SERVICE.md §6.1). */
@@ -272,15 +353,4 @@ export function decodeBase64(s: string): Buffer | undefined {
   if (unpadded.length % 4 === 1) return undefined;
   if (compact.includes('=') && compact.length % 4 !== 0) return undefined;
   return Buffer.from(compact, 'base64');
-}
-
-async function readCapped(body: AsyncIterable<Buffer>, cap: number): Promise<string> {
-  const parts: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of body) {
-    parts.push(chunk);
-    size += chunk.length;
-    if (size >= cap) break;
-  }
-  return Buffer.concat(parts).subarray(0, cap).toString('utf8');
 }

@@ -1,0 +1,322 @@
+/**
+ * A client you can trust in scripts (DESIGN.md §1–3): one loopback server per fault.
+ * Retries are decided by the service's code; nothing is written twice; a broken piece is
+ * requested again into a file; long text is split and joined in order; --lines speaks as lines
+ * arrive; Ctrl-C leaves nothing behind; the key never shows.
+ */
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { chmod, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { ServerResponse } from 'node:http';
+import { after, before, describe, it } from 'node:test';
+import { cleanEnv, runTts, TTS_BIN } from '../helpers/cli.js';
+import { deltaEvent, doneEvent, startEventStream, startServer, type TestServer } from '../helpers/servers.js';
+
+const KEY = 'sk-live-SENTINEL-0123456789abcdef';
+
+/** Deterministic audio for a text: what a fake service "speaks" for it (even length, ≥ 200 bytes). */
+function audioFor(text: string): Buffer {
+  const seed = createHash('sha256').update(text).digest();
+  const n = 200 + 2 * [...text].length * 8;
+  const out = Buffer.alloc(n);
+  for (let i = 0; i < n; i++) out[i] = seed[i % 32]! ^ (i & 0xff);
+  return out;
+}
+
+/** Streams `audio` as deltas of at most `size` bytes, then done. */
+async function speak(res: ServerResponse, audio: Buffer, size = 500, opts: { stopAfter?: number | undefined; delayMs?: number | undefined } = {}): Promise<void> {
+  startEventStream(res);
+  let sent = 0;
+  for (let off = 0; off < audio.length; off += size) {
+    if (opts.stopAfter !== undefined && sent === opts.stopAfter) {
+      res.destroy();
+      return;
+    }
+    // Wait for each write to reach the socket, so a destroy afterwards cannot discard it.
+    await new Promise<void>((resolve) => res.write(deltaEvent(audio.subarray(off, off + size)), () => resolve()));
+    sent++;
+    if (opts.delayMs !== undefined) await new Promise((r) => setTimeout(r, opts.delayMs));
+  }
+  res.end(doneEvent());
+}
+
+function refuse(res: ServerResponse, status: number, code: string, headers: Record<string, string> = {}): void {
+  res.writeHead(status, { 'content-type': 'application/json', ...headers });
+  res.end(JSON.stringify({ error: { code, message: `refused: ${code}` } }));
+}
+
+const env = (server: TestServer): Record<string, string> => ({ TTS_BASE_URL: server.url, TTS_API_KEY: KEY });
+
+describe('retries, recovery, long text, lines and interrupts', () => {
+  let dir: string;
+  before(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'tts-resilience-'));
+  });
+  after(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  async function withServer(handler: Parameters<typeof startServer>[0], fn: (s: TestServer) => Promise<void>): Promise<void> {
+    const server = await startServer(handler);
+    try {
+      await fn(server);
+    } finally {
+      await server.close();
+    }
+  }
+
+  const retriable: [string, (res: ServerResponse) => void][] = [
+    ['429 rate_limit_exceeded', (res) => refuse(res, 429, 'rate_limit_exceeded', { 'retry-after-ms': '20' })],
+    ['429 too_many_concurrent_requests', (res) => refuse(res, 429, 'too_many_concurrent_requests', { 'retry-after': '0' })],
+    ['408 without a code', (res) => {
+      res.writeHead(408);
+      res.end();
+    }],
+    ['500 with an HTML body', (res) => {
+      res.writeHead(500, { 'content-type': 'text/html' });
+      res.end('<h1>oops</h1>');
+    }],
+    ['503 server_error', (res) => refuse(res, 503, 'server_error')],
+    ['a reset connection', (res) => res.socket?.destroy()],
+  ];
+  for (const [label, fault] of retriable) {
+    it(`retries ${label} once, then succeeds (2 requests)`, async () => {
+      const audio = audioFor('Hello');
+      let n = 0;
+      await withServer(
+        async (_req, res) => {
+          if (n++ === 0) fault(res);
+          else await speak(res, audio);
+        },
+        async (server) => {
+          const r = await runTts(['stream', '--verbose', 'Hello'], { env: env(server) });
+          assert.equal(r.code, 0, r.stderr);
+          assert.deepEqual(r.stdout, audio);
+          assert.equal(server.requests.length, 2);
+          assert.match(r.stderr, /retrying in/);
+          assert.ok(!r.stderr.includes(KEY));
+        },
+      );
+    });
+  }
+
+  const fatal: [number, string, number][] = [
+    [401, 'invalid_api_key', 3],
+    [400, 'invalid_parameters', 4],
+    [400, 'bad_request', 4],
+    [422, 'text_string_required', 4],
+    [400, 'voice_not_found', 4],
+    [400, 'audio_format_not_found', 4],
+    [400, 'language_not_found', 4],
+    [402, 'quota_exceeded', 5],
+    [429, 'quota_exceeded', 5],
+  ];
+  for (const [status, code, exit] of fatal) {
+    it(`never retries ${code} (HTTP ${status}): 1 request, exit ${exit}`, async () => {
+      await withServer(
+        (_req, res) => refuse(res, status, code, { 'retry-after': '0' }),
+        async (server) => {
+          const r = await runTts(['stream', 'Hello'], { env: env(server) });
+          assert.equal(r.code, exit, r.stderr);
+          assert.match(r.stderr, new RegExp(code));
+          assert.equal(server.requests.length, 1);
+        },
+      );
+    });
+  }
+
+  it('honours Retry-After in seconds', async () => {
+    let n = 0;
+    await withServer(
+      async (_req, res) => {
+        if (n++ === 0) refuse(res, 429, 'rate_limit_exceeded', { 'retry-after': '1' });
+        else await speak(res, audioFor('x'));
+      },
+      async (server) => {
+        const t0 = performance.now();
+        const r = await runTts(['stream', 'x'], { env: env(server) });
+        assert.equal(r.code, 0, r.stderr);
+        assert.ok(performance.now() - t0 >= 1000, 'waited at least the second the service asked for');
+      },
+    );
+  });
+
+  it('gives up after --retries with exit 5 on limits (retries + 1 requests)', async () => {
+    await withServer(
+      (_req, res) => refuse(res, 429, 'rate_limit_exceeded', { 'retry-after-ms': '10' }),
+      async (server) => {
+        const r = await runTts(['stream', '--retries', '3', 'x'], { env: env(server) });
+        assert.equal(r.code, 5, r.stderr);
+        assert.equal(server.requests.length, 4);
+      },
+    );
+  });
+
+  it('exits 6 when the socket dies after two deltas into a pipe, and says how much audio was delivered (1 request)', async () => {
+    await withServer(
+      (_req, res) => speak(res, audioFor('Hello there'), 100, { stopAfter: 2 }),
+      async (server) => {
+        const r = await runTts(['stream', 'Hello there'], { env: env(server) });
+        assert.equal(r.code, 6, r.stderr);
+        assert.equal(server.requests.length, 1);
+        assert.equal(r.stdout.length, 200);
+        assert.match(r.stderr, /delivered/);
+      },
+    );
+  });
+
+  it('into a file, cuts back and requests a broken piece again: the result is byte-exact', async () => {
+    const text = 'First sentence here. Second sentence there. Third one to finish.';
+    let broken = false;
+    const out = join(dir, 'recovered.raw');
+    await withServer(
+      async (_req, res, body) => {
+        const input = (JSON.parse(body) as { input: string }).input;
+        if (!broken && input.startsWith('Second')) {
+          broken = true;
+          await speak(res, audioFor(input), 100, { stopAfter: 3 });
+        } else {
+          await speak(res, audioFor(input), 300);
+        }
+      },
+      async (server) => {
+        const r = await runTts(['stream', '--max-chars', '23', '--concurrency', '1', '-o', out, text], { env: env(server) });
+        assert.equal(r.code, 0, r.stderr);
+        const inputs = server.requests.map((q) => (JSON.parse(q.body) as { input: string }).input);
+        assert.equal(inputs.length, 4);
+        const unique = [...new Set(inputs)];
+        assert.equal(unique.join(''), text);
+        assert.deepEqual(await readFile(out), Buffer.concat(unique.map(audioFor)));
+      },
+    );
+  });
+
+  it('exits 6 when the stream stalls after the first delta (--timeout 2)', async () => {
+    await withServer(
+      (_req, res) => {
+        startEventStream(res);
+        res.write(deltaEvent(audioFor('a').subarray(0, 100)));
+      },
+      async (server) => {
+        const t0 = performance.now();
+        const r = await runTts(['stream', '--timeout', '2', 'a'], { env: env(server) });
+        assert.equal(r.code, 6, r.stderr);
+        assert.match(r.stderr, /timeout/);
+        assert.ok(performance.now() - t0 >= 2000);
+        assert.ok(performance.now() - t0 < 20_000);
+      },
+    );
+  });
+
+  it('splits long text within the limit and joins the audio in text order, whatever order requests finish in', async () => {
+    const sentences = Array.from({ length: 30 }, (_, i) => `Sentence number ${i} is here${i % 3 === 0 ? ', with a clause' : ''}.`);
+    const text = sentences.join(' ');
+    const max = 60;
+    await withServer(
+      async (_req, res, body) => {
+        const input = (JSON.parse(body) as { input: string }).input;
+        await new Promise((r) => setTimeout(r, Math.random() * 60));
+        await speak(res, audioFor(input), 128, { delayMs: Math.random() < 0.3 ? 5 : undefined });
+      },
+      async (server) => {
+        const r = await runTts(['stream', '--max-chars', String(max), '--concurrency', '4', text], { env: env(server) });
+        assert.equal(r.code, 0, r.stderr);
+        const inputs = server.requests.map((q) => (JSON.parse(q.body) as { input: string }).input);
+        for (const input of inputs) assert.ok([...input].length <= max, `${input.length}: ${input}`);
+        const ordered = inputs.slice().sort((a, b) => text.indexOf(a) - text.indexOf(b));
+        assert.equal(ordered.join(''), text);
+        assert.deepEqual(r.stdout, Buffer.concat(ordered.map(audioFor)));
+      },
+    );
+  });
+
+  it('halves its limit when the service answers max_character_length_exceeded, and redoes the piece', async () => {
+    const text = 'Alpha beta gamma delta. Epsilon zeta eta theta. Iota kappa lambda mu. Nu xi omicron pi.';
+    await withServer(
+      async (_req, res, body) => {
+        const input = (JSON.parse(body) as { input: string }).input;
+        if ([...input].length > 30) refuse(res, 422, 'max_character_length_exceeded');
+        else await speak(res, audioFor(input));
+      },
+      async (server) => {
+        const r = await runTts(['stream', '--max-chars', '100', '--concurrency', '1', text], { env: env(server) });
+        assert.equal(r.code, 0, r.stderr);
+        const accepted = server.requests.map((q) => (JSON.parse(q.body) as { input: string }).input).filter((i) => [...i].length <= 30);
+        assert.equal(accepted.join(''), text);
+        assert.deepEqual(r.stdout, Buffer.concat(accepted.map(audioFor)));
+      },
+    );
+  });
+
+  it('--lines: speaks the first line before the second arrives', async () => {
+    await withServer(
+      async (_req, res, body) => speak(res, audioFor((JSON.parse(body) as { input: string }).input)),
+      async (server) => {
+        const child = spawn(process.execPath, [TTS_BIN, 'stream', '--lines'], { env: cleanEnv(env(server)), stdio: ['pipe', 'pipe', 'pipe'] });
+        const out: Buffer[] = [];
+        let stderr = '';
+        child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+        const firstAudio = new Promise<void>((resolve) => child.stdout.once('data', () => resolve()));
+        child.stdout.on('data', (d: Buffer) => out.push(d));
+        child.stdin.write('first line\n');
+        const winner = await Promise.race([firstAudio.then(() => 'audio'), new Promise((r) => setTimeout(() => r('timeout'), 10_000))]);
+        assert.equal(winner, 'audio', 'audio of the first line came out while stdin stayed open');
+        assert.equal(server.requests.length, 1);
+        await new Promise((r) => setTimeout(r, 300));
+        child.stdin.write('\n   \nsecond line\n');
+        await new Promise((r) => setTimeout(r, 300));
+        child.stdin.end('third');
+        const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+        assert.equal(code, 0, stderr);
+        assert.deepEqual(Buffer.concat(out), Buffer.concat(['first line', 'second line', 'third'].map(audioFor)));
+      },
+    );
+  });
+
+  it('Ctrl-C during a write: exit 130, existing file untouched, no temp file', async () => {
+    const target = join(dir, 'sigint.wav');
+    await writeFile(target, 'old');
+    await withServer(
+      (_req, res) => speak(res, audioFor('slow'.repeat(50)), 100, { delayMs: 50 }),
+      async (server) => {
+        const child = spawn(process.execPath, [TTS_BIN, 'stream', '-o', target, 'slow'], { env: cleanEnv(env(server)), stdio: ['ignore', 'pipe', 'pipe'] });
+        let stderr = '';
+        child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+        // Wait until the request is streaming, then interrupt.
+        for (let i = 0; i < 100 && server.requests.length === 0; i++) await new Promise((r) => setTimeout(r, 50));
+        await new Promise((r) => setTimeout(r, 300));
+        const t0 = performance.now();
+        child.kill('SIGINT');
+        const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+        assert.equal(code, 130, stderr);
+        assert.ok(performance.now() - t0 < 2000, 'stopped promptly');
+        assert.equal(await readFile(target, 'utf8'), 'old');
+        assert.deepEqual((await readdir(dir)).filter((f) => f.includes('sigint')), ['sigint.wav']);
+      },
+    );
+  });
+
+  it('warns about a key file others can read, and never prints the key', async () => {
+    const keyFile = join(dir, 'key');
+    await writeFile(keyFile, `${KEY}\n`);
+    await chmod(keyFile, 0o644);
+    await withServer(
+      async (req, res) => {
+        if (req.headers.authorization !== `Bearer ${KEY}`) refuse(res, 401, 'invalid_api_key');
+        else await speak(res, audioFor('x'));
+      },
+      async (server) => {
+        const r = await runTts(['stream', '--verbose', '--json', '--api-key-file', keyFile, 'x'], { env: { TTS_BASE_URL: server.url } });
+        assert.equal(r.code, 0, r.stderr);
+        assert.match(r.stderr, /readable by others/);
+        assert.ok(!r.stderr.includes(KEY) && !r.stdout.includes(Buffer.from(KEY)));
+        await chmod(keyFile, 0o600);
+        const quiet = await runTts(['stream', '--api-key-file', keyFile, 'x'], { env: { TTS_BASE_URL: server.url } });
+        assert.doesNotMatch(quiet.stderr, /readable by others/);
+      },
+    );
+  });
+});

@@ -1,0 +1,66 @@
+/** Sentence splitting for long text (DESIGN.md §1 `--max-chars`). */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import fc from 'fast-check';
+import { codePointLength, hasSpeech, requestText, splitText } from '../../src/text/split.js';
+
+function assertPieces(text: string, max: number): string[] {
+  const pieces = splitText(text, max);
+  assert.equal(pieces.join(''), text, 'pieces join back to the text');
+  for (const p of pieces) {
+    assert.ok(codePointLength(requestText(p, max)) <= max, `piece ${JSON.stringify(p)} over ${max}`);
+    // never inside a surrogate pair
+    assert.ok(!/^[\udc00-\udfff]/.test(p) && !/[\ud800-\udbff]$/.test(p), `split inside a surrogate pair: ${JSON.stringify(p)}`);
+  }
+  return pieces;
+}
+
+describe('splitText', () => {
+  it('keeps a short text whole', () => {
+    assert.deepEqual(splitText('Hello there.', 100), ['Hello there.']);
+    assert.deepEqual(splitText('', 10), []);
+  });
+
+  it('splits Japanese at 。！？ and line breaks', () => {
+    const text = '今日は良い天気です。東京タワーに行きました！本当？\n次の行です。';
+    const pieces = assertPieces(text, 12);
+    // Sentences are packed greedily while they fit.
+    assert.deepEqual(pieces, ['今日は良い天気です。', '東京タワーに行きました！', '本当？\n次の行です。']);
+    assert.ok(splitText('本当？\n次の行です。', 5).includes('本当？\n'), 'a line break ends a sentence');
+  });
+
+  it('does not break English at "e.g." or inside "3.14"', () => {
+    const text = 'We use tools, e.g. this one. It costs 3.14 dollars today. That is all.';
+    const pieces = assertPieces(text, 30);
+    assert.ok(pieces.every((p) => !p.endsWith('e.g. ') && !p.endsWith('3.')), JSON.stringify(pieces));
+    assert.ok(pieces.some((p) => p.includes('3.14')));
+  });
+
+  it('falls back to clauses, then words, for a sentence longer than the limit, never inside a word', () => {
+    const text = 'This sentence, which is rather long, keeps going and going without any full stop at all';
+    const pieces = assertPieces(text, 25);
+    const words = new Set(text.split(/\s+/));
+    for (const p of pieces) for (const w of p.trim().split(/[\s,]+/).filter((x) => x !== '')) assert.ok(words.has(w) || words.has(`${w},`), `"${w}" is not a whole word`);
+  });
+
+  it('never splits a surrogate pair, even in one long "word"', () => {
+    const text = '😀'.repeat(30);
+    const pieces = assertPieces(text, 7);
+    assert.ok(pieces.every((p) => codePointLength(p) <= 7));
+  });
+
+  it('holds its invariants for any text and limit', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.constantFrom('今日は', '良い天気', 'です', '。', '、', 'Hello', ' ', 'world', '.', '!', '\n', 'e.g.', '3.14', '😀', 'é', 'タワー', '？'), { maxLength: 80 }),
+        fc.integer({ min: 1, max: 40 }),
+        (parts, max) => {
+          const text = parts.join('');
+          const pieces = assertPieces(text, max);
+          if (hasSpeech(text)) assert.ok(pieces.some(hasSpeech));
+        },
+      ),
+      { numRuns: 500 },
+    );
+  });
+});
