@@ -6,7 +6,8 @@
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { EXIT } from '../protocol/codes.js';
-import { addSynthesisOptions, type SynthesisFlags } from './options.js';
+import { addSynthesisOptions, intIn, type SynthesisFlags } from './options.js';
+import type { ServeFlags } from './commands/serve.js';
 import type { CommandIo } from './run.js';
 
 /** The version in package.json. */
@@ -48,6 +49,22 @@ export async function main(argv: string[], io: CommandIo = { stdin: process.stdi
   synthesisCommand('say', 'speak text on the sound card (over SSE); -o writes a file instead');
   synthesisCommand('stream', 'write audio to -o FILE or stdout as it arrives (over SSE)');
   synthesisCommand('realtime', 'speak over the WebSocket channel (experimental); -r and -c are requested from the service');
+  program
+    .command('serve')
+    .description('run the built-in service (SSE + WebSocket) for apps to test against')
+    .option('--host <address>', 'address to bind', '127.0.0.1')
+    .option('--port <n>', 'TCP port (0 = any free one)', intIn(0, 65535, '--port'), 8787)
+    .option('--api-keys-file <path>', 'accepted keys, one per line (also env TTS_SERVER_API_KEYS, comma-separated)')
+    .option('--max-chars <n>', 'longest input per request, in characters', intIn(1, 1_000_000, '--max-chars'), 5000)
+    .option('--rate-limit <rate>', 'requests per key, e.g. 60/min, 10/s', '60/min')
+    .option('--max-concurrent <n>', 'requests in progress per key, both channels', intIn(1, 10_000, '--max-concurrent'), 4)
+    .option('--quota-chars <n>', 'characters each key may synthesize (default: no quota)', intIn(1, Number.MAX_SAFE_INTEGER, '--quota-chars'))
+    .option('--workers <n>', 'synthesis worker threads (default: one per core)', intIn(1, 64, '--workers'))
+    .option('-q, --quiet', 'no notices')
+    .action(async (flags: ServeFlags) => {
+      const { serve } = await import('./commands/serve.js');
+      exitCode = await serve(flags, io);
+    });
   program
     .command('voices')
     .description("list the built-in engine's preset voices")

@@ -28,6 +28,9 @@ export interface SpeechEngine {
    * Synthesizes `job`, yielding encoded audio chunks in order, each a whole number of frames
    * and at most 100 ms of audio. Aborting `signal` (or leaving the loop early) stops the
    * synthesis promptly and frees the engine for the next job.
+   * In the eSpeak NG engine (engine.ts), work starts at the first next(); an aborted `signal`
+   * makes the loop throw `signal.reason` (an AbortError DOMException by default), while leaving
+   * the loop early ends it without an error.
    * @throws EngineError when synthesis fails.
    */
   synthesize(job: SynthesisJob, signal?: AbortSignal): AsyncIterable<Buffer>;

@@ -7,7 +7,10 @@ import type { AddressInfo } from 'node:net';
 import type { SpeechEngine } from '../engine/types.js';
 import { sendError, sendJson } from './http-util.js';
 import { bearerKey, KeyRing } from './keys.js';
-import { handleSse } from './sse-route.js';
+import { CharacterQuota, ConcurrencyLimiter, RateLimiter, type Clock } from './limits.js';
+import { attachRealtime, type HandshakeRefusal, type RealtimeLimits, type RealtimeRoute } from './realtime-route.js';
+import { handleSse, type SseRouteContext } from './sse-route.js';
+import type { Refusal } from './validate.js';
 
 /** Settings of the built-in service. */
 export interface ServiceOptions {
@@ -16,9 +19,17 @@ export interface ServiceOptions {
   /** The synthesizer. */
   engine: SpeechEngine;
   /** Longest input, in characters (DESIGN.md §4: 5000). */
-  maxChars?: number;
+  maxChars?: number | undefined;
+  /** Requests per window per key (DESIGN.md §4: 60 per minute); none when absent. */
+  rateLimit?: { limit: number; windowSeconds: number } | undefined;
+  /** Requests in progress per key, SSE and WebSocket together (DESIGN.md §4: 4); none when absent. */
+  maxConcurrent?: number | undefined;
+  /** Characters each key may synthesize (credits); none when absent. */
+  quotaChars?: number | undefined;
+  /** Milliseconds clock for the rate limiter (tests inject a fake one). */
+  clock?: Clock | undefined;
   /** One line per request (no keys, no text), e.g. to stderr; none when absent. */
-  accessLog?: (line: string) => void;
+  accessLog?: ((line: string) => void) | undefined;
 }
 
 /** A running service. */
@@ -30,39 +41,137 @@ export interface RunningService {
   close(): Promise<void>;
 }
 
+/** Per-server state that {@link closeService} needs. */
+interface ServiceState {
+  shutdown: AbortController;
+  realtime: RealtimeRoute;
+}
+const states = new WeakMap<Server, ServiceState>();
+
 /**
  * Creates the HTTP server of the built-in service (not yet listening).
- * Routes: `POST /v1/tts/sse` (SERVICE.md §4.1). Anything else is 404/405 with a JSON body.
+ * Routes: `POST /v1/tts/sse` (SERVICE.md §4.1) and the WebSocket `/v1/realtime_tts` (SERVICE.md §4.2,
+ * see realtime-route.ts). Anything else is 404/405 with a JSON body. Limits are per key
+ * (SERVICE.md §8, DESIGN.md §4); every answer to an authenticated request carries the IETF draft
+ * `RateLimit` / `RateLimit-Policy` headers when a rate limit is set.
  */
 export function createService(options: ServiceOptions): Server {
   const keys = new KeyRing(options.apiKeys);
   const maxChars = options.maxChars ?? 5000;
-  const server = createServer({ headersTimeout: 10_000, requestTimeout: 60_000, keepAliveTimeout: 5_000 }, (req, res) => {
+  const limits = new ServiceLimits(options);
+  const shutdown = new AbortController();
+  // Bounds for slow or stalled clients: all headers within 10 s, the whole request within 30 s.
+  const server = createServer({ headersTimeout: 10_000, requestTimeout: 30_000, keepAliveTimeout: 5_000 }, (req, res) => {
     const started = performance.now();
     const controller = new AbortController();
+    const meta: RequestMeta = { keyIndex: -1 };
     // 'close' on the response before it finished means the client went away mid-stream.
     res.on('close', () => {
       if (!res.writableFinished) controller.abort();
-      options.accessLog?.(`${req.method ?? '-'} ${pathOf(req)} ${res.statusCode} ${Math.round(performance.now() - started)}ms`);
+      meta.release?.();
+      const who = meta.keyIndex === -1 ? '-' : `key#${meta.keyIndex + 1}`;
+      options.accessLog?.(`${req.socket.remoteAddress ?? '-'} ${who} ${req.method ?? '-'} ${pathOf(req)} ${res.statusCode} ${Math.round(performance.now() - started)}ms`);
     });
-    route(req, res, keys, { engine: options.engine, maxChars }, controller.signal).catch(() => {
+    route(req, res, keys, limits, { engine: options.engine, maxChars, shutdown: shutdown.signal }, controller.signal, meta).catch(() => {
       if (!res.headersSent) sendJson(res, 500, { error: { code: 'server_error', message: 'internal error' } });
       else res.end();
     });
   });
+  const realtime = attachRealtime(server, { engine: options.engine, keys, maxChars, accessLog: options.accessLog, limits: limits.realtime() });
+  states.set(server, { shutdown, realtime });
   return server;
+}
+
+/**
+ * Stops a service made by {@link createService}: no new connections; running SSE streams end
+ * with an `error` event, WebSocket sessions are closed; resolves when every connection is gone.
+ * The engine is not closed (it belongs to the caller).
+ */
+export async function closeService(server: Server): Promise<void> {
+  const state = states.get(server);
+  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+  state?.shutdown.abort();
+  state?.realtime.closeAll();
+  server.closeIdleConnections();
+  // Streams that were told to end get a moment to send their last event.
+  const timer = setTimeout(() => server.closeAllConnections(), 2000);
+  timer.unref();
+  await closed;
+  clearTimeout(timer);
+}
+
+/** What the access log and the limits learn about a request while it is routed. */
+interface RequestMeta {
+  keyIndex: number;
+  release?: () => void;
+}
+
+/** The service's per-key limits, for both channels. */
+class ServiceLimits {
+  readonly rate: RateLimiter | undefined;
+  readonly concurrency: ConcurrencyLimiter | undefined;
+  readonly quota: CharacterQuota | undefined;
+
+  constructor(options: ServiceOptions) {
+    this.rate = options.rateLimit === undefined ? undefined : new RateLimiter(options.rateLimit.limit, options.rateLimit.windowSeconds, options.clock);
+    this.concurrency = options.maxConcurrent === undefined ? undefined : new ConcurrencyLimiter(options.maxConcurrent);
+    this.quota = options.quotaChars === undefined ? undefined : new CharacterQuota(options.quotaChars);
+  }
+
+  /**
+   * Admits one request of key `keyIndex`: rate first, then concurrency.
+   * @returns the headers to send and a release function, or a refusal with its headers.
+   */
+  admit(keyIndex: number): { headers: Record<string, string>; release: () => void } | (HandshakeRefusal & { headers: Record<string, string> }) {
+    const key = String(keyIndex);
+    const headers: Record<string, string> = {};
+    if (this.rate !== undefined) {
+      const d = this.rate.take(key);
+      headers['ratelimit-policy'] = this.rate.policyHeader();
+      headers['ratelimit'] = RateLimiter.header(d);
+      if (!d.ok) {
+        headers['retry-after'] = String(d.retryAfterSeconds);
+        return { code: 'rate_limit_exceeded', message: `more than ${this.rate.limit} requests per ${this.rate.windowSeconds} s; retry in ${d.retryAfterSeconds} s`, headers };
+      }
+    }
+    const release = this.concurrency === undefined ? () => {} : this.concurrency.acquire(key);
+    if (release === undefined) {
+      headers['retry-after'] = '1';
+      return { code: 'too_many_concurrent_requests', message: `at most ${this.concurrency!.max} requests at once per key`, headers };
+    }
+    return { headers, release };
+  }
+
+  /** Spends `characters` of the key's quota; a refusal when it does not cover them. */
+  charge(keyIndex: number, characters: number): Refusal | undefined {
+    if (this.quota === undefined || this.quota.spend(String(keyIndex), characters)) return undefined;
+    return { code: 'quota_exceeded', message: `this key has ${this.quota.left(String(keyIndex))} characters of quota left; the request needs ${characters}` };
+  }
+
+  /** The same limits as hooks for the WebSocket route. */
+  realtime(): RealtimeLimits {
+    return {
+      admit: (keyIndex) => {
+        const a = this.admit(keyIndex);
+        return 'code' in a ? a : a.release;
+      },
+      charge: (keyIndex, characters) => this.charge(keyIndex, characters),
+    };
+  }
 }
 
 async function route(
   req: IncomingMessage,
   res: ServerResponse,
   keys: KeyRing,
-  ctx: { engine: SpeechEngine; maxChars: number },
+  limits: ServiceLimits,
+  ctx: SseRouteContext,
   signal: AbortSignal,
+  meta: RequestMeta,
 ): Promise<void> {
   const path = pathOf(req);
   if (path !== '/v1/tts/sse') {
-    sendJson(res, 404, { error: { code: 'not_found', message: `no route ${path}; the service has POST /v1/tts/sse` } });
+    sendJson(res, 404, { error: { code: 'not_found', message: `no route ${path}; the service has POST /v1/tts/sse and /v1/realtime_tts` } });
     return;
   }
   if (req.method !== 'POST') {
@@ -70,13 +179,22 @@ async function route(
     return;
   }
   const key = bearerKey(req.headers.authorization);
-  if (key === undefined || keys.indexOf(key) === -1) {
+  meta.keyIndex = key === undefined ? -1 : keys.indexOf(key);
+  if (meta.keyIndex === -1) {
     sendError(res, 'invalid_api_key', key === undefined ? 'missing or malformed Authorization: Bearer header' : 'the API key is not valid', {
       'www-authenticate': 'Bearer',
     });
     return;
   }
-  await handleSse(req, res, ctx, signal);
+  const admitted = limits.admit(meta.keyIndex);
+  if ('code' in admitted) {
+    sendError(res, admitted.code, admitted.message, admitted.headers);
+    return;
+  }
+  meta.release = admitted.release;
+  for (const [name, value] of Object.entries(admitted.headers)) res.setHeader(name, value);
+  const keyIndex = meta.keyIndex;
+  await handleSse(req, res, { ...ctx, charge: (characters) => limits.charge(keyIndex, characters) }, signal);
 }
 
 function pathOf(req: IncomingMessage): string {

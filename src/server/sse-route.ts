@@ -7,14 +7,18 @@ import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { SpeechEngine } from '../engine/types.js';
 import { SSE_SAMPLE_RATE, type SseDeltaData, type SseDoneData, type SseErrorData } from '../protocol/types.js';
-import { readBody, sendError } from './http-util.js';
-import { isRefusal, SSE_FIELDS, validateSynthesis } from './validate.js';
+import { readBody, sendError, sendJson } from './http-util.js';
+import { isRefusal, SSE_FIELDS, validateSynthesis, type Refusal } from './validate.js';
 
 /** What the route needs from the service around it. */
 export interface SseRouteContext {
   engine: SpeechEngine;
   /** Longest accepted input, in characters. */
   maxChars: number;
+  /** Aborted when the whole service shuts down: running streams end with an `error` event. */
+  shutdown: AbortSignal;
+  /** Spends the key's character quota for a valid request; a refusal when it is spent. */
+  charge?: ((characters: number) => Refusal | undefined) | undefined;
 }
 
 /** A fresh `item_id`: `item_` + 24 hex digits (DESIGN.md §4). */
@@ -49,6 +53,15 @@ export async function handleSse(req: IncomingMessage, res: ServerResponse, ctx: 
     sendError(res, request.code, request.message);
     return;
   }
+  const overQuota = ctx.charge?.([...request.text].length);
+  if (overQuota !== undefined) {
+    sendError(res, overQuota.code, overQuota.message);
+    return;
+  }
+  if (ctx.shutdown.aborted) {
+    sendJson(res, 503, { error: { code: 'server_error', message: 'the server is shutting down' } }, { connection: 'close' });
+    return;
+  }
 
   const itemId = newItemId();
   res.writeHead(200, {
@@ -58,24 +71,37 @@ export async function handleSse(req: IncomingMessage, res: ServerResponse, ctx: 
   });
   // Headers go out now, so the client's connect phase ends before synthesis starts.
   res.flushHeaders();
+  const stop = AbortSignal.any([signal, ctx.shutdown]);
   try {
     const audio = ctx.engine.synthesize(
       { text: request.text, voice: request.voice, language: request.language, format: request.format, sampleRate: SSE_SAMPLE_RATE, channels: 1 },
-      signal,
+      stop,
     );
     for await (const chunk of audio) {
-      if (signal.aborted) return;
+      if (stop.aborted) break;
       const data: SseDeltaData = { type: 'speech.audio.delta', item_id: itemId, delta: chunk.toString('base64') };
-      if (!res.write(sseEvent('delta', data))) await drained(res, signal);
+      if (!res.write(sseEvent('delta', data))) await drained(res, stop);
     }
     if (signal.aborted) return;
+    if (ctx.shutdown.aborted) {
+      res.end(sseEvent('error', shuttingDown()));
+      return;
+    }
     const done: SseDoneData = { type: 'speech.audio.done', item_id: itemId };
     res.end(sseEvent('done', done));
   } catch (error) {
     if (signal.aborted) return;
+    if (ctx.shutdown.aborted) {
+      res.end(sseEvent('error', shuttingDown()));
+      return;
+    }
     const data: SseErrorData = { type: 'error', error: { code: 'server_error', message: `synthesis failed: ${error instanceof Error ? error.message : String(error)}` } };
     res.end(sseEvent('error', data));
   }
+}
+
+function shuttingDown(): SseErrorData {
+  return { type: 'error', error: { code: 'server_error', message: 'the server is shutting down' } };
 }
 
 /** Resolves when the response can take more, or the client left. */

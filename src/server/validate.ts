@@ -3,8 +3,8 @@
  * the service is definite — every refusal names one code of SERVICE.md §7.
  */
 import type { ServiceErrorCode } from '../protocol/codes.js';
-import { AUDIO_FORMATS, LANGUAGES, type AudioFormat, type Language } from '../protocol/types.js';
-import { findVoice, DEFAULT_VOICE } from '../protocol/voices.js';
+import { AUDIO_FORMATS, LANGUAGES, REALTIME_SAMPLE_RATES, type AudioFormat, type Language } from '../protocol/types.js';
+import { findVoice, DEFAULT_VOICE, VOICES, voiceFromWire, voiceToWire } from '../protocol/voices.js';
 
 /** A request the engine can run. */
 export interface ValidRequest {
@@ -97,4 +97,54 @@ function optionalString(obj: Record<string, unknown>, key: string): string | und
   const v = obj[key];
   if (v === undefined || v === null) return undefined;
   return typeof v === 'string' ? v : false;
+}
+
+/** Sample rate of a WebSocket session that names none, in Hz (DESIGN.md §4). */
+export const REALTIME_DEFAULT_SAMPLE_RATE = 24000;
+
+/** Field names of the WebSocket session (SERVICE.md §2.4). */
+export const REALTIME_FIELDS: FieldNames = { text: 'input_text', voice: 'preset_voice', format: 'output_audio_format', language: 'language' };
+
+/** A WebSocket session the engine can run: the common fields plus rate and channels. */
+export interface ValidRealtimeRequest extends ValidRequest {
+  /** Output sample rate in Hz, one of REALTIME_SAMPLE_RATES. */
+  sampleRate: number;
+  /** Output channels, 1 or 2. */
+  channels: number;
+}
+
+/**
+ * Checks the `session` of a `tts_session.update` (SERVICE.md §2.4) with the same codes as the SSE
+ * body, plus the WebSocket's own values (DESIGN.md §4): `output_audio_sample_rate` one of
+ * REALTIME_SAMPLE_RATES (default 24000), `output_audio_number_of_channels` 1 or 2 (default 1);
+ * anything else, or a non-integer, is `invalid_parameters`. Voices are written with underscores
+ * (`ja_man_1`); a hyphenated id is accepted too.
+ * @param session the `session` member of the parsed message (anything).
+ * @param maxChars longest accepted text, in characters (code points).
+ */
+export function validateRealtimeSession(session: unknown, maxChars: number): ValidRealtimeRequest | Refusal {
+  if (typeof session !== 'object' || session === null || Array.isArray(session)) {
+    return { code: 'bad_request', message: '`session` must be a JSON object' };
+  }
+  const common = validateSynthesis(session, REALTIME_FIELDS, maxChars, voiceFromWire);
+  if (isRefusal(common)) {
+    if (common.code === 'voice_not_found') {
+      const raw = (session as Record<string, unknown>)[REALTIME_FIELDS.voice];
+      return { code: common.code, message: `no voice \`${String(raw)}\`; voices: ${VOICES.map((v) => voiceToWire(v.id)).join(', ')}` };
+    }
+    return common;
+  }
+  const obj = session as Record<string, unknown>;
+  const rate = obj['output_audio_sample_rate'] ?? REALTIME_DEFAULT_SAMPLE_RATE;
+  if (typeof rate !== 'number' || !(REALTIME_SAMPLE_RATES as readonly number[]).includes(rate)) {
+    return {
+      code: 'invalid_parameters',
+      message: `\`output_audio_sample_rate\` must be one of ${REALTIME_SAMPLE_RATES.join(', ')} (an integer, in Hz)`,
+    };
+  }
+  const channels = obj['output_audio_number_of_channels'] ?? 1;
+  if (channels !== 1 && channels !== 2) {
+    return { code: 'invalid_parameters', message: '`output_audio_number_of_channels` must be 1 or 2' };
+  }
+  return { ...common, sampleRate: rate, channels };
 }

@@ -1,0 +1,143 @@
+/**
+ * The built-in engine (eSpeak NG in WebAssembly, kuromoji for Japanese readings):
+ * - cold spawn to first audio byte of `tts stream` with no service configured (the embedded
+ *   engine) for one English sentence and one Japanese sentence with kanji, against native
+ *   `espeak-ng --stdout` on the same sentence (or `node -e 0` to exit when it is not installed);
+ * - real-time factor (synthesis seconds per second of audio) of a paragraph on a warm engine in
+ *   this process, against native `espeak-ng --stdout PARAGRAPH` (wall time of the process over
+ *   the seconds of audio it wrote), with the same eSpeak voice; and, for information, the RTF of
+ *   the whole CLI run (start-up, engine start, synthesis, output).
+ */
+import { createEngine } from '../src/engine/index.js';
+import { espeakVoiceName } from '../src/engine/voices.js';
+import { benchEnv, median, timedSpawn, ttsArgs, which, type BenchOptions, type Figure } from './util.js';
+
+/** Target: cold spawn to first audio byte for an English sentence, in ms. */
+export const ENGINE_EN_FIRST_BYTE_MS_MAX = 300;
+/** Target: cold spawn to first audio byte for a Japanese sentence with kanji, in ms. */
+export const ENGINE_JA_FIRST_BYTE_MS_MAX = 1000;
+/** Target: real-time factor at most this many times native eSpeak NG's. */
+export const ENGINE_RTF_RATIO_MAX = 3;
+
+const EN_SENTENCE = 'The quick brown fox jumps over the lazy dog.';
+const JA_SENTENCE = '今日は良い天気です。';
+const EN_PARAGRAPH =
+  'Text to speech turns written words into sound. This paragraph is long enough to measure how fast the engine speaks ' +
+  'compared with real time. It has several sentences of ordinary English, with numbers like 42 and 1999, and punctuation, ' +
+  'so that the synthesizer does the work it does every day. The result is a real-time factor: seconds of work for each second of audio.';
+const JA_PARAGRAPH =
+  '今日は良い天気です。明日は雨が降るかもしれませんので、傘を持って出かけてください。東京駅から新幹線に乗って、' +
+  '大阪まで二時間半ほどかかります。音声合成の速さを測るために、この段落にはいくつかの文があります。';
+
+/** Bytes per second of the SSE channel's audio: 24 kHz mono pcm16. */
+const OUR_BYTES_PER_SECOND = 24000 * 2;
+
+/**
+ * Measures cold first-byte times in ms (median of 3 runs with `--quick`; 7 otherwise, after one
+ * discarded run that fills the page cache) and real-time factors (median of 1 / 3 runs after a
+ * warm-up job).
+ */
+export async function benchEngine(options: BenchOptions): Promise<Figure[]> {
+  const espeak = which('espeak-ng');
+  const coldRuns = options.quick ? 3 : 7;
+  const rtfRuns = options.quick ? 1 : 3;
+  const env = benchEnv();
+  const figures: Figure[] = [];
+
+  const sentences = [
+    { lang: 'en' as const, voice: 'en-man-1', text: EN_SENTENCE, limit: ENGINE_EN_FIRST_BYTE_MS_MAX, label: 'English sentence' },
+    { lang: 'ja' as const, voice: 'ja-man-1', text: JA_SENTENCE, limit: ENGINE_JA_FIRST_BYTE_MS_MAX, label: 'Japanese sentence (kanji)' },
+  ];
+  for (const s of sentences) {
+    const ours: number[] = [];
+    const native: number[] = [];
+    for (let r = options.quick ? 0 : -1; r < coldRuns; r++) {
+      const run = await timedSpawn(process.execPath, ttsArgs('stream', '-q', '-v', s.voice, s.text), { env });
+      const base =
+        espeak === undefined
+          ? await timedSpawn(process.execPath, ['-e', '0'], { env })
+          : await timedSpawn(espeak, ['-v', espeakVoiceName(s.voice, s.lang), '--stdout', s.text], { env });
+      if (run.firstByteMs === undefined || run.stdoutBytes === 0) throw new Error(`tts stream wrote no audio for the ${s.label}: ${run.stderr.trim()}`);
+      if (r < 0) continue;
+      ours.push(run.firstByteMs);
+      native.push(espeak === undefined ? base.exitMs : (base.firstByteMs ?? base.exitMs));
+    }
+    figures.push({
+      bench: 'engine',
+      name: `engine: cold first byte, ${s.label}`,
+      value: median(ours),
+      unit: 'ms',
+      baseline: { name: espeak === undefined ? 'node -e 0 (no espeak-ng)' : 'native espeak-ng', value: median(native) },
+      targets: [{ kind: 'max', limit: s.limit }],
+      note: `median of ${coldRuns}, spawn → first stdout byte`,
+    });
+  }
+  options.log(`engine: cold first byte, ${coldRuns} runs per sentence`);
+
+  const engine = createEngine();
+  try {
+    const paragraphs = [
+      { lang: 'en' as const, voice: 'en-man-1', text: EN_PARAGRAPH, label: 'English paragraph', warm: EN_SENTENCE, judged: true },
+      { lang: 'ja' as const, voice: 'ja-man-1', text: JA_PARAGRAPH, label: 'Japanese paragraph', warm: JA_SENTENCE, judged: false },
+    ];
+    for (const p of paragraphs) {
+      const job = { voice: p.voice, language: p.lang, format: 'pcm16' as const, sampleRate: 24000, channels: 1 };
+      await synthesizeTimed(engine, { ...job, text: p.warm });
+      const ours: number[] = [];
+      const native: number[] = [];
+      const cli: number[] = [];
+      for (let r = 0; r < rtfRuns; r++) {
+        const t = await synthesizeTimed(engine, { ...job, text: p.text });
+        ours.push(t.seconds / (t.bytes / OUR_BYTES_PER_SECOND));
+        const run = await timedSpawn(process.execPath, ttsArgs('stream', '-q', '-v', p.voice, p.text), { env });
+        cli.push(run.exitMs / 1000 / (run.stdoutBytes / OUR_BYTES_PER_SECOND));
+        if (espeak !== undefined) native.push(await nativeRtf(espeak, espeakVoiceName(p.voice, p.lang), p.text));
+      }
+      const baseline = native.length === 0 ? undefined : { name: 'native espeak-ng', value: median(native) };
+      figures.push({
+        bench: 'engine',
+        name: `engine: RTF, ${p.label} (warm)`,
+        value: median(ours),
+        unit: 'x',
+        baseline,
+        targets: p.judged && baseline !== undefined ? [{ kind: 'ratio-max', limit: ENGINE_RTF_RATIO_MAX }] : [],
+        note: `median of ${rtfRuns}; synthesis s / audio s${baseline === undefined ? '; espeak-ng not installed' : ''}${p.judged ? '' : '; native reads kanji as "Chinese letter"'}`,
+      });
+      figures.push({
+        bench: 'engine',
+        name: `engine: RTF, ${p.label} (whole CLI run)`,
+        value: median(cli),
+        unit: 'x',
+        baseline,
+        targets: [],
+        note: `median of ${rtfRuns}; spawn → exit / audio s`,
+      });
+    }
+    options.log(`engine: real-time factors, ${rtfRuns} run(s) per paragraph`);
+  } finally {
+    await engine.close();
+  }
+  return figures;
+}
+
+/** Runs one job on `engine`. @returns its wall time in seconds and the audio bytes it made. */
+async function synthesizeTimed(
+  engine: ReturnType<typeof createEngine>,
+  job: Parameters<ReturnType<typeof createEngine>['synthesize']>[0],
+): Promise<{ seconds: number; bytes: number }> {
+  const started = performance.now();
+  let bytes = 0;
+  for await (const chunk of engine.synthesize(job)) bytes += chunk.length;
+  return { seconds: (performance.now() - started) / 1000, bytes };
+}
+
+/**
+ * Real-time factor of native eSpeak NG: wall time of `espeak-ng --stdout` (process start
+ * included) over the seconds of audio in the WAV it wrote — counted from the bytes, since a piped
+ * WAV's header has no real size, at 22050 Hz mono 16-bit, eSpeak NG's only output format.
+ */
+async function nativeRtf(espeak: string, voice: string, text: string): Promise<number> {
+  const run = await timedSpawn(espeak, ['-v', voice, '--stdout', text]);
+  const seconds = (run.stdoutBytes - 44) / 2 / 22050;
+  return run.exitMs / 1000 / seconds;
+}

@@ -1,0 +1,103 @@
+/**
+ * `tts serve` (DESIGN.md §5): the built-in service as a real server, for building and testing
+ * apps against the service's protocol offline. Keys from `TTS_SERVER_API_KEYS` (comma-separated)
+ * or `--api-keys-file` (one per line, `#` comments); with none, one is made and shown once.
+ */
+import { readFile } from 'node:fs/promises';
+import { availableParallelism } from 'node:os';
+import { isLoopbackHost } from '../../client/auth.js';
+import { TtsError } from '../../client/errors.js';
+import { EXIT } from '../../protocol/codes.js';
+import type { CommandIo } from '../run.js';
+import { createReporter, reportError } from '../report.js';
+
+/** Flags of `tts serve`. */
+export interface ServeFlags {
+  host: string;
+  port: number;
+  apiKeysFile?: string;
+  maxChars: number;
+  rateLimit: string;
+  maxConcurrent: number;
+  quotaChars?: number;
+  workers?: number;
+  quiet?: boolean;
+}
+
+/**
+ * Runs the server until SIGINT or SIGTERM.
+ * @returns 0 after a clean stop on SIGTERM, 130 after SIGINT (DESIGN.md §3); 2 for bad flags
+ *   or a refused configuration; 7 when the address cannot be bound.
+ */
+export async function serve(flags: ServeFlags, io: CommandIo): Promise<number> {
+  const reporter = createReporter(io.stderr, { quiet: flags.quiet });
+  try {
+    const { parseRate } = await import('../../server/limits.js');
+    let rate: { limit: number; windowSeconds: number };
+    try {
+      rate = parseRate(flags.rateLimit);
+    } catch (cause) {
+      throw new TtsError('usage', `--rate-limit: ${(cause as Error).message}`);
+    }
+    let keys = await configuredKeys(flags, io.env);
+    let generated = false;
+    if (keys.length === 0) {
+      if (!isLoopbackHost(flags.host)) {
+        throw new TtsError('usage', `refusing to serve on ${flags.host} without configured keys`, {
+          hint: 'set TTS_SERVER_API_KEYS or --api-keys-file, or bind 127.0.0.1',
+        });
+      }
+      const { generateKey } = await import('../../server/keys.js');
+      keys = [generateKey()];
+      generated = true;
+    }
+    const [{ createEngine }, { createService, closeService, listen }] = await Promise.all([import('../../engine/index.js'), import('../../server/service.js')]);
+    const engine = createEngine({ workers: flags.workers ?? Math.max(1, availableParallelism()) });
+    const service = createService({
+      apiKeys: keys,
+      engine,
+      maxChars: flags.maxChars,
+      rateLimit: rate,
+      maxConcurrent: flags.maxConcurrent,
+      ...(flags.quotaChars === undefined ? {} : { quotaChars: flags.quotaChars }),
+      accessLog: (line) => io.stderr.write(`${line}\n`),
+    });
+    let base: string;
+    try {
+      base = await listen(service, flags.host, flags.port);
+    } catch (cause) {
+      await engine.close();
+      const code = (cause as NodeJS.ErrnoException).code ?? 'error';
+      throw new TtsError('io_error', `cannot listen on ${flags.host}:${flags.port} (${code})`, { cause, hint: code === 'EADDRINUSE' ? 'pick another --port' : undefined });
+    }
+    if (generated) io.stderr.write(`tts: API key for this server (shown once): ${keys[0]}\n`);
+    io.stderr.write(`tts: serving SSE on ${base}/v1/tts/sse and WebSocket on ${base.replace(/^http/, 'ws')}/v1/realtime_tts\n`);
+    io.stderr.write(`tts: use it with TTS_BASE_URL=${base} TTS_API_KEY=… tts say "…"  (Ctrl-C stops)\n`);
+    const signal = await new Promise<NodeJS.Signals>((resolve) => {
+      process.once('SIGINT', () => resolve('SIGINT'));
+      process.once('SIGTERM', () => resolve('SIGTERM'));
+    });
+    io.stderr.write(`tts: ${signal}: stopping; running streams are ended\n`);
+    await closeService(service);
+    await engine.close();
+    return signal === 'SIGINT' ? EXIT.interrupted : EXIT.ok;
+  } catch (error) {
+    return reportError(error, reporter);
+  }
+}
+
+async function configuredKeys(flags: ServeFlags, env: NodeJS.ProcessEnv): Promise<string[]> {
+  const keys: string[] = [];
+  const fromEnv = env['TTS_SERVER_API_KEYS'];
+  if (fromEnv !== undefined) keys.push(...fromEnv.split(',').map((k) => k.trim()).filter((k) => k !== ''));
+  if (flags.apiKeysFile !== undefined) {
+    let text: string;
+    try {
+      text = await readFile(flags.apiKeysFile, 'utf8');
+    } catch (cause) {
+      throw new TtsError('usage', `cannot read ${flags.apiKeysFile} (${(cause as NodeJS.ErrnoException).code ?? 'error'})`, { cause });
+    }
+    keys.push(...text.split(/\r?\n/).map((l) => l.trim()).filter((l) => l !== '' && !l.startsWith('#')));
+  }
+  return keys;
+}

@@ -1,0 +1,455 @@
+/**
+ * The WebSocket channel client (SERVICE.md §2.4, §2.5, §3, §4.2, §6.2; DESIGN.md §4): connect to
+ * `{ws_base}/v1/realtime_tts` with `Authorization: Bearer`, wait for `tts_session.created`, send
+ * exactly one `tts_session.update`, and yield each `tts.output_audio.delta` as decoded audio until
+ * `tts.output.completed` — the same `AsyncIterable<AudioChunk>` as the SSE client (STYLE.md §1).
+ *
+ * Layers (STYLE.md §2): ws frames → protocol outcomes ({@link interpretFrame}, pure) → a bounded
+ * queue of audio chunks → the consumer. The iterator owns cleanup (STYLE.md §3): completion closes
+ * with 1000; leaving the loop early, an abort, a timeout or an error terminates the socket.
+ */
+import type { ClientRequest, IncomingMessage } from 'node:http';
+import type { RawData, WebSocket } from 'ws';
+import type { RealtimeSession, RealtimeSessionUpdate } from '../protocol/types.js';
+import { voiceToWire } from '../protocol/voices.js';
+import { assertSecureTransport, bearer } from './auth.js';
+import { TtsError } from './errors.js';
+import { errorFromEvent, errorFromResponse } from './service-error.js';
+import { decodeBase64 } from './sse.js';
+import { transportError } from './transport-error.js';
+import type { AudioChunk, VerboseLog } from './types.js';
+
+/** Path of the WebSocket endpoint, appended to the WebSocket base URL (SERVICE.md §4.2). */
+export const REALTIME_PATH = '/v1/realtime_tts';
+
+/**
+ * Largest frame we accept from the service, in bytes: a delta of 100 ms of 48 kHz stereo
+ * float32 is ~51 KiB of base64, so 16 MiB is generous while a runaway frame cannot exhaust memory.
+ */
+export const MAX_FRAME_BYTES = 16 * 1024 * 1024;
+
+/**
+ * Audio bytes queued for the consumer above which we stop reading the socket (TCP then pushes
+ * back on the service); reading resumes once the queue drains below {@link QUEUE_LOW_WATER_BYTES}.
+ * Never decode far ahead of the sink (STYLE.md §6).
+ */
+export const QUEUE_HIGH_WATER_BYTES = 1024 * 1024;
+/** See {@link QUEUE_HIGH_WATER_BYTES}. */
+export const QUEUE_LOW_WATER_BYTES = 256 * 1024;
+
+/** Largest body of a refused handshake we read, in bytes. */
+const MAX_REFUSAL_BODY_BYTES = 64 * 1024;
+
+/**
+ * After our close frame (code 1000) the service should answer at once; if it does not within this
+ * many milliseconds, the socket is destroyed so a silent peer cannot hold the process open.
+ */
+const CLOSE_GRACE_MS = 2000;
+
+/**
+ * What to synthesize: the session fields of SERVICE.md §2.4, with the voice written as on the CLI
+ * (`ja-man-1`); the client spells it `ja_man_1` on the wire itself (DESIGN.md §1 `--voice`).
+ */
+export type RealtimeSessionRequest = Omit<RealtimeSession, 'preset_voice'> & {
+  /** Preset voice id with hyphens, e.g. `ja-man-1`. */
+  voice: string;
+};
+
+/** How to reach the service and what to ask for. */
+export interface RealtimeStreamOptions {
+  /** WebSocket base, e.g. `wss://api.example.com` (a path prefix is kept; http(s) is read as ws(s)). */
+  wsBaseUrl: string;
+  /** API key, sent only as `Authorization: Bearer` on the handshake, never in the URL (DESIGN.md §4). */
+  apiKey: string;
+  /** The session; every field is sent in the one `tts_session.update` (DESIGN.md §4: "sends what the user asked"). */
+  session: RealtimeSessionRequest;
+  /** Limit in milliseconds for handshake + first event, and for silence between events (DESIGN.md §1 `--timeout`). */
+  timeoutMs: number;
+  /** Aborts the session (Ctrl-C); the iterator then throws `signal.reason`. */
+  signal?: AbortSignal;
+  /** Allows plain ws:// to a non-loopback host (DESIGN.md §1). */
+  allowInsecure?: boolean;
+  /** Receives protocol detail for `--verbose` (the key is always shown as `***`). */
+  verbose?: VerboseLog;
+}
+
+/** One protocol-level reading of a text frame (SERVICE.md §6.2, DESIGN.md §4). */
+export type RealtimeOutcome =
+  | { kind: 'created' }
+  | { kind: 'updated' }
+  | { kind: 'audio'; chunk: AudioChunk }
+  | { kind: 'completed' }
+  | { kind: 'error'; error: TtsError }
+  | { kind: 'ignored'; type: string };
+
+/**
+ * Joins a WebSocket base URL and {@link REALTIME_PATH}, keeping any path prefix of the base.
+ * `http:`/`https:` bases are read as `ws:`/`wss:` (a tolerant client: DESIGN.md §4).
+ * @throws TtsError `usage` for an unparsable URL.
+ */
+export function realtimeUrl(wsBaseUrl: string): URL {
+  let url: URL;
+  try {
+    url = new URL(wsBaseUrl);
+  } catch (cause) {
+    throw new TtsError('usage', `invalid WebSocket base URL: ${wsBaseUrl}`, { cause, hint: 'set TTS_WS_BASE_URL to e.g. wss://api.example.com' });
+  }
+  if (url.protocol === 'http:') url.protocol = 'ws:';
+  else if (url.protocol === 'https:') url.protocol = 'wss:';
+  url.pathname = url.pathname.replace(/\/+$/, '') + REALTIME_PATH;
+  url.hash = '';
+  return url;
+}
+
+/**
+ * Reads one text frame (SERVICE.md §6.2). The frame must be a JSON object with a string `type`;
+ * unknown fields and unknown types are ignored (DESIGN.md §4), an event whose type contains
+ * `error` is the service's refusal, and a delta without valid base64 is a protocol error — never
+ * silently dropped audio.
+ * @param text the frame's UTF-8 text.
+ */
+export function interpretFrame(text: string): RealtimeOutcome {
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch {
+    return { kind: 'error', error: malformed('a frame that is not JSON') };
+  }
+  if (!isRecord(data)) return { kind: 'error', error: malformed('a frame that is not a JSON object') };
+  const type = data['type'];
+  if (typeof type !== 'string') return { kind: 'error', error: malformed('a frame without a string `type`') };
+  switch (type) {
+    case 'tts_session.created':
+      return { kind: 'created' };
+    case 'tts_session.updated':
+      return { kind: 'updated' };
+    case 'tts.output_audio.delta': {
+      const delta = data['delta'];
+      if (typeof delta !== 'string') return { kind: 'error', error: malformed('a tts.output_audio.delta without a string `delta`') };
+      const bytes = decodeBase64(delta);
+      if (bytes === undefined) return { kind: 'error', error: malformed('a tts.output_audio.delta whose `delta` is not valid base64') };
+      const itemId = typeof data['item_id'] === 'string' ? data['item_id'] : undefined;
+      return { kind: 'audio', chunk: { data: bytes, itemId } };
+    }
+    case 'tts.output.completed':
+      return { kind: 'completed' };
+    default:
+      // DESIGN.md §4: "an event whose type contains `error` … is fatal".
+      if (type.includes('error')) return { kind: 'error', error: errorFromEvent(text, 'WebSocket') };
+      return { kind: 'ignored', type };
+  }
+}
+
+/**
+ * The error for a close that came before `tts.output.completed` (DESIGN.md §4): 1011 (internal
+ * error), 1012 (restart) and 1013 (try again later) are the service failing, so `server_error`
+ * (retriable); any other code means the audio is cut short, `stream_ended_early`. Both exit 6.
+ * @param code the close code (RFC 6455 §7.4; 1005 = none given, 1006 = no close frame).
+ * @param reason the close reason, UTF-8, at most 123 bytes.
+ */
+export function closeError(code: number, reason: string): TtsError {
+  const why = reason === '' ? '' : `: ${clean(reason)}`;
+  const what = code === 1006 ? 'the connection dropped (1006, no close frame)' : `the service closed the WebSocket with ${code}${why}`;
+  if (code === 1011 || code === 1012 || code === 1013) {
+    return new TtsError('server_error', `${what}, before tts.output.completed`, { retriable: true, hint: 'the service failed; try again later' });
+  }
+  return new TtsError('stream_ended_early', `${what}, before tts.output.completed`, { hint: 'the audio is incomplete; try again' });
+}
+
+/**
+ * Streams one synthesis over the WebSocket channel.
+ * @returns an async iterable of decoded audio chunks, in order; it completes on `tts.output.completed`.
+ * @throws TtsError — the service's code for a refused handshake (`invalid_api_key`, exit 3) or an
+ *   error event (exit 3/4/5); `timeout`, `connection_failed`, `protocol_error` (binary or malformed
+ *   frame, oversize frame, no upgrade), `stream_ended_early` / `server_error` (close before
+ *   completion) (exit 6); `insecure_transport` / `usage` before connecting (exit 2).
+ */
+export async function* streamRealtime(options: RealtimeStreamOptions): AsyncGenerator<AudioChunk, void, undefined> {
+  const url = realtimeUrl(options.wsBaseUrl);
+  assertSecureTransport(url, options.allowInsecure ?? false);
+  const verbose = options.verbose;
+  const signal = options.signal;
+  if (signal?.aborted) throw signal.reason ?? new TtsError('interrupted', 'interrupted');
+  const { WebSocket: WebSocketClass } = await import('ws');
+
+  const update: RealtimeSessionUpdate = {
+    type: 'tts_session.update',
+    session: {
+      input_text: options.session.input_text,
+      preset_voice: voiceToWire(options.session.voice),
+      output_audio_format: options.session.output_audio_format,
+      output_audio_sample_rate: options.session.output_audio_sample_rate,
+      output_audio_number_of_channels: options.session.output_audio_number_of_channels,
+      language: options.session.language,
+    },
+  };
+
+  // Chunks decoded but not yet taken by the consumer, and their total size in bytes.
+  const queue: AudioChunk[] = [];
+  let queuedBytes = 0;
+  let paused = false;
+  let completed = false;
+  let updateSent = false;
+  // The first failure wins; later ones (the close after an error event, ws's error after our own
+  // terminate) are consequences, not news.
+  let failure: unknown;
+  let failedUrgently = false;
+  let wake: (() => void) | undefined;
+  const notify = (): void => {
+    const w = wake;
+    wake = undefined;
+    w?.();
+  };
+
+  let ws: WebSocket | undefined;
+  const fail = (error: unknown, urgent = false): void => {
+    if (failure !== undefined || completed) return;
+    failure = error;
+    // An abort or timeout throws at once; the service's own error comes after the audio it
+    // sent before it, in order, as on SSE.
+    failedUrgently = urgent;
+    clearTimeout(timer);
+    ws?.terminate();
+    notify();
+  };
+
+  let timer: NodeJS.Timeout | undefined;
+  const arm = (): void => {
+    clearTimeout(timer);
+    timer = setTimeout(() => {
+      fail(
+        new TtsError('timeout', `no event from the service for ${options.timeoutMs / 1000} s`, {
+          retriable: true,
+          hint: 'raise --timeout, or check the service',
+        }),
+        true,
+      );
+    }, options.timeoutMs);
+  };
+
+  const onAbort = (): void => fail(signal?.reason ?? new TtsError('interrupted', 'interrupted'), true);
+  signal?.addEventListener('abort', onAbort, { once: true });
+
+  const onMessage = (raw: RawData, isBinary: boolean): void => {
+    if (failure !== undefined || completed) return;
+    arm();
+    if (isBinary) {
+      fail(malformed('a binary frame (the protocol has only JSON text frames)'));
+      return;
+    }
+    const text = rawToBuffer(raw).toString('utf8');
+    const outcome = interpretFrame(text);
+    switch (outcome.kind) {
+      case 'created':
+        verbose?.('< tts_session.created');
+        // SERVICE.md §3: the update is sent once, after `created` was received; a repeated
+        // `created` never triggers a second one (DESIGN.md §4).
+        if (!updateSent) {
+          updateSent = true;
+          verbose?.(`> ${JSON.stringify({ ...update, session: { ...update.session, input_text: `<${[...update.session.input_text].length} chars>` } })}`);
+          ws?.send(JSON.stringify(update), (err) => {
+            if (err !== undefined && err !== null) fail(transportError(err, url));
+          });
+        }
+        return;
+      case 'updated':
+        verbose?.('< tts_session.updated');
+        return;
+      case 'audio':
+        verbose?.(`< tts.output_audio.delta ${outcome.chunk.data.length} bytes${outcome.chunk.itemId === undefined ? '' : ` (${outcome.chunk.itemId})`}`);
+        queue.push(outcome.chunk);
+        queuedBytes += outcome.chunk.data.length;
+        if (!paused && queuedBytes >= QUEUE_HIGH_WATER_BYTES) {
+          // The consumer is behind: stop reading so TCP pushes back on the service. Silence while
+          // we are not reading is ours, not the service's, so the timer stops too.
+          paused = true;
+          clearTimeout(timer);
+          ws?.pause();
+        }
+        notify();
+        return;
+      case 'completed':
+        verbose?.('< tts.output.completed');
+        completed = true;
+        clearTimeout(timer);
+        notify();
+        return;
+      case 'error':
+        verbose?.(`< fatal: ${outcome.error.code}`);
+        fail(outcome.error);
+        return;
+      case 'ignored':
+        verbose?.(`< ignored event ${outcome.type}`);
+        return;
+    }
+  };
+
+  const onUnexpectedResponse = (_req: ClientRequest, res: IncomingMessage): void => {
+    const status = res.statusCode ?? 0;
+    verbose?.(`< HTTP ${status} ${String(res.headers['content-type'] ?? '')} (handshake refused)`);
+    readCapped(res, MAX_REFUSAL_BODY_BYTES).then((body) => {
+      if (status >= 400) {
+        fail(errorFromResponse(status, res.headers, body));
+      } else {
+        fail(
+          new TtsError('protocol_error', `expected a WebSocket upgrade (HTTP 101) from ${url.origin}, got HTTP ${status}`, {
+            status,
+            hint: 'check TTS_WS_BASE_URL points at the speech service',
+          }),
+        );
+      }
+    }, () => fail(errorFromResponse(status, res.headers, '')));
+  };
+
+  const onClose = (code: number, reason: Buffer): void => {
+    verbose?.(`< close ${code}${reason.length === 0 ? '' : ` ${clean(reason.toString('utf8'))}`}`);
+    if (completed || failure !== undefined) return;
+    fail(closeError(code, reason.toString('utf8')));
+  };
+
+  const onError = (err: Error): void => fail(wsError(err, url, options.timeoutMs));
+
+  let outcome: 'completed' | 'failed' | 'left' = 'left';
+  try {
+    arm();
+    verbose?.(`WebSocket ${url.href}`);
+    verbose?.('> Authorization: Bearer ***');
+    try {
+      ws = new WebSocketClass(url, {
+        headers: { authorization: bearer(options.apiKey) },
+        handshakeTimeout: options.timeoutMs,
+        maxPayload: MAX_FRAME_BYTES,
+        // A redirect could carry the key to another host; the service has no reason to send one.
+        followRedirects: false,
+      });
+    } catch (cause) {
+      throw cause instanceof TtsError ? cause : transportError(cause, url);
+    }
+    // 'error' stays attached after cleanup too: terminate() during the handshake emits one.
+    ws.on('error', onError);
+    ws.on('unexpected-response', onUnexpectedResponse);
+    ws.on('open', () => verbose?.('< HTTP 101 (WebSocket open)'));
+    ws.on('message', onMessage);
+    ws.on('close', onClose);
+
+    for (;;) {
+      if (failure !== undefined && (failedUrgently || queue.length === 0)) throw failure;
+      const chunk = queue.shift();
+      if (chunk !== undefined) {
+        queuedBytes -= chunk.data.length;
+        if (paused && queuedBytes <= QUEUE_LOW_WATER_BYTES && failure === undefined && !completed) {
+          paused = false;
+          ws.resume();
+          arm();
+        }
+        yield chunk;
+        continue;
+      }
+      if (completed) {
+        outcome = 'completed';
+        return;
+      }
+      await new Promise<void>((resolve) => {
+        wake = resolve;
+      });
+    }
+  } catch (error) {
+    outcome = 'failed';
+    throw error;
+  } finally {
+    clearTimeout(timer);
+    signal?.removeEventListener('abort', onAbort);
+    if (ws !== undefined) {
+      ws.off('message', onMessage);
+      if (outcome === 'completed') closeNormally(ws);
+      // Early exit, abort or error: nothing more is wanted from this socket.
+      else ws.terminate();
+    }
+  }
+}
+
+/**
+ * Closes with 1000 after `tts.output.completed` unless the service already did (DESIGN.md §4),
+ * destroying the socket if the closing handshake does not finish within {@link CLOSE_GRACE_MS}.
+ */
+function closeNormally(ws: WebSocket): void {
+  if (ws.readyState === ws.CLOSED) return;
+  // A paused socket could not read the service's answering close frame.
+  ws.resume();
+  if (ws.readyState === ws.OPEN) ws.close(1000);
+  const grace = setTimeout(() => ws.terminate(), CLOSE_GRACE_MS);
+  grace.unref();
+  ws.once('close', () => clearTimeout(grace));
+}
+
+/**
+ * Maps a ws 'error' to a TtsError: ws's own `WS_ERR_*` codes (bad frames, oversize payload,
+ * invalid UTF-8) are the service breaking the protocol; "Opening handshake has timed out" is our
+ * `--timeout`; socket errno codes go through {@link transportError} (STYLE.md §4).
+ */
+function wsError(err: Error, url: URL, timeoutMs: number): TtsError {
+  const code = (err as { code?: unknown }).code;
+  if (typeof code === 'string' && code.startsWith('WS_ERR_')) {
+    const what = code === 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH' ? `a frame over ${MAX_FRAME_BYTES / 1024 / 1024} MiB` : `an invalid WebSocket frame (${err.message})`;
+    return new TtsError('protocol_error', `the service sent ${what}`, { cause: err, hint: 'the service broke the protocol; try again or report it' });
+  }
+  if (/handshake has timed out/i.test(err.message)) {
+    return new TtsError('timeout', `the WebSocket handshake with ${url.origin} took over ${timeoutMs / 1000} s`, {
+      cause: err,
+      retriable: true,
+      hint: 'check the network, or raise --timeout',
+    });
+  }
+  if (typeof code !== 'string' && /^(Invalid|Server sent|Unexpected)/.test(err.message)) {
+    // ws's handshake validation (bad Sec-WebSocket-Accept, Upgrade header, extensions).
+    return new TtsError('protocol_error', `the WebSocket handshake with ${url.origin} failed: ${err.message}`, {
+      cause: err,
+      hint: 'check TTS_WS_BASE_URL points at the speech service',
+    });
+  }
+  return transportError(err, url);
+}
+
+function malformed(what: string): TtsError {
+  return new TtsError('protocol_error', `the service sent ${what}`, { hint: 'the service broke the protocol; try again or report it' });
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** ws delivers Buffer by default (binaryType 'nodebuffer'); fragmented messages may be arrays. */
+function rawToBuffer(raw: RawData): Buffer {
+  if (Buffer.isBuffer(raw)) return raw;
+  if (Array.isArray(raw)) return Buffer.concat(raw);
+  return Buffer.from(raw);
+}
+
+/** A close reason or service text made safe for one line on a terminal. */
+function clean(s: string): string {
+  return s.replace(/[\u0000-\u001f\u007f]+/g, ' ').slice(0, 200);
+}
+
+/** Reads at most `cap` bytes of a response body as UTF-8; resolves early on close. */
+function readCapped(res: IncomingMessage, cap: number): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const parts: Buffer[] = [];
+    let size = 0;
+    const finish = (): void => {
+      res.off('data', onData);
+      resolve(Buffer.concat(parts).subarray(0, cap).toString('utf8'));
+    };
+    const onData = (chunk: Buffer): void => {
+      parts.push(chunk);
+      size += chunk.length;
+      if (size >= cap) {
+        finish();
+        res.destroy();
+      }
+    };
+    res.on('data', onData);
+    res.once('end', finish);
+    res.once('close', finish);
+    res.once('error', (err) => (size > 0 ? finish() : reject(err)));
+  });
+}

@@ -1,0 +1,226 @@
+/**
+ * Turns the text of a job into what eSpeak NG should read (DESIGN.md §5).
+ *
+ * eSpeak NG's `ja` voice reads kana and ASCII digits, but it reads every kanji as "Chinese letter"
+ * and spells Latin words letter by letter. So for Japanese text we
+ * 1. NFKC-normalize (full-width Ａ１ → A1, half-width ｶﾅ → カナ),
+ * 2. replace kanji by their readings from kuromoji's IPADIC morphological analysis — only when the
+ *    text has kanji, because loading the dictionary costs ~0.7 s and ~100 MB,
+ * 3. cut Latin-letter runs out, to be read by the English voice of the same gender.
+ * English text is only NFKC-normalized.
+ *
+ * Sources: kuromoji.js (https://github.com/takuyaa/kuromoji.js) with IPADIC features
+ * `pronunciation` (katakana as spoken: 今日は → キョー ワ) and `reading` (katakana as written:
+ * キョウ ハ); Unicode UAX #15 (NFKC) and the Han script property (UAX #24).
+ */
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import kuromoji from 'kuromoji';
+import type { Language } from '../protocol/types.js';
+
+/** A piece of text and the language eSpeak NG reads it in. */
+export interface SpeechSegment {
+  /** `ja` → eSpeak's Japanese voice, `en` → its US English voice (same gender variant). */
+  language: Language;
+  /** Text handed to eSpeak NG: for `ja`, kana, digits and punctuation, never kanji. */
+  text: string;
+}
+
+/** A kuromoji tokenizer with IPADIC features. */
+export type JapaneseTokenizer = kuromoji.Tokenizer<kuromoji.IpadicFeatures>;
+
+/**
+ * Han characters: CJK Unified Ideographs with all extensions, compatibility ideographs,
+ * 々 (iteration mark), 〇 and 〆 — everything eSpeak NG would call "Chinese letter".
+ */
+const HAN = /\p{Script=Han}/u;
+const HAN_GLOBAL = /\p{Script=Han}/gu;
+
+/** True when `text` has at least one Han character (kanji, 々, 〇). */
+export function containsKanji(text: string): boolean {
+  return HAN.test(text);
+}
+
+let tokenizerPromise: Promise<JapaneseTokenizer> | undefined;
+let tokenizerLoaded = false;
+let tokenizerLoadMs: number | undefined;
+
+/**
+ * Loads kuromoji with the IPADIC dictionary shipped inside the `kuromoji` package
+ * (node_modules/kuromoji/dict), once per thread; later calls return the same tokenizer.
+ * Takes ~0.7 s and ~100 MB the first time. A failed load is not cached, so a later call retries.
+ * @throws Error when the dictionary files cannot be read.
+ */
+export function loadTokenizer(): Promise<JapaneseTokenizer> {
+  tokenizerPromise ??= new Promise<JapaneseTokenizer>((resolve, reject) => {
+    const started = performance.now();
+    // require.resolve gives .../kuromoji/src/kuromoji.js; the dictionary is in .../kuromoji/dict.
+    const dicPath = path.join(path.dirname(createRequire(import.meta.url).resolve('kuromoji')), '..', 'dict');
+    kuromoji.builder({ dicPath }).build((err, tokenizer) => {
+      if (err) {
+        tokenizerPromise = undefined;
+        reject(err instanceof Error ? err : new Error(String(err)));
+        return;
+      }
+      tokenizerLoaded = true;
+      tokenizerLoadMs = performance.now() - started;
+      resolve(tokenizer);
+    });
+  });
+  return tokenizerPromise;
+}
+
+/**
+ * Whether this thread has loaded kuromoji's dictionary (observable so tests can check that kana
+ * and English text never pay for it).
+ */
+export function isTokenizerLoaded(): boolean {
+  return tokenizerLoaded;
+}
+
+/** Milliseconds the dictionary load took in this thread, or undefined if it was never loaded. */
+export function tokenizerLoadTime(): number | undefined {
+  return tokenizerLoadMs;
+}
+
+/**
+ * Replaces every kanji of `text` by its katakana reading, using `tokenizer`.
+ *
+ * Per token: the `pronunciation` (as spoken: particle は → ワ, 東京 → トーキョー), else the
+ * `reading`, else — for an unknown word with kanji — each Han character looked up alone
+ * (々 repeats the previous kanji's reading); whatever still has no reading is dropped, so eSpeak
+ * never says "Chinese letter". Kana tokens also take their pronunciation (は → ワ, へ → エ).
+ * Tokens without a reading (digits, Latin words, punctuation, spaces) are kept as they are.
+ * Tokens are joined without spaces: eSpeak pauses at spaces, which Japanese does not write.
+ */
+export function kanjiToKana(text: string, tokenizer: JapaneseTokenizer): string {
+  let out = '';
+  let lastKanjiReading = '';
+  for (const token of tokenizer.tokenize(text)) {
+    const surface = token.surface_form;
+    const spoken = usableReading(token.pronunciation) ?? usableReading(token.reading);
+    if (!containsKanji(surface)) {
+      // Kana words take their pronunciation; anything else (digits, Latin, symbols) stays.
+      out += spoken !== undefined && /^[\p{Script=Hiragana}\p{Script=Katakana}ー]+$/u.test(surface) ? spoken : surface;
+      continue;
+    }
+    if (spoken !== undefined) {
+      out += spoken;
+      lastKanjiReading = spoken;
+      continue;
+    }
+    for (const ch of surface) {
+      if (!containsKanji(ch)) {
+        out += ch;
+        continue;
+      }
+      const alone = ch === '々' ? lastKanjiReading : readingOfCharacter(ch, tokenizer);
+      if (alone !== undefined && alone !== '') {
+        out += alone;
+        lastKanjiReading = alone;
+      }
+    }
+  }
+  return out;
+}
+
+/** A kuromoji reading usable for eSpeak: defined, not IPADIC's '*' placeholder, without Han. */
+function usableReading(reading: string | undefined): string | undefined {
+  if (reading === undefined || reading === '' || reading === '*' || containsKanji(reading)) return undefined;
+  return reading;
+}
+
+/** Readings of lone Han characters that IPADIC only knows inside words. */
+const LONE_HAN_READINGS: Readonly<Record<string, string>> = { '〇': 'ゼロ' };
+
+function readingOfCharacter(ch: string, tokenizer: JapaneseTokenizer): string | undefined {
+  const fixed = LONE_HAN_READINGS[ch];
+  if (fixed !== undefined) return fixed;
+  const tokens = tokenizer.tokenize(ch);
+  if (tokens.length !== 1) return undefined;
+  return usableReading(tokens[0]!.pronunciation) ?? usableReading(tokens[0]!.reading);
+}
+
+/**
+ * Fixes for characters and notations eSpeak NG's `ja` voice misreads (measured with its IPA
+ * output): small ヵ ヶ ゎ ヮ and ・ are "Japanese letter", kana iteration marks ゝゞヽヾ are
+ * silent, "~" is read in English as "tilde", "%" as "percent", 1,000 as "いち せん" and 3.14 as
+ * "さん じゅうよん". Applied to Japanese segments only.
+ */
+export function fixKanaForEspeak(text: string): string {
+  return (
+    text
+      .replace(/[ヵゕ]/g, 'カ')
+      .replace(/[ヶゖ]/g, 'ケ')
+      .replace(/ゎ/g, 'わ')
+      .replace(/ヮ/g, 'ワ')
+      // Iteration marks repeat the previous kana; the voiced ones voice it.
+      .replace(/(.)([ゝヽ])/gu, (_m, prev: string) => prev + prev)
+      .replace(/(.)([ゞヾ])/gu, (_m, prev: string) => prev + voiced(prev))
+      .replace(/[ゝゞヽヾ]/g, '')
+      .replace(/・/g, ' ')
+      .replace(/(\d),(?=\d{3}(?!\d))/g, '$1')
+      .replace(/(\d+)\.(\d+)/g, (_m, int: string, frac: string) => `${int}テン${[...frac].join(' ')}`)
+      .replace(/(\d)\s*[~〜]\s*(?=\d)/g, '$1カラ')
+      .replace(/~/g, '〜')
+      .replace(/%/g, 'パーセント')
+      // A prolonged-sound mark with no kana before it is read as "Japanese letter".
+      .replace(/(^|[^\p{Script=Hiragana}\p{Script=Katakana}ー])ー+/gu, '$1')
+  );
+}
+
+function voiced(kana: string): string {
+  const composed = (kana + '\u3099').normalize('NFC');
+  return composed.length === 1 ? composed : kana;
+}
+
+/**
+ * A Latin-letter word: letters, then letters/digits, with inner ' ’ . - & (Node.js, don't,
+ * AT&T, e-mail) but not a trailing one. After NFKC, full-width letters are ASCII already.
+ */
+const LATIN_WORD = String.raw`\p{Script=Latin}(?:[\p{Script=Latin}\d]|['’.\-&](?=[\p{Script=Latin}\d]))*`;
+/** Latin words separated by spaces or a comma stay one run, so English phrases keep their prosody. */
+const LATIN_RUN = new RegExp(`${LATIN_WORD}(?:(?:[ \\t]+|[ \\t]*,[ \\t]*)${LATIN_WORD})*`, 'gu');
+/** Something eSpeak will say: a letter or digit of any script (punctuation alone is silence). */
+const SPEAKABLE = /[\p{L}\p{N}]/u;
+
+/**
+ * Splits Japanese text into Japanese pieces and Latin-letter runs (`en`), in order:
+ * "東京でPythonを書く" → [ja "東京で", en "Python", ja "を書く"]. Pieces with nothing speakable
+ * (only spaces or punctuation) are dropped; eSpeak pauses at each segment's end anyway.
+ */
+export function splitLatinRuns(text: string): SpeechSegment[] {
+  const segments: SpeechSegment[] = [];
+  const push = (language: Language, piece: string): void => {
+    if (!SPEAKABLE.test(piece)) return;
+    const last = segments[segments.length - 1];
+    if (last !== undefined && last.language === language) last.text += piece;
+    else segments.push({ language, text: piece });
+  };
+  let at = 0;
+  for (const match of text.matchAll(LATIN_RUN)) {
+    push('ja', text.slice(at, match.index));
+    push('en', match[0]);
+    at = match.index + match[0].length;
+  }
+  push('ja', text.slice(at));
+  return segments;
+}
+
+/**
+ * The segments eSpeak NG reads for a job's `text` in `language`, in order.
+ * - `en`: the NFKC-normalized text as one English segment.
+ * - `ja`: NFKC; if the text has kanji, kuromoji readings replace them (loading kuromoji on first
+ *   use — never for text without kanji); Latin-letter runs become English segments; the rest gets
+ *   {@link fixKanaForEspeak}. ASCII digits stay for eSpeak's `ja` voice to read in Japanese.
+ * Returns [] when nothing is speakable (e.g. only punctuation).
+ * @throws Error when kuromoji's dictionary cannot be loaded.
+ */
+export async function speechSegments(text: string, language: Language): Promise<SpeechSegment[]> {
+  const normalized = text.normalize('NFKC');
+  if (language === 'en') return SPEAKABLE.test(normalized) ? [{ language: 'en', text: normalized }] : [];
+  const kana = containsKanji(normalized) ? kanjiToKana(normalized, await loadTokenizer()) : normalized;
+  return splitLatinRuns(kana)
+    .map((s): SpeechSegment => (s.language === 'ja' ? { language: 'ja', text: fixKanaForEspeak(s.text).replace(HAN_GLOBAL, '') } : s))
+    .filter((s) => SPEAKABLE.test(s.text));
+}

@@ -1,0 +1,72 @@
+/**
+ * Messages between the engine's pool (main thread, engine.ts) and its workers (worker.ts).
+ *
+ * The pool sends a worker one job at a time and the next only after that job's `end` or `error`.
+ * Cancellation does not travel as a message: while eSpeak NG synthesizes, the worker's thread is
+ * inside a synchronous WebAssembly call and cannot read messages. Instead each worker shares an
+ * Int32Array of one element with the pool (a SharedArrayBuffer in `workerData`); the pool stores
+ * the id of the job to abort there with Atomics.store, and the worker compares it with its current
+ * job id in every eSpeak callback. Storing an id (not a boolean) means a late abort of a finished
+ * job can never stop the next one.
+ */
+import type { SynthesisJob } from './types.js';
+import type { SpeechSegment } from './japanese.js';
+
+/** `workerData` of an engine worker. */
+export interface EngineWorkerData {
+  /** 4 bytes: Int32 id of the job the pool wants aborted (0 = none). */
+  abortFlag: SharedArrayBuffer;
+}
+
+/** Pool → worker: synthesize `job`; ids are positive and increase per engine. */
+export interface JobRequest {
+  type: 'job';
+  id: number;
+  job: SynthesisJob;
+}
+
+/** Worker → pool: the next encoded chunk of job `id` (whole frames, ≤ 100 ms). */
+export interface ChunkReply {
+  type: 'chunk';
+  id: number;
+  data: Uint8Array;
+}
+
+/** Worker → pool: job `id` is over (completed, or stopped by the abort flag); the worker is free. */
+export interface EndReply {
+  type: 'end';
+  id: number;
+  report: JobReport;
+}
+
+/** Worker → pool: job `id` failed; the worker is free and still usable. */
+export interface ErrorReply {
+  type: 'error';
+  id: number;
+  message: string;
+}
+
+/** Any message a worker sends. */
+export type WorkerReply = ChunkReply | EndReply | ErrorReply;
+
+/** What a worker measured for one job (diagnostics and tests; all times in milliseconds). */
+export interface JobReport {
+  /** True when the job was stopped by the abort flag before it completed. */
+  aborted: boolean;
+  /** The text as handed to eSpeak NG, piece by piece, with the language each was read in. */
+  segments: SpeechSegment[];
+  /** Samples eSpeak NG made, at 22050 Hz mono. */
+  inputSamples: number;
+  /** Frames sent, at the job's sample rate. */
+  outputFrames: number;
+  /** Whether this worker has kuromoji's dictionary loaded (after this job). */
+  kuromojiLoaded: boolean;
+  /** Dictionary load time, if this worker has loaded it. */
+  kuromojiLoadMs?: number;
+  /** eSpeak NG WebAssembly start-up time; only in the report of a worker's first job. */
+  espeakInitMs?: number;
+  /** From receiving the job to the first chunk sent, if any was sent. */
+  firstChunkMs?: number;
+  /** From receiving the job to its end. */
+  totalMs: number;
+}

@@ -1,0 +1,208 @@
+/**
+ * The engine's output stage: eSpeak NG's 22050 Hz mono 16-bit samples → the job's sample rate,
+ * channels and encoding, cut into chunks of whole frames and at most 100 ms.
+ *
+ * Resampling uses libsamplerate (Erik de Castro Lopo's Secret Rabbit Code, compiled to
+ * WebAssembly by `@alexanderolsen/libsamplerate-js`) through its streaming "full" API, which keeps
+ * filter state between calls. That API has no end-of-input flush and holds back a few dozen
+ * samples (the sinc filter's delay), so {@link AudioOutput.finish} feeds zeros and trims: the total
+ * is exactly round(inputSamples × sampleRate / 22050) frames, the length a one-shot conversion has.
+ */
+import pkg from '@alexanderolsen/libsamplerate-js';
+import { encodeFloat } from '../audio/encoding.js';
+import type { AudioFormat } from '../protocol/types.js';
+
+const { create, ConverterType } = pkg;
+
+/** A libsamplerate converter instance (one WebAssembly module instance). */
+type Converter = Awaited<ReturnType<typeof create>>;
+
+/**
+ * Idle converters by output rate. Instantiating one costs ~5 ms (~40 ms for the first, which
+ * compiles the WebAssembly); reusing one costs ~0.1 ms, which matters for the time to first chunk.
+ */
+const idleConverters = new Map<number, Converter[]>();
+const MAX_IDLE_PER_RATE = 2;
+
+async function acquireConverter(sampleRate: number): Promise<Converter> {
+  const reused = idleConverters.get(sampleRate)?.pop();
+  if (reused !== undefined) {
+    // The setter re-initializes libsamplerate's state (src_delete + src_new): no filter memory of
+    // the previous job leaks into this one. Same rate, so the wrapper's cached ratio stays right.
+    reused.outputSampleRate = sampleRate;
+    return reused;
+  }
+  return create(1, ESPEAK_SAMPLE_RATE, sampleRate, { converterType: ConverterType.SRC_SINC_MEDIUM_QUALITY });
+}
+
+function releaseConverter(converter: Converter): void {
+  if (converter.isDestroyed) return;
+  const list = idleConverters.get(converter.outputSampleRate) ?? [];
+  if (list.length >= MAX_IDLE_PER_RATE) {
+    converter.destroy();
+    return;
+  }
+  list.push(converter);
+  idleConverters.set(converter.outputSampleRate, list);
+}
+
+/** Sample rate of eSpeak NG's output, in Hz. */
+export const ESPEAK_SAMPLE_RATE = 22050;
+
+/** Longest chunk the engine yields, in seconds of audio (SpeechEngine contract). */
+export const MAX_CHUNK_SECONDS = 0.1;
+
+/** What the output stage produces. */
+export interface OutputOptions {
+  /** Encoding of the produced bytes. */
+  format: AudioFormat;
+  /** Output sample rate in Hz, a positive integer. */
+  sampleRate: number;
+  /** Output channels (the mono signal is duplicated and interleaved), a positive integer. */
+  channels: number;
+}
+
+/**
+ * Streaming converter for one job. Call {@link push} with each block of eSpeak samples as it
+ * arrives, then {@link finish} once, then {@link destroy}. Every returned Buffer is a whole number
+ * of frames of at most `floor(sampleRate × 0.1)` frames (100 ms), encoded with `encodeFloat`.
+ */
+export class AudioOutput {
+  /** Samples received from eSpeak so far (22050 Hz, mono). */
+  inputSamples = 0;
+  /** Frames handed out so far (at the output sample rate). */
+  outputFrames = 0;
+
+  private readonly held: Float32Array[] = [];
+  private heldFrames = 0;
+  private readonly maxFrames: number;
+  private finished = false;
+
+  private constructor(
+    private readonly options: OutputOptions,
+    private resampler: Converter | undefined,
+  ) {
+    this.maxFrames = Math.max(1, Math.floor(options.sampleRate * MAX_CHUNK_SECONDS));
+  }
+
+  /**
+   * Makes the output stage for `options`, with a libsamplerate converter (sinc, medium quality;
+   * reused from an earlier job of the same rate when one is idle) unless the rate is eSpeak's own
+   * 22050 Hz, which needs none.
+   * @throws RangeError on a sample rate or channel count that is not a positive integer.
+   */
+  static async create(options: OutputOptions): Promise<AudioOutput> {
+    if (!Number.isInteger(options.sampleRate) || options.sampleRate <= 0 || options.sampleRate > 384000) {
+      throw new RangeError(`sample rate must be a positive integer of Hz, got ${options.sampleRate}`);
+    }
+    if (!Number.isInteger(options.channels) || options.channels < 1 || options.channels > 8) {
+      throw new RangeError(`channels must be an integer from 1 to 8, got ${options.channels}`);
+    }
+    const resampler = options.sampleRate === ESPEAK_SAMPLE_RATE ? undefined : await acquireConverter(options.sampleRate);
+    return new AudioOutput(options, resampler);
+  }
+
+  /** Frames the whole input so far is worth: round(inputSamples × sampleRate / 22050). */
+  private targetFrames(): number {
+    return Math.round((this.inputSamples * this.options.sampleRate) / ESPEAK_SAMPLE_RATE);
+  }
+
+  /**
+   * Takes one block of eSpeak samples (22050 Hz mono, signed 16-bit) and returns the encoded
+   * chunks that are ready now — possibly none, never waiting to fill 100 ms.
+   */
+  push(samples: Int16Array): Buffer[] {
+    if (this.finished) throw new Error('AudioOutput.push after finish');
+    if (samples.length === 0) return [];
+    this.inputSamples += samples.length;
+    const float = new Float32Array(samples.length);
+    for (let i = 0; i < samples.length; i++) float[i] = samples[i]! / 32768;
+    this.hold(this.resampler ? this.resampler.full(float) : float);
+    // The resampler lags its input, so this cap never bites in practice; it guarantees that we
+    // never hand out more than the exact total, which could not be taken back later.
+    return this.emit(Math.min(this.heldFrames, this.targetFrames() - this.outputFrames));
+  }
+
+  /**
+   * Ends the input: drains the resampler with zeros and returns the last chunks, so that the
+   * total is exactly round(inputSamples × sampleRate / 22050) frames.
+   */
+  finish(): Buffer[] {
+    if (this.finished) return [];
+    this.finished = true;
+    const target = this.targetFrames();
+    if (this.resampler) {
+      const zeros = new Float32Array(256);
+      // The filter delay is well under 256 input samples per round; the bound only stops a
+      // misbehaving converter from looping forever.
+      for (let round = 0; round < 64 && this.outputFrames + this.heldFrames < target; round++) {
+        this.hold(this.resampler.full(zeros));
+      }
+    }
+    const chunks = this.emit(Math.min(this.heldFrames, target - this.outputFrames));
+    if (this.outputFrames < target) {
+      // Only reachable if the converter produced too little: pad with silence to keep the length exact.
+      this.hold(new Float32Array(target - this.outputFrames));
+      chunks.push(...this.emit(target - this.outputFrames));
+    }
+    this.held.length = 0;
+    this.heldFrames = 0;
+    return chunks;
+  }
+
+  /** Returns the converter for reuse by a later job; call once when done. Safe to call twice. */
+  destroy(): void {
+    if (this.resampler !== undefined) releaseConverter(this.resampler);
+    this.resampler = undefined;
+    this.finished = true;
+  }
+
+  private hold(block: Float32Array): void {
+    if (block.length === 0) return;
+    this.held.push(block);
+    this.heldFrames += block.length;
+  }
+
+  /** Encodes and removes the first `frames` held frames, in chunks of at most maxFrames. */
+  private emit(frames: number): Buffer[] {
+    const chunks: Buffer[] = [];
+    let left = Math.max(0, frames);
+    while (left > 0) {
+      const n = Math.min(left, this.maxFrames);
+      chunks.push(this.encode(this.take(n)));
+      left -= n;
+    }
+    return chunks;
+  }
+
+  private take(n: number): Float32Array {
+    const out = new Float32Array(n);
+    let filled = 0;
+    while (filled < n) {
+      const head = this.held[0]!;
+      const need = n - filled;
+      if (head.length <= need) {
+        out.set(head, filled);
+        filled += head.length;
+        this.held.shift();
+      } else {
+        out.set(head.subarray(0, need), filled);
+        this.held[0] = head.subarray(need);
+        filled = n;
+      }
+    }
+    this.heldFrames -= n;
+    this.outputFrames += n;
+    return out;
+  }
+
+  private encode(mono: Float32Array): Buffer {
+    const { channels, format } = this.options;
+    if (channels === 1) return encodeFloat(mono, format);
+    const interleaved = new Float32Array(mono.length * channels);
+    for (let i = 0; i < mono.length; i++) {
+      for (let c = 0; c < channels; c++) interleaved[i * channels + c] = mono[i]!;
+    }
+    return encodeFloat(interleaved, format);
+  }
+}

@@ -1,0 +1,245 @@
+/**
+ * The engine as the service uses it (src/engine/engine.ts + worker.ts): streaming, chunk shapes
+ * and exact lengths, cancellation, queueing, crashes, close, and not keeping Node alive.
+ */
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { after, before, test } from 'node:test';
+import { promisify } from 'node:util';
+import { bytesPerSample } from '../../src/audio/encoding.js';
+import { createEngine, EngineError, type EspeakEngine } from '../../src/engine/index.js';
+import { collect, job } from '../helpers/engine-audio.js';
+
+const PARAGRAPH =
+  'Speech synthesis is the artificial production of human speech. A computer system used for this purpose is called a ' +
+  'speech synthesizer, and can be implemented in software or hardware products. ';
+/** About a minute of speech: long enough that synthesizing all of it takes a clear while. */
+const LONG_TEXT = PARAGRAPH.repeat(6);
+
+let engine: EspeakEngine;
+
+before(async () => {
+  engine = createEngine();
+  // Start the worker and eSpeak, so that timings below measure synthesis, not start-up.
+  await collect(engine, job({ text: 'Warm up.' }));
+});
+
+after(async () => {
+  await engine.close();
+});
+
+test('chunks are whole frames of at most 100 ms and the total is exact, at 8000–48000 Hz, 1 and 2 channels, every format', async () => {
+  const text = 'The quick brown fox jumps over the lazy dog.';
+  // At eSpeak's own rate nothing is resampled: this is the sample count n eSpeak made.
+  const reference = await collect(engine, job({ text, sampleRate: 22050 }));
+  const n = reference.audio.length / 2;
+  assert.ok(n > 22050, `expected over a second of audio, got ${n} samples`);
+  const cases = [
+    { sampleRate: 8000, channels: 1, format: 'pcm16' },
+    { sampleRate: 16000, channels: 1, format: 'mulaw' },
+    { sampleRate: 24000, channels: 1, format: 'pcm16' },
+    { sampleRate: 48000, channels: 1, format: 'float32' },
+    { sampleRate: 8000, channels: 2, format: 'mulaw' },
+    { sampleRate: 16000, channels: 2, format: 'pcm16' },
+    { sampleRate: 24000, channels: 2, format: 'float32' },
+    { sampleRate: 48000, channels: 2, format: 'pcm16' },
+  ] as const;
+  for (const c of cases) {
+    const { chunks, audio } = await collect(engine, job({ text, ...c }));
+    const frameBytes = bytesPerSample(c.format) * c.channels;
+    const label = `${c.sampleRate} Hz × ${c.channels} ${c.format}`;
+    assert.equal(audio.length % frameBytes, 0, label);
+    assert.equal(audio.length / frameBytes, Math.round((n * c.sampleRate) / 22050), `${label}: total frames`);
+    for (const chunk of chunks) {
+      assert.equal(chunk.length % frameBytes, 0, `${label}: chunk of ${chunk.length} bytes is not whole frames`);
+      assert.ok(chunk.length / frameBytes <= c.sampleRate / 10, `${label}: chunk of ${chunk.length / frameBytes} frames > 100 ms`);
+    }
+    assert.ok(chunks.length >= 10, `${label}: expected a stream of chunks, got ${chunks.length}`);
+  }
+});
+
+test('the first chunk arrives long before a long text is finished, and the event loop stays free meanwhile', async (t) => {
+  let lastTick = performance.now();
+  let worstLag = 0;
+  const timer = setInterval(() => {
+    const now = performance.now();
+    worstLag = Math.max(worstLag, now - lastTick);
+    lastTick = now;
+  }, 5);
+  const result = await collect(engine, job({ text: LONG_TEXT }));
+  clearInterval(timer);
+  const seconds = result.audio.length / 2 / 24000;
+  t.diagnostic(
+    `${seconds.toFixed(1)} s of audio: first chunk after ${result.firstChunkMs.toFixed(0)} ms, all after ${result.totalMs.toFixed(0)} ms ` +
+      `(real-time factor ${(result.totalMs / 1000 / seconds).toFixed(3)}), worst event-loop lag ${worstLag.toFixed(0)} ms`,
+  );
+  assert.ok(seconds > 30, `expected over half a minute of audio, got ${seconds.toFixed(1)} s`);
+  assert.ok(
+    result.firstChunkMs < result.totalMs / 5,
+    `first chunk after ${result.firstChunkMs.toFixed(0)} ms of ${result.totalMs.toFixed(0)} ms in total`,
+  );
+  // Synthesis on the main thread would block it for (nearly) the whole total.
+  assert.ok(worstLag < Math.max(100, result.totalMs / 3), `event loop blocked for ${worstLag.toFixed(0)} ms of ${result.totalMs.toFixed(0)} ms`);
+});
+
+test('aborting stops the synthesis promptly; the worker is clean for the next job', async (t) => {
+  const probe = job({ text: 'Again, the same sentence.' });
+  const before = (await collect(engine, probe)).audio;
+  const full = await collect(engine, job({ text: LONG_TEXT }));
+  const fullSamples = engine.stats().lastReport!.inputSamples;
+  const abortedBefore = engine.stats().aborted;
+
+  const controller = new AbortController();
+  let received = 0;
+  let abortedAt = 0;
+  await assert.rejects(
+    (async () => {
+      for await (const chunk of engine.synthesize(job({ text: LONG_TEXT }), controller.signal)) {
+        received += chunk.length;
+        if (received > 24000 * 2) {
+          abortedAt = performance.now();
+          controller.abort();
+        }
+      }
+    })(),
+    { name: 'AbortError' },
+  );
+  assert.ok(performance.now() - abortedAt < 50, 'the loop ends at once on abort');
+  const next = await collect(engine, probe);
+  const untilNextDone = performance.now() - abortedAt;
+  assert.ok(untilNextDone < full.totalMs / 2, `next job done ${untilNextDone.toFixed(0)} ms after the abort; the full text takes ${full.totalMs.toFixed(0)} ms`);
+  assert.ok(next.audio.equals(before), 'the next job sounds exactly as it did before the abort');
+  const stats = engine.stats();
+  t.diagnostic(`full text ${full.totalMs.toFixed(0)} ms; after the abort the next job was done in ${untilNextDone.toFixed(0)} ms`);
+  assert.equal(stats.aborted, abortedBefore + 1);
+  assert.equal(stats.busy, 0);
+  assert.equal(stats.workers, 1);
+  assert.ok(fullSamples > 30 * 22050);
+});
+
+test('leaving the loop early stops the job too, and the aborted job made only a part of its audio', async (t) => {
+  const full = await collect(engine, job({ text: LONG_TEXT }));
+  const fullSamples = engine.stats().lastReport!.inputSamples;
+  const abortedBefore = engine.stats().aborted;
+  let chunks = 0;
+  for await (const _ of engine.synthesize(job({ text: LONG_TEXT }))) {
+    if (++chunks === 3) break;
+  }
+  // The worker acknowledges the stop with its report; wait for it.
+  const deadline = performance.now() + 5000;
+  while (engine.stats().aborted === abortedBefore && performance.now() < deadline) await new Promise((r) => setTimeout(r, 5));
+  const report = engine.stats().lastReport!;
+  assert.equal(report.aborted, true);
+  t.diagnostic(`the stopped job made ${(report.inputSamples / 22050).toFixed(1)} s of ${(fullSamples / 22050).toFixed(1)} s (full run ${full.totalMs.toFixed(0)} ms)`);
+  assert.ok(report.inputSamples < fullSamples / 2, `the stopped job still made ${(report.inputSamples / 22050).toFixed(1)} s of ${(fullSamples / 22050).toFixed(1)} s`);
+  assert.ok((await collect(engine, job({ text: 'Still working.' }))).audio.length > 0);
+});
+
+test('an already aborted signal throws before any work', async () => {
+  const controller = new AbortController();
+  controller.abort();
+  await assert.rejects(collect(engine, job({ text: 'Never.' }), controller.signal), { name: 'AbortError' });
+});
+
+test('jobs queue when every worker is busy, and each gets its own complete audio', async () => {
+  const texts = ['First sentence.', 'Second one, a little longer.', 'Third.'];
+  const alone = await Promise.all(texts.map(async (text) => (await collect(engine, job({ text }))).audio));
+  const together = await Promise.all(texts.map((text) => collect(engine, job({ text }))));
+  together.forEach((r, i) => assert.ok(r.audio.equals(alone[i]!), texts[i]));
+  assert.equal(engine.stats().workers, 1);
+});
+
+test('a pool of two runs two jobs at once in two workers', async () => {
+  const pool = createEngine({ workers: 2 });
+  try {
+    await Promise.all([collect(pool, job({ text: 'One.' })), collect(pool, job({ text: 'Two.' }))]);
+    assert.equal(pool.stats().workers, 2);
+    assert.equal(pool.stats().completed, 2);
+  } finally {
+    await pool.close();
+  }
+});
+
+test('warmUp() starts every worker and eSpeak in each before the first job', async () => {
+  const pool = createEngine({ workers: 2 });
+  try {
+    await pool.warmUp();
+    assert.equal(pool.stats().workers, 2);
+    assert.equal(pool.stats().kuromojiLoaded, false);
+    await collect(pool, job({ text: 'Ready.' }));
+    const report = pool.stats().lastReport!;
+    assert.equal(report.espeakInitMs, undefined, 'eSpeak was already running');
+    assert.ok(report.firstChunkMs !== undefined);
+  } finally {
+    await pool.close();
+  }
+});
+
+test('kuromoji is loaded for kanji only, never for kana or English', async () => {
+  const pool = createEngine();
+  try {
+    await collect(pool, job({ text: 'Plain English.', voice: 'en-woman-1' }));
+    await collect(pool, job({ text: 'ひらがなとカタカナだけ。', voice: 'ja-man-1', language: 'ja' }));
+    await collect(pool, job({ text: 'Latinもまぜる', voice: 'ja-man-1', language: 'ja' }));
+    assert.equal(pool.stats().kuromojiLoaded, false);
+    await collect(pool, job({ text: '漢字です。', voice: 'ja-man-1', language: 'ja' }));
+    assert.equal(pool.stats().kuromojiLoaded, true);
+    assert.equal(pool.stats().lastReport!.segments.map((s) => s.text).join(''), 'カンジデス。');
+  } finally {
+    await pool.close();
+  }
+});
+
+test('a crashed worker fails its job with EngineError and is replaced for the next job', async () => {
+  const pool = createEngine({ workerUrl: new URL('../helpers/engine-crash-worker.js', import.meta.url) });
+  try {
+    assert.ok((await collect(pool, job({ text: 'Before the crash.' }))).audio.length > 0);
+    await assert.rejects(collect(pool, job({ text: 'please crash the worker now' })), (err: unknown) => {
+      assert.ok(err instanceof EngineError, String(err));
+      assert.match(err.message, /crashed/);
+      return true;
+    });
+    assert.equal(pool.stats().crashes, 1);
+    assert.ok((await collect(pool, job({ text: 'After the crash.' }))).audio.length > 0);
+    assert.equal(pool.stats().workers, 1);
+  } finally {
+    await pool.close();
+  }
+});
+
+test('close() fails the running and queued jobs with EngineError, and later jobs too', async () => {
+  const pool = createEngine();
+  // Handlers are attached now: the rejections happen during close().
+  const running = assert.rejects(collect(pool, job({ text: LONG_TEXT })), EngineError);
+  const queued = assert.rejects(collect(pool, job({ text: 'Queued.' })), EngineError);
+  await new Promise((r) => setTimeout(r, 50));
+  assert.equal(pool.stats().queued, 1);
+  await pool.close();
+  await running;
+  await queued;
+  assert.equal(pool.stats().workers, 0);
+  await assert.rejects(collect(pool, job({ text: 'Too late.' })), EngineError);
+});
+
+test('invalid jobs are refused with EngineError', async () => {
+  await assert.rejects(collect(engine, job({ text: '   ' })), EngineError);
+  await assert.rejects(collect(engine, job({ text: 'x', voice: 'nobody-1' })), EngineError);
+  await assert.rejects(collect(engine, job({ text: 'x', channels: 3 })), EngineError);
+  await assert.rejects(collect(engine, job({ text: 'x', sampleRate: 123.4 })), EngineError);
+  assert.throws(() => createEngine({ workers: 0 }), RangeError);
+});
+
+test('an engine that is never closed does not keep Node running, but a pending job does', async () => {
+  const index = new URL('../../src/engine/index.js', import.meta.url).href;
+  const script = `
+    import { createEngine } from ${JSON.stringify(index)};
+    const engine = createEngine();
+    let bytes = 0;
+    for await (const chunk of engine.synthesize({ text: 'Goodbye.', voice: 'en-man-1', language: 'en', format: 'pcm16', sampleRate: 24000, channels: 1 })) bytes += chunk.length;
+    console.log('bytes', bytes);
+  `;
+  const started = performance.now();
+  const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script], { timeout: 20_000 });
+  assert.match(stdout, /^bytes [1-9]\d+$/m);
+  assert.ok(performance.now() - started < 15_000);
+});

@@ -1,0 +1,471 @@
+/**
+ * The built-in service's WebSocket route (src/server/realtime-route.ts) over real loopback
+ * sockets with the real `ws` client (SERVICE.md §2.4, §3, §4.2, §5, §6.2, §7; DESIGN.md §4):
+ * event shapes, every refusal as an error event then close 1008, the handshake's 401/404, one
+ * update per session, size limits, and aborts. The engine is a deterministic fake
+ * (test/helpers/ws-fake-engine.ts), so what reaches the engine and what leaves the socket can
+ * be compared byte for byte.
+ */
+import assert from 'node:assert/strict';
+import { createServer, type Server } from 'node:http';
+import { after, before, describe, it } from 'node:test';
+import { WebSocket } from 'ws';
+import { KeyRing } from '../../src/server/keys.js';
+import { attachRealtime } from '../../src/server/realtime-route.js';
+import { createService, listen } from '../../src/server/service.js';
+import { fakeAudio, fakeEngine, type FakeEngine } from '../helpers/ws-fake-engine.js';
+
+const KEY = 'test-key-ws-123456';
+
+interface Event {
+  type: string;
+  [k: string]: unknown;
+}
+
+/** One client session: the events received, in order, and how it closed. */
+interface Session {
+  ws: WebSocket;
+  events: Event[];
+  /** Resolves with the first event of `type`. */
+  next(type: string): Promise<Event>;
+  closed: Promise<{ code: number; reason: string }>;
+}
+
+function connect(url: string, headers: Record<string, string> = { authorization: `Bearer ${KEY}` }): Promise<Session> {
+  return new Promise((resolve, reject) => {
+    const ws = new WebSocket(url, { headers });
+    const events: Event[] = [];
+    const waiters: { type: string; resolve: (e: Event) => void }[] = [];
+    ws.on('message', (data, isBinary) => {
+      assert.equal(isBinary, false, 'the service sends text frames only');
+      const e = JSON.parse(data.toString()) as Event;
+      events.push(e);
+      for (const w of waiters.filter((w) => w.type === e.type)) {
+        waiters.splice(waiters.indexOf(w), 1);
+        w.resolve(e);
+      }
+    });
+    const closed = new Promise<{ code: number; reason: string }>((r) => ws.on('close', (code, reason) => r({ code, reason: reason.toString() })));
+    ws.on('error', () => {});
+    ws.once('unexpected-response', (_req, res) => reject(Object.assign(new Error(`HTTP ${res.statusCode}`), { res })));
+    ws.once('open', () =>
+      resolve({
+        ws,
+        events,
+        closed,
+        next: (type) => {
+          const seen = events.find((e) => e.type === type);
+          if (seen !== undefined) return Promise.resolve(seen);
+          return new Promise((r) => waiters.push({ type, resolve: r }));
+        },
+      }),
+    );
+    ws.once('error', reject);
+  });
+}
+
+function update(session: Record<string, unknown>): string {
+  return JSON.stringify({ type: 'tts_session.update', session });
+}
+
+/** Reads a refused handshake: status, headers and the JSON body. */
+function refusedHandshake(url: string, headers: Record<string, string>): Promise<{ status: number; contentType: string; body: { error: { code: string; message: string } } }> {
+  return new Promise((resolve, reject) => {
+    const ws = new WebSocket(url, { headers });
+    ws.on('error', () => {});
+    ws.once('open', () => reject(new Error('the handshake was accepted')));
+    ws.once('unexpected-response', (_req, res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (d: string) => (text += d));
+      res.on('end', () => {
+        resolve({ status: res.statusCode ?? 0, contentType: String(res.headers['content-type']), body: JSON.parse(text) });
+        ws.terminate();
+      });
+    });
+  });
+}
+
+async function startService(engine: FakeEngine, maxChars = 200): Promise<{ server: Server; url: string; close(): Promise<void> }> {
+  const server = createService({ apiKeys: [KEY], engine, maxChars });
+  const base = await listen(server, '127.0.0.1', 0);
+  return {
+    server,
+    url: `${base.replace(/^http/, 'ws')}/v1/realtime_tts`,
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise<void>((r) => server.close(() => r()));
+    },
+  };
+}
+
+describe('/v1/realtime_tts (built-in service)', () => {
+  let engine: FakeEngine;
+  let svc: Awaited<ReturnType<typeof startService>>;
+  before(async () => {
+    engine = fakeEngine({ chunks: 5 });
+    svc = await startService(engine);
+  });
+  after(async () => {
+    await svc.close();
+  });
+
+  it('sends created with an id and the defaults, then updated, deltas of the engine audio, completed, and closes 1000', async () => {
+    const s = await connect(svc.url);
+    const created = await s.next('tts_session.created');
+    assert.deepEqual(Object.keys(created).sort(), ['session', 'type']);
+    const session = created['session'] as Record<string, unknown>;
+    assert.match(String(session['id']), /^sess_[0-9a-f]{24}$/);
+    assert.deepEqual(
+      { ...session, id: undefined },
+      { id: undefined, preset_voice: 'ja_man_1', output_audio_format: 'pcm16', output_audio_sample_rate: 24000, output_audio_number_of_channels: 1, language: 'ja' },
+    );
+    s.ws.send(update({ input_text: 'Hello there.', preset_voice: 'en_woman_1', output_audio_format: 'float32', output_audio_sample_rate: 16000, output_audio_number_of_channels: 1, language: 'en' }));
+    const closed = await s.closed;
+    assert.equal(closed.code, 1000);
+    const types = s.events.map((e) => e.type);
+    assert.deepEqual(types, ['tts_session.created', 'tts_session.updated', ...Array(5).fill('tts.output_audio.delta'), 'tts.output.completed']);
+    assert.deepEqual(s.events[1], {
+      type: 'tts_session.updated',
+      session: { id: session['id'], preset_voice: 'en_woman_1', output_audio_format: 'float32', output_audio_sample_rate: 16000, output_audio_number_of_channels: 1, language: 'en' },
+    });
+    const job = engine.records.at(-1)!.job;
+    assert.deepEqual(job, { text: 'Hello there.', voice: 'en-woman-1', language: 'en', format: 'float32', sampleRate: 16000, channels: 1 });
+    const deltas = s.events.filter((e) => e.type === 'tts.output_audio.delta');
+    for (const d of deltas) assert.deepEqual(Object.keys(d).sort(), ['delta', 'type']);
+    const audio = Buffer.concat(deltas.map((d) => Buffer.from(String(d['delta']), 'base64')));
+    assert.deepEqual(audio, fakeAudio(job, 5));
+    assert.deepEqual(s.events.at(-1), { type: 'tts.output.completed', session_id: session['id'], audio_seconds: 0.5 });
+  });
+
+  it('applies the defaults when only input_text is given (language from the voice)', async () => {
+    const s = await connect(svc.url);
+    s.ws.send(update({ input_text: 'こんにちは' }));
+    await s.closed;
+    assert.deepEqual(engine.records.at(-1)!.job, { text: 'こんにちは', voice: 'ja-man-1', language: 'ja', format: 'pcm16', sampleRate: 24000, channels: 1 });
+    const s2 = await connect(svc.url);
+    s2.ws.send(update({ input_text: 'hi', preset_voice: 'en_man_1' }));
+    await s2.closed;
+    assert.equal(engine.records.at(-1)!.job.language, 'en');
+  });
+
+  for (const [rate, channels, format] of [
+    [8000, 1, 'mulaw'],
+    [48000, 2, 'pcm16'],
+    [8000, 2, 'float32'],
+    [48000, 1, 'float32'],
+    [22050, 2, 'pcm16'],
+    [44100, 1, 'mulaw'],
+  ] as const) {
+    it(`passes ${rate} Hz, ${channels} channel(s), ${format} through to the engine job and the deltas`, async () => {
+      const s = await connect(svc.url);
+      s.ws.send(update({ input_text: 'x', output_audio_sample_rate: rate, output_audio_number_of_channels: channels, output_audio_format: format }));
+      assert.equal((await s.closed).code, 1000);
+      const job = engine.records.at(-1)!.job;
+      assert.equal(job.sampleRate, rate);
+      assert.equal(job.channels, channels);
+      assert.equal(job.format, format);
+      const audio = Buffer.concat(s.events.filter((e) => e.type === 'tts.output_audio.delta').map((d) => Buffer.from(String(d['delta']), 'base64')));
+      assert.deepEqual(audio, fakeAudio(job, 5));
+      assert.equal(s.events.at(-1)!['audio_seconds'], 0.5);
+    });
+  }
+
+  const refusals: [string, unknown, string][] = [
+    ['no input_text', {}, 'text_string_required'],
+    ['empty input_text', { input_text: '   ' }, 'text_string_required'],
+    ['input_text of the wrong type', { input_text: 5 }, 'invalid_parameters'],
+    ['a lone surrogate', { input_text: 'a\ud800b' }, 'text_string_required'],
+    ['too long an input', { input_text: 'あ'.repeat(201) }, 'max_character_length_exceeded'],
+    ['an unknown voice', { input_text: 'hi', preset_voice: 'xx_robot_9' }, 'voice_not_found'],
+    ['a voice of the wrong type', { input_text: 'hi', preset_voice: 7 }, 'invalid_parameters'],
+    ['an unknown format', { input_text: 'hi', output_audio_format: 'mp3' }, 'audio_format_not_found'],
+    ['an unknown language', { input_text: 'hi', language: 'fr' }, 'language_not_found'],
+    ['an unlisted sample rate', { input_text: 'hi', output_audio_sample_rate: 11025 }, 'invalid_parameters'],
+    ['a fractional sample rate', { input_text: 'hi', output_audio_sample_rate: 24000.5 }, 'invalid_parameters'],
+    ['a sample rate as a string', { input_text: 'hi', output_audio_sample_rate: '24000' }, 'invalid_parameters'],
+    ['three channels', { input_text: 'hi', output_audio_number_of_channels: 3 }, 'invalid_parameters'],
+    ['zero channels', { input_text: 'hi', output_audio_number_of_channels: 0 }, 'invalid_parameters'],
+    ['1.5 channels', { input_text: 'hi', output_audio_number_of_channels: 1.5 }, 'invalid_parameters'],
+    ['channels as a string', { input_text: 'hi', output_audio_number_of_channels: '2' }, 'invalid_parameters'],
+    ['no session', undefined, 'bad_request'],
+    ['a session that is an array', ['hi'], 'bad_request'],
+  ];
+  for (const [label, session, code] of refusals) {
+    it(`refuses ${label} with an error event ${code}, then close 1008`, async () => {
+      const jobs = engine.records.length;
+      const s = await connect(svc.url);
+      await s.next('tts_session.created');
+      s.ws.send(JSON.stringify(session === undefined ? { type: 'tts_session.update' } : { type: 'tts_session.update', session }));
+      const closed = await s.closed;
+      assert.equal(closed.code, 1008);
+      assert.equal(closed.reason, code);
+      const last = s.events.at(-1)!;
+      assert.equal(last.type, 'error');
+      const error = last['error'] as { code: string; message: string };
+      assert.equal(error.code, code);
+      assert.ok(error.message.length > 0);
+      assert.equal(engine.records.length, jobs, 'no engine job started');
+    });
+  }
+
+  it('names voices with underscores in voice_not_found', async () => {
+    const s = await connect(svc.url);
+    s.ws.send(update({ input_text: 'hi', preset_voice: 'nope' }));
+    await s.closed;
+    const error = s.events.at(-1)!['error'] as { message: string };
+    assert.match(error.message, /ja_man_1/);
+    assert.doesNotMatch(error.message, /ja-man-1/);
+  });
+
+  it('accepts a hyphenated voice id too (a tolerant reading of SERVICE.md §2.4)', async () => {
+    const s = await connect(svc.url);
+    s.ws.send(update({ input_text: 'hi', preset_voice: 'en-man-1' }));
+    assert.equal((await s.closed).code, 1000);
+    assert.equal(engine.records.at(-1)!.job.voice, 'en-man-1');
+  });
+
+  it('refuses malformed JSON with bad_request, then close 1008', async () => {
+    const s = await connect(svc.url);
+    s.ws.send('{"type":"tts_session.update",');
+    const closed = await s.closed;
+    assert.equal(closed.code, 1008);
+    assert.equal((s.events.at(-1)!['error'] as { code: string }).code, 'bad_request');
+  });
+
+  it('refuses JSON that is not an object with a string type, then close 1008', async () => {
+    for (const frame of ['[1]', '"x"', '{"session":{}}', '{"type":5}']) {
+      const s = await connect(svc.url);
+      s.ws.send(frame);
+      assert.equal((await s.closed).code, 1008, frame);
+      assert.equal((s.events.at(-1)!['error'] as { code: string }).code, 'bad_request');
+    }
+  });
+
+  it('refuses a binary frame with bad_request, then close 1008', async () => {
+    const s = await connect(svc.url);
+    s.ws.send(Buffer.from(update({ input_text: 'hi' })), { binary: true });
+    assert.equal((await s.closed).code, 1008);
+    assert.equal((s.events.at(-1)!['error'] as { code: string }).code, 'bad_request');
+  });
+
+  it('closes with 1009 on a frame over 1 MiB', async () => {
+    const s = await connect(svc.url);
+    s.ws.send(update({ input_text: 'a'.repeat(2 * 1024 * 1024) }));
+    assert.equal((await s.closed).code, 1009);
+  });
+
+  it('answers a message of another type with bad_request and keeps the session open', async () => {
+    const s = await connect(svc.url);
+    s.ws.send(JSON.stringify({ type: 'input_audio_buffer.append', audio: '' }));
+    await s.next('error');
+    assert.equal((s.events.at(-1)!['error'] as { code: string }).code, 'bad_request');
+    s.ws.send(update({ input_text: 'still here' }));
+    assert.equal((await s.closed).code, 1000);
+    assert.equal(s.events.at(-1)!.type, 'tts.output.completed');
+  });
+
+  it('refuses the handshake without a key: HTTP 401 with the JSON error body', async () => {
+    for (const headers of [{}, { authorization: 'Bearer wrong-key' }, { authorization: `Basic ${KEY}` }, { authorization: KEY }]) {
+      const r = await refusedHandshake(svc.url, headers);
+      assert.equal(r.status, 401);
+      assert.match(r.contentType, /^application\/json/);
+      assert.equal(r.body.error.code, 'invalid_api_key');
+      assert.ok(r.body.error.message.length > 0);
+    }
+  });
+
+  it('ignores a key in the URL: the header is the only way (DESIGN.md §4)', async () => {
+    for (const q of [`?api_key=${KEY}`, `?key=${KEY}`, `?authorization=Bearer%20${KEY}`]) {
+      const r = await refusedHandshake(svc.url + q, {});
+      assert.equal(r.status, 401);
+    }
+  });
+
+  it('answers 404 with a JSON body for another path', async () => {
+    const r = await refusedHandshake(svc.url.replace('/v1/realtime_tts', '/v1/realtime'), { authorization: `Bearer ${KEY}` });
+    assert.equal(r.status, 404);
+    assert.ok(r.body.error.code);
+  });
+});
+
+describe('/v1/realtime_tts sessions over time', () => {
+  it('answers a second update with bad_request while the audio continues to completed', async () => {
+    const engine = fakeEngine({ chunks: 10, delayMs: 20 });
+    const svc = await startService(engine);
+    try {
+      const s = await connect(svc.url);
+      s.ws.send(update({ input_text: 'one' }));
+      await s.next('tts.output_audio.delta');
+      s.ws.send(update({ input_text: 'two', preset_voice: 'en_man_1' }));
+      const closed = await s.closed;
+      assert.equal(closed.code, 1000);
+      const types = s.events.map((e) => e.type);
+      const errorAt = types.indexOf('error');
+      assert.ok(errorAt > types.indexOf('tts.output_audio.delta'), types.join());
+      assert.ok(errorAt < types.lastIndexOf('tts.output_audio.delta'), 'audio went on after the error');
+      assert.equal((s.events[errorAt]!['error'] as { code: string }).code, 'bad_request');
+      assert.equal(types.filter((t) => t === 'tts.output_audio.delta').length, 10);
+      assert.equal(types.at(-1), 'tts.output.completed');
+      assert.equal(engine.records.length, 1, 'the second update started nothing');
+      assert.equal(engine.records[0]!.job.text, 'one');
+    } finally {
+      await svc.close();
+    }
+  });
+
+  it('aborts the engine job at once when the client disconnects mid-stream', async () => {
+    const engine = fakeEngine({ chunks: 500, delayMs: 10 });
+    const svc = await startService(engine);
+    try {
+      const s = await connect(svc.url);
+      s.ws.send(update({ input_text: 'long' }));
+      await s.next('tts.output_audio.delta');
+      const t = performance.now();
+      s.ws.terminate();
+      const record = engine.records[0]!;
+      for (let i = 0; i < 100 && !record.ended; i++) await new Promise((r) => setTimeout(r, 10));
+      assert.ok(record.aborted, 'the job saw the abort');
+      assert.ok(record.ended, 'the job ended');
+      assert.ok(record.abortedAt! - t < 200, `abort after ${record.abortedAt! - t} ms`);
+      assert.ok(record.yielded < 50, `${record.yielded} chunks made`);
+    } finally {
+      await svc.close();
+    }
+  });
+
+  it('aborts the engine job when the client closes politely mid-stream', async () => {
+    const engine = fakeEngine({ chunks: 500, delayMs: 10 });
+    const svc = await startService(engine);
+    try {
+      const s = await connect(svc.url);
+      s.ws.send(update({ input_text: 'long' }));
+      await s.next('tts.output_audio.delta');
+      s.ws.close(1000);
+      await s.closed;
+      const record = engine.records[0]!;
+      for (let i = 0; i < 100 && !record.ended; i++) await new Promise((r) => setTimeout(r, 10));
+      assert.ok(record.aborted && record.ended);
+    } finally {
+      await svc.close();
+    }
+  });
+
+  it('sends server_error and closes 1011 when the engine fails', async () => {
+    const engine = fakeEngine({ chunks: 5, failAfter: 2 });
+    const svc = await startService(engine);
+    try {
+      const s = await connect(svc.url);
+      s.ws.send(update({ input_text: 'x' }));
+      const closed = await s.closed;
+      assert.equal(closed.code, 1011);
+      assert.equal(s.events.filter((e) => e.type === 'tts.output_audio.delta').length, 2);
+      const last = s.events.at(-1)!;
+      assert.equal(last.type, 'error');
+      assert.equal((last['error'] as { code: string }).code, 'server_error');
+    } finally {
+      await svc.close();
+    }
+  });
+
+  it('stops pulling audio from the engine while the client does not read (backpressure)', async () => {
+    // 48 kHz stereo float32: 38400 bytes (51 KiB of base64) per 100 ms chunk, as fast as possible.
+    const engine = fakeEngine({ chunks: 3000 });
+    const svc = await startService(engine);
+    try {
+      const s = await connect(svc.url);
+      s.ws.send(update({ input_text: 'x', output_audio_format: 'float32', output_audio_sample_rate: 48000, output_audio_number_of_channels: 2 }));
+      await s.next('tts.output_audio.delta');
+      s.ws.pause();
+      await new Promise((r) => setTimeout(r, 600));
+      const record = engine.records[0]!;
+      // 3000 chunks are ~150 MiB of frames; the service stays within its 1 MiB high-water mark plus
+      // what the kernel's socket buffers hold.
+      assert.ok(record.yielded < 1000, `${record.yielded} chunks made while nobody read`);
+      assert.ok(!record.ended);
+      s.ws.terminate();
+    } finally {
+      await svc.close();
+    }
+  });
+
+  it('closeAllConnections ends open sessions so server.close() returns', async () => {
+    const engine = fakeEngine({ chunks: 1000, delayMs: 20 });
+    const svc = await startService(engine);
+    const s = await connect(svc.url);
+    s.ws.send(update({ input_text: 'x' }));
+    await s.next('tts.output_audio.delta');
+    const t = performance.now();
+    await svc.close();
+    assert.ok(performance.now() - t < 1000);
+    await s.closed;
+    for (let i = 0; i < 100 && !engine.records[0]!.ended; i++) await new Promise((r) => setTimeout(r, 10));
+    assert.ok(engine.records[0]!.aborted);
+  });
+
+  it('asks the limits hooks: admit at the handshake (429 + Retry-After), release at close, charge at update', async () => {
+    const engine = fakeEngine({ chunks: 2 });
+    const server = createServer();
+    const log: string[] = [];
+    let active = 0;
+    attachRealtime(server, {
+      engine,
+      keys: new KeyRing(['other', KEY]),
+      maxChars: 100,
+      limits: {
+        admit: (keyIndex) => {
+          log.push(`admit ${keyIndex}`);
+          if (active >= 1) return { code: 'too_many_concurrent_requests', message: 'one at a time', headers: { 'Retry-After': '2' } };
+          active++;
+          return () => {
+            active--;
+            log.push('release');
+          };
+        },
+        charge: (keyIndex, characters) => {
+          log.push(`charge ${keyIndex} ${characters}`);
+          return characters > 5 ? { code: 'quota_exceeded', message: 'out of characters' } : undefined;
+        },
+      },
+    });
+    const base = await listen(server, '127.0.0.1', 0);
+    const url = `${base.replace(/^http/, 'ws')}/v1/realtime_tts`;
+    try {
+      const first = await connect(url);
+      const refused = await refusedHandshake(url, { authorization: `Bearer ${KEY}` });
+      assert.equal(refused.status, 429);
+      assert.equal(refused.body.error.code, 'too_many_concurrent_requests');
+      first.ws.send(update({ input_text: 'あいう' }));
+      assert.equal((await first.closed).code, 1000);
+      for (let i = 0; i < 50 && active > 0; i++) await new Promise((r) => setTimeout(r, 10));
+      const second = await connect(url);
+      second.ws.send(update({ input_text: 'too many characters' }));
+      assert.equal((await second.closed).code, 1008);
+      assert.equal((second.events.at(-1)!['error'] as { code: string }).code, 'quota_exceeded');
+      for (let i = 0; i < 50 && active > 0; i++) await new Promise((r) => setTimeout(r, 10));
+      assert.deepEqual(log, ['admit 1', 'admit 1', 'charge 1 3', 'release', 'admit 1', 'charge 1 19', 'release']);
+      assert.equal(engine.records.length, 1);
+    } finally {
+      server.closeAllConnections();
+      await new Promise<void>((r) => server.close(() => r()));
+    }
+  });
+
+  it('closes a session that sends no update in time with bad_request and 1008', async () => {
+    const engine = fakeEngine();
+    const server = createServer();
+    attachRealtime(server, { engine, keys: new KeyRing([KEY]), maxChars: 100, idleMs: 200 });
+    const base = await listen(server, '127.0.0.1', 0);
+    try {
+      const s = await connect(`${base.replace(/^http/, 'ws')}/v1/realtime_tts`);
+      const t = performance.now();
+      const closed = await s.closed;
+      assert.equal(closed.code, 1008);
+      assert.ok(performance.now() - t < 1000);
+      assert.equal((s.events.at(-1)!['error'] as { code: string }).code, 'bad_request');
+    } finally {
+      server.closeAllConnections();
+      await new Promise<void>((r) => server.close(() => r()));
+    }
+  });
+});
