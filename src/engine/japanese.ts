@@ -106,7 +106,9 @@ export function kanjiToKana(text: string, tokenizer: JapaneseTokenizer): string 
     }
     if (spoken !== undefined) {
       out += spoken;
-      lastKanjiReading = spoken;
+      // A lone 々 after a one-kanji word repeats it (人 々 → ヒトヒト); after a longer word the
+      // reading of its last kanji is unknown, and repeating the whole word would be wrong.
+      lastKanjiReading = [...surface].length === 1 ? spoken : '';
       continue;
     }
     for (const ch of surface) {
