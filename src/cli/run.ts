@@ -75,8 +75,9 @@ export async function runSynthesis(command: CommandName, words: string[], flags:
   let code: number;
   try {
     plan = planOutput(command, flags, io.stdout.isTTY === true);
-    const texts = await textSource(words, flags, io);
+    const { texts, text } = await textSource(words, flags, io);
     target = await resolveService({
+      text,
       baseUrl: flags.baseUrl,
       wsBaseUrl: flags.wsBaseUrl,
       apiKeyFile: flags.apiKeyFile,
@@ -205,18 +206,19 @@ async function openSinks(plan: OutputPlan, spec: AudioSpec, io: CommandIo): Prom
  * The texts to speak: the whole input once, or with `--lines` each non-empty stdin line as
  * soon as it arrives (DESIGN.md §1).
  */
-async function textSource(words: string[], flags: SynthesisFlags, io: CommandIo): Promise<AsyncIterable<string>> {
+async function textSource(words: string[], flags: SynthesisFlags, io: CommandIo): Promise<{ texts: AsyncIterable<string>; text?: string }> {
   if (flags.lines !== true) {
     const text = await readText({ words, file: flags.file, stdin: io.stdin });
-    return (async function* () {
+    const texts = (async function* () {
       yield text;
     })();
+    return { texts, text };
   }
   if (words.length > 0 || (flags.file !== undefined && flags.file !== '-')) {
     throw new TtsError('usage', '--lines reads standard input; give no words and no -f FILE with it');
   }
   const { stdinLines } = await import('./lines.js');
-  return stdinLines(io.stdin);
+  return { texts: stdinLines(io.stdin) };
 }
 
 /** The request opener of the command's channel: SSE for say/stream, WebSocket for realtime. */

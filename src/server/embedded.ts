@@ -14,12 +14,16 @@ export interface EmbeddedService extends RunningService {
 }
 
 /**
- * Starts the built-in service on loopback for this process.
+ * Starts the built-in service on loopback for this process. The engine's worker starts at once,
+ * so its start-up overlaps the client's own (loading undici, connecting, sending).
+ * @param options.japanese the text has kanji: load the Japanese dictionary ahead too.
  * @throws when the engine or the listening socket cannot start.
  */
-export async function startEmbeddedService(): Promise<EmbeddedService> {
+export async function startEmbeddedService(options: { japanese?: boolean } = {}): Promise<EmbeddedService> {
   const apiKey = generateKey();
   const engine = createEngine({ workers: 1 });
+  // A failed warm-up is not an error here: the request that follows reports it properly.
+  engine.warmUp(options).catch(() => {});
   const server = createService({ apiKeys: [apiKey], engine });
   const baseUrl = await listen(server, '127.0.0.1', 0);
   // The in-process server must never keep the CLI alive on its own.
