@@ -36,6 +36,14 @@ export function hintFor(code: string): string | undefined {
  * @param body the response body as text (any shape, DESIGN.md §4).
  */
 export function errorFromResponse(status: number, headers: Record<string, string | string[] | undefined>, body: string): TtsError {
+  if (status >= 300 && status < 400) {
+    // Following it would carry the key to wherever the redirect points (DESIGN.md §1).
+    const location = Array.isArray(headers['location']) ? headers['location'][0] : headers['location'];
+    return new TtsError('protocol_error', `the service redirected (HTTP ${status}${location === undefined ? '' : ` to ${safeUrl(location)}`}); not followed, so the API key goes nowhere else`, {
+      status,
+      hint: 'set the base URL to the final address if you trust it',
+    });
+  }
   const payload = parseErrorPayload(body);
   const code = payload.code ?? codeForStatus(status);
   const retryAfterSeconds = parseRetryAfter(headers);
@@ -60,6 +68,16 @@ export function errorFromEvent(data: string, channel: 'SSE' | 'WebSocket'): TtsE
     hint: hintFor(code) ?? 'the service failed; try again later',
     retriable: isRetriable(code, undefined),
   });
+}
+
+/** A URL without credentials or query (it may carry tokens), for messages. */
+function safeUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    return `${u.origin}${u.pathname}`;
+  } catch {
+    return 'another address';
+  }
 }
 
 /** The code we assume when a refusal carries none (SERVICE.md §7 statuses). */

@@ -159,6 +159,8 @@ export async function* streamSse(options: SseStreamOptions): AsyncGenerator<Audi
       }
       return new Writable({
         write(chunk: Buffer, _enc, cb) {
+          // Bytes arriving (comments and keep-alives too) are not silence.
+          arm();
           try {
             ready.push(...decoder.push(chunk));
           } catch (error) {

@@ -183,3 +183,59 @@ describe('tts stream against a hand-written SSE server', () => {
     await rm(dir, { recursive: true, force: true });
   });
 });
+
+describe('tts stream: redirects and pipes', () => {
+  it('does not follow a redirect with the key attached', async () => {
+    const elsewhere = await startServer((_req, res) => {
+      res.end();
+    });
+    const redirecting = await startServer((_req, res) => {
+      res.writeHead(307, { location: `${elsewhere.url}/v1/tts/sse?token=abc` });
+      res.end();
+    });
+    try {
+      const r = await runTts(['stream', 'Hello'], { env: { TTS_BASE_URL: redirecting.url, TTS_API_KEY: KEY } });
+      assert.equal(r.code, 6, r.stderr);
+      assert.match(r.stderr, /redirect/);
+      assert.doesNotMatch(r.stderr, /token=abc/);
+      assert.equal(redirecting.requests.length, 1, 'a redirect is not retried');
+      assert.equal(elsewhere.requests.length, 0);
+    } finally {
+      await redirecting.close();
+      await elsewhere.close();
+    }
+  });
+
+  it('ends quietly with exit 0 when the reader of stdout goes away', async () => {
+    const server = await startServer(async (_req, res) => {
+      startEventStream(res);
+      for (let i = 0; i < 200; i++) {
+        if (!res.write(deltaEvent(patternBytes(4800, i)))) await new Promise((r) => res.once('drain', r));
+      }
+      res.end(doneEvent());
+    });
+    try {
+      const { spawn } = await import('node:child_process');
+      const { TTS_BIN, cleanEnv } = await import('../helpers/cli.js');
+      const child = spawn(process.execPath, [TTS_BIN, 'stream', 'Hello'], { env: cleanEnv({ TTS_BASE_URL: server.url, TTS_API_KEY: KEY }), stdio: ['ignore', 'pipe', 'pipe'] });
+      let stderr = '';
+      child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+      // Read 1000 bytes, then close our end of the pipe, as `| head -c 1000` does.
+      await new Promise<void>((resolve) => {
+        let got = 0;
+        child.stdout.on('data', (d: Buffer) => {
+          got += d.length;
+          if (got >= 1000) {
+            child.stdout.destroy();
+            resolve();
+          }
+        });
+      });
+      const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+      assert.equal(code, 0, stderr);
+      assert.equal(stderr, '');
+    } finally {
+      await server.close();
+    }
+  });
+});
