@@ -78,14 +78,27 @@ export async function* synthesizeTexts(texts: AsyncIterable<string>, options: Pi
   })();
 
   const window: PieceRun[] = [];
+  let concurrency = options.concurrency;
+  // The service has fewer slots for us than --concurrency: a piece refused for that, behind the
+  // head, goes back to the queue with those after it (no retry spent), and fewer run at once.
+  const onBusy = (run: PieceRun): boolean => {
+    const at = window.indexOf(run);
+    if (at <= 0) return false;
+    concurrency = at;
+    options.verbose(`too_many_concurrent_requests: running ${concurrency} request(s) at once from now on`);
+    const behind = window.splice(at);
+    for (const r of behind) r.cancel();
+    queue.unshift(...behind.map((r) => r.text));
+    return true;
+  };
   const fill = (): void => {
-    while (window.length < options.concurrency && queue.length > 0) {
+    while (window.length < concurrency && queue.length > 0) {
       const text = queue.shift()!;
       if (codePointLength(text.trimEnd()) > limit) {
         queue.unshift(...splitText(text, limit).filter(hasSpeech));
         continue;
       }
-      window.push(new PieceRun(requestText(text, limit), options.retries, options));
+      window.push(new PieceRun(requestText(text, limit), options.retries, options, onBusy));
     }
   };
 
@@ -127,14 +140,14 @@ export async function* synthesizeTexts(texts: AsyncIterable<string>, options: Pi
         if (head.gotAudio && head.retriesLeft > 0 && error instanceof TtsError && error.exitCode === EXIT.transport) {
           if (delivered === pieceStart) {
             options.verbose(`piece broke before any of its audio was delivered (${describe(error)}); requesting it again`);
-            window[0] = new PieceRun(head.text, head.retriesLeft - 1, options);
+            window[0] = new PieceRun(head.text, head.retriesLeft - 1, options, onBusy);
             continue;
           }
           if (options.rewind !== undefined) {
             options.warn(`the stream broke after ${seconds(delivered - pieceStart, options)} s of a piece (${describe(error)}); cutting back and requesting it again`);
             await options.rewind(pieceStart);
             delivered = pieceStart;
-            window[0] = new PieceRun(head.text, head.retriesLeft - 1, options);
+            window[0] = new PieceRun(head.text, head.retriesLeft - 1, options, onBusy);
             continue;
           }
         }
@@ -178,12 +191,15 @@ class PieceRun {
   #wake: (() => void) | undefined;
   readonly #controller = new AbortController();
   readonly #options: PipelineOptions;
+  readonly #onBusy: (run: PieceRun) => boolean;
   readonly #onAbort = (): void => this.#controller.abort(this.#options.signal.reason);
 
-  constructor(text: string, retries: number, options: PipelineOptions) {
+  /** @param onBusy offered a `too_many_concurrent_requests` refusal first; true when it took the piece back. */
+  constructor(text: string, retries: number, options: PipelineOptions, onBusy: (run: PieceRun) => boolean) {
     this.text = text;
     this.retriesLeft = retries;
     this.#options = options;
+    this.#onBusy = onBusy;
     options.signal.addEventListener('abort', this.#onAbort, { once: true });
     void this.#run();
   }
@@ -206,6 +222,7 @@ class PieceRun {
           this.#error = this.#controller.signal.reason ?? error;
           break;
         }
+        if (!this.gotAudio && error instanceof TtsError && error.code === 'too_many_concurrent_requests' && this.#onBusy(this)) break;
         if (!this.gotAudio && shouldRetry(error) && this.retriesLeft > 0) {
           this.retriesLeft--;
           const wait = backoffSeconds(error, attempt);
