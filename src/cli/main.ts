@@ -59,7 +59,7 @@ export async function main(argv: string[], io: CommandIo = { stdin: process.stdi
     .option('--rate-limit <rate>', 'requests per key, e.g. 60/min, 10/s', '60/min')
     .option('--max-concurrent <n>', 'requests in progress per key, both channels', intIn(1, 10_000, '--max-concurrent'), 4)
     .option('--quota-chars <n>', 'characters each key may synthesize (default: no quota)', intIn(1, Number.MAX_SAFE_INTEGER, '--quota-chars'))
-    .option('--workers <n>', 'synthesis worker threads (default: one per core)', intIn(1, 64, '--workers'))
+    .option('--workers <n>', 'synthesis worker threads (default: one per core, at least 2)', intIn(1, 64, '--workers'))
     .option('-q, --quiet', 'no notices')
     .action(async (flags: ServeFlags) => {
       const { serve } = await import('./commands/serve.js');

@@ -295,17 +295,23 @@ export class EspeakEngine implements SpeechEngine {
 }
 
 /**
- * Node options for the workers: the process's own (workers inherit them by default, and options
- * such as --enable-source-maps or --max-old-space-size should apply), minus --input-type, which
- * `node --input-type=module -e …` sets and which makes a worker started from a file fail
- * (ERR_INPUT_TYPE_NOT_ALLOWED).
+ * Node options for the workers: those of the process's own that a worker accepts and that
+ * matter to it (source maps, warnings, module hooks). Workers refuse per-process and V8 options
+ * such as --expose-gc or --max-old-space-size (ERR_WORKER_INVALID_EXEC_ARGV), and a file-started
+ * worker refuses --input-type (ERR_INPUT_TYPE_NOT_ALLOWED), so anything else is left out.
  */
 function workerExecArgv(): string[] {
   const args: string[] = [];
+  const withValue = new Set(['--import', '--require', '-r', '--conditions', '-C', '--loader', '--experimental-loader']);
   for (let i = 0; i < process.execArgv.length; i++) {
     const arg = process.execArgv[i]!;
-    if (arg === '--input-type') i++;
-    else if (!arg.startsWith('--input-type=')) args.push(arg);
+    const name = arg.split('=', 1)[0]!;
+    if (withValue.has(name)) {
+      args.push(arg);
+      if (!arg.includes('=') && i + 1 < process.execArgv.length) args.push(process.execArgv[++i]!);
+    } else if (name === '--enable-source-maps' || name === '--no-warnings' || name === '--no-deprecation' || name === '--trace-warnings') {
+      args.push(arg);
+    }
   }
   return args;
 }

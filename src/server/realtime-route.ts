@@ -19,7 +19,8 @@
  *   `bad_request`, and the session goes on — a running synthesis continues;
  * - the engine failing: error `server_error`, then close 1011;
  * - a frame over 1 MiB: ws closes with 1009 (RFC 6455 §7.4.1, "message too big");
- * - no update within {@link SESSION_IDLE_MS}: error `bad_request`, then close 1008.
+ * - no update within {@link SESSION_IDLE_MS}: error `bad_request`, then close 1008;
+ * - the server shutting down: error `server_error`, then close 1001 ("going away").
  * A client that goes away aborts the synthesis at once. Per-key limits, when the service has
  * them, come in through {@link RealtimeLimits}: rate and concurrency refuse the handshake (429),
  * a character quota refuses the update (error event, close 1008).
@@ -105,7 +106,12 @@ export interface RealtimeLimits {
 
 /** The attached route. */
 export interface RealtimeRoute {
-  /** Terminates every open session (their syntheses abort). */
+  /**
+   * Ends every open session for a shutdown: error event `server_error`, then close 1001 ("going
+   * away", RFC 6455 §7.4.1); their syntheses abort at once, and later handshakes are refused
+   * with 503. A client that never answers the close is terminated by
+   * `server.closeAllConnections()`.
+   */
   closeAll(): void;
 }
 
@@ -123,6 +129,9 @@ export function newSessionId(): string {
 export function attachRealtime(server: Server, ctx: RealtimeRouteContext): RealtimeRoute {
   let wss: WebSocketServer | undefined;
   let loading: Promise<WebSocketServer> | undefined;
+  let shuttingDown = false;
+  /** Each open session's shutdown (error event, close 1001). */
+  const sessions = new Set<() => void>();
   const load = (): Promise<WebSocketServer> => {
     loading ??= import('ws').then(({ WebSocketServer: Wss }) => {
       // perMessageDeflate off: audio in base64 barely compresses, and it costs memory per session.
@@ -141,6 +150,11 @@ export function attachRealtime(server: Server, ctx: RealtimeRouteContext): Realt
     if (path !== REALTIME_PATH) {
       refuseHandshake(socket, 404, { error: { code: 'not_found', message: `no WebSocket route ${path}; the service has ${REALTIME_PATH}` } });
       log(404);
+      return;
+    }
+    if (shuttingDown) {
+      refuseHandshake(socket, 503, { error: { code: 'server_error', message: 'the server is shutting down' } });
+      log(503);
       return;
     }
     const key = bearerKey(req.headers.authorization);
@@ -170,10 +184,13 @@ export function attachRealtime(server: Server, ctx: RealtimeRouteContext): Realt
       (w) =>
         // ws answers a malformed upgrade (bad method, version, key) itself with 400/405.
         w.handleUpgrade(req, socket, head, (ws) => {
-          runSession(ws, ctx, keyIndex, (closeCode) => {
+          const shutdown = runSession(ws, ctx, keyIndex, (closeCode) => {
+            sessions.delete(shutdown);
             release();
             ctx.accessLog?.(`GET ${path} 101 close=${closeCode} ${Math.round(performance.now() - started)}ms`);
           });
+          sessions.add(shutdown);
+          if (shuttingDown) shutdown();
         }),
       () => {
         refuseHandshake(socket, 500, { error: { code: 'server_error', message: 'the WebSocket route failed to start' } });
@@ -183,11 +200,12 @@ export function attachRealtime(server: Server, ctx: RealtimeRouteContext): Realt
   });
 
   const closeAll = (): void => {
-    for (const client of wss?.clients ?? []) client.terminate();
+    shuttingDown = true;
+    for (const shutdown of [...sessions]) shutdown();
   };
   const closeAllConnections = server.closeAllConnections.bind(server);
   server.closeAllConnections = () => {
-    closeAll();
+    for (const client of wss?.clients ?? []) client.terminate();
     closeAllConnections();
   };
   return { closeAll };
@@ -219,8 +237,9 @@ function refuseHandshake(socket: Duplex, status: number, body: ErrorBody, extraH
  * Runs one session on an accepted socket.
  * @param keyIndex the accepted key's index in the KeyRing (for the limits' hooks).
  * @param onClosed called once when the socket closes, with its close code.
+ * @returns the session's shutdown: error event `server_error`, then close 1001.
  */
-function runSession(ws: WebSocket, ctx: RealtimeRouteContext, keyIndex: number, onClosed: (code: number) => void): void {
+function runSession(ws: WebSocket, ctx: RealtimeRouteContext, keyIndex: number, onClosed: (code: number) => void): () => void {
   const id = newSessionId();
   const controller = new AbortController();
   // waiting: for the update; running: synthesizing; closing: our close frame is out or due.
@@ -303,6 +322,7 @@ function runSession(ws: WebSocket, ctx: RealtimeRouteContext, keyIndex: number, 
   });
 
   send(ws, { type: 'tts_session.created', session: { id, ...REALTIME_DEFAULTS } });
+  return () => refuse('server_error', 'the server is shutting down', 1001);
 }
 
 /**

@@ -30,6 +30,10 @@ export interface ServiceOptions {
   clock?: Clock | undefined;
   /** One line per request (no keys, no text), e.g. to stderr; none when absent. */
   accessLog?: ((line: string) => void) | undefined;
+  /** Milliseconds a client has to send all request headers (default 10 000). */
+  headersTimeoutMs?: number | undefined;
+  /** Milliseconds a client has to send the whole request, headers and body (default 30 000). */
+  requestTimeoutMs?: number | undefined;
 }
 
 /** A running service. */
@@ -61,8 +65,15 @@ export function createService(options: ServiceOptions): Server {
   const limits = new ServiceLimits(options);
   const shutdown = new AbortController();
   // Bounds for slow or stalled clients: all headers within 10 s, the whole request within 30 s.
-  const server = createServer({ headersTimeout: 10_000, requestTimeout: 30_000, keepAliveTimeout: 5_000 }, (req, res) => {
+  // Node checks these only every `connectionsCheckingInterval` (default 30 s, which would let a
+  // client dribbling its headers stay 30 s); checking every second keeps the bound near 10 s.
+  const headersTimeout = options.headersTimeoutMs ?? 10_000;
+  const requestTimeout = Math.max(options.requestTimeoutMs ?? 30_000, headersTimeout);
+  const connectionsCheckingInterval = Math.max(50, Math.min(1000, Math.floor(headersTimeout / 10)));
+  const server = createServer({ headersTimeout, requestTimeout, connectionsCheckingInterval, keepAliveTimeout: 5_000 }, (req, res) => {
     const started = performance.now();
+    // Read now: by the response's 'close', Node may have detached the socket (req.socket is null).
+    const remote = req.socket.remoteAddress ?? '-';
     const controller = new AbortController();
     const meta: RequestMeta = { keyIndex: -1 };
     // 'close' on the response before it finished means the client went away mid-stream.
@@ -70,7 +81,12 @@ export function createService(options: ServiceOptions): Server {
       if (!res.writableFinished) controller.abort();
       meta.release?.();
       const who = meta.keyIndex === -1 ? '-' : `key#${meta.keyIndex + 1}`;
-      options.accessLog?.(`${req.socket.remoteAddress ?? '-'} ${who} ${req.method ?? '-'} ${pathOf(req)} ${res.statusCode} ${Math.round(performance.now() - started)}ms`);
+      // No status when none was sent (the client left first, or Node answered a timeout itself).
+      const status = res.headersSent ? String(res.statusCode) : '-';
+      options.accessLog?.(`${remote} ${who} ${req.method ?? '-'} ${pathOf(req)} ${status} ${Math.round(performance.now() - started)}ms`);
+      // Shutting down: a keep-alive connection whose stream just ended would otherwise hold
+      // server.close() until the grace period runs out.
+      if (shutdown.signal.aborted) setImmediate(() => server.closeIdleConnections());
     });
     route(req, res, keys, limits, { engine: options.engine, maxChars, shutdown: shutdown.signal }, controller.signal, meta).catch(() => {
       if (!res.headersSent) sendJson(res, 500, { error: { code: 'server_error', message: 'internal error' } });

@@ -52,7 +52,7 @@ export async function serve(flags: ServeFlags, io: CommandIo): Promise<number> {
       generated = true;
     }
     const [{ createEngine }, { createService, closeService, listen }] = await Promise.all([import('../../engine/index.js'), import('../../server/service.js')]);
-    const engine = createEngine({ workers: flags.workers ?? Math.max(1, availableParallelism()) });
+    const engine = createEngine({ workers: flags.workers ?? defaultWorkers() });
     const service = createService({
       apiKeys: keys,
       engine,
@@ -86,6 +86,15 @@ export async function serve(flags: ServeFlags, io: CommandIo): Promise<number> {
   } catch (error) {
     return reportError(error, reporter);
   }
+}
+
+/**
+ * Synthesis worker threads when `--workers` is not given: one per core, and at least two, so that
+ * one long text never holds every worker while a short request waits behind it (on a single core
+ * the two threads share it, and the short request's first delta still comes at once).
+ */
+export function defaultWorkers(): number {
+  return Math.max(2, availableParallelism());
 }
 
 async function configuredKeys(flags: ServeFlags, env: NodeJS.ProcessEnv): Promise<string[]> {
