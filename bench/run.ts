@@ -93,6 +93,8 @@ async function main(): Promise<number> {
     log(`${name} took ${((performance.now() - t) / 1000).toFixed(1)} s`);
   }
   const total = (performance.now() - started) / 1000;
+  // Load at the end too: a figure measured while the load rose is worth less.
+  before['loadavg_1min_end'] = Number(loadavg()[0]!.toFixed(2));
   if (args.json) {
     const out = {
       machine: before,
@@ -105,7 +107,8 @@ async function main(): Promise<number> {
   } else {
     const m = before;
     process.stdout.write(
-      `tts benchmarks${args.quick ? ' (--quick)' : ''} — ${m['cpu']}, ${m['cpus']} CPUs, ${m['memory_gb']} GiB, node ${m['node']}, load ${m['loadavg_1min']}\n\n`,
+      `tts benchmarks${args.quick ? ' (--quick)' : ''} — ${m['cpu']}, ${m['cpus']} CPUs, ${m['memory_gb']} GiB, node ${m['node']}, ` +
+        `load average ${m['loadavg_1min']} at start, ${m['loadavg_1min_end']} at end\n\n`,
     );
     process.stdout.write(`${formatTable(figures)}\n\n`);
     const judged = figures.map(judge).filter((v) => v.met !== undefined);

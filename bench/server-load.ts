@@ -1,14 +1,15 @@
 /**
- * The built-in service under load. When the CLI has `tts serve`, the subject is that command,
- * spawned on 127.0.0.1 with its default engine pool; until then it is `createService` +
- * `createEngine` in this process, with the pool's default worker count. Clients are minimal
- * `http.request` readers (in this process) that note when the first complete `delta` event
- * arrived, then read the stream to its end. Every stream has a key of its own, so per-key limits
- * of the service (4 concurrent, 60 a minute) do not turn the load into refusals.
+ * The built-in service under load: `tts serve` spawned on 127.0.0.1 with its default engine pool
+ * (or, with a CLI that has no `serve` command, `createService` + `createEngine()` in this
+ * process, with the pool's default worker count). Clients are minimal `http.request` readers in
+ * this process that note when the first complete `delta` event arrived, then read the stream to
+ * its end. Every concurrent stream has a key of its own, so the service's per-key limits
+ * (4 concurrent, 60 a minute) do not turn the load into refusals.
  *
  * - time to first delta of one short request on an idle service (the baseline of the others);
  * - 50 concurrent short requests: time to first delta, p50 and p99;
- * - a short request sent while a long one is being synthesized: its time to first delta.
+ * - a short request sent while a long one is being synthesized, and while as many long ones run
+ *   as the pool has workers: its time to first delta.
  * The issue sets no targets for these: they are printed for information.
  */
 import { readFileSync } from 'node:fs';
@@ -29,23 +30,29 @@ const CONCURRENCY = 50;
 /** A running built-in service to measure. */
 interface Subject {
   url: string;
-  /** How it runs, e.g. `tts serve (pid 123)` or `in-process, engine workers: 1 (default)`. */
+  /** How it runs, e.g. `tts serve, default --workers (one per core: 2)`. */
   description: string;
+  /** Worker threads of its engine pool. */
+  workers: number;
   close(): Promise<void>;
 }
 
 /**
- * Measures times to first delta in ms: unloaded (median of 3 / 7 after a warm-up), 50
- * concurrent (p50, p99), and a short request behind a long one (median of 1 / 3).
+ * Measures times to first delta in ms: unloaded (median of 3 / 7 after 15 warm-up requests), 50
+ * concurrent (p50, p99), and a short request behind one long one — and behind as many long ones
+ * as the pool has workers, when it has more than one (medians of 1 / 3).
  */
 export async function benchServerLoad(options: BenchOptions): Promise<Figure[]> {
   const keys = Array.from({ length: CONCURRENCY + 2 }, (_, i) => `bench-key-${String(i).padStart(2, '0')}-0123456789abcdef`);
   const subject = hasServeCommand() ? await spawnServe(keys) : await inProcessService(keys);
   const url = subject.url;
   const agent = new Agent({ keepAlive: false, maxSockets: Infinity });
-  const post = (text: string, key: string): Promise<StreamTiming> => sseTiming(agent, url, key, text);
+  const post = (text: string, key: string, onFirstDelta?: () => void): Promise<StreamTiming> => sseTiming(agent, url, key, text, onFirstDelta);
   try {
-    await post(SHORT, keys[0]!); // starts a worker and eSpeak NG
+    // Warm-up: eSpeak NG here is JavaScript (wasm2js), so each worker's first jobs run while the
+    // JIT is still compiling it. Start every worker with a concurrent round, then a few in a row.
+    await Promise.all(keys.slice(0, 10).map((k) => post(SHORT, k)));
+    for (let r = 0; r < 5; r++) await post(SHORT, keys[0]!);
     const idle: number[] = [];
     for (let r = 0; r < (options.quick ? 3 : 7); r++) idle.push((await post(SHORT, keys[0]!)).firstDeltaMs);
     const unloaded = { name: 'one request, idle', value: median(idle) };
@@ -56,17 +63,9 @@ export async function benchServerLoad(options: BenchOptions): Promise<Figure[]> 
     const firsts = many.map((t) => t.firstDeltaMs);
     options.log(`server-load: ${subject.description}; ${CONCURRENCY} concurrent short streams in ${wallMs.toFixed(0)} ms`);
 
-    const behind: number[] = [];
-    let longMs = 0;
-    for (let r = 0; r < (options.quick ? 1 : 3); r++) {
-      let sendShort: (() => void) | undefined;
-      const shortDone = new Promise<StreamTiming>((resolve, reject) => {
-        sendShort = () => post(SHORT, keys[CONCURRENCY + 1]!).then(resolve, reject);
-      });
-      const long = await sseTiming(agent, url, keys[CONCURRENCY]!, LONG, () => sendShort?.());
-      behind.push((await shortDone).firstDeltaMs);
-      longMs = long.totalMs;
-    }
+    const rounds = options.quick ? 1 : 3;
+    const behindOne = await shortBehindLong(post, keys, 1, rounds);
+    const behindAll = subject.workers > 1 ? await shortBehindLong(post, keys, subject.workers, rounds) : undefined;
     return [
       {
         bench: 'server-load',
@@ -89,17 +88,64 @@ export async function benchServerLoad(options: BenchOptions): Promise<Figure[]> 
       {
         bench: 'server-load',
         name: 'server: short request behind a long one',
-        value: median(behind),
+        value: behindOne.firstDeltaMs,
         unit: 'ms',
         baseline: unloaded,
         targets: [],
-        note: `${subject.description}; the long one (${LONG.length} chars) took ${longMs.toFixed(0)} ms`,
+        note: `${subject.description}; the long one (${LONG.length} chars) took ${behindOne.longMs.toFixed(0)} ms`,
       },
+      ...(behindAll === undefined
+        ? []
+        : [
+            {
+              bench: 'server-load',
+              name: `server: short request behind ${subject.workers} long ones`,
+              value: behindAll.firstDeltaMs,
+              unit: 'ms' as const,
+              baseline: unloaded,
+              targets: [],
+              note: `every worker busy; each long one took ${behindAll.longMs.toFixed(0)} ms`,
+            },
+          ]),
     ];
   } finally {
     agent.destroy();
     await subject.close();
   }
+}
+
+/**
+ * Sends `longs` long requests at once and, once each delivered its first delta (so all are being
+ * synthesized), one short request.
+ * @returns medians over `rounds` of the short request's time to first delta and of the long
+ *   requests' total times, in ms.
+ */
+async function shortBehindLong(
+  post: (text: string, key: string, onFirstDelta?: () => void) => Promise<StreamTiming>,
+  keys: string[],
+  longs: number,
+  rounds: number,
+): Promise<{ firstDeltaMs: number; longMs: number }> {
+  const shorts: number[] = [];
+  const totals: number[] = [];
+  for (let r = 0; r < rounds; r++) {
+    let sendShort: (() => void) | undefined;
+    const shortDone = new Promise<StreamTiming>((resolve, reject) => {
+      sendShort = () => post(SHORT, keys[CONCURRENCY + 1]!).then(resolve, reject);
+    });
+    // The short one goes when the last long one started speaking: by then all of them run.
+    let started = 0;
+    const long = await Promise.all(
+      Array.from({ length: longs }, (_, i) =>
+        post(LONG, keys[i]!, () => {
+          if (++started === longs) sendShort?.();
+        }),
+      ),
+    );
+    shorts.push((await shortDone).firstDeltaMs);
+    totals.push(...long.map((t) => t.totalMs));
+  }
+  return { firstDeltaMs: median(shorts), longMs: median(totals) };
 }
 
 /** Whether the compiled CLI registers a `serve` command. */
@@ -122,9 +168,8 @@ async function inProcessService(keys: string[]): Promise<Subject> {
   const url = await service.listen(server, '127.0.0.1', 0);
   return {
     url,
-    get description() {
-      return `in-process, engine workers: ${engine.stats().workers} (createEngine default)`;
-    },
+    description: 'in-process createService, createEngine() default of 1 worker',
+    workers: 1,
     close: async () => {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
@@ -162,6 +207,7 @@ async function spawnServe(keys: string[]): Promise<Subject> {
   return {
     url,
     description: `tts serve, default --workers (one per core: ${availableParallelism()})`,
+    workers: availableParallelism(),
     close: async () => {
       child.kill('SIGTERM');
       const timer = setTimeout(() => child.kill('SIGKILL'), 5000);

@@ -215,8 +215,6 @@ export interface SpawnOptions {
   expectCode?: number | null;
   /** Called with the child's pid right after it was spawned. */
   onSpawn?: (pid: number) => void;
-  /** Called at the child's 'exit' event (before its stdio closed). */
-  onExit?: () => void;
 }
 
 /** What a timed child process did; times are milliseconds of `performance.now()`. */
@@ -264,10 +262,7 @@ export function timedSpawn(command: string, args: readonly string[], options: Sp
       timedOut = true;
       child.kill('SIGKILL');
     }, options.timeoutMs ?? 60_000);
-    child.on('exit', () => {
-      exitAt = performance.now();
-      options.onExit?.();
-    });
+    child.on('exit', () => (exitAt = performance.now()));
     child.on('error', (err) => {
       clearTimeout(timer);
       reject(err);
@@ -302,7 +297,7 @@ export function ttsArgs(...args: string[]): string[] {
   return [TTS_BIN, ...args];
 }
 
-/** Whether an executable is on PATH (or at an absolute path). */
+/** The path of executable `name` on PATH (or `name` itself when it is a path that exists), or undefined. */
 export function which(name: string): string | undefined {
   if (name.includes('/')) return existsSync(name) ? name : undefined;
   for (const dir of (process.env['PATH'] ?? '').split(':')) {
@@ -324,13 +319,19 @@ export interface PeakRss {
 
 /**
  * Runs `command args` and measures its peak resident set size: with GNU `/usr/bin/time -f %M`
- * when it works here (exact: the kernel's ru_maxrss of the child at wait), else by polling
- * `/proc/PID/status` VmHWM (the kernel's high-water mark, monotonic) every 5 ms and once more
- * at the 'exit' event, before the kernel drops it.
+ * when it works here (exact: the kernel's ru_maxrss of the child, reported at wait), else by
+ * polling `/proc/PID/status` VmHWM (the kernel's high-water mark, so no peak between polls is
+ * lost) every 5 ms until the child exits; only a rise in its last few milliseconds can be missed.
+ * @param method `proc` forces the polling method (to test it).
  * @throws as {@link timedSpawn}, and when neither method is available.
  */
-export async function measurePeakRss(command: string, args: readonly string[], options: SpawnOptions = {}): Promise<PeakRss> {
-  if (await gnuTimeWorks()) {
+export async function measurePeakRss(
+  command: string,
+  args: readonly string[],
+  options: SpawnOptions = {},
+  method: 'auto' | 'proc' = 'auto',
+): Promise<PeakRss> {
+  if (method === 'auto' && (await gnuTimeWorks())) {
     const dir = mkdtempSync(path.join(tmpdir(), 'tts-bench-rss-'));
     const out = path.join(dir, 'rss');
     try {
@@ -353,7 +354,7 @@ export async function measurePeakRss(command: string, args: readonly string[], o
   };
   const timer = setInterval(poll, 5);
   try {
-    const run = await timedSpawn(command, args, { ...options, onSpawn: (p) => (pid = p), onExit: poll });
+    const run = await timedSpawn(command, args, { ...options, onSpawn: (p) => (pid = p) });
     if (peakKb === 0) throw new Error('cannot measure peak RSS: no GNU /usr/bin/time and no /proc/PID/status VmHWM');
     return { bytes: peakKb * 1024, method: '/proc VmHWM', run };
   } finally {

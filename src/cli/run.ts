@@ -5,6 +5,7 @@
  */
 import type { AudioSink } from '../audio/sink.js';
 import type { AudioSpec } from '../audio/spec.js';
+import { rmSync } from 'node:fs';
 import { audioSeconds } from '../audio/encoding.js';
 import { TtsError } from '../client/errors.js';
 import type { AudioChunk } from '../client/types.js';
@@ -13,12 +14,12 @@ import { languageForVoice } from '../protocol/voices.js';
 import { readText } from './input.js';
 import type { SynthesisFlags } from './options.js';
 import { aplayCommand, planOutput, type CommandName, type OutputPlan } from './output.js';
-import { createReporter, reportError, type Reporter } from './report.js';
+import { createReporter, reportError } from './report.js';
 import { resolveService, type ServiceTarget } from './service.js';
 import { synthesizeTexts, type OpenStream, type RequestStats } from './synthesize.js';
 import type { FileSink } from '../audio/file-sink.js';
 import { bytesPerFrame } from '../audio/spec.js';
-import { isClosedPipe } from '../audio/stdout-sink.js';
+import { ClosedPipeError } from '../audio/stdout-sink.js';
 
 /** The process's streams and environment (injectable for tests). */
 export interface CommandIo {
@@ -26,6 +27,14 @@ export interface CommandIo {
   stdout: NodeJS.WritableStream & { isTTY?: boolean };
   stderr: NodeJS.WritableStream & { isTTY?: boolean };
   env: NodeJS.ProcessEnv;
+}
+
+/** Signals that stop a run cleanly: Ctrl-C, `kill`/`timeout`/systemd, a closed terminal. */
+const STOP_SIGNALS: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
+
+/** Exit code after a signal: 130 for SIGINT (DESIGN.md §3), 128 + number for the others. */
+function signalExitCode(signal: NodeJS.Signals): number {
+  return signal === 'SIGINT' ? EXIT.interrupted : 128 + (signal === 'SIGTERM' ? 15 : 1);
 }
 
 /** The `--json` summary line (DESIGN.md §1). */
@@ -61,21 +70,26 @@ export async function runSynthesis(command: CommandName, words: string[], flags:
   let sink: AudioSink | undefined;
   let target: ServiceTarget | undefined;
   const controller = new AbortController();
-  let interrupted = false;
-  const onSigint = (): void => {
-    if (interrupted) process.exit(EXIT.interrupted);
-    interrupted = true;
-    controller.abort(new TtsError('interrupted', 'interrupted'));
+  let interrupted: NodeJS.Signals | undefined;
+  let tempPath: string | undefined;
+  const onSignal = (signal: NodeJS.Signals): void => {
+    if (interrupted !== undefined) {
+      // A second signal: leave now, but still take the temporary file away (DESIGN.md §2).
+      if (tempPath !== undefined) rmSync(tempPath, { force: true });
+      process.exit(signalExitCode(signal));
+    }
+    interrupted = signal;
+    controller.abort(new TtsError('interrupted', signal === 'SIGINT' ? 'interrupted' : `stopped by ${signal}`));
     // Stop playback and drop the temp file now, not when the network layer notices.
     void sink?.abort();
   };
-  process.on('SIGINT', onSigint);
+  for (const s of STOP_SIGNALS) process.on(s, onSignal);
   const spec: AudioSpec = { format: flags.format, sampleRate: flags.sampleRate, channels: flags.channels };
   let spinner: { text: string; stop(): void } | undefined;
   let code: number;
   try {
     plan = planOutput(command, flags, io.stdout.isTTY === true);
-    const { texts, text } = await textSource(words, flags, io);
+    const { texts, text } = await textSource(words, flags, io, controller.signal);
     target = await resolveService({
       text,
       baseUrl: flags.baseUrl,
@@ -89,6 +103,7 @@ export async function runSynthesis(command: CommandName, words: string[], flags:
     if (target.embedded) reporter.notice('no service configured (TTS_BASE_URL): using the built-in offline engine');
     const opened = await openSinks(plan, spec, io);
     sink = opened.sink;
+    tempPath = opened.file?.tempPath;
     if (plan.stdout?.container === 'raw' || plan.file?.container === 'raw') {
       reporter.notice(`raw ${spec.format}, ${spec.sampleRate} Hz, ${spec.channels} channel(s): play it with ${aplayCommand(spec.format, spec.sampleRate, spec.channels)}`);
     }
@@ -126,20 +141,25 @@ export async function runSynthesis(command: CommandName, words: string[], flags:
     spinner?.stop();
     spinner = undefined;
     await sink?.abort().catch(() => {});
-    const err = controller.signal.aborted && interrupted ? controller.signal.reason : error;
-    if (isClosedPipe(err)) {
+    const err = interrupted !== undefined ? controller.signal.reason : error;
+    // Only the stdout sink's own marker: an EPIPE from the network is a transport failure.
+    const closedPipe = err instanceof ClosedPipeError;
+    if (closedPipe) {
       code = EXIT.ok;
     } else {
       code = reportError(err, reporter);
+      if (interrupted !== undefined) code = signalExitCode(interrupted);
     }
-    if (flags.json === true) writeSummary(io, reporter, summary(false, err));
+    if (flags.json === true) writeSummary(io, closedPipe ? summary(true, undefined) : summary(false, err));
     return code;
   } finally {
     spinner?.stop();
-    process.off('SIGINT', onSigint);
+    for (const s of STOP_SIGNALS) process.off(s, onSignal);
+    // Whatever ended the run, nothing of it may keep going (requests, stdin for --lines).
+    if (!controller.signal.aborted) controller.abort(new TtsError('interrupted', 'finished'));
     await target?.close().catch(() => {});
   }
-  if (flags.json === true) writeSummary(io, reporter, summary(true, undefined));
+  if (flags.json === true) writeSummary(io, summary(true, undefined));
   return code;
 
   function summary(ok: boolean, err: unknown): RunSummary {
@@ -158,8 +178,7 @@ export async function runSynthesis(command: CommandName, words: string[], flags:
   }
 }
 
-function writeSummary(io: CommandIo, reporter: Reporter, s: RunSummary): void {
-  void reporter;
+function writeSummary(io: CommandIo, s: RunSummary): void {
   io.stderr.write(`${JSON.stringify(s)}\n`);
 }
 
@@ -176,7 +195,7 @@ function describeOutput(plan: OutputPlan | undefined): string {
  * Opens every destination. The sound card is opened first, so a missing `speaker` or device
  * fails (exit 7) before any request is made.
  */
-async function openSinks(plan: OutputPlan, spec: AudioSpec, io: CommandIo): Promise<{ sink: AudioSink; fileOnly: FileSink | undefined }> {
+async function openSinks(plan: OutputPlan, spec: AudioSpec, io: CommandIo): Promise<{ sink: AudioSink; file: FileSink | undefined; fileOnly: FileSink | undefined }> {
   const sinks: AudioSink[] = [];
   let file: FileSink | undefined;
   try {
@@ -197,16 +216,16 @@ async function openSinks(plan: OutputPlan, spec: AudioSpec, io: CommandIo): Prom
     await Promise.all(sinks.map((s) => s.abort().catch(() => {})));
     throw error;
   }
-  if (sinks.length === 1) return { sink: sinks[0]!, fileOnly: file };
+  if (sinks.length === 1) return { sink: sinks[0]!, file, fileOnly: file };
   const { teeSink } = await import('../audio/sink.js');
-  return { sink: teeSink(sinks), fileOnly: undefined };
+  return { sink: teeSink(sinks), file, fileOnly: undefined };
 }
 
 /**
  * The texts to speak: the whole input once, or with `--lines` each non-empty stdin line as
  * soon as it arrives (DESIGN.md §1).
  */
-async function textSource(words: string[], flags: SynthesisFlags, io: CommandIo): Promise<{ texts: AsyncIterable<string>; text?: string }> {
+async function textSource(words: string[], flags: SynthesisFlags, io: CommandIo, signal: AbortSignal): Promise<{ texts: AsyncIterable<string>; text?: string }> {
   if (flags.lines !== true) {
     const text = await readText({ words, file: flags.file, stdin: io.stdin });
     const texts = (async function* () {
@@ -218,7 +237,7 @@ async function textSource(words: string[], flags: SynthesisFlags, io: CommandIo)
     throw new TtsError('usage', '--lines reads standard input; give no words and no -f FILE with it');
   }
   const { stdinLines } = await import('./lines.js');
-  return { texts: stdinLines(io.stdin) };
+  return { texts: stdinLines(io.stdin, signal) };
 }
 
 /** The request opener of the command's channel: SSE for say/stream, WebSocket for realtime. */

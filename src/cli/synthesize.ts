@@ -63,9 +63,11 @@ export async function* synthesizeTexts(texts: AsyncIterable<string>, options: Pi
     wake = undefined;
   };
   // Reading input runs beside synthesis, so `--lines` speaks a line while the next is awaited.
-  const pump = (async () => {
+  const input = texts[Symbol.asyncIterator]();
+  void (async () => {
     try {
-      for await (const text of texts) {
+      for (let next = await input.next(); next.done !== true; next = await input.next()) {
+        const text = next.value;
         queue.push(...splitText(text, limit).filter(hasSpeech));
         notify();
       }
@@ -76,6 +78,17 @@ export async function* synthesizeTexts(texts: AsyncIterable<string>, options: Pi
       notify();
     }
   })();
+
+  // Waiting for input (`--lines`) ends as soon as the run is aborted.
+  const untilNotifiedOrAborted = (): Promise<void> =>
+    new Promise<void>((resolve) => {
+      const done = (): void => {
+        options.signal.removeEventListener('abort', done);
+        resolve();
+      };
+      wake = done;
+      options.signal.addEventListener('abort', done, { once: true });
+    });
 
   const window: PieceRun[] = [];
   let concurrency = options.concurrency;
@@ -95,8 +108,13 @@ export async function* synthesizeTexts(texts: AsyncIterable<string>, options: Pi
     while (window.length < concurrency && queue.length > 0) {
       const text = queue.shift()!;
       if (codePointLength(text.trimEnd()) > limit) {
-        queue.unshift(...splitText(text, limit).filter(hasSpeech));
-        continue;
+        const pieces = splitText(text, limit).filter(hasSpeech);
+        // A single grapheme longer than the limit (👍🏽, e + U+0301 at a limit of 1) cannot be
+        // split: it goes as it is rather than back into the queue unchanged, forever.
+        if (!(pieces.length === 1 && pieces[0] === text)) {
+          queue.unshift(...pieces);
+          continue;
+        }
       }
       window.push(new PieceRun(requestText(text, limit), options.retries, options, onBusy));
     }
@@ -111,7 +129,7 @@ export async function* synthesizeTexts(texts: AsyncIterable<string>, options: Pi
       if (head === undefined) {
         if (inputError !== undefined) throw inputError;
         if (inputDone && queue.length === 0) break;
-        await new Promise<void>((resolve) => (wake = resolve));
+        await untilNotifiedOrAborted();
         continue;
       }
       const pieceStart = delivered;
@@ -128,11 +146,9 @@ export async function* synthesizeTexts(texts: AsyncIterable<string>, options: Pi
           limit = Math.max(1, Math.floor(Math.min(limit, codePointLength(head.text)) / 2));
           options.warn(`the service refused ${codePointLength(head.text)} characters; splitting at ${limit} from now on`);
           window.shift();
-          for (const run of window.splice(0)) {
-            run.cancel();
-            queue.unshift(run.text);
-          }
-          queue.unshift(...splitText(head.text, limit).filter(hasSpeech));
+          const rest = window.splice(0);
+          for (const run of rest) run.cancel();
+          queue.unshift(...splitText(head.text, limit).filter(hasSpeech), ...rest.map((run) => run.text));
           continue;
         }
         // After audio began only a broken transport is worth another request (exit 6 kinds);
@@ -164,7 +180,8 @@ export async function* synthesizeTexts(texts: AsyncIterable<string>, options: Pi
   } finally {
     for (const run of window) run.cancel();
     notify();
-    void pump;
+    // Stops reading input (closes stdin's line reader) when we end early or fail.
+    if (!inputDone) void input.return?.();
   }
 }
 
@@ -211,6 +228,7 @@ class PieceRun {
       try {
         options.stats.requests++;
         for await (const chunk of options.open(this.text, this.#controller.signal)) {
+          if (chunk.data.length === 0) continue;
           this.gotAudio = true;
           this.#buffer.push(chunk);
           this.#notify();
@@ -250,6 +268,9 @@ class PieceRun {
 
   /** Yields this piece's audio as it arrives (buffered audio first); throws its failure. */
   async *take(): AsyncGenerator<AudioChunk, void, undefined> {
+    // A piece that already broke while it waited behind the head hands over none of its partial
+    // audio: failing first lets the caller request it again with nothing delivered twice.
+    if (this.#error !== undefined && this.#error instanceof TtsError && this.#error.exitCode === EXIT.transport) throw this.#error;
     for (;;) {
       const chunk = this.#buffer.shift();
       if (chunk !== undefined) {

@@ -143,7 +143,8 @@ export function interpretFrame(text: string): RealtimeOutcome {
 /**
  * The error for a close that came before `tts.output.completed` (DESIGN.md §4): 1011 (internal
  * error), 1012 (restart) and 1013 (try again later) are the service failing, so `server_error`
- * (retriable); any other code means the audio is cut short, `stream_ended_early`. Both exit 6.
+ * (retriable); any other code means the audio is cut short, `stream_ended_early` (retriable unless
+ * the code blames the request: 1003, 1007, 1008, 1009). Both exit 6.
  * @param code the close code (RFC 6455 §7.4; 1005 = none given, 1006 = no close frame).
  * @param reason the close reason, UTF-8, at most 123 bytes.
  */
@@ -153,7 +154,11 @@ export function closeError(code: number, reason: string): TtsError {
   if (code === 1011 || code === 1012 || code === 1013) {
     return new TtsError('server_error', `${what}, before tts.output.completed`, { retriable: true, hint: 'the service failed; try again later' });
   }
-  return new TtsError('stream_ended_early', `${what}, before tts.output.completed`, { hint: 'the audio is incomplete; try again' });
+  // A dropped or closed connection is worth another request, as on SSE; a close that says the
+  // request itself was at fault (1003 unsupported data, 1007 bad data, 1008 policy, 1009 too
+  // big) would only be refused again.
+  const ourFault = code === 1003 || code === 1007 || code === 1008 || code === 1009;
+  return new TtsError('stream_ended_early', `${what}, before tts.output.completed`, { hint: 'the audio is incomplete; try again', retriable: !ourFault });
 }
 
 /**

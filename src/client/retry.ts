@@ -1,7 +1,7 @@
 /**
  * When and how long to wait before retrying a request (DESIGN.md §1 `--retries`): only errors
  * marked retriable (limits that pass, 408, 5xx, network), with exponential backoff
- * 0.5 s × 2ⁿ capped at 8 s plus up to 25 % jitter, or the service's own `retry-after-ms` /
+ * 0.5 s × 2ⁿ capped at 8 s, less up to 25 % jitter, or the service's own `retry-after-ms` /
  * `Retry-After` (already capped at 60 s by service-error.ts).
  */
 import { TtsError } from './errors.js';
@@ -17,8 +17,9 @@ export const MAX_DELAY_SECONDS = 8;
  */
 export function backoffSeconds(error: TtsError, attempt: number, random: number = Math.random()): number {
   if (error.retryAfterSeconds !== undefined) return error.retryAfterSeconds;
+  // Jitter shortens the wait (as openai-node does), so the cap is never passed.
   const base = Math.min(BASE_DELAY_SECONDS * 2 ** attempt, MAX_DELAY_SECONDS);
-  return base * (1 + 0.25 * random);
+  return base * (1 - 0.25 * random);
 }
 
 /** Whether `error` may be retried (a {@link TtsError} marked retriable). */
