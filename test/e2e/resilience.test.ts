@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import type { ServerResponse } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import { cleanEnv, runTts, TTS_BIN } from '../helpers/cli.js';
-import { deltaEvent, doneEvent, startEventStream, startServer, type TestServer } from '../helpers/servers.js';
+import { deltaEvent, doneEvent, sse as sseEvent, startEventStream, startServer, type TestServer } from '../helpers/servers.js';
 
 const KEY = 'sk-live-SENTINEL-0123456789abcdef';
 
@@ -316,6 +316,131 @@ describe('retries, recovery, long text, lines and interrupts', () => {
         await chmod(keyFile, 0o600);
         const quiet = await runTts(['stream', '--api-key-file', keyFile, 'x'], { env: { TTS_BASE_URL: server.url } });
         assert.doesNotMatch(quiet.stderr, /readable by others/);
+      },
+    );
+  });
+
+  it('keeps text order after halving with several requests in flight', async () => {
+    const text = 'Aaaa aaaa aaaa. Bbbbbbb bbb. Ccccccc ccc. Ddddddd ddd. Eeeeeee eee. Fffffff fff.';
+    await withServer(
+      async (_req, res, body) => {
+        const input = (JSON.parse(body) as { input: string }).input;
+        if ([...input].length > 14) refuse(res, 422, 'max_character_length_exceeded');
+        else await speak(res, audioFor(input), 64, { delayMs: Math.random() * 5 });
+      },
+      async (server) => {
+        const r = await runTts(['stream', '--max-chars', '30', '--concurrency', '4', text], { env: env(server) });
+        assert.equal(r.code, 0, r.stderr);
+        const accepted = server.requests.map((q) => (JSON.parse(q.body) as { input: string }).input).filter((i) => [...i].length <= 14);
+        const ordered = [...new Set(accepted)].sort((a, b) => text.indexOf(a) - text.indexOf(b));
+        assert.equal(ordered.join(''), text);
+        assert.deepEqual(r.stdout, Buffer.concat(ordered.map(audioFor)));
+      },
+    );
+  });
+
+  it('sends a grapheme longer than --max-chars as it is instead of looping', async () => {
+    await withServer(
+      async (_req, res, body) => speak(res, audioFor((JSON.parse(body) as { input: string }).input)),
+      async (server) => {
+        const r = await runTts(['stream', '--max-chars', '1', 'a👍🏽e\u0301'], { env: env(server), timeoutMs: 15_000 });
+        assert.equal(r.code, 0, r.stderr);
+        const inputs = server.requests.map((q) => (JSON.parse(q.body) as { input: string }).input);
+        assert.equal(inputs.join(''), 'a👍🏽e\u0301');
+      },
+    );
+  });
+
+  it('retries a retriable error that follows an empty delta (no audio yet)', async () => {
+    let n = 0;
+    await withServer(
+      async (_req, res) => {
+        if (n++ === 0) {
+          startEventStream(res);
+          res.write(sseEvent('delta', { type: 'speech.audio.delta', delta: '' }));
+          res.end(sseEvent('error', { type: 'error', error: { code: 'rate_limit_exceeded', message: 'slow down' } }));
+        } else await speak(res, audioFor('x'));
+      },
+      async (server) => {
+        const r = await runTts(['stream', 'x'], { env: env(server) });
+        assert.equal(r.code, 0, r.stderr);
+        assert.equal(server.requests.length, 2);
+        assert.deepEqual(r.stdout, audioFor('x'));
+      },
+    );
+  });
+
+  it('requests again a piece that broke while it waited behind the head, even into a pipe', async () => {
+    const text = 'First sentence here. Second sentence there.';
+    let broken = false;
+    await withServer(
+      async (_req, res, body) => {
+        const input = (JSON.parse(body) as { input: string }).input;
+        if (input.startsWith('First')) {
+          await speak(res, audioFor(input), 64, { delayMs: 20 });
+        } else if (!broken) {
+          broken = true;
+          await speak(res, audioFor(input), 64, { stopAfter: 1 });
+        } else {
+          await speak(res, audioFor(input), 64);
+        }
+      },
+      async (server) => {
+        const r = await runTts(['stream', '--max-chars', '22', '--concurrency', '2', text], { env: env(server) });
+        assert.equal(r.code, 0, r.stderr);
+        assert.equal(server.requests.length, 3);
+        assert.deepEqual(r.stdout, Buffer.concat(['First sentence here. ', 'Second sentence there.'].map(audioFor)));
+      },
+    );
+  });
+
+  it('--lines: a fatal error ends the command at once, though stdin stays open', async () => {
+    await withServer(
+      (_req, res) => refuse(res, 401, 'invalid_api_key'),
+      async (server) => {
+        const child = spawn(process.execPath, [TTS_BIN, 'stream', '--lines'], { env: cleanEnv(env(server)), stdio: ['pipe', 'pipe', 'pipe'] });
+        child.stdin.write('hello\n');
+        const t0 = performance.now();
+        const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+        assert.equal(code, 3);
+        assert.ok(performance.now() - t0 < 5000, 'did not wait for stdin to close');
+        child.stdin.destroy();
+      },
+    );
+  });
+
+  it('--lines: Ctrl-C ends the command at once with 130, though stdin stays open', async () => {
+    await withServer(
+      async (_req, res, body) => speak(res, audioFor((JSON.parse(body) as { input: string }).input)),
+      async (server) => {
+        const child = spawn(process.execPath, [TTS_BIN, 'stream', '--lines'], { env: cleanEnv(env(server)), stdio: ['pipe', 'pipe', 'pipe'] });
+        const firstAudio = new Promise<void>((resolve) => child.stdout.once('data', () => resolve()));
+        child.stdin.write('hello\n');
+        await firstAudio;
+        const t0 = performance.now();
+        child.kill('SIGINT');
+        const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+        assert.equal(code, 130);
+        assert.ok(performance.now() - t0 < 2000);
+        child.stdin.destroy();
+      },
+    );
+  });
+
+  it('SIGTERM during a write: exit 143, existing file untouched, no temp file', async () => {
+    const target = join(dir, 'sigterm.wav');
+    await writeFile(target, 'old');
+    await withServer(
+      (_req, res) => speak(res, audioFor('slow'.repeat(50)), 100, { delayMs: 50 }),
+      async (server) => {
+        const child = spawn(process.execPath, [TTS_BIN, 'stream', '-o', target, 'slow'], { env: cleanEnv(env(server)), stdio: ['ignore', 'pipe', 'pipe'] });
+        for (let i = 0; i < 100 && server.requests.length === 0; i++) await new Promise((r) => setTimeout(r, 50));
+        await new Promise((r) => setTimeout(r, 300));
+        child.kill('SIGTERM');
+        const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+        assert.equal(code, 143);
+        assert.equal(await readFile(target, 'utf8'), 'old');
+        assert.deepEqual((await readdir(dir)).filter((f) => f.includes('sigterm')), ['sigterm.wav']);
       },
     );
   });
