@@ -193,6 +193,11 @@ function describe(error: unknown): string {
   return error instanceof TtsError ? error.code : error instanceof Error ? error.message : String(error);
 }
 
+/** Audio a piece may hold before its request stops reading (about 10 s of 24 kHz pcm16). */
+const BUFFER_HIGH_WATER_BYTES = 512 * 1024;
+/** Reading resumes once the output has taken the piece's buffer down to this. */
+const BUFFER_LOW_WATER_BYTES = 128 * 1024;
+
 /**
  * One piece's request, started at once and buffered until the output reaches it. Retries
  * retriable failures that happen before its first audio byte (DESIGN.md §1).
@@ -203,13 +208,20 @@ class PieceRun {
   /** True once any audio of the current attempt arrived. */
   gotAudio = false;
   readonly #buffer: AudioChunk[] = [];
+  /** Bytes in #buffer. */
+  #buffered = 0;
+  /** Resolves the request loop's wait for room in #buffer. */
+  #room: (() => void) | undefined;
   #finished = false;
   #error: unknown;
   #wake: (() => void) | undefined;
   readonly #controller = new AbortController();
   readonly #options: PipelineOptions;
   readonly #onBusy: (run: PieceRun) => boolean;
-  readonly #onAbort = (): void => this.#controller.abort(this.#options.signal.reason);
+  readonly #onAbort = (): void => {
+    this.#controller.abort(this.#options.signal.reason);
+    this.#makeRoom();
+  };
 
   /** @param onBusy offered a `too_many_concurrent_requests` refusal first; true when it took the piece back. */
   constructor(text: string, retries: number, options: PipelineOptions, onBusy: (run: PieceRun) => boolean) {
@@ -231,7 +243,13 @@ class PieceRun {
           if (chunk.data.length === 0) continue;
           this.gotAudio = true;
           this.#buffer.push(chunk);
+          this.#buffered += chunk.data.length;
           this.#notify();
+          // Backpressure (STYLE.md §6): a piece waiting behind the head stops reading at the
+          // high-water mark, and so does its connection, instead of holding all of its audio.
+          if (this.#buffered > BUFFER_HIGH_WATER_BYTES && !this.#controller.signal.aborted) {
+            await new Promise<void>((resolve) => (this.#room = resolve));
+          }
         }
         this.#finished = true;
         break;
@@ -274,6 +292,8 @@ class PieceRun {
     for (;;) {
       const chunk = this.#buffer.shift();
       if (chunk !== undefined) {
+        this.#buffered -= chunk.data.length;
+        if (this.#buffered <= BUFFER_LOW_WATER_BYTES) this.#makeRoom();
         yield chunk;
         continue;
       }
@@ -283,9 +303,15 @@ class PieceRun {
     }
   }
 
+  #makeRoom(): void {
+    this.#room?.();
+    this.#room = undefined;
+  }
+
   /** Stops the request; buffered audio is dropped. */
   cancel(): void {
     this.#controller.abort(new TtsError('interrupted', 'cancelled'));
+    this.#makeRoom();
     this.#options.signal.removeEventListener('abort', this.#onAbort);
   }
 }

@@ -10,9 +10,16 @@
  * Lengths are counted in Unicode code points, as the built-in service counts them.
  */
 
-const sentenceSegmenter = new Intl.Segmenter(undefined, { granularity: 'sentence' });
-const wordSegmenter = new Intl.Segmenter('ja', { granularity: 'word' });
-const graphemeSegmenter = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+// Made on first use: building ICU segmenters costs ~13 ms, which short texts never need.
+let segmenters: { sentence: Intl.Segmenter; word: Intl.Segmenter; grapheme: Intl.Segmenter } | undefined;
+function segmenter(kind: 'sentence' | 'word' | 'grapheme'): Intl.Segmenter {
+  segmenters ??= {
+    sentence: new Intl.Segmenter(undefined, { granularity: 'sentence' }),
+    word: new Intl.Segmenter('ja', { granularity: 'word' }),
+    grapheme: new Intl.Segmenter(undefined, { granularity: 'grapheme' }),
+  };
+  return segmenters[kind];
+}
 
 /** Length of `s` in code points. */
 export function codePointLength(s: string): number {
@@ -40,7 +47,7 @@ export function splitText(text: string, maxChars: number): string[] {
   if (text === '') return [];
   if (codePointLength(text) <= maxChars) return [text];
   return pack(
-    [...sentenceSegmenter.segment(text)].flatMap((s) => fit(s.segment, maxChars, 0)),
+    [...segmenter('sentence').segment(text)].flatMap((s) => fit(s.segment, maxChars, 0)),
     maxChars,
   );
 }
@@ -66,8 +73,8 @@ function fit(unit: string, maxChars: number, level: number): string[] {
   if (codePointLength(unit) <= maxChars) return [unit];
   let parts: string[];
   if (level === 0) parts = splitClauses(unit);
-  else if (level === 1) parts = [...wordSegmenter.segment(unit)].map((s) => s.segment);
-  else return pack([...graphemeSegmenter.segment(unit)].map((s) => s.segment), maxChars);
+  else if (level === 1) parts = [...segmenter('word').segment(unit)].map((s) => s.segment);
+  else return pack([...segmenter('grapheme').segment(unit)].map((s) => s.segment), maxChars);
   if (parts.length <= 1) return fit(unit, maxChars, level + 1);
   return pack(
     parts.flatMap((p) => fit(p, maxChars, level + 1)),
