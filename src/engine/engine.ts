@@ -178,6 +178,16 @@ export class EspeakEngine implements SpeechEngine {
     );
   }
 
+  /**
+   * Starts every worker now, without running a job: each begins loading eSpeak NG and the
+   * resampler at once (and kuromoji with `japanese: true`), so a job that arrives meanwhile only
+   * waits for what is still loading — not, as after {@link warmUp}, for a warm-up job too.
+   * Returns at once; a worker that fails to start is reported by the first job it gets.
+   */
+  prestart(options: { japanese?: boolean } = {}): void {
+    while (!this.closed && this.slots.length < this.maxWorkers) this.spawn(options.japanese === true);
+  }
+
   /** A snapshot of the pool's counters. */
   stats(): EngineStats {
     const stats: EngineStats = {
@@ -208,9 +218,9 @@ export class EspeakEngine implements SpeechEngine {
     }
   }
 
-  private spawn(): Slot {
+  private spawn(preloadJapanese = false): Slot {
     const abortFlag = new SharedArrayBuffer(4);
-    const workerData: EngineWorkerData = { abortFlag };
+    const workerData: EngineWorkerData = { abortFlag, preloadJapanese };
     const worker = new Worker(this.workerUrl, { workerData, execArgv: workerExecArgv() });
     worker.unref();
     const slot: Slot = { worker, abortFlag: new Int32Array(abortFlag), alive: true, kuromojiLoaded: false };

@@ -14,8 +14,11 @@
  * キョウ ハ); Unicode UAX #15 (NFKC) and the Han script property (UAX #24).
  */
 import { createRequire } from 'node:module';
+import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import kuromoji from 'kuromoji';
+import { fileURLToPath } from 'node:url';
+import type kuromoji from 'kuromoji';
 import type { Language } from '../protocol/types.js';
 
 /** A piece of text and the language eSpeak NG reads it in. */
@@ -43,6 +46,7 @@ export function containsKanji(text: string): boolean {
 
 let tokenizerPromise: Promise<JapaneseTokenizer> | undefined;
 let tokenizerLoaded = false;
+let tokenizerSource: 'unpacked' | 'gzip' | undefined;
 let tokenizerLoadMs: number | undefined;
 
 /**
@@ -52,11 +56,21 @@ let tokenizerLoadMs: number | undefined;
  * @throws Error when the dictionary files cannot be read.
  */
 export function loadTokenizer(): Promise<JapaneseTokenizer> {
-  tokenizerPromise ??= new Promise<JapaneseTokenizer>((resolve, reject) => {
-    const started = performance.now();
-    // require.resolve gives .../kuromoji/src/kuromoji.js; the dictionary is in .../kuromoji/dict.
-    const dicPath = path.join(path.dirname(createRequire(import.meta.url).resolve('kuromoji')), '..', 'dict');
-    kuromoji.builder({ dicPath }).build((err, tokenizer) => {
+  const started = performance.now();
+  // kuromoji itself is imported only here: kana-only and English text never load it.
+  tokenizerPromise ??= import('kuromoji').then(({ default: kuromoji }) => new Promise<JapaneseTokenizer>((resolve, reject) => {
+    const build = (callback: (err: unknown, tokenizer: JapaneseTokenizer) => void): void => {
+      const unpacked = unpackedDictionary();
+      tokenizerSource = unpacked === undefined ? 'gzip' : 'unpacked';
+      if (unpacked === undefined) {
+        // require.resolve gives .../kuromoji/src/kuromoji.js; the dictionary is in .../kuromoji/dict.
+        const dicPath = path.join(path.dirname(createRequire(import.meta.url).resolve('kuromoji')), '..', 'dict');
+        kuromoji.builder({ dicPath }).build(callback);
+      } else {
+        loadUnpacked(unpacked, callback);
+      }
+    };
+    build((err, tokenizer) => {
       if (err) {
         tokenizerPromise = undefined;
         reject(err instanceof Error ? err : new Error(String(err)));
@@ -66,8 +80,45 @@ export function loadTokenizer(): Promise<JapaneseTokenizer> {
       tokenizerLoadMs = performance.now() - started;
       resolve(tokenizer);
     });
+  })).catch((err: unknown) => {
+    tokenizerPromise = undefined;
+    throw err;
   });
   return tokenizerPromise;
+}
+
+/**
+ * The folder `npm install` unpacked the dictionary into (scripts/unpack-dictionary.js), when
+ * every file is there; undefined otherwise (the gzipped files in the package are used).
+ */
+function unpackedDictionary(): string | undefined {
+  const dir = fileURLToPath(new URL('../../kuromoji-dict/', import.meta.url));
+  const files = ['base.dat', 'check.dat', 'tid.dat', 'tid_pos.dat', 'tid_map.dat', 'cc.dat', 'unk.dat', 'unk_pos.dat', 'unk_map.dat', 'unk_char.dat', 'unk_compat.dat', 'unk_invoke.dat'];
+  return files.every((f) => existsSync(path.join(dir, f))) ? dir : undefined;
+}
+
+/**
+ * Builds the tokenizer from the unpacked dictionary: kuromoji's own DictionaryLoader and
+ * Tokenizer, with file reading that skips gunzip (kuromoji asks for `<name>.dat.gz`).
+ */
+function loadUnpacked(dir: string, callback: (err: unknown, tokenizer: JapaneseTokenizer) => void): void {
+  const require = createRequire(import.meta.url);
+  type Loader = { loadArrayBuffer: (file: string, cb: (err: unknown, buffer?: ArrayBuffer) => void) => void; load: (cb: (err: unknown, dic: unknown) => void) => void };
+  const DictionaryLoader = require('kuromoji/src/loader/DictionaryLoader.js') as new (dir: string) => Loader;
+  const Tokenizer = require('kuromoji/src/Tokenizer.js') as new (dic: unknown) => JapaneseTokenizer;
+  const loader = new DictionaryLoader(dir);
+  loader.loadArrayBuffer = (file, cb) => {
+    readFile(file.replace(/\.gz$/, '')).then(
+      (buf) => cb(null, buf.byteOffset === 0 && buf.byteLength === buf.buffer.byteLength ? (buf.buffer as ArrayBuffer) : new Uint8Array(buf).buffer),
+      (err: unknown) => cb(err),
+    );
+  };
+  loader.load((err, dic) => callback(err, err ? (undefined as unknown as JapaneseTokenizer) : new Tokenizer(dic)));
+}
+
+/** Which dictionary files this thread's tokenizer was built from (undefined before loading). */
+export function dictionarySource(): 'unpacked' | 'gzip' | undefined {
+  return tokenizerSource;
 }
 
 /**

@@ -16,6 +16,8 @@ import type { SpeechSegment } from './japanese.js';
 export interface EngineWorkerData {
   /** 4 bytes: Int32 id of the job the pool wants aborted (0 = none). */
   abortFlag: SharedArrayBuffer;
+  /** Load kuromoji's dictionary at start, beside eSpeak NG: Japanese text with kanji is coming. */
+  preloadJapanese?: boolean;
 }
 
 /** Pool → worker: synthesize `job`; ids are positive and increase per engine. */

@@ -11,7 +11,7 @@
  */
 import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
 import createESpeak, { type ESpeakNGWorker } from '@echogarden/espeak-ng-emscripten';
-import { isTokenizerLoaded, speechSegments, tokenizerLoadTime } from './japanese.js';
+import { isTokenizerLoaded, loadTokenizer, speechSegments, tokenizerLoadTime } from './japanese.js';
 import type { EngineWorkerData, JobReport, JobRequest, WorkerReply } from './messages.js';
 import { AudioOutput } from './output.js';
 import { espeakVoiceName } from './voices.js';
@@ -63,8 +63,8 @@ async function runJob(port: MessagePort, abortFlag: Int32Array, { id, job }: Job
   let output: AudioOutput | undefined;
   let firstChunkMs: number | undefined;
   try {
-    const es = await loadESpeak();
-    const segments = await speechSegments(job.text, job.language);
+    // eSpeak NG's start and kuromoji's dictionary (for kanji) load side by side.
+    const [es, segments] = await Promise.all([loadESpeak(), speechSegments(job.text, job.language)]);
     const out = (output = await AudioOutput.create(job));
     const send = (chunks: Buffer[]): void => {
       if (chunks.length === 0) return;
@@ -124,6 +124,7 @@ function serve(port: MessagePort, data: EngineWorkerData): void {
   // A worker is spawned for a job that is about to arrive: start eSpeak now, while the job
   // message is in flight. A failure here is reported by that job (loadESpeak retries).
   loadESpeak().catch(() => undefined);
+  if (data.preloadJapanese === true) loadTokenizer().catch(() => undefined);
   // Likewise compile libsamplerate's WebAssembly (~40 ms the first time) and leave an idle
   // converter for the service's usual rate (SSE streams 24000 Hz).
   AudioOutput.create({ format: 'pcm16', sampleRate: 24000, channels: 1 })

@@ -22,8 +22,7 @@ export interface EmbeddedService extends RunningService {
 export async function startEmbeddedService(options: { japanese?: boolean } = {}): Promise<EmbeddedService> {
   const apiKey = generateKey();
   const engine = createEngine({ workers: 1 });
-  // A failed warm-up is not an error here: the request that follows reports it properly.
-  engine.warmUp(options).catch(() => {});
+  engine.prestart(options);
   const server = createService({ apiKeys: [apiKey], engine });
   const baseUrl = await listen(server, '127.0.0.1', 0);
   // The in-process server must never keep the CLI alive on its own.

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import {
   containsKanji,
+  dictionarySource,
   fixKanaForEspeak,
   isTokenizerLoaded,
   kanjiToKana,
@@ -80,6 +81,9 @@ test('fixKanaForEspeak rewrites what the ja voice misreads', () => {
 test('kanjiToKana gives pronunciations: particle は → ワ, 東京 → トーキョー, no kanji left', async () => {
   const tokenizer = await loadTokenizer();
   assert.equal(isTokenizerLoaded(), true);
+  // `npm install` unpacked the dictionary (scripts/unpack-dictionary.js): the fast path is used,
+  // and these readings are checked against it.
+  assert.equal(dictionarySource(), 'unpacked');
   const kana = kanjiToKana('今日は良い天気です。東京タワーに行きました。', tokenizer);
   assert.equal(kana, 'キョーワヨイテンキデス。トーキョータワーニイキマシタ。');
   assert.doesNotMatch(kana, HAN);

@@ -71,7 +71,7 @@ export async function serve(flags: ServeFlags, io: CommandIo): Promise<number> {
       throw new TtsError('io_error', `cannot listen on ${flags.host}:${flags.port} (${code})`, { cause, hint: code === 'EADDRINUSE' ? 'pick another --port' : undefined });
     }
     // Start every worker now, so the first requests do not pay for it.
-    engine.warmUp().catch(() => {});
+    engine.prestart();
     if (generated) io.stderr.write(`tts: API key for this server (shown once): ${keys[0]}\n`);
     io.stderr.write(`tts: serving SSE on ${base}/v1/tts/sse and WebSocket on ${base.replace(/^http/, 'ws')}/v1/realtime_tts\n`);
     io.stderr.write(`tts: use it with TTS_BASE_URL=${base} TTS_API_KEY=… tts say "…"  (Ctrl-C stops)\n`);
