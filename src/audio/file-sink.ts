@@ -11,6 +11,7 @@
  * the same rename-into-place discipline those libraries use.
  */
 import { randomBytes } from 'node:crypto';
+import type { Stats } from 'node:fs';
 import { open, realpath, rename, stat, unlink, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { TtsError } from '../client/errors.js';
@@ -67,13 +68,13 @@ export async function openFileSink(path: string, spec: AudioSpec, container: Fil
     // Does not exist yet (or a dangling link): write to the path as given.
   }
   // Catch "target is a folder" now rather than at the final rename, after all the synthesis.
-  let isFolder = false;
+  let existing: Stats | undefined;
   try {
-    isFolder = (await stat(target)).isDirectory();
+    existing = await stat(target);
   } catch (err) {
     if (codeOf(err) !== 'ENOENT') throw ioError(err, path);
   }
-  if (isFolder) throw ioError(Object.assign(new Error(`${path} is a folder`), { code: 'EISDIR' }), path);
+  if (existing?.isDirectory() === true) throw ioError(Object.assign(new Error(`${path} is a folder`), { code: 'EISDIR' }), path);
   // Cap the name part so `.<base>.<12 hex>.tmp` stays under NAME_MAX (255 bytes).
   const base = Buffer.from(basename(target)).subarray(0, 200).toString();
   const tempPath = join(dirname(target), `.${base}.${randomBytes(6).toString('hex')}.tmp`);
@@ -81,6 +82,8 @@ export async function openFileSink(path: string, spec: AudioSpec, container: Fil
   try {
     // 'wx' = O_CREAT | O_EXCL: never reuse or follow something already there.
     fh = await open(tempPath, 'wx', 0o666);
+    // Replacing a file keeps its permissions (a 0600 file must not come back 0644).
+    if (existing !== undefined) await fh.chmod(existing.mode & 0o7777).catch(() => {});
   } catch (err) {
     throw ioError(err, path);
   }

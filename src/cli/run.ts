@@ -203,7 +203,12 @@ async function openSinks(plan: OutputPlan, spec: AudioSpec, io: CommandIo): Prom
       const { openSpeakerSink } = await import('../audio/speaker-sink.js');
       sinks.push(await openSpeakerSink(spec));
     }
-    if (plan.file !== undefined) {
+    if (plan.file !== undefined && (await isSpecialFile(plan.file.path))) {
+      // A FIFO or device (`-o /dev/null`, `-o pipe`) is written in place, like stdout: renaming
+      // a temporary file over it would replace the node itself.
+      const [{ createStdoutSink }, { createWriteStream }] = await Promise.all([import('../audio/stdout-sink.js'), import('node:fs')]);
+      sinks.push(createStdoutSink(spec, plan.file.container, createWriteStream(plan.file.path, { flags: 'w' })));
+    } else if (plan.file !== undefined) {
       const { openFileSink } = await import('../audio/file-sink.js');
       file = await openFileSink(plan.file.path, spec, plan.file.container);
       sinks.push(file);
@@ -219,6 +224,17 @@ async function openSinks(plan: OutputPlan, spec: AudioSpec, io: CommandIo): Prom
   if (sinks.length === 1) return { sink: sinks[0]!, file, fileOnly: file };
   const { teeSink } = await import('../audio/sink.js');
   return { sink: teeSink(sinks), file, fileOnly: undefined };
+}
+
+/** True when `path` exists and is neither a regular file nor a folder (a FIFO, device, socket). */
+async function isSpecialFile(path: string): Promise<boolean> {
+  const { stat } = await import('node:fs/promises');
+  try {
+    const info = await stat(path);
+    return !info.isFile() && !info.isDirectory();
+  } catch {
+    return false;
+  }
 }
 
 /**

@@ -239,3 +239,54 @@ describe('tts stream: redirects and pipes', () => {
     }
   });
 });
+
+describe('tts stream -o: what is already at the path', () => {
+  const audio = patternBytes(9000, 5);
+  const handler = (_req: unknown, res: import('node:http').ServerResponse): void => {
+    startEventStream(res);
+    res.write(deltaEvent(audio.subarray(0, 4000)));
+    res.write(deltaEvent(audio.subarray(4000)));
+    res.end(doneEvent());
+  };
+
+  it('writes through a FIFO in place instead of replacing it', async () => {
+    const { execFileSync, spawn } = await import('node:child_process');
+    const { lstat, mkdtemp: mk, rm: rmr } = await import('node:fs/promises');
+    const dir = await mk(join(tmpdir(), 'tts-fifo-'));
+    const fifo = join(dir, 'pipe');
+    execFileSync('mkfifo', [fifo]);
+    const server = await startServer(handler);
+    try {
+      const reader = spawn('cat', [fifo], { stdio: ['ignore', 'pipe', 'ignore'] });
+      const got: Buffer[] = [];
+      reader.stdout.on('data', (d: Buffer) => got.push(d));
+      const readerDone = new Promise((r) => reader.on('close', r));
+      const r = await runTts(['stream', '-o', fifo, 'Hello'], { env: { TTS_BASE_URL: server.url, TTS_API_KEY: KEY } });
+      await readerDone;
+      assert.equal(r.code, 0, r.stderr);
+      assert.deepEqual(Buffer.concat(got), audio);
+      assert.ok((await lstat(fifo)).isFIFO(), 'still a FIFO');
+    } finally {
+      await server.close();
+      await rmr(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('keeps the permissions of a file it replaces', async () => {
+    const { chmod, mkdtemp: mk, readFile: rf, rm: rmr, stat: st } = await import('node:fs/promises');
+    const dir = await mk(join(tmpdir(), 'tts-mode-'));
+    const target = join(dir, 'private.raw');
+    await writeFile(target, 'old');
+    await chmod(target, 0o600);
+    const server = await startServer(handler);
+    try {
+      const r = await runTts(['stream', '-o', target, 'Hello'], { env: { TTS_BASE_URL: server.url, TTS_API_KEY: KEY } });
+      assert.equal(r.code, 0, r.stderr);
+      assert.deepEqual(await rf(target), audio);
+      assert.equal((await st(target)).mode & 0o777, 0o600);
+    } finally {
+      await server.close();
+      await rmr(dir, { recursive: true, force: true });
+    }
+  });
+});
