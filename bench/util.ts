@@ -14,6 +14,16 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+// The same loopback-server and environment helpers the tests use.
+import { cleanEnv } from '../test/helpers/cli.js';
+import { deltaEvent, doneEvent, patternBytes, startEventStream } from '../test/helpers/servers.js';
+export { deltaEvent, doneEvent };
+/** Environment for spawned commands, without the developer's TTS_* variables. */
+export const benchEnv = cleanEnv;
+/** Deterministic pseudo-random audio bytes (not silence), `n` bytes. */
+export const audioPattern = patternBytes;
+/** Sends the 200 `text/event-stream` head at once. */
+export const beginEventStream = startEventStream;
 
 /** Root of the repository (this file runs as dist/bench/util.js). */
 export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -193,16 +203,6 @@ export function formatTable(figures: readonly Figure[]): string {
 // ---------------------------------------------------------------------------------------------
 // Child processes
 
-/** The environment without the developer's TTS_* variables, plus `extra` (undefined deletes). */
-export function benchEnv(extra: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('TTS_')) env[k] = v;
-  for (const [k, v] of Object.entries(extra)) {
-    if (v === undefined) delete env[k];
-    else env[k] = v;
-  }
-  return env;
-}
 
 /** Options of {@link timedSpawn}. */
 export interface SpawnOptions {
@@ -434,37 +434,10 @@ export async function startLoopbackServer(
   };
 }
 
-/** Formats one event-stream event the way the built-in service does (named, one JSON data line). */
-export function sseEvent(name: string, data: unknown): string {
-  return `event: ${name}\ndata: ${JSON.stringify(data)}\n\n`;
-}
 
-/** A `delta` event carrying `audio` (base64, SERVICE.md §2.2). */
-export function deltaEvent(audio: Buffer, itemId = 'item_bench'): string {
-  return sseEvent('delta', { type: 'speech.audio.delta', item_id: itemId, delta: audio.toString('base64') });
-}
 
-/** A `done` event (SERVICE.md §2.3). */
-export function doneEvent(itemId = 'item_bench'): string {
-  return sseEvent('done', { type: 'speech.audio.done', item_id: itemId });
-}
 
-/** Sends the 200 `text/event-stream` head at once. */
-export function beginEventStream(res: ServerResponse): void {
-  res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache' });
-  res.flushHeaders();
-}
 
-/** Deterministic pseudo-random audio bytes (not silence), `n` bytes. */
-export function audioPattern(n: number, seed = 1): Buffer {
-  const b = Buffer.alloc(n);
-  let x = seed >>> 0;
-  for (let i = 0; i < n; i++) {
-    x = (Math.imul(x, 1103515245) + 12345) >>> 0;
-    b[i] = x >>> 24;
-  }
-  return b;
-}
 
 /** Writes `chunk`, resolving when the response can take more; rejects if the client left. */
 export function writeRespectingBackpressure(res: ServerResponse, chunk: Buffer | string): Promise<void> {

@@ -40,7 +40,8 @@ export async function resolveService(choice: ServiceChoice): Promise<ServiceTarg
   const baseUrl = nonEmpty(choice.baseUrl) ?? nonEmpty(choice.env['TTS_BASE_URL']);
   if (choice.offline || baseUrl === undefined) {
     const { startEmbeddedService } = await import('../server/embedded.js');
-    const svc = await startEmbeddedService({ japanese: choice.text !== undefined && /[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff々]/u.test(choice.text) });
+    const { containsKanji } = await import('../engine/japanese.js');
+    const svc = await startEmbeddedService({ japanese: choice.text !== undefined && containsKanji(choice.text) });
     return { baseUrl: svc.baseUrl, wsBaseUrl: wsFromHttp(svc.baseUrl), apiKey: svc.apiKey, embedded: true, close: () => svc.close() };
   }
   const apiKey = choice.apiKeyFile !== undefined ? await readKeyFile(choice.apiKeyFile, choice.warn) : nonEmpty(choice.env['TTS_API_KEY']);

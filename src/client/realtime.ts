@@ -10,17 +10,16 @@
  */
 import type { ClientRequest, IncomingMessage } from 'node:http';
 import type { RawData, WebSocket } from 'ws';
-import type { RealtimeSession, RealtimeSessionUpdate } from '../protocol/types.js';
+import { REALTIME_PATH, type RealtimeSession, type RealtimeSessionUpdate } from '../protocol/types.js';
+import { rawToBuffer } from '../protocol/ws-data.js';
 import { voiceToWire } from '../protocol/voices.js';
 import { assertSecureTransport, bearer } from './auth.js';
 import { TtsError } from './errors.js';
 import { errorFromEvent, errorFromResponse } from './service-error.js';
-import { decodeBase64 } from './sse.js';
+import { decodeBase64, isRecord, malformed } from './sse.js';
 import { transportError } from './transport-error.js';
 import type { AudioChunk, VerboseLog } from './types.js';
 
-/** Path of the WebSocket endpoint, appended to the WebSocket base URL (SERVICE.md §4.2). */
-export const REALTIME_PATH = '/v1/realtime_tts';
 
 /**
  * Largest frame we accept from the service, in bytes: a delta of 100 ms of 48 kHz stereo
@@ -415,20 +414,9 @@ function wsError(err: Error, url: URL, timeoutMs: number): TtsError {
   return transportError(err, url);
 }
 
-function malformed(what: string): TtsError {
-  return new TtsError('protocol_error', `the service sent ${what}`, { hint: 'the service broke the protocol; try again or report it' });
-}
 
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 /** ws delivers Buffer by default (binaryType 'nodebuffer'); fragmented messages may be arrays. */
-function rawToBuffer(raw: RawData): Buffer {
-  if (Buffer.isBuffer(raw)) return raw;
-  if (Array.isArray(raw)) return Buffer.concat(raw);
-  return Buffer.from(raw);
-}
 
 /** A close reason or service text made safe for one line on a terminal. */
 function clean(s: string): string {

@@ -9,15 +9,13 @@
  */
 import { StringDecoder } from 'node:string_decoder';
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
-import type { SseRequestBody } from '../protocol/types.js';
+import { SSE_PATH, type SseRequestBody } from '../protocol/types.js';
 import { assertSecureTransport, bearer } from './auth.js';
 import { TtsError } from './errors.js';
 import { errorFromEvent, errorFromResponse } from './service-error.js';
 import { transportError } from './transport-error.js';
 import type { AudioChunk, VerboseLog } from './types.js';
 
-/** Path of the SSE endpoint, appended to the base URL (SERVICE.md §4.1). */
-export const SSE_PATH = '/v1/tts/sse';
 
 /**
  * Longest run of event-stream text without an event boundary we buffer, in characters: a
@@ -349,11 +347,13 @@ export function interpretEvent(event: EventSourceMessage): SseOutcome {
   return { kind: 'ignored', name: kind ?? '(unnamed)' };
 }
 
-function malformed(what: string): TtsError {
+/** A `protocol_error` for a frame or event the service got wrong; `what` completes "the service sent …". */
+export function malformed(what: string): TtsError {
   return new TtsError('protocol_error', `the service sent ${what}`, { hint: 'the service broke the protocol; try again or report it' });
 }
 
-function isRecord(v: unknown): v is Record<string, unknown> {
+/** True for a plain JSON object (not null, not an array). */
+export function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 

@@ -3,6 +3,12 @@
  * built-in service agree on (DESIGN.md §4).
  */
 
+/** Path of the SSE endpoint, appended to the HTTP base URL (SERVICE.md §4.1). */
+export const SSE_PATH = '/v1/tts/sse';
+
+/** Path of the WebSocket endpoint, appended to the WebSocket base URL (SERVICE.md §4.2). */
+export const REALTIME_PATH = '/v1/realtime_tts';
+
 /** Audio encodings (SERVICE.md §1.4, DESIGN.md §2): pcm16 = s16le, float32 = f32le, mulaw = G.711 µ-law, 8 bits. */
 export const AUDIO_FORMATS = ['pcm16', 'float32', 'mulaw'] as const;
 /** One of {@link AUDIO_FORMATS}. */

@@ -62,3 +62,10 @@ export async function readBody(req: IncomingMessage, cap: number = MAX_BODY_BYTE
   }
   return { ok: true, body: Buffer.concat(parts) };
 }
+
+/** The path of a request's URL, without its query. */
+export function pathOf(req: IncomingMessage): string {
+  const url = req.url ?? '/';
+  const q = url.indexOf('?');
+  return q === -1 ? url : url.slice(0, q);
+}

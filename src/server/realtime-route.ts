@@ -32,13 +32,13 @@ import type { RawData, WebSocket, WebSocketServer } from 'ws';
 import { audioSeconds } from '../audio/encoding.js';
 import type { SpeechEngine } from '../engine/types.js';
 import { HTTP_STATUS, type ServiceErrorCode } from '../protocol/codes.js';
-import type { ErrorBody } from '../protocol/types.js';
+import { REALTIME_PATH, type ErrorBody } from '../protocol/types.js';
+import { rawToBuffer } from '../protocol/ws-data.js';
 import { voiceToWire } from '../protocol/voices.js';
+import { pathOf } from './http-util.js';
 import { bearerKey, type KeyRing } from './keys.js';
 import { isRefusal, REALTIME_DEFAULT_SAMPLE_RATE, validateRealtimeSession, type Refusal, type ValidRealtimeRequest } from './validate.js';
 
-/** Path of the WebSocket endpoint (SERVICE.md §4.2). */
-export const REALTIME_PATH = '/v1/realtime_tts';
 
 /** Largest client frame, in bytes; ws closes with 1009 above it. An update of 5000 characters is ~20 KiB. */
 export const MAX_CLIENT_FRAME_BYTES = 1024 * 1024;
@@ -397,14 +397,4 @@ function sendPaced(ws: WebSocket, event: unknown, signal: AbortSignal): Promise<
   });
 }
 
-function rawToBuffer(raw: RawData): Buffer {
-  if (Buffer.isBuffer(raw)) return raw;
-  if (Array.isArray(raw)) return Buffer.concat(raw);
-  return Buffer.from(raw);
-}
 
-function pathOf(req: IncomingMessage): string {
-  const url = req.url ?? '/';
-  const q = url.indexOf('?');
-  return q === -1 ? url : url.slice(0, q);
-}

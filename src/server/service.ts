@@ -5,7 +5,8 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { SpeechEngine } from '../engine/types.js';
-import { sendError, sendJson } from './http-util.js';
+import { SSE_PATH } from '../protocol/types.js';
+import { pathOf, sendError, sendJson } from './http-util.js';
 import { bearerKey, KeyRing } from './keys.js';
 import { CharacterQuota, ConcurrencyLimiter, RateLimiter, type Clock } from './limits.js';
 import { attachRealtime, type HandshakeRefusal, type RealtimeLimits, type RealtimeRoute } from './realtime-route.js';
@@ -186,7 +187,7 @@ async function route(
   meta: RequestMeta,
 ): Promise<void> {
   const path = pathOf(req);
-  if (path !== '/v1/tts/sse') {
+  if (path !== SSE_PATH) {
     sendJson(res, 404, { error: { code: 'not_found', message: `no route ${path}; the service has POST /v1/tts/sse and /v1/realtime_tts` } });
     return;
   }
@@ -213,11 +214,6 @@ async function route(
   await handleSse(req, res, { ...ctx, charge: (characters) => limits.charge(keyIndex, characters) }, signal);
 }
 
-function pathOf(req: IncomingMessage): string {
-  const url = req.url ?? '/';
-  const q = url.indexOf('?');
-  return q === -1 ? url : url.slice(0, q);
-}
 
 /**
  * Starts the service listening.

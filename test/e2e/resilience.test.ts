@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import type { ServerResponse } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import { cleanEnv, runTts, TTS_BIN } from '../helpers/cli.js';
-import { deltaEvent, doneEvent, sse as sseEvent, startEventStream, startServer, type TestServer } from '../helpers/servers.js';
+import { deltaEvent, doneEvent, sse as sseEvent, startEventStream, withServer, type TestServer } from '../helpers/servers.js';
 
 const KEY = 'sk-live-SENTINEL-0123456789abcdef';
 
@@ -59,14 +59,6 @@ describe('retries, recovery, long text, lines and interrupts', () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  async function withServer(handler: Parameters<typeof startServer>[0], fn: (s: TestServer) => Promise<void>): Promise<void> {
-    const server = await startServer(handler);
-    try {
-      await fn(server);
-    } finally {
-      await server.close();
-    }
-  }
 
   const retriable: [string, (res: ServerResponse) => void][] = [
     ['429 rate_limit_exceeded', (res) => refuse(res, 429, 'rate_limit_exceeded', { 'retry-after-ms': '20' })],

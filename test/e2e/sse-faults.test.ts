@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { runTts } from '../helpers/cli.js';
-import { deltaEvent, doneEvent, patternBytes, sse, startEventStream, startServer, type TestServer } from '../helpers/servers.js';
+import { deltaEvent, doneEvent, patternBytes, sse, startEventStream, startServer, withServer } from '../helpers/servers.js';
 
 const KEY = 'sk-test-SENTINEL-6f1e2d3c4b5a';
 
@@ -18,14 +18,6 @@ describe('tts stream against a hand-written SSE server', () => {
     dir = await mkdtemp(join(tmpdir(), 'tts-e2e-'));
   });
 
-  async function withServer(handler: Parameters<typeof startServer>[0], fn: (s: TestServer) => Promise<void>): Promise<void> {
-    const server = await startServer(handler);
-    try {
-      await fn(server);
-    } finally {
-      await server.close();
-    }
-  }
 
   it('writes every delta to stdout byte for byte, with CRLF events split across writes', async () => {
     const audio = [patternBytes(4800, 1), patternBytes(1, 2), patternBytes(9601, 3)];

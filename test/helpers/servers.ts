@@ -74,3 +74,13 @@ export function patternBytes(n: number, seed = 1): Buffer {
   }
   return b;
 }
+
+/** Runs `fn` against a server answering with `handler`, and always closes the server. */
+export async function withServer(handler: Parameters<typeof startServer>[0], fn: (server: TestServer) => Promise<void>): Promise<void> {
+  const server = await startServer(handler);
+  try {
+    await fn(server);
+  } finally {
+    await server.close();
+  }
+}
