@@ -100,7 +100,9 @@ export async function runSynthesis(command: CommandName, words: string[], flags:
       warn: (l) => reporter.warn(l),
     });
     reporter.setSecret(target.apiKey);
-    if (target.embedded) reporter.notice('no service configured (TTS_BASE_URL): using the built-in offline engine');
+    if (target.embedded) {
+      reporter.notice(flags.offline === true ? '--offline: using the built-in offline engine' : 'no service configured (TTS_BASE_URL): using the built-in offline engine');
+    }
     const opened = await openSinks(plan, spec, io);
     sink = opened.sink;
     tempPath = opened.file?.tempPath;
