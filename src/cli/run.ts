@@ -103,7 +103,7 @@ export async function runSynthesis(command: CommandName, words: string[], flags:
     if (target.embedded) {
       reporter.notice(flags.offline === true ? '--offline: using the built-in offline engine' : 'no service configured (TTS_BASE_URL): using the built-in offline engine');
     }
-    const opened = await openSinks(plan, spec, io);
+    const opened = await openSinks(plan, spec, io, controller.signal);
     sink = opened.sink;
     tempPath = opened.file?.tempPath;
     if (plan.stdout?.container === 'raw' || plan.file?.container === 'raw') {
@@ -197,7 +197,7 @@ function describeOutput(plan: OutputPlan | undefined): string {
  * Opens every destination. The sound card is opened first, so a missing `speaker` or device
  * fails (exit 7) before any request is made.
  */
-async function openSinks(plan: OutputPlan, spec: AudioSpec, io: CommandIo): Promise<{ sink: AudioSink; file: FileSink | undefined; fileOnly: FileSink | undefined }> {
+async function openSinks(plan: OutputPlan, spec: AudioSpec, io: CommandIo, signal: AbortSignal): Promise<{ sink: AudioSink; file: FileSink | undefined; fileOnly: FileSink | undefined }> {
   const sinks: AudioSink[] = [];
   let file: FileSink | undefined;
   try {
@@ -205,11 +205,12 @@ async function openSinks(plan: OutputPlan, spec: AudioSpec, io: CommandIo): Prom
       const { openSpeakerSink } = await import('../audio/speaker-sink.js');
       sinks.push(await openSpeakerSink(spec));
     }
-    if (plan.file !== undefined && (await isSpecialFile(plan.file.path))) {
+    const special = plan.file === undefined ? undefined : await specialFile(plan.file.path);
+    if (plan.file !== undefined && special !== undefined) {
       // A FIFO or device (`-o /dev/null`, `-o pipe`) is written in place, like stdout: renaming
       // a temporary file over it would replace the node itself.
-      const [{ createStdoutSink }, { createWriteStream }] = await Promise.all([import('../audio/stdout-sink.js'), import('node:fs')]);
-      sinks.push(createStdoutSink(spec, plan.file.container, createWriteStream(plan.file.path, { flags: 'w' })));
+      const { createStdoutSink } = await import('../audio/stdout-sink.js');
+      sinks.push(createStdoutSink(spec, plan.file.container, await openSpecialFile(plan.file.path, special, signal)));
     } else if (plan.file !== undefined) {
       const { openFileSink } = await import('../audio/file-sink.js');
       file = await openFileSink(plan.file.path, spec, plan.file.container);
@@ -228,14 +229,38 @@ async function openSinks(plan: OutputPlan, spec: AudioSpec, io: CommandIo): Prom
   return { sink: teeSink(sinks), file, fileOnly: undefined };
 }
 
-/** True when `path` exists and is neither a regular file nor a folder (a FIFO, device, socket). */
-async function isSpecialFile(path: string): Promise<boolean> {
+/** What is at `path` when it exists and is neither a regular file nor a folder (a FIFO, a device). */
+async function specialFile(path: string): Promise<'fifo' | 'device' | undefined> {
   const { stat } = await import('node:fs/promises');
   try {
     const info = await stat(path);
-    return !info.isFile() && !info.isDirectory();
+    if (info.isFIFO()) return 'fifo';
+    return info.isFile() || info.isDirectory() ? undefined : 'device';
   } catch {
-    return false;
+    return undefined;
+  }
+}
+
+/**
+ * Opens a FIFO or device for writing. A FIFO is opened non-blocking, waiting (abortably) for a
+ * reader: a plain open would block a libuv thread until one came, and with it the process's exit
+ * even after Ctrl-C. Its descriptor becomes a libuv pipe stream, as stdout's would.
+ * @throws TtsError `io_error` (exit 7) when it cannot be opened.
+ */
+async function openSpecialFile(path: string, kind: 'fifo' | 'device', signal: AbortSignal): Promise<NodeJS.WritableStream> {
+  const [{ constants, createWriteStream, openSync }, { Socket }, { sleep }] = await Promise.all([import('node:fs'), import('node:net'), import('../client/retry.js')]);
+  if (kind === 'device') return createWriteStream(path, { flags: 'w' });
+  for (;;) {
+    try {
+      const fd = openSync(path, constants.O_WRONLY | constants.O_NONBLOCK);
+      return new Socket({ fd, readable: false, writable: true });
+    } catch (cause) {
+      if ((cause as NodeJS.ErrnoException).code !== 'ENXIO') {
+        throw new TtsError('io_error', `cannot write to ${path} (${(cause as NodeJS.ErrnoException).code ?? 'error'})`, { cause });
+      }
+      // ENXIO: nobody reads the FIFO yet.
+      await sleep(0.05, signal);
+    }
   }
 }
 

@@ -368,7 +368,9 @@ export function decodeBase64(s: string): Buffer | undefined {
   // of `s` promises. Only then are the slower checks below needed.
   const fast = Buffer.from(s, 'base64');
   const padding = s.endsWith('==') ? 2 : s.endsWith('=') ? 1 : 0;
-  if (s.length % 4 !== 1 && (padding === 0 || s.length % 4 === 0) && fast.length === Math.floor(((s.length - padding) * 3) / 4)) return fast;
+  // Node also keeps only the low byte of a non-ASCII character ('Ł' reads as 'A'): ASCII only.
+  const ascii = Buffer.byteLength(s, 'utf8') === s.length;
+  if (ascii && s.length % 4 !== 1 && (padding === 0 || s.length % 4 === 0) && fast.length === Math.floor(((s.length - padding) * 3) / 4)) return fast;
   const compact = /\s/.test(s) ? s.replace(/\s+/g, '') : s;
   if (!/^[A-Za-z0-9+/_-]*={0,2}$/.test(compact)) return undefined;
   const unpadded = compact.replace(/=+$/, '');

@@ -61,13 +61,18 @@ export function loadTokenizer(): Promise<JapaneseTokenizer> {
   tokenizerPromise ??= import('kuromoji').then(({ default: kuromoji }) => new Promise<JapaneseTokenizer>((resolve, reject) => {
     const build = (callback: (err: unknown, tokenizer: JapaneseTokenizer) => void): void => {
       const unpacked = unpackedDictionary();
-      tokenizerSource = unpacked === undefined ? 'gzip' : 'unpacked';
-      if (unpacked === undefined) {
+      const fromGzip = (): void => {
+        tokenizerSource = 'gzip';
         // require.resolve gives .../kuromoji/src/kuromoji.js; the dictionary is in .../kuromoji/dict.
         const dicPath = path.join(path.dirname(createRequire(import.meta.url).resolve('kuromoji')), '..', 'dict');
         kuromoji.builder({ dicPath }).build(callback);
+      };
+      if (unpacked === undefined) {
+        fromGzip();
       } else {
-        loadUnpacked(unpacked, callback);
+        tokenizerSource = 'unpacked';
+        // An unreadable unpacked copy is no reason to fail: the package's own files still are there.
+        loadUnpacked(unpacked, (err, tokenizer) => (err ? fromGzip() : callback(null, tokenizer)));
       }
     };
     build((err, tokenizer) => {

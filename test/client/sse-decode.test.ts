@@ -159,3 +159,10 @@ describe('decodeBase64', () => {
     assert.equal(decodeBase64('AAA=='), undefined);
   });
 });
+
+describe('decodeBase64 and non-ASCII', () => {
+  it('rejects letters outside ASCII that Node would read as base64 (Ł as A)', () => {
+    assert.equal(decodeBase64('ŁŁŁŁ'), undefined);
+    assert.equal(decodeBase64('AAAа'), undefined);
+  });
+});
