@@ -42,7 +42,9 @@ export function handshake(url: string, key: string | undefined, headers: Record<
     const ws = new WebSocket(url, { headers: { ...(key === undefined ? {} : { authorization: `Bearer ${key}` }), ...headers } });
     const events: WsEvent[] = [];
     const waiters: { type: string; resolve: (e: WsEvent) => void }[] = [];
-    ws.on('message', (data) => {
+    ws.on('message', (data, isBinary) => {
+      // The service sends text frames only (DESIGN.md §4); a binary one fails the session's test.
+      if (isBinary) throw new Error('the service sent a binary frame');
       const e = JSON.parse(data.toString()) as WsEvent;
       events.push(e);
       for (const w of waiters.filter((w) => w.type === e.type)) {

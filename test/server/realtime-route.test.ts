@@ -9,81 +9,31 @@
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import { after, before, describe, it } from 'node:test';
-import { WebSocket } from 'ws';
 import { KeyRing } from '../../src/server/keys.js';
 import { attachRealtime } from '../../src/server/realtime-route.js';
 import { createService, listen } from '../../src/server/service.js';
+import { connect as connectWs, handshake, type WsSession } from '../helpers/serve-ws.js';
 import { fakeAudio, fakeEngine, type FakeEngine } from '../helpers/ws-fake-engine.js';
 
 const KEY = 'test-key-ws-123456';
 
-interface Event {
-  type: string;
-  [k: string]: unknown;
+/** Opens a session with the test key; fails the test when the handshake is refused. */
+function connect(url: string): Promise<WsSession> {
+  return connectWs(url, KEY);
 }
 
-/** One client session: the events received, in order, and how it closed. */
-interface Session {
-  ws: WebSocket;
-  events: Event[];
-  /** Resolves with the first event of `type`. */
-  next(type: string): Promise<Event>;
-  closed: Promise<{ code: number; reason: string }>;
-}
-
-function connect(url: string, headers: Record<string, string> = { authorization: `Bearer ${KEY}` }): Promise<Session> {
-  return new Promise((resolve, reject) => {
-    const ws = new WebSocket(url, { headers });
-    const events: Event[] = [];
-    const waiters: { type: string; resolve: (e: Event) => void }[] = [];
-    ws.on('message', (data, isBinary) => {
-      assert.equal(isBinary, false, 'the service sends text frames only');
-      const e = JSON.parse(data.toString()) as Event;
-      events.push(e);
-      for (const w of waiters.filter((w) => w.type === e.type)) {
-        waiters.splice(waiters.indexOf(w), 1);
-        w.resolve(e);
-      }
-    });
-    const closed = new Promise<{ code: number; reason: string }>((r) => ws.on('close', (code, reason) => r({ code, reason: reason.toString() })));
-    ws.on('error', () => {});
-    ws.once('unexpected-response', (_req, res) => reject(Object.assign(new Error(`HTTP ${res.statusCode}`), { res })));
-    ws.once('open', () =>
-      resolve({
-        ws,
-        events,
-        closed,
-        next: (type) => {
-          const seen = events.find((e) => e.type === type);
-          if (seen !== undefined) return Promise.resolve(seen);
-          return new Promise((r) => waiters.push({ type, resolve: r }));
-        },
-      }),
-    );
-    ws.once('error', reject);
-  });
+/** Reads a refused handshake: status, content type and the JSON body. */
+async function refusedHandshake(url: string, headers: Record<string, string>): Promise<{ status: number; contentType: string; body: { error: { code: string; message: string } } }> {
+  const h = await handshake(url, undefined, headers);
+  if (h.ok) {
+    h.session.ws.terminate();
+    throw new Error('the handshake was accepted');
+  }
+  return { status: h.status, contentType: String(h.headers['content-type']), body: JSON.parse(h.body) as { error: { code: string; message: string } } };
 }
 
 function update(session: Record<string, unknown>): string {
   return JSON.stringify({ type: 'tts_session.update', session });
-}
-
-/** Reads a refused handshake: status, headers and the JSON body. */
-function refusedHandshake(url: string, headers: Record<string, string>): Promise<{ status: number; contentType: string; body: { error: { code: string; message: string } } }> {
-  return new Promise((resolve, reject) => {
-    const ws = new WebSocket(url, { headers });
-    ws.on('error', () => {});
-    ws.once('open', () => reject(new Error('the handshake was accepted')));
-    ws.once('unexpected-response', (_req, res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (d: string) => (text += d));
-      res.on('end', () => {
-        resolve({ status: res.statusCode ?? 0, contentType: String(res.headers['content-type']), body: JSON.parse(text) });
-        ws.terminate();
-      });
-    });
-  });
 }
 
 async function startService(engine: FakeEngine, maxChars = 200): Promise<{ server: Server; url: string; close(): Promise<void> }> {
