@@ -120,7 +120,13 @@ export async function runSynthesis(command: CommandName, words: string[], flags:
       signal: controller.signal,
       stats,
       bytesPerSecond: bytesPerFrame(spec) * spec.sampleRate,
-      rewind: fileOnly === undefined ? undefined : (audioBytes) => fileOnly.truncateAudio(audioBytes),
+      rewind:
+        fileOnly === undefined
+          ? undefined
+          : async (audioBytes) => {
+              await fileOnly.truncateAudio(audioBytes);
+              bytes = audioBytes;
+            },
       verbose: (l) => reporter.verbose(l),
       warn: (l) => reporter.warn(l),
     });
@@ -134,8 +140,6 @@ export async function runSynthesis(command: CommandName, words: string[], flags:
       await sink.write(chunk.data);
       bytes += chunk.data.length;
     }
-    // A rewound piece took bytes back: the file's own count is the truth.
-    if (opened.fileOnly !== undefined) bytes = opened.fileOnly.audioBytes;
     if (controller.signal.aborted) throw controller.signal.reason;
     await sink.finish();
     code = EXIT.ok;

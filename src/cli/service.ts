@@ -9,7 +9,7 @@ import { TtsError } from '../client/errors.js';
 /** Where requests go and the key they carry. */
 export interface ServiceTarget {
   baseUrl: string;
-  /** WebSocket base (`https`→`wss`, `http`→`ws` unless configured). */
+  /** WebSocket base as configured, else the HTTP base: the realtime client reads `http(s)` as `ws(s)`. */
   wsBaseUrl: string;
   apiKey: string;
   /** True for the in-process built-in service. */
@@ -42,7 +42,7 @@ export async function resolveService(choice: ServiceChoice): Promise<ServiceTarg
     const { startEmbeddedService } = await import('../server/embedded.js');
     const { containsKanji } = await import('../engine/japanese.js');
     const svc = await startEmbeddedService({ japanese: choice.text !== undefined && containsKanji(choice.text) });
-    return { baseUrl: svc.baseUrl, wsBaseUrl: wsFromHttp(svc.baseUrl), apiKey: svc.apiKey, embedded: true, close: () => svc.close() };
+    return { baseUrl: svc.baseUrl, wsBaseUrl: svc.baseUrl, apiKey: svc.apiKey, embedded: true, close: () => svc.close() };
   }
   const apiKey = choice.apiKeyFile !== undefined ? await readKeyFile(choice.apiKeyFile, choice.warn) : nonEmpty(choice.env['TTS_API_KEY']);
   if (apiKey === undefined) {
@@ -50,14 +50,10 @@ export async function resolveService(choice: ServiceChoice): Promise<ServiceTarg
       hint: 'set TTS_API_KEY, or use --api-key-file PATH (or --offline for the built-in engine)',
     });
   }
-  const ws = nonEmpty(choice.wsBaseUrl) ?? nonEmpty(choice.env['TTS_WS_BASE_URL']) ?? wsFromHttp(baseUrl);
+  const ws = nonEmpty(choice.wsBaseUrl) ?? nonEmpty(choice.env['TTS_WS_BASE_URL']) ?? baseUrl;
   return { baseUrl, wsBaseUrl: ws, apiKey, embedded: false, close: async () => {} };
 }
 
-/** `https://x` → `wss://x`, `http://x` → `ws://x` (DESIGN.md §1). */
-export function wsFromHttp(httpBase: string): string {
-  return httpBase.replace(/^http(s?):/i, (_m, s: string) => `ws${s}:`);
-}
 
 /**
  * Reads a key file: its first line, trimmed. Warns, as ssh does for private keys, when group

@@ -13,6 +13,7 @@ import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
 import createESpeak, { type ESpeakNGWorker } from '@echogarden/espeak-ng-emscripten';
 import { isTokenizerLoaded, loadTokenizer, speechSegments, tokenizerLoadTime } from './japanese.js';
 import type { EngineWorkerData, JobReport, JobRequest, WorkerReply } from './messages.js';
+import { SSE_SAMPLE_RATE } from '../protocol/types.js';
 import { AudioOutput } from './output.js';
 import { espeakVoiceName } from './voices.js';
 
@@ -127,7 +128,7 @@ function serve(port: MessagePort, data: EngineWorkerData): void {
   if (data.preloadJapanese === true) loadTokenizer().catch(() => undefined);
   // Likewise compile libsamplerate's WebAssembly (~40 ms the first time) and leave an idle
   // converter for the service's usual rate (SSE streams 24000 Hz).
-  AudioOutput.create({ format: 'pcm16', sampleRate: 24000, channels: 1 })
+  AudioOutput.create({ format: 'pcm16', sampleRate: SSE_SAMPLE_RATE, channels: 1 })
     .then((output) => output.destroy())
     .catch(() => undefined);
   // The pool sends one job at a time; chaining keeps the order even if it ever sent two.
