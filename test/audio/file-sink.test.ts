@@ -20,6 +20,7 @@ import type { AudioSpec } from '../../src/audio/spec.js';
 import { parseWavHeader } from '../../src/audio/wav.js';
 import { TtsError } from '../../src/client/errors.js';
 import { haveSox, soxInfo, soxRawData } from '../helpers/audio-sox.js';
+import { splitBySizes } from '../helpers/split.js';
 
 const root = mkdtempSync(join(tmpdir(), 'tts-file-sink-'));
 after(() => rmSync(root, { recursive: true, force: true }));
@@ -51,14 +52,7 @@ function audio(spec: AudioSpec, len: number): Buffer {
 
 /** Splits `data` at uneven offsets (odd sizes included), as deltas arrive. */
 function chunks(data: Buffer): Buffer[] {
-  const sizes = [1, 7, 300, 2, 1023, 5, 4096];
-  const out: Buffer[] = [];
-  for (let o = 0, i = 0; o < data.length; i++) {
-    const s = sizes[i % sizes.length]!;
-    out.push(data.subarray(o, o + s));
-    o += s;
-  }
-  return out;
+  return splitBySizes(data, [1, 7, 300, 2, 1023, 5, 4096]);
 }
 
 function assertIoError(err: unknown, path: string, cause?: RegExp): true {

@@ -11,6 +11,7 @@ import { loadSpeaker, openSpeakerSink } from '../../src/audio/speaker-sink.js';
 import type { AudioSpec } from '../../src/audio/spec.js';
 import { TtsError } from '../../src/client/errors.js';
 import { fakeSpeaker } from '../helpers/audio-fake-speaker.js';
+import { splitBySizes } from '../helpers/split.js';
 
 /** Deterministic noise, so every byte value shows up. */
 function noise(len: number, seed: number): Buffer {
@@ -39,13 +40,7 @@ function floatAudio(frames: number, channels: number): { f32: Buffer; s16: Buffe
 
 /** Splits at uneven sizes, odd ones included, so frames and samples straddle writes. */
 function split(data: Buffer, sizes = [1, 3, 1000, 4097, 77, 2]): Buffer[] {
-  const out: Buffer[] = [];
-  for (let o = 0, i = 0; o < data.length; i++) {
-    const s = sizes[i % sizes.length]!;
-    out.push(data.subarray(o, o + s));
-    o += s;
-  }
-  return out;
+  return splitBySizes(data, sizes);
 }
 
 const isNoDevice = (e: unknown): boolean => {
