@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { parseWavHeader } from '../../src/audio/wav.js';
 import { cleanEnv, runTts, TTS_BIN } from '../helpers/cli.js';
-import { soxInfo } from '../helpers/sox.js';
+import { soxInfo } from '../helpers/audio-sox.js';
 
 const KEY = 'book-test-key-0123456789';
 

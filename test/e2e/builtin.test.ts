@@ -11,7 +11,7 @@ import { after, before, describe, it } from 'node:test';
 import alawmulaw from 'alawmulaw';
 import { parseWavHeader } from '../../src/audio/wav.js';
 import { runTts } from '../helpers/cli.js';
-import { soxInfo } from '../helpers/sox.js';
+import { soxInfo } from '../helpers/audio-sox.js';
 
 describe('tts on the built-in engine', () => {
   let dir: string;
@@ -39,7 +39,7 @@ describe('tts on the built-in engine', () => {
     const seconds = h.dataBytes / 2 / 24000;
     assert.ok(seconds > 2 && seconds < 8, `${seconds} s`);
     const sox = soxInfo(out);
-    assert.equal(sox.sampleRate, 24000);
+    assert.equal(sox.rate, 24000);
     assert.equal(sox.channels, 1);
     assert.equal(sox.samples, h.dataBytes / 2);
   });

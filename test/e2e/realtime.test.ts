@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { parseWavHeader } from '../../src/audio/wav.js';
 import { runTts } from '../helpers/cli.js';
-import { soxInfo } from '../helpers/sox.js';
+import { soxInfo } from '../helpers/audio-sox.js';
 
 describe('tts realtime on the built-in engine', () => {
   let dir: string;
@@ -46,7 +46,7 @@ describe('tts realtime on the built-in engine', () => {
       // Same speech as over SSE at 24 kHz, resampled: durations agree to a few ms.
       assert.ok(Math.abs(frames / rate - sseSeconds) < 0.01, `${frames / rate} s vs ${sseSeconds} s over SSE`);
       const sox = soxInfo(out);
-      assert.equal(sox.sampleRate, rate);
+      assert.equal(sox.rate, rate);
       assert.equal(sox.channels, channels);
       assert.equal(sox.samples, frames);
     });
