@@ -14,9 +14,9 @@ import { randomBytes } from 'node:crypto';
 import type { Stats } from 'node:fs';
 import { open, realpath, rename, stat, unlink, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
-import { TtsError } from '../client/errors.js';
+import { TtsError } from '../errors.js';
 import type { AudioSink } from './sink.js';
-import { assertAudioSpec, type AudioSpec } from './spec.js';
+import { assertAudioSpec, type AudioSpec } from '../dsp/spec.js';
 import { WAV_UNKNOWN_SIZE, wavHeader, wavHeaderLength, wavPadLength } from './wav.js';
 
 /** Container of a file: `wav` = WAV header + audio, `raw` = the audio bytes alone. */

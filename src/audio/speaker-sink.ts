@@ -16,10 +16,10 @@
 import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
-import { TtsError } from '../client/errors.js';
-import { toPcm16Bytes } from './encoding.js';
+import { TtsError } from '../errors.js';
+import { toPcm16Bytes } from '../dsp/encoding.js';
 import type { AudioSink } from './sink.js';
-import { assertAudioSpec, bytesPerFrame, type AudioSpec } from './spec.js';
+import { assertAudioSpec, bytesPerFrame, type AudioSpec } from '../dsp/spec.js';
 
 /** Options passed to speaker's constructor: always s16 at the spec's rate and channels. */
 export interface SpeakerOptions {

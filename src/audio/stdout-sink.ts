@@ -4,10 +4,10 @@
  * A reader that goes away (`tts stream | head -c 1000`) is not a crash: the sink reports a
  * {@link ClosedPipeError} that the CLI recognises with {@link isClosedPipe} and ends quietly.
  */
-import { TtsError } from '../client/errors.js';
+import { TtsError } from '../errors.js';
 import type { FileContainer } from './file-sink.js';
 import type { AudioSink } from './sink.js';
-import { assertAudioSpec, type AudioSpec } from './spec.js';
+import { assertAudioSpec, type AudioSpec } from '../dsp/spec.js';
 import { wavHeader } from './wav.js';
 
 /**

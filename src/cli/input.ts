@@ -3,7 +3,7 @@
  * Text is validated before any request: invalid UTF-8 or nothing to say is exit 2.
  */
 import { readFile } from 'node:fs/promises';
-import { TtsError } from '../client/errors.js';
+import { TtsError } from '../errors.js';
 
 /** Where to read text from, as the flags said. */
 export interface TextSource {

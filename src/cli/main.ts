@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
-import { EXIT } from '../protocol/codes.js';
+import { EXIT } from '../errors.js';
 import { addSynthesisOptions, intIn, type SynthesisFlags } from './options.js';
 import type { ServeFlags } from './commands/serve.js';
 import type { CommandIo } from './run.js';

@@ -2,7 +2,7 @@
  * Where the audio goes (DESIGN.md §1, §2): the sound card, a file (WAV or raw by its name, or
  * forced by --wav/--raw), stdout, or a file and the card together (--play).
  */
-import { TtsError } from '../client/errors.js';
+import { TtsError } from '../errors.js';
 
 /** Which command is running: it sets the default destination. */
 export type CommandName = 'say' | 'stream' | 'realtime';

@@ -3,8 +3,8 @@
  * names the service's code when there is one, says what to do next, and never shows the key.
  */
 import { redact } from '../client/auth.js';
-import { TtsError } from '../client/errors.js';
-import { EXIT } from '../protocol/codes.js';
+import { TtsError } from '../errors.js';
+import { EXIT } from '../errors.js';
 
 /** Writes lines to stderr with the key redacted. */
 export interface Reporter {

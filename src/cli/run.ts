@@ -4,12 +4,12 @@
  * `realtime`, which differ only in channel and default destination.
  */
 import type { AudioSink } from '../audio/sink.js';
-import type { AudioSpec } from '../audio/spec.js';
+import type { AudioSpec } from '../dsp/spec.js';
 import { rmSync } from 'node:fs';
-import { audioSeconds } from '../audio/encoding.js';
-import { TtsError } from '../client/errors.js';
-import type { AudioChunk } from '../client/types.js';
-import { EXIT } from '../protocol/codes.js';
+import { audioSeconds } from '../dsp/encoding.js';
+import { TtsError } from '../errors.js';
+import type { AudioChunk } from '../wire/delta.js';
+import { EXIT } from '../errors.js';
 import { languageForVoice } from '../protocol/voices.js';
 import { readText } from './input.js';
 import type { SynthesisFlags } from './options.js';
@@ -18,7 +18,7 @@ import { createReporter, reportError } from './report.js';
 import { resolveService, type ServiceTarget } from './service.js';
 import { synthesizeTexts, type OpenStream, type RequestStats } from './synthesize.js';
 import type { FileSink } from '../audio/file-sink.js';
-import { bytesPerFrame } from '../audio/spec.js';
+import { bytesPerFrame } from '../dsp/spec.js';
 import { ClosedPipeError } from '../audio/stdout-sink.js';
 
 /** The process's streams and environment (injectable for tests). */

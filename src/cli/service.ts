@@ -4,7 +4,7 @@
  * or `--offline` — the embedded built-in service.
  */
 import { readFile, stat } from 'node:fs/promises';
-import { TtsError } from '../client/errors.js';
+import { TtsError } from '../errors.js';
 
 /** Where requests go and the key they carry. */
 export interface ServiceTarget {

@@ -6,10 +6,10 @@
  * `max_character_length_exceeded`, and — when the output can rewind (a file) — requesting a piece
  * again after its stream broke mid-way, having cut the output back to where the piece started.
  */
-import { TtsError } from '../client/errors.js';
-import { EXIT } from '../protocol/codes.js';
+import { TtsError } from '../errors.js';
+import { EXIT } from '../errors.js';
 import { backoffSeconds, shouldRetry, sleep } from '../client/retry.js';
-import type { AudioChunk } from '../client/types.js';
+import type { AudioChunk } from '../wire/delta.js';
 import { codePointLength, hasSpeech, requestText, splitText } from '../text/split.js';
 
 /** Counters a run reports in its `--json` summary. */

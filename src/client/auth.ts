@@ -2,7 +2,7 @@
  * Key safety rules of DESIGN.md §1: the key travels only as `Authorization: Bearer`, never over
  * plain `http://` / `ws://` to a host that is not loopback unless the user allows it.
  */
-import { TtsError } from './errors.js';
+import { TtsError } from '../errors.js';
 
 /** True for names and addresses that stay on this machine: localhost, 127.0.0.0/8, ::1. */
 export function isLoopbackHost(hostname: string): boolean {

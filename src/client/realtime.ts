@@ -4,21 +4,24 @@
  * exactly one `tts_session.update`, and yield each `tts.output_audio.delta` as decoded audio until
  * `tts.output.completed` — the same `AsyncIterable<AudioChunk>` as the SSE client (STYLE.md §1).
  *
- * Layers (STYLE.md §2): ws frames → protocol outcomes ({@link interpretFrame}, pure) → a bounded
- * queue of audio chunks → the consumer. The iterator owns cleanup (STYLE.md §3): completion closes
+ * Layers (STYLE.md §2): ws frames → protocol outcomes (realtime-frames.ts, pure) → a bounded
+ * queue of audio chunks (wire/chunk-queue.ts) → the consumer. The iterator owns cleanup (STYLE.md §3): completion closes
  * with 1000; leaving the loop early, an abort, a timeout or an error terminates the socket.
  */
 import type { ClientRequest, IncomingMessage } from 'node:http';
 import type { RawData, WebSocket } from 'ws';
 import { REALTIME_PATH, type RealtimeSession, type RealtimeSessionUpdate } from '../protocol/types.js';
-import { rawToBuffer } from '../protocol/ws-data.js';
 import { voiceToWire } from '../protocol/voices.js';
+import { TtsError } from '../errors.js';
+import { readCapped } from '../wire/capped-read.js';
+import { ChunkQueue } from '../wire/chunk-queue.js';
+import { malformed, type AudioChunk } from '../wire/delta.js';
+import { rawToBuffer } from '../wire/ws-data.js';
 import { assertSecureTransport, bearer } from './auth.js';
-import { TtsError } from './errors.js';
-import { errorFromEvent, errorFromResponse } from './service-error.js';
-import { decodeBase64, isRecord, malformed } from './sse.js';
+import { clean, closeError, interpretFrame } from './realtime-frames.js';
+import { errorFromResponse } from './service-error.js';
 import { transportError } from './transport-error.js';
-import type { AudioChunk, VerboseLog } from './types.js';
+import type { VerboseLog } from './types.js';
 
 
 /**
@@ -29,12 +32,10 @@ export const MAX_FRAME_BYTES = 16 * 1024 * 1024;
 
 /**
  * Audio bytes queued for the consumer above which we stop reading the socket (TCP then pushes
- * back on the service); reading resumes once the queue drains below {@link QUEUE_LOW_WATER_BYTES}.
+ * back on the service); reading resumes once the queue drains below a quarter of it.
  * Never decode far ahead of the sink (STYLE.md §6).
  */
 export const QUEUE_HIGH_WATER_BYTES = 1024 * 1024;
-/** See {@link QUEUE_HIGH_WATER_BYTES}. */
-export const QUEUE_LOW_WATER_BYTES = 256 * 1024;
 
 /** Largest body of a refused handshake we read, in bytes. */
 const MAX_REFUSAL_BODY_BYTES = 64 * 1024;
@@ -72,15 +73,6 @@ export interface RealtimeStreamOptions {
   verbose?: VerboseLog;
 }
 
-/** One protocol-level reading of a text frame (SERVICE.md §6.2, DESIGN.md §4). */
-export type RealtimeOutcome =
-  | { kind: 'created' }
-  | { kind: 'updated' }
-  | { kind: 'audio'; chunk: AudioChunk }
-  | { kind: 'completed' }
-  | { kind: 'error'; error: TtsError }
-  | { kind: 'ignored'; type: string };
-
 /**
  * Joins a WebSocket base URL and {@link REALTIME_PATH}, keeping any path prefix of the base.
  * `http:`/`https:` bases are read as `ws:`/`wss:` (a tolerant client: DESIGN.md §4).
@@ -98,66 +90,6 @@ export function realtimeUrl(wsBaseUrl: string): URL {
   url.pathname = url.pathname.replace(/\/+$/, '') + REALTIME_PATH;
   url.hash = '';
   return url;
-}
-
-/**
- * Reads one text frame (SERVICE.md §6.2). The frame must be a JSON object with a string `type`;
- * unknown fields and unknown types are ignored (DESIGN.md §4), an event whose type contains
- * `error` is the service's refusal, and a delta without valid base64 is a protocol error — never
- * silently dropped audio.
- * @param text the frame's UTF-8 text.
- */
-export function interpretFrame(text: string): RealtimeOutcome {
-  let data: unknown;
-  try {
-    data = JSON.parse(text);
-  } catch {
-    return { kind: 'error', error: malformed('a frame that is not JSON') };
-  }
-  if (!isRecord(data)) return { kind: 'error', error: malformed('a frame that is not a JSON object') };
-  const type = data['type'];
-  if (typeof type !== 'string') return { kind: 'error', error: malformed('a frame without a string `type`') };
-  switch (type) {
-    case 'tts_session.created':
-      return { kind: 'created' };
-    case 'tts_session.updated':
-      return { kind: 'updated' };
-    case 'tts.output_audio.delta': {
-      const delta = data['delta'];
-      if (typeof delta !== 'string') return { kind: 'error', error: malformed('a tts.output_audio.delta without a string `delta`') };
-      const bytes = decodeBase64(delta);
-      if (bytes === undefined) return { kind: 'error', error: malformed('a tts.output_audio.delta whose `delta` is not valid base64') };
-      const itemId = typeof data['item_id'] === 'string' ? data['item_id'] : undefined;
-      return { kind: 'audio', chunk: { data: bytes, itemId } };
-    }
-    case 'tts.output.completed':
-      return { kind: 'completed' };
-    default:
-      // DESIGN.md §4: "an event whose type contains `error` … is fatal".
-      if (type.includes('error')) return { kind: 'error', error: errorFromEvent(text, 'WebSocket') };
-      return { kind: 'ignored', type };
-  }
-}
-
-/**
- * The error for a close that came before `tts.output.completed` (DESIGN.md §4): 1011 (internal
- * error), 1012 (restart) and 1013 (try again later) are the service failing, so `server_error`
- * (retriable); any other code means the audio is cut short, `stream_ended_early` (retriable unless
- * the code blames the request: 1003, 1007, 1008, 1009). Both exit 6.
- * @param code the close code (RFC 6455 §7.4; 1005 = none given, 1006 = no close frame).
- * @param reason the close reason, UTF-8, at most 123 bytes.
- */
-export function closeError(code: number, reason: string): TtsError {
-  const why = reason === '' ? '' : `: ${clean(reason)}`;
-  const what = code === 1006 ? 'the connection dropped (1006, no close frame)' : `the service closed the WebSocket with ${code}${why}`;
-  if (code === 1011 || code === 1012 || code === 1013) {
-    return new TtsError('server_error', `${what}, before tts.output.completed`, { retriable: true, hint: 'the service failed; try again later' });
-  }
-  // A dropped or closed connection is worth another request, as on SSE; a close that says the
-  // request itself was at fault (1003 unsupported data, 1007 bad data, 1008 policy, 1009 too
-  // big) would only be refused again.
-  const ourFault = code === 1003 || code === 1007 || code === 1008 || code === 1009;
-  return new TtsError('stream_ended_early', `${what}, before tts.output.completed`, { hint: 'the audio is incomplete; try again', retriable: !ourFault });
 }
 
 /**
@@ -188,33 +120,24 @@ export async function* streamRealtime(options: RealtimeStreamOptions): AsyncGene
     },
   };
 
-  // Chunks decoded but not yet taken by the consumer, and their total size in bytes.
-  const queue: AudioChunk[] = [];
-  let queuedBytes = 0;
+  // Chunks decoded but not yet taken by the consumer.
+  const queue = new ChunkQueue<AudioChunk>({ highWaterBytes: QUEUE_HIGH_WATER_BYTES, sizeOf: (c) => c.data.length });
   let paused = false;
   let completed = false;
   let updateSent = false;
   // The first failure wins; later ones (the close after an error event, ws's error after our own
   // terminate) are consequences, not news.
-  let failure: unknown;
-  let failedUrgently = false;
-  let wake: (() => void) | undefined;
-  const notify = (): void => {
-    const w = wake;
-    wake = undefined;
-    w?.();
-  };
+  let failed = false;
 
   let ws: WebSocket | undefined;
   const fail = (error: unknown, urgent = false): void => {
-    if (failure !== undefined || completed) return;
-    failure = error;
+    if (failed || completed) return;
+    failed = true;
     // An abort or timeout throws at once; the service's own error comes after the audio it
     // sent before it, in order, as on SSE.
-    failedUrgently = urgent;
+    queue.fail(error, { urgent });
     clearTimeout(timer);
     ws?.terminate();
-    notify();
   };
 
   let timer: NodeJS.Timeout | undefined;
@@ -235,7 +158,7 @@ export async function* streamRealtime(options: RealtimeStreamOptions): AsyncGene
   signal?.addEventListener('abort', onAbort, { once: true });
 
   const onMessage = (raw: RawData, isBinary: boolean): void => {
-    if (failure !== undefined || completed) return;
+    if (failed || completed) return;
     arm();
     if (isBinary) {
       fail(malformed('a binary frame (the protocol has only JSON text frames)'));
@@ -261,22 +184,25 @@ export async function* streamRealtime(options: RealtimeStreamOptions): AsyncGene
         return;
       case 'audio':
         verbose?.(`< tts.output_audio.delta ${outcome.chunk.data.length} bytes${outcome.chunk.itemId === undefined ? '' : ` (${outcome.chunk.itemId})`}`);
-        queue.push(outcome.chunk);
-        queuedBytes += outcome.chunk.data.length;
-        if (!paused && queuedBytes >= QUEUE_HIGH_WATER_BYTES) {
+        if (!queue.push(outcome.chunk) && !paused) {
           // The consumer is behind: stop reading so TCP pushes back on the service. Silence while
           // we are not reading is ours, not the service's, so the timer stops too.
           paused = true;
           clearTimeout(timer);
           ws?.pause();
+          void queue.room().then(() => {
+            if (!queue.isOpen) return;
+            paused = false;
+            ws?.resume();
+            arm();
+          });
         }
-        notify();
         return;
       case 'completed':
         verbose?.('< tts.output.completed');
         completed = true;
         clearTimeout(timer);
-        notify();
+        queue.end();
         return;
       case 'error':
         verbose?.(`< fatal: ${outcome.error.code}`);
@@ -291,9 +217,9 @@ export async function* streamRealtime(options: RealtimeStreamOptions): AsyncGene
   const onUnexpectedResponse = (_req: ClientRequest, res: IncomingMessage): void => {
     const status = res.statusCode ?? 0;
     verbose?.(`< HTTP ${status} ${String(res.headers['content-type'] ?? '')} (handshake refused)`);
-    readCapped(res, MAX_REFUSAL_BODY_BYTES).then((body) => {
+    void readCapped(res, MAX_REFUSAL_BODY_BYTES).then(({ bytes }) => {
       if (status >= 400) {
-        fail(errorFromResponse(status, res.headers, body));
+        fail(errorFromResponse(status, res.headers, bytes.toString('utf8')));
       } else {
         fail(
           new TtsError('protocol_error', `expected a WebSocket upgrade (HTTP 101) from ${url.origin}, got HTTP ${status}`, {
@@ -302,12 +228,12 @@ export async function* streamRealtime(options: RealtimeStreamOptions): AsyncGene
           }),
         );
       }
-    }, () => fail(errorFromResponse(status, res.headers, '')));
+    });
   };
 
   const onClose = (code: number, reason: Buffer): void => {
     verbose?.(`< close ${code}${reason.length === 0 ? '' : ` ${clean(reason.toString('utf8'))}`}`);
-    if (completed || failure !== undefined) return;
+    if (completed || failed) return;
     fail(closeError(code, reason.toString('utf8')));
   };
 
@@ -336,33 +262,15 @@ export async function* streamRealtime(options: RealtimeStreamOptions): AsyncGene
     ws.on('message', onMessage);
     ws.on('close', onClose);
 
-    for (;;) {
-      if (failure !== undefined && (failedUrgently || queue.length === 0)) throw failure;
-      const chunk = queue.shift();
-      if (chunk !== undefined) {
-        queuedBytes -= chunk.data.length;
-        if (paused && queuedBytes <= QUEUE_LOW_WATER_BYTES && failure === undefined && !completed) {
-          paused = false;
-          ws.resume();
-          arm();
-        }
-        yield chunk;
-        continue;
-      }
-      if (completed) {
-        outcome = 'completed';
-        return;
-      }
-      await new Promise<void>((resolve) => {
-        wake = resolve;
-      });
-    }
+    for (let chunk = await queue.take(); chunk !== undefined; chunk = await queue.take()) yield chunk;
+    outcome = 'completed';
   } catch (error) {
     outcome = 'failed';
     throw error;
   } finally {
     clearTimeout(timer);
     signal?.removeEventListener('abort', onAbort);
+    queue.close();
     if (ws !== undefined) {
       ws.off('message', onMessage);
       if (outcome === 'completed') closeNormally(ws);
@@ -416,33 +324,3 @@ function wsError(err: Error, url: URL, timeoutMs: number): TtsError {
 
 
 
-/** ws delivers Buffer by default (binaryType 'nodebuffer'); fragmented messages may be arrays. */
-
-/** A close reason or service text made safe for one line on a terminal. */
-function clean(s: string): string {
-  return s.replace(/[\u0000-\u001f\u007f]+/g, ' ').slice(0, 200);
-}
-
-/** Reads at most `cap` bytes of a response body as UTF-8; resolves early on close. */
-function readCapped(res: IncomingMessage, cap: number): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const parts: Buffer[] = [];
-    let size = 0;
-    const finish = (): void => {
-      res.off('data', onData);
-      resolve(Buffer.concat(parts).subarray(0, cap).toString('utf8'));
-    };
-    const onData = (chunk: Buffer): void => {
-      parts.push(chunk);
-      size += chunk.length;
-      if (size >= cap) {
-        finish();
-        res.destroy();
-      }
-    };
-    res.on('data', onData);
-    res.once('end', finish);
-    res.once('close', finish);
-    res.once('error', (err) => (size > 0 ? finish() : reject(err)));
-  });
-}

@@ -4,7 +4,7 @@
  * 0.5 s × 2ⁿ capped at 8 s, less up to 25 % jitter, or the service's own `retry-after-ms` /
  * `Retry-After` (already capped at 60 s by service-error.ts).
  */
-import { TtsError } from './errors.js';
+import { TtsError } from '../errors.js';
 
 /** First backoff, in seconds. */
 export const BASE_DELAY_SECONDS = 0.5;

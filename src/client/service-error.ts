@@ -3,9 +3,9 @@
  * event or refused handshake) into a {@link TtsError}, keyed on the service's code rather than
  * the status (DESIGN.md §4: statuses "not shown" are not relied on).
  */
-import { isServiceErrorCode } from '../protocol/codes.js';
+import { isServiceErrorCode } from '../errors.js';
 import { parseErrorPayload } from './error-body.js';
-import { TtsError } from './errors.js';
+import { TtsError } from '../errors.js';
 
 /** Retry-After cap of DESIGN.md §1 `--retries`, in seconds. */
 export const MAX_RETRY_AFTER_SECONDS = 60;

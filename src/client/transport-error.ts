@@ -2,7 +2,7 @@
  * Maps low-level network failures (undici's `UND_ERR_*` codes, Node's socket errno codes, ws
  * failures) to {@link TtsError}s of exit 6 (DESIGN.md §3), marked retriable (DESIGN.md §1).
  */
-import { TtsError } from './errors.js';
+import { TtsError } from '../errors.js';
 
 /**
  * Wraps a failure to reach or keep talking to the service.

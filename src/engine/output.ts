@@ -9,7 +9,7 @@
  * is exactly round(inputSamples × sampleRate / 22050) frames, the length a one-shot conversion has.
  */
 import pkg from '@alexanderolsen/libsamplerate-js';
-import { encodeFloat } from '../audio/encoding.js';
+import { encodeFloat } from '../dsp/encoding.js';
 import type { AudioFormat } from '../protocol/types.js';
 
 const { create, ConverterType } = pkg;

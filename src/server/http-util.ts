@@ -3,7 +3,9 @@
  * body reader.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { HTTP_STATUS, type ServiceErrorCode } from '../protocol/codes.js';
+import type { ServiceErrorCode } from '../errors.js';
+import { readCapped } from '../wire/capped-read.js';
+import { HTTP_STATUS } from './statuses.js';
 import type { ErrorBody } from '../protocol/types.js';
 
 /** Largest request body accepted, in bytes; larger is `bad_request` before buffering more. */
@@ -49,18 +51,10 @@ export type BodyResult = { ok: true; body: Buffer } | { ok: false; reason: 'too_
 export async function readBody(req: IncomingMessage, cap: number = MAX_BODY_BYTES): Promise<BodyResult> {
   const declared = Number(req.headers['content-length']);
   if (Number.isFinite(declared) && declared > cap) return { ok: false, reason: 'too_large' };
-  const parts: Buffer[] = [];
-  let size = 0;
-  try {
-    for await (const chunk of req as AsyncIterable<Buffer>) {
-      size += chunk.length;
-      if (size > cap) return { ok: false, reason: 'too_large' };
-      parts.push(chunk);
-    }
-  } catch {
-    return { ok: false, reason: 'aborted' };
-  }
-  return { ok: true, body: Buffer.concat(parts) };
+  const read = await readCapped(req, cap);
+  if (read.overflowed) return { ok: false, reason: 'too_large' };
+  if (read.error !== undefined) return { ok: false, reason: 'aborted' };
+  return { ok: true, body: read.bytes };
 }
 
 /** The path of a request's URL, without its query. */

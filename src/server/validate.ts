@@ -2,7 +2,7 @@
  * Validation of synthesis requests for the built-in service (SERVICE.md §2.1, §7; DESIGN.md §4):
  * the service is definite — every refusal names one code of SERVICE.md §7.
  */
-import type { ServiceErrorCode } from '../protocol/codes.js';
+import type { ServiceErrorCode } from '../errors.js';
 import { AUDIO_FORMATS, LANGUAGES, REALTIME_SAMPLE_RATES, type AudioFormat, type Language } from '../protocol/types.js';
 import { findVoice, DEFAULT_VOICE, VOICES, voiceFromWire, voiceToWire } from '../protocol/voices.js';
 

@@ -16,9 +16,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { openFileSink } from '../../src/audio/file-sink.js';
-import type { AudioSpec } from '../../src/audio/spec.js';
-import { parseWavHeader } from '../../src/audio/wav.js';
-import { TtsError } from '../../src/client/errors.js';
+import type { AudioSpec } from '../../src/dsp/spec.js';
+import { parseWavHeader } from '../helpers/wav-reader.js';
+import { TtsError } from '../../src/errors.js';
 import { haveSox, soxInfo, soxRawData } from '../helpers/audio-sox.js';
 import { splitBySizes } from '../helpers/split.js';
 

@@ -7,7 +7,7 @@ import { after, describe, it } from 'node:test';
 import { openFileSink } from '../../src/audio/file-sink.js';
 import { teeSink, type AudioSink } from '../../src/audio/sink.js';
 import { createStdoutSink } from '../../src/audio/stdout-sink.js';
-import { TtsError } from '../../src/client/errors.js';
+import { TtsError } from '../../src/errors.js';
 
 /** A sink that records calls; `fail` names the operation that rejects, after `delay` ms. */
 function recorder(fail?: 'write' | 'finish', delay = 0): AudioSink & { calls: string[] } {

@@ -8,8 +8,8 @@ import { fileURLToPath } from 'node:url';
 import { after, describe, it } from 'node:test';
 import alawmulaw from 'alawmulaw';
 import { loadSpeaker, openSpeakerSink } from '../../src/audio/speaker-sink.js';
-import type { AudioSpec } from '../../src/audio/spec.js';
-import { TtsError } from '../../src/client/errors.js';
+import type { AudioSpec } from '../../src/dsp/spec.js';
+import { TtsError } from '../../src/errors.js';
 import { fakeSpeaker } from '../helpers/audio-fake-speaker.js';
 import { splitBySizes } from '../helpers/split.js';
 

@@ -4,9 +4,9 @@ import { fileURLToPath } from 'node:url';
 import { PassThrough, Writable } from 'node:stream';
 import { describe, it } from 'node:test';
 import { ClosedPipeError, createStdoutSink, isClosedPipe } from '../../src/audio/stdout-sink.js';
-import type { AudioSpec } from '../../src/audio/spec.js';
-import { parseWavHeader } from '../../src/audio/wav.js';
-import { TtsError } from '../../src/client/errors.js';
+import type { AudioSpec } from '../../src/dsp/spec.js';
+import { parseWavHeader } from '../helpers/wav-reader.js';
+import { TtsError } from '../../src/errors.js';
 import { haveSox } from '../helpers/audio-sox.js';
 
 const PCM: AudioSpec = { format: 'pcm16', sampleRate: 24000, channels: 1 };

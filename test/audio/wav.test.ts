@@ -3,8 +3,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import type { AudioSpec } from '../../src/audio/spec.js';
-import { parseWavHeader, wavHeader, wavHeaderLength, wavPadLength } from '../../src/audio/wav.js';
+import type { AudioSpec } from '../../src/dsp/spec.js';
+import { wavHeader, wavHeaderLength, wavPadLength } from '../../src/audio/wav.js';
+import { parseWavHeader } from '../helpers/wav-reader.js';
 import { haveSox, soxInfo, soxRawData, soxRawFromStdin } from '../helpers/audio-sox.js';
 
 // Expected headers are spelled out field by field from the RIFF/WAVE spec with hand-computed

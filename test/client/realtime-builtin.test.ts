@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import type { Server } from 'node:http';
 import { after, before, describe, it } from 'node:test';
-import { TtsError } from '../../src/client/errors.js';
+import { TtsError } from '../../src/errors.js';
 import { streamRealtime, type RealtimeStreamOptions } from '../../src/client/realtime.js';
 import { createService, listen } from '../../src/server/service.js';
 import { fakeAudio, fakeEngine, type FakeEngine } from '../helpers/ws-fake-engine.js';

@@ -8,9 +8,9 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, it } from 'node:test';
-import { TtsError } from '../../src/client/errors.js';
+import { TtsError } from '../../src/errors.js';
 import { streamRealtime, type RealtimeStreamOptions } from '../../src/client/realtime.js';
-import type { AudioChunk } from '../../src/client/types.js';
+import type { AudioChunk } from '../../src/wire/delta.js';
 import { patternBytes } from '../helpers/servers.js';
 import { delay, nextFrame, sendJson, startWsServer, wsDelta, type WsConnection, type WsTestServer } from '../helpers/ws-servers.js';
 

@@ -5,8 +5,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { decodeBase64, decodeEventStream, type SseOutcome } from '../../src/client/sse.js';
-import { TtsError } from '../../src/client/errors.js';
+import type { SseOutcome } from '../../src/client/sse-events.js';
+import { decodeBase64 } from '../../src/wire/delta.js';
+import { decodeEventStream } from '../helpers/sse-decode.js';
+import { TtsError } from '../../src/errors.js';
 
 async function* chunksOf(bytes: Buffer, cuts: number[]): AsyncGenerator<Uint8Array> {
   const points = [...new Set(cuts.map((c) => c % (bytes.length + 1)))].sort((a, b) => a - b);

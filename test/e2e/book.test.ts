@@ -12,7 +12,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { parseWavHeader } from '../../src/audio/wav.js';
+import { parseWavHeader } from '../helpers/wav-reader.js';
 import { cleanEnv, runTts, TTS_BIN } from '../helpers/cli.js';
 import { soxInfo } from '../helpers/audio-sox.js';
 

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import alawmulaw from 'alawmulaw';
-import { parseWavHeader } from '../../src/audio/wav.js';
+import { parseWavHeader } from '../helpers/wav-reader.js';
 import { runTts } from '../helpers/cli.js';
 import { soxInfo } from '../helpers/audio-sox.js';
 

@@ -11,7 +11,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { parseWavHeader } from '../../src/audio/wav.js';
+import { parseWavHeader } from '../helpers/wav-reader.js';
 import { runTts } from '../helpers/cli.js';
 import { allEvents, errorBody, postSse } from '../helpers/serve-http.js';
 import { serveExpectingExit, startServe, type ServeProcess } from '../helpers/serve-process.js';

@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { bytesPerSample } from '../../src/audio/encoding.js';
+import { bytesPerSample } from '../../src/dsp/encoding.js';
 import { AudioOutput, ESPEAK_SAMPLE_RATE } from '../../src/engine/output.js';
 import type { AudioFormat } from '../../src/protocol/types.js';
 

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { after, before, test } from 'node:test';
 import { promisify } from 'node:util';
-import { bytesPerSample } from '../../src/audio/encoding.js';
+import { bytesPerSample } from '../../src/dsp/encoding.js';
 import { createEngine, EngineError, type EspeakEngine } from '../../src/engine/index.js';
 import { collect, job } from '../helpers/engine-audio.js';
 

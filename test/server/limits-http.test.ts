@@ -11,7 +11,7 @@ import assert from 'node:assert/strict';
 import { request } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
-import { SERVICE_ERROR_CODES } from '../../src/protocol/codes.js';
+import { SERVICE_ERROR_CODES } from '../../src/errors.js';
 import { allEvents, audioOf, errorBody, postSse, scriptedEngine, startService, waitFor, type ScriptedEngine, type TestService } from '../helpers/serve-http.js';
 import { connect, handshake, refused, update, type WsSession } from '../helpers/serve-ws.js';
 

@@ -7,7 +7,8 @@ import { after, before, describe, it } from 'node:test';
 import { createEngine } from '../../src/engine/index.js';
 import type { SpeechEngine } from '../../src/engine/types.js';
 import { createService, listen } from '../../src/server/service.js';
-import { decodeEventStream, type SseOutcome } from '../../src/client/sse.js';
+import type { SseOutcome } from '../../src/client/sse-events.js';
+import { decodeEventStream } from '../helpers/sse-decode.js';
 
 const KEY = 'test-key-123456';
 

@@ -6,8 +6,8 @@
 import { readFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { isLoopbackHost } from '../../client/auth.js';
-import { TtsError } from '../../client/errors.js';
-import { EXIT } from '../../protocol/codes.js';
+import { TtsError } from '../../errors.js';
+import { EXIT } from '../../errors.js';
 import type { CommandIo } from '../run.js';
 import { createReporter, reportError } from '../report.js';
 

@@ -2,7 +2,7 @@
  * `tts voices` (DESIGN.md §1): the built-in engine's preset voices, as a table or JSON.
  * This is a listing, not audio, so it goes to stdout like any listing command's output.
  */
-import { EXIT } from '../../protocol/codes.js';
+import { EXIT } from '../../errors.js';
 import { VOICES } from '../../protocol/voices.js';
 import type { CommandIo } from '../run.js';
 

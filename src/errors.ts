@@ -1,6 +1,8 @@
 /**
- * Error codes: the service's table (SERVICE.md §7), our own local codes, the exit code each
- * maps to (DESIGN.md §3), and the HTTP status the built-in service answers with (DESIGN.md §4).
+ * The ground floor of tts: the one error root (STYLE.md §4), the error codes — the service's table
+ * (docs/protocol.md §7) and our own local codes — and the exit code each maps to (docs/cli.md
+ * "Exit codes"). Every failure the CLI reports is a {@link TtsError} whose `code` is a service
+ * code, an unknown code a service sent, or one of {@link LOCAL_ERROR_CODES}.
  */
 
 /** Every error code of SERVICE.md §7. */
@@ -100,20 +102,50 @@ export function exitCodeFor(code: string): number {
   }
 }
 
+
+/** Extra facts an error may carry. */
+export interface TtsErrorOptions {
+  /** HTTP status of the response that carried the error, if any. */
+  status?: number | undefined;
+  /** One line saying what to do next (DESIGN.md §3). */
+  hint?: string | undefined;
+  /** The lower-level error (undici, ws, fs). */
+  cause?: unknown;
+  /** Seconds the service asked us to wait before retrying (Retry-After / retry-after-ms). */
+  retryAfterSeconds?: number | undefined;
+  /** True when the failure may succeed if tried again (limits, 408, 5xx, network). */
+  retriable?: boolean | undefined;
+}
+
 /**
- * HTTP status the built-in service answers each code with (SERVICE.md §7 where it is shown,
- * DESIGN.md §4 where it is not).
+ * A failure with a stable code and the exit code it maps to.
+ * Messages never contain the API key: callers build them from codes, statuses and
+ * service-sent messages only.
  */
-export const HTTP_STATUS: Readonly<Record<ServiceErrorCode, number>> = {
-  invalid_api_key: 401,
-  rate_limit_exceeded: 429,
-  too_many_concurrent_requests: 429,
-  quota_exceeded: 402,
-  invalid_parameters: 400,
-  bad_request: 400,
-  text_string_required: 422,
-  max_character_length_exceeded: 422,
-  voice_not_found: 400,
-  audio_format_not_found: 400,
-  language_not_found: 400,
-};
+export class TtsError extends Error {
+  override readonly name = 'TtsError';
+  /** Service error code (SERVICE.md §7), an unknown code the service sent, or a local code. */
+  readonly code: ServiceErrorCode | LocalErrorCode | (string & {});
+  /** HTTP status, when the error came with one. */
+  readonly status: number | undefined;
+  /** What to do next, one line. */
+  readonly hint: string | undefined;
+  /** Seconds to wait before a retry, when the service said so. */
+  readonly retryAfterSeconds: number | undefined;
+  /** Whether a retry may succeed (DESIGN.md §1 `--retries`). */
+  readonly retriable: boolean;
+
+  constructor(code: TtsError['code'], message: string, options: TtsErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.code = code;
+    this.status = options.status;
+    this.hint = options.hint;
+    this.retryAfterSeconds = options.retryAfterSeconds;
+    this.retriable = options.retriable ?? false;
+  }
+
+  /** Exit code of DESIGN.md §3 for this error. */
+  get exitCode(): number {
+    return exitCodeFor(this.code);
+  }
+}
