@@ -11,20 +11,12 @@
  * flight. Also reported: spawn to first byte, end to end (start-up + connect + the above).
  */
 import type { ServerResponse } from 'node:http';
-import {
-  audioPattern,
-  BENCH_KEY,
-  beginEventStream,
-  benchEnv,
-  deltaEvent,
-  doneEvent,
-  median,
-  startLoopbackServer,
-  timedSpawn,
-  ttsArgs,
-  type BenchOptions,
-  type Figure,
-} from './util.js';
+import { cleanEnv } from '../test/helpers/cli.js';
+import { deltaEvent, doneEvent, patternBytes, startEventStream } from '../test/helpers/servers.js';
+import { BENCH_KEY, startLoopbackServer } from './fake-servers.js';
+import type { BenchOptions, Figure } from './figures.js';
+import { timedSpawn, ttsArgs } from './process.js';
+import { median } from './stats.js';
 
 /** Target: at most this many milliseconds added by our client to the first delta's path. */
 export const CLIENT_ADDED_MS_MAX = 5;
@@ -61,14 +53,14 @@ req.end(JSON.stringify({ input: 'hello', voice: 'ja-man-1', response_format: 'pc
  */
 export async function benchClientTtfa(options: BenchOptions): Promise<Figure[]> {
   const rounds = options.quick ? 8 : 30;
-  const delta = Buffer.from(deltaEvent(audioPattern(4800)));
+  const delta = Buffer.from(deltaEvent(patternBytes(4800)));
   const done = Buffer.from(doneEvent());
   let current: { writtenAt?: number; res?: ServerResponse; firstByteAt?: number } = {};
   const finish = (): void => {
     if (current.res !== undefined && current.firstByteAt !== undefined) current.res.end(done);
   };
   const server = await startLoopbackServer((_req, res) => {
-    beginEventStream(res);
+    startEventStream(res);
     current.res = res;
     current.writtenAt = performance.now();
     res.write(delta);
@@ -79,14 +71,14 @@ export async function benchClientTtfa(options: BenchOptions): Promise<Figure[]> 
       {
         name: 'tts stream',
         args: ttsArgs('stream', '-q', 'hello'),
-        env: benchEnv({ TTS_BASE_URL: server.url, TTS_API_KEY: BENCH_KEY }),
+        env: cleanEnv({ TTS_BASE_URL: server.url, TTS_API_KEY: BENCH_KEY }),
         latency: [] as number[],
         spawnToByte: [] as number[],
       },
       {
         name: 'node http.request reader',
         args: ['-e', MINIMAL_READER],
-        env: benchEnv({ BENCH_URL: server.url, BENCH_KEY }),
+        env: cleanEnv({ BENCH_URL: server.url, BENCH_KEY }),
         latency: [] as number[],
         spawnToByte: [] as number[],
       },

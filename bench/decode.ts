@@ -12,7 +12,9 @@
 import { closeSync, openSync, writeSync } from 'node:fs';
 import { request } from 'node:http';
 import { createParser } from 'eventsource-parser';
-import { BENCH_KEY, mb, median, requestBody, sseBodyBytes, startChildSseServer, type BenchOptions, type Figure } from './util.js';
+import { BENCH_KEY, requestBody, sseBodyBytes, startChildSseServer } from './fake-servers.js';
+import type { BenchOptions, Figure } from './figures.js';
+import { mb, median } from './stats.js';
 
 /** Target: our client decodes at least this fraction of the bare loop's throughput. */
 export const DECODE_RATIO_MIN = 0.6;

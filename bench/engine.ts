@@ -11,7 +11,10 @@
  */
 import { createEngine } from '../src/engine/index.js';
 import { espeakVoiceName } from '../src/engine/voices.js';
-import { benchEnv, median, timedSpawn, ttsArgs, which, type BenchOptions, type Figure } from './util.js';
+import { cleanEnv } from '../test/helpers/cli.js';
+import type { BenchOptions, Figure } from './figures.js';
+import { timedSpawn, ttsArgs, which } from './process.js';
+import { median } from './stats.js';
 
 /** Target: cold spawn to first audio byte for an English sentence, in ms. */
 export const ENGINE_EN_FIRST_BYTE_MS_MAX = 300;
@@ -42,7 +45,7 @@ export async function benchEngine(options: BenchOptions): Promise<Figure[]> {
   const espeak = which('espeak-ng');
   const coldRuns = options.quick ? 3 : 7;
   const rtfRuns = options.quick ? 1 : 3;
-  const env = benchEnv();
+  const env = cleanEnv();
   const figures: Figure[] = [];
 
   const sentences = [

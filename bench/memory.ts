@@ -7,7 +7,11 @@
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { BENCH_KEY, benchEnv, mb, measurePeakRss, median, startLoopbackServer, streamDeltas, ttsArgs, type BenchOptions, type Figure } from './util.js';
+import { cleanEnv } from '../test/helpers/cli.js';
+import { BENCH_KEY, startLoopbackServer, streamDeltas } from './fake-servers.js';
+import type { BenchOptions, Figure } from './figures.js';
+import { measurePeakRss, ttsArgs } from './process.js';
+import { mb, median } from './stats.js';
 
 /** Target: peak RSS at most this many MB (10⁶ bytes), whatever the length. */
 export const MEMORY_PEAK_MB_MAX = 100;
@@ -33,7 +37,7 @@ export async function benchMemory(options: BenchOptions): Promise<Figure[]> {
   });
   const dir = mkdtempSync(path.join(tmpdir(), 'tts-bench-mem-'));
   const wav = path.join(dir, 'x.wav');
-  const env = benchEnv({ TTS_BASE_URL: server.url, TTS_API_KEY: BENCH_KEY });
+  const env = cleanEnv({ TTS_BASE_URL: server.url, TTS_API_KEY: BENCH_KEY });
   try {
     const base: number[] = [];
     const peaks = lengths.map(() => [] as number[]);

@@ -15,7 +15,7 @@ import { benchEngine } from './engine.js';
 import { benchMemory } from './memory.js';
 import { benchServerLoad } from './server-load.js';
 import { benchStartup } from './startup.js';
-import { formatTable, judge, type BenchOptions, type Figure } from './util.js';
+import { type BenchOptions, type Figure, formatTable, judge } from './figures.js';
 
 const BENCHES: Record<string, (o: BenchOptions) => Promise<Figure[]>> = {
   startup: benchStartup,

@@ -16,7 +16,10 @@ import { readFileSync } from 'node:fs';
 import { Agent, request, Server } from 'node:http';
 import { availableParallelism } from 'node:os';
 import { spawn } from 'node:child_process';
-import { benchEnv, median, percentile, ttsArgs, TTS_BIN, type BenchOptions, type Figure } from './util.js';
+import { cleanEnv } from '../test/helpers/cli.js';
+import type { BenchOptions, Figure } from './figures.js';
+import { TTS_BIN, ttsArgs } from './process.js';
+import { median, percentile } from './stats.js';
 
 const SHORT = 'Hello there, how are you today?';
 const LONG = Array.from(
@@ -184,7 +187,7 @@ async function inProcessService(keys: string[]): Promise<Subject> {
  */
 async function spawnServe(keys: string[]): Promise<Subject> {
   const child = spawn(process.execPath, ttsArgs('serve', '--host', '127.0.0.1', '--port', '0'), {
-    env: benchEnv({ TTS_SERVER_API_KEYS: keys.join(',') }),
+    env: cleanEnv({ TTS_SERVER_API_KEYS: keys.join(',') }),
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));

@@ -7,7 +7,7 @@
  * 127.0.0.1 port 0, prints one JSON line `{"url","sseBytes"}` on stdout, answers every request
  * with that many identical `delta` events then `done`, and exits when its stdin closes.
  */
-import { sseBodyBytes, startLoopbackServer, streamDeltas, type DeltaPlan } from './util.js';
+import { type DeltaPlan, sseBodyBytes, startLoopbackServer, streamDeltas } from './fake-servers.js';
 
 const plan = JSON.parse(process.argv[2] ?? '') as DeltaPlan;
 if (!Number.isInteger(plan.deltas) || !Number.isInteger(plan.deltaBytes) || plan.deltas < 0 || plan.deltaBytes < 1) {

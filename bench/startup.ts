@@ -4,7 +4,10 @@
  * drift of a shared machine (another job starting, CPU frequency) hits all of them alike, and
  * medians keep a stray slow run from moving the figure.
  */
-import { benchEnv, median, timedSpawn, ttsArgs, type BenchOptions, type Figure } from './util.js';
+import { cleanEnv } from '../test/helpers/cli.js';
+import type { BenchOptions, Figure } from './figures.js';
+import { timedSpawn, ttsArgs } from './process.js';
+import { median } from './stats.js';
 
 /** Target: start-up at most 1.3 times `node -e 0`. */
 export const STARTUP_RATIO_MAX = 1.3;
@@ -16,7 +19,7 @@ export const STARTUP_RATIO_MAX = 1.3;
  */
 export async function benchStartup(options: BenchOptions): Promise<Figure[]> {
   const rounds = options.quick ? 10 : 40;
-  const env = benchEnv();
+  const env = cleanEnv();
   const node = process.execPath;
   const subjects: { name: string; args: string[] }[] = [
     { name: 'start-up --version', args: ttsArgs('--version') },

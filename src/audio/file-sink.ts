@@ -11,7 +11,7 @@
  * the same rename-into-place discipline those libraries use.
  */
 import { randomBytes } from 'node:crypto';
-import type { Stats } from 'node:fs';
+import { unlinkSync, type Stats } from 'node:fs';
 import { open, realpath, rename, stat, unlink, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { TtsError } from '../errors.js';
@@ -82,6 +82,7 @@ export async function openFileSink(path: string, spec: AudioSpec, container: Fil
   try {
     // 'wx' = O_CREAT | O_EXCL: never reuse or follow something already there.
     fh = await open(tempPath, 'wx', 0o666);
+    liveTempFiles.add(tempPath);
     // Replacing a file keeps its permissions (a 0600 file must not come back 0644).
     if (existing !== undefined) await fh.chmod(existing.mode & 0o7777).catch(() => {});
   } catch (err) {
@@ -97,6 +98,25 @@ export async function openFileSink(path: string, spec: AudioSpec, container: Fil
     }
   }
   return sink;
+}
+
+/**
+ * Temporary files of this process that are still being written. A fatal path that cannot wait
+ * for a sink's own clean-up (a second Ctrl-C, an uncaught exception) removes them with
+ * {@link removeTempFilesSync}, so no exit leaves one behind.
+ */
+const liveTempFiles = new Set<string>();
+
+/** Deletes every temporary file this process is still writing (synchronously: safe right before exit). */
+export function removeTempFilesSync(): void {
+  for (const path of liveTempFiles) {
+    try {
+      unlinkSync(path);
+    } catch {
+      // Already gone.
+    }
+  }
+  liveTempFiles.clear();
 }
 
 type State = 'open' | 'done' | 'failed' | 'aborted';
@@ -164,6 +184,7 @@ class AtomicFileSink implements FileSink {
       this.fh = undefined;
       await fh.close();
       await rename(this.tempPath, this.target);
+      liveTempFiles.delete(this.tempPath);
       this.state = 'done';
       await syncFolder(dirname(this.target));
     });
@@ -209,6 +230,7 @@ class AtomicFileSink implements FileSink {
     this.fh = undefined;
     if (fh !== undefined) await fh.close().catch(() => undefined);
     if (this.state !== 'done') await unlink(this.tempPath).catch(() => undefined);
+    liveTempFiles.delete(this.tempPath);
   }
 }
 

@@ -3,6 +3,7 @@
  * one place; values that cannot be right fail with exit 2 before anything else happens.
  */
 import { InvalidArgumentError, Option, type Command } from 'commander';
+import type { CommandIo } from './report.js';
 import { AUDIO_FORMATS, type AudioFormat } from '../protocol/types.js';
 import { DEFAULT_VOICE } from '../protocol/voices.js';
 
@@ -75,4 +76,20 @@ export function addSynthesisOptions(cmd: Command): Command {
     .option('--api-key-file <path>', 'read the API key from this file (first line)')
     .option('--offline', 'use the built-in offline engine even if a service is configured')
     .option('--allow-insecure', 'allow sending the key over http:// or ws:// to a non-loopback host');
+}
+
+/** Receives a command's exit code (DESIGN.md §3); `main` sets it as the process's once. */
+export type CommandDone = (exitCode: number) => void;
+
+/**
+ * Adds one of the synthesis commands (say, stream, realtime) with the shared flags; its action
+ * loads the synthesis code only when it runs, so `--help` and other commands stay fast.
+ */
+export function synthesisCommand(program: Command, name: 'say' | 'stream' | 'realtime', summary: string, io: CommandIo, done: CommandDone): Command {
+  return addSynthesisOptions(program.command(name).argument('[text...]', 'text to speak (default: stdin)').description(summary)).action(
+    async (words: string[], flags: SynthesisFlags) => {
+      const { runSynthesis } = await import('./synthesis.js');
+      done(await runSynthesis(name, words, flags, io));
+    },
+  );
 }

@@ -6,6 +6,14 @@ import { redact } from '../client/auth.js';
 import { TtsError } from '../errors.js';
 import { EXIT } from '../errors.js';
 
+/** The process's streams and environment (injectable for tests). */
+export interface CommandIo {
+  stdin: NodeJS.ReadableStream & { isTTY?: boolean };
+  stdout: NodeJS.WritableStream & { isTTY?: boolean };
+  stderr: NodeJS.WritableStream & { isTTY?: boolean };
+  env: NodeJS.ProcessEnv;
+}
+
 /** Writes lines to stderr with the key redacted. */
 export interface Reporter {
   /** Always printed (errors, warnings that matter). */

@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { request } from 'node:http';
 import { after, before, describe, it } from 'node:test';
-import { defaultWorkers } from '../../src/cli/commands/serve.js';
+import { defaultWorkers } from '../../src/cli/serve.js';
 import { createEngine, type EspeakEngine } from '../../src/engine/index.js';
 import { allEvents, audioOf, postSse, startService, type SseEvent, type TestService } from '../helpers/serve-http.js';
 import { startChildService, type ChildMemory, type ChildService } from '../helpers/serve-child.js';

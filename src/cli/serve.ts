@@ -5,11 +5,12 @@
  */
 import { readFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
-import { isLoopbackHost } from '../../client/auth.js';
-import { TtsError } from '../../errors.js';
-import { EXIT } from '../../errors.js';
-import type { CommandIo } from '../run.js';
-import { createReporter, reportError } from '../report.js';
+import { isLoopbackHost } from '../client/auth.js';
+import { TtsError } from '../errors.js';
+import { EXIT } from '../errors.js';
+import type { Command } from 'commander';
+import { intIn, type CommandDone } from './options.js';
+import { createReporter, reportError, type CommandIo } from './report.js';
 
 /** Flags of `tts serve`. */
 export interface ServeFlags {
@@ -24,6 +25,23 @@ export interface ServeFlags {
   quiet?: boolean;
 }
 
+/** Adds `serve` to the program. */
+export function addServeCommand(program: Command, io: CommandIo, done: CommandDone): void {
+  program
+    .command('serve')
+    .description('run the built-in service (SSE + WebSocket) for apps to test against')
+    .option('--host <address>', 'address to bind', '127.0.0.1')
+    .option('--port <n>', 'TCP port (0 = any free one)', intIn(0, 65535, '--port'), 8787)
+    .option('--api-keys-file <path>', 'accepted keys, one per line (also env TTS_SERVER_API_KEYS, comma-separated)')
+    .option('--max-chars <n>', 'longest input per request, in characters', intIn(1, 1_000_000, '--max-chars'), 5000)
+    .option('--rate-limit <rate>', 'requests per key, e.g. 60/min, 10/s', '60/min')
+    .option('--max-concurrent <n>', 'requests in progress per key, both channels', intIn(1, 10_000, '--max-concurrent'), 4)
+    .option('--quota-chars <n>', 'characters each key may synthesize (default: no quota)', intIn(1, Number.MAX_SAFE_INTEGER, '--quota-chars'))
+    .option('--workers <n>', 'synthesis worker threads (default: one per core, at least 2)', intIn(1, 64, '--workers'))
+    .option('-q, --quiet', 'no notices')
+    .action(async (flags: ServeFlags) => done(await serve(flags, io)));
+}
+
 /**
  * Runs the server until SIGINT or SIGTERM.
  * @returns 0 after a clean stop on SIGTERM, 130 after SIGINT (DESIGN.md §3); 2 for bad flags
@@ -32,7 +50,7 @@ export interface ServeFlags {
 export async function serve(flags: ServeFlags, io: CommandIo): Promise<number> {
   const reporter = createReporter(io.stderr, { quiet: flags.quiet });
   try {
-    const { parseRate } = await import('../../server/limits.js');
+    const { parseRate } = await import('../server/limits.js');
     let rate: { limit: number; windowSeconds: number };
     try {
       rate = parseRate(flags.rateLimit);
@@ -47,11 +65,11 @@ export async function serve(flags: ServeFlags, io: CommandIo): Promise<number> {
           hint: 'set TTS_SERVER_API_KEYS or --api-keys-file, or bind 127.0.0.1',
         });
       }
-      const { generateKey } = await import('../../server/keys.js');
+      const { generateKey } = await import('../server/keys.js');
       keys = [generateKey()];
       generated = true;
     }
-    const [{ createEngine }, { createService, closeService, listen }] = await Promise.all([import('../../engine/index.js'), import('../../server/service.js')]);
+    const [{ createEngine }, { createService, closeService, listen }] = await Promise.all([import('../engine/index.js'), import('../server/service.js')]);
     const engine = createEngine({ workers: flags.workers ?? defaultWorkers() });
     const service = createService({
       apiKeys: keys,

@@ -9,6 +9,7 @@
 import { TtsError } from '../errors.js';
 import { EXIT } from '../errors.js';
 import { backoffSeconds, shouldRetry, sleep } from '../client/retry.js';
+import { ChunkQueue } from '../wire/chunk-queue.js';
 import type { AudioChunk } from '../wire/delta.js';
 import { codePointLength, hasSpeech, requestText, splitText } from '../text/split.js';
 
@@ -199,28 +200,29 @@ const BUFFER_HIGH_WATER_BYTES = 512 * 1024;
 const BUFFER_LOW_WATER_BYTES = 128 * 1024;
 
 /**
- * One piece's request, started at once and buffered until the output reaches it. Retries
- * retriable failures that happen before its first audio byte (DESIGN.md §1).
+ * One piece's request, started at once and buffered (up to {@link BUFFER_HIGH_WATER_BYTES})
+ * until the output reaches it. Retries retriable failures that happen before its first audio
+ * byte (DESIGN.md §1).
  */
 class PieceRun {
   readonly text: string;
   retriesLeft: number;
   /** True once any audio of the current attempt arrived. */
   gotAudio = false;
-  readonly #buffer: AudioChunk[] = [];
-  /** Bytes in #buffer. */
-  #buffered = 0;
-  /** Resolves the request loop's wait for room in #buffer. */
-  #room: (() => void) | undefined;
-  #finished = false;
+  /** The piece's audio on its way to the output; backpressure (STYLE.md §6) stops the request's reading. */
+  readonly #queue = new ChunkQueue<AudioChunk>({
+    highWaterBytes: BUFFER_HIGH_WATER_BYTES,
+    lowWaterBytes: BUFFER_LOW_WATER_BYTES,
+    sizeOf: (chunk) => chunk.data.length,
+  });
+  /** How the request ended, when it failed. */
   #error: unknown;
-  #wake: (() => void) | undefined;
   readonly #controller = new AbortController();
   readonly #options: PipelineOptions;
   readonly #onBusy: (run: PieceRun) => boolean;
   readonly #onAbort = (): void => {
     this.#controller.abort(this.#options.signal.reason);
-    this.#makeRoom();
+    this.#queue.fail(this.#options.signal.reason, { urgent: true });
   };
 
   /** @param onBusy offered a `too_many_concurrent_requests` refusal first; true when it took the piece back. */
@@ -242,20 +244,15 @@ class PieceRun {
         for await (const chunk of options.open(this.text, this.#controller.signal)) {
           if (chunk.data.length === 0) continue;
           this.gotAudio = true;
-          this.#buffer.push(chunk);
-          this.#buffered += chunk.data.length;
-          this.#notify();
-          // Backpressure (STYLE.md §6): a piece waiting behind the head stops reading at the
-          // high-water mark, and so does its connection, instead of holding all of its audio.
-          if (this.#buffered > BUFFER_HIGH_WATER_BYTES && !this.#controller.signal.aborted) {
-            await new Promise<void>((resolve) => (this.#room = resolve));
-          }
+          // A piece waiting behind the head stops reading at the high-water mark, and so does its
+          // connection, instead of holding all of its audio.
+          if (!this.#queue.push(chunk)) await this.#queue.room();
         }
-        this.#finished = true;
+        this.#queue.end();
         break;
       } catch (error) {
         if (this.#controller.signal.aborted) {
-          this.#error = this.#controller.signal.reason ?? error;
+          this.#fail(this.#controller.signal.reason ?? error);
           break;
         }
         if (!this.gotAudio && error instanceof TtsError && error.code === 'too_many_concurrent_requests' && this.#onBusy(this)) break;
@@ -266,52 +263,35 @@ class PieceRun {
           try {
             await sleep(wait, this.#controller.signal);
           } catch (abort) {
-            this.#error = abort;
+            this.#fail(abort);
             break;
           }
           continue;
         }
-        this.#error = error;
+        this.#fail(error);
         break;
       }
     }
     this.#options.signal.removeEventListener('abort', this.#onAbort);
-    this.#notify();
   }
 
-  #notify(): void {
-    this.#wake?.();
-    this.#wake = undefined;
+  #fail(error: unknown): void {
+    this.#error ??= error;
+    this.#queue.fail(error);
   }
 
   /** Yields this piece's audio as it arrives (buffered audio first); throws its failure. */
   async *take(): AsyncGenerator<AudioChunk, void, undefined> {
     // A piece that already broke while it waited behind the head hands over none of its partial
     // audio: failing first lets the caller request it again with nothing delivered twice.
-    if (this.#error !== undefined && this.#error instanceof TtsError && this.#error.exitCode === EXIT.transport) throw this.#error;
-    for (;;) {
-      const chunk = this.#buffer.shift();
-      if (chunk !== undefined) {
-        this.#buffered -= chunk.data.length;
-        if (this.#buffered <= BUFFER_LOW_WATER_BYTES) this.#makeRoom();
-        yield chunk;
-        continue;
-      }
-      if (this.#error !== undefined) throw this.#error;
-      if (this.#finished) return;
-      await new Promise<void>((resolve) => (this.#wake = resolve));
-    }
-  }
-
-  #makeRoom(): void {
-    this.#room?.();
-    this.#room = undefined;
+    if (this.#error instanceof TtsError && this.#error.exitCode === EXIT.transport) throw this.#error;
+    for (let chunk = await this.#queue.take(); chunk !== undefined; chunk = await this.#queue.take()) yield chunk;
   }
 
   /** Stops the request; buffered audio is dropped. */
   cancel(): void {
     this.#controller.abort(new TtsError('interrupted', 'cancelled'));
-    this.#makeRoom();
+    this.#queue.close();
     this.#options.signal.removeEventListener('abort', this.#onAbort);
   }
 }

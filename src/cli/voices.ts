@@ -2,9 +2,20 @@
  * `tts voices` (DESIGN.md §1): the built-in engine's preset voices, as a table or JSON.
  * This is a listing, not audio, so it goes to stdout like any listing command's output.
  */
-import { EXIT } from '../../errors.js';
-import { VOICES } from '../../protocol/voices.js';
-import type { CommandIo } from '../run.js';
+import { EXIT } from '../errors.js';
+import { VOICES } from '../protocol/voices.js';
+import type { Command } from 'commander';
+import type { CommandDone } from './options.js';
+import type { CommandIo } from './report.js';
+
+/** Adds `voices` to the program. */
+export function addVoicesCommand(program: Command, io: CommandIo, done: CommandDone): void {
+  program
+    .command('voices')
+    .description("list the built-in engine's preset voices")
+    .option('--json', 'one JSON array on stdout')
+    .action((flags: { json?: boolean }) => done(listVoices(flags, io)));
+}
 
 /**
  * Prints the voices: `id  language  gender  description` lines, or with `json` one JSON array of

@@ -1,0 +1,200 @@
+/**
+ * What `say`, `stream` and `realtime` share (DESIGN.md §1–§3): flags → one run of the client
+ * core (src/speak) → an exit code, with the process-level parts the core leaves to the command
+ * line: signals, notices, the spinner and the `--json` summary. The three differ only in channel
+ * and default destination.
+ */
+import { removeTempFilesSync } from '../audio/file-sink.js';
+import { ClosedPipeError } from '../audio/stdout-sink.js';
+import { audioSeconds } from '../dsp/encoding.js';
+import type { AudioSpec } from '../dsp/spec.js';
+import { EXIT, TtsError } from '../errors.js';
+import { languageForVoice } from '../protocol/voices.js';
+import { aplayCommand, planOutput, type CommandName, type OutputPlan } from '../speak/outputs.js';
+import { speak, type RunStats } from '../speak/run.js';
+import { resolveService, type ServiceTarget } from '../speak/service.js';
+import { readText } from '../text/input.js';
+import type { SynthesisFlags } from './options.js';
+import { createReporter, reportError, type CommandIo } from './report.js';
+
+/** Signals that stop a run cleanly: Ctrl-C, `kill`/`timeout`/systemd, a closed terminal. */
+const STOP_SIGNALS: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
+
+/** Exit code after a signal: 130 for SIGINT (DESIGN.md §3), 128 + number for the others. */
+function signalExitCode(signal: NodeJS.Signals): number {
+  return signal === 'SIGINT' ? EXIT.interrupted : 128 + (signal === 'SIGTERM' ? 15 : 1);
+}
+
+/** The `--json` summary line (DESIGN.md §1). */
+export interface RunSummary {
+  ok: boolean;
+  /** Audio bytes delivered (headers excluded). */
+  bytes: number;
+  /** Seconds of audio delivered at the given rate, channels and encoding. */
+  audio_seconds: number;
+  /** Milliseconds from the command's start to the first audio byte handed to the output; null if none. */
+  ttfa_ms: number | null;
+  elapsed_ms: number;
+  requests: number;
+  item_ids: string[];
+  /** File path, `-` for stdout, `speaker`, or several joined with `+`. */
+  output: string;
+  /** The error code, when ok is false. */
+  error?: string;
+}
+
+/**
+ * Runs a synthesis command.
+ * @returns the exit code (DESIGN.md §3); never throws.
+ */
+export async function runSynthesis(command: CommandName, words: string[], flags: SynthesisFlags, io: CommandIo): Promise<number> {
+  const started = performance.now();
+  const reporter = createReporter(io.stderr, flags);
+  const stats: RunStats = { requests: 0, bytes: 0, itemIds: new Set(), firstAudioAt: undefined };
+  let plan: OutputPlan | undefined;
+  let target: ServiceTarget | undefined;
+  const controller = new AbortController();
+  let interrupted: NodeJS.Signals | undefined;
+  const onSignal = (signal: NodeJS.Signals): void => {
+    if (interrupted !== undefined) {
+      // A second signal: leave now, but still take the temporary files away (DESIGN.md §2).
+      removeTempFilesSync();
+      process.exit(signalExitCode(signal));
+    }
+    interrupted = signal;
+    controller.abort(new TtsError('interrupted', signal === 'SIGINT' ? 'interrupted' : `stopped by ${signal}`));
+  };
+  for (const s of STOP_SIGNALS) process.on(s, onSignal);
+  const spec: AudioSpec = { format: flags.format, sampleRate: flags.sampleRate, channels: flags.channels };
+  let spinner: { text: string; stop(): void } | undefined;
+  let code: number;
+  try {
+    plan = planOutput(command, flags, io.stdout.isTTY === true);
+    const { texts, text } = await textSource(words, flags, io, controller.signal);
+    target = await resolveService({
+      text,
+      baseUrl: flags.baseUrl,
+      wsBaseUrl: flags.wsBaseUrl,
+      apiKeyFile: flags.apiKeyFile,
+      offline: flags.offline === true,
+      env: io.env,
+      warn: (l) => reporter.warn(l),
+    });
+    reporter.setSecret(target.apiKey);
+    if (target.embedded) {
+      reporter.notice(flags.offline === true ? '--offline: using the built-in offline engine' : 'no service configured (TTS_BASE_URL): using the built-in offline engine');
+    }
+    const outputs = plan;
+    let playing = false;
+    await speak({
+      channel: command === 'realtime' ? 'realtime' : 'sse',
+      texts,
+      voice: flags.voice,
+      language: (flags.language ?? languageForVoice(flags.voice)) as 'ja' | 'en',
+      spec,
+      plan: outputs,
+      maxChars: flags.maxChars,
+      concurrency: flags.concurrency,
+      retries: flags.retries,
+      timeoutMs: flags.timeout * 1000,
+      allowInsecure: flags.allowInsecure === true,
+      target,
+      stdout: io.stdout,
+      signal: controller.signal,
+      log: { verbose: (l) => reporter.verbose(l), warn: (l) => reporter.warn(l) },
+      stats,
+      onOpened: async () => {
+        if (outputs.stdout?.container === 'raw' || outputs.file?.container === 'raw') {
+          reporter.notice(`raw ${spec.format}, ${spec.sampleRate} Hz, ${spec.channels} channel(s): play it with ${aplayCommand(spec.format, spec.sampleRate, spec.channels)}`);
+        }
+        spinner = await startSpinner(io.stderr, flags, 'Synthesizing…');
+      },
+      onAudio: () => {
+        if (playing) return;
+        playing = true;
+        if (spinner !== undefined) spinner.text = outputs.play ? 'Playing…' : 'Writing…';
+      },
+    });
+    code = EXIT.ok;
+  } catch (error) {
+    spinner?.stop();
+    spinner = undefined;
+    const err = interrupted !== undefined ? controller.signal.reason : error;
+    // Only the stdout sink's own marker: an EPIPE from the network is a transport failure.
+    const closedPipe = err instanceof ClosedPipeError;
+    if (closedPipe) {
+      code = EXIT.ok;
+    } else {
+      code = reportError(err, reporter);
+      if (interrupted !== undefined) code = signalExitCode(interrupted);
+    }
+    if (flags.json === true) writeSummary(io, closedPipe ? summary(true, undefined) : summary(false, err));
+    return code;
+  } finally {
+    spinner?.stop();
+    for (const s of STOP_SIGNALS) process.off(s, onSignal);
+    // Whatever ended the run, nothing of it may keep going (requests, stdin for --lines).
+    if (!controller.signal.aborted) controller.abort(new TtsError('interrupted', 'finished'));
+    await target?.close().catch(() => {});
+  }
+  if (flags.json === true) writeSummary(io, summary(true, undefined));
+  return code;
+
+  function summary(ok: boolean, err: unknown): RunSummary {
+    const s: RunSummary = {
+      ok,
+      bytes: stats.bytes,
+      audio_seconds: Number(audioSeconds(stats.bytes, spec.format, spec.sampleRate, spec.channels).toFixed(3)),
+      ttfa_ms: stats.firstAudioAt === undefined ? null : Math.round(stats.firstAudioAt - started),
+      elapsed_ms: Math.round(performance.now() - started),
+      requests: stats.requests,
+      item_ids: [...stats.itemIds],
+      output: describeOutput(plan),
+    };
+    if (!ok) s.error = err instanceof TtsError ? err.code : 'internal';
+    return s;
+  }
+}
+
+function writeSummary(io: CommandIo, s: RunSummary): void {
+  io.stderr.write(`${JSON.stringify(s)}\n`);
+}
+
+function describeOutput(plan: OutputPlan | undefined): string {
+  if (plan === undefined) return '';
+  const parts: string[] = [];
+  if (plan.file !== undefined) parts.push(plan.file.path);
+  if (plan.stdout !== undefined) parts.push('-');
+  if (plan.play) parts.push('speaker');
+  return parts.join('+');
+}
+
+/**
+ * The texts to speak: the whole input once, or with `--lines` each non-empty stdin line as
+ * soon as it arrives (DESIGN.md §1).
+ */
+async function textSource(words: string[], flags: SynthesisFlags, io: CommandIo, signal: AbortSignal): Promise<{ texts: AsyncIterable<string>; text?: string }> {
+  if (flags.lines !== true) {
+    const text = await readText({ words, file: flags.file, stdin: io.stdin });
+    const texts = (async function* () {
+      yield text;
+    })();
+    return { texts, text };
+  }
+  if (words.length > 0 || (flags.file !== undefined && flags.file !== '-')) {
+    throw new TtsError('usage', '--lines reads standard input; give no words and no -f FILE with it');
+  }
+  const { stdinLines } = await import('../text/lines.js');
+  return { texts: stdinLines(io.stdin, signal) };
+}
+
+async function startSpinner(
+  stderr: NodeJS.WritableStream & { isTTY?: boolean },
+  flags: SynthesisFlags,
+  text: string,
+): Promise<{ text: string; stop(): void } | undefined> {
+  if (stderr.isTTY !== true || flags.quiet === true || flags.verbose === true) return undefined;
+  const { default: ora } = await import('ora');
+  return ora({ text, stream: stderr as NodeJS.WritableStream & { isTTY: boolean } as never, discardStdin: false }).start();
+}
+

@@ -1,0 +1,66 @@
+/**
+ * Picks and opens the channel a run speaks over (DESIGN.md §1): SSE (`POST /v1/tts/sse`) for
+ * `say` and `stream`, the WebSocket (`/v1/realtime_tts`) for `realtime`. Both give the pipeline
+ * the same {@link OpenStream}: one request per piece of text, yielding decoded audio chunks.
+ */
+import type { AudioSpec } from '../dsp/spec.js';
+import type { Language } from '../protocol/types.js';
+import type { OpenStream } from './pipeline.js';
+import type { ServiceTarget } from './service.js';
+
+/** Which channel: SSE, or the experimental WebSocket. */
+export type ChannelKind = 'sse' | 'realtime';
+
+/** What every request of a run asks for, and how. */
+export interface ChannelSettings {
+  /** Preset voice id with hyphens (`ja-man-1`). */
+  voice: string;
+  language: Language;
+  /** The encoding asked of the service; on the WebSocket also the sample rate (Hz) and channels. */
+  spec: AudioSpec;
+  /** --timeout, in milliseconds. */
+  timeoutMs: number;
+  /** --allow-insecure. */
+  allowInsecure: boolean;
+  /** --verbose lines. */
+  verbose: (line: string) => void;
+}
+
+/**
+ * The request opener of a channel. The channel's module is imported here, on first use, so a
+ * run loads only the client it speaks through.
+ */
+export async function openChannel(kind: ChannelKind, target: ServiceTarget, settings: ChannelSettings): Promise<OpenStream> {
+  const { voice, language, spec, timeoutMs, allowInsecure, verbose } = settings;
+  if (kind === 'realtime') {
+    const { streamRealtime } = await import('../client/realtime.js');
+    return (text, signal) =>
+      streamRealtime({
+        wsBaseUrl: target.wsBaseUrl,
+        apiKey: target.apiKey,
+        session: {
+          voice,
+          input_text: text,
+          output_audio_format: spec.format,
+          output_audio_sample_rate: spec.sampleRate,
+          output_audio_number_of_channels: spec.channels,
+          language,
+        },
+        timeoutMs,
+        signal,
+        allowInsecure,
+        verbose,
+      });
+  }
+  const { streamSse } = await import('../client/sse.js');
+  return (text, signal) =>
+    streamSse({
+      baseUrl: target.baseUrl,
+      apiKey: target.apiKey,
+      body: { input: text, voice, response_format: spec.format, language },
+      timeoutMs,
+      signal,
+      allowInsecure,
+      verbose,
+    });
+}

@@ -1,0 +1,132 @@
+/**
+ * One synthesis run, from texts to finished outputs (DESIGN.md §1–§2): open the destinations,
+ * request the pieces over the chosen channel through the pipeline, hand every chunk to the
+ * outputs in text order, and finish them — or abort them, so nothing partial is left.
+ * The command line (src/cli) decides what to run and reports; this is what runs.
+ */
+import { bytesPerFrame, type AudioSpec } from '../dsp/spec.js';
+import type { Language } from '../protocol/types.js';
+import { openChannel, type ChannelKind } from './channels.js';
+import { openOutputs, type OutputPlan } from './outputs.js';
+import { synthesizeTexts } from './pipeline.js';
+import type { ServiceTarget } from './service.js';
+
+/** Lines a run prints on stderr, by importance; none carries the key. */
+export interface RunLog {
+  /** Only with --verbose. */
+  verbose: (line: string) => void;
+  /** Unless -q. */
+  warn: (line: string) => void;
+}
+
+/** What a run did, filled in as it goes, so a failed run still reports how far it got. */
+export interface RunStats {
+  /** Requests (SSE) or sessions (WebSocket) started, retries included. */
+  requests: number;
+  /** Audio bytes handed to the outputs (headers excluded; less after a rewind). */
+  bytes: number;
+  /** `item_id`s the service gave, in order of first appearance. */
+  itemIds: Set<string>;
+  /** `performance.now()` when the first audio byte went to the outputs; undefined before. */
+  firstAudioAt: number | undefined;
+}
+
+/** Everything one run needs. */
+export interface SpeakOptions {
+  /** SSE or the WebSocket. */
+  channel: ChannelKind;
+  /** The texts to speak, in order (the whole input once, or `--lines` as they arrive). */
+  texts: AsyncIterable<string>;
+  /** Preset voice id with hyphens. */
+  voice: string;
+  language: Language;
+  /** Encoding, sample rate (Hz) and channels of the audio written. */
+  spec: AudioSpec;
+  /** Where the audio goes. */
+  plan: OutputPlan;
+  /** Longest text per request, in code points (--max-chars). */
+  maxChars: number;
+  /** Requests in flight at once (--concurrency). */
+  concurrency: number;
+  /** Retries per request (--retries). */
+  retries: number;
+  /** --timeout, in milliseconds. */
+  timeoutMs: number;
+  /** --allow-insecure. */
+  allowInsecure: boolean;
+  /** The service to talk to. */
+  target: ServiceTarget;
+  /** The process's stdout (for `-o -` and `stream`). */
+  stdout: NodeJS.WritableStream;
+  /** Aborts everything: requests, playback, the file (Ctrl-C). */
+  signal: AbortSignal;
+  log: RunLog;
+  stats: RunStats;
+  /** Called (and awaited) once the outputs are open, before the first request. */
+  onOpened?: (() => void | Promise<void>) | undefined;
+  /** Called with each chunk's size in bytes as it goes to the outputs. */
+  onAudio?: ((bytes: number) => void) | undefined;
+}
+
+/**
+ * Runs the synthesis to its end.
+ * @throws TtsError — the first failure the pipeline could not mend (exit codes of DESIGN.md §3),
+ *   an output failure (`io_error`, `no_playback_device`: exit 7; a ClosedPipeError when stdout's
+ *   reader left), or `signal.reason` once aborted. The outputs are aborted before it throws: an
+ *   existing file is untouched and no temporary file is left.
+ */
+export async function speak(options: SpeakOptions): Promise<void> {
+  const { spec, stats, signal } = options;
+  const opened = await openOutputs(options.plan, spec, options.stdout, signal);
+  const sink = opened.sink;
+  // Stop playback and drop the temporary file as soon as the run is aborted, not when the
+  // network layer notices.
+  const onAbort = (): void => void sink.abort();
+  signal.addEventListener('abort', onAbort, { once: true });
+  try {
+    if (signal.aborted) throw signal.reason;
+    await options.onOpened?.();
+    const open = await openChannel(options.channel, options.target, {
+      voice: options.voice,
+      language: options.language,
+      spec,
+      timeoutMs: options.timeoutMs,
+      allowInsecure: options.allowInsecure,
+      verbose: options.log.verbose,
+    });
+    const fileOnly = opened.fileOnly;
+    const chunks = synthesizeTexts(options.texts, {
+      open,
+      maxChars: options.maxChars,
+      concurrency: options.concurrency,
+      retries: options.retries,
+      signal,
+      stats,
+      bytesPerSecond: bytesPerFrame(spec) * spec.sampleRate,
+      rewind:
+        fileOnly === undefined
+          ? undefined
+          : async (audioBytes) => {
+              await fileOnly.truncateAudio(audioBytes);
+              stats.bytes = audioBytes;
+            },
+      verbose: options.log.verbose,
+      warn: options.log.warn,
+    });
+    for await (const chunk of chunks) {
+      if (chunk.itemId !== undefined) stats.itemIds.add(chunk.itemId);
+      if (chunk.data.length === 0) continue;
+      stats.firstAudioAt ??= performance.now();
+      await sink.write(chunk.data);
+      stats.bytes += chunk.data.length;
+      options.onAudio?.(chunk.data.length);
+    }
+    if (signal.aborted) throw signal.reason;
+    await sink.finish();
+  } catch (error) {
+    await sink.abort().catch(() => {});
+    throw error;
+  } finally {
+    signal.removeEventListener('abort', onAbort);
+  }
+}
