@@ -1,11 +1,11 @@
 /**
- * The ground floor of tts: the one error root (STYLE.md §4), the error codes — the service's table
+ * The ground floor of tts: the one error root (docs/style.md §4), the error codes — the service's table
  * (docs/protocol.md §7) and our own local codes — and the exit code each maps to (docs/cli.md
  * "Exit codes"). Every failure the CLI reports is a {@link TtsError} whose `code` is a service
  * code, an unknown code a service sent, or one of {@link LOCAL_ERROR_CODES}.
  */
 
-/** Every error code of SERVICE.md §7. */
+/** Every error code of docs/protocol.md §7. */
 export const SERVICE_ERROR_CODES = [
   'invalid_api_key',
   'rate_limit_exceeded',
@@ -48,7 +48,7 @@ export const LOCAL_ERROR_CODES = [
 /** One of {@link LOCAL_ERROR_CODES}. */
 export type LocalErrorCode = (typeof LOCAL_ERROR_CODES)[number];
 
-/** Exit codes of DESIGN.md §3. */
+/** Exit codes of docs/cli.md §3. */
 export const EXIT = {
   ok: 0,
   internal: 1,
@@ -61,14 +61,14 @@ export const EXIT = {
   interrupted: 130,
 } as const;
 
-/** True for a code of SERVICE.md §7. */
+/** True for a code of docs/protocol.md §7. */
 export function isServiceErrorCode(code: string): code is ServiceErrorCode {
   return (SERVICE_ERROR_CODES as readonly string[]).includes(code);
 }
 
 /**
- * Exit code for an error code (DESIGN.md §3). Service codes not in SERVICE.md §7 are
- * treated as transport/server failures (exit 6), as DESIGN.md §3 says of unknown codes.
+ * Exit code for an error code (docs/cli.md §3). Service codes not in docs/protocol.md §7 are
+ * treated as transport/server failures (exit 6), as docs/cli.md §3 says of unknown codes.
  */
 export function exitCodeFor(code: string): number {
   switch (code) {
@@ -107,7 +107,7 @@ export function exitCodeFor(code: string): number {
 export interface TtsErrorOptions {
   /** HTTP status of the response that carried the error, if any. */
   status?: number | undefined;
-  /** One line saying what to do next (DESIGN.md §3). */
+  /** One line saying what to do next (docs/cli.md §3). */
   hint?: string | undefined;
   /** The lower-level error (undici, ws, fs). */
   cause?: unknown;
@@ -124,7 +124,7 @@ export interface TtsErrorOptions {
  */
 export class TtsError extends Error {
   override readonly name = 'TtsError';
-  /** Service error code (SERVICE.md §7), an unknown code the service sent, or a local code. */
+  /** Service error code (docs/protocol.md §7), an unknown code the service sent, or a local code. */
   readonly code: ServiceErrorCode | LocalErrorCode | (string & {});
   /** HTTP status, when the error came with one. */
   readonly status: number | undefined;
@@ -132,7 +132,7 @@ export class TtsError extends Error {
   readonly hint: string | undefined;
   /** Seconds to wait before a retry, when the service said so. */
   readonly retryAfterSeconds: number | undefined;
-  /** Whether a retry may succeed (DESIGN.md §1 `--retries`). */
+  /** Whether a retry may succeed (docs/cli.md §1 `--retries`). */
   readonly retriable: boolean;
 
   constructor(code: TtsError['code'], message: string, options: TtsErrorOptions = {}) {
@@ -144,7 +144,7 @@ export class TtsError extends Error {
     this.retriable = options.retriable ?? false;
   }
 
-  /** Exit code of DESIGN.md §3 for this error. */
+  /** Exit code of docs/cli.md §3 for this error. */
   get exitCode(): number {
     return exitCodeFor(this.code);
   }

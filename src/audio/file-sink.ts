@@ -1,5 +1,5 @@
 /**
- * The atomic file sink of DESIGN.md §2: audio goes to a temporary file in the target's folder,
+ * The atomic file sink of docs/cli.md §2: audio goes to a temporary file in the target's folder,
  * which is renamed over the target only when the output is complete. On failure or abort the
  * temporary file is removed, so an existing file at the target is never touched and no partial
  * file is left.

@@ -1,7 +1,7 @@
 /**
  * The one interface every audio destination implements (file, stdout, speaker), so the code
- * that moves audio never knows where it goes (STYLE.md "What this means for tts" §1), and the
- * tee that feeds several of them at once (`--play` with `-o`, DESIGN.md §1).
+ * that moves audio never knows where it goes (docs/style.md "What this means for tts" §1), and the
+ * tee that feeds several of them at once (`--play` with `-o`, docs/cli.md §1).
  */
 
 /**
@@ -10,7 +10,7 @@
  *
  * Call `write` one at a time (await each), then exactly one of `finish` or `abort`; `abort` may
  * also follow a `write` or `finish` that rejected. Failures are TtsError with code `io_error`
- * or `no_playback_device` (exit 7, DESIGN.md §3).
+ * or `no_playback_device` (exit 7, docs/cli.md §3).
  */
 export interface AudioSink {
   /** Hands over `chunk`; resolves when the sink has accepted it (respects backpressure). */

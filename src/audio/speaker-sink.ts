@@ -1,5 +1,5 @@
 /**
- * Playback on the sound card through the optional `speaker` package (DESIGN.md §2): the card
+ * Playback on the sound card through the optional `speaker` package (docs/cli.md §2): the card
  * always gets signed 16-bit little-endian PCM at the spec's rate and channels (µ-law and
  * float32 are decoded first), and playback starts with the first chunk.
  *

@@ -1,5 +1,5 @@
 /**
- * Audio to standard output (DESIGN.md §2): raw bytes chunk by chunk as deltas arrive, or a WAV
+ * Audio to standard output (docs/cli.md §2): raw bytes chunk by chunk as deltas arrive, or a WAV
  * stream whose sizes are 0xFFFFFFFF because the length is not known when the header leaves.
  * A reader that goes away (`tts stream | head -c 1000`) is not a crash: the sink reports a
  * {@link ClosedPipeError} that the CLI recognises with {@link isClosedPipe} and ends quietly.
@@ -56,7 +56,7 @@ export function isClosedPipe(err: unknown): boolean {
  * `out` for good, so a late EPIPE never becomes an uncaught exception.
  *
  * @param spec encoding, rate (Hz) and channels, for the WAV header.
- * @param container `raw` (default on stdout, DESIGN.md §1) or `wav`.
+ * @param container `raw` (default on stdout, docs/cli.md §1) or `wav`.
  * @param out the stream to write to.
  * @throws from write/finish: {@link ClosedPipeError} (io_error, `closedPipe: true`) when the
  *   reader went away; TtsError `io_error` for any other write error (e.g. ENOSPC when stdout is
@@ -76,7 +76,7 @@ const guarded = new WeakSet<NodeJS.WritableStream>();
 /**
  * Leaves a do-nothing 'error' listener on `out` for good: a stream with no 'error' listener
  * turns an EPIPE that arrives after we are done (stdout is flushed late) into an uncaught
- * exception with a stack trace, which DESIGN.md §2 rules out.
+ * exception with a stack trace, which docs/cli.md §2 rules out.
  */
 function guard(out: NodeJS.WritableStream): void {
   if (guarded.has(out)) return;

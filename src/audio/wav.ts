@@ -1,5 +1,5 @@
 /**
- * WAV (RIFF WAVE) headers for the three encodings of DESIGN.md §2, and a reader for them.
+ * WAV (RIFF WAVE) headers for the three encodings of docs/cli.md §2, and a reader for them.
  *
  * Followed:
  * - Microsoft/IBM, "Multimedia Programming Interface and Data Specifications 1.0" (1991),
@@ -14,7 +14,7 @@
  * - Format tags, RFC 2361 "WAVE and AVI Codec Registries" appendix A / mmreg.h:
  *   0x0001 WAVE_FORMAT_PCM, 0x0003 WAVE_FORMAT_IEEE_FLOAT, 0x0007 WAVE_FORMAT_MULAW.
  * - Streaming to a pipe (length unknown): the RIFF and data sizes are 0xFFFFFFFF, as sox and
- *   ffmpeg write them and read them back as "until end of stream" (DESIGN.md §2).
+ *   ffmpeg write them and read them back as "until end of stream" (docs/cli.md §2).
  */
 import type { AudioFormat } from '../protocol/types.js';
 import { assertAudioSpec, bytesPerFrame, type AudioSpec } from '../dsp/spec.js';
@@ -32,7 +32,7 @@ export const WAVE_FORMAT = {
 /** The size written when the length is unknown (streaming): 0xFFFFFFFF. */
 export const WAV_UNKNOWN_SIZE = 0xffffffff;
 
-/** Format tag written for each encoding (DESIGN.md §2). */
+/** Format tag written for each encoding (docs/cli.md §2). */
 export function formatTagOf(format: AudioFormat): number {
   switch (format) {
     case 'pcm16':

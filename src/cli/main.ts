@@ -1,6 +1,6 @@
 /**
- * The commander program (STYLE.md: the entry only assembles commands; one file per command).
- * Actions return exit codes; `bin/tts.js` sets `process.exitCode` once (STYLE.md §5).
+ * The commander program (docs/style.md: the entry only assembles commands; one file per command).
+ * Actions return exit codes; `bin/tts.js` sets `process.exitCode` once (docs/style.md §5).
  * Modules beyond commander are imported only on the path that needs them, to keep start-up fast.
  */
 import { readFileSync } from 'node:fs';
@@ -27,7 +27,7 @@ function version(): string {
  * Runs the CLI.
  * @param argv arguments after `node bin/tts.js`.
  * @param io the process's streams (tests may inject their own).
- * @returns the exit code of DESIGN.md §3.
+ * @returns the exit code of docs/cli.md §3.
  */
 export async function main(argv: string[], io: CommandIo = { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, env: process.env }): Promise<number> {
   let exitCode: number = EXIT.ok;

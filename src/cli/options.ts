@@ -1,5 +1,5 @@
 /**
- * The flags shared by `say`, `stream` and `realtime` (DESIGN.md §1), defined and validated in
+ * The flags shared by `say`, `stream` and `realtime` (docs/cli.md §1), defined and validated in
  * one place; values that cannot be right fail with exit 2 before anything else happens.
  */
 import { InvalidArgumentError, Option, type Command } from 'commander';
@@ -50,7 +50,7 @@ function seconds(value: string): number {
   return n;
 }
 
-/** Adds the synthesis flags of DESIGN.md §1 to a command. */
+/** Adds the synthesis flags of docs/cli.md §1 to a command. */
 export function addSynthesisOptions(cmd: Command): Command {
   return cmd
     .option('-v, --voice <id>', 'preset voice id, e.g. ja-man-1, en-woman-1', DEFAULT_VOICE)
@@ -78,7 +78,7 @@ export function addSynthesisOptions(cmd: Command): Command {
     .option('--allow-insecure', 'allow sending the key over http:// or ws:// to a non-loopback host');
 }
 
-/** Receives a command's exit code (DESIGN.md §3); `main` sets it as the process's once. */
+/** Receives a command's exit code (docs/cli.md §3); `main` sets it as the process's once. */
 export type CommandDone = (exitCode: number) => void;
 
 /**

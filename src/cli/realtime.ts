@@ -1,5 +1,5 @@
 /**
- * `tts realtime [text...]` (DESIGN.md §1): speak over the experimental WebSocket channel; `-r` and `-c` are
+ * `tts realtime [text...]` (docs/cli.md §1): speak over the experimental WebSocket channel; `-r` and `-c` are
  * requested from the service.
  */
 import type { Command } from 'commander';

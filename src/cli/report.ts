@@ -1,5 +1,5 @@
 /**
- * Errors → one clear stderr message and an exit code (DESIGN.md §3; STYLE.md §5). Every message
+ * Errors → one clear stderr message and an exit code (docs/cli.md §3; docs/style.md §5). Every message
  * names the service's code when there is one, says what to do next, and never shows the key.
  */
 import { redact } from '../client/auth.js';
@@ -20,7 +20,7 @@ export interface Reporter {
   error(line: string): void;
   /** Printed unless -q. */
   warn(line: string): void;
-  /** Printed only when stderr is a terminal and not -q (DESIGN.md §2 notices). */
+  /** Printed only when stderr is a terminal and not -q (docs/cli.md §2 notices). */
   notice(line: string): void;
   /** Printed only with --verbose. */
   verbose(line: string): void;

@@ -1,5 +1,5 @@
 /**
- * `tts say [text...]` (DESIGN.md §1): speak over SSE on the sound card; `-o` writes a file instead.
+ * `tts say [text...]` (docs/cli.md §1): speak over SSE on the sound card; `-o` writes a file instead.
  */
 import type { Command } from 'commander';
 import { synthesisCommand, type CommandDone } from './options.js';

@@ -1,5 +1,5 @@
 /**
- * `tts serve` (DESIGN.md §5): the built-in service as a real server, for building and testing
+ * `tts serve` (docs/cli.md §5): the built-in service as a real server, for building and testing
  * apps against the service's protocol offline. Keys from `TTS_SERVER_API_KEYS` (comma-separated)
  * or `--api-keys-file` (one per line, `#` comments); with none, one is made and shown once.
  */
@@ -44,7 +44,7 @@ export function addServeCommand(program: Command, io: CommandIo, done: CommandDo
 
 /**
  * Runs the server until SIGINT or SIGTERM.
- * @returns 0 after a clean stop on SIGTERM, 130 after SIGINT (DESIGN.md §3); 2 for bad flags
+ * @returns 0 after a clean stop on SIGTERM, 130 after SIGINT (docs/cli.md §3); 2 for bad flags
  *   or a refused configuration; 7 when the address cannot be bound.
  */
 export async function serve(flags: ServeFlags, io: CommandIo): Promise<number> {

@@ -1,5 +1,5 @@
 /**
- * `tts stream [text...]` (DESIGN.md §1): write audio over SSE to `-o FILE` or stdout, chunk by chunk.
+ * `tts stream [text...]` (docs/cli.md §1): write audio over SSE to `-o FILE` or stdout, chunk by chunk.
  */
 import type { Command } from 'commander';
 import { synthesisCommand, type CommandDone } from './options.js';

@@ -1,5 +1,5 @@
 /**
- * What `say`, `stream` and `realtime` share (DESIGN.md §1–§3): flags → one run of the client
+ * What `say`, `stream` and `realtime` share (docs/cli.md §1–§3): flags → one run of the client
  * core (src/speak) → an exit code, with the process-level parts the core leaves to the command
  * line: signals, notices, the spinner and the `--json` summary. The three differ only in channel
  * and default destination.
@@ -20,12 +20,12 @@ import { createReporter, reportError, type CommandIo } from './report.js';
 /** Signals that stop a run cleanly: Ctrl-C, `kill`/`timeout`/systemd, a closed terminal. */
 const STOP_SIGNALS: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
 
-/** Exit code after a signal: 130 for SIGINT (DESIGN.md §3), 128 + number for the others. */
+/** Exit code after a signal: 130 for SIGINT (docs/cli.md §3), 128 + number for the others. */
 function signalExitCode(signal: NodeJS.Signals): number {
   return signal === 'SIGINT' ? EXIT.interrupted : 128 + (signal === 'SIGTERM' ? 15 : 1);
 }
 
-/** The `--json` summary line (DESIGN.md §1). */
+/** The `--json` summary line (docs/cli.md §1). */
 export interface RunSummary {
   ok: boolean;
   /** Audio bytes delivered (headers excluded). */
@@ -45,7 +45,7 @@ export interface RunSummary {
 
 /**
  * Runs a synthesis command.
- * @returns the exit code (DESIGN.md §3); never throws.
+ * @returns the exit code (docs/cli.md §3); never throws.
  */
 export async function runSynthesis(command: CommandName, words: string[], flags: SynthesisFlags, io: CommandIo): Promise<number> {
   const started = performance.now();
@@ -57,7 +57,7 @@ export async function runSynthesis(command: CommandName, words: string[], flags:
   let interrupted: NodeJS.Signals | undefined;
   const onSignal = (signal: NodeJS.Signals): void => {
     if (interrupted !== undefined) {
-      // A second signal: leave now, but still take the temporary files away (DESIGN.md §2).
+      // A second signal: leave now, but still take the temporary files away (docs/cli.md §2).
       removeTempFilesSync();
       process.exit(signalExitCode(signal));
     }
@@ -171,7 +171,7 @@ function describeOutput(plan: OutputPlan | undefined): string {
 
 /**
  * The texts to speak: the whole input once, or with `--lines` each non-empty stdin line as
- * soon as it arrives (DESIGN.md §1).
+ * soon as it arrives (docs/cli.md §1).
  */
 async function textSource(words: string[], flags: SynthesisFlags, io: CommandIo, signal: AbortSignal): Promise<{ texts: AsyncIterable<string>; text?: string }> {
   if (flags.lines !== true) {

@@ -1,5 +1,5 @@
 /**
- * `tts voices` (DESIGN.md §1): the built-in engine's preset voices, as a table or JSON.
+ * `tts voices` (docs/cli.md §1): the built-in engine's preset voices, as a table or JSON.
  * This is a listing, not audio, so it goes to stdout like any listing command's output.
  */
 import { EXIT } from '../errors.js';

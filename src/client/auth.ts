@@ -1,5 +1,5 @@
 /**
- * Key safety rules of DESIGN.md §1: the key travels only as `Authorization: Bearer`, never over
+ * Key safety rules of docs/cli.md §1: the key travels only as `Authorization: Bearer`, never over
  * plain `http://` / `ws://` to a host that is not loopback unless the user allows it.
  */
 import { TtsError } from '../errors.js';
@@ -27,7 +27,7 @@ export function assertSecureTransport(url: URL, allowInsecure: boolean): void {
   });
 }
 
-/** The header value for a key (SERVICE.md §5.2). */
+/** The header value for a key (docs/protocol.md §5.2). */
 export function bearer(apiKey: string): string {
   return `Bearer ${apiKey}`;
 }

@@ -1,6 +1,6 @@
 /**
- * Tolerant reading of error payloads (DESIGN.md §4): the service's error JSON body and SSE
- * `error` event data have no documented shape (SERVICE.md §6.1, §7), so we accept
+ * Tolerant reading of error payloads (docs/cli.md §4): the service's error JSON body and SSE
+ * `error` event data have no documented shape (docs/protocol.md §6.1, §7), so we accept
  * `{"error":{"code","message"}}`, `{"type":"error","error":{…}}`, `{"code","message"}`,
  * `{"error":"code"}`, `{"message":"…"}`, other JSON, and plain text.
  */
@@ -58,7 +58,7 @@ function stringField(obj: Record<string, unknown>, key: string): string | undefi
   return undefined;
 }
 
-/** A bare string counts as a code when it is snake_case like the codes of SERVICE.md §7. */
+/** A bare string counts as a code when it is snake_case like the codes of docs/protocol.md §7. */
 function looksLikeCode(s: string): boolean {
   return /^[a-z][a-z0-9_.-]{1,63}$/.test(s) && s.includes('_');
 }

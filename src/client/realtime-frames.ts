@@ -1,5 +1,5 @@
 /**
- * Reading the WebSocket channel's frames (SERVICE.md §6.2; DESIGN.md §4): one text frame → one
+ * Reading the WebSocket channel's frames (docs/protocol.md §6.2; docs/cli.md §4): one text frame → one
  * protocol outcome, and a close before completion → the error it means. Pure functions; the
  * transport (realtime.ts) acts on what they say.
  */
@@ -7,7 +7,7 @@ import { TtsError } from '../errors.js';
 import { decodeDelta, isRecord, malformed, type AudioChunk } from '../wire/delta.js';
 import { errorFromEvent } from './service-error.js';
 
-/** One protocol-level reading of a text frame (SERVICE.md §6.2, DESIGN.md §4). */
+/** One protocol-level reading of a text frame (docs/protocol.md §6.2, docs/cli.md §4). */
 export type RealtimeOutcome =
   | { kind: 'created' }
   | { kind: 'updated' }
@@ -17,8 +17,8 @@ export type RealtimeOutcome =
   | { kind: 'ignored'; type: string };
 
 /**
- * Reads one text frame (SERVICE.md §6.2). The frame must be a JSON object with a string `type`;
- * unknown fields and unknown types are ignored (DESIGN.md §4), an event whose type contains
+ * Reads one text frame (docs/protocol.md §6.2). The frame must be a JSON object with a string `type`;
+ * unknown fields and unknown types are ignored (docs/cli.md §4), an event whose type contains
  * `error` is the service's refusal, and a delta without valid base64 is a protocol error — never
  * silently dropped audio.
  * @param text the frame's UTF-8 text.
@@ -45,14 +45,14 @@ export function interpretFrame(text: string): RealtimeOutcome {
     case 'tts.output.completed':
       return { kind: 'completed' };
     default:
-      // DESIGN.md §4: "an event whose type contains `error` … is fatal".
+      // docs/cli.md §4: "an event whose type contains `error` … is fatal".
       if (type.includes('error')) return { kind: 'error', error: errorFromEvent(text, 'WebSocket') };
       return { kind: 'ignored', type };
   }
 }
 
 /**
- * The error for a close that came before `tts.output.completed` (DESIGN.md §4): 1011 (internal
+ * The error for a close that came before `tts.output.completed` (docs/cli.md §4): 1011 (internal
  * error), 1012 (restart) and 1013 (try again later) are the service failing, so `server_error`
  * (retriable); any other code means the audio is cut short, `stream_ended_early` (retriable unless
  * the code blames the request: 1003, 1007, 1008, 1009). Both exit 6.

@@ -1,11 +1,11 @@
 /**
- * The WebSocket channel client (SERVICE.md §2.4, §2.5, §3, §4.2, §6.2; DESIGN.md §4): connect to
+ * The WebSocket channel client (docs/protocol.md §2.4, §2.5, §3, §4.2, §6.2; docs/cli.md §4): connect to
  * `{ws_base}/v1/realtime_tts` with `Authorization: Bearer`, wait for `tts_session.created`, send
  * exactly one `tts_session.update`, and yield each `tts.output_audio.delta` as decoded audio until
- * `tts.output.completed` — the same `AsyncIterable<AudioChunk>` as the SSE client (STYLE.md §1).
+ * `tts.output.completed` — the same `AsyncIterable<AudioChunk>` as the SSE client (docs/style.md §1).
  *
- * Layers (STYLE.md §2): ws frames → protocol outcomes (realtime-frames.ts, pure) → a bounded
- * queue of audio chunks (wire/chunk-queue.ts) → the consumer. The iterator owns cleanup (STYLE.md §3): completion closes
+ * Layers (docs/style.md §2): ws frames → protocol outcomes (realtime-frames.ts, pure) → a bounded
+ * queue of audio chunks (wire/chunk-queue.ts) → the consumer. The iterator owns cleanup (docs/style.md §3): completion closes
  * with 1000; leaving the loop early, an abort, a timeout or an error terminates the socket.
  */
 import type { ClientRequest, IncomingMessage } from 'node:http';
@@ -33,7 +33,7 @@ export const MAX_FRAME_BYTES = 16 * 1024 * 1024;
 /**
  * Audio bytes queued for the consumer above which we stop reading the socket (TCP then pushes
  * back on the service); reading resumes once the queue drains below a quarter of it.
- * Never decode far ahead of the sink (STYLE.md §6).
+ * Never decode far ahead of the sink (docs/style.md §6).
  */
 export const QUEUE_HIGH_WATER_BYTES = 1024 * 1024;
 
@@ -47,8 +47,8 @@ const MAX_REFUSAL_BODY_BYTES = 64 * 1024;
 const CLOSE_GRACE_MS = 2000;
 
 /**
- * What to synthesize: the session fields of SERVICE.md §2.4, with the voice written as on the CLI
- * (`ja-man-1`); the client spells it `ja_man_1` on the wire itself (DESIGN.md §1 `--voice`).
+ * What to synthesize: the session fields of docs/protocol.md §2.4, with the voice written as on the CLI
+ * (`ja-man-1`); the client spells it `ja_man_1` on the wire itself (docs/cli.md §1 `--voice`).
  */
 export type RealtimeSessionRequest = Omit<RealtimeSession, 'preset_voice'> & {
   /** Preset voice id with hyphens, e.g. `ja-man-1`. */
@@ -59,15 +59,15 @@ export type RealtimeSessionRequest = Omit<RealtimeSession, 'preset_voice'> & {
 export interface RealtimeStreamOptions {
   /** WebSocket base, e.g. `wss://api.example.com` (a path prefix is kept; http(s) is read as ws(s)). */
   wsBaseUrl: string;
-  /** API key, sent only as `Authorization: Bearer` on the handshake, never in the URL (DESIGN.md §4). */
+  /** API key, sent only as `Authorization: Bearer` on the handshake, never in the URL (docs/cli.md §4). */
   apiKey: string;
-  /** The session; every field is sent in the one `tts_session.update` (DESIGN.md §4: "sends what the user asked"). */
+  /** The session; every field is sent in the one `tts_session.update` (docs/cli.md §4: "sends what the user asked"). */
   session: RealtimeSessionRequest;
-  /** Limit in milliseconds for handshake + first event, and for silence between events (DESIGN.md §1 `--timeout`). */
+  /** Limit in milliseconds for handshake + first event, and for silence between events (docs/cli.md §1 `--timeout`). */
   timeoutMs: number;
   /** Aborts the session (Ctrl-C); the iterator then throws `signal.reason`. */
   signal?: AbortSignal;
-  /** Allows plain ws:// to a non-loopback host (DESIGN.md §1). */
+  /** Allows plain ws:// to a non-loopback host (docs/cli.md §1). */
   allowInsecure?: boolean;
   /** Receives protocol detail for `--verbose` (the key is always shown as `***`). */
   verbose?: VerboseLog;
@@ -75,7 +75,7 @@ export interface RealtimeStreamOptions {
 
 /**
  * Joins a WebSocket base URL and {@link REALTIME_PATH}, keeping any path prefix of the base.
- * `http:`/`https:` bases are read as `ws:`/`wss:` (a tolerant client: DESIGN.md §4).
+ * `http:`/`https:` bases are read as `ws:`/`wss:` (a tolerant client: docs/cli.md §4).
  * @throws TtsError `usage` for an unparsable URL.
  */
 export function realtimeUrl(wsBaseUrl: string): URL {
@@ -169,8 +169,8 @@ export async function* streamRealtime(options: RealtimeStreamOptions): AsyncGene
     switch (outcome.kind) {
       case 'created':
         verbose?.('< tts_session.created');
-        // SERVICE.md §3: the update is sent once, after `created` was received; a repeated
-        // `created` never triggers a second one (DESIGN.md §4).
+        // docs/protocol.md §3: the update is sent once, after `created` was received; a repeated
+        // `created` never triggers a second one (docs/cli.md §4).
         if (!updateSent) {
           updateSent = true;
           verbose?.(`> ${JSON.stringify({ ...update, session: { ...update.session, input_text: `<${[...update.session.input_text].length} chars>` } })}`);
@@ -281,7 +281,7 @@ export async function* streamRealtime(options: RealtimeStreamOptions): AsyncGene
 }
 
 /**
- * Closes with 1000 after `tts.output.completed` unless the service already did (DESIGN.md §4),
+ * Closes with 1000 after `tts.output.completed` unless the service already did (docs/cli.md §4),
  * destroying the socket if the closing handshake does not finish within {@link CLOSE_GRACE_MS}.
  */
 function closeNormally(ws: WebSocket): void {
@@ -297,7 +297,7 @@ function closeNormally(ws: WebSocket): void {
 /**
  * Maps a ws 'error' to a TtsError: ws's own `WS_ERR_*` codes (bad frames, oversize payload,
  * invalid UTF-8) are the service breaking the protocol; "Opening handshake has timed out" is our
- * `--timeout`; socket errno codes go through {@link transportError} (STYLE.md §4).
+ * `--timeout`; socket errno codes go through {@link transportError} (docs/style.md §4).
  */
 function wsError(err: Error, url: URL, timeoutMs: number): TtsError {
   const code = (err as { code?: unknown }).code;

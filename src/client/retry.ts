@@ -1,5 +1,5 @@
 /**
- * When and how long to wait before retrying a request (DESIGN.md §1 `--retries`): only errors
+ * When and how long to wait before retrying a request (docs/cli.md §1 `--retries`): only errors
  * marked retriable (limits that pass, 408, 5xx, network), with exponential backoff
  * 0.5 s × 2ⁿ capped at 8 s, less up to 25 % jitter, or the service's own `retry-after-ms` /
  * `Retry-After` (already capped at 60 s by service-error.ts).

@@ -1,13 +1,13 @@
 /**
  * Turning a service's refusal (an HTTP error response, an SSE `error` event, a WebSocket error
  * event or refused handshake) into a {@link TtsError}, keyed on the service's code rather than
- * the status (DESIGN.md §4: statuses "not shown" are not relied on).
+ * the status (docs/cli.md §4: statuses "not shown" are not relied on).
  */
 import { isServiceErrorCode } from '../errors.js';
 import { parseErrorPayload } from './error-body.js';
 import { TtsError } from '../errors.js';
 
-/** Retry-After cap of DESIGN.md §1 `--retries`, in seconds. */
+/** Retry-After cap of docs/cli.md §1 `--retries`, in seconds. */
 export const MAX_RETRY_AFTER_SECONDS = 60;
 
 const HINTS: Record<string, string> = {
@@ -30,14 +30,14 @@ export function hintFor(code: string): string | undefined {
 }
 
 /**
- * Builds the error for a non-2xx HTTP response (SERVICE.md §7).
+ * Builds the error for a non-2xx HTTP response (docs/protocol.md §7).
  * @param status HTTP status code.
  * @param headers response headers (lower-case names), used for Retry-After / retry-after-ms.
- * @param body the response body as text (any shape, DESIGN.md §4).
+ * @param body the response body as text (any shape, docs/cli.md §4).
  */
 export function errorFromResponse(status: number, headers: Record<string, string | string[] | undefined>, body: string): TtsError {
   if (status >= 300 && status < 400) {
-    // Following it would carry the key to wherever the redirect points (DESIGN.md §1).
+    // Following it would carry the key to wherever the redirect points (docs/cli.md §1).
     const location = Array.isArray(headers['location']) ? headers['location'][0] : headers['location'];
     return new TtsError('protocol_error', `the service redirected (HTTP ${status}${location === undefined ? '' : ` to ${safeUrl(location)}`}); not followed, so the API key goes nowhere else`, {
       status,
@@ -80,7 +80,7 @@ function safeUrl(url: string): string {
   }
 }
 
-/** The code we assume when a refusal carries none (SERVICE.md §7 statuses). */
+/** The code we assume when a refusal carries none (docs/protocol.md §7 statuses). */
 function codeForStatus(status: number): string {
   if (status === 401) return 'invalid_api_key';
   if (status === 429) return 'rate_limit_exceeded';
@@ -92,7 +92,7 @@ function codeForStatus(status: number): string {
 }
 
 /**
- * Whether a retry may succeed (DESIGN.md §1 `--retries`): limits that pass
+ * Whether a retry may succeed (docs/cli.md §1 `--retries`): limits that pass
  * (`rate_limit_exceeded`, `too_many_concurrent_requests`), 408 and 5xx. Never for the
  * request's own faults, the key, or `quota_exceeded`.
  */

@@ -1,6 +1,6 @@
 /**
- * Reading an event stream (SERVICE.md §6.1; DESIGN.md §4), push-style: bytes in, protocol
- * outcomes out, in order. Layers (STYLE.md §2): bytes → UTF-8 text (a character split across
+ * Reading an event stream (docs/protocol.md §6.1; docs/cli.md §4), push-style: bytes in, protocol
+ * outcomes out, in order. Layers (docs/style.md §2): bytes → UTF-8 text (a character split across
  * chunks survives) → SSE events (`eventsource-parser`, which handles CRLF/CR/LF, comments and
  * lines split anywhere, per the WHATWG event-stream grammar, and caps what it buffers) →
  * protocol outcomes (audio, done, error, ignored).
@@ -18,7 +18,7 @@ import { errorFromEvent } from './service-error.js';
  */
 export const MAX_PENDING_EVENT_CHARS = 16 * 1024 * 1024;
 
-/** One protocol-level reading of an event (SERVICE.md §6.1). */
+/** One protocol-level reading of an event (docs/protocol.md §6.1). */
 export type SseOutcome =
   | { kind: 'audio'; chunk: AudioChunk }
   | { kind: 'done' }
@@ -75,7 +75,7 @@ export class EventStreamDecoder {
 }
 
 /**
- * Maps one event-stream message to a protocol outcome (SERVICE.md §6.1, DESIGN.md §4): named
+ * Maps one event-stream message to a protocol outcome (docs/protocol.md §6.1, docs/cli.md §4): named
  * `delta` / `done` / `error` events, or unnamed (`message`) events dispatched on `data.type`.
  * Unknown events are ignored; a malformed delta is an error, never silently dropped audio.
  */

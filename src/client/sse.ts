@@ -1,8 +1,8 @@
 /**
- * The SSE channel's transport (SERVICE.md §4.1, §6.1; DESIGN.md §4): `POST {base}/v1/tts/sse`,
+ * The SSE channel's transport (docs/protocol.md §4.1, §6.1; docs/cli.md §4): `POST {base}/v1/tts/sse`,
  * read the `text/event-stream` answer through {@link EventStreamDecoder}, and yield decoded audio
- * as an `AsyncIterable<AudioChunk>` — the same as the WebSocket channel (STYLE.md §1).
- * The iterator owns cleanup (STYLE.md §3): leaving the loop early, an abort or an error destroys
+ * as an `AsyncIterable<AudioChunk>` — the same as the WebSocket channel (docs/style.md §1).
+ * The iterator owns cleanup (docs/style.md §3): leaving the loop early, an abort or an error destroys
  * the request.
  */
 import { SSE_PATH, type SseRequestBody } from '../protocol/types.js';
@@ -19,7 +19,7 @@ import type { VerboseLog } from './types.js';
 /**
  * Audio bytes decoded and not yet taken by the consumer above which we stop reading the response
  * (TCP then pushes back on the service); reading resumes below a quarter of it. Never decode far
- * ahead of the sink (STYLE.md §6).
+ * ahead of the sink (docs/style.md §6).
  */
 export const QUEUE_HIGH_WATER_BYTES = 1024 * 1024;
 
@@ -30,15 +30,15 @@ const MAX_REFUSAL_BODY_BYTES = 64 * 1024;
 export interface SseStreamOptions {
   /** HTTP base, e.g. `https://api.example.com` (a trailing slash or path prefix is kept). */
   baseUrl: string;
-  /** API key, sent only as `Authorization: Bearer` (SERVICE.md §5). */
+  /** API key, sent only as `Authorization: Bearer` (docs/protocol.md §5). */
   apiKey: string;
-  /** The request body; all four fields are always sent (DESIGN.md §4). */
+  /** The request body; all four fields are always sent (docs/cli.md §4). */
   body: SseRequestBody;
   /** Limit in milliseconds for connect + first event, and for silence between events. */
   timeoutMs: number;
   /** Aborts the request (Ctrl-C); the iterator then throws `signal.reason`. */
   signal?: AbortSignal;
-  /** Allows plain http:// to a non-loopback host (DESIGN.md §1). */
+  /** Allows plain http:// to a non-loopback host (docs/cli.md §1). */
   allowInsecure?: boolean;
   /** Receives protocol detail for `--verbose` (the key is always shown as `***`). */
   verbose?: VerboseLog;
@@ -133,7 +133,7 @@ export async function* streamSse(options: SseStreamOptions): AsyncGenerator<Audi
       },
       body: JSON.stringify(options.body),
       signal: controller.signal,
-      // Our own timer covers connect, first event and silences (DESIGN.md §1 --timeout).
+      // Our own timer covers connect, first event and silences (docs/cli.md §1 --timeout).
       headersTimeout: 0,
       bodyTimeout: 0,
     },
@@ -203,7 +203,7 @@ export async function* streamSse(options: SseStreamOptions): AsyncGenerator<Audi
       const outcome = await queue.take();
       if (outcome === undefined) {
         // A last event without its blank line is incomplete per the event-stream grammar; the
-        // stream ended before `done` either way (SERVICE.md §3: deltas, then done).
+        // stream ended before `done` either way (docs/protocol.md §3: deltas, then done).
         throw new TtsError('stream_ended_early', 'the service closed the stream before `done`', {
           hint: 'the audio is incomplete; try again',
           retriable: true,

@@ -1,6 +1,6 @@
 /**
  * Maps low-level network failures (undici's `UND_ERR_*` codes, Node's socket errno codes, ws
- * failures) to {@link TtsError}s of exit 6 (DESIGN.md §3), marked retriable (DESIGN.md §1).
+ * failures) to {@link TtsError}s of exit 6 (docs/cli.md §3), marked retriable (docs/cli.md §1).
  */
 import { TtsError } from '../errors.js';
 

@@ -1,5 +1,5 @@
 /**
- * Sample encodings of DESIGN.md §2: pcm16 (signed 16-bit little-endian), float32 (IEEE-754
+ * Sample encodings of docs/cli.md §2: pcm16 (signed 16-bit little-endian), float32 (IEEE-754
  * 32-bit little-endian) and mulaw (8-bit G.711 µ-law, via the `alawmulaw` package).
  * Interleaved when channels > 1. All functions here are pure and allocate their result.
  */
@@ -51,7 +51,7 @@ export function floatToPcm16(samples: Float32Array): Int16Array {
 
 /**
  * Decodes audio bytes of `format` into signed 16-bit little-endian PCM bytes, the form the sound
- * card gets (DESIGN.md §2: µ-law is decoded to 16-bit for playback).
+ * card gets (docs/cli.md §2: µ-law is decoded to 16-bit for playback).
  * `bytes.length` must be a whole number of samples; a trailing partial sample is dropped.
  * @returns a Buffer of (samples × 2) bytes.
  */

@@ -1,5 +1,5 @@
 /**
- * The shape of a stream of audio bytes: encoding, rate and channel count (DESIGN.md §2).
+ * The shape of a stream of audio bytes: encoding, rate and channel count (docs/cli.md §2).
  * Every sink and the WAV header take one of these.
  */
 import type { AudioFormat } from '../protocol/types.js';

@@ -1,5 +1,5 @@
 /**
- * The built-in service's speech engine (DESIGN.md §5): a pool of worker threads, each running
+ * The built-in service's speech engine (docs/cli.md §5): a pool of worker threads, each running
  * eSpeak NG (WebAssembly) with kuromoji for Japanese readings, streaming encoded audio chunks
  * back to the caller as they are made.
  *

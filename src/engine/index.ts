@@ -1,5 +1,5 @@
 /**
- * The offline synthesizer behind the built-in service (DESIGN.md §5): eSpeak NG compiled to
+ * The offline synthesizer behind the built-in service (docs/cli.md §5): eSpeak NG compiled to
  * WebAssembly, run in worker threads; kuromoji (IPADIC) gives Japanese kanji their readings;
  * libsamplerate resamples eSpeak's 22050 Hz to the requested rate.
  *

@@ -1,5 +1,5 @@
 /**
- * Turns the text of a job into what eSpeak NG should read (DESIGN.md §5).
+ * Turns the text of a job into what eSpeak NG should read (docs/cli.md §5).
  *
  * eSpeak NG's `ja` voice reads kana and ASCII digits, but it reads every kanji as "Chinese letter"
  * and spells Latin words letter by letter. So for Japanese text we

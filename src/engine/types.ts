@@ -1,5 +1,5 @@
 /**
- * The offline synthesizer's interface, as the built-in service uses it (DESIGN.md §5).
+ * The offline synthesizer's interface, as the built-in service uses it (docs/cli.md §5).
  */
 import type { AudioFormat, Language } from '../protocol/types.js';
 

@@ -1,31 +1,31 @@
 /**
- * Wire types of the speech service (SERVICE.md §2, §6) and the values our client and
- * built-in service agree on (DESIGN.md §4).
+ * Wire types of the speech service (docs/protocol.md §2, §6) and the values our client and
+ * built-in service agree on (docs/cli.md §4).
  */
 
-/** Path of the SSE endpoint, appended to the HTTP base URL (SERVICE.md §4.1). */
+/** Path of the SSE endpoint, appended to the HTTP base URL (docs/protocol.md §4.1). */
 export const SSE_PATH = '/v1/tts/sse';
 
-/** Path of the WebSocket endpoint, appended to the WebSocket base URL (SERVICE.md §4.2). */
+/** Path of the WebSocket endpoint, appended to the WebSocket base URL (docs/protocol.md §4.2). */
 export const REALTIME_PATH = '/v1/realtime_tts';
 
-/** Audio encodings (SERVICE.md §1.4, DESIGN.md §2): pcm16 = s16le, float32 = f32le, mulaw = G.711 µ-law, 8 bits. */
+/** Audio encodings (docs/protocol.md §1.4, docs/cli.md §2): pcm16 = s16le, float32 = f32le, mulaw = G.711 µ-law, 8 bits. */
 export const AUDIO_FORMATS = ['pcm16', 'float32', 'mulaw'] as const;
 /** One of {@link AUDIO_FORMATS}. */
 export type AudioFormat = (typeof AUDIO_FORMATS)[number];
 
-/** Languages the service speaks (SERVICE.md §1.3). */
+/** Languages the service speaks (docs/protocol.md §1.3). */
 export const LANGUAGES = ['ja', 'en'] as const;
 /** One of {@link LANGUAGES}. */
 export type Language = (typeof LANGUAGES)[number];
 
-/** Sample rate of the SSE channel, in Hz: the built-in service always streams 24000 Hz mono (DESIGN.md §4). */
+/** Sample rate of the SSE channel, in Hz: the built-in service always streams 24000 Hz mono (docs/cli.md §4). */
 export const SSE_SAMPLE_RATE = 24000;
 
-/** Sample rates the built-in WebSocket service accepts, in Hz (DESIGN.md §4). */
+/** Sample rates the built-in WebSocket service accepts, in Hz (docs/cli.md §4). */
 export const REALTIME_SAMPLE_RATES = [8000, 16000, 22050, 24000, 44100, 48000] as const;
 
-/** Body of `POST /v1/tts/sse` (SERVICE.md §2.1). Our client always sends all four fields (DESIGN.md §4). */
+/** Body of `POST /v1/tts/sse` (docs/protocol.md §2.1). Our client always sends all four fields (docs/cli.md §4). */
 export interface SseRequestBody {
   input: string;
   voice: string;
@@ -33,30 +33,30 @@ export interface SseRequestBody {
   language: Language;
 }
 
-/** Data of an SSE `delta` event (SERVICE.md §2.2): `delta` is base64 audio bytes. */
+/** Data of an SSE `delta` event (docs/protocol.md §2.2): `delta` is base64 audio bytes. */
 export interface SseDeltaData {
   type: 'speech.audio.delta';
   item_id: string;
   delta: string;
 }
 
-/** Data of an SSE `done` event (SERVICE.md §2.3). */
+/** Data of an SSE `done` event (docs/protocol.md §2.3). */
 export interface SseDoneData {
   type: 'speech.audio.done';
   item_id: string;
 }
 
-/** Error body the built-in service sends, over HTTP and in `error` events (DESIGN.md §4). */
+/** Error body the built-in service sends, over HTTP and in `error` events (docs/cli.md §4). */
 export interface ErrorBody {
   error: { code: string; message: string };
 }
 
-/** Data of an SSE `error` event as the built-in service sends it (DESIGN.md §4). */
+/** Data of an SSE `error` event as the built-in service sends it (docs/cli.md §4). */
 export interface SseErrorData extends ErrorBody {
   type: 'error';
 }
 
-/** Session fields of `tts_session.update` (SERVICE.md §2.4); `preset_voice` uses underscores (`ja_man_1`). */
+/** Session fields of `tts_session.update` (docs/protocol.md §2.4); `preset_voice` uses underscores (`ja_man_1`). */
 export interface RealtimeSession {
   input_text: string;
   preset_voice: string;
@@ -66,7 +66,7 @@ export interface RealtimeSession {
   language: Language;
 }
 
-/** Client message `tts_session.update` (SERVICE.md §2.4, §4.2). */
+/** Client message `tts_session.update` (docs/protocol.md §2.4, §4.2). */
 export interface RealtimeSessionUpdate {
   type: 'tts_session.update';
   session: RealtimeSession;

@@ -1,5 +1,5 @@
 /**
- * Preset voice ids and their spellings on each channel (SERVICE.md §2.1, §2.4; DESIGN.md §1).
+ * Preset voice ids and their spellings on each channel (docs/protocol.md §2.1, §2.4; docs/cli.md §1).
  */
 import type { Language } from './types.js';
 
@@ -11,7 +11,7 @@ export interface VoiceInfo {
   description: string;
 }
 
-/** The built-in engine's preset voices (DESIGN.md §5). */
+/** The built-in engine's preset voices (docs/cli.md §5). */
 export const VOICES: readonly VoiceInfo[] = [
   { id: 'ja-man-1', language: 'ja', gender: 'male', description: 'Japanese, male' },
   { id: 'ja-woman-1', language: 'ja', gender: 'female', description: 'Japanese, female' },
@@ -19,7 +19,7 @@ export const VOICES: readonly VoiceInfo[] = [
   { id: 'en-woman-1', language: 'en', gender: 'female', description: 'English (US), female' },
 ];
 
-/** Default voice of the CLI and of the built-in service (SERVICE.md §2.1). */
+/** Default voice of the CLI and of the built-in service (docs/protocol.md §2.1). */
 export const DEFAULT_VOICE = 'ja-man-1';
 
 /** Looks a voice up by its hyphenated id; `undefined` when the built-in engine has no such voice. */
@@ -29,7 +29,7 @@ export function findVoice(id: string): VoiceInfo | undefined {
 
 /**
  * Spells a voice id for the WebSocket channel, which writes ids with underscores
- * (SERVICE.md §2.4): `ja-man-1` → `ja_man_1`.
+ * (docs/protocol.md §2.4): `ja-man-1` → `ja_man_1`.
  */
 export function voiceToWire(id: string): string {
   return id.replaceAll('-', '_');
@@ -41,7 +41,7 @@ export function voiceFromWire(wire: string): string {
 }
 
 /**
- * Language implied by a voice id when the user gives none (DESIGN.md §1):
+ * Language implied by a voice id when the user gives none (docs/cli.md §1):
  * an `en-…` voice is English, anything else Japanese.
  */
 export function languageForVoice(id: string): Language {

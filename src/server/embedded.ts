@@ -1,5 +1,5 @@
 /**
- * The embedded default (DESIGN.md §1): with no service configured, the CLI starts the built-in
+ * The embedded default (docs/cli.md §1): with no service configured, the CLI starts the built-in
  * service in-process on 127.0.0.1, on an ephemeral port, with a random one-time key, and talks
  * to it through the same client code as to the hosted service.
  */

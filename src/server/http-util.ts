@@ -1,5 +1,5 @@
 /**
- * Small HTTP helpers of the built-in service: JSON error bodies (DESIGN.md §4) and a capped
+ * Small HTTP helpers of the built-in service: JSON error bodies (docs/cli.md §4) and a capped
  * body reader.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -12,7 +12,7 @@ import type { ErrorBody } from '../protocol/types.js';
 export const MAX_BODY_BYTES = 64 * 1024;
 
 /**
- * Sends `{"error":{"code","message"}}` with the code's status (SERVICE.md §7, DESIGN.md §4).
+ * Sends `{"error":{"code","message"}}` with the code's status (docs/protocol.md §7, docs/cli.md §4).
  * @param extraHeaders e.g. `Retry-After`.
  */
 export function sendError(

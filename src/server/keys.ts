@@ -1,5 +1,5 @@
 /**
- * API-key checks for the built-in service (SERVICE.md §5; DESIGN.md §4): Bearer only, compared
+ * API-key checks for the built-in service (docs/protocol.md §5; docs/cli.md §4): Bearer only, compared
  * in constant time so the time taken says nothing about how much of a key matched.
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
@@ -29,7 +29,7 @@ export class KeyRing {
 }
 
 /**
- * The key of an `Authorization: Bearer <key>` header (SERVICE.md §5.2), or undefined when the
+ * The key of an `Authorization: Bearer <key>` header (docs/protocol.md §5.2), or undefined when the
  * header is missing or malformed.
  */
 export function bearerKey(header: string | string[] | undefined): string | undefined {

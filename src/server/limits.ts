@@ -1,5 +1,5 @@
 /**
- * Per-key limits of the built-in service (SERVICE.md §8; DESIGN.md §4): a request rate (GCRA,
+ * Per-key limits of the built-in service (docs/protocol.md §8; docs/cli.md §4): a request rate (GCRA,
  * the "generic cell rate algorithm" of ITU-T I.371, equivalent to a token bucket holding
  * `limit` tokens refilled over `window`), concurrent requests across both channels, and an
  * optional character quota. Time comes from an injectable clock so tests can be exact.

@@ -1,6 +1,6 @@
 /**
- * `/v1/realtime_tts` of the built-in service: the WebSocket channel (SERVICE.md §2.4, §2.5, §3,
- * §4.2, §5, §6.2, §7), with the shapes DESIGN.md §4 decides where the spec is silent.
+ * `/v1/realtime_tts` of the built-in service: the WebSocket channel (docs/protocol.md §2.4, §2.5, §3,
+ * §4.2, §5, §6.2, §7), with the shapes docs/cli.md §4 decides where the spec is silent.
  *
  * Handshake: the key comes from `Authorization: Bearer` only (a key in a URL leaks into logs);
  * a missing or wrong key is refused with HTTP 401 and the JSON error body, an unknown path with
@@ -11,10 +11,10 @@
  *   server `{"type":"tts.output_audio.delta","delta":"<base64>"}` × n, as the engine makes audio
  *   server `{"type":"tts.output.completed","session_id","audio_seconds"}`, then close 1000.
  *
- * Errors are `{"type":"error","error":{"code","message"}}` events (DESIGN.md §4):
+ * Errors are `{"type":"error","error":{"code","message"}}` events (docs/cli.md §4):
  * - refused update (the SSE codes, plus `invalid_parameters` for rate/channels), malformed JSON,
  *   a frame that is not an object with a string `type`, a binary frame: error, then close 1008;
- * - a second `tts_session.update`, or a message of another `type` (SERVICE.md §4.2 leaves them
+ * - a second `tts_session.update`, or a message of another `type` (docs/protocol.md §4.2 leaves them
  *   "not shown"; we answer rather than ignore, so a client learns of its mistake): error
  *   `bad_request`, and the session goes on — a running synthesis continues;
  * - the engine failing: error `server_error`, then close 1011;
@@ -53,7 +53,7 @@ export const SEND_HIGH_WATER_BYTES = 1024 * 1024;
 /** Milliseconds a session may wait for its `tts_session.update` before it is closed (1008). */
 export const SESSION_IDLE_MS = 60_000;
 
-/** Session settings before the update, as `tts_session.created` reports them (DESIGN.md §4). */
+/** Session settings before the update, as `tts_session.created` reports them (docs/cli.md §4). */
 export const REALTIME_DEFAULTS = {
   preset_voice: 'ja_man_1',
   output_audio_format: 'pcm16',
@@ -73,7 +73,7 @@ export interface RealtimeRouteContext {
   accessLog?: ((line: string) => void) | undefined;
   /** Overrides {@link SESSION_IDLE_MS} (tests). */
   idleMs?: number | undefined;
-  /** The service's per-key limits (DESIGN.md §4), when it enforces any. */
+  /** The service's per-key limits (docs/cli.md §4), when it enforces any. */
   limits?: RealtimeLimits | undefined;
 }
 
@@ -86,7 +86,7 @@ export interface HandshakeRefusal {
 }
 
 /**
- * Hooks for the service's limits (SERVICE.md §8). A session counts as one request from its
+ * Hooks for the service's limits (docs/protocol.md §8). A session counts as one request from its
  * accepted handshake until its socket closes.
  */
 export interface RealtimeLimits {
@@ -250,7 +250,7 @@ function runSession(ws: WebSocket, ctx: RealtimeRouteContext, keyIndex: number, 
     refuse('bad_request', `no tts_session.update within ${(ctx.idleMs ?? SESSION_IDLE_MS) / 1000} s`);
   }, ctx.idleMs ?? SESSION_IDLE_MS);
 
-  // An error event, then the close that ends the session (DESIGN.md §4). The close reason
+  // An error event, then the close that ends the session (docs/cli.md §4). The close reason
   // repeats the code for clients that only see the close.
   const refuse = (code: string, message: string, closeCode = 1008): void => {
     if (state === 'closing') return;

@@ -1,6 +1,6 @@
 /**
- * The built-in service: an HTTP server speaking SERVICE.md's protocol on top of the offline
- * engine (DESIGN.md §5). Used in-process as the embedded default and by `tts serve`.
+ * The built-in service: an HTTP server speaking docs/protocol.md's protocol on top of the offline
+ * engine (docs/cli.md §5). Used in-process as the embedded default and by `tts serve`.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -19,11 +19,11 @@ export interface ServiceOptions {
   apiKeys: readonly string[];
   /** The synthesizer. */
   engine: SpeechEngine;
-  /** Longest input, in characters (DESIGN.md §4: 5000). */
+  /** Longest input, in characters (docs/cli.md §4: 5000). */
   maxChars?: number | undefined;
-  /** Requests per window per key (DESIGN.md §4: 60 per minute); none when absent. */
+  /** Requests per window per key (docs/cli.md §4: 60 per minute); none when absent. */
   rateLimit?: { limit: number; windowSeconds: number } | undefined;
-  /** Requests in progress per key, SSE and WebSocket together (DESIGN.md §4: 4); none when absent. */
+  /** Requests in progress per key, SSE and WebSocket together (docs/cli.md §4: 4); none when absent. */
   maxConcurrent?: number | undefined;
   /** Characters each key may synthesize (credits); none when absent. */
   quotaChars?: number | undefined;
@@ -55,9 +55,9 @@ const states = new WeakMap<Server, ServiceState>();
 
 /**
  * Creates the HTTP server of the built-in service (not yet listening).
- * Routes: `POST /v1/tts/sse` (SERVICE.md §4.1) and the WebSocket `/v1/realtime_tts` (SERVICE.md §4.2,
+ * Routes: `POST /v1/tts/sse` (docs/protocol.md §4.1) and the WebSocket `/v1/realtime_tts` (docs/protocol.md §4.2,
  * see realtime-route.ts). Anything else is 404/405 with a JSON body. Limits are per key
- * (SERVICE.md §8, DESIGN.md §4); every answer to an authenticated request carries the IETF draft
+ * (docs/protocol.md §8, docs/cli.md §4); every answer to an authenticated request carries the IETF draft
  * `RateLimit` / `RateLimit-Policy` headers when a rate limit is set.
  */
 export function createService(options: ServiceOptions): Server {

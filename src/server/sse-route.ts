@@ -1,5 +1,5 @@
 /**
- * `POST /v1/tts/sse` of the built-in service (SERVICE.md §2.1–2.3, §4.1, §6.1; DESIGN.md §4):
+ * `POST /v1/tts/sse` of the built-in service (docs/protocol.md §2.1–2.3, §4.1, §6.1; docs/cli.md §4):
  * validate, then stream `delta` events as the engine makes audio, then `done`. A failure after
  * the stream began is an `error` event, and the stream ends.
  */
@@ -21,7 +21,7 @@ export interface SseRouteContext {
   charge?: ((characters: number) => Refusal | undefined) | undefined;
 }
 
-/** A fresh `item_id`: `item_` + 24 hex digits (DESIGN.md §4). */
+/** A fresh `item_id`: `item_` + 24 hex digits (docs/cli.md §4). */
 export function newItemId(): string {
   return `item_${randomBytes(12).toString('hex')}`;
 }

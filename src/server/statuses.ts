@@ -1,12 +1,12 @@
 /**
- * The HTTP status the built-in service answers each error code with: SERVICE.md §7 where the
+ * The HTTP status the built-in service answers each error code with: docs/protocol.md §7 where the
  * spec shows one, our own choice (docs/protocol.md, "Decisions") where it does not.
  */
 import type { ServiceErrorCode } from '../errors.js';
 
 /**
- * HTTP status the built-in service answers each code with (SERVICE.md §7 where it is shown,
- * DESIGN.md §4 where it is not).
+ * HTTP status the built-in service answers each code with (docs/protocol.md §7 where it is shown,
+ * docs/cli.md §4 where it is not).
  */
 export const HTTP_STATUS: Readonly<Record<ServiceErrorCode, number>> = {
   invalid_api_key: 401,

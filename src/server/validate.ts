@@ -1,6 +1,6 @@
 /**
- * Validation of synthesis requests for the built-in service (SERVICE.md §2.1, §7; DESIGN.md §4):
- * the service is definite — every refusal names one code of SERVICE.md §7.
+ * Validation of synthesis requests for the built-in service (docs/protocol.md §2.1, §7; docs/cli.md §4):
+ * the service is definite — every refusal names one code of docs/protocol.md §7.
  */
 import type { ServiceErrorCode } from '../errors.js';
 import { AUDIO_FORMATS, LANGUAGES, REALTIME_SAMPLE_RATES, type AudioFormat, type Language } from '../protocol/types.js';
@@ -14,7 +14,7 @@ export interface ValidRequest {
   language: Language;
 }
 
-/** A refusal: a SERVICE.md §7 code and a message for people. */
+/** A refusal: a docs/protocol.md §7 code and a message for people. */
 export interface Refusal {
   code: ServiceErrorCode;
   message: string;
@@ -28,12 +28,12 @@ export interface FieldNames {
   language: string;
 }
 
-/** Field names of the SSE body (SERVICE.md §2.1). */
+/** Field names of the SSE body (docs/protocol.md §2.1). */
 export const SSE_FIELDS: FieldNames = { text: 'input', voice: 'voice', format: 'response_format', language: 'language' };
 
 /**
  * Checks the common fields of a synthesis request. Only the text is required; defaults are
- * `ja-man-1`, `pcm16` and the voice's language (DESIGN.md §4).
+ * `ja-man-1`, `pcm16` and the voice's language (docs/cli.md §4).
  * @param body the parsed JSON (anything).
  * @param names how the fields are spelled on this channel.
  * @param maxChars longest accepted text, in characters (code points).
@@ -99,10 +99,10 @@ function optionalString(obj: Record<string, unknown>, key: string): string | und
   return typeof v === 'string' ? v : false;
 }
 
-/** Sample rate of a WebSocket session that names none, in Hz (DESIGN.md §4). */
+/** Sample rate of a WebSocket session that names none, in Hz (docs/cli.md §4). */
 export const REALTIME_DEFAULT_SAMPLE_RATE = 24000;
 
-/** Field names of the WebSocket session (SERVICE.md §2.4). */
+/** Field names of the WebSocket session (docs/protocol.md §2.4). */
 export const REALTIME_FIELDS: FieldNames = { text: 'input_text', voice: 'preset_voice', format: 'output_audio_format', language: 'language' };
 
 /** A WebSocket session the engine can run: the common fields plus rate and channels. */
@@ -114,8 +114,8 @@ export interface ValidRealtimeRequest extends ValidRequest {
 }
 
 /**
- * Checks the `session` of a `tts_session.update` (SERVICE.md §2.4) with the same codes as the SSE
- * body, plus the WebSocket's own values (DESIGN.md §4): `output_audio_sample_rate` one of
+ * Checks the `session` of a `tts_session.update` (docs/protocol.md §2.4) with the same codes as the SSE
+ * body, plus the WebSocket's own values (docs/cli.md §4): `output_audio_sample_rate` one of
  * REALTIME_SAMPLE_RATES (default 24000), `output_audio_number_of_channels` 1 or 2 (default 1);
  * anything else, or a non-integer, is `invalid_parameters`. Voices are written with underscores
  * (`ja_man_1`); a hyphenated id is accepted too.

@@ -1,5 +1,5 @@
 /**
- * Picks and opens the channel a run speaks over (DESIGN.md §1): SSE (`POST /v1/tts/sse`) for
+ * Picks and opens the channel a run speaks over (docs/cli.md §1): SSE (`POST /v1/tts/sse`) for
  * `say` and `stream`, the WebSocket (`/v1/realtime_tts`) for `realtime`. Both give the pipeline
  * the same {@link OpenStream}: one request per piece of text, yielding decoded audio chunks.
  */

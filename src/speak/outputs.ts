@@ -1,5 +1,5 @@
 /**
- * Where the audio goes (DESIGN.md §1, §2): the sound card, a file (WAV or raw by its name, or
+ * Where the audio goes (docs/cli.md §1, §2): the sound card, a file (WAV or raw by its name, or
  * forced by --wav/--raw), stdout, or a file and the card together (--play) — planned from the
  * flags, then opened as sinks (FIFOs and devices written in place, several joined by a tee).
  */
@@ -52,7 +52,7 @@ export function planOutput(command: CommandName, flags: OutputFlags, stdoutIsTer
   return { file, stdout, play };
 }
 
-/** An `aplay` command that plays raw audio of this spec (DESIGN.md §2 raw-output notice). */
+/** An `aplay` command that plays raw audio of this spec (docs/cli.md §2 raw-output notice). */
 export function aplayCommand(format: 'pcm16' | 'float32' | 'mulaw', sampleRate: number, channels: number): string {
   const f = format === 'pcm16' ? 'S16_LE' : format === 'float32' ? 'FLOAT_LE' : 'MU_LAW';
   return `aplay -f ${f} -r ${sampleRate} -c ${channels}`;

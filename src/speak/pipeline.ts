@@ -1,13 +1,12 @@
 /**
- * Text → one ordered stream of audio chunks, whatever the channel (STYLE.md §1), with what makes
- * it safe in scripts (DESIGN.md §1): long text split into requests of at most `--max-chars`,
+ * Text → one ordered stream of audio chunks, whatever the channel (docs/style.md §1), with what makes
+ * it safe in scripts (docs/cli.md §1): long text split into requests of at most `--max-chars`,
  * up to `--concurrency` in flight with audio always in text order, retries of retriable failures
  * before a request's first audio byte, halving the limit when the service says
  * `max_character_length_exceeded`, and — when the output can rewind (a file) — requesting a piece
  * again after its stream broke mid-way, having cut the output back to where the piece started.
  */
-import { TtsError } from '../errors.js';
-import { EXIT } from '../errors.js';
+import { EXIT, TtsError } from '../errors.js';
 import { backoffSeconds, shouldRetry, sleep } from '../client/retry.js';
 import { ChunkQueue } from '../wire/chunk-queue.js';
 import type { AudioChunk } from '../wire/delta.js';
@@ -29,7 +28,7 @@ export interface PipelineOptions {
   maxChars: number;
   /** Requests in flight at once (≥ 1). */
   concurrency: number;
-  /** Retries allowed per piece (DESIGN.md §1 `--retries`). */
+  /** Retries allowed per piece (docs/cli.md §1 `--retries`). */
   retries: number;
   signal: AbortSignal;
   stats: RequestStats;
@@ -202,14 +201,14 @@ const BUFFER_LOW_WATER_BYTES = 128 * 1024;
 /**
  * One piece's request, started at once and buffered (up to {@link BUFFER_HIGH_WATER_BYTES})
  * until the output reaches it. Retries retriable failures that happen before its first audio
- * byte (DESIGN.md §1).
+ * byte (docs/cli.md §1).
  */
 class PieceRun {
   readonly text: string;
   retriesLeft: number;
   /** True once any audio of the current attempt arrived. */
   gotAudio = false;
-  /** The piece's audio on its way to the output; backpressure (STYLE.md §6) stops the request's reading. */
+  /** The piece's audio on its way to the output; backpressure (docs/style.md §6) stops the request's reading. */
   readonly #queue = new ChunkQueue<AudioChunk>({
     highWaterBytes: BUFFER_HIGH_WATER_BYTES,
     lowWaterBytes: BUFFER_LOW_WATER_BYTES,

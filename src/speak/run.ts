@@ -1,5 +1,5 @@
 /**
- * One synthesis run, from texts to finished outputs (DESIGN.md §1–§2): open the destinations,
+ * One synthesis run, from texts to finished outputs (docs/cli.md §1–§2): open the destinations,
  * request the pieces over the chosen channel through the pipeline, hand every chunk to the
  * outputs in text order, and finish them — or abort them, so nothing partial is left.
  * The command line (src/cli) decides what to run and reports; this is what runs.
@@ -70,7 +70,7 @@ export interface SpeakOptions {
 
 /**
  * Runs the synthesis to its end.
- * @throws TtsError — the first failure the pipeline could not mend (exit codes of DESIGN.md §3),
+ * @throws TtsError — the first failure the pipeline could not mend (exit codes of docs/cli.md §3),
  *   an output failure (`io_error`, `no_playback_device`: exit 7; a ClosedPipeError when stdout's
  *   reader left), or `signal.reason` once aborted. The outputs are aborted before it throws: an
  *   existing file is untouched and no temporary file is left.

@@ -1,5 +1,5 @@
 /**
- * Which service a command talks to (DESIGN.md §1 "Where the service is"): the one configured by
+ * Which service a command talks to (docs/cli.md §1 "Where the service is"): the one configured by
  * `--base-url` / `TTS_BASE_URL` with `TTS_API_KEY` or `--api-key-file`, or — with none configured,
  * or `--offline` — the embedded built-in service.
  */

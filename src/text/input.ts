@@ -1,5 +1,5 @@
 /**
- * Where the text comes from (DESIGN.md §1 "Text input"): positional words, stdin, or `-f FILE`.
+ * Where the text comes from (docs/cli.md §1 "Text input"): positional words, stdin, or `-f FILE`.
  * Text is validated before any request: invalid UTF-8 or nothing to say is exit 2.
  */
 import { readFile } from 'node:fs/promises';

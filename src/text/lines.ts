@@ -1,5 +1,5 @@
 /**
- * `--lines` (DESIGN.md §1): stdin read line by line, each non-empty line handed on as soon as
+ * `--lines` (docs/cli.md §1): stdin read line by line, each non-empty line handed on as soon as
  * its line break arrives (`tail -f log | tts say --lines`).
  */
 import { createInterface } from 'node:readline';

@@ -1,5 +1,5 @@
 /**
- * Splitting long text into requests of at most N characters (DESIGN.md §1 `--max-chars`).
+ * Splitting long text into requests of at most N characters (docs/cli.md §1 `--max-chars`).
  *
  * Boundaries come from ICU through `Intl.Segmenter` (Unicode UAX #29 sentence and word
  * segmentation, with a dictionary for Japanese words), so "e.g. this" and "3.14" stay whole and

@@ -1,7 +1,7 @@
 /**
  * The one hand-off between a producer and a consumer of audio (or of anything with a size in
  * bytes): a first-in-first-out queue bounded in bytes, so a producer never runs ahead of a
- * consumer that is not reading (STYLE.md §6). Every producer/consumer pair of tts uses it: the
+ * consumer that is not reading (docs/style.md §6). Every producer/consumer pair of tts uses it: the
  * SSE and WebSocket clients (socket → consumer), the pipeline (a piece's request → the output),
  * and the engine (worker thread → a stream of the built-in service).
  *

@@ -1,6 +1,6 @@
 /**
  * The one strict decoder of audio deltas, for both channels: an SSE `delta` event's data
- * (SERVICE.md §2.2) and a WebSocket `tts.output_audio.delta` (SERVICE.md §2.5) carry base64 audio
+ * (docs/protocol.md §2.2) and a WebSocket `tts.output_audio.delta` (docs/protocol.md §2.5) carry base64 audio
  * in a `delta` field. Audio is never silently dropped: a delta that is not valid base64 is the
  * service breaking the protocol.
  */
@@ -8,9 +8,9 @@ import { TtsError } from '../errors.js';
 
 /** One decoded delta: `data` is audio bytes in the requested encoding (not base64). */
 export interface AudioChunk {
-  /** Audio bytes; not necessarily a whole number of samples (SERVICE.md does not promise it). */
+  /** Audio bytes; not necessarily a whole number of samples (docs/protocol.md does not promise it). */
   data: Buffer;
-  /** The `item_id` the delta carried (SERVICE.md §2.2), when the channel has one. */
+  /** The `item_id` the delta carried (docs/protocol.md §2.2), when the channel has one. */
   itemId: string | undefined;
 }
 

@@ -1,6 +1,6 @@
 /**
  * WebSocket message data as the `ws` package hands it over, for both ends of the realtime
- * channel (SERVICE.md §4.2).
+ * channel (docs/protocol.md §4.2).
  */
 import type { RawData } from 'ws';
 

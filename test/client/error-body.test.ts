@@ -1,4 +1,4 @@
-/** Error payloads of every shape DESIGN.md §4 tolerates, and their exit codes (DESIGN.md §3). */
+/** Error payloads of every shape docs/cli.md §4 tolerates, and their exit codes (docs/cli.md §3). */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { parseErrorPayload } from '../../src/client/error-body.js';

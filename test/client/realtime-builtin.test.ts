@@ -1,6 +1,6 @@
 /**
  * The WebSocket client against the built-in service's WebSocket route, both ours, over loopback
- * (DESIGN.md §1: the embedded default talks through exactly the same client code): the audio
+ * (docs/cli.md §1: the embedded default talks through exactly the same client code): the audio
  * arrives byte for byte, and the service's refusals become the right codes and exit codes.
  * The engine is the deterministic fake, so the bytes can be compared.
  */

@@ -1,7 +1,7 @@
 /**
  * The WebSocket client (src/client/realtime.ts) against small loopback servers that follow the
- * protocol in unusual but legal ways, or break it on purpose (SERVICE.md §3, §4.2, §6.2;
- * DESIGN.md §3, §4): byte-exact audio, one update only after `created`, the right code and exit
+ * protocol in unusual but legal ways, or break it on purpose (docs/protocol.md §3, §4.2, §6.2;
+ * docs/cli.md §3, §4): byte-exact audio, one update only after `created`, the right code and exit
  * code for every failure, and a socket that is always cleaned up.
  */
 import assert from 'node:assert/strict';

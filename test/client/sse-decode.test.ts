@@ -1,5 +1,5 @@
 /**
- * SSE decoding at chunk boundaries (STYLE.md §7): every event split at random byte offsets,
+ * SSE decoding at chunk boundaries (docs/style.md §7): every event split at random byte offsets,
  * CRLF/CR/LF line ends, comments, unnamed events, multi-byte characters split mid-sequence.
  */
 import assert from 'node:assert/strict';

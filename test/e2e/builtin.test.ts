@@ -1,6 +1,6 @@
 /**
  * End to end on the built-in engine: `bin/tts.js` with no service configured starts the service
- * in-process and speaks through the ordinary SSE client (DESIGN.md §1 "Embedded default").
+ * in-process and speaks through the ordinary SSE client (docs/cli.md §1 "Embedded default").
  * WAV files are checked byte by byte and by sox; playback through ALSA's file plugin.
  */
 import assert from 'node:assert/strict';

@@ -1,6 +1,6 @@
 /**
- * `tts realtime` end to end on the built-in service's WebSocket route (SERVICE.md §4.2;
- * DESIGN.md §1): the requested rate and channels reach the WAV header, and the audio lasts as
+ * `tts realtime` end to end on the built-in service's WebSocket route (docs/protocol.md §4.2;
+ * docs/cli.md §1): the requested rate and channels reach the WAV header, and the audio lasts as
  * long as the same speech over SSE.
  */
 import assert from 'node:assert/strict';

@@ -1,5 +1,5 @@
 /**
- * A client you can trust in scripts (DESIGN.md §1–3): one loopback server per fault.
+ * A client you can trust in scripts (docs/cli.md §1–3): one loopback server per fault.
  * Retries are decided by the service's code; nothing is written twice; a broken piece is
  * requested again into a file; long text is split and joined in order; --lines speaks as lines
  * arrive; Ctrl-C leaves nothing behind; the key never shows.

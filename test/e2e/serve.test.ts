@@ -1,5 +1,5 @@
 /**
- * `tts serve` end to end (DESIGN.md §1, §3, §5): the real `bin/tts.js serve` in a child process,
+ * `tts serve` end to end (docs/cli.md §1, §3, §5): the real `bin/tts.js serve` in a child process,
  * and the real `tts say`, `stream` and `realtime` talking to it with TTS_BASE_URL / TTS_API_KEY.
  * Port 0 prints the real port; a generated key is printed once and works; a non-loopback address
  * without keys is refused (exit 2); the limit flags reach the service; SIGTERM and SIGINT stop it

@@ -1,6 +1,6 @@
 /**
- * `bin/tts.js` against small loopback servers that speak SERVICE.md's SSE in unusual but legal
- * ways, or break it on purpose: exit codes of DESIGN.md §3, byte-exact output, files untouched.
+ * `bin/tts.js` against small loopback servers that speak docs/protocol.md's SSE in unusual but legal
+ * ways, or break it on purpose: exit codes of docs/cli.md §3, byte-exact output, files untouched.
  */
 import assert from 'node:assert/strict';
 import { mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';

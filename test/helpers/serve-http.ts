@@ -2,7 +2,7 @@
  * The built-in service (src/server/service.ts) on 127.0.0.1, port 0, for tests of `tts serve`'s
  * HTTP side: start it with any options, send SSE requests with node:http (so a test can destroy
  * the socket at an exact moment), and read the event stream strictly as the service writes it
- * (`event:` line, one `data:` line of JSON, blank line; DESIGN.md §4).
+ * (`event:` line, one `data:` line of JSON, blank line; docs/cli.md §4).
  */
 import { request, type IncomingHttpHeaders } from 'node:http';
 import type { Server } from 'node:http';
@@ -144,7 +144,7 @@ export function audioOf(events: readonly SseEvent[]): Buffer {
   return Buffer.concat(events.filter((e) => e.event === 'delta').map((e) => Buffer.from(String(e.data['delta']), 'base64')));
 }
 
-/** Parses a refusal's body and checks it is exactly `{"error":{"code","message"}}` (DESIGN.md §4). */
+/** Parses a refusal's body and checks it is exactly `{"error":{"code","message"}}` (docs/cli.md §4). */
 export function errorBody(text: string): { code: string; message: string } {
   const json = JSON.parse(text) as { error?: { code?: unknown; message?: unknown } };
   const keys = Object.keys(json);

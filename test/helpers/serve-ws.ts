@@ -1,7 +1,7 @@
 /**
- * A WebSocket client for tests of the built-in service's `/v1/realtime_tts` (SERVICE.md §4.2):
+ * A WebSocket client for tests of the built-in service's `/v1/realtime_tts` (docs/protocol.md §4.2):
  * a session that records every event and its close, or the refused handshake's status, headers
- * and JSON body (DESIGN.md §4: a refused handshake is an HTTP answer with the error body).
+ * and JSON body (docs/cli.md §4: a refused handshake is an HTTP answer with the error body).
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import { WebSocket } from 'ws';
@@ -43,7 +43,7 @@ export function handshake(url: string, key: string | undefined, headers: Record<
     const events: WsEvent[] = [];
     const waiters: { type: string; resolve: (e: WsEvent) => void }[] = [];
     ws.on('message', (data, isBinary) => {
-      // The service sends text frames only (DESIGN.md §4); a binary one fails the session's test.
+      // The service sends text frames only (docs/cli.md §4); a binary one fails the session's test.
       if (isBinary) throw new Error('the service sent a binary frame');
       const e = JSON.parse(data.toString()) as WsEvent;
       events.push(e);

@@ -1,6 +1,6 @@
 /**
  * Small WebSocket servers on 127.0.0.1, port 0, for testing the realtime client: each follows a
- * script the test writes, including scripts that break the protocol on purpose (STYLE.md §7).
+ * script the test writes, including scripts that break the protocol on purpose (docs/style.md §7).
  */
 import { createServer, type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';

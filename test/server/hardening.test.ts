@@ -1,5 +1,5 @@
 /**
- * `tts serve` against clients that misbehave (DESIGN.md §5, SERVICE.md §8): bodies over 64 KiB
+ * `tts serve` against clients that misbehave (docs/cli.md §5, docs/protocol.md §8): bodies over 64 KiB
  * are refused before more is buffered; headers or bodies dribbled byte by byte are cut off within
  * the server's bounds; WebSocket frames are capped at 1 MiB; a client that leaves mid-stream stops
  * its synthesis and frees its concurrency slot at once; the access log has one line per request

@@ -1,9 +1,9 @@
 /**
- * Every error code of SERVICE.md §7, produced by `tts serve`'s service on each channel
- * (DESIGN.md §4): on SSE the HTTP status and the body `{"error":{"code","message"}}`; on the
+ * Every error code of docs/protocol.md §7, produced by `tts serve`'s service on each channel
+ * (docs/cli.md §4): on SSE the HTTP status and the body `{"error":{"code","message"}}`; on the
  * WebSocket a refused handshake (status + JSON body) for the key, rate and concurrency, an
  * `error` event then close 1008 for everything an update can get wrong, quota included. The
- * per-key limits of SERVICE.md §8 are checked with a fake clock: exact Retry-After and the IETF
+ * per-key limits of docs/protocol.md §8 are checked with a fake clock: exact Retry-After and the IETF
  * draft RateLimit / RateLimit-Policy headers, concurrency counted across both channels, and a
  * character quota spent by both.
  */
@@ -15,7 +15,7 @@ import { SERVICE_ERROR_CODES } from '../../src/errors.js';
 import { allEvents, audioOf, errorBody, postSse, scriptedEngine, startService, waitFor, type ScriptedEngine, type TestService } from '../helpers/serve-http.js';
 import { connect, handshake, refused, update, type WsSession } from '../helpers/serve-ws.js';
 
-/** The statuses DESIGN.md §4 decides, written out here so a wrong table in src/ fails. */
+/** The statuses docs/cli.md §4 decides, written out here so a wrong table in src/ fails. */
 const STATUS: Record<string, number> = {
   invalid_api_key: 401,
   rate_limit_exceeded: 429,
@@ -79,7 +79,7 @@ async function wsSynthesize(s: WsSession, text: string): Promise<Buffer> {
   return Buffer.concat(s.events.filter((e) => e.type === 'tts.output_audio.delta').map((e) => Buffer.from(String(e['delta']), 'base64')));
 }
 
-describe('tts serve: every error code on both channels (SERVICE.md §7)', () => {
+describe('tts serve: every error code on both channels (docs/protocol.md §7)', () => {
   let engine: ScriptedEngine;
   let svc: TestService;
   // One key per case, so the limits of one case never leak into another.
@@ -289,7 +289,7 @@ describe('tts serve: the per-key rate limit (GCRA, fake clock)', () => {
   });
 });
 
-describe('tts serve: coverage of SERVICE.md §7', () => {
+describe('tts serve: coverage of docs/protocol.md §7', () => {
   it('produced every code of the table on SSE and on the WebSocket', () => {
     assert.deepEqual([...seen.sse].sort(), [...SERVICE_ERROR_CODES].sort());
     assert.deepEqual([...seen.ws].sort(), [...SERVICE_ERROR_CODES].sort());

@@ -1,4 +1,4 @@
-/** Per-key limits with a fake clock: exact Retry-After and RateLimit values (DESIGN.md §4). */
+/** Per-key limits with a fake clock: exact Retry-After and RateLimit values (docs/cli.md §4). */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { CharacterQuota, ConcurrencyLimiter, parseRate, RateLimiter } from '../../src/server/limits.js';

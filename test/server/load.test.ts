@@ -1,5 +1,5 @@
 /**
- * `tts serve` under load, on loopback with the real engine (DESIGN.md §5): synthesis runs in the
+ * `tts serve` under load, on loopback with the real engine (docs/cli.md §5): synthesis runs in the
  * worker pool, so a long text never stalls another stream's deltas or the accept loop; and 50
  * concurrent SSE streams all complete with the same correct audio while the server's memory
  * comes back near its baseline. Timed bounds are deliberately generous (tests must not be

@@ -1,7 +1,7 @@
 /**
  * The WebSocket route with the real offline engine (eSpeak NG + kuromoji), through our own
  * client: the session's sample rate and channels reach the engine, which resamples and
- * interleaves (DESIGN.md §4, §5), and audio streams before the whole text is synthesized.
+ * interleaves (docs/cli.md §4, §5), and audio streams before the whole text is synthesized.
  */
 import assert from 'node:assert/strict';
 import type { Server } from 'node:http';

@@ -1,6 +1,6 @@
 /**
  * The built-in service's WebSocket route (src/server/realtime-route.ts) over real loopback
- * sockets with the real `ws` client (SERVICE.md §2.4, §3, §4.2, §5, §6.2, §7; DESIGN.md §4):
+ * sockets with the real `ws` client (docs/protocol.md §2.4, §3, §4.2, §5, §6.2, §7; docs/cli.md §4):
  * event shapes, every refusal as an error event then close 1008, the handshake's 401/404, one
  * update per session, size limits, and aborts. The engine is a deterministic fake
  * (test/helpers/ws-fake-engine.ts), so what reaches the engine and what leaves the socket can
@@ -168,7 +168,7 @@ describe('/v1/realtime_tts (built-in service)', () => {
     assert.doesNotMatch(error.message, /ja-man-1/);
   });
 
-  it('accepts a hyphenated voice id too (a tolerant reading of SERVICE.md §2.4)', async () => {
+  it('accepts a hyphenated voice id too (a tolerant reading of docs/protocol.md §2.4)', async () => {
     const s = await connect(svc.url);
     s.ws.send(update({ input_text: 'hi', preset_voice: 'en-man-1' }));
     assert.equal((await s.closed).code, 1000);
@@ -225,7 +225,7 @@ describe('/v1/realtime_tts (built-in service)', () => {
     }
   });
 
-  it('ignores a key in the URL: the header is the only way (DESIGN.md §4)', async () => {
+  it('ignores a key in the URL: the header is the only way (docs/cli.md §4)', async () => {
     for (const q of [`?api_key=${KEY}`, `?key=${KEY}`, `?authorization=Bearer%20${KEY}`]) {
       const r = await refusedHandshake(svc.url + q, {});
       assert.equal(r.status, 401);

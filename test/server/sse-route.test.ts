@@ -1,6 +1,6 @@
 /**
- * The built-in service's SSE route over real HTTP on loopback (SERVICE.md §2.1–2.3, §4.1, §5,
- * §6.1, §7; DESIGN.md §4): every refusal's status and body, and a well-formed event stream.
+ * The built-in service's SSE route over real HTTP on loopback (docs/protocol.md §2.1–2.3, §4.1, §5,
+ * §6.1, §7; docs/cli.md §4): every refusal's status and body, and a well-formed event stream.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -79,7 +79,7 @@ describe('POST /v1/tts/sse (built-in service)', () => {
     }
     for await (const o of decodeEventStream(tap())) outcomes.push(o);
     const text = raw.join('');
-    // The service always names its events (DESIGN.md §4).
+    // The service always names its events (docs/cli.md §4).
     assert.match(text, /^event: delta\ndata: \{"type":"speech\.audio\.delta","item_id":"item_[0-9a-f]+","delta":"/);
     assert.match(text, /event: done\ndata: \{"type":"speech\.audio\.done","item_id":"item_[0-9a-f]+"\}\n\n$/);
     const audio = outcomes.filter((o) => o.kind === 'audio');

@@ -1,4 +1,4 @@
-/** Sentence splitting for long text (DESIGN.md §1 `--max-chars`). */
+/** Sentence splitting for long text (docs/cli.md §1 `--max-chars`). */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';

@@ -1,0 +1,46 @@
+/**
+ * Output planning (src/speak/outputs.ts planOutput, docs/cli.md §1–§2): which destinations a
+ * command's flags give, and the containers they get.
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { TtsError } from '../../src/errors.js';
+import { aplayCommand, planOutput } from '../../src/speak/outputs.js';
+
+describe('planOutput', () => {
+  it('say plays, stream writes stdout, and -o writes a file instead', () => {
+    assert.deepEqual(planOutput('say', {}, false), { file: undefined, stdout: undefined, play: true });
+    assert.deepEqual(planOutput('realtime', {}, false), { file: undefined, stdout: undefined, play: true });
+    assert.deepEqual(planOutput('stream', {}, false), { file: undefined, stdout: { container: 'raw' }, play: false });
+    assert.deepEqual(planOutput('say', { output: 'a.wav' }, false), { file: { path: 'a.wav', container: 'wav' }, stdout: undefined, play: false });
+  });
+
+  it('picks the container by the name, or as forced', () => {
+    assert.equal(planOutput('stream', { output: 'A.WAV' }, false).file?.container, 'wav');
+    assert.equal(planOutput('stream', { output: 'a.raw' }, false).file?.container, 'raw');
+    assert.equal(planOutput('stream', { output: 'a.raw', wav: true }, false).file?.container, 'wav');
+    assert.equal(planOutput('stream', { output: 'a.wav', raw: true }, false).file?.container, 'raw');
+    assert.equal(planOutput('stream', { wav: true }, false).stdout?.container, 'wav');
+  });
+
+  it('-o - is stdout, and --play with -o does both', () => {
+    assert.deepEqual(planOutput('say', { output: '-' }, false), { file: undefined, stdout: { container: 'raw' }, play: false });
+    assert.deepEqual(planOutput('stream', { output: 'x.wav', play: true }, false), { file: { path: 'x.wav', container: 'wav' }, stdout: undefined, play: true });
+  });
+
+  it('refuses to write audio to a terminal (exit 2)', () => {
+    assert.throws(
+      () => planOutput('stream', {}, true),
+      (e: unknown) => e instanceof TtsError && e.exitCode === 2 && /terminal/.test(e.message),
+    );
+    assert.doesNotThrow(() => planOutput('stream', { output: 'x.raw' }, true));
+  });
+});
+
+describe('aplayCommand', () => {
+  it('names the encoding as aplay spells it', () => {
+    assert.equal(aplayCommand('pcm16', 24000, 1), 'aplay -f S16_LE -r 24000 -c 1');
+    assert.equal(aplayCommand('float32', 48000, 2), 'aplay -f FLOAT_LE -r 48000 -c 2');
+    assert.equal(aplayCommand('mulaw', 8000, 1), 'aplay -f MU_LAW -r 8000 -c 1');
+  });
+});
