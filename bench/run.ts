@@ -12,6 +12,7 @@ import { availableParallelism, cpus, loadavg, totalmem } from 'node:os';
 import { benchClientTtfa } from './client-ttfa.js';
 import { benchDecode } from './decode.js';
 import { benchEngine } from './engine.js';
+import { benchLongText } from './long-text.js';
 import { benchMemory } from './memory.js';
 import { benchServerLoad } from './server-load.js';
 import { benchStartup } from './startup.js';
@@ -22,6 +23,7 @@ const BENCHES: Record<string, (o: BenchOptions) => Promise<Figure[]>> = {
   'client-ttfa': benchClientTtfa,
   decode: benchDecode,
   memory: benchMemory,
+  'long-text': benchLongText,
   engine: benchEngine,
   'server-load': benchServerLoad,
 };

@@ -28,6 +28,7 @@ export type ServiceErrorCode = (typeof SERVICE_ERROR_CODES)[number];
  * - `no_api_key`: a service is configured but no key is (exit 3)
  * - `insecure_transport`: a key would go over plain http/ws to a non-loopback host (exit 2)
  * - `connection_failed`, `timeout`, `protocol_error`, `stream_ended_early`, `server_error` (exit 6)
+ * - `no_audio`: the service answered a text with no audio at all (exit 4)
  * - `io_error`, `no_playback_device` (exit 7)
  * - `interrupted` (exit 130), `internal` (exit 1)
  */
@@ -40,6 +41,7 @@ export const LOCAL_ERROR_CODES = [
   'protocol_error',
   'stream_ended_early',
   'server_error',
+  'no_audio',
   'io_error',
   'no_playback_device',
   'interrupted',
@@ -82,6 +84,7 @@ export function exitCodeFor(code: string): number {
     case 'voice_not_found':
     case 'audio_format_not_found':
     case 'language_not_found':
+    case 'no_audio':
       return EXIT.rejected;
     case 'rate_limit_exceeded':
     case 'too_many_concurrent_requests':

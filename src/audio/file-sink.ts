@@ -10,12 +10,12 @@
  * piece (truncateAudio). Positional writes on a FileHandle from fs/promises do all three with
  * the same rename-into-place discipline those libraries use.
  */
-import { randomBytes } from 'node:crypto';
-import { unlinkSync, type Stats } from 'node:fs';
+import type { Stats } from 'node:fs';
 import { open, realpath, rename, stat, unlink, type FileHandle } from 'node:fs/promises';
-import { basename, dirname, join, resolve } from 'node:path';
+import { basename, dirname, resolve } from 'node:path';
 import { TtsError } from '../errors.js';
 import type { AudioSink } from './sink.js';
+import { removeStaleTempFiles, tempPathFor, trackTempFile, untrackTempFile } from './temp-files.js';
 import { assertAudioSpec, type AudioSpec } from '../dsp/spec.js';
 import { WAV_UNKNOWN_SIZE, wavHeader, wavHeaderLength, wavPadLength } from './wav.js';
 
@@ -26,7 +26,7 @@ export type FileContainer = 'wav' | 'raw';
 export interface FileSink extends AudioSink {
   /** The target path as given to {@link openFileSink}. */
   readonly path: string;
-  /** The temporary file being written (`.<base>.<random>.tmp` next to the target). */
+  /** The temporary file being written (`.<base>.tts-<pid>-<random>.tmp` next to the target; temp-files.ts). */
   readonly tempPath: string;
   /** Audio bytes written so far (header and pad byte excluded). */
   readonly audioBytes: number;
@@ -43,7 +43,7 @@ export interface FileSink extends AudioSink {
 /**
  * Opens an atomic file sink for `path`.
  *
- * The temporary file `.<base>.<random>.tmp` is created next to the target (same folder, so the
+ * The temporary file `.<base>.tts-<pid>-<random>.tmp` is created next to the target (same folder, so the
  * final rename is atomic) with the mode of a normal new file (0666 less the umask). For `wav`
  * the header is written first with 0xFFFFFFFF placeholder sizes. `finish()` appends the pad
  * byte for an odd µ-law data size, writes the exact sizes and `fact` count into the header,
@@ -75,14 +75,14 @@ export async function openFileSink(path: string, spec: AudioSpec, container: Fil
     if (codeOf(err) !== 'ENOENT') throw ioError(err, path);
   }
   if (existing?.isDirectory() === true) throw ioError(Object.assign(new Error(`${path} is a folder`), { code: 'EISDIR' }), path);
-  // Cap the name part so `.<base>.<12 hex>.tmp` stays under NAME_MAX (255 bytes).
-  const base = Buffer.from(basename(target)).subarray(0, 200).toString();
-  const tempPath = join(dirname(target), `.${base}.${randomBytes(6).toString('hex')}.tmp`);
+  // A run that was killed outright (SIGKILL, out of memory) left its temporary file: take it away.
+  await removeStaleTempFiles(dirname(target), basename(target));
+  const tempPath = tempPathFor(dirname(target), basename(target));
   let fh: FileHandle;
   try {
     // 'wx' = O_CREAT | O_EXCL: never reuse or follow something already there.
     fh = await open(tempPath, 'wx', 0o666);
-    liveTempFiles.add(tempPath);
+    trackTempFile(tempPath);
     // Replacing a file keeps its permissions (a 0600 file must not come back 0644).
     if (existing !== undefined) await fh.chmod(existing.mode & 0o7777).catch(() => {});
   } catch (err) {
@@ -98,25 +98,6 @@ export async function openFileSink(path: string, spec: AudioSpec, container: Fil
     }
   }
   return sink;
-}
-
-/**
- * Temporary files of this process that are still being written. A fatal path that cannot wait
- * for a sink's own clean-up (a second Ctrl-C, an uncaught exception) removes them with
- * {@link removeTempFilesSync}, so no exit leaves one behind.
- */
-const liveTempFiles = new Set<string>();
-
-/** Deletes every temporary file this process is still writing (synchronously: safe right before exit). */
-export function removeTempFilesSync(): void {
-  for (const path of liveTempFiles) {
-    try {
-      unlinkSync(path);
-    } catch {
-      // Already gone.
-    }
-  }
-  liveTempFiles.clear();
 }
 
 type State = 'open' | 'done' | 'failed' | 'aborted';
@@ -184,7 +165,7 @@ class AtomicFileSink implements FileSink {
       this.fh = undefined;
       await fh.close();
       await rename(this.tempPath, this.target);
-      liveTempFiles.delete(this.tempPath);
+      untrackTempFile(this.tempPath);
       this.state = 'done';
       await syncFolder(dirname(this.target));
     });
@@ -230,7 +211,7 @@ class AtomicFileSink implements FileSink {
     this.fh = undefined;
     if (fh !== undefined) await fh.close().catch(() => undefined);
     if (this.state !== 'done') await unlink(this.tempPath).catch(() => undefined);
-    liveTempFiles.delete(this.tempPath);
+    untrackTempFile(this.tempPath);
   }
 }
 

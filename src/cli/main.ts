@@ -5,13 +5,35 @@
  */
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
+import { removeTempFilesSync } from '../audio/temp-files.js';
 import { EXIT } from '../errors.js';
 import { addRealtimeCommand } from './realtime.js';
-import type { CommandIo } from './report.js';
+import { escapeControls, type CommandIo } from './report.js';
 import { addSayCommand } from './say.js';
 import { addServeCommand } from './serve.js';
 import { addStreamCommand } from './stream.js';
 import { addVoicesCommand } from './voices.js';
+
+let fatalHandlerInstalled = false;
+
+/**
+ * A bug that escapes every handler (an uncaught exception, an unhandled rejection) still takes
+ * the temporary files with it (docs/cli.md §2: no partial file is ever left), says what happened
+ * on one line plus the stack, and exits 1.
+ */
+function installFatalHandler(io: CommandIo): void {
+  // Only for the real process: a test calling main() in-process keeps its runner's own handling.
+  if (fatalHandlerInstalled || io.stderr !== process.stderr) return;
+  fatalHandlerInstalled = true;
+  process.on('uncaughtException', (error: unknown) => {
+    removeTempFilesSync();
+    const text = error instanceof Error ? (error.stack ?? error.message) : String(error);
+    io.stderr.write(`tts: internal error: ${escapeControls(text.split('\n')[0] ?? '')}\n`);
+    io.stderr.write('tts:   this is a bug in tts; please report it with the lines below\n');
+    for (const line of text.split('\n').slice(1)) io.stderr.write(`tts: ${escapeControls(line)}\n`);
+    process.exit(EXIT.internal);
+  });
+}
 
 /** The version in package.json. */
 function version(): string {
@@ -30,6 +52,7 @@ function version(): string {
  * @returns the exit code of docs/cli.md §3.
  */
 export async function main(argv: string[], io: CommandIo = { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, env: process.env }): Promise<number> {
+  installFatalHandler(io);
   let exitCode: number = EXIT.ok;
   const program = new Command('tts')
     .description('Text to speech from the terminal, through a streaming TTS service or the built-in offline engine')

@@ -21,6 +21,8 @@ export interface SynthesisFlags {
   file?: string;
   lines?: boolean;
   maxChars: number;
+  /** --max-input, in bytes. */
+  maxInput: number;
   concurrency: number;
   retries: number;
   timeout: number;
@@ -40,6 +42,24 @@ export function intIn(min: number, max: number, what: string): (value: string) =
     if (!/^\d+$/.test(value.trim())) throw new InvalidArgumentError(`${what} must be a whole number`);
     const n = Number(value);
     if (n < min || n > max) throw new InvalidArgumentError(`${what} must be between ${min} and ${max}`);
+    return n;
+  };
+}
+
+/** Largest text read by default, in bytes (`--max-input`): far beyond any book, far below a runaway pipe. */
+export const DEFAULT_MAX_INPUT_BYTES = 64 * 1024 * 1024;
+
+/**
+ * A parser for a size in bytes, for commander: a whole number with an optional binary unit
+ * (`65536`, `512K`, `64MiB`, `1 GiB`; K/M/G mean 1024, 1024², 1024³).
+ */
+export function bytesIn(min: number, max: number, what: string): (value: string) => number {
+  return (value) => {
+    const m = /^\s*(\d+)\s*(?:([kmg])(?:i?b)?|b|bytes?)?\s*$/i.exec(value);
+    if (m === null) throw new InvalidArgumentError(`${what} must be a size such as 65536, 512K or 64MiB`);
+    const unit = m[2]?.toLowerCase();
+    const n = Number(m[1]) * (unit === 'g' ? 2 ** 30 : unit === 'm' ? 2 ** 20 : unit === 'k' ? 2 ** 10 : 1);
+    if (n < min || n > max) throw new InvalidArgumentError(`${what} must be between ${min} and ${max} bytes`);
     return n;
   };
 }
@@ -64,10 +84,11 @@ export function addSynthesisOptions(cmd: Command): Command {
     .option('--play', 'play on the sound card too (with -o)')
     .option('-f, --file <path>', 'read the text from a file (- = stdin)')
     .option('--lines', 'read stdin line by line and speak each line as it arrives')
+    .option('--max-input <size>', 'refuse a text larger than this (bytes, or e.g. 64MiB)', bytesIn(1, 2 ** 40, '--max-input'), DEFAULT_MAX_INPUT_BYTES)
     .option('--max-chars <n>', 'longest text per request; longer text is split at sentence ends', intIn(1, 1_000_000, '--max-chars'), 1000)
     .option('--concurrency <n>', 'requests in flight at once for split text', intIn(1, 32, '--concurrency'), 2)
     .option('--retries <n>', 'retries of a request on limits, 408, 5xx or network errors', intIn(0, 20, '--retries'), 2)
-    .option('--timeout <sec>', 'limit for connect + first event, and for silence between events', seconds, 30)
+    .option('--timeout <sec>', 'limit for connect + first audio, and for silence between audio deltas (keep-alives do not count)', seconds, 30)
     .option('-q, --quiet', 'no spinner or notices')
     .option('--verbose', 'protocol detail on stderr (the API key is always redacted)')
     .option('--json', 'print one JSON summary line on stderr at the end')

@@ -34,11 +34,39 @@ export interface ReporterFlags {
   verbose?: boolean | undefined;
 }
 
+/**
+ * Control characters, which a terminal would obey rather than show: C0 (but tab) and DEL, C1
+ * (U+0080–U+009F; U+009B is a one-byte CSI), line and paragraph separators, and the bidirectional
+ * overrides and isolates that can make text read in another order (CVE-2021-42574).
+ */
+const CONTROLS = /[\u0000-\u0008\u000a-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+
+/**
+ * Makes text safe to print on a terminal: every control character becomes visible as `\xHH` or
+ * `\uHHHH`, so text that came from a service (an error message, a code, an item id) can never
+ * move the cursor, set the title, clear the screen or fake a line of output.
+ */
+export function escapeControls(text: string): string {
+  return text.replace(CONTROLS, (c) => {
+    const code = c.charCodeAt(0);
+    return code <= 0xff ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`;
+  });
+}
+
+/**
+ * JSON for one line on stderr: JSON.stringify already escapes C0 controls, but leaves C1 and
+ * the bidirectional controls as they are; those are written as `\uHHHH` escapes too.
+ */
+export function jsonLine(value: unknown): string {
+  return JSON.stringify(value).replace(CONTROLS, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
 /** Creates the stderr reporter for one command. */
 export function createReporter(stderr: NodeJS.WritableStream & { isTTY?: boolean }, flags: ReporterFlags): Reporter {
   let secret: string | undefined;
+  // Every line goes through here, ours and the service's words alike: one line, no controls.
   const write = (line: string): void => {
-    stderr.write(`${redact(line, secret)}\n`);
+    stderr.write(`${escapeControls(redact(line, secret))}\n`);
   };
   const quiet = flags.quiet === true;
   return {
@@ -72,6 +100,6 @@ export function reportError(error: unknown, reporter: Reporter): number {
   const message = error instanceof Error ? error.message : String(error);
   reporter.error(`internal error: ${message}`);
   reporter.error('  this is a bug in tts; rerun with --verbose and report it');
-  if (error instanceof Error && error.stack !== undefined) reporter.verbose(error.stack);
+  if (error instanceof Error && error.stack !== undefined) for (const line of error.stack.split('\n')) reporter.verbose(line);
   return EXIT.internal;
 }

@@ -10,7 +10,7 @@ import { TtsError } from '../errors.js';
 import { EXIT } from '../errors.js';
 import type { Command } from 'commander';
 import { intIn, type CommandDone } from './options.js';
-import { createReporter, reportError, type CommandIo } from './report.js';
+import { createReporter, escapeControls, reportError, type CommandIo } from './report.js';
 
 /** Flags of `tts serve`. */
 export interface ServeFlags {
@@ -78,7 +78,8 @@ export async function serve(flags: ServeFlags, io: CommandIo): Promise<number> {
       rateLimit: rate,
       maxConcurrent: flags.maxConcurrent,
       ...(flags.quotaChars === undefined ? {} : { quotaChars: flags.quotaChars }),
-      accessLog: (line) => io.stderr.write(`${line}\n`),
+      // The path and other request parts come from clients: never raw onto the terminal.
+      accessLog: (line) => io.stderr.write(`${escapeControls(line)}\n`),
     });
     let base: string;
     try {

@@ -4,18 +4,19 @@
  * line: signals, notices, the spinner and the `--json` summary. The three differ only in channel
  * and default destination.
  */
-import { removeTempFilesSync } from '../audio/file-sink.js';
+import { removeTempFilesSync } from '../audio/temp-files.js';
 import { ClosedPipeError } from '../audio/stdout-sink.js';
 import { audioSeconds } from '../dsp/encoding.js';
 import type { AudioSpec } from '../dsp/spec.js';
 import { EXIT, TtsError } from '../errors.js';
 import { languageForVoice } from '../protocol/voices.js';
-import { aplayCommand, planOutput, type CommandName, type OutputPlan } from '../speak/outputs.js';
+import { aplayCommand, assertOutputIsNotInput, planOutput, type CommandName, type OutputPlan } from '../speak/outputs.js';
 import { speak, type RunStats } from '../speak/run.js';
 import { resolveService, type ServiceTarget } from '../speak/service.js';
-import { readText } from '../text/input.js';
+import { openText, readLines } from '../text/read.js';
+import { splitStream, splitText } from '../text/split.js';
 import type { SynthesisFlags } from './options.js';
-import { createReporter, reportError, type CommandIo } from './report.js';
+import { createReporter, jsonLine, reportError, type CommandIo } from './report.js';
 
 /** Signals that stop a run cleanly: Ctrl-C, `kill`/`timeout`/systemd, a closed terminal. */
 const STOP_SIGNALS: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
@@ -70,7 +71,8 @@ export async function runSynthesis(command: CommandName, words: string[], flags:
   let code: number;
   try {
     plan = planOutput(command, flags, io.stdout.isTTY === true);
-    const { texts, text } = await textSource(words, flags, io, controller.signal);
+    if (plan.file !== undefined) await assertOutputIsNotInput(plan.file.path, words.length > 0 ? undefined : (flags.file ?? '-'));
+    const { pieces, text } = await textSource(words, flags, io, controller.signal);
     target = await resolveService({
       text,
       baseUrl: flags.baseUrl,
@@ -88,7 +90,7 @@ export async function runSynthesis(command: CommandName, words: string[], flags:
     let playing = false;
     await speak({
       channel: command === 'realtime' ? 'realtime' : 'sse',
-      texts,
+      pieces,
       voice: flags.voice,
       language: (flags.language ?? languageForVoice(flags.voice)) as 'ja' | 'en',
       spec,
@@ -157,7 +159,7 @@ export async function runSynthesis(command: CommandName, words: string[], flags:
 }
 
 function writeSummary(io: CommandIo, s: RunSummary): void {
-  io.stderr.write(`${JSON.stringify(s)}\n`);
+  io.stderr.write(`${jsonLine(s)}\n`);
 }
 
 function describeOutput(plan: OutputPlan | undefined): string {
@@ -170,22 +172,43 @@ function describeOutput(plan: OutputPlan | undefined): string {
 }
 
 /**
- * The texts to speak: the whole input once, or with `--lines` each non-empty stdin line as
- * soon as it arrives (docs/cli.md §1).
+ * The text to speak, as pieces of at most --max-chars: the whole input read as a stream, or with
+ * `--lines` each non-empty stdin line as soon as it arrives (docs/cli.md §1). Input that is empty
+ * or white space only fails here, before any service or output is opened (exit 2).
+ * @returns the pieces, and the first text read (lets the built-in engine prepare for kanji).
  */
-async function textSource(words: string[], flags: SynthesisFlags, io: CommandIo, signal: AbortSignal): Promise<{ texts: AsyncIterable<string>; text?: string }> {
-  if (flags.lines !== true) {
-    const text = await readText({ words, file: flags.file, stdin: io.stdin });
-    const texts = (async function* () {
-      yield text;
-    })();
-    return { texts, text };
+async function textSource(words: string[], flags: SynthesisFlags, io: CommandIo, signal: AbortSignal): Promise<{ pieces: AsyncIterable<string>; text?: string }> {
+  if (flags.lines === true) {
+    if (words.length > 0 || (flags.file !== undefined && flags.file !== '-')) {
+      throw new TtsError('usage', '--lines reads standard input; give no words and no -f FILE with it');
+    }
+    const lines = readLines(io.stdin, flags.maxInput, signal);
+    return {
+      pieces: (async function* () {
+        for await (const line of lines) yield* splitText(line, flags.maxChars);
+      })(),
+    };
   }
-  if (words.length > 0 || (flags.file !== undefined && flags.file !== '-')) {
-    throw new TtsError('usage', '--lines reads standard input; give no words and no -f FILE with it');
+  const blocks = (await openText({ words, file: flags.file, stdin: io.stdin, maxInputBytes: flags.maxInput, signal }))[Symbol.asyncIterator]();
+  // Read until there is something to say (or the end), so empty text fails before anything starts.
+  const head: string[] = [];
+  let ended = false;
+  for (;;) {
+    const next = await blocks.next();
+    if (next.done === true) {
+      ended = true;
+      break;
+    }
+    head.push(next.value);
+    if (next.value.trim() !== '') break;
   }
-  const { stdinLines } = await import('../text/lines.js');
-  return { texts: stdinLines(io.stdin, signal) };
+  if (ended && head.every((b) => b.trim() === '')) throw new TtsError('usage', 'the text is empty', { hint: 'give some text to speak' });
+  const text = head.join('');
+  const rest = (async function* () {
+    yield text;
+    if (!ended) yield* { [Symbol.asyncIterator]: () => blocks };
+  })();
+  return { pieces: splitStream(rest, flags.maxChars), text };
 }
 
 async function startSpinner(
@@ -194,6 +217,10 @@ async function startSpinner(
   text: string,
 ): Promise<{ text: string; stop(): void } | undefined> {
   if (stderr.isTTY !== true || flags.quiet === true || flags.verbose === true) return undefined;
+  // A terminal that reports no width (some CI and container ptys) would make the spinner's
+  // line-wrapping arithmetic divide by zero and redraw forever: no animation there.
+  const columns = (stderr as { columns?: number }).columns;
+  if (columns === undefined || !(columns > 0)) return undefined;
   const { default: ora } = await import('ora');
   return ora({ text, stream: stderr as NodeJS.WritableStream & { isTTY: boolean } as never, discardStdin: false }).start();
 }

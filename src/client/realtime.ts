@@ -63,7 +63,7 @@ export interface RealtimeStreamOptions {
   apiKey: string;
   /** The session; every field is sent in the one `tts_session.update` (docs/cli.md §4: "sends what the user asked"). */
   session: RealtimeSessionRequest;
-  /** Limit in milliseconds for handshake + first event, and for silence between events (docs/cli.md §1 `--timeout`). */
+  /** Limit in milliseconds for handshake + first delta, and for silence between deltas; other messages do not reset it (docs/cli.md §1 `--timeout`). */
   timeoutMs: number;
   /** Aborts the session (Ctrl-C); the iterator then throws `signal.reason`. */
   signal?: AbortSignal;
@@ -145,7 +145,7 @@ export async function* streamRealtime(options: RealtimeStreamOptions): AsyncGene
     clearTimeout(timer);
     timer = setTimeout(() => {
       fail(
-        new TtsError('timeout', `no event from the service for ${options.timeoutMs / 1000} s`, {
+        new TtsError('timeout', `no audio from the service for ${options.timeoutMs / 1000} s (--timeout)`, {
           retriable: true,
           hint: 'raise --timeout, or check the service',
         }),
@@ -159,7 +159,6 @@ export async function* streamRealtime(options: RealtimeStreamOptions): AsyncGene
 
   const onMessage = (raw: RawData, isBinary: boolean): void => {
     if (failed || completed) return;
-    arm();
     if (isBinary) {
       fail(malformed('a binary frame (the protocol has only JSON text frames)'));
       return;
@@ -183,6 +182,9 @@ export async function* streamRealtime(options: RealtimeStreamOptions): AsyncGene
         verbose?.('< tts_session.updated');
         return;
       case 'audio':
+        // Only audio is news (docs/cli.md §1 --timeout): the session events before it and
+        // messages we do not know do not reset the timer.
+        if (!paused) arm();
         verbose?.(`< tts.output_audio.delta ${outcome.chunk.data.length} bytes${outcome.chunk.itemId === undefined ? '' : ` (${outcome.chunk.itemId})`}`);
         if (!queue.push(outcome.chunk) && !paused) {
           // The consumer is behind: stop reading so TCP pushes back on the service. Silence while

@@ -34,7 +34,7 @@ export interface SseStreamOptions {
   apiKey: string;
   /** The request body; all four fields are always sent (docs/cli.md §4). */
   body: SseRequestBody;
-  /** Limit in milliseconds for connect + first event, and for silence between events. */
+  /** Limit in milliseconds for connect + first delta, and for silence between deltas and `done`. */
   timeoutMs: number;
   /** Aborts the request (Ctrl-C); the iterator then throws `signal.reason`. */
   signal?: AbortSignal;
@@ -76,17 +76,15 @@ export async function* streamSse(options: SseStreamOptions): AsyncGenerator<Audi
   // One controller aborts the request for every reason: the caller's signal, our timeout,
   // or the consumer leaving the loop (finally below).
   const controller = new AbortController();
-  // --timeout counts only while we wait for the service: from the request until the first event,
-  // and whenever the consumer asks for more and nothing is there. Time the consumer spends with a
-  // chunk (playing it, or holding it back as a piece queued behind another) is not silence.
+  // --timeout is about audio (docs/cli.md §1): it runs from the request until the first delta,
+  // and whenever the consumer asks for more and nothing is there, until the next delta or done.
+  // Comments, keep-alives, unknown events and bytes trickling in do not reset it: a service that
+  // sends only those is silent. Time the consumer spends with a chunk (playing it, or holding it
+  // back as a piece queued behind another) is not silence.
   let timedOut = false;
   let timer: NodeJS.Timeout | undefined;
   const arm = (): void => {
-    if (timer !== undefined) {
-      timer.refresh();
-      return;
-    }
-    timer = setTimeout(() => {
+    timer ??= setTimeout(() => {
       timedOut = true;
       controller.abort();
     }, options.timeoutMs);
@@ -102,7 +100,7 @@ export async function* streamSse(options: SseStreamOptions): AsyncGenerator<Audi
   const fail = (cause: unknown): unknown => {
     if (options.signal?.aborted) return options.signal.reason ?? new TtsError('interrupted', 'interrupted');
     if (timedOut) {
-      return new TtsError('timeout', `no event from the service for ${options.timeoutMs / 1000} s`, {
+      return new TtsError('timeout', `no audio from the service for ${options.timeoutMs / 1000} s (--timeout)`, {
         cause,
         retriable: true,
         hint: 'raise --timeout, or check the service',
@@ -133,7 +131,7 @@ export async function* streamSse(options: SseStreamOptions): AsyncGenerator<Audi
       },
       body: JSON.stringify(options.body),
       signal: controller.signal,
-      // Our own timer covers connect, first event and silences (docs/cli.md §1 --timeout).
+      // Our own timer covers connect, first delta and silences (docs/cli.md §1 --timeout).
       headersTimeout: 0,
       bodyTimeout: 0,
     },
@@ -165,8 +163,6 @@ export async function* streamSse(options: SseStreamOptions): AsyncGenerator<Audi
       }
       return new Writable({
         write(chunk: Buffer, _enc, cb) {
-          // Bytes arriving (comments and keep-alives too) are not silence.
-          if (timer !== undefined) arm();
           let outcomes: SseOutcome[];
           try {
             outcomes = decoder.push(chunk);
@@ -209,7 +205,7 @@ export async function* streamSse(options: SseStreamOptions): AsyncGenerator<Audi
           retriable: true,
         });
       }
-      disarm();
+      if (outcome.kind !== 'ignored') disarm();
       if (outcome.kind === 'audio') {
         verbose?.(`< delta ${outcome.chunk.data.length} bytes${outcome.chunk.itemId === undefined ? '' : ` (${outcome.chunk.itemId})`}`);
         yield outcome.chunk;

@@ -3,6 +3,7 @@
  * forced by --wav/--raw), stdout, or a file and the card together (--play) — planned from the
  * flags, then opened as sinks (FIFOs and devices written in place, several joined by a tee).
  */
+import type { Stats } from 'node:fs';
 import type { AudioSink } from '../audio/sink.js';
 import type { FileSink } from '../audio/file-sink.js';
 import type { AudioSpec } from '../dsp/spec.js';
@@ -32,10 +33,13 @@ export interface OutputFlags {
 /**
  * Decides the destinations.
  * @param stdoutIsTerminal whether stdout is a TTY: `stream` refuses to write audio to one.
- * @throws TtsError `usage` (exit 2) when audio would go to a terminal.
+ * @throws TtsError `usage` (exit 2) when audio would go to a terminal, or `-o` ends with `/`.
  */
 export function planOutput(command: CommandName, flags: OutputFlags, stdoutIsTerminal: boolean): OutputPlan {
   const forced = flags.wav === true ? 'wav' : flags.raw === true ? 'raw' : undefined;
+  if (flags.output !== undefined && flags.output !== '-' && /[\\/]$/.test(flags.output)) {
+    throw new TtsError('usage', `-o ${flags.output} names a folder, not a file`, { hint: `give a file name, e.g. -o ${flags.output}speech.wav` });
+  }
   let file: OutputPlan['file'];
   let stdout: OutputPlan['stdout'];
   if (flags.output !== undefined && flags.output !== '-') {
@@ -139,5 +143,31 @@ async function openSpecialFile(path: string, kind: 'fifo' | 'device', signal: Ab
       // ENXIO: nobody reads the FIFO yet.
       await sleep(0.05, signal);
     }
+  }
+}
+
+/**
+ * Refuses to write the audio over the text it is made from: `-o` naming the `-f` file (or the
+ * file stdin was redirected from), compared by device and inode, so another name for the same
+ * file (a link, `./x`) is caught too.
+ * @param output the `-o` path; nothing to check when it does not exist yet.
+ * @param input the `-f` path, `-` for stdin (checked through its descriptor), or undefined when
+ *   the text comes from the command line.
+ * @throws TtsError `usage` (exit 2) when they are the same file.
+ */
+export async function assertOutputIsNotInput(output: string, input: string | undefined): Promise<void> {
+  if (input === undefined) return;
+  const { fstatSync } = await import('node:fs');
+  const { stat } = await import('node:fs/promises');
+  const out = await stat(output).catch(() => undefined);
+  if (out === undefined || !out.isFile()) return;
+  let inp: Stats | undefined;
+  try {
+    inp = input === '-' ? fstatSync(0) : await stat(input);
+  } catch {
+    return; // Unreadable input is reported when it is read.
+  }
+  if (inp.isFile() && inp.dev === out.dev && inp.ino === out.ino) {
+    throw new TtsError('usage', `-o ${output} is the file the text is read from`, { hint: 'write the audio to another file' });
   }
 }

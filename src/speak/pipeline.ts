@@ -35,6 +35,11 @@ export interface PipelineOptions {
   /** Audio bytes per second of the output, to say how much was delivered when failing. */
   bytesPerSecond: number;
   /**
+   * Bytes of one sample frame of the service's stream: a request whose audio at its end is not a
+   * whole number of frames (an odd count for pcm16) is a protocol error, never a misaligned file.
+   */
+  frameBytes?: number | undefined;
+  /**
    * Cuts the output back to its first `bytes` audio bytes. Absent when the output cannot take
    * audio back (a pipe, the sound card): a piece that breaks mid-way then fails the run.
    */
@@ -46,49 +51,44 @@ export interface PipelineOptions {
 }
 
 /**
- * Speaks every text of `texts` (e.g. one whole input, or stdin lines as they arrive), in order.
- * Pieces of later texts are requested while earlier ones play, within `concurrency`.
+ * Speaks `pieces` — text already split at `maxChars` (text/split.ts), e.g. a book as it is read,
+ * or stdin lines as they arrive — in order. Later pieces are requested while earlier ones play,
+ * within `concurrency`; a piece over a lowered limit is split again.
  * @returns audio chunks in text order.
  * @throws TtsError the first failure that retries could not mend; for a break after audio was
  *   delivered to an output that cannot rewind, the message says how much audio was delivered.
  */
-export async function* synthesizeTexts(texts: AsyncIterable<string>, options: PipelineOptions): AsyncGenerator<AudioChunk, void, undefined> {
+export async function* synthesizeTexts(pieces: AsyncIterable<string>, options: PipelineOptions): AsyncGenerator<AudioChunk, void, undefined> {
   let limit = options.maxChars;
-  const queue: string[] = [];
-  let inputDone = false;
+  // Pieces taken back (after halving, or refused as busy) go before the input's next ones.
+  const again: string[] = [];
+  // The input is read beside synthesis (so `--lines` speaks a line while the next is awaited),
+  // but only a bounded lookahead ahead of the requests: a book is never read far ahead.
+  const lookahead = new ChunkQueue<string>({ highWaterBytes: Math.max(LOOKAHEAD_CHARS, 4 * options.maxChars), sizeOf: (p) => p.length });
+  // Bad input (invalid UTF-8 halfway through a file) fails the run at once, not after the
+  // pieces before it were spoken.
   let inputError: unknown;
-  let wake: (() => void) | undefined;
-  const notify = (): void => {
-    wake?.();
-    wake = undefined;
-  };
-  // Reading input runs beside synthesis, so `--lines` speaks a line while the next is awaited.
-  const input = texts[Symbol.asyncIterator]();
+  // Starts requests for newly read pieces while the head plays, up to `concurrency` (set below).
+  let refill = (): void => {};
   void (async () => {
     try {
-      for (let next = await input.next(); next.done !== true; next = await input.next()) {
-        const text = next.value;
-        queue.push(...splitText(text, limit).filter(hasSpeech));
-        notify();
+      for await (const piece of pieces) {
+        if (!hasSpeech(piece)) continue;
+        const room = lookahead.push(piece);
+        refill();
+        if (!room) await lookahead.room();
+        // The run is over (failed, aborted, or the output closed): stop reading the input.
+        if (!lookahead.isOpen) break;
       }
+      lookahead.end();
     } catch (error) {
       inputError = error;
-    } finally {
-      inputDone = true;
-      notify();
+      lookahead.fail(error, { urgent: true });
     }
   })();
-
-  // Waiting for input (`--lines`) ends as soon as the run is aborted.
-  const untilNotifiedOrAborted = (): Promise<void> =>
-    new Promise<void>((resolve) => {
-      const done = (): void => {
-        options.signal.removeEventListener('abort', done);
-        resolve();
-      };
-      wake = done;
-      options.signal.addEventListener('abort', done, { once: true });
-    });
+  const onAbort = (): void => lookahead.fail(options.signal.reason, { urgent: true });
+  options.signal.addEventListener('abort', onAbort, { once: true });
+  const next = (): string | undefined => again.shift() ?? lookahead.poll();
 
   const window: PieceRun[] = [];
   let concurrency = options.concurrency;
@@ -101,23 +101,29 @@ export async function* synthesizeTexts(texts: AsyncIterable<string>, options: Pi
     options.verbose(`too_many_concurrent_requests: running ${concurrency} request(s) at once from now on`);
     const behind = window.splice(at);
     for (const r of behind) r.cancel();
-    queue.unshift(...behind.map((r) => r.text));
+    again.unshift(...behind.map((r) => r.text));
     return true;
   };
   const fill = (): void => {
-    while (window.length < concurrency && queue.length > 0) {
-      const text = queue.shift()!;
+    while (window.length < concurrency) {
+      const text = next();
+      if (text === undefined) return;
       if (codePointLength(text.trimEnd()) > limit) {
-        const pieces = splitText(text, limit).filter(hasSpeech);
+        const parts = splitText(text, limit).filter(hasSpeech);
         // A single grapheme longer than the limit (👍🏽, e + U+0301 at a limit of 1) cannot be
         // split: it goes as it is rather than back into the queue unchanged, forever.
-        if (!(pieces.length === 1 && pieces[0] === text)) {
-          queue.unshift(...pieces);
+        if (!(parts.length === 1 && parts[0] === text)) {
+          again.unshift(...parts);
           continue;
         }
       }
       window.push(new PieceRun(requestText(text, limit), options.retries, options, onBusy));
     }
+  };
+  // Only while a head is playing: with an empty window the loop below is waiting to take the
+  // next piece itself.
+  refill = () => {
+    if (window.length > 0 && lookahead.isOpen && !options.signal.aborted) fill();
   };
 
   let delivered = 0;
@@ -127,14 +133,16 @@ export async function* synthesizeTexts(texts: AsyncIterable<string>, options: Pi
       fill();
       const head = window[0];
       if (head === undefined) {
-        if (inputError !== undefined) throw inputError;
-        if (inputDone && queue.length === 0) break;
-        await untilNotifiedOrAborted();
+        // Nothing in flight: wait for the input's next piece (or its end).
+        const piece = await lookahead.take();
+        if (piece === undefined) break;
+        again.push(piece);
         continue;
       }
       const pieceStart = delivered;
       try {
         for await (const chunk of head.take()) {
+          if (inputError !== undefined) throw inputError;
           yield chunk;
           delivered += chunk.data.length;
         }
@@ -148,7 +156,7 @@ export async function* synthesizeTexts(texts: AsyncIterable<string>, options: Pi
           window.shift();
           const rest = window.splice(0);
           for (const run of rest) run.cancel();
-          queue.unshift(...splitText(head.text, limit).filter(hasSpeech), ...rest.map((run) => run.text));
+          again.unshift(...splitText(head.text, limit).filter(hasSpeech), ...rest.map((run) => run.text));
           continue;
         }
         // After audio began only a broken transport is worth another request (exit 6 kinds);
@@ -179,10 +187,20 @@ export async function* synthesizeTexts(texts: AsyncIterable<string>, options: Pi
     }
   } finally {
     for (const run of window) run.cancel();
-    notify();
-    // Stops reading input (closes stdin's line reader) when we end early or fail.
-    if (!inputDone) void input.return?.();
+    options.signal.removeEventListener('abort', onAbort);
+    // Stops reading the input (stdin, --lines) when we end early or fail.
+    lookahead.close();
   }
+}
+
+/** `error` with "(after N tries over S s)" added to its message. */
+function withTries(error: TtsError, tries: number, seconds: number): TtsError {
+  return new TtsError(error.code, `${error.message} (after ${tries} tries over ${seconds.toFixed(1)} s)`, {
+    cause: error,
+    hint: error.hint,
+    status: error.status,
+    retriable: error.retriable,
+  });
 }
 
 function seconds(bytes: number, options: PipelineOptions): string {
@@ -192,6 +210,12 @@ function seconds(bytes: number, options: PipelineOptions): string {
 function describe(error: unknown): string {
   return error instanceof TtsError ? error.code : error instanceof Error ? error.message : String(error);
 }
+
+/**
+ * Characters of input split into pieces ahead of the requests, at least (a few pieces of the
+ * largest --max-chars, else this): enough that the next request never waits for reading.
+ */
+const LOOKAHEAD_CHARS = 64 * 1024;
 
 /** Audio a piece may hold before its request stops reading (about 10 s of 24 kHz pcm16). */
 const BUFFER_HIGH_WATER_BYTES = 512 * 1024;
@@ -236,16 +260,25 @@ class PieceRun {
 
   async #run(): Promise<void> {
     const options = this.#options;
+    const started = performance.now();
     for (let attempt = 0; ; attempt++) {
       this.gotAudio = false;
+      let bytes = 0;
       try {
         options.stats.requests++;
         for await (const chunk of options.open(this.text, this.#controller.signal)) {
           if (chunk.data.length === 0) continue;
           this.gotAudio = true;
+          bytes += chunk.data.length;
           // A piece waiting behind the head stops reading at the high-water mark, and so does its
           // connection, instead of holding all of its audio.
           if (!this.#queue.push(chunk)) await this.#queue.room();
+        }
+        const frame = options.frameBytes ?? 1;
+        if (bytes % frame !== 0) {
+          throw new TtsError('protocol_error', `the service sent ${bytes} bytes of audio for a piece, not a whole number of ${frame}-byte samples`, {
+            hint: 'the service broke the protocol; try again or report it',
+          });
         }
         this.#queue.end();
         break;
@@ -267,7 +300,8 @@ class PieceRun {
           }
           continue;
         }
-        this.#fail(error);
+        // After retries, say how hard we tried: "3 tries over 9.4 s" tells a timeout from a refusal.
+        this.#fail(attempt === 0 || !(error instanceof TtsError) ? error : withTries(error, attempt + 1, (performance.now() - started) / 1000));
         break;
       }
     }

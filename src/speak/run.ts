@@ -4,7 +4,9 @@
  * outputs in text order, and finish them — or abort them, so nothing partial is left.
  * The command line (src/cli) decides what to run and reports; this is what runs.
  */
+import { bytesPerSample } from '../dsp/encoding.js';
 import { bytesPerFrame, type AudioSpec } from '../dsp/spec.js';
+import { TtsError } from '../errors.js';
 import type { Language } from '../protocol/types.js';
 import { openChannel, type ChannelKind } from './channels.js';
 import { openOutputs, type OutputPlan } from './outputs.js';
@@ -35,8 +37,8 @@ export interface RunStats {
 export interface SpeakOptions {
   /** SSE or the WebSocket. */
   channel: ChannelKind;
-  /** The texts to speak, in order (the whole input once, or `--lines` as they arrive). */
-  texts: AsyncIterable<string>;
+  /** The text to speak, already split into pieces of at most `maxChars` (text/split.ts), in order. */
+  pieces: AsyncIterable<string>;
   /** Preset voice id with hyphens. */
   voice: string;
   language: Language;
@@ -95,7 +97,7 @@ export async function speak(options: SpeakOptions): Promise<void> {
       verbose: options.log.verbose,
     });
     const fileOnly = opened.fileOnly;
-    const chunks = synthesizeTexts(options.texts, {
+    const chunks = synthesizeTexts(options.pieces, {
       open,
       maxChars: options.maxChars,
       concurrency: options.concurrency,
@@ -103,6 +105,8 @@ export async function speak(options: SpeakOptions): Promise<void> {
       signal,
       stats,
       bytesPerSecond: bytesPerFrame(spec) * spec.sampleRate,
+      // SSE audio is one channel of the encoding; a WebSocket session sends the frames it was asked for.
+      frameBytes: options.channel === 'realtime' ? bytesPerFrame(spec) : bytesPerSample(spec.format),
       rewind:
         fileOnly === undefined
           ? undefined
@@ -122,6 +126,10 @@ export async function speak(options: SpeakOptions): Promise<void> {
       options.onAudio?.(chunk.data.length);
     }
     if (signal.aborted) throw signal.reason;
+    // Nothing to say reaches no service (docs/cli.md §1); a service that said nothing for a text
+    // must not leave an empty file behind as if it had.
+    if (stats.requests === 0) throw new TtsError('usage', 'the text is empty', { hint: 'give some text to speak' });
+    if (stats.bytes === 0) throw new TtsError('no_audio', 'the service returned no audio for this text', { hint: 'check the text and the voice; the service answered with `done` alone' });
     await sink.finish();
   } catch (error) {
     await sink.abort().catch(() => {});

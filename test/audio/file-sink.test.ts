@@ -114,7 +114,7 @@ describe('openFileSink', () => {
     await sink.write(bytes(100, 1));
     const names = readdirSync(dir);
     assert.equal(names.length, 1);
-    assert.match(names[0]!, /^\.speech\.wav\.[0-9a-f]{12}\.tmp$/);
+    assert.match(names[0]!, /^\.speech\.wav\.tts-\d+-[0-9a-f]{12}\.tmp$/);
     assert.equal(join(dir, names[0]!), sink.tempPath);
     assert.equal(statSync(path, { throwIfNoEntry: false }), undefined, 'target not there before finish');
     await sink.finish();

@@ -2,6 +2,7 @@
  * Runs the real `bin/tts.js` in a child process, as a user's shell would.
  */
 import { spawn } from 'node:child_process';
+import { openSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 /** Path of the CLI entry point. */
@@ -24,6 +25,14 @@ export interface RunOptions {
   cwd?: string;
   /** Kills the child after this many ms (default 60 s). */
   timeoutMs?: number;
+  /** Options for node itself, before bin/tts.js (e.g. `--import hook.js`). */
+  nodeArgs?: string[];
+  /** A file (or device) opened as the child's stdin, as the shell's `< path` does. */
+  stdinPath?: string;
+  /** Leave stdin open (never written, never ended) instead of closing it. */
+  keepStdinOpen?: boolean;
+  /** Called with the child once it is spawned (to signal it, or watch it). */
+  onSpawn?: (child: import('node:child_process').ChildProcess) => void;
 }
 
 /** Environment without the developer's TTS_* variables. */
@@ -40,23 +49,63 @@ export function cleanEnv(extra: Record<string, string | undefined> = {}): NodeJS
 /** Spawns `node bin/tts.js ...args` and collects its output. */
 export function runTts(args: string[], options: RunOptions = {}): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [TTS_BIN, ...args], {
+    const child = spawn(process.execPath, [...(options.nodeArgs ?? []), TTS_BIN, ...args], {
       env: cleanEnv(options.env),
       cwd: options.cwd,
-      stdio: ['pipe', 'pipe', 'pipe'],
+      stdio: [options.stdinPath === undefined ? 'pipe' : openSync(options.stdinPath, 'r'), 'pipe', 'pipe'],
     });
     const out: Buffer[] = [];
     let err = '';
-    child.stdout.on('data', (d: Buffer) => out.push(d));
-    child.stderr.on('data', (d: Buffer) => (err += d.toString('utf8')));
+    child.stdout!.on('data', (d: Buffer) => out.push(d));
+    child.stderr!.on('data', (d: Buffer) => (err += d.toString('utf8')));
     const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 60_000);
     child.on('error', reject);
     child.on('close', (code, signal) => {
       clearTimeout(timer);
       resolve({ code, signal, stdout: Buffer.concat(out), stderr: err });
     });
-    child.stdin.on('error', () => {});
-    if (options.input !== undefined) child.stdin.end(options.input);
-    else child.stdin.end();
+    options.onSpawn?.(child);
+    if (child.stdin !== null) {
+      child.stdin.on('error', () => {});
+      if (options.input !== undefined) child.stdin.end(options.input);
+      else if (options.keepStdinOpen !== true) child.stdin.end();
+    }
   });
+}
+
+/** What {@link runTtsMeasured} saw, besides what {@link runTts} does. */
+export interface MeasuredResult extends CliResult {
+  /** Peak resident set size of the child, in MB (VmHWM from /proc/PID/status, read every 20 ms). */
+  peakRssMb: number;
+  /** Milliseconds from spawn to exit. */
+  elapsedMs: number;
+}
+
+/**
+ * Runs `bin/tts.js` like {@link runTts}, reading its peak memory from /proc/PID/status (VmHWM,
+ * the kernel's high-water mark, so no peak between two reads is lost) until it exits.
+ */
+export async function runTtsMeasured(args: string[], options: RunOptions = {}): Promise<MeasuredResult> {
+  let peakKb = 0;
+  let poll: NodeJS.Timeout | undefined;
+  const { readFileSync } = await import('node:fs');
+  const started = performance.now();
+  const result = await runTts(args, {
+    ...options,
+    onSpawn: (child) => {
+      const read = (): void => {
+        try {
+          const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'));
+          if (m !== null) peakKb = Math.max(peakKb, Number(m[1]));
+        } catch {
+          // The process has exited.
+        }
+      };
+      poll = setInterval(read, 20);
+      child.once('exit', () => clearInterval(poll));
+      options.onSpawn?.(child);
+    },
+  });
+  clearInterval(poll);
+  return { ...result, peakRssMb: peakKb / 1024, elapsedMs: performance.now() - started };
 }

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { codePointLength, hasSpeech, requestText, splitText } from '../../src/text/split.js';
+import { codePointLength, hasSpeech, requestText, splitText, StreamSplitter } from '../../src/text/split.js';
 
 function assertPieces(text: string, max: number): string[] {
   const pieces = splitText(text, max);
@@ -61,6 +61,54 @@ describe('splitText', () => {
         },
       ),
       { numRuns: 500 },
+    );
+  });
+
+  it('splits a large text in bounded time (ICU segmenting is superlinear; windows keep it linear)', () => {
+    const text = 'A sentence of ordinary length goes here. '.repeat(25_000); // 1 MB
+    const started = performance.now();
+    const pieces = splitText(text, 1000);
+    const seconds = (performance.now() - started) / 1000;
+    assert.equal(pieces.join(''), text);
+    assert.ok(seconds < 20, `took ${seconds.toFixed(1)} s`);
+  });
+});
+
+describe('StreamSplitter', () => {
+  it('makes the same pieces from blocks of any size, with small windows, as one pass over the whole text (sentences shorter than the window)', () => {
+    const oneShot = (text: string, max: number): string[] => {
+      const sp = new StreamSplitter(max, Number.MAX_SAFE_INTEGER);
+      return [...sp.push(text), ...sp.end()];
+    };
+    fc.assert(
+      fc.property(
+        fc.array(fc.constantFrom('今日は', '良い天気', 'です', '。', '、', 'Hello', ' ', 'world', '.', '!', '\n', 'e.g.', '3.14', '😀', 'é', 'タワー', '？', '   '), { maxLength: 120 }),
+        fc.integer({ min: 1, max: 12 }),
+        fc.integer({ min: 1, max: 60 }),
+        fc.array(fc.nat(400), { maxLength: 10 }),
+        (parts, max, window, cuts) => {
+          const text = parts.join('');
+          const sp = new StreamSplitter(max, window);
+          const pieces: string[] = [];
+          let at = 0;
+          for (const cut of [...cuts.map((c) => c % (text.length + 1)), text.length].sort((a, b) => a - b)) {
+            let end = cut;
+            // Blocks never split a surrogate pair (the reader decodes whole characters).
+            if (/[\ud800-\udbff]/.test(text[end - 1] ?? '')) end++;
+            if (end <= at) continue;
+            pieces.push(...sp.push(text.slice(at, end)));
+            at = end;
+          }
+          pieces.push(...sp.end());
+          assert.equal(pieces.join(''), text);
+          for (const p of pieces) assert.ok(codePointLength(requestText(p, max)) <= max);
+          // A sentence longer than a window is cut where the window ends, and words at the cut may
+          // be segmented otherwise than in the whole: only then may the pieces differ.
+          const sentences = [...new Intl.Segmenter(undefined, { granularity: 'sentence' }).segment(text)];
+          if (sentences.every((x) => x.segment.length * 2 < Math.max(window, 4 * max))) assert.deepEqual(pieces, oneShot(text, max));
+        },
+      ),
+      { numRuns: 400 },
     );
   });
 });

@@ -1,0 +1,92 @@
+/**
+ * The temporary files of atomic outputs (docs/cli.md §2): how they are named, which ones this
+ * process is still writing, and the removal of those a crashed run left behind.
+ *
+ * A temporary file is `.<name>.tts-<pid>-<12 hex>.tmp` beside its target. The clean-up of a
+ * normal failure is the sink's own; what cannot wait for it — a second Ctrl-C, an uncaught
+ * exception — calls {@link removeTempFilesSync} right before the process exits; and what no code
+ * of the dying process can run for — SIGKILL, the kernel's out-of-memory killer — is swept by
+ * the next run that writes to the same name ({@link removeStaleTempFiles}), recognised by a
+ * process id that no longer runs.
+ */
+import { randomBytes } from 'node:crypto';
+import { unlinkSync } from 'node:fs';
+import { readdir, unlink } from 'node:fs/promises';
+import { join } from 'node:path';
+
+/** Temporary files this process is still writing. */
+const live = new Set<string>();
+
+/**
+ * A fresh temporary name for `base` (a file name without folder) in `dir`: the name part is cut
+ * to 200 bytes so the whole stays under NAME_MAX (255 bytes).
+ */
+export function tempPathFor(dir: string, base: string): string {
+  return join(dir, `.${cutBase(base)}.tts-${process.pid}-${randomBytes(6).toString('hex')}.tmp`);
+}
+
+/** Remembers a temporary file as being written by this process. */
+export function trackTempFile(path: string): void {
+  live.add(path);
+}
+
+/** Forgets a temporary file (renamed into place, or removed). */
+export function untrackTempFile(path: string): void {
+  live.delete(path);
+}
+
+/** Deletes every temporary file this process is still writing (synchronously: safe right before exit). */
+export function removeTempFilesSync(): void {
+  for (const path of live) {
+    try {
+      unlinkSync(path);
+    } catch {
+      // Already gone.
+    }
+  }
+  live.clear();
+}
+
+/**
+ * Removes the temporary files for `base` in `dir` left by runs whose process is gone. Another
+ * live process's file (two runs writing the same name) is never touched. Best effort: an
+ * unreadable folder is reported later by the write itself.
+ * @returns how many were removed.
+ */
+export async function removeStaleTempFiles(dir: string, base: string): Promise<number> {
+  const prefix = `.${cutBase(base)}.tts-`;
+  let names: string[];
+  try {
+    names = await readdir(dir);
+  } catch {
+    return 0;
+  }
+  let removed = 0;
+  for (const name of names) {
+    if (!name.startsWith(prefix)) continue;
+    const m = /^(\d+)-[0-9a-f]{12}\.tmp$/.exec(name.slice(prefix.length));
+    if (m === null || isRunning(Number(m[1]))) continue;
+    try {
+      await unlink(join(dir, name));
+      removed++;
+    } catch {
+      // Gone already, or not ours to remove.
+    }
+  }
+  return removed;
+}
+
+/** True when a process with this id exists (EPERM: it exists, under another user). */
+function isRunning(pid: number): boolean {
+  if (pid === process.pid) return true;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+function cutBase(base: string): string {
+  return Buffer.from(base).subarray(0, 200).toString();
+}

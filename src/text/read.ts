@@ -1,0 +1,238 @@
+/**
+ * Where the text comes from (docs/cli.md §1 "Text input"): positional words, stdin, or `-f FILE`,
+ * read as a stream so a book costs memory for the pieces in flight, not for the whole text, and
+ * `--lines` hands on each line as soon as its line break arrives.
+ *
+ * Bytes are checked as they arrive and refused at the first bad one, without reading further:
+ * strict UTF-8 (WHATWG Encoding "fatal" decoding) with no NUL byte (a binary file or /dev/zero is
+ * not text), and at most `maxInputBytes` in all (`--max-input`). Every refusal is exit 2 and names
+ * the byte offset. Reading stops at once when the run is aborted (Ctrl-C while waiting on a pipe).
+ */
+import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import { addAbortSignal, type Readable } from 'node:stream';
+import { TtsError } from '../errors.js';
+
+/** Size of the blocks read from a file, in bytes. */
+const FILE_BLOCK_BYTES = 64 * 1024;
+
+/** Where to read text from, as the flags said. */
+export interface TextInput {
+  /** Positional words (joined with single spaces). */
+  words: readonly string[];
+  /** `-f PATH`; `-` is stdin. */
+  file: string | undefined;
+  /** The process's stdin. */
+  stdin: NodeJS.ReadableStream & { isTTY?: boolean };
+  /** Largest text accepted, in bytes (`--max-input`). */
+  maxInputBytes: number;
+  /** Stops reading (Ctrl-C): the stream is destroyed and the reader throws `signal.reason`. */
+  signal: AbortSignal;
+}
+
+/**
+ * Opens the text for reading. What can be checked before reading is checked here.
+ * @returns the text in blocks of decoded UTF-8, in order (a block never splits a character).
+ * @throws TtsError `usage` (exit 2): both words and -f; no text at all (stdin is a terminal and
+ *   no words); an unreadable file; a regular file larger than `maxInputBytes`. The blocks then
+ *   throw `usage` on invalid UTF-8, a NUL byte or too much text, naming the byte offset.
+ */
+export async function openText(input: TextInput): Promise<AsyncIterable<string>> {
+  if (input.file !== undefined) {
+    if (input.words.length > 0) throw new TtsError('usage', 'give the text either as words or with -f, not both');
+    if (input.file === '-') return decodeText(abortable(input.stdin, input.signal), 'standard input', input.maxInputBytes, input.signal);
+    return decodeText(await openTextFile(input.file, input.maxInputBytes, input.signal), input.file, input.maxInputBytes, input.signal);
+  }
+  if (input.words.length > 0) {
+    const text = input.words.join(' ');
+    checkSize(Buffer.byteLength(text), input.maxInputBytes, 'the text');
+    return (async function* () {
+      yield text;
+    })();
+  }
+  if (input.stdin.isTTY !== true) return decodeText(abortable(input.stdin, input.signal), 'standard input', input.maxInputBytes, input.signal);
+  throw new TtsError('usage', 'no text to speak', { hint: 'give it as words (tts say "hello"), pipe it in, or use -f FILE' });
+}
+
+/**
+ * `--lines` (docs/cli.md §1): each line of stdin that has something to say, as soon as its line
+ * break (LF; a CR before it is dropped) arrives; the last line also without one.
+ * @throws TtsError `usage` (exit 2) on a line that is not strict UTF-8, has a NUL byte, or grows
+ *   past `maxInputBytes` without a line break; naming the line and its byte offset.
+ */
+export async function* readLines(stdin: NodeJS.ReadableStream, maxInputBytes: number, signal: AbortSignal): AsyncGenerator<string, void, undefined> {
+  let pending: Buffer[] = [];
+  let pendingBytes = 0;
+  let lineNumber = 0;
+  const emit = (bytes: Buffer): string | undefined => {
+    lineNumber++;
+    const body = bytes.length > 0 && bytes[bytes.length - 1] === 0x0d ? bytes.subarray(0, -1) : bytes;
+    const line = strictUtf8(body, `line ${lineNumber} of standard input`, 0, true);
+    return line.trim() === '' ? undefined : line;
+  };
+  for await (const chunk of abortable(stdin, signal)) {
+    let start = 0;
+    for (let nl = chunk.indexOf(0x0a); nl !== -1; nl = chunk.indexOf(0x0a, start)) {
+      const line = emit(Buffer.concat([...pending, chunk.subarray(start, nl)]));
+      pending = [];
+      pendingBytes = 0;
+      start = nl + 1;
+      if (line !== undefined) yield line;
+    }
+    if (start < chunk.length) {
+      pending.push(chunk.subarray(start));
+      pendingBytes += chunk.length - start;
+      checkSize(pendingBytes, maxInputBytes, `line ${lineNumber + 1} of standard input`);
+    }
+  }
+  if (signal.aborted) throw signal.reason;
+  if (pendingBytes > 0) {
+    const line = emit(Buffer.concat(pending));
+    if (line !== undefined) yield line;
+  }
+}
+
+/**
+ * Decodes a byte stream as strict UTF-8 text, block by block.
+ * @param what names the input in messages (`standard input`, a path).
+ * @throws TtsError `usage` (exit 2) at the first invalid sequence or NUL byte, or once more than
+ *   `maxBytes` bytes arrived, naming the byte offset; `signal.reason` when aborted.
+ */
+export async function* decodeText(chunks: AsyncIterable<Buffer>, what: string, maxBytes: number, signal: AbortSignal): AsyncGenerator<string, void, undefined> {
+  // Bytes of a character cut at the end of the previous block (at most 3).
+  let carry: Buffer = Buffer.alloc(0);
+  /** Offset of carry[0] in the whole input. */
+  let offset = 0;
+  for await (const chunk of chunks) {
+    const bytes = carry.length === 0 ? chunk : Buffer.concat([carry, chunk]);
+    checkSize(offset + bytes.length, maxBytes, what);
+    const cut = completeLength(bytes);
+    let text = strictUtf8(bytes.subarray(0, cut), what, offset, false);
+    // A byte order mark at the very start says "UTF-8"; it is not text (WHATWG "UTF-8 decode").
+    if (offset === 0 && text.startsWith('\ufeff')) text = text.slice(1);
+    carry = Buffer.from(bytes.subarray(cut));
+    offset += cut;
+    if (text !== '') yield text;
+  }
+  if (signal.aborted) throw signal.reason;
+  if (carry.length > 0) strictUtf8(carry, what, offset, true);
+}
+
+/**
+ * Decodes bytes as strict UTF-8 with no NUL.
+ * @param offset offset of `bytes[0]` in the whole input, for the message.
+ * @param final true when nothing follows: a cut-off sequence at the end is then an error too.
+ * @throws TtsError `usage` naming the offset of the first bad byte.
+ */
+function strictUtf8(bytes: Buffer, what: string, offset: number, final: boolean): string {
+  const nul = bytes.indexOf(0);
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes, { stream: !final });
+  } catch {
+    const bad = firstInvalidOffset(bytes);
+    if (nul !== -1 && nul < bad) throw nulError(what, offset + nul);
+    throw new TtsError('usage', `${what} is not valid UTF-8 text (first bad byte at offset ${offset + bad})`, {
+      hint: 'convert it first, e.g. iconv -f SHIFT_JIS -t UTF-8',
+    });
+  }
+  if (nul !== -1) throw nulError(what, offset + nul);
+  return text;
+}
+
+function nulError(what: string, offset: number): TtsError {
+  return new TtsError('usage', `${what} is not text: it has a NUL byte at offset ${offset}`, {
+    hint: 'give a text file (UTF-8); binary files and devices such as /dev/zero are refused',
+  });
+}
+
+/**
+ * Length of the longest prefix of `bytes` that does not end inside a UTF-8 sequence: a lead byte
+ * in the last 3 bytes whose sequence is longer than what follows it is held back.
+ */
+function completeLength(bytes: Buffer): number {
+  for (let back = 1; back <= Math.min(3, bytes.length); back++) {
+    const b = bytes[bytes.length - back]!;
+    if ((b & 0xc0) === 0x80) continue; // a continuation byte: look further back
+    const need = b >= 0xf0 ? 4 : b >= 0xe0 ? 3 : b >= 0xc0 ? 2 : 1;
+    return need > back ? bytes.length - back : bytes.length;
+  }
+  return bytes.length;
+}
+
+/** Offset of the first byte at which strict UTF-8 decoding fails. */
+function firstInvalidOffset(bytes: Uint8Array): number {
+  // Binary search for the shortest prefix that fails to decode; with stream: true a sequence
+  // merely cut off at the end of a prefix is not an error, so failure is monotone in length.
+  let lo = 0;
+  let hi = bytes.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    try {
+      new TextDecoder('utf-8', { fatal: true }).decode(bytes.subarray(0, mid + 1), { stream: true });
+      lo = mid + 1;
+    } catch {
+      hi = mid;
+    }
+  }
+  return lo;
+}
+
+/** @throws TtsError `usage` when `bytes` exceeds `max`. */
+function checkSize(bytes: number, max: number, what: string): void {
+  if (bytes > max) {
+    throw new TtsError('usage', `${what} is larger than --max-input (${formatBytes(max)})`, {
+      hint: 'split the text, or raise --max-input if you mean it',
+    });
+  }
+}
+
+/** A byte count the way --max-input takes it: `64 MiB`, `512 KiB`, `100 bytes`. */
+export function formatBytes(n: number): string {
+  for (const [unit, size] of [['GiB', 2 ** 30], ['MiB', 2 ** 20], ['KiB', 2 ** 10]] as const) {
+    if (n >= size && n % size === 0) return `${n / size} ${unit}`;
+  }
+  return `${n} bytes`;
+}
+
+/**
+ * Opens a file for reading in blocks. A regular file larger than `maxBytes` is refused before
+ * anything is read; a device or FIFO (-f /dev/stdin, -f <(cmd)) is read as a stream.
+ * @throws TtsError `usage` (exit 2) when it cannot be read.
+ */
+async function openTextFile(path: string, maxBytes: number, signal: AbortSignal): Promise<AsyncIterable<Buffer>> {
+  try {
+    const info = await stat(path);
+    if (info.isDirectory()) throw Object.assign(new Error('directory'), { code: 'EISDIR' });
+    if (info.isFile()) checkSize(info.size, maxBytes, path);
+    const stream = createReadStream(path, { highWaterMark: FILE_BLOCK_BYTES });
+    // Errors of opening (EACCES) arrive as the stream's first event; wait for it to open.
+    await new Promise<void>((resolve, reject) => {
+      stream.once('open', () => resolve());
+      stream.once('error', reject);
+    });
+    return abortable(stream, signal);
+  } catch (cause) {
+    if (cause instanceof TtsError) throw cause;
+    const code = (cause as NodeJS.ErrnoException).code;
+    const why = code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : code === 'EISDIR' ? 'it is a directory' : String(code ?? cause);
+    throw new TtsError('usage', `cannot read ${path}: ${why}`, { cause });
+  }
+}
+
+/**
+ * The chunks of a readable stream as Buffers, until its end; when `signal` aborts, the stream is
+ * destroyed (so a pipe nobody writes to cannot hold the process) and `signal.reason` is thrown.
+ */
+async function* abortable(stream: NodeJS.ReadableStream, signal: AbortSignal): AsyncGenerator<Buffer, void, undefined> {
+  if (signal.aborted) throw signal.reason;
+  const readable = stream as Readable;
+  addAbortSignal(signal, readable);
+  try {
+    for await (const chunk of readable as AsyncIterable<Buffer | string>) yield typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+  } catch (error) {
+    if (signal.aborted) throw signal.reason;
+    throw error;
+  }
+  if (signal.aborted) throw signal.reason;
+}
