@@ -25,8 +25,13 @@ import type { Language } from '../protocol/types.js';
 export interface SpeechSegment {
   /** `ja` → eSpeak's Japanese voice, `en` → its US English voice (same gender variant). */
   language: Language;
-  /** Text handed to eSpeak NG: for `ja`, kana, digits and punctuation, never kanji. */
+  /** Text handed to the synthesizer: for `ja`, kana, digits and punctuation, never kanji. */
   text: string;
+  /**
+   * The synthesizer that spoke it, in a job's report (worker.ts): `flite` or `espeak` (`espeak`
+   * also when Flite was preferred but could not speak). Absent before synthesis.
+   */
+  engine?: 'flite' | 'espeak' | 'package';
 }
 
 /** A kuromoji tokenizer with IPADIC features. */

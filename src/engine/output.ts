@@ -1,12 +1,16 @@
 /**
- * The engine's output stage: eSpeak NG's 22050 Hz mono 16-bit samples → the job's sample rate,
- * channels and encoding, cut into chunks of whole frames and at most 100 ms.
+ * The engine's output stage: a synthesizer's mono 16-bit samples (eSpeak NG's 22050 Hz, Flite's
+ * 16000 Hz, a voice package's own rate) → the job's sample rate, channels and encoding, cut into
+ * chunks of whole frames and at most 100 ms.
  *
  * Resampling uses libsamplerate (Erik de Castro Lopo's Secret Rabbit Code, compiled to
  * WebAssembly by `@alexanderolsen/libsamplerate-js`) through its streaming "full" API, which keeps
  * filter state between calls. That API has no end-of-input flush and holds back a few dozen
  * samples (the sinc filter's delay), so {@link AudioOutput.finish} feeds zeros and trims: the total
- * is exactly round(inputSamples × sampleRate / 22050) frames, the length a one-shot conversion has.
+ * is exactly round(inputSamples × sampleRate / inputRate) frames, the length a one-shot conversion
+ * has. A job whose segments come at different input rates (Japanese from eSpeak NG, an English
+ * word inside it from Flite) is a sequence of runs, one per change of rate, each drained and
+ * trimmed like that on its own.
  */
 import pkg from '@alexanderolsen/libsamplerate-js';
 import { encodeFloat } from '../dsp/encoding.js';
@@ -18,39 +22,44 @@ const { create, ConverterType } = pkg;
 type Converter = Awaited<ReturnType<typeof create>>;
 
 /**
- * Idle converters by output rate. Instantiating one costs ~5 ms (~40 ms for the first, which
+ * Idle converters by `inputRate→outputRate`. Instantiating one costs ~5 ms (~40 ms for the first, which
  * compiles the WebAssembly); reusing one costs ~0.1 ms, which matters for the time to first chunk.
  */
-const idleConverters = new Map<number, Converter[]>();
+const idleConverters = new Map<string, Converter[]>();
 const MAX_IDLE_PER_RATE = 2;
 
-async function acquireConverter(sampleRate: number): Promise<Converter> {
-  const reused = idleConverters.get(sampleRate)?.pop();
+async function acquireConverter(inputRate: number, sampleRate: number): Promise<Converter> {
+  const reused = idleConverters.get(`${inputRate}→${sampleRate}`)?.pop();
   if (reused !== undefined) {
     // The setter re-initializes libsamplerate's state (src_delete + src_new): no filter memory of
-    // the previous job leaks into this one. Same rate, so the wrapper's cached ratio stays right.
+    // the previous job leaks into this one. Same rates, so the wrapper's cached ratio stays right.
     reused.outputSampleRate = sampleRate;
     return reused;
   }
-  return create(1, ESPEAK_SAMPLE_RATE, sampleRate, { converterType: ConverterType.SRC_SINC_MEDIUM_QUALITY });
+  return create(1, inputRate, sampleRate, { converterType: ConverterType.SRC_SINC_MEDIUM_QUALITY });
 }
 
 function releaseConverter(converter: Converter): void {
   if (converter.isDestroyed) return;
-  const list = idleConverters.get(converter.outputSampleRate) ?? [];
+  const key = `${converter.inputSampleRate}→${converter.outputSampleRate}`;
+  const list = idleConverters.get(key) ?? [];
   if (list.length >= MAX_IDLE_PER_RATE) {
     converter.destroy();
     return;
   }
   list.push(converter);
-  idleConverters.set(converter.outputSampleRate, list);
+  idleConverters.set(key, list);
 }
 
-/** Sample rate of eSpeak NG's output, in Hz. */
+/** Sample rate of eSpeak NG's output, in Hz: the input rate an AudioOutput starts with. */
 export const ESPEAK_SAMPLE_RATE = 22050;
 
 /** Longest chunk the engine yields, in seconds of audio (SpeechEngine contract). */
 export const MAX_CHUNK_SECONDS = 0.1;
+
+function checkRate(rate: number): void {
+  if (!Number.isInteger(rate) || rate <= 0 || rate > 384000) throw new RangeError(`input rate must be a positive integer of Hz, got ${rate}`);
+}
 
 /** What the output stage produces. */
 export interface OutputOptions {
@@ -63,12 +72,13 @@ export interface OutputOptions {
 }
 
 /**
- * Streaming converter for one job. Call {@link push} with each block of eSpeak samples as it
- * arrives, then {@link finish} once, then {@link destroy}. Every returned Buffer is a whole number
- * of frames of at most `floor(sampleRate × 0.1)` frames (100 ms), encoded with `encodeFloat`.
+ * Streaming converter for one job. Call {@link push} with each block of synthesizer samples as it
+ * arrives ({@link setInputRate} first when they come at another rate than the last), then
+ * {@link finish} once, then {@link destroy}. Every returned Buffer is a whole number of frames of at
+ * most `floor(sampleRate × 0.1)` frames (100 ms), encoded with `encodeFloat`.
  */
 export class AudioOutput {
-  /** Samples received from eSpeak so far (22050 Hz, mono). */
+  /** Samples received so far, at whatever input rate each came (mono). */
   inputSamples = 0;
   /** Frames handed out so far (at the output sample rate). */
   outputFrames = 0;
@@ -77,6 +87,11 @@ export class AudioOutput {
   private heldFrames = 0;
   private readonly maxFrames: number;
   private finished = false;
+  private inputRate = ESPEAK_SAMPLE_RATE;
+  /** Input samples of the current run (since the last change of input rate). */
+  private runSamples = 0;
+  /** Frames emitted or held by the runs before the current one. */
+  private framesBeforeRun = 0;
 
   private constructor(
     private readonly options: OutputOptions,
@@ -86,35 +101,59 @@ export class AudioOutput {
   }
 
   /**
-   * Makes the output stage for `options`, with a libsamplerate converter (sinc, medium quality;
-   * reused from an earlier job of the same rate when one is idle) unless the rate is eSpeak's own
-   * 22050 Hz, which needs none.
+   * Makes the output stage for `options`, for input at `inputRate` Hz (default eSpeak NG's 22050),
+   * with a libsamplerate converter (sinc, medium quality; reused from an earlier job of the same
+   * rates when one is idle) unless the rates are equal.
    * @throws RangeError on a sample rate or channel count that is not a positive integer.
    */
-  static async create(options: OutputOptions): Promise<AudioOutput> {
+  static async create(options: OutputOptions, inputRate = ESPEAK_SAMPLE_RATE): Promise<AudioOutput> {
     if (!Number.isInteger(options.sampleRate) || options.sampleRate <= 0 || options.sampleRate > 384000) {
       throw new RangeError(`sample rate must be a positive integer of Hz, got ${options.sampleRate}`);
     }
     if (!Number.isInteger(options.channels) || options.channels < 1 || options.channels > 8) {
       throw new RangeError(`channels must be an integer from 1 to 8, got ${options.channels}`);
     }
-    const resampler = options.sampleRate === ESPEAK_SAMPLE_RATE ? undefined : await acquireConverter(options.sampleRate);
-    return new AudioOutput(options, resampler);
-  }
-
-  /** Frames the whole input so far is worth: round(inputSamples × sampleRate / 22050). */
-  private targetFrames(): number {
-    return Math.round((this.inputSamples * this.options.sampleRate) / ESPEAK_SAMPLE_RATE);
+    checkRate(inputRate);
+    const resampler = options.sampleRate === inputRate ? undefined : await acquireConverter(inputRate, options.sampleRate);
+    const output = new AudioOutput(options, resampler);
+    output.inputRate = inputRate;
+    return output;
   }
 
   /**
-   * Takes one block of eSpeak samples (22050 Hz mono, signed 16-bit) and returns the encoded
-   * chunks that are ready now — possibly none, never waiting to fill 100 ms.
+   * Switches to input at `inputRate` Hz: a no-op at the current rate; otherwise the current run is
+   * drained and trimmed (as {@link finish} does for the whole job) and a converter for the new rate
+   * is made ready. Returns the chunks the drain completed.
+   * @throws RangeError on a rate that is not a positive integer.
+   */
+  async setInputRate(inputRate: number): Promise<Buffer[]> {
+    checkRate(inputRate);
+    if (this.finished) throw new Error('AudioOutput.setInputRate after finish');
+    if (inputRate === this.inputRate) return [];
+    const chunks = this.drainRun();
+    if (this.resampler !== undefined) releaseConverter(this.resampler);
+    this.resampler = undefined;
+    this.inputRate = inputRate;
+    this.framesBeforeRun = this.outputFrames + this.heldFrames;
+    this.runSamples = 0;
+    if (inputRate !== this.options.sampleRate) this.resampler = await acquireConverter(inputRate, this.options.sampleRate);
+    return chunks;
+  }
+
+  /** Frames the whole input so far is worth: the earlier runs' plus round(runSamples × sampleRate / inputRate). */
+  private targetFrames(): number {
+    return this.framesBeforeRun + Math.round((this.runSamples * this.options.sampleRate) / this.inputRate);
+  }
+
+  /**
+   * Takes one block of samples (mono, signed 16-bit, at the current input rate) and returns the
+   * encoded chunks that are ready now — possibly none, never waiting to fill 100 ms.
    */
   push(samples: Int16Array): Buffer[] {
     if (this.finished) throw new Error('AudioOutput.push after finish');
     if (samples.length === 0) return [];
     this.inputSamples += samples.length;
+    this.runSamples += samples.length;
     const float = new Float32Array(samples.length);
     for (let i = 0; i < samples.length; i++) float[i] = samples[i]! / 32768;
     this.hold(this.resampler ? this.resampler.full(float) : float);
@@ -125,11 +164,24 @@ export class AudioOutput {
 
   /**
    * Ends the input: drains the resampler with zeros and returns the last chunks, so that the
-   * total is exactly round(inputSamples × sampleRate / 22050) frames.
+   * total is exactly the sum over runs of round(runSamples × sampleRate / inputRate) frames
+   * (with one run: round(inputSamples × sampleRate / inputRate)).
    */
   finish(): Buffer[] {
     if (this.finished) return [];
+    const chunks = this.drainRun();
+    chunks.push(...this.emit(this.heldFrames));
     this.finished = true;
+    this.held.length = 0;
+    this.heldFrames = 0;
+    return chunks;
+  }
+
+  /**
+   * Feeds the resampler zeros until the current run has its exact length, holds that many frames
+   * (dropping the filter's tail beyond it) and returns the chunks that are complete.
+   */
+  private drainRun(): Buffer[] {
     const target = this.targetFrames();
     if (this.resampler) {
       const zeros = new Float32Array(256);
@@ -138,16 +190,30 @@ export class AudioOutput {
       for (let round = 0; round < 64 && this.outputFrames + this.heldFrames < target; round++) {
         this.hold(this.resampler.full(zeros));
       }
+      // Drop what the filter made beyond the run's exact length (its tail of zeros).
+      this.truncateHeld(target - this.outputFrames);
     }
-    const chunks = this.emit(Math.min(this.heldFrames, target - this.outputFrames));
-    if (this.outputFrames < target) {
+    if (this.outputFrames + this.heldFrames < target) {
       // Only reachable if the converter produced too little: pad with silence to keep the length exact.
-      this.hold(new Float32Array(target - this.outputFrames));
-      chunks.push(...this.emit(target - this.outputFrames));
+      this.hold(new Float32Array(target - this.outputFrames - this.heldFrames));
+    }
+    return this.emit(Math.floor((target - this.outputFrames) / this.maxFrames) * this.maxFrames);
+  }
+
+  /** Keeps only the first `frames` held frames. */
+  private truncateHeld(frames: number): void {
+    let keep = Math.max(0, frames);
+    if (keep >= this.heldFrames) return;
+    const kept: Float32Array[] = [];
+    for (const block of this.held) {
+      if (keep <= 0) break;
+      const part = block.length <= keep ? block : block.subarray(0, keep);
+      kept.push(part);
+      keep -= part.length;
     }
     this.held.length = 0;
-    this.heldFrames = 0;
-    return chunks;
+    this.held.push(...kept);
+    this.heldFrames = kept.reduce((n, b) => n + b.length, 0);
   }
 
   /** Returns the converter for reuse by a later job; call once when done. Safe to call twice. */

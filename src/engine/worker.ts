@@ -1,33 +1,36 @@
 /**
  * An engine worker thread (compiled to dist/src/engine/worker.js; started by engine.ts).
  *
- * eSpeak NG's synthesize() is a synchronous WebAssembly call that keeps the thread busy until the
- * text is spoken, so it runs here rather than on the service's event loop. The eSpeak instance and
- * (when first needed) kuromoji's dictionary are loaded once per worker and reused for every job.
- * Chunks are posted from inside eSpeak's callback, so the pool receives the first audio while the
- * rest of the text is still being synthesized.
+ * Synthesis is synchronous CPU-bound WebAssembly (eSpeak NG, Flite), so it runs here rather than
+ * on the service's event loop. Per worker, eSpeak NG, Flite's compiled module and (when first
+ * needed) kuromoji's dictionary are loaded once and reused for every job. A job's text becomes
+ * segments (japanese.ts: Japanese, and Latin-letter runs read in English); each segment is spoken
+ * by its voice's backend (voices.ts): English by Flite one sentence at a time, each sentence's
+ * audio posted as soon as it is made; Japanese by eSpeak NG, whose chunks are posted from inside
+ * its callback. The same job always gives the same bytes (eSpeak is reset before each job, Flite
+ * runs in a fresh instance per sentence, each job has its own resampler state).
  *
- * Protocol and the abort flag: see messages.ts.
+ * Protocol and the abort flag: see messages.ts. A job may be one sentence or a whole text.
  */
 import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
-import createESpeak, { type ESpeakNGWorker } from '@echogarden/espeak-ng-emscripten';
-import { isTokenizerLoaded, loadTokenizer, speechSegments, tokenizerLoadTime } from './japanese.js';
+import { isTokenizerLoaded, loadTokenizer, speechSegments, tokenizerLoadTime, type SpeechSegment } from './japanese.js';
 import type { EngineWorkerData, JobReport, JobRequest, WorkerReply } from './messages.js';
 import { SSE_SAMPLE_RATE } from '../protocol/types.js';
 import { AudioOutput } from './output.js';
-import { espeakVoiceName } from './voices.js';
+import { backendsFor } from './voices.js';
+import { ESPEAK_SAMPLE_RATE, EspeakSynth } from './espeak.js';
+import { FLITE_SAMPLE_RATE, fliteSynthesize, flitePieces, loadFlite } from './flite.js';
 
-let espeak: Promise<ESpeakNGWorker> | undefined;
+let espeak: Promise<EspeakSynth> | undefined;
 let espeakInitMs: number | undefined;
 /** Whether a job report has carried espeakInitMs yet (only the worker's first job's does). */
 let espeakInitReported = false;
 
-/** Starts eSpeak NG once per worker (~110 ms); a failed start is retried by the next job. */
-function loadESpeak(): Promise<ESpeakNGWorker> {
+/** Starts eSpeak NG once per worker (~110–170 ms); a failed start is retried by the next job. */
+function loadESpeak(): Promise<EspeakSynth> {
   espeak ??= (async () => {
     const started = performance.now();
-    const module = await createESpeak();
-    const instance = new module.eSpeakNGWorker();
+    const instance = await EspeakSynth.create();
     espeakInitMs = performance.now() - started;
     return instance;
   })().catch((err: unknown) => {
@@ -35,6 +38,15 @@ function loadESpeak(): Promise<ESpeakNGWorker> {
     throw err;
   });
   return espeak;
+}
+
+/** Flite's compiled module, or undefined when it cannot load (English then falls back to eSpeak NG). */
+async function fliteOrNothing(): Promise<Awaited<ReturnType<typeof loadFlite>> | undefined> {
+  try {
+    return await loadFlite();
+  } catch {
+    return undefined;
+  }
 }
 
 function post(port: MessagePort, reply: WorkerReply, transfer: ArrayBuffer[] = []): void {
@@ -54,6 +66,76 @@ function postChunks(port: MessagePort, id: number, chunks: Buffer[]): void {
   }
 }
 
+/** What a job needs while it speaks its segments. */
+interface JobContext {
+  out: AudioOutput;
+  aborted: () => boolean;
+  send: (chunks: Buffer[]) => void;
+  /** eSpeak NG, reset for this job on first use. */
+  espeak: () => Promise<EspeakSynth>;
+}
+
+/**
+ * Speaks `text` with eSpeak NG voice `voice` into the job's output, posting chunks from inside
+ * eSpeak's callback.
+ * @throws whatever the output stage throws (rethrown after eSpeak has been stopped cleanly).
+ */
+async function speakESpeak(ctx: JobContext, voice: string, text: string): Promise<void> {
+  const es = await ctx.espeak();
+  ctx.send(await ctx.out.setInputRate(ESPEAK_SAMPLE_RATE));
+  // An object, not a `let`: the callback's assignment is invisible to TypeScript's narrowing.
+  const failure: { error?: unknown; failed: boolean } = { failed: false };
+  es.synthesize(voice, text, (samples) => {
+    // Returning true makes eSpeak stop; this is the only place a running synthesis can be stopped.
+    if (failure.failed || ctx.aborted()) return true;
+    try {
+      ctx.send(ctx.out.push(samples));
+      return false;
+    } catch (error) {
+      // Never throw through the WebAssembly frames: eSpeak would be left mid-synthesis.
+      failure.failed = true;
+      failure.error = error;
+      return true;
+    }
+  });
+  if (failure.failed) throw failure.error;
+}
+
+/**
+ * Speaks one segment with its voice's backend and returns the engine that spoke it (`espeak` when
+ * Flite was preferred but could not start; a piece Flite fails on is spoken by eSpeak NG).
+ */
+async function speakSegment(ctx: JobContext, voiceId: string, segment: SpeechSegment): Promise<'flite' | 'espeak'> {
+  const { preferred, fallback } = backendsFor(voiceId, segment.language);
+  if (preferred.engine === 'espeak') {
+    await speakESpeak(ctx, preferred.voice, segment.text);
+    return 'espeak';
+  }
+  const flite = await fliteOrNothing();
+  if (flite === undefined) {
+    await speakESpeak(ctx, fallback.voice, segment.text);
+    return 'espeak';
+  }
+  let engine: 'flite' | 'espeak' = 'flite';
+  for (const piece of flitePieces(segment.text)) {
+    if (ctx.aborted()) break;
+    let samples: Int16Array | undefined;
+    try {
+      samples = fliteSynthesize(flite, preferred.voice, piece);
+    } catch {
+      samples = undefined;
+    }
+    if (samples === undefined) {
+      engine = 'espeak';
+      await speakESpeak(ctx, fallback.voice, piece);
+      continue;
+    }
+    ctx.send(await ctx.out.setInputRate(FLITE_SAMPLE_RATE));
+    ctx.send(ctx.out.push(samples));
+  }
+  return engine;
+}
+
 /**
  * Runs one job to its end, posting its chunks and then exactly one `end` or `error` to `port`.
  * Stops early when the pool stores this job's id in `abortFlag`.
@@ -64,41 +146,34 @@ async function runJob(port: MessagePort, abortFlag: Int32Array, { id, job }: Job
   let output: AudioOutput | undefined;
   let firstChunkMs: number | undefined;
   try {
-    // eSpeak NG's start and kuromoji's dictionary (for kanji) load side by side.
-    const [es, segments] = await Promise.all([loadESpeak(), speechSegments(job.text, job.language)]);
+    const segments = await speechSegments(job.text, job.language);
     const out = (output = await AudioOutput.create(job));
-    const send = (chunks: Buffer[]): void => {
-      if (chunks.length === 0) return;
-      firstChunkMs ??= performance.now() - started;
-      postChunks(port, id, chunks);
+    let reset: Promise<EspeakSynth> | undefined;
+    const ctx: JobContext = {
+      out,
+      aborted,
+      send: (chunks) => {
+        if (chunks.length === 0) return;
+        firstChunkMs ??= performance.now() - started;
+        postChunks(port, id, chunks);
+      },
+      // Every job starts eSpeak from the same state: nothing said before changes its samples.
+      espeak: () =>
+        (reset ??= loadESpeak().then((es) => {
+          es.reset();
+          return es;
+        })),
     };
+    const spoken: SpeechSegment[] = [];
     for (const segment of segments) {
       if (aborted()) break;
-      const voice = espeakVoiceName(job.voice, segment.language);
-      const code = es.set_voice(voice);
-      if (code !== 0) throw new Error(`eSpeak NG cannot select voice ${voice} (error ${code})`);
-      // An object, not a `let`: the callback's assignment is invisible to TypeScript's narrowing.
-      const failure: { error?: unknown; failed: boolean } = { failed: false };
-      es.synthesize(segment.text, (samples) => {
-        // Returning 1 makes eSpeak stop; this is the only place a running synthesis can be stopped.
-        if (failure.failed || aborted()) return 1;
-        try {
-          send(out.push(samples));
-          return 0;
-        } catch (error) {
-          // Never throw through the WebAssembly frames: eSpeak would be left mid-synthesis.
-          failure.failed = true;
-          failure.error = error;
-          return 1;
-        }
-      });
-      if (failure.failed) throw failure.error;
+      spoken.push({ ...segment, engine: await speakSegment(ctx, job.voice, segment) });
     }
     const wasAborted = aborted();
-    if (!wasAborted) send(out.finish());
+    if (!wasAborted) ctx.send(out.finish());
     const report: JobReport = {
       aborted: wasAborted,
-      segments,
+      segments: spoken,
       inputSamples: out.inputSamples,
       outputFrames: out.outputFrames,
       kuromojiLoaded: isTokenizerLoaded(),
@@ -106,10 +181,9 @@ async function runJob(port: MessagePort, abortFlag: Int32Array, { id, job }: Job
     };
     const loadMs = tokenizerLoadTime();
     if (loadMs !== undefined) report.kuromojiLoadMs = loadMs;
-    if (espeakInitMs !== undefined && !espeakInitReported) {
-      report.espeakInitMs = espeakInitMs;
-      espeakInitReported = true;
-    }
+    if (espeakInitMs !== undefined && !espeakInitReported) report.espeakInitMs = espeakInitMs;
+    // Only the worker's first job reports it (eSpeak may still be loading then, for English).
+    espeakInitReported = true;
     if (firstChunkMs !== undefined) report.firstChunkMs = firstChunkMs;
     post(port, { type: 'end', id, report });
   } catch (error) {
@@ -122,15 +196,19 @@ async function runJob(port: MessagePort, abortFlag: Int32Array, { id, job }: Job
 /** Serves jobs from the pool on `port` (the worker's parentPort). */
 function serve(port: MessagePort, data: EngineWorkerData): void {
   const abortFlag = new Int32Array(data.abortFlag);
-  // A worker is spawned for a job that is about to arrive: start eSpeak now, while the job
-  // message is in flight. A failure here is reported by that job (loadESpeak retries).
+  // A worker is spawned for a job that is about to arrive: start Flite's compilation (off this
+  // thread) and eSpeak NG now, while the job message is in flight. A failure here is reported by
+  // (or, for Flite, falls back in) that job; both loaders retry.
+  loadFlite().catch(() => undefined);
   loadESpeak().catch(() => undefined);
   if (data.preloadJapanese === true) loadTokenizer().catch(() => undefined);
-  // Likewise compile libsamplerate's WebAssembly (~40 ms the first time) and leave an idle
-  // converter for the service's usual rate (SSE streams 24000 Hz).
-  AudioOutput.create({ format: 'pcm16', sampleRate: SSE_SAMPLE_RATE, channels: 1 })
-    .then((output) => output.destroy())
-    .catch(() => undefined);
+  // Likewise compile libsamplerate's WebAssembly (~40 ms the first time) and leave idle
+  // converters for the service's usual rate (SSE streams 24000 Hz) from both synthesizers' rates.
+  for (const inputRate of [FLITE_SAMPLE_RATE, ESPEAK_SAMPLE_RATE]) {
+    AudioOutput.create({ format: 'pcm16', sampleRate: SSE_SAMPLE_RATE, channels: 1 }, inputRate)
+      .then((output) => output.destroy())
+      .catch(() => undefined);
+  }
   // The pool sends one job at a time; chaining keeps the order even if it ever sent two.
   let chain = Promise.resolve();
   port.on('message', (message: JobRequest) => {

@@ -75,8 +75,8 @@ test('a Latin word inside Japanese is spoken in English, not spelled letter by l
   const text = 'Microsoftで働く';
   const english = await speak(text, 'ja-woman-1', 'ja');
   assert.deepEqual(engine.stats().lastReport!.segments, [
-    { language: 'en', text: 'Microsoft' },
-    { language: 'ja', text: 'デハタラク' },
+    { language: 'en', text: 'Microsoft', engine: 'flite' },
+    { language: 'ja', text: 'デハタラク', engine: 'espeak' },
   ]);
   // eSpeak's ja voice on its own names the letters (M, I, C, …) and says "Japanese letter" for 働.
   const spelled = await espeakAloneSeconds('ja+f2', text);

