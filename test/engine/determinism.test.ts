@@ -1,0 +1,61 @@
+/**
+ * Determinism through the real service (issue 12 §12, docs/cli.md §5): `tts serve` gives the same
+ * audio bytes for the same request whatever it served before, and fresh `tts stream` processes
+ * (each with its own built-in engine) give those same bytes — for every voice. Before the fix,
+ * Japanese differed by a few samples from run to run in one server (eSpeak NG's wavegen state
+ * carried over between jobs) and the female voices differed in every fresh process (eSpeak's
+ * random generator was seeded from the clock).
+ */
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { VOICES } from '../../src/protocol/voices.js';
+import { runTts } from '../helpers/cli.js';
+import { allEvents, audioOf, postSse } from '../helpers/serve-http.js';
+import { startServe, type ServeProcess } from '../helpers/serve-process.js';
+
+const KEY = 'determinism-test-key';
+const TEXT: Record<string, string> = {
+  ja: '明日は雨が降りそうです。東京駅で3時に会いましょう。',
+  en: 'See you at the station tomorrow. Bring an umbrella.',
+};
+/** Other requests served in between, on the same single worker. */
+const OTHERS = [
+  { input: 'まったく違う文章を、別の声で読みます。Pythonも。', voice: 'ja-woman-1' },
+  { input: 'Something else entirely, 12345.', voice: 'en-woman-1' },
+  { input: 'きょうは いい てんき。', voice: 'ja-man-1' },
+  { input: 'One more, quickly.', voice: 'en-man-1' },
+];
+
+let srv: ServeProcess;
+before(async () => {
+  // One worker: every request goes through the same eSpeak NG and Flite, so any state left
+  // behind by one request would reach the next.
+  srv = await startServe(['--port', '0', '--workers', '1', '--rate-limit', '1000/s'], { TTS_SERVER_API_KEYS: KEY });
+});
+after(async () => {
+  srv.child.kill('SIGTERM');
+  await srv.exited;
+});
+
+async function served(body: { input: string; voice: string }): Promise<Buffer> {
+  const res = await postSse(srv.base, body, KEY);
+  assert.equal(res.status, 200);
+  const audio = audioOf(await allEvents(res));
+  assert.ok(audio.length > 0);
+  return audio;
+}
+
+for (const voice of VOICES.map((v) => v.id)) {
+  test(`${voice}: same request → same bytes after other requests in one server, and from fresh processes`, async () => {
+    const input = TEXT[voice.slice(0, 2)]!;
+    const first = await served({ input, voice });
+    for (const other of OTHERS) await served(other);
+    const again = await served({ input, voice });
+    assert.ok(again.equals(first), `${voice}: ${again.length} vs ${first.length} bytes, not identical after other requests`);
+    const runs = await Promise.all([0, 1].map(() => runTts(['stream', '-q', '--offline', '-v', voice, input])));
+    for (const run of runs) {
+      assert.equal(run.code, 0, run.stderr);
+      assert.ok(run.stdout.equals(first), `${voice}: a fresh process made ${run.stdout.length} bytes, the server ${first.length}`);
+    }
+  });
+}

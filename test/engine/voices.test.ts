@@ -1,0 +1,140 @@
+/**
+ * The voices' engines (src/engine/voices.ts, flite.ts, espeak.ts, wasi-memfs.ts): English on
+ * Flite with eSpeak NG as the fallback, sentence-by-sentence streaming, and determinism — the
+ * same job gives the same bytes whatever the worker did before (issue 12 §12).
+ */
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { createEngine, type EspeakEngine } from '../../src/engine/index.js';
+import { backendsFor, engineDescription } from '../../src/engine/voices.js';
+import { flitePieces, fliteSynthesize, FLITE_SAMPLE_RATE, loadFlite, wavSamples } from '../../src/engine/flite.js';
+import { EspeakSynth, byteBoundedParts } from '../../src/engine/espeak.js';
+import type { Language } from '../../src/protocol/types.js';
+import { VOICES } from '../../src/protocol/voices.js';
+import { collect, job, medianF0, pcm16ToFloat } from '../helpers/engine-audio.js';
+
+let engine: EspeakEngine;
+before(() => {
+  engine = createEngine();
+});
+after(async () => {
+  await engine.close();
+});
+
+const TEXT: Record<Language, string> = {
+  ja: '今日は良い天気です。明日は雨が降りそうなので、傘を持ってRubyの本を読みます。',
+  en: 'Good morning. The weather is nice today, and the train leaves at 10:30.',
+};
+
+test('backends: English on Flite (rms for men, slt for women) with an eSpeak NG fallback; Japanese on eSpeak NG', () => {
+  assert.deepEqual(backendsFor('en-man-1', 'en'), { preferred: { engine: 'flite', voice: 'rms' }, fallback: { engine: 'espeak', voice: 'en-us+adam' } });
+  assert.deepEqual(backendsFor('ja-woman-1', 'en'), { preferred: { engine: 'flite', voice: 'slt' }, fallback: { engine: 'espeak', voice: 'en-us+f2' } });
+  assert.deepEqual(backendsFor('ja-woman-1', 'ja'), { preferred: { engine: 'espeak', voice: 'ja+f2' }, fallback: { engine: 'espeak', voice: 'ja+f2' } });
+  assert.match(engineDescription('en-woman-1', 'en'), /Flite slt/);
+  assert.match(engineDescription('ja-man-1', 'ja'), /eSpeak NG ja \+ kuromoji; Latin words: CMU Flite rms/);
+});
+
+test('flitePieces: one piece per sentence; a run-on sentence or a huge token is cut to the budget', () => {
+  assert.deepEqual(flitePieces('Hello there. How are you?  Fine!'), ['Hello there.', 'How are you?', 'Fine!']);
+  const runOn = Array.from({ length: 300 }, () => 'word').join(' ');
+  const pieces = flitePieces(runOn);
+  assert.ok(pieces.length >= 2, `${pieces.length} pieces`);
+  assert.equal(pieces.join(' '), runOn);
+  const token = 'x'.repeat(5000);
+  assert.equal(flitePieces(token).join(''), token);
+  assert.ok(flitePieces(token).every((p) => p.length < 1000));
+  assert.deepEqual(flitePieces(' \n '), []);
+});
+
+test('Flite through the in-memory WASI host: a one-word text is spoken (not opened as a file), 16 kHz, same samples every time', async () => {
+  const module = await loadFlite();
+  const a = fliteSynthesize(module, 'rms', 'Hello');
+  assert.ok(a.length > FLITE_SAMPLE_RATE * 0.2 && a.length < FLITE_SAMPLE_RATE * 2, `${a.length} samples`);
+  assert.deepEqual(fliteSynthesize(module, 'rms', 'Hello'), a);
+  // A WAV that is not one is refused, not misread.
+  assert.throws(() => wavSamples(Buffer.from('not a wav file at all')), /no WAV/);
+});
+
+test('byteBoundedParts cuts long text for eSpeak at spaces, within the byte limit, losing nothing', () => {
+  const text = 'あいう えお。'.repeat(1000);
+  const parts = byteBoundedParts(text, 1000);
+  assert.equal(parts.join(''), text);
+  assert.ok(parts.every((p) => Buffer.byteLength(p) <= 1000));
+  assert.deepEqual(byteBoundedParts('short', 1000), ['short']);
+});
+
+test('eSpeak NG alone: reset() makes the same text give the same samples after anything else', async () => {
+  const es = await EspeakSynth.create();
+  const speak = (voice: string, text: string): Int16Array => {
+    const blocks: Int16Array[] = [];
+    es.synthesize(voice, text, (s) => {
+      blocks.push(s);
+      return false;
+    });
+    return Int16Array.from(blocks.flatMap((b) => [...b]));
+  };
+  es.reset();
+  const first = speak('ja+f2', 'きょうは いい てんきです。');
+  speak('en-us+f5', 'Something else entirely, with breath noise.');
+  es.reset();
+  assert.deepEqual(speak('ja+f2', 'きょうは いい てんきです。'), first);
+});
+
+for (const voice of VOICES.map((v) => v.id)) {
+  test(`${voice}: the same job gives the same bytes after other jobs in the same worker, and in a fresh engine`, async () => {
+    const language: Language = voice.startsWith('en') ? 'en' : 'ja';
+    const target = job({ text: TEXT[language], voice, language });
+    const first = (await collect(engine, target)).audio;
+    // Different voices, languages, rates and formats in between, on the same single worker.
+    await collect(engine, job({ text: 'まったく別の文です。ABCも読みます。', voice: 'ja-woman-1', language: 'ja', sampleRate: 16000 }));
+    await collect(engine, job({ text: 'Something else entirely, 1234.', voice: 'en-woman-1', language: 'en', sampleRate: 48000, format: 'float32' }));
+    await collect(engine, job({ text: 'きょうは いい てんき。', voice: 'en-man-1', language: 'ja', channels: 2 }));
+    const again = (await collect(engine, target)).audio;
+    assert.ok(again.equals(first), `${voice}: ${again.length} bytes vs ${first.length}, not identical after other jobs`);
+    const fresh = createEngine();
+    try {
+      const elsewhere = (await collect(fresh, target)).audio;
+      assert.ok(elsewhere.equals(first), `${voice}: a fresh engine made other bytes`);
+    } finally {
+      await fresh.close();
+    }
+  });
+}
+
+test('the Japanese voices read English with the same Flite voices as the English ones (same bytes)', async () => {
+  const en = (await collect(engine, job({ text: TEXT.en, voice: 'en-woman-1' }))).audio;
+  const ja = (await collect(engine, job({ text: TEXT.en, voice: 'ja-woman-1', language: 'en' }))).audio;
+  assert.ok(ja.equals(en));
+});
+
+test('when Flite cannot start, English falls back to eSpeak NG with the voice variant, and keeps its gender', async (t) => {
+  const noFlite = createEngine({ workerUrl: new URL('../helpers/engine-no-flite-worker.js', import.meta.url) });
+  try {
+    const f0: Record<string, number> = {};
+    for (const voice of ['en-man-1', 'en-woman-1']) {
+      const { audio } = await collect(noFlite, job({ text: TEXT.en, voice, sampleRate: 16000 }));
+      assert.ok(audio.length > 16000 * 2, `${voice}: ${audio.length} bytes`);
+      assert.deepEqual(
+        noFlite.stats().lastReport!.segments.map((s) => s.engine),
+        ['espeak'],
+      );
+      f0[voice] = medianF0(pcm16ToFloat(audio), 16000);
+    }
+    t.diagnostic(`fallback F0: en-man-1 ${f0['en-man-1']!.toFixed(0)} Hz, en-woman-1 ${f0['en-woman-1']!.toFixed(0)} Hz`);
+    assert.ok(f0['en-woman-1']! > 1.5 * f0['en-man-1']!);
+    // Japanese with a Latin word still works, the word read by eSpeak's English.
+    await collect(noFlite, job({ text: 'Rubyを書く', voice: 'ja-man-1', language: 'ja' }));
+    assert.deepEqual(noFlite.stats().lastReport!.segments.map((s) => [s.language, s.engine]), [['en', 'espeak'], ['ja', 'espeak']]);
+  } finally {
+    await noFlite.close();
+  }
+  // With Flite working the same text is Flite's.
+  await collect(engine, job({ text: TEXT.en, voice: 'en-man-1' }));
+  assert.deepEqual(engine.stats().lastReport!.segments.map((s) => s.engine), ['flite']);
+});
+
+test('English streams sentence by sentence: the first chunk comes before the last sentence is made', async () => {
+  const sentences = Array.from({ length: 12 }, (_, i) => `This is sentence number ${i + 1}, spoken on its own.`).join(' ');
+  const result = await collect(engine, job({ text: sentences, voice: 'en-man-1' }));
+  assert.ok(result.firstChunkMs < result.totalMs / 4, `first chunk after ${result.firstChunkMs.toFixed(0)} of ${result.totalMs.toFixed(0)} ms`);
+});
