@@ -20,6 +20,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type kuromoji from 'kuromoji';
 import type { Language } from '../protocol/types.js';
+import { readNumbers } from './japanese-numbers.js';
+import { fixReadings, TOKEN_READINGS } from './japanese-readings.js';
 
 /** A piece of text and the language eSpeak NG reads it in. */
 export interface SpeechSegment {
@@ -159,7 +161,7 @@ export function kanjiToKana(text: string, tokenizer: JapaneseTokenizer): string 
   let lastKanjiReading = '';
   for (const token of tokenizer.tokenize(text)) {
     const surface = token.surface_form;
-    const spoken = usableReading(token.pronunciation) ?? usableReading(token.reading);
+    const spoken = TOKEN_READINGS[surface] ?? usableReading(token.pronunciation) ?? usableReading(token.reading);
     if (!containsKanji(surface)) {
       // Kana words take their pronunciation; anything else (digits, Latin, symbols) stays.
       out += spoken !== undefined && /^[\p{Script=Hiragana}\p{Script=Katakana}ー]+$/u.test(surface) ? spoken : surface;
@@ -273,16 +275,22 @@ export function splitLatinRuns(text: string): SpeechSegment[] {
 /**
  * The segments eSpeak NG reads for a job's `text` in `language`, in order.
  * - `en`: the NFKC-normalized text as one English segment.
- * - `ja`: NFKC; if the text has kanji, kuromoji readings replace them (loading kuromoji on first
- *   use — never for text without kanji); Latin-letter runs become English segments; the rest gets
- *   {@link fixKanaForEspeak}. ASCII digits stay for eSpeak's `ja` voice to read in Japanese.
+ * - `ja`: NFKC; known misreadings fixed (japanese-readings.ts) and numbers with their counters
+ *   read out in katakana (japanese-numbers.ts); if the text still has kanji, kuromoji readings
+ *   replace them (loading kuromoji on first use — never for text without kanji); Latin-letter runs
+ *   become English segments; the rest gets {@link fixKanaForEspeak}.
  * Returns [] when nothing is speakable (e.g. only punctuation).
  * @throws Error when kuromoji's dictionary cannot be loaded.
  */
 export async function speechSegments(text: string, language: Language): Promise<SpeechSegment[]> {
-  const normalized = text.normalize('NFKC');
+  let normalized = text.normalize('NFKC');
   if (language === 'en') return SPEAKABLE.test(normalized) ? [{ language: 'en', text: normalized }] : [];
-  const kana = containsKanji(normalized) ? kanjiToKana(normalized, await loadTokenizer()) : normalized;
+  // Decided on the text as written: when the number rules below read out its only kanji (3月14日
+  // は…), kuromoji is still needed for the particles (は → ワ).
+  const hadKanji = containsKanji(normalized);
+  // Known misreadings, ranges (3〜5 → 3から5) and numbers with their counters, before kuromoji.
+  normalized = readNumbers(fixReadings(normalized).replace(/(\d)\s*[~〜]\s*(?=\d)/g, '$1カラ'));
+  const kana = hadKanji ? kanjiToKana(normalized, await loadTokenizer()) : normalized;
   return splitLatinRuns(kana)
     .map((s): SpeechSegment => (s.language === 'ja' ? { language: 'ja', text: fixKanaForEspeak(s.text).replace(HAN_GLOBAL, '') } : s))
     .filter((s) => SPEAKABLE.test(s.text));

@@ -102,12 +102,12 @@ test('kanjiToKana: unknown kanji words fall back per character, 々 repeats, unr
   assert.doesNotMatch(kanjiToKana('二〇二四年', tokenizer), HAN);
 });
 
-test('speechSegments for Japanese with kanji: readings, Latin runs in English, digits kept, no kanji anywhere', async () => {
+test('speechSegments for Japanese with kanji: readings, Latin runs in English, numbers read with their counters, no kanji anywhere', async () => {
   const segments = await speechSegments('東京でPythonを書く。今日は２０２４年です。', 'ja');
   assert.deepEqual(segments, [
     { language: 'ja', text: 'トーキョーデ' },
     { language: 'en', text: 'Python' },
-    { language: 'ja', text: 'ヲカク。キョーワ2024ネンデス。' },
+    { language: 'ja', text: 'ヲカク。キョーワニセンニジューヨネンデス。' },
   ]);
   const mixed = await speechSegments('憂鬱な月曜日、𠮷野家でGoogle Mapsを見た。', 'ja');
   for (const s of mixed) assert.doesNotMatch(s.text, HAN, JSON.stringify(s));
