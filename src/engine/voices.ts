@@ -16,6 +16,7 @@
  */
 import type { Language } from '../protocol/types.js';
 import type { FliteVoice } from './flite.js';
+import { voicePackages } from './voice-packages.js';
 
 /** eSpeak NG language (voice) names for the service's languages. */
 export const ESPEAK_LANGUAGE: Readonly<Record<Language, string>> = {
@@ -35,11 +36,24 @@ export const ESPEAK_LANGUAGE: Readonly<Record<Language, string>> = {
  *   recognised, where eSpeak's default en-us voice got 55/72 ("seven eight" heard as "two two").
  * - `en-woman-1` → `f5` (female5): en-us ≈ 204 Hz and 70/72 digits, against 62/72 for `f3`.
  */
-export const VOICE_VARIANTS: Readonly<Record<string, string>> = {
+const BUILTIN_VARIANTS: Readonly<Record<string, string>> = {
   'ja-man-1': '',
   'ja-woman-1': 'f2',
   'en-man-1': 'adam',
   'en-woman-1': 'f5',
+};
+
+/** The built-in voice each installed voice-package voice falls back to (voice-packages.ts). */
+export const PACKAGE_FALLBACKS: Readonly<Record<string, string>> = Object.fromEntries(
+  voicePackages()
+    .filter((p) => p.installed)
+    .flatMap((p) => p.voices.map((v) => [v.id, v.fallback])),
+);
+
+/** Variant per voice the engine accepts: the built-in ones, and package voices by their fallback. */
+export const VOICE_VARIANTS: Readonly<Record<string, string>> = {
+  ...BUILTIN_VARIANTS,
+  ...Object.fromEntries(Object.entries(PACKAGE_FALLBACKS).map(([id, fallback]) => [id, BUILTIN_VARIANTS[fallback]!])),
 };
 
 /** Flite voice per preset voice id, by the voice's gender: men `rms`, women `slt`. */
@@ -51,15 +65,18 @@ export const FLITE_VOICES: Readonly<Record<string, FliteVoice>> = {
 };
 
 /** A synthesizer and the voice name it knows. */
-export type Backend = { engine: 'flite'; voice: FliteVoice } | { engine: 'espeak'; voice: string };
+export type Backend = { engine: 'flite'; voice: FliteVoice } | { engine: 'espeak'; voice: string } | { engine: 'package'; voice: string; fallbackVoice: string };
 
 /**
- * How preset voice `voiceId` reads `language`: the preferred backend, and the eSpeak NG voice that
- * stands in when the preferred one is Flite and Flite cannot speak.
- * @throws RangeError when `voiceId` is not a preset voice.
+ * How voice `voiceId` reads `language`: the preferred backend, and the eSpeak NG voice that
+ * stands in when the preferred one is Flite and Flite cannot speak. A package voice prefers its
+ * package; its `fallbackVoice` is the built-in voice to use when the package cannot speak.
+ * @throws RangeError when `voiceId` is not a voice the engine accepts.
  */
 export function backendsFor(voiceId: string, language: Language): { preferred: Backend; fallback: Backend } {
   const fallback: Backend = { engine: 'espeak', voice: espeakVoiceName(voiceId, language) };
+  const packaged = PACKAGE_FALLBACKS[voiceId];
+  if (packaged !== undefined) return { preferred: { engine: 'package', voice: voiceId, fallbackVoice: packaged }, fallback };
   const flite = FLITE_VOICES[voiceId];
   if (language === 'en' && flite !== undefined) return { preferred: { engine: 'flite', voice: flite }, fallback };
   return { preferred: fallback, fallback };

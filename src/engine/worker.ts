@@ -20,6 +20,7 @@ import { AudioOutput } from './output.js';
 import { backendsFor } from './voices.js';
 import { ESPEAK_SAMPLE_RATE, EspeakSynth } from './espeak.js';
 import { FLITE_SAMPLE_RATE, fliteSynthesize, flitePieces, loadFlite } from './flite.js';
+import { loadPackage, packageVoice, type PackageSynthesizer } from './voice-packages.js';
 
 let espeak: Promise<EspeakSynth> | undefined;
 let espeakInitMs: number | undefined;
@@ -105,8 +106,12 @@ async function speakESpeak(ctx: JobContext, voice: string, text: string): Promis
  * Speaks one segment with its voice's backend and returns the engine that spoke it (`espeak` when
  * Flite was preferred but could not start; a piece Flite fails on is spoken by eSpeak NG).
  */
-async function speakSegment(ctx: JobContext, voiceId: string, segment: SpeechSegment): Promise<'flite' | 'espeak'> {
+async function speakSegment(ctx: JobContext, voiceId: string, segment: SpeechSegment): Promise<'flite' | 'espeak' | 'package'> {
   const { preferred, fallback } = backendsFor(voiceId, segment.language);
+  if (preferred.engine === 'package') {
+    // A package that cannot load or speak leaves the segment to its built-in fallback voice.
+    return (await speakPackage(ctx, preferred.voice, segment)) ? 'package' : speakSegment(ctx, preferred.fallbackVoice, segment);
+  }
   if (preferred.engine === 'espeak') {
     await speakESpeak(ctx, preferred.voice, segment.text);
     return 'espeak';
@@ -134,6 +139,35 @@ async function speakSegment(ctx: JobContext, voiceId: string, segment: SpeechSeg
     ctx.send(ctx.out.push(samples));
   }
   return engine;
+}
+
+/**
+ * Speaks a segment with the voice package that offers `voiceId` (voice-packages.ts).
+ * @returns false, having sent nothing, when the package cannot load or fails before its first
+ *   samples; a failure after that is thrown like any synthesis error.
+ */
+async function speakPackage(ctx: JobContext, voiceId: string, segment: SpeechSegment): Promise<boolean> {
+  const found = packageVoice(voiceId);
+  let synth: PackageSynthesizer;
+  try {
+    if (found === undefined) return false;
+    synth = await loadPackage(found.info);
+  } catch {
+    return false;
+  }
+  let started = false;
+  try {
+    for await (const block of synth.synthesize(voiceId, segment.text, segment.language)) {
+      if (ctx.aborted()) break;
+      if (!started) ctx.send(await ctx.out.setInputRate(synth.sampleRate));
+      started = true;
+      ctx.send(ctx.out.push(block));
+    }
+  } catch (error) {
+    if (started) throw error;
+    return false;
+  }
+  return true;
 }
 
 /**
