@@ -15,7 +15,7 @@ export interface BenchOptions {
 }
 
 /** Units a figure is printed in. `x` is a plain factor (e.g. a real-time factor). */
-export type Unit = 'ms' | 's' | 'MB' | 'MB/s' | 'x';
+export type Unit = 'ms' | 's' | 'MB' | 'MB/s' | 'x' | '%';
 
 /**
  * A target a figure must meet. Ratios are `value / baseline`.
@@ -87,6 +87,8 @@ export function formatValue(value: number, unit: Unit): string {
       return `${value.toFixed(0)} MB/s`;
     case 'x':
       return value.toPrecision(3);
+    case '%':
+      return `${value.toFixed(2)} %`;
   }
 }
 

@@ -16,6 +16,7 @@ import { benchLongText } from './long-text.js';
 import { benchMemory } from './memory.js';
 import { benchServerLoad } from './server-load.js';
 import { benchStartup } from './startup.js';
+import { benchVoices } from './voices.js';
 import { type BenchOptions, type Figure, formatTable, judge } from './figures.js';
 
 const BENCHES: Record<string, (o: BenchOptions) => Promise<Figure[]>> = {
@@ -26,6 +27,7 @@ const BENCHES: Record<string, (o: BenchOptions) => Promise<Figure[]>> = {
   'long-text': benchLongText,
   engine: benchEngine,
   'server-load': benchServerLoad,
+  voices: benchVoices,
 };
 
 const USAGE = `usage: npm run bench -- [--quick] [--json] [--only ${Object.keys(BENCHES).join(',')}]`;

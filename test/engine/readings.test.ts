@@ -11,44 +11,18 @@
  * ヒライテ, 角 カク, 雨 ウ).
  */
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
-import { speechSegments } from '../../src/engine/japanese.js';
 import { integerParts, readNumbers } from '../../src/engine/japanese-numbers.js';
-import { moraErrors, morae, normalizeReading, type ReadingCase } from '../helpers/mora.js';
+import { loadReadingCases, moraErrors, morae, normalizeReading, readingErrorRate } from '../helpers/mora.js';
 
 const MAX_RATE = 0.01;
-
-function load(name: string): ReadingCase[] {
-  return JSON.parse(readFileSync(new URL(`../../../test/fixtures/${name}`, import.meta.url), 'utf8')) as ReadingCase[];
-}
-
-/** Mora error rate of the engine's readings over `cases`, with the failures and per-class figures. */
-export async function readingErrorRate(cases: readonly ReadingCase[]): Promise<{ rate: number; errors: number; morae: number; failures: string[]; byClass: Record<string, number> }> {
-  let errors = 0;
-  let total = 0;
-  const failures: string[] = [];
-  const perClass: Record<string, [number, number]> = {};
-  for (const c of cases) {
-    const ours = (await speechSegments(c.text, 'ja')).map((s) => s.text).join('');
-    const r = moraErrors(c.reading, ours);
-    errors += r.errors;
-    total += r.morae;
-    const k = (perClass[c.class] ??= [0, 0]);
-    k[0] += r.errors;
-    k[1] += r.morae;
-    if (r.errors > 0) failures.push(`${c.text} → ${ours} (expected ${c.reading}, ${r.errors} morae off)`);
-  }
-  const byClass = Object.fromEntries(Object.entries(perClass).map(([k, [e, m]]) => [k, e / m]));
-  return { rate: errors / total, errors, morae: total, failures, byClass };
-}
 
 for (const [name, size] of [
   ['japanese-readings.json', 100],
   ['japanese-readings-heldout.json', 25],
 ] as const) {
   test(`readings of ${name}: mora error rate ≤ ${MAX_RATE * 100} %`, async (t) => {
-    const cases = load(name);
+    const cases = loadReadingCases(name);
     assert.ok(cases.length >= size, `${cases.length} sentences`);
     const r = await readingErrorRate(cases);
     t.diagnostic(`${name}: ${(r.rate * 100).toFixed(2)} % (${r.errors} of ${r.morae} morae); by class ${JSON.stringify(r.byClass)}`);

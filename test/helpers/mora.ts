@@ -8,6 +8,7 @@
  * vowel letter → ー (トウキョウ = トーキョー, セイ = セー, オオサカ = オーサカ); everything that
  * is not kana (punctuation, spaces) dropped.
  */
+import { readFileSync } from 'node:fs';
 
 const SMALL = new Set([...'ァィゥェォャュョヮ']);
 const ROW_O = new Set([...'オコゴソゾトドノホボポモヨョロヲ']);
@@ -65,4 +66,33 @@ export interface ReadingCase {
   class: string;
   text: string;
   reading: string;
+}
+
+/**
+ * Mora error rate of the engine's readings (speechSegments, joined) over `cases`, with each
+ * failing sentence described and the rate per class.
+ */
+export async function readingErrorRate(cases: readonly ReadingCase[]): Promise<{ rate: number; errors: number; morae: number; failures: string[]; byClass: Record<string, number> }> {
+  const { speechSegments } = await import('../../src/engine/japanese.js');
+  let errors = 0;
+  let total = 0;
+  const failures: string[] = [];
+  const perClass: Record<string, [number, number]> = {};
+  for (const c of cases) {
+    const ours = (await speechSegments(c.text, 'ja')).map((s) => s.text).join('');
+    const r = moraErrors(c.reading, ours);
+    errors += r.errors;
+    total += r.morae;
+    const k = (perClass[c.class] ??= [0, 0]);
+    k[0] += r.errors;
+    k[1] += r.morae;
+    if (r.errors > 0) failures.push(`${c.text} → ${ours} (expected ${c.reading}, ${r.errors} morae off)`);
+  }
+  const byClass = Object.fromEntries(Object.entries(perClass).map(([k, [e, m]]) => [k, e / m]));
+  return { rate: errors / total, errors, morae: total, failures, byClass };
+}
+
+/** The hand-checked sentences of test/fixtures/`name`. */
+export function loadReadingCases(name: string): ReadingCase[] {
+  return JSON.parse(readFileSync(new URL(`../../../test/fixtures/${name}`, import.meta.url), 'utf8')) as ReadingCase[];
 }
