@@ -55,6 +55,8 @@ for (const voice of VOICES.map((v) => v.id)) {
     const runs = await Promise.all([0, 1].map(() => runTts(['stream', '-q', '--offline', '-v', voice, input])));
     for (const run of runs) {
       assert.equal(run.code, 0, run.stderr);
+      // Nothing on the terminal but what tts says (no ExperimentalWarning from WebAssembly/WASI).
+      assert.doesNotMatch(run.stderr, /Warning/);
       assert.ok(run.stdout.equals(first), `${voice}: a fresh process made ${run.stdout.length} bytes, the server ${first.length}`);
     }
   });
