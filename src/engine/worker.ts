@@ -180,6 +180,8 @@ async function runJob(port: MessagePort, abortFlag: Int32Array, { id, job }: Job
   let output: AudioOutput | undefined;
   let firstChunkMs: number | undefined;
   try {
+    // Japanese needs eSpeak NG: start it (if this worker has not yet) beside kuromoji's dictionary.
+    if (job.language === 'ja') loadESpeak().catch(() => undefined);
     const segments = await speechSegments(job.text, job.language);
     const out = (output = await AudioOutput.create(job));
     let reset: Promise<EspeakSynth> | undefined;
@@ -230,12 +232,16 @@ async function runJob(port: MessagePort, abortFlag: Int32Array, { id, job }: Job
 /** Serves jobs from the pool on `port` (the worker's parentPort). */
 function serve(port: MessagePort, data: EngineWorkerData): void {
   const abortFlag = new Int32Array(data.abortFlag);
-  // A worker is spawned for a job that is about to arrive: start Flite's compilation (off this
-  // thread) and eSpeak NG now, while the job message is in flight. A failure here is reported by
-  // (or, for Flite, falls back in) that job; both loaders retry.
+  // A worker is spawned for a job that is about to arrive: start compiling Flite (English, mostly
+  // off this thread) now, while the job message is in flight. eSpeak NG (~150 ms of this thread's
+  // time: its JavaScript and 24 MB of data) starts with the first job that needs it — Japanese,
+  // or English when Flite cannot speak — unless Japanese is announced. A failure here is reported
+  // by (or, for Flite, falls back in) that job; both loaders retry.
   loadFlite().catch(() => undefined);
-  loadESpeak().catch(() => undefined);
-  if (data.preloadJapanese === true) loadTokenizer().catch(() => undefined);
+  if (data.preloadJapanese === true) {
+    loadESpeak().catch(() => undefined);
+    loadTokenizer().catch(() => undefined);
+  }
   // Likewise compile libsamplerate's WebAssembly (~40 ms the first time) and leave idle
   // converters for the service's usual rate (SSE streams 24000 Hz) from both synthesizers' rates.
   for (const inputRate of [FLITE_SAMPLE_RATE, ESPEAK_SAMPLE_RATE]) {
