@@ -9,8 +9,9 @@
  *   3000 サンゼン, 8000 ハッセン, 1兆 イッチョー; longer digit strings digit by digit; decimals
  *   with テン and the digits after the point one by one (3.14 サンテンイチヨン);
  * - the sound changes a counter causes in the number's last part: gemination (1, 6, 8, 10, 100 before
- *   k/h/p; 1, 8, 10 before s/t: イッコ, ロッポン, ハッサツ, ジュッカイ, ヒャッキロ) and p/b after
- *   them (ロッポン, サンボン, サンプン, ヨンプン);
+ *   k/h; 1, 8, 10 before s/t; only 10 before a p-initial loanword: イッコ, ロッポン, ハッサツ,
+ *   ジュッカイ, ヒャッキロ, ジュッパーセント but ヒャクパーセント) and p/b after them (ロッポン,
+ *   サンボン, サンプン, ヨンプン);
  * - counters with their own readings: 人 (ヒトリ, フタリ, ヨニン), つ (ヒトツ … ココノツ),
  *   dates 日 (ツイタチ, フツカ … トーカ, ハツカ, ジューヨッカ), 月 (シガツ, シチガツ, クガツ),
  *   時 (ヨジ, シチジ, クジ), 年 and 円 (ヨネン, ヨエン);
@@ -62,7 +63,7 @@ export function integerParts(digits: string): Parts {
 }
 
 /** How a counter changes the last part of the number before it. */
-type Change = 'none' | 'k' | 'st' | 'h' | 'fun';
+type Change = 'none' | 'k' | 'st' | 'h' | 'fun' | 'pct';
 
 /** Counters and units: reading, sound-change class, voiced reading after 3 (and 千, 万, 何). */
 const COUNTERS: Record<string, { reading: string; change: Change; voiced?: string; p?: string }> = {
@@ -92,9 +93,9 @@ const COUNTERS: Record<string, { reading: string; change: Change; voiced?: strin
   点: { reading: 'テン', change: 'st' },
   通: { reading: 'ツー', change: 'st' },
   頭: { reading: 'トー', change: 'st' },
-  '%': { reading: 'パーセント', change: 'h' },
-  パーセント: { reading: 'パーセント', change: 'h' },
-  ページ: { reading: 'ページ', change: 'h' },
+  '%': { reading: 'パーセント', change: 'pct' },
+  パーセント: { reading: 'パーセント', change: 'pct' },
+  ページ: { reading: 'ページ', change: 'pct' },
   枚: { reading: 'マイ', change: 'none' },
   台: { reading: 'ダイ', change: 'none' },
   番: { reading: 'バン', change: 'none' },
@@ -135,7 +136,10 @@ function withCounter(digits: string, name: string): string {
     if (c.change === 'fun' && last === 'ヨン') return `${parts.join('')}${c.p}`;
     return parts.join('') + c.reading;
   }
-  if (c.change !== 'none') geminate(parts, c.change);
+  if (c.change === 'pct') {
+    // Before a p-initial loanword only 10 geminates: ジュッパーセント, but イチパーセント, ヒャクパーセント.
+    if (last === 'ジュー') parts[parts.length - 1] = 'ジュッ';
+  } else if (c.change !== 'none') geminate(parts, c.change);
   if (c.voiced !== undefined && last === 'サン') return parts.join('') + c.voiced;
   return parts.join('') + c.reading;
 }

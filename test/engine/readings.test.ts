@@ -50,6 +50,7 @@ test('numbers: groups, sound changes and counters', () => {
   assert.equal(readNumbers('17時 4時間 9時間'), 'ジューシチジ ヨジカン クジカン');
   assert.equal(readNumbers('1人 2人 4人 7人'), 'ヒトリ フタリ ヨニン ナナニン');
   assert.equal(readNumbers('3.14'), 'サンテンイチヨン');
+  assert.equal(readNumbers('1% 10% 100%'), 'イチパーセント ジュッパーセント ヒャクパーセント');
   assert.equal(readNumbers('1,234,567円'), 'ヒャクニジューサンマンヨンセンゴヒャクロクジューナナエン');
   assert.equal(readNumbers('MP3と5G'), 'MP3とゴG');
   assert.equal(readNumbers('20:05'), 'ニジュージゴフン');
