@@ -161,7 +161,7 @@ export async function* synthesizeTexts(pieces: AsyncIterable<string>, options: P
         }
         // After audio began only a broken transport is worth another request (exit 6 kinds);
         // what the service refused it would refuse again.
-        if (head.gotAudio && head.retriesLeft > 0 && error instanceof TtsError && error.exitCode === EXIT.transport) {
+        if (head.gotAudio && head.retriesLeft > 0 && error instanceof TtsError && error.exitCode === EXIT.transport && !error.final) {
           if (delivered === pieceStart) {
             options.verbose(`piece broke before any of its audio was delivered (${describe(error)}); requesting it again`);
             window[0] = new PieceRun(head.text, head.retriesLeft - 1, options, onBusy);
@@ -200,6 +200,7 @@ function withTries(error: TtsError, tries: number, seconds: number): TtsError {
     hint: error.hint,
     status: error.status,
     retriable: error.retriable,
+    final: error.final,
   });
 }
 
