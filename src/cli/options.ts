@@ -6,6 +6,7 @@ import { InvalidArgumentError, Option, type Command } from 'commander';
 import type { CommandIo } from './report.js';
 import { AUDIO_FORMATS, type AudioFormat } from '../protocol/types.js';
 import { DEFAULT_VOICE } from '../protocol/voices.js';
+import { PLAYER_NAMES } from '../audio/players.js';
 
 /** Parsed flags of a synthesis command, as commander hands them over. */
 export interface SynthesisFlags {
@@ -34,6 +35,10 @@ export interface SynthesisFlags {
   apiKeyFile?: string;
   offline?: boolean;
   allowInsecure?: boolean;
+  /** --player: `auto`, `speaker` or a system player's name (docs/cli.md §2). */
+  player?: string;
+  /** --profile: the config file's `[profile.NAME]` (docs/cli.md §7). */
+  profile?: string;
 }
 
 /** A parser for a whole number in [min, max], for commander. */
@@ -96,7 +101,9 @@ export function addSynthesisOptions(cmd: Command): Command {
     .option('--ws-base-url <url>', 'WebSocket base URL (env TTS_WS_BASE_URL; default from the HTTP base)')
     .option('--api-key-file <path>', 'read the API key from this file (first line)')
     .option('--offline', 'use the built-in offline engine even if a service is configured')
-    .option('--allow-insecure', 'allow sending the key over http:// or ws:// to a non-loopback host');
+    .option('--allow-insecure', 'allow sending the key over http:// or ws:// to a non-loopback host')
+    .addOption(new Option('--player <name>', 'how to play: speaker, or a system player (pw-play, paplay, aplay, ffplay, play)').choices(PLAYER_NAMES).default('auto'))
+    .option('--profile <name>', 'use [profile.NAME] of the config file (env TTS_PROFILE)');
 }
 
 /** Receives a command's exit code (docs/cli.md §3); `main` sets it as the process's once. */
@@ -107,7 +114,8 @@ export type CommandDone = (exitCode: number) => void;
  * loads the synthesis code only when it runs, so `--help` and other commands stay fast.
  */
 export function synthesisCommand(program: Command, name: 'say' | 'stream' | 'realtime', summary: string, io: CommandIo, done: CommandDone): Command {
-  return addSynthesisOptions(program.command(name).argument('[text...]', 'text to speak (default: stdin)').description(summary)).action(
+  // `say` is the default command: `tts "hello"` speaks (docs/cli.md §1).
+  return addSynthesisOptions(program.command(name, { isDefault: name === 'say' }).argument('[text...]', 'text to speak (default: stdin)').description(summary)).action(
     async (words: string[], flags: SynthesisFlags) => {
       const { runSynthesis } = await import('./synthesis.js');
       done(await runSynthesis(name, words, flags, io));

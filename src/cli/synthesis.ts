@@ -102,6 +102,7 @@ export async function runSynthesis(command: CommandName, words: string[], flags:
       allowInsecure: flags.allowInsecure === true,
       target,
       stdout: io.stdout,
+      env: io.env,
       signal: controller.signal,
       log: { verbose: (l) => reporter.verbose(l), warn: (l) => reporter.warn(l) },
       stats,

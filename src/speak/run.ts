@@ -64,6 +64,8 @@ export interface SpeakOptions {
   signal: AbortSignal;
   log: RunLog;
   stats: RunStats;
+  /** The environment (PATH for system players); default process.env. */
+  env?: NodeJS.ProcessEnv | undefined;
   /** Called (and awaited) once the outputs are open, before the first request. */
   onOpened?: (() => void | Promise<void>) | undefined;
   /** Called with each chunk's size in bytes as it goes to the outputs. */
@@ -79,7 +81,7 @@ export interface SpeakOptions {
  */
 export async function speak(options: SpeakOptions): Promise<void> {
   const { spec, stats, signal } = options;
-  const opened = await openOutputs(options.plan, spec, options.stdout, signal);
+  const opened = await openOutputs(options.plan, spec, options.stdout, signal, { env: options.env, verbose: options.log.verbose });
   const sink = opened.sink;
   // Stop playback and drop the temporary file as soon as the run is aborted, not when the
   // network layer notices.
