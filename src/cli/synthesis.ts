@@ -16,6 +16,7 @@ import { resolveService, type ServiceTarget } from '../speak/service.js';
 import { openText, readLines } from '../text/read.js';
 import { splitStream, splitText } from '../text/split.js';
 import type { SynthesisFlags } from './options.js';
+import { mismatchWarning } from './mismatch.js';
 import { createReporter, jsonLine, reportError, type CommandIo } from './report.js';
 
 /** Signals that stop a run cleanly: Ctrl-C, `kill`/`timeout`/systemd, a closed terminal. */
@@ -72,7 +73,12 @@ export async function runSynthesis(command: CommandName, words: string[], flags:
   try {
     plan = planOutput(command, flags, io.stdout.isTTY === true);
     if (plan.file !== undefined) await assertOutputIsNotInput(plan.file.path, words.length > 0 ? undefined : (flags.file ?? '-'));
+    if (words.length === 0 && flags.lines !== true && (flags.file === undefined || flags.file === '-') && io.stdin.isTTY === true) {
+      reporter.warn('reading text from the terminal; end with Ctrl-D');
+    }
     const { pieces, text } = await textSource(words, flags, io, controller.signal);
+    const mismatch = text === undefined ? undefined : mismatchWarning(text, flags.voice, flags.language);
+    if (mismatch !== undefined) reporter.warn(`warning: ${mismatch}`);
     target = await resolveService({
       text,
       baseUrl: flags.baseUrl,
@@ -110,7 +116,7 @@ export async function runSynthesis(command: CommandName, words: string[], flags:
         if (outputs.stdout?.container === 'raw' || outputs.file?.container === 'raw') {
           reporter.notice(`raw ${spec.format}, ${spec.sampleRate} Hz, ${spec.channels} channel(s): play it with ${aplayCommand(spec.format, spec.sampleRate, spec.channels)}`);
         }
-        spinner = await startSpinner(io.stderr, flags, 'Synthesizing…');
+        spinner = await startSpinner(io.stderr, flags, 'Synthesizing…', io.env);
       },
       onAudio: () => {
         if (playing) return;
@@ -216,8 +222,11 @@ async function startSpinner(
   stderr: NodeJS.WritableStream & { isTTY?: boolean },
   flags: SynthesisFlags,
   text: string,
+  env: NodeJS.ProcessEnv,
 ): Promise<{ text: string; stop(): void } | undefined> {
   if (stderr.isTTY !== true || flags.quiet === true || flags.verbose === true) return undefined;
+  // No colour and no animation where the user or the terminal asks for plain text (no-color.org).
+  if ((env['NO_COLOR'] ?? '') !== '' || env['TERM'] === 'dumb') return undefined;
   // A terminal that reports no width (some CI and container ptys) would make the spinner's
   // line-wrapping arithmetic divide by zero and redraw forever: no animation there.
   const columns = (stderr as { columns?: number }).columns;
