@@ -163,7 +163,7 @@ async function showConfig(program: Command, flags: { profile?: string }, io: Com
     const width = Math.max(...settings.map((s) => s.key.length));
     for (const s of settings) {
       if (s.value === undefined && s.source === 'default') continue;
-      const value = s.value === undefined ? '(set)' : JSON.stringify(s.value);
+      const value = s.value === undefined ? `(not used: ${s.detail ?? 'the environment'} wins)` : JSON.stringify(s.value);
       out(`${s.key.padEnd(width)} = ${value.padEnd(12)} # ${describeSource(s)}`);
     }
     return 0;

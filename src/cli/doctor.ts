@@ -1,5 +1,5 @@
 /**
- * `tts doctor` (docs/cli.md §1, §8): one screen to paste into a bug report — tts and Node
+ * `tts doctor` (docs/cli.md §1): one screen to paste into a bug report — tts and Node
  * versions, the playback backend found (and why not the others), the service configuration
  * (base URL, where the key comes from, the key file's permissions; never the key), the built-in
  * engine's start time, and where the config file and the cache are. Exit 0 when everything

@@ -56,7 +56,7 @@ export function planOutput(command: CommandName, flags: OutputFlags, stdoutIsTer
       hint: 'redirect stdout (tts stream "…" > out.raw), or use -o FILE, or `tts say` to play it',
     });
   }
-  return { file, stdout, play, player: flags.player };
+  return flags.player === undefined ? { file, stdout, play } : { file, stdout, play, player: flags.player };
 }
 
 /** An `aplay` command that plays raw audio of this spec (docs/cli.md §2 raw-output notice). */
