@@ -29,7 +29,8 @@ describe('say is the default command', () => {
   });
 
   it('`tts hello` is not taken for help, and text from a pipe works with no command', async () => {
-    const a = await runTts(['-o', join(dir, 'a.wav'), 'hello']);
+    const a = await runTts(['hello', '-o', join(dir, 'a.wav')]);
+    assert.doesNotMatch(a.stderr, /did you mean/i);
     assert.equal(a.code, 0, a.stderr);
     const b = await runTts(['-o', join(dir, 'b.wav')], { input: 'Hello from a pipe' });
     assert.equal(b.code, 0, b.stderr);
@@ -103,6 +104,12 @@ describe('terminal manners (under script -qfec)', () => {
     assert.match(r.screen, /tts: reading text from the terminal; end with Ctrl-D/);
     assert.match(r.screen, /exit=0/);
     assert.ok((await stat(out)).size > 44 + 4800);
+  });
+
+  it('`tts` alone on a terminal shows the help (exit 2) rather than waiting for text', async () => {
+    const r = await onTerminal(`${node} ${bin}; echo "exit=$?"`, '');
+    assert.match(r.screen, /Usage: tts \[options\] \[command\]/);
+    assert.match(r.screen, /exit=2/);
   });
 
   it('-f - on a terminal says the same', async () => {
