@@ -72,7 +72,7 @@ export async function openPlayback(spec: AudioSpec, options: PlaybackOptions): P
     return sink;
   } catch (error) {
     if (!(error instanceof TtsError)) throw error;
-    failures.push(`speaker: ${error.message}`);
+    failures.push(`speaker: ${error.message.replace(/^cannot play audio: /, '')}`);
     // A device problem is not fixed by building speaker: then only its missing build is hinted.
     if (/speaker/.test(error.hint ?? '')) speakerHint = error.hint;
     verbose(`playback: speaker cannot be used: ${error.message}`);
