@@ -30,7 +30,10 @@ export interface Setting {
   key: string;
   /** Commander attribute name, e.g. `sampleRate`. */
   attr: string;
+  /** The attribute's value (for a `--no-x` flag, false means `no-x = true`). */
   value: unknown;
+  /** True for a `--no-x` flag. */
+  negate: boolean;
   source: SettingSource;
   /** The environment variable, or `file:line`, that set it. */
   detail?: string | undefined;
@@ -87,13 +90,14 @@ export function effectiveSettings(cmd: Command, file: ConfigFile, profile: strin
     const envName = option.envVar ?? ENV_FOR[key];
     const fromProfile = chosen?.get(attr);
     const fromTop = file.top.get(attr);
+    const negate = option.negate;
     let s: Setting;
-    if (source === 'cli') s = { key, attr, value: cmd.getOptionValue(attr), source: 'flag' };
+    if (source === 'cli') s = { key, attr, negate, value: cmd.getOptionValue(attr), source: 'flag' };
     else if (source === 'env' || (envName !== undefined && (env[envName] ?? '').trim() !== '')) {
-      s = { key, attr, value: source === 'env' ? cmd.getOptionValue(attr) : envName === 'TTS_API_KEY' ? undefined : env[envName!], source: 'environment', detail: envName };
-    } else if (fromProfile !== undefined) s = { key, attr, value: fromProfile.value, source: 'profile', detail: at(fromProfile) };
-    else if (fromTop !== undefined) s = { key, attr, value: fromTop.value, source: 'config file', detail: at(fromTop) };
-    else s = { key, attr, value: cmd.getOptionValue(attr), source: 'default' };
+      s = { key, attr, negate, value: source === 'env' ? cmd.getOptionValue(attr) : envName === 'TTS_API_KEY' ? undefined : env[envName!], source: 'environment', detail: envName };
+    } else if (fromProfile !== undefined) s = { key, attr, negate, value: fromProfile.value, source: 'profile', detail: at(fromProfile) };
+    else if (fromTop !== undefined) s = { key, attr, negate, value: fromTop.value, source: 'config file', detail: at(fromTop) };
+    else s = { key, attr, negate, value: cmd.getOptionValue(attr), source: 'default' };
     settings.push(s);
   }
   return settings;
@@ -163,7 +167,7 @@ async function showConfig(program: Command, flags: { profile?: string }, io: Com
     const width = Math.max(...settings.map((s) => s.key.length));
     for (const s of settings) {
       if (s.value === undefined && s.source === 'default') continue;
-      const value = s.value === undefined ? `(not used: ${s.detail ?? 'the environment'} wins)` : JSON.stringify(s.value);
+      const value = s.value === undefined ? `(not used: ${s.detail ?? 'the environment'} wins)` : JSON.stringify(s.negate ? !s.value : s.value);
       out(`${s.key.padEnd(width)} = ${value.padEnd(12)} # ${describeSource(s)}`);
     }
     return 0;

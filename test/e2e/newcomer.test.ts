@@ -74,7 +74,8 @@ describe('language and voice mismatch', () => {
 /** Runs `command` in a pty of 80×24 through `script`, feeding `input`; returns what the terminal showed. */
 function onTerminal(command: string, input: string, env: Record<string, string | undefined> = {}): Promise<{ code: number | null; screen: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn('script', ['-qfec', `stty cols 80 rows 24; ${command}`, '/dev/null'], { env: cleanEnv(env), stdio: ['pipe', 'pipe', 'pipe'] });
+    // ora stays still when CI is set (is-interactive): a user's terminal has no CI.
+    const child = spawn('script', ['-qfec', `stty cols 80 rows 24; ${command}`, '/dev/null'], { env: cleanEnv({ CI: undefined, ...env }), stdio: ['pipe', 'pipe', 'pipe'] });
     let screen = '';
     child.stdout.on('data', (d: Buffer) => (screen += d.toString('utf8')));
     child.stderr.on('data', (d: Buffer) => (screen += d.toString('utf8')));
