@@ -107,7 +107,8 @@ export async function playbackBackends(env: NodeJS.ProcessEnv): Promise<BackendR
     await loadSpeaker();
     reports.push({ name: 'speaker', ok: true, detail: 'the speaker package loads and ALSA has a default device' });
   } catch (error) {
-    reports.push({ name: 'speaker', ok: false, detail: error instanceof Error ? error.message : String(error) });
+    const hint = error instanceof TtsError && /speaker/.test(error.hint ?? '') ? ` (to build it: ${error.hint})` : '';
+    reports.push({ name: 'speaker', ok: false, detail: `${error instanceof Error ? error.message : String(error)}${hint}` });
   }
   const { findOnPath, openSystemPlayerSink } = await import('./system-player.js');
   for (const p of SYSTEM_PLAYERS) {

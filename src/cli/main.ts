@@ -62,6 +62,7 @@ export async function main(argv: string[], io: CommandIo = { stdin: process.stdi
     .description('Text to speech from the terminal, through a streaming TTS service or the built-in offline engine')
     .version(version(), '-V, --version')
     .showHelpAfterError('(run with --help for usage)')
+    .addHelpText('after', '\n`tts "text"` is `tts say "text"` (say is the default command). `tts doctor` checks the set-up.')
     .exitOverride()
     .configureOutput({
       writeErr: (s) => io.stderr.write(s),
