@@ -91,8 +91,14 @@ export async function openPlayback(spec: AudioSpec, options: PlaybackOptions): P
     }
   }
   const none = SYSTEM_PLAYERS.filter((p) => findOnPath(p.name, options.env) === undefined).map((p) => p.name);
-  if (none.length === SYSTEM_PLAYERS.length) failures.push(`no system player on PATH (${none.join(', ')})`);
-  throw new TtsError('no_playback_device', `cannot play audio: ${failures.join('; ')}`, { hint: playbackFixHint(speakerHint) });
+  if (none.length === SYSTEM_PLAYERS.length) {
+    failures.push(`no system player on PATH (${none.join(', ')})`);
+    throw new TtsError('no_playback_device', `cannot play audio: ${failures.join('; ')}`, { hint: playbackFixHint(speakerHint) });
+  }
+  // Players are there but none could open a device: installing more would not help.
+  throw new TtsError('no_playback_device', `cannot play audio: ${failures.join('; ')}`, {
+    hint: 'no sound device is usable here (check the sound card, or PipeWire/PulseAudio); write a file instead (-o speech.wav) or pipe `tts stream` to a player',
+  });
 }
 
 /**

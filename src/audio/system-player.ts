@@ -15,6 +15,8 @@ import type { AudioSink } from './sink.js';
 
 /** How long a player may take to refuse the device (exit at once) before we trust it, in ms. */
 const EARLY_EXIT_MS = 150;
+/** The same for a player given silence first (it opens the device only once audio comes), in ms. */
+const PRIMED_EXIT_MS = 600;
 /** Most of a player's stderr kept for a message, in bytes. */
 const STDERR_BYTES = 4096;
 /** How long abort() waits for the player to go after SIGTERM before SIGKILL, in ms. */
@@ -40,7 +42,9 @@ export function findOnPath(name: string, env: NodeJS.ProcessEnv): string | undef
 /**
  * Starts `player` (at `path`) for audio of `spec` and returns a sink that feeds it.
  * Waits {@link EARLY_EXIT_MS} for the player to refuse (no device, bad arguments) so that a
- * player that cannot play fails here, before any request is sent.
+ * player that cannot play fails here, before any request is sent; a player judged by its stderr
+ * (ffplay, which opens the device only once audio comes) first gets 50 ms of silence and
+ * {@link PRIMED_EXIT_MS}.
  * `write` resolves when the pipe took the audio (the player reads at playback speed);
  * `finish` closes the pipe and resolves when the player has played everything and exited 0;
  * `abort` stops the player at once (SIGTERM, then SIGKILL after 1 s).
@@ -52,7 +56,14 @@ export async function openSystemPlayerSink(spec: AudioSpec, player: PlayerComman
   assertAudioSpec(spec);
   const child = spawn(path, player.args(spec.sampleRate, spec.channels), { stdio: ['pipe', 'ignore', 'pipe'] });
   const sink = new PlayerSink(child, spec, player.name, player.failedWhen);
-  const early = await Promise.race([sink.exited.then(() => 'exited' as const), delay(EARLY_EXIT_MS).then(() => 'running' as const)]);
+  // A player that opens the device only once it has audio (ffplay) is given 50 ms of silence
+  // and longer to refuse, so that "no device" shows here too.
+  let wait = EARLY_EXIT_MS;
+  if (player.failedWhen !== undefined) {
+    child.stdin?.write(Buffer.alloc(Math.round(spec.sampleRate * 0.05) * spec.channels * 2));
+    wait = PRIMED_EXIT_MS;
+  }
+  const early = await Promise.race([sink.exited.then(() => 'exited' as const), delay(wait).then(() => 'running' as const)]);
   if (early === 'exited') {
     await sink.abort();
     throw new TtsError('no_playback_device', `${player.name} cannot play here (${sink.why()})`, {

@@ -92,6 +92,22 @@ describe('playback falls back to a system player', () => {
     assert.match(r.stderr, /\[no_playback_device\]/);
   });
 
+  it('players there but no usable device (ffplay included, which exits 0): exit 7 saying so, before any request', async () => {
+    const { mkdir, symlink } = await import('node:fs/promises');
+    const nocard = join(home, 'nocard');
+    const bin = join(nocard, 'bin');
+    await mkdir(bin, { recursive: true });
+    await writeFile(join(nocard, '.asoundrc'), 'pcm.!default { type hw; card "tts_no_such_card" }\n');
+    for (const p of ['aplay', 'play', 'ffplay']) await symlink(`/usr/bin/${p}`, join(bin, p)).catch(() => {});
+    const before = server.requests.length;
+    const r = await runTts(['say', 'Hello'], { env: { ...env, HOME: nocard, PATH: bin, SDL_AUDIODRIVER: 'alsa' }, nodeArgs: NO_SPEAKER });
+    assert.equal(r.code, 7, r.stderr);
+    assert.match(r.stderr, /aplay cannot play here \(exit 1: .*\)/);
+    assert.match(r.stderr, /play cannot play here/);
+    assert.match(r.stderr, /no sound device is usable here/);
+    assert.equal(server.requests.length, before, 'no request was sent');
+  });
+
   it('--player speaker with speaker missing: exit 7 with how to build it', async () => {
     const r = await runTts(['say', '--player', 'speaker', 'Hello'], { env, nodeArgs: NO_SPEAKER });
     assert.equal(r.code, 7, r.stderr);
