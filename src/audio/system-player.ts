@@ -16,7 +16,7 @@ import type { AudioSink } from './sink.js';
 /** How long a player may take to refuse the device (exit at once) before we trust it, in ms. */
 const EARLY_EXIT_MS = 150;
 /** The same for a player given silence first (it opens the device only once audio comes), in ms. */
-const PRIMED_EXIT_MS = 600;
+const PRIMED_EXIT_MS = 1000;
 /** Most of a player's stderr kept for a message, in bytes. */
 const STDERR_BYTES = 4096;
 /** How long abort() waits for the player to go after SIGTERM before SIGKILL, in ms. */

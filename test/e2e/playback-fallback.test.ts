@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import { runTts } from '../helpers/cli.js';
@@ -92,20 +93,32 @@ describe('playback falls back to a system player', () => {
     assert.match(r.stderr, /\[no_playback_device\]/);
   });
 
-  it('players there but no usable device (ffplay included, which exits 0): exit 7 saying so, before any request', async () => {
+  it('players there but no usable device: exit 7 saying so, before any request', async () => {
     const { mkdir, symlink } = await import('node:fs/promises');
     const nocard = join(home, 'nocard');
     const bin = join(nocard, 'bin');
     await mkdir(bin, { recursive: true });
     await writeFile(join(nocard, '.asoundrc'), 'pcm.!default { type hw; card "tts_no_such_card" }\n');
-    for (const p of ['aplay', 'play', 'ffplay']) await symlink(`/usr/bin/${p}`, join(bin, p)).catch(() => {});
+    for (const p of ['aplay', 'play']) await symlink(`/usr/bin/${p}`, join(bin, p)).catch(() => {});
     const before = server.requests.length;
-    const r = await runTts(['say', 'Hello'], { env: { ...env, HOME: nocard, PATH: bin, SDL_AUDIODRIVER: 'alsa' }, nodeArgs: NO_SPEAKER });
+    const r = await runTts(['say', 'Hello'], { env: { ...env, HOME: nocard, PATH: bin }, nodeArgs: NO_SPEAKER });
     assert.equal(r.code, 7, r.stderr);
     assert.match(r.stderr, /aplay cannot play here \(exit 1: .*\)/);
     assert.match(r.stderr, /play cannot play here/);
     assert.match(r.stderr, /no sound device is usable here/);
     assert.equal(server.requests.length, before, 'no request was sent');
+  });
+
+  it('ffplay, which exits 0 when it cannot open the device, is still seen to fail (exit 7)', { skip: spawnSync('sh', ['-c', 'command -v ffplay']).status === 0 ? false : 'ffplay is not installed' }, async () => {
+    const { mkdir } = await import('node:fs/promises');
+    const nocard = join(home, 'nocard-ffplay');
+    await mkdir(nocard, { recursive: true });
+    await writeFile(join(nocard, '.asoundrc'), 'pcm.!default { type hw; card "tts_no_such_card" }\n');
+    // Seen at once (no_playback_device), or — on a loaded machine, after its first second —
+    // at the end of playback (io_error): never a success.
+    const r = await runTts(['say', '--player', 'ffplay', 'Hello'], { env: { ...env, HOME: nocard } });
+    assert.equal(r.code, 7, r.stderr);
+    assert.match(r.stderr, /ffplay (cannot play here|failed) \(exit 0: .*(Failed|failed)/);
   });
 
   it('--player speaker with speaker missing: exit 7 with how to build it', async () => {
