@@ -13,8 +13,8 @@ import { TtsError } from '../errors.js';
 import type { PlayerCommand } from './players.js';
 import type { AudioSink } from './sink.js';
 
-/** How long a player may take to refuse the device (exit at once) before we trust it, in ms. */
-const EARLY_EXIT_MS = 150;
+/** How long a started player may take to refuse the device (exit at once) before we trust it, in ms. */
+const EARLY_EXIT_MS = 250;
 /** The same for a player given silence first (it opens the device only once audio comes), in ms. */
 const PRIMED_EXIT_MS = 1000;
 /** Most of a player's stderr kept for a message, in bytes. */
@@ -58,6 +58,8 @@ export async function openSystemPlayerSink(spec: AudioSpec, player: PlayerComman
   const sink = new PlayerSink(child, spec, player.name, player.failedWhen);
   // A player that opens the device only once it has audio (ffplay) is given 50 ms of silence
   // and longer to refuse, so that "no device" shows here too.
+  // The window starts once the program runs, so a slow fork on a busy machine does not eat it.
+  await Promise.race([new Promise<void>((resolve) => child.once('spawn', () => resolve())), sink.exited]);
   let wait = EARLY_EXIT_MS;
   if (player.failedWhen !== undefined) {
     child.stdin?.write(Buffer.alloc(Math.round(spec.sampleRate * 0.05) * spec.channels * 2));
