@@ -12,6 +12,8 @@ import { EXIT, TtsError } from '../errors.js';
 import { languageForVoice } from '../protocol/voices.js';
 import { aplayCommand, assertOutputIsNotInput, planOutput, type CommandName, type OutputPlan } from '../speak/outputs.js';
 import { speak, type RunStats } from '../speak/run.js';
+import { sentencePieces } from '../speak/sentences.js';
+import { subtitleFormat } from '../speak/subtitles.js';
 import { resolveService, type ServiceTarget } from '../speak/service.js';
 import { openText, readLines } from '../text/read.js';
 import { splitStream, splitText } from '../text/split.js';
@@ -42,6 +44,8 @@ export interface RunSummary {
   output: string;
   /** The error code, when ok is false. */
   error?: string;
+  /** Subtitle cues written, with --subtitles (docs/cli.md §1). */
+  cues?: number;
 }
 
 /**
@@ -72,7 +76,13 @@ export async function runSynthesis(command: CommandName, words: string[], flags:
   try {
     plan = planOutput(command, flags, io.stdout.isTTY === true);
     if (plan.file !== undefined) await assertOutputIsNotInput(plan.file.path, words.length > 0 ? undefined : (flags.file ?? '-'));
-    const { pieces, text } = await textSource(words, flags, io, controller.signal);
+    if (flags.subtitles !== undefined) await checkSubtitlesPath(flags.subtitles, plan, words.length > 0 ? undefined : (flags.file ?? '-'));
+    const source = await textSource(words, flags, io, controller.signal);
+    const text = source.text;
+    // A pause goes between sentences and a cue spans one: request sentence by sentence
+    // (with --lines, a line is the unit already).
+    const bySentence = (flags.pause !== undefined || flags.subtitles !== undefined) && flags.lines !== true;
+    const pieces = bySentence ? sentencePieces(source.pieces) : source.pieces;
     target = await resolveService({
       text,
       baseUrl: flags.baseUrl,
@@ -111,6 +121,8 @@ export async function runSynthesis(command: CommandName, words: string[], flags:
         }
         spinner = await startSpinner(io.stderr, flags, 'Synthesizing…');
       },
+      effects: { speed: flags.speed ?? 1, volume: flags.volume ?? 1, pauseMs: flags.pause ?? 0 },
+      subtitles: flags.subtitles,
       onAudio: () => {
         if (playing) return;
         playing = true;
@@ -154,8 +166,23 @@ export async function runSynthesis(command: CommandName, words: string[], flags:
       output: describeOutput(plan),
     };
     if (!ok) s.error = err instanceof TtsError ? err.code : 'internal';
+    if (stats.cues !== undefined) s.cues = stats.cues;
     return s;
   }
+}
+
+/**
+ * Refuses a `--subtitles` path that is not `.srt`/`.vtt`, that is the audio output, or that is
+ * the file the text is read from (docs/cli.md §1).
+ * @throws TtsError `usage` (exit 2).
+ */
+async function checkSubtitlesPath(path: string, plan: OutputPlan, input: string | undefined): Promise<void> {
+  subtitleFormat(path);
+  if (plan.file !== undefined) {
+    const { resolve } = await import('node:path');
+    if (resolve(plan.file.path) === resolve(path)) throw new TtsError('usage', `--subtitles ${path} is the audio output (-o)`, { hint: 'give the subtitles a name of their own, e.g. speech.srt' });
+  }
+  await assertOutputIsNotInput(path, input);
 }
 
 function writeSummary(io: CommandIo, s: RunSummary): void {

@@ -18,6 +18,23 @@ export interface RequestStats {
   requests: number;
 }
 
+/**
+ * Marks the end of one piece's audio in {@link synthesizePieces}' output: every chunk of the
+ * piece came before it, none of the next piece's after it.
+ */
+export interface PieceEnd {
+  /** The text that was requested for the piece (as split; whitespace included). */
+  pieceEnd: string;
+}
+
+/** What {@link synthesizePieces} yields: audio, and where each piece's audio ends. */
+export type PipelineItem = AudioChunk | PieceEnd;
+
+/** True for a {@link PieceEnd} marker. */
+export function isPieceEnd(item: PipelineItem): item is PieceEnd {
+  return 'pieceEnd' in item;
+}
+
 /** Opens one request for one piece of text; the iterable ends after the service's `done`. */
 export type OpenStream = (text: string, signal: AbortSignal) => AsyncIterable<AudioChunk>;
 
@@ -59,6 +76,17 @@ export interface PipelineOptions {
  *   delivered to an output that cannot rewind, the message says how much audio was delivered.
  */
 export async function* synthesizeTexts(pieces: AsyncIterable<string>, options: PipelineOptions): AsyncGenerator<AudioChunk, void, undefined> {
+  for await (const item of synthesizePieces(pieces, options)) if (!isPieceEnd(item)) yield item;
+}
+
+/**
+ * {@link synthesizeTexts}, with a {@link PieceEnd} after each piece's last chunk (a piece the
+ * pipeline split again after `max_character_length_exceeded` ends once per part). A rewind (see
+ * {@link PipelineOptions.rewind}) always goes back to just after the last marker yielded.
+ * @returns audio chunks in text order, and the markers.
+ * @throws as {@link synthesizeTexts}.
+ */
+export async function* synthesizePieces(pieces: AsyncIterable<string>, options: PipelineOptions): AsyncGenerator<PipelineItem, void, undefined> {
   let limit = options.maxChars;
   // Pieces taken back (after halving, or refused as busy) go before the input's next ones.
   const again: string[] = [];
@@ -147,6 +175,7 @@ export async function* synthesizeTexts(pieces: AsyncIterable<string>, options: P
           delivered += chunk.data.length;
         }
         window.shift();
+        yield { pieceEnd: head.text };
       } catch (error) {
         if (options.signal.aborted) throw options.signal.reason ?? error;
         if (error instanceof TtsError && error.code === 'max_character_length_exceeded' && !head.gotAudio && limit > 1) {
