@@ -215,6 +215,26 @@ describe('audio the user asked for (issue 11)', () => {
     assert.ok(Math.abs(cues.at(-1)!.end - r.stdout.length / 48000) <= 0.25);
   });
 
+  it('say plays and writes the subtitles: cues end with the audio played (ALSA file plugin), --speed and -r applied to playback', async () => {
+    const home = await mkdtemp(join(tmpdir(), 'tts-home-'));
+    try {
+      const played = join(home, 'played.raw');
+      await writeFile(join(home, '.asoundrc'), `pcm.!default { type file; slave.pcm "null"; file "${played}"; format "raw" }\n`);
+      const subs = join(dir, 'played.srt');
+      const r = await runTts(['say', '-q', '--voice', 'en-woman-1', '--speed', '1.5', '-r', '16000', '--subtitles', subs, TEXT], { env: { ...env, HOME: home }, timeoutMs: 120_000 });
+      assert.equal(r.code, 0, r.stderr);
+      const cues = parseCues(await readFile(subs, 'utf8'), 'srt');
+      assert.equal(cues.length, 3);
+      assertMonotonic(cues);
+      // pcm16 mono at 16 kHz; ALSA may pad the last period with silence.
+      const seconds = (await readFile(played)).length / 32000;
+      assert.ok(seconds >= cues.at(-1)!.end - 0.01 && seconds - cues.at(-1)!.end <= 0.25, `played ${seconds} s, last cue ends ${cues.at(-1)!.end}`);
+      assert.ok(Math.abs(cues.at(-1)!.end - original / 1.5) <= 0.1 * original, `${cues.at(-1)!.end} s`);
+    } finally {
+      await rm(home, { recursive: true, force: true });
+    }
+  });
+
   it('bad values exit 2 naming the range; subtitles never overwrite the audio or the text', async () => {
     for (const [flag, value, range] of [
       ['--speed', '0', /from 0\.5 to 3/],
