@@ -11,7 +11,7 @@ import type { AudioSpec } from '../dsp/spec.js';
 import { EXIT, TtsError } from '../errors.js';
 import { languageForVoice } from '../protocol/voices.js';
 import { aplayCommand, assertOutputIsNotInput, planOutput, type CommandName, type OutputPlan } from '../speak/outputs.js';
-import { speak, type RunStats } from '../speak/run.js';
+import { prepareAudio, speak, type RunStats } from '../speak/run.js';
 import { sentencePieces } from '../speak/sentences.js';
 import { subtitleFormat } from '../speak/subtitles.js';
 import { resolveService, type ServiceTarget } from '../speak/service.js';
@@ -71,6 +71,8 @@ export async function runSynthesis(command: CommandName, words: string[], flags:
   };
   for (const s of STOP_SIGNALS) process.on(s, onSignal);
   const spec: AudioSpec = { format: flags.format, sampleRate: flags.sampleRate, channels: flags.channels };
+  // The converter and the tempo changer get ready while the text is read and the service found.
+  prepareAudio(command === 'realtime' ? 'realtime' : 'sse', spec, flags.speed ?? 1);
   let spinner: { text: string; stop(): void } | undefined;
   let code: number;
   try {

@@ -9,33 +9,65 @@
  * silence (50 ms at a time) and trims: a segment of n input frames gives exactly
  * round(n × to / from) output frames, the length a one-shot conversion has.
  */
-import pkg from '@alexanderolsen/libsamplerate-js';
+import type libsamplerate from '@alexanderolsen/libsamplerate-js';
 
-const { create, ConverterType } = pkg;
+/** One libsamplerate converter (one instance of its compiled module). */
+type Converter = Awaited<ReturnType<(typeof libsamplerate)['create']>>;
 
-/** One libsamplerate converter (one WebAssembly instance). */
-type Converter = Awaited<ReturnType<typeof create>>;
+let library: Promise<typeof libsamplerate> | undefined;
+
+/** The library, imported on first use: a run that converts nothing never loads it (~60 ms). */
+function loadLibrary(): Promise<typeof libsamplerate> {
+  library ??= import('@alexanderolsen/libsamplerate-js').then((m) => m.default);
+  return library;
+}
+
+/** A new converter (sinc, medium quality: libsamplerate's 90 % bandwidth, 121 dB SNR). */
+async function newConverter(channels: number, fromRate: number, toRate: number): Promise<Converter> {
+  const { create, ConverterType } = await loadLibrary();
+  return create(channels, fromRate, toRate, { converterType: ConverterType.SRC_SINC_MEDIUM_QUALITY });
+}
 
 /** Highest rate libsamplerate-js accepts, in Hz (its own check). */
 export const MAX_RESAMPLE_RATE = 192_000;
 
-/** Idle converters by `channels:from:to`: making one costs ~5 ms (~40 ms for the first, which compiles). */
+/** Idle converters by `channels:from:to`: making one costs ~5–20 ms (~40 ms for the first, which compiles). */
 const idle = new Map<string, Converter[]>();
+/** Warm-ups under way, by the same key. */
+const warming = new Map<string, Promise<void>>();
 const MAX_IDLE_PER_KEY = 4;
 
 /** Silence fed per round to drain the filter at the end of a segment, in seconds of input. */
 const FLUSH_SECONDS = 0.05;
 
 /**
- * Starts compiling libsamplerate's WebAssembly, so the first real conversion does not pay for it
- * while the user waits for the first audio. Never rejects.
+ * Prepares a converter of this shape ahead of the audio: imports and instantiates libsamplerate
+ * and runs its first conversions, which are slow (tens of ms each, until the engine has compiled
+ * the code), on silence — so the first real chunk does not wait for any of it. The converter is
+ * then left idle for {@link StreamResampler.create}, which waits for a warm-up under way rather
+ * than making a second converter. Idempotent per shape; never rejects.
  */
 export function warmUpResampler(channels: number, fromRate: number, toRate: number): Promise<void> {
-  return StreamResampler.create(channels, fromRate, toRate).then(
-    (r) => r.destroy(),
-    () => {},
-  );
+  const k = key(channels, fromRate, toRate);
+  let warm = warming.get(k);
+  if (warm === undefined) {
+    warm = (async () => {
+      try {
+        const converter = await newConverter(channels, fromRate, toRate);
+        const silence = new Float32Array(Math.round(fromRate / 10) * channels);
+        for (let i = 0; i < WARM_UP_CALLS; i++) converter.full(silence);
+        park(k, converter);
+      } catch {
+        // The real conversion reports the problem.
+      }
+    })();
+    warming.set(k, warm);
+  }
+  return warm;
 }
+
+/** Conversions of 100 ms of silence that bring libsamplerate's code up to speed. */
+const WARM_UP_CALLS = 3;
 
 /**
  * Converts interleaved float frames from one rate to another as they come, in segments: each
@@ -70,14 +102,14 @@ export class StreamResampler {
       if (!Number.isInteger(rate) || rate < 1 || rate > MAX_RESAMPLE_RATE) throw new RangeError(`sample rate must be 1 … ${MAX_RESAMPLE_RATE} Hz, got ${rate}`);
     }
     if (!Number.isInteger(channels) || channels < 1 || channels > 128) throw new RangeError(`channels must be 1 … 128, got ${channels}`);
+    await warming.get(key(channels, fromRate, toRate));
     const reused = idle.get(key(channels, fromRate, toRate))?.pop();
     if (reused !== undefined) {
       // The setter re-initializes libsamplerate's state (src_delete + src_new).
       reused.outputSampleRate = toRate;
       return new StreamResampler(channels, fromRate, toRate, reused);
     }
-    const converter = await create(channels, fromRate, toRate, { converterType: ConverterType.SRC_SINC_MEDIUM_QUALITY });
-    return new StreamResampler(channels, fromRate, toRate, converter);
+    return new StreamResampler(channels, fromRate, toRate, await newConverter(channels, fromRate, toRate));
   }
 
   /** Output frames the segment's input so far is worth: round(inFrames × to / from). */
@@ -132,15 +164,7 @@ export class StreamResampler {
     const converter = this.#converter;
     this.#converter = undefined;
     if (converter === undefined || converter.isDestroyed) return;
-    const k = key(this.channels, this.fromRate, this.toRate);
-    const list = idle.get(k) ?? [];
-    if (list.length >= MAX_IDLE_PER_KEY) {
-      converter.destroy();
-      return;
-    }
-    converter.outputSampleRate = this.toRate;
-    list.push(converter);
-    idle.set(k, list);
+    park(key(this.channels, this.fromRate, this.toRate), converter);
   }
 
   #live(): Converter {
@@ -176,6 +200,19 @@ export class StreamResampler {
     this.#outFrames += Math.max(0, frames);
     return out;
   }
+}
+
+/** Leaves a converter idle for reuse, its state reset (or destroys it when enough are idle). */
+function park(k: string, converter: Converter): void {
+  const list = idle.get(k) ?? [];
+  if (list.length >= MAX_IDLE_PER_KEY) {
+    converter.destroy();
+    return;
+  }
+  // The setter re-initializes libsamplerate's state (src_delete + src_new).
+  converter.outputSampleRate = converter.outputSampleRate;
+  list.push(converter);
+  idle.set(k, list);
 }
 
 function key(channels: number, fromRate: number, toRate: number): string {

@@ -6,7 +6,7 @@
  */
 import { bytesPerFrame, type AudioSpec } from '../dsp/spec.js';
 import { TtsError } from '../errors.js';
-import type { Language } from '../protocol/types.js';
+import { SSE_SAMPLE_RATE, type Language } from '../protocol/types.js';
 import { openChannel, type ChannelKind } from './channels.js';
 import { openOutputs, type OutputPlan } from './outputs.js';
 import { AudioStage, type StageSettings } from './audio-stage.js';
@@ -75,6 +75,24 @@ export interface SpeakOptions {
   effects?: { speed: number; volume: number; pauseMs: number } | undefined;
   /** --subtitles: the file to write the cues to. */
   subtitles?: string | undefined;
+}
+
+/**
+ * Starts loading and warming up what the run's audio stage will need — libsamplerate for SSE
+ * audio at another rate than 24000 Hz, Sonic for `--speed` — so that the first audio chunk does
+ * not wait for it (the first calls of both are slow). Call as early as possible; never rejects.
+ */
+export function prepareAudio(channel: ChannelKind, spec: AudioSpec, speed: number): void {
+  void (async () => {
+    if (channel === 'sse' && spec.sampleRate !== SSE_SAMPLE_RATE) {
+      const { warmUpResampler } = await import('../dsp/resample.js');
+      await warmUpResampler(1, SSE_SAMPLE_RATE, spec.sampleRate);
+    }
+    if (speed !== 1) {
+      const { warmUpTempo } = await import('../dsp/tempo.js');
+      await warmUpTempo(spec.sampleRate, spec.channels, speed);
+    }
+  })().catch(() => {});
 }
 
 /**
