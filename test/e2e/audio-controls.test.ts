@@ -235,6 +235,34 @@ describe('audio the user asked for (issue 11)', () => {
     }
   });
 
+  it('realtime takes the controls too: --speed 1.5 --pause 300 --subtitles at -r 16000 -c 2', { skip: !haveSox }, async () => {
+    const out = join(dir, 'rt-controls.wav');
+    const subs = join(dir, 'rt.vtt');
+    await ok(['realtime', '-q', '--voice', 'en-woman-1', '-r', '16000', '-c', '2', '--speed', '1.5', '--pause', '300', '--subtitles', subs, '-o', out, TEXT]);
+    const info = soxInfo(out);
+    assert.equal(info.rate, 16000);
+    assert.equal(info.channels, 2);
+    const cues = parseCues(await readFile(subs, 'utf8'), 'vtt');
+    assert.deepEqual(
+      cues.map((c) => c.text),
+      SENTENCES,
+    );
+    assertMonotonic(cues);
+    for (let i = 1; i < cues.length; i++) assert.ok(Math.abs(cues[i]!.start - cues[i - 1]!.end - 0.3) < 0.002);
+    assert.ok(Math.abs(cues.at(-1)!.end - info.duration) <= 0.25);
+  });
+
+  it('Japanese sentences end at 。！？: one cue each, text as written', async () => {
+    const subs = join(dir, 'ja.srt');
+    await ok(['stream', '-q', '--subtitles', subs, '-o', join(dir, 'ja-subs.wav'), '今日は良い天気です。東京タワーに行きました！  本当？']);
+    const cues = parseCues(await readFile(subs, 'utf8'), 'srt');
+    assert.deepEqual(
+      cues.map((c) => c.text),
+      ['今日は良い天気です。', '東京タワーに行きました！', '本当？'],
+    );
+    assertMonotonic(cues);
+  });
+
   it('bad values exit 2 naming the range; subtitles never overwrite the audio or the text', async () => {
     for (const [flag, value, range] of [
       ['--speed', '0', /from 0\.5 to 3/],
