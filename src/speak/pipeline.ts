@@ -11,28 +11,14 @@ import { backoffSeconds, shouldRetry, sleep } from '../client/retry.js';
 import { ChunkQueue } from '../wire/chunk-queue.js';
 import type { AudioChunk } from '../wire/delta.js';
 import { codePointLength, hasSpeech, requestText, splitText } from '../text/split.js';
+import { isPieceEnd, type PipelineItem } from './piece-end.js';
+
+export { isPieceEnd, type PieceEnd, type PipelineItem } from './piece-end.js';
 
 /** Counters a run reports in its `--json` summary. */
 export interface RequestStats {
   /** Requests / sessions started, retries included. */
   requests: number;
-}
-
-/**
- * Marks the end of one piece's audio in {@link synthesizePieces}' output: every chunk of the
- * piece came before it, none of the next piece's after it.
- */
-export interface PieceEnd {
-  /** The text that was requested for the piece (as split; whitespace included). */
-  pieceEnd: string;
-}
-
-/** What {@link synthesizePieces} yields: audio, and where each piece's audio ends. */
-export type PipelineItem = AudioChunk | PieceEnd;
-
-/** True for a {@link PieceEnd} marker. */
-export function isPieceEnd(item: PipelineItem): item is PieceEnd {
-  return 'pieceEnd' in item;
 }
 
 /** Opens one request for one piece of text; the iterable ends after the service's `done`. */
