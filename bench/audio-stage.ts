@@ -23,8 +23,6 @@ import { mb, median } from './stats.js';
 
 /** Target: the stage adds at most this many ms to the first delta's path (issue 11). */
 export const STAGE_ADDED_TTFA_MS_MAX = 10;
-/** Target: the stage adds at most this many MB of peak RSS to a plain run of the same text. */
-export const STAGE_ADDED_MB_MAX = 30;
 /** Target: four times the text through the stage adds at most this many MB to its peak. */
 export const STAGE_GROWTH_MB_MAX = 20;
 
@@ -138,7 +136,9 @@ async function memory(options: BenchOptions, dir: string): Promise<Figure[]> {
         value: staged.mb,
         unit: 'MB',
         baseline: { name: 'the same text, plain', value: plain.mb },
-        targets: [{ kind: 'added-max', limit: STAGE_ADDED_MB_MAX }],
+        // Informational: what the stage costs (libsamplerate instances, ~2 MB each beside ~11 MB of
+        // code; Sonic; ten times as many requests, one per sentence). The target is flatness, below.
+        targets: [],
         note: `${staged.seconds.toFixed(1)} s; -r 48000 -c 2 --speed --volume --pause --subtitles`,
       },
       {

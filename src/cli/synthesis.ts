@@ -72,7 +72,7 @@ export async function runSynthesis(command: CommandName, words: string[], flags:
   for (const s of STOP_SIGNALS) process.on(s, onSignal);
   const spec: AudioSpec = { format: flags.format, sampleRate: flags.sampleRate, channels: flags.channels };
   // The converter and the tempo changer get ready while the text is read and the service found.
-  prepareAudio(command === 'realtime' ? 'realtime' : 'sse', spec, flags.speed ?? 1);
+  prepareAudio(command === 'realtime' ? 'realtime' : 'sse', spec, { speed: flags.speed ?? 1, volume: flags.volume ?? 1 });
   let spinner: { text: string; stop(): void } | undefined;
   let code: number;
   try {

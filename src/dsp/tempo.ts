@@ -23,20 +23,6 @@ export function loadSonic(): Promise<SonicModule> {
   return loading;
 }
 
-/**
- * Loads Sonic and runs a first stretch of silence through it (the first call is several times
- * slower than the next), ahead of the audio. Never rejects.
- */
-export async function warmUpTempo(sampleRate: number, channels: number, speed: number): Promise<void> {
-  try {
-    const tempo = await Tempo.create(sampleRate, channels, speed);
-    tempo.push(new Float32Array(Math.round(sampleRate / 10) * channels));
-    tempo.destroy();
-  } catch {
-    // The real run reports the problem.
-  }
-}
-
 /** Frames moved through the WebAssembly heap per call. */
 const BLOCK_FRAMES = 4096;
 

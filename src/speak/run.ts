@@ -78,19 +78,29 @@ export interface SpeakOptions {
 }
 
 /**
- * Starts loading and warming up what the run's audio stage will need — libsamplerate for SSE
- * audio at another rate than 24000 Hz, Sonic for `--speed` — so that the first audio chunk does
- * not wait for it (the first calls of both are slow). Call as early as possible; never rejects.
+ * Starts loading and warming up what the run's audio will go through — libsamplerate when SSE
+ * audio (24000 Hz mono) must be converted, Sonic and the gain for `--speed`/`--volume` — by
+ * running 100 ms of silence through each, so the first audio chunk waits for none of it (the
+ * first calls of each are many times slower than the next). Call as early as possible; never
+ * rejects (the real run reports any problem).
  */
-export function prepareAudio(channel: ChannelKind, spec: AudioSpec, speed: number): void {
+export function prepareAudio(channel: ChannelKind, spec: AudioSpec, effects: { speed: number; volume: number }): void {
   void (async () => {
-    if (channel === 'sse' && spec.sampleRate !== SSE_SAMPLE_RATE) {
-      const { warmUpResampler } = await import('../dsp/resample.js');
-      await warmUpResampler(1, SSE_SAMPLE_RATE, spec.sampleRate);
+    const arriving: AudioSpec = { format: spec.format, sampleRate: SSE_SAMPLE_RATE, channels: 1 };
+    if (channel === 'sse' && (spec.sampleRate !== SSE_SAMPLE_RATE || spec.channels !== 1)) {
+      const [{ warmUpResampler }, { SpecConverter }, { encodeFloat }] = await Promise.all([import('../dsp/resample.js'), import('../dsp/convert.js'), import('../dsp/encoding.js')]);
+      if (spec.sampleRate !== SSE_SAMPLE_RATE) await warmUpResampler(1, SSE_SAMPLE_RATE, spec.sampleRate);
+      const converter = await SpecConverter.create(arriving, spec);
+      converter.push(encodeFloat(new Float32Array(SSE_SAMPLE_RATE / 10), spec.format));
+      converter.end();
+      converter.destroy();
     }
-    if (speed !== 1) {
-      const { warmUpTempo } = await import('../dsp/tempo.js');
-      await warmUpTempo(spec.sampleRate, spec.channels, speed);
+    if (effects.speed !== 1 || effects.volume !== 1) {
+      const [{ EffectChain }, { encodeFloat }] = await Promise.all([import('../dsp/effects.js'), import('../dsp/encoding.js')]);
+      const chain = await EffectChain.create(spec, effects);
+      chain.push(encodeFloat(new Float32Array(Math.round(spec.sampleRate / 10) * spec.channels), spec.format));
+      chain.endPiece();
+      chain.destroy();
     }
   })().catch(() => {});
 }
