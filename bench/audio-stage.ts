@@ -115,7 +115,7 @@ async function memory(options: BenchOptions, dir: string): Promise<Figure[]> {
   const env = cleanEnv({ TTS_BASE_URL: server.url, TTS_API_KEY: BENCH_KEY });
   // The shorter text is a quarter of the longer, not less: a run of a second or two ends before
   // the heap has grown to its steady size, and would make a flat profile look like growth.
-  const long = options.quick ? 200_000 : 400_000;
+  const long = options.quick ? 200_000 : 800_000;
   const short = long / 4;
   const peak = async (bytes: number, staged: boolean): Promise<{ mb: number; seconds: number }> => {
     const text = path.join(dir, `book-${bytes}.txt`);
