@@ -85,24 +85,26 @@ export interface SpeakOptions {
  * rejects (the real run reports any problem).
  */
 export function prepareAudio(channel: ChannelKind, spec: AudioSpec, effects: { speed: number; volume: number }): void {
-  void (async () => {
-    const arriving: AudioSpec = { format: spec.format, sampleRate: SSE_SAMPLE_RATE, channels: 1 };
-    if (channel === 'sse' && (spec.sampleRate !== SSE_SAMPLE_RATE || spec.channels !== 1)) {
-      const [{ warmUpResampler }, { SpecConverter }, { encodeFloat }] = await Promise.all([import('../dsp/resample.js'), import('../dsp/convert.js'), import('../dsp/encoding.js')]);
-      if (spec.sampleRate !== SSE_SAMPLE_RATE) await warmUpResampler(1, SSE_SAMPLE_RATE, spec.sampleRate);
-      const converter = await SpecConverter.create(arriving, spec);
-      converter.push(encodeFloat(new Float32Array(SSE_SAMPLE_RATE / 10), spec.format));
-      converter.end();
-      converter.destroy();
-    }
-    if (effects.speed !== 1 || effects.volume !== 1) {
-      const [{ EffectChain }, { encodeFloat }] = await Promise.all([import('../dsp/effects.js'), import('../dsp/encoding.js')]);
-      const chain = await EffectChain.create(spec, effects);
-      chain.push(encodeFloat(new Float32Array(Math.round(spec.sampleRate / 10) * spec.channels), spec.format));
-      chain.endPiece();
-      chain.destroy();
-    }
-  })().catch(() => {});
+  const silence = async (frames: number): Promise<Buffer> => (await import('../dsp/encoding.js')).encodeFloat(new Float32Array(frames), spec.format);
+  // Independent, so the quick one (Sonic, ~10 ms) is not kept waiting behind libsamplerate (~100 ms).
+  const conversion = async (): Promise<void> => {
+    if (channel !== 'sse' || (spec.sampleRate === SSE_SAMPLE_RATE && spec.channels === 1)) return;
+    const [{ warmUpResampler }, { SpecConverter }] = await Promise.all([import('../dsp/resample.js'), import('../dsp/convert.js')]);
+    if (spec.sampleRate !== SSE_SAMPLE_RATE) await warmUpResampler(1, SSE_SAMPLE_RATE, spec.sampleRate);
+    const converter = await SpecConverter.create({ format: spec.format, sampleRate: SSE_SAMPLE_RATE, channels: 1 }, spec);
+    converter.push(await silence(SSE_SAMPLE_RATE / 10));
+    converter.end();
+    converter.destroy();
+  };
+  const stage = async (): Promise<void> => {
+    if (effects.speed === 1 && effects.volume === 1) return;
+    const { EffectChain } = await import('../dsp/effects.js');
+    const chain = await EffectChain.create(spec, effects);
+    chain.push(await silence(Math.round(spec.sampleRate / 10) * spec.channels));
+    chain.endPiece();
+    chain.destroy();
+  };
+  void Promise.all([conversion().catch(() => {}), stage().catch(() => {})]);
 }
 
 /**
