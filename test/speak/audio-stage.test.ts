@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { AudioStage } from '../../src/speak/audio-stage.js';
+import { convertChunks, reportedSpec } from '../../src/speak/convert-stream.js';
 import { cueText, openSubtitles, timestamp } from '../../src/speak/subtitles.js';
 
 const spec = { format: 'pcm16' as const, sampleRate: 1000, channels: 1 };
@@ -65,5 +66,30 @@ describe('subtitle files', () => {
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('what arrives', () => {
+  const asked = { format: 'pcm16' as const, sampleRate: 48000, channels: 2 };
+
+  it('reads the session tts_session.updated reported, falling back field by field to what was asked', () => {
+    assert.deepEqual(reportedSpec({ output_audio_format: 'mulaw', output_audio_sample_rate: 24000, output_audio_number_of_channels: 1 }, asked), { format: 'mulaw', sampleRate: 24000, channels: 1 });
+    assert.deepEqual(reportedSpec({ output_audio_format: 'mp3', output_audio_sample_rate: 1e9, output_audio_number_of_channels: 2.5 }, asked), asked);
+    assert.deepEqual(reportedSpec({}, asked), asked);
+  });
+
+  it('passes the very same chunks through when nothing differs, converts when something does', async () => {
+    const chunks = [Buffer.alloc(4800, 1), Buffer.alloc(4800, 2)];
+    async function* source() {
+      for (const data of chunks) yield { data, itemId: 'item_1' };
+    }
+    const same: Buffer[] = [];
+    for await (const c of convertChunks(source(), () => asked, asked)) same.push(c.data);
+    assert.equal(same[0], chunks[0]);
+    assert.equal(same[1], chunks[1]);
+    let bytes = 0;
+    for await (const c of convertChunks(source(), () => ({ format: 'pcm16', sampleRate: 24000, channels: 1 }), asked)) bytes += c.data.length;
+    // 4800 frames of 24 kHz mono → 9600 frames of 48 kHz stereo pcm16.
+    assert.equal(bytes, 9600 * 4);
   });
 });
