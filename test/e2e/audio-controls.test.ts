@@ -213,9 +213,9 @@ describe('audio the user asked for (issue 11)', () => {
     });
   }
 
-  it('--subtitles with --lines: one cue per line; and with stdout as the output', async () => {
+  it('--subtitles and --pause with --lines: one cue and one pause per line; and with stdout as the output', async () => {
     const subs = join(dir, 'lines.vtt');
-    const r = await runTts(['stream', '-q', '--lines', '--voice', 'en-man-1', '--subtitles', subs], { env, input: 'First line. Still the first.\nSecond & <last> line\n' });
+    const r = await runTts(['stream', '-q', '--lines', '--voice', 'en-man-1', '--pause', '400', '--subtitles', subs], { env, input: 'First line. Still the first.\nSecond & <last> line\n' });
     assert.equal(r.code, 0, r.stderr);
     const cues = parseCues(await readFile(subs, 'utf8'), 'vtt');
     assert.deepEqual(
@@ -223,6 +223,8 @@ describe('audio the user asked for (issue 11)', () => {
       ['First line. Still the first.', 'Second &amp; &lt;last&gt; line'],
     );
     assertMonotonic(cues);
+    // One pause, between the two lines (not between the sentences of the first).
+    assert.ok(Math.abs(cues[1]!.start - cues[0]!.end - 0.4) < 0.002, `gap ${cues[1]!.start - cues[0]!.end}`);
     assert.ok(Math.abs(cues.at(-1)!.end - r.stdout.length / 48000) <= 0.25);
   });
 
