@@ -9,6 +9,7 @@
  * `--json` prints `{ machine, quick, figures: [...] }` instead of the table.
  */
 import { availableParallelism, cpus, loadavg, totalmem } from 'node:os';
+import { benchAudioStage } from './audio-stage.js';
 import { benchClientTtfa } from './client-ttfa.js';
 import { benchDecode } from './decode.js';
 import { benchEngine } from './engine.js';
@@ -24,6 +25,7 @@ const BENCHES: Record<string, (o: BenchOptions) => Promise<Figure[]>> = {
   decode: benchDecode,
   memory: benchMemory,
   'long-text': benchLongText,
+  'audio-stage': benchAudioStage,
   engine: benchEngine,
   'server-load': benchServerLoad,
 };
