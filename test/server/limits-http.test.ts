@@ -180,20 +180,20 @@ describe('tts serve: every error code on both channels (docs/protocol.md §7)', 
     assert.ok((await wsSynthesize(await connect(svc.wsUrl, key), 'd'.repeat(20))).length > 0);
     await expectSseRefusal(svc, key, { input: 'e' }, 'quota_exceeded');
     await expectWsUpdateRefusal(svc, key, update({ input_text: 'f' }), 'quota_exceeded');
-    // Characters are code points: one emoji is one character.
+    // Characters are code points: one astral character (𠮷, a surrogate pair in UTF-16) is one character.
     const other = freshKey();
-    const res = await postSse(svc.base, { input: '😀'.repeat(40) }, other);
+    const res = await postSse(svc.base, { input: '𠮷'.repeat(40) }, other);
     assert.equal(res.status, 200);
     await allEvents(res);
-    const res2 = await postSse(svc.base, { input: '😀'.repeat(40) }, other);
+    const res2 = await postSse(svc.base, { input: '𠮷'.repeat(40) }, other);
     assert.equal(res2.status, 200);
     await allEvents(res2);
-    await expectSseRefusal(svc, other, { input: '😀'.repeat(21) }, 'quota_exceeded');
+    await expectSseRefusal(svc, other, { input: '𠮷'.repeat(21) }, 'quota_exceeded');
   });
 
   it('max_character_length_exceeded: 422 over 40 code points, the limit itself is accepted', async () => {
     const key = freshKey();
-    const ok = await postSse(svc.base, { input: '😀'.repeat(40) }, key);
+    const ok = await postSse(svc.base, { input: '𠮷'.repeat(40) }, key);
     assert.equal(ok.status, 200);
     await allEvents(ok);
     await expectSseRefusal(svc, key, { input: 'a'.repeat(41) }, 'max_character_length_exceeded');
