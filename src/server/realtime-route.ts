@@ -87,8 +87,8 @@ export function attachRealtime(server: Server, ctx: RealtimeRouteContext): Realt
     const path = pathOf(req);
     // Read now: once the socket closes, its address is gone.
     const remote = req.socket.remoteAddress ?? '-';
-    const log = (keyIndex: number, outcome: string): void =>
-      ctx.accessLog?.(`${accessPrefix(remote, keyIndex)} ${req.method ?? '-'} ${path} ${outcome} ${Math.round(performance.now() - started)}ms`);
+    const log = (keyIndex: number, outcome: string, note = ''): void =>
+      ctx.accessLog?.(`${accessPrefix(remote, keyIndex)} ${req.method ?? '-'} ${path} ${outcome} ${Math.round(performance.now() - started)}ms${note}`);
     if (path !== REALTIME_PATH) {
       refuseHandshake(socket, 404, { error: { code: 'not_found', message: `no WebSocket route ${path}; the service has ${REALTIME_PATH}` } });
       log(-1, '404');
@@ -111,7 +111,7 @@ export function attachRealtime(server: Server, ctx: RealtimeRouteContext): Realt
           const shutdown = runSession(ws, ctx, admitted, (closeCode, note) => {
             sessions.delete(shutdown);
             admitted.release();
-            log(admitted.keyIndex, `101 close=${closeCode}${note}`);
+            log(admitted.keyIndex, `101 close=${closeCode}`, note);
           });
           sessions.add(shutdown);
           if (shuttingDown) shutdown();
