@@ -3,7 +3,7 @@
  * sockets with the real `ws` client (docs/protocol.md §2.4, §3, §4.2, §5, §6.2, §7; docs/cli.md §4):
  * event shapes, every refusal as an error event then close 1008, the handshake's 401/404, one
  * update per session, size limits, and aborts. The engine is a deterministic fake
- * (test/helpers/ws-fake-engine.ts), so what reaches the engine and what leaves the socket can
+ * (test/helpers/fake-engine.ts), so what reaches the engine and what leaves the socket can
  * be compared byte for byte.
  */
 import assert from 'node:assert/strict';
@@ -14,7 +14,7 @@ import { KeyRing } from '../../src/server/keys.js';
 import { attachRealtime } from '../../src/server/realtime-route.js';
 import { createService, listen } from '../../src/server/service.js';
 import { connect as connectWs, handshake, type WsSession } from '../helpers/serve-ws.js';
-import { fakeAudio, fakeEngine, type FakeEngine } from '../helpers/ws-fake-engine.js';
+import { fakeAudio, fakeEngine, type FakeEngine } from '../helpers/fake-engine.js';
 
 const KEY = 'test-key-ws-123456';
 

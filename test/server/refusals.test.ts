@@ -9,7 +9,8 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { errorBody, postSse, rawConnect, scriptedEngine, startService, waitFor, type ScriptedEngine, type TestService } from '../helpers/serve-http.js';
+import { errorBody, postSse, rawConnect, startService, waitFor, type TestService } from '../helpers/serve-http.js';
+import { scriptedEngine, type FakeEngine } from '../helpers/fake-engine.js';
 import { connect, update } from '../helpers/serve-ws.js';
 
 const KEY = 'refusals-key-0123456789';
@@ -27,7 +28,7 @@ async function rawRequest(base: string, head: string[], body: string | Buffer = 
 }
 
 describe('the built-in service refuses what it cannot serve faithfully', () => {
-  let engine: ScriptedEngine;
+  let engine: FakeEngine;
   let svc: TestService;
   before(async () => {
     engine = scriptedEngine();
@@ -36,7 +37,7 @@ describe('the built-in service refuses what it cannot serve faithfully', () => {
   after(() => svc.close());
 
   it('a body that is not valid UTF-8 is 400 bad_request, and nothing is synthesized', async () => {
-    const jobs = engine.jobs.length;
+    const jobs = engine.records.length;
     // "h\xffi": JSON.parse of the U+FFFD-decoded text would have succeeded.
     const body = Buffer.concat([Buffer.from('{"input":"h'), Buffer.from([0xff]), Buffer.from('i"}')]);
     const r = await rawRequest(svc.base, ['POST /v1/tts/sse HTTP/1.1', 'Host: x', `Authorization: Bearer ${KEY}`, 'Content-Type: application/json', `Content-Length: ${body.length}`], body);
@@ -44,7 +45,7 @@ describe('the built-in service refuses what it cannot serve faithfully', () => {
     const e = errorBody(r.text);
     assert.equal(e.code, 'bad_request');
     assert.match(e.message, /UTF-8/);
-    assert.equal(engine.jobs.length, jobs);
+    assert.equal(engine.records.length, jobs);
   });
 
   it('two Authorization headers are 400 bad_request on SSE and on the WebSocket handshake, whatever their keys', async () => {
@@ -83,7 +84,7 @@ describe('the built-in service refuses what it cannot serve faithfully', () => {
     ['control characters', '\u0001\u0007\u001b\u007f\u0085\t\r\n'],
   ] as const) {
     it(`a text of only ${what} is 422 text_string_required on SSE and an error event + close 1008 on the WebSocket`, async () => {
-      const jobs = engine.jobs.length;
+      const jobs = engine.records.length;
       const res = await postSse(svc.base, { input: text }, KEY);
       assert.equal(res.status, 422);
       assert.equal(errorBody(await res.text()).code, 'text_string_required');
@@ -92,7 +93,7 @@ describe('the built-in service refuses what it cannot serve faithfully', () => {
       s.ws.send(update({ input_text: text }));
       assert.equal((await s.closed).code, 1008);
       assert.equal((s.events.at(-1)!['error'] as { code: string }).code, 'text_string_required');
-      assert.equal(engine.jobs.length, jobs, 'nothing reached the engine');
+      assert.equal(engine.records.length, jobs, 'nothing reached the engine');
     });
   }
 
