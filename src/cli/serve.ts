@@ -31,7 +31,7 @@ export interface ServeFlags {
  * Seconds running streams get to finish after SIGINT or SIGTERM before they are ended
  * (docs/cli.md §5); a second signal ends them at once.
  */
-export const SHUTDOWN_GRACE_SECONDS = 2;
+export const SHUTDOWN_GRACE_SECONDS = 5;
 
 /** A parser for `--write-timeout`: seconds above 0, at most a day. */
 function writeTimeoutSeconds(value: string): number {

@@ -116,6 +116,8 @@ export class EspeakEngine implements SpeechEngine {
     };
     signal?.addEventListener('abort', onAbort, { once: true });
     this.scheduler.add(run, run.key);
+    // A text of spaces the trim() above does not know (none in practice) has no unit: it is done.
+    if (run.nextUnit === undefined) this.finishCompleted(run);
     this.dispatch();
     try {
       for (;;) {
@@ -249,7 +251,7 @@ export class EspeakEngine implements SpeechEngine {
         run.reports.push(reply.report);
         if (run.state === 'cancelled') this.finishAborted(run);
         else if (run.state === 'running' && run.nextUnit === undefined) this.finishCompleted(run);
-        else if (run.state === 'running' && !this.ready(run) && run.nextUnit !== undefined) {
+        else if (run.state === 'running' && run.queue.bytes > run.queue.lowWaterBytes) {
           // The caller is behind: the next unit waits until its buffer drains to the low-water mark.
           void run.queue.room().then(() => this.dispatch());
         }
