@@ -16,11 +16,12 @@ import { hasSpeech, StreamSplitter, WINDOW_CHARS } from '../text/split.js';
 import type { JobReport } from './messages.js';
 
 /**
- * Longest unit, in code points. About 10–15 s of speech and, with eSpeak NG in WebAssembly,
- * 0.1–0.3 s of a worker's time: short enough that a waiting stream starts soon, long enough that
- * the per-unit cost (a message each way, a resampler) stays small.
+ * Longest unit, in code points: one or two ordinary sentences, about 10 s of speech and, with
+ * eSpeak NG in WebAssembly, 0.1–0.2 s of an idle worker's time — short enough that a waiting
+ * stream starts soon, long enough that the per-unit cost (a message each way, a resampler, the
+ * silence eSpeak NG puts around each call) stays small. Longer sentences are cut at clauses.
  */
-export const UNIT_CHARS = 200;
+export const UNIT_CHARS = 150;
 
 /**
  * The units of `text`, in order, lazily: the text is segmented one window (WINDOW_CHARS) at a

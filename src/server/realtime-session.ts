@@ -226,7 +226,8 @@ function sendPaced(ws: WebSocket, event: unknown, signal: AbortSignal, timeoutMs
     if (!written && ws.bufferedAmount > SEND_HIGH_WATER_BYTES) {
       waiting = true;
       signal.addEventListener('abort', onAbort, { once: true });
-      timer = setTimeout(() => done('timeout'), timeoutMs);
+      // Infinity: no limit (the embedded service, whose only client is this process).
+      if (Number.isFinite(timeoutMs)) timer = setTimeout(() => done('timeout'), timeoutMs);
     } else {
       resolve('sent');
     }

@@ -40,7 +40,8 @@ export interface ServiceOptions {
   requestTimeoutMs?: number | undefined;
   /**
    * Milliseconds a stream may accept nothing (its socket does not drain) before it is closed and
-   * its slot freed (default {@link DEFAULT_WRITE_TIMEOUT_MS}; docs/cli.md §5, `--write-timeout`).
+   * its slot freed (default {@link DEFAULT_WRITE_TIMEOUT_MS}; docs/cli.md §5, `--write-timeout`);
+   * Infinity for none.
    */
   writeTimeoutMs?: number | undefined;
 }

@@ -128,7 +128,7 @@ function shuttingDown(): SseErrorData {
 
 /**
  * Resolves when the response can take more (`drained`), the stream was stopped (`stopped`), or
- * `timeoutMs` passed without either (`timeout`).
+ * `timeoutMs` passed without either (`timeout`; never when it is Infinity).
  */
 function drained(res: ServerResponse, signal: AbortSignal, timeoutMs: number): Promise<'drained' | 'stopped' | 'timeout'> {
   return new Promise((resolve) => {
@@ -140,7 +140,8 @@ function drained(res: ServerResponse, signal: AbortSignal, timeoutMs: number): P
     };
     const onDrain = (): void => done('drained');
     const onStop = (): void => done('stopped');
-    const timer = setTimeout(() => done('timeout'), timeoutMs);
+    // Infinity: no limit (the embedded service, whose only client is this process).
+    const timer = Number.isFinite(timeoutMs) ? setTimeout(() => done('timeout'), timeoutMs) : undefined;
     res.on('drain', onDrain);
     signal.addEventListener('abort', onStop, { once: true });
   });
