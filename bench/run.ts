@@ -15,7 +15,9 @@ import { benchDecode } from './decode.js';
 import { benchEngine } from './engine.js';
 import { benchLongText } from './long-text.js';
 import { benchMemory } from './memory.js';
+import { benchServerFairness } from './server-fairness.js';
 import { benchServerLoad } from './server-load.js';
+import { benchServerStalled } from './server-stalled.js';
 import { benchStartup } from './startup.js';
 import { type BenchOptions, type Figure, formatTable, judge } from './figures.js';
 
@@ -28,6 +30,8 @@ const BENCHES: Record<string, (o: BenchOptions) => Promise<Figure[]>> = {
   'audio-stage': benchAudioStage,
   engine: benchEngine,
   'server-load': benchServerLoad,
+  'server-stalled': benchServerStalled,
+  'server-fairness': benchServerFairness,
 };
 
 const USAGE = `usage: npm run bench -- [--quick] [--json] [--only ${Object.keys(BENCHES).join(',')}]`;
