@@ -9,12 +9,15 @@
  * `--json` prints `{ machine, quick, figures: [...] }` instead of the table.
  */
 import { availableParallelism, cpus, loadavg, totalmem } from 'node:os';
+import { benchAudioStage } from './audio-stage.js';
 import { benchClientTtfa } from './client-ttfa.js';
 import { benchDecode } from './decode.js';
 import { benchEngine } from './engine.js';
 import { benchLongText } from './long-text.js';
 import { benchMemory } from './memory.js';
+import { benchServerFairness } from './server-fairness.js';
 import { benchServerLoad } from './server-load.js';
+import { benchServerStalled } from './server-stalled.js';
 import { benchStartup } from './startup.js';
 import { benchVoices } from './voices.js';
 import { type BenchOptions, type Figure, formatTable, judge } from './figures.js';
@@ -25,8 +28,11 @@ const BENCHES: Record<string, (o: BenchOptions) => Promise<Figure[]>> = {
   decode: benchDecode,
   memory: benchMemory,
   'long-text': benchLongText,
+  'audio-stage': benchAudioStage,
   engine: benchEngine,
   'server-load': benchServerLoad,
+  'server-stalled': benchServerStalled,
+  'server-fairness': benchServerFairness,
   voices: benchVoices,
 };
 

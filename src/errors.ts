@@ -118,6 +118,11 @@ export interface TtsErrorOptions {
   retryAfterSeconds?: number | undefined;
   /** True when the failure may succeed if tried again (limits, 408, 5xx, network). */
   retriable?: boolean | undefined;
+  /**
+   * True when nothing may mend it: no retry, and no re-request of a broken piece either (an
+   * `error` event whose code is missing or unknown, docs/cli.md §4).
+   */
+  final?: boolean | undefined;
 }
 
 /**
@@ -137,6 +142,8 @@ export class TtsError extends Error {
   readonly retryAfterSeconds: number | undefined;
   /** Whether a retry may succeed (docs/cli.md §1 `--retries`). */
   readonly retriable: boolean;
+  /** Whether the failure is final: never retried, never recovered by requesting the piece again. */
+  readonly final: boolean;
 
   constructor(code: TtsError['code'], message: string, options: TtsErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
@@ -144,7 +151,8 @@ export class TtsError extends Error {
     this.status = options.status;
     this.hint = options.hint;
     this.retryAfterSeconds = options.retryAfterSeconds;
-    this.retriable = options.retriable ?? false;
+    this.final = options.final ?? false;
+    this.retriable = !this.final && (options.retriable ?? false);
   }
 
   /** Exit code of docs/cli.md §3 for this error. */

@@ -10,7 +10,7 @@
  * piece (truncateAudio). Positional writes on a FileHandle from fs/promises do all three with
  * the same rename-into-place discipline those libraries use.
  */
-import type { Stats } from 'node:fs';
+import { statSync, type Stats } from 'node:fs';
 import { open, realpath, rename, stat, unlink, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, resolve } from 'node:path';
 import { TtsError } from '../errors.js';
@@ -238,6 +238,15 @@ async function syncFolder(dir: string): Promise<void> {
   }
 }
 
+/** True when `path` is an existing folder (synchronous: only on the error path). */
+function isFolder(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
 function codeOf(err: unknown): string | undefined {
   const code = (err as { code?: unknown } | null)?.code;
   return typeof code === 'string' ? code : undefined;
@@ -252,7 +261,10 @@ function ioError(err: unknown, path: string): TtsError {
   const [what, hint] = ((): [string, string] => {
     switch (codeOf(err)) {
       case 'ENOENT':
-        return [`folder ${folder} does not exist`, 'create the folder first, or check the path'];
+        // The folder may exist and still refuse new files: /proc, /sys and other virtual file
+        // systems answer ENOENT to a create. Say which of the two it is.
+        if (isFolder(folder)) return [`the folder ${folder} does not allow new files to be created (a virtual file system such as /proc or /sys)`, 'write to a folder on a disk, e.g. -o ./speech.wav'];
+        return [`the folder ${folder} does not exist`, 'create the folder first, or check the path'];
       case 'ENOTDIR':
         return ['a part of the path is not a folder', 'check the path'];
       case 'EISDIR':

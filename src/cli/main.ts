@@ -6,9 +6,13 @@
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { removeTempFilesSync } from '../audio/temp-files.js';
-import { EXIT } from '../errors.js';
+import { EXIT, TtsError } from '../errors.js';
+import { addCompletionCommand } from './completion.js';
+import { addConfigCommand, applyConfig, synthesisCommands } from './config.js';
+import { nearMissCommand } from './default-command.js';
+import { addDoctorCommand } from './doctor.js';
 import { addRealtimeCommand } from './realtime.js';
-import { escapeControls, type CommandIo } from './report.js';
+import { createReporter, escapeControls, reportError, type CommandIo } from './report.js';
 import { addSayCommand } from './say.js';
 import { addServeCommand } from './serve.js';
 import { addStreamCommand } from './stream.js';
@@ -58,6 +62,7 @@ export async function main(argv: string[], io: CommandIo = { stdin: process.stdi
     .description('Text to speech from the terminal, through a streaming TTS service or the built-in offline engine')
     .version(version(), '-V, --version')
     .showHelpAfterError('(run with --help for usage)')
+    .addHelpText('after', '\n`tts "text"` is `tts say "text"` (say is the default command). `tts doctor` checks the set-up.')
     .exitOverride()
     .configureOutput({
       writeErr: (s) => io.stderr.write(s),
@@ -72,6 +77,28 @@ export async function main(argv: string[], io: CommandIo = { stdin: process.stdi
   addRealtimeCommand(program, io, done);
   addServeCommand(program, io, done);
   addVoicesCommand(program, io, done);
+  addDoctorCommand(program, io, done);
+  addConfigCommand(program, io, done);
+  addCompletionCommand(program, io, done);
+  // The config file and its profiles, under the flags (docs/cli.md §7), for every synthesis command.
+  program.hook('preAction', async (_program, action) => {
+    if (synthesisCommands(program).includes(action)) await applyConfig(program, action, io.env);
+  });
+
+  // `say` is the default command (docs/cli.md §1), but not for a near miss of a command's name,
+  // and `tts` alone on a terminal shows the help rather than waiting for text.
+  const names = program.commands.flatMap((c) => [c.name(), ...c.aliases()]);
+  const miss = nearMissCommand(argv[0], names);
+  if (miss !== undefined) {
+    const reporter = createReporter(io.stderr, {});
+    reporter.error(`error: "${argv[0]}" is not a command; did you mean \`tts ${miss}\`?`);
+    reporter.error(`  to speak the word, write: tts say ${argv.join(' ')}`);
+    return EXIT.usage;
+  }
+  if (argv.length === 0 && io.stdin.isTTY === true) {
+    program.outputHelp({ error: true });
+    return EXIT.usage;
+  }
 
   try {
     await program.parseAsync(argv, { from: 'user' });
@@ -80,6 +107,8 @@ export async function main(argv: string[], io: CommandIo = { stdin: process.stdi
       // --help and --version end with code 0; every other commander error is a usage error.
       return error.exitCode === 0 ? EXIT.ok : EXIT.usage;
     }
+    // A bad config file or profile, found before any action ran.
+    if (error instanceof TtsError) return reportError(error, createReporter(io.stderr, {}));
     throw error;
   }
   return exitCode;

@@ -6,6 +6,7 @@ import { InvalidArgumentError, Option, type Command } from 'commander';
 import type { CommandIo } from './report.js';
 import { AUDIO_FORMATS, type AudioFormat } from '../protocol/types.js';
 import { DEFAULT_VOICE } from '../protocol/voices.js';
+import { PLAYER_NAMES } from '../audio/players.js';
 
 /** Parsed flags of a synthesis command, as commander hands them over. */
 export interface SynthesisFlags {
@@ -34,6 +35,35 @@ export interface SynthesisFlags {
   apiKeyFile?: string;
   offline?: boolean;
   allowInsecure?: boolean;
+  /** --player: `auto`, `speaker` or a system player's name (docs/cli.md §2). */
+  player?: string;
+  /** --profile: the config file's `[profile.NAME]` (docs/cli.md §7). */
+  profile?: string;
+  /** --speed: tempo factor, pitch kept (1 = unchanged). */
+  speed?: number;
+  /** --volume: linear gain (1 = unchanged). */
+  volume?: number;
+  /** --pause: silence between sentences, in milliseconds. */
+  pause?: number;
+  /** --subtitles: SRT or WebVTT file to write. */
+  subtitles?: string;
+}
+
+/**
+ * A parser for a number in [min, max], for commander: decimal, or whole with `whole`; `above`
+ * refuses min itself. Every refusal names the range (docs/cli.md §3: exit 2).
+ */
+export function numberIn(min: number, max: number, what: string, how: { above?: boolean; whole?: boolean } = {}): (value: string) => number {
+  const kind = how.whole === true ? 'a whole number' : 'a number';
+  const range = how.above === true ? `above ${min} and at most ${max}` : `from ${min} to ${max}`;
+  return (value) => {
+    const pattern = how.whole === true ? /^\s*\+?\d+\s*$/ : /^\s*[+-]?(\d+\.?\d*|\.\d+)\s*$/;
+    const n = Number(value.trim());
+    if (!pattern.test(value) || !Number.isFinite(n) || n < min || n > max || (how.above === true && n === min)) {
+      throw new InvalidArgumentError(`${what} must be ${kind} ${range}, got "${value}"`);
+    }
+    return n;
+  };
 }
 
 /** A parser for a whole number in [min, max], for commander. */
@@ -76,7 +106,7 @@ export function addSynthesisOptions(cmd: Command): Command {
     .option('-v, --voice <id>', 'preset voice id, e.g. ja-man-1, en-woman-1', DEFAULT_VOICE)
     .option('-l, --language <ja|en>', 'language of the text (default: from the voice prefix)')
     .addOption(new Option('--format <encoding>', 'audio encoding requested from the service').choices(AUDIO_FORMATS).default('pcm16'))
-    .option('-r, --sample-rate <hz>', 'sample rate of the audio, in Hz', intIn(1000, 384_000, '--sample-rate'), 24000)
+    .option('-r, --sample-rate <hz>', 'sample rate of the audio, in Hz', intIn(1000, 192_000, '--sample-rate'), 24000)
     .option('-c, --channels <n>', 'number of channels', intIn(1, 8, '--channels'), 1)
     .option('-o, --output <path>', 'write audio here (.wav → WAV, other names → raw; - = stdout)')
     .addOption(new Option('--wav', 'write a WAV container whatever the name').conflicts('raw'))
@@ -96,7 +126,13 @@ export function addSynthesisOptions(cmd: Command): Command {
     .option('--ws-base-url <url>', 'WebSocket base URL (env TTS_WS_BASE_URL; default from the HTTP base)')
     .option('--api-key-file <path>', 'read the API key from this file (first line)')
     .option('--offline', 'use the built-in offline engine even if a service is configured')
-    .option('--allow-insecure', 'allow sending the key over http:// or ws:// to a non-loopback host');
+    .option('--allow-insecure', 'allow sending the key over http:// or ws:// to a non-loopback host')
+    .addOption(new Option('--player <name>', 'how to play: speaker, or a system player (pw-play, paplay, aplay, ffplay, play)').choices(PLAYER_NAMES).default('auto'))
+    .option('--profile <name>', 'use [profile.NAME] of the config file (env TTS_PROFILE)')
+    .option('--speed <x>', 'speech tempo, pitch kept: 0.5 to 3 (1 = unchanged)', numberIn(0.5, 3, '--speed'))
+    .option('--volume <x>', 'linear gain: above 0, at most 4 (1 = unchanged); peaks are limited', numberIn(0, 4, '--volume', { above: true }))
+    .option('--pause <ms>', 'silence between sentences, 1 to 10000 ms (text is requested sentence by sentence)', numberIn(1, 10_000, '--pause', { whole: true }))
+    .option('--subtitles <file>', 'write one subtitle cue per sentence to FILE.srt or FILE.vtt');
 }
 
 /** Receives a command's exit code (docs/cli.md §3); `main` sets it as the process's once. */
@@ -107,7 +143,8 @@ export type CommandDone = (exitCode: number) => void;
  * loads the synthesis code only when it runs, so `--help` and other commands stay fast.
  */
 export function synthesisCommand(program: Command, name: 'say' | 'stream' | 'realtime', summary: string, io: CommandIo, done: CommandDone): Command {
-  return addSynthesisOptions(program.command(name).argument('[text...]', 'text to speak (default: stdin)').description(summary)).action(
+  // `say` is the default command: `tts "hello"` speaks (docs/cli.md §1).
+  return addSynthesisOptions(program.command(name, { isDefault: name === 'say' }).argument('[text...]', 'text to speak (default: stdin)').description(summary)).action(
     async (words: string[], flags: SynthesisFlags) => {
       const { runSynthesis } = await import('./synthesis.js');
       done(await runSynthesis(name, words, flags, io));

@@ -8,7 +8,7 @@ import { availableParallelism } from 'node:os';
 import { isLoopbackHost } from '../client/auth.js';
 import { TtsError } from '../errors.js';
 import { EXIT } from '../errors.js';
-import type { Command } from 'commander';
+import { InvalidArgumentError, type Command } from 'commander';
 import { intIn, type CommandDone } from './options.js';
 import { createReporter, escapeControls, reportError, type CommandIo } from './report.js';
 
@@ -22,7 +22,22 @@ export interface ServeFlags {
   maxConcurrent: number;
   quotaChars?: number;
   workers?: number;
+  /** Seconds a stream may accept nothing before it is closed. */
+  writeTimeout: number;
   quiet?: boolean;
+}
+
+/**
+ * Seconds running streams get to finish after SIGINT or SIGTERM before they are ended
+ * (docs/cli.md §5); a second signal ends them at once.
+ */
+export const SHUTDOWN_GRACE_SECONDS = 5;
+
+/** A parser for `--write-timeout`: seconds above 0, at most a day. */
+function writeTimeoutSeconds(value: string): number {
+  const n = Number(value);
+  if (value.trim() === '' || !Number.isFinite(n) || n <= 0 || n > 86_400) throw new InvalidArgumentError('--write-timeout must be a number of seconds above 0');
+  return n;
 }
 
 /** Adds `serve` to the program. */
@@ -38,14 +53,17 @@ export function addServeCommand(program: Command, io: CommandIo, done: CommandDo
     .option('--max-concurrent <n>', 'requests in progress per key, both channels', intIn(1, 10_000, '--max-concurrent'), 4)
     .option('--quota-chars <n>', 'characters each key may synthesize (default: no quota)', intIn(1, Number.MAX_SAFE_INTEGER, '--quota-chars'))
     .option('--workers <n>', 'synthesis worker threads (default: one per core, at least 2)', intIn(1, 64, '--workers'))
+    .option('--write-timeout <sec>', 'close a stream whose client accepts nothing for this long, freeing its slot', writeTimeoutSeconds, 30)
     .option('-q, --quiet', 'no notices')
     .action(async (flags: ServeFlags) => done(await serve(flags, io)));
 }
 
 /**
- * Runs the server until SIGINT or SIGTERM.
- * @returns 0 after a clean stop on SIGTERM, 130 after SIGINT (docs/cli.md §3); 2 for bad flags
- *   or a refused configuration; 7 when the address cannot be bound.
+ * Runs the server until SIGINT or SIGTERM; either one stops it alike (docs/cli.md §5): no new
+ * requests (503), running streams get {@link SHUTDOWN_GRACE_SECONDS} to finish (a second signal
+ * ends them at once), those still running then end with an `error` event / close 1001.
+ * @returns 0 after a stop by SIGINT or SIGTERM; 2 for bad flags or a refused configuration; 7
+ *   when the address cannot be bound.
  */
 export async function serve(flags: ServeFlags, io: CommandIo): Promise<number> {
   const reporter = createReporter(io.stderr, { quiet: flags.quiet });
@@ -78,6 +96,7 @@ export async function serve(flags: ServeFlags, io: CommandIo): Promise<number> {
       rateLimit: rate,
       maxConcurrent: flags.maxConcurrent,
       ...(flags.quotaChars === undefined ? {} : { quotaChars: flags.quotaChars }),
+      writeTimeoutMs: flags.writeTimeout * 1000,
       // The path and other request parts come from clients: never raw onto the terminal.
       accessLog: (line) => io.stderr.write(`${escapeControls(line)}\n`),
     });
@@ -94,17 +113,33 @@ export async function serve(flags: ServeFlags, io: CommandIo): Promise<number> {
     if (generated) io.stderr.write(`tts: API key for this server (shown once): ${keys[0]}\n`);
     io.stderr.write(`tts: serving SSE on ${base}/v1/tts/sse and WebSocket on ${base.replace(/^http/, 'ws')}/v1/realtime_tts\n`);
     io.stderr.write(`tts: use it with TTS_BASE_URL=${base} TTS_API_KEY=… tts say "…"  (Ctrl-C stops)\n`);
-    const signal = await new Promise<NodeJS.Signals>((resolve) => {
-      process.once('SIGINT', () => resolve('SIGINT'));
-      process.once('SIGTERM', () => resolve('SIGTERM'));
+    const signal = await nextSignal();
+    io.stderr.write(`tts: ${signal}: stopping; running streams get ${SHUTDOWN_GRACE_SECONDS} s to finish (${signal} again ends them now)\n`);
+    const drained = closeService(service, { graceMs: SHUTDOWN_GRACE_SECONDS * 1000 });
+    const again = nextSignal();
+    void again.then((second) => {
+      io.stderr.write(`tts: ${second}: ending running streams now\n`);
+      return closeService(service);
     });
-    io.stderr.write(`tts: ${signal}: stopping; running streams are ended\n`);
-    await closeService(service);
+    await drained;
     await engine.close();
-    return signal === 'SIGINT' ? EXIT.interrupted : EXIT.ok;
+    return EXIT.ok;
   } catch (error) {
     return reportError(error, reporter);
   }
+}
+
+/** Resolves with the next SIGINT or SIGTERM (handling it: the process does not die of it). */
+function nextSignal(): Promise<NodeJS.Signals> {
+  return new Promise((resolve) => {
+    const on = (signal: NodeJS.Signals): void => {
+      process.off('SIGINT', on);
+      process.off('SIGTERM', on);
+      resolve(signal);
+    };
+    process.on('SIGINT', on);
+    process.on('SIGTERM', on);
+  });
 }
 
 /**

@@ -11,11 +11,14 @@ import type { AudioSpec } from '../dsp/spec.js';
 import { EXIT, TtsError } from '../errors.js';
 import { languageForVoice } from '../protocol/voices.js';
 import { aplayCommand, assertOutputIsNotInput, planOutput, type CommandName, type OutputPlan } from '../speak/outputs.js';
-import { speak, type RunStats } from '../speak/run.js';
+import { prepareAudio, speak, type RunStats } from '../speak/run.js';
+import { sentencePieces } from '../speak/sentences.js';
+import { subtitleFormat } from '../speak/subtitles.js';
 import { resolveService, type ServiceTarget } from '../speak/service.js';
 import { openText, readLines } from '../text/read.js';
 import { splitStream, splitText } from '../text/split.js';
 import type { SynthesisFlags } from './options.js';
+import { mismatchWarning } from './mismatch.js';
 import { createReporter, jsonLine, reportError, type CommandIo } from './report.js';
 
 /** Signals that stop a run cleanly: Ctrl-C, `kill`/`timeout`/systemd, a closed terminal. */
@@ -42,6 +45,8 @@ export interface RunSummary {
   output: string;
   /** The error code, when ok is false. */
   error?: string;
+  /** Subtitle cues written, with --subtitles (docs/cli.md §1). */
+  cues?: number;
 }
 
 /**
@@ -67,12 +72,25 @@ export async function runSynthesis(command: CommandName, words: string[], flags:
   };
   for (const s of STOP_SIGNALS) process.on(s, onSignal);
   const spec: AudioSpec = { format: flags.format, sampleRate: flags.sampleRate, channels: flags.channels };
+  // The converter and the tempo changer get ready while the text is read and the service found.
+  prepareAudio(command === 'realtime' ? 'realtime' : 'sse', spec, { speed: flags.speed ?? 1, volume: flags.volume ?? 1 });
   let spinner: { text: string; stop(): void } | undefined;
   let code: number;
   try {
     plan = planOutput(command, flags, io.stdout.isTTY === true);
     if (plan.file !== undefined) await assertOutputIsNotInput(plan.file.path, words.length > 0 ? undefined : (flags.file ?? '-'));
-    const { pieces, text } = await textSource(words, flags, io, controller.signal);
+    if (flags.subtitles !== undefined) await checkSubtitlesPath(flags.subtitles, plan, words.length > 0 ? undefined : (flags.file ?? '-'));
+    if (words.length === 0 && flags.lines !== true && (flags.file === undefined || flags.file === '-') && io.stdin.isTTY === true) {
+      reporter.warn('reading text from the terminal; end with Ctrl-D');
+    }
+    const source = await textSource(words, flags, io, controller.signal);
+    const text = source.text;
+    const mismatch = text === undefined ? undefined : mismatchWarning(text, flags.voice, flags.language);
+    if (mismatch !== undefined) reporter.warn(`warning: ${mismatch}`);
+    // A pause goes between sentences and a cue spans one: request sentence by sentence
+    // (with --lines, a line is the unit already).
+    const bySentence = (flags.pause !== undefined || flags.subtitles !== undefined) && flags.lines !== true;
+    const pieces = bySentence ? sentencePieces(source.pieces) : source.pieces;
     target = await resolveService({
       text,
       baseUrl: flags.baseUrl,
@@ -102,6 +120,7 @@ export async function runSynthesis(command: CommandName, words: string[], flags:
       allowInsecure: flags.allowInsecure === true,
       target,
       stdout: io.stdout,
+      env: io.env,
       signal: controller.signal,
       log: { verbose: (l) => reporter.verbose(l), warn: (l) => reporter.warn(l) },
       stats,
@@ -109,8 +128,10 @@ export async function runSynthesis(command: CommandName, words: string[], flags:
         if (outputs.stdout?.container === 'raw' || outputs.file?.container === 'raw') {
           reporter.notice(`raw ${spec.format}, ${spec.sampleRate} Hz, ${spec.channels} channel(s): play it with ${aplayCommand(spec.format, spec.sampleRate, spec.channels)}`);
         }
-        spinner = await startSpinner(io.stderr, flags, 'Synthesizing…');
+        spinner = await startSpinner(io.stderr, flags, 'Synthesizing…', io.env);
       },
+      effects: { speed: flags.speed ?? 1, volume: flags.volume ?? 1, pauseMs: flags.pause ?? 0 },
+      subtitles: flags.subtitles,
       onAudio: () => {
         if (playing) return;
         playing = true;
@@ -154,8 +175,23 @@ export async function runSynthesis(command: CommandName, words: string[], flags:
       output: describeOutput(plan),
     };
     if (!ok) s.error = err instanceof TtsError ? err.code : 'internal';
+    if (stats.cues !== undefined) s.cues = stats.cues;
     return s;
   }
+}
+
+/**
+ * Refuses a `--subtitles` path that is not `.srt`/`.vtt`, that is the audio output, or that is
+ * the file the text is read from (docs/cli.md §1).
+ * @throws TtsError `usage` (exit 2).
+ */
+async function checkSubtitlesPath(path: string, plan: OutputPlan, input: string | undefined): Promise<void> {
+  subtitleFormat(path);
+  if (plan.file !== undefined) {
+    const { resolve } = await import('node:path');
+    if (resolve(plan.file.path) === resolve(path)) throw new TtsError('usage', `--subtitles ${path} is the audio output (-o)`, { hint: 'give the subtitles a name of their own, e.g. speech.srt' });
+  }
+  await assertOutputIsNotInput(path, input);
 }
 
 function writeSummary(io: CommandIo, s: RunSummary): void {
@@ -215,8 +251,11 @@ async function startSpinner(
   stderr: NodeJS.WritableStream & { isTTY?: boolean },
   flags: SynthesisFlags,
   text: string,
+  env: NodeJS.ProcessEnv,
 ): Promise<{ text: string; stop(): void } | undefined> {
   if (stderr.isTTY !== true || flags.quiet === true || flags.verbose === true) return undefined;
+  // No colour and no animation where the user or the terminal asks for plain text (no-color.org).
+  if ((env['NO_COLOR'] ?? '') !== '' || env['TERM'] === 'dumb') return undefined;
   // A terminal that reports no width (some CI and container ptys) would make the spinner's
   // line-wrapping arithmetic divide by zero and redraw forever: no animation there.
   const columns = (stderr as { columns?: number }).columns;

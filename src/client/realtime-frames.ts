@@ -10,7 +10,7 @@ import { errorFromEvent } from './service-error.js';
 /** One protocol-level reading of a text frame (docs/protocol.md §6.2, docs/cli.md §4). */
 export type RealtimeOutcome =
   | { kind: 'created' }
-  | { kind: 'updated' }
+  | { kind: 'updated'; session: Record<string, unknown> | undefined }
   | { kind: 'audio'; chunk: AudioChunk }
   | { kind: 'completed' }
   | { kind: 'error'; error: TtsError }
@@ -37,7 +37,8 @@ export function interpretFrame(text: string): RealtimeOutcome {
     case 'tts_session.created':
       return { kind: 'created' };
     case 'tts_session.updated':
-      return { kind: 'updated' };
+      // docs/cli.md §4: `{type, session:{…applied}}`; another shape reports nothing applied.
+      return { kind: 'updated', session: isRecord(data['session']) ? data['session'] : undefined };
     case 'tts.output_audio.delta': {
       const chunk = decodeDelta(data, 'a tts.output_audio.delta');
       return chunk instanceof TtsError ? { kind: 'error', error: chunk } : { kind: 'audio', chunk };

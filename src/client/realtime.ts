@@ -71,6 +71,11 @@ export interface RealtimeStreamOptions {
   allowInsecure?: boolean;
   /** Receives protocol detail for `--verbose` (the key is always shown as `***`). */
   verbose?: VerboseLog;
+  /**
+   * Receives the `session` of `tts_session.updated` (what the service applied, docs/cli.md §4),
+   * before the first audio chunk of the session is yielded.
+   */
+  onSession?: (session: Record<string, unknown>) => void;
 }
 
 /**
@@ -180,6 +185,7 @@ export async function* streamRealtime(options: RealtimeStreamOptions): AsyncGene
         return;
       case 'updated':
         verbose?.('< tts_session.updated');
+        if (outcome.session !== undefined) options.onSession?.(outcome.session);
         return;
       case 'audio':
         // Only audio is news (docs/cli.md §1 --timeout): the session events before it and

@@ -59,14 +59,22 @@ export function errorFromResponse(status: number, headers: Record<string, string
 /**
  * Builds the error for an error reported inside a stream (SSE `error` event, WebSocket error
  * event): `data` is the event's payload in any shape.
+ *
+ * An event whose code is missing (plain text, JSON without a code) or not one of
+ * docs/protocol.md §7 is final (docs/cli.md §4): we cannot know that asking again would help,
+ * so it is neither retried nor recovered by requesting the piece again; exit 6. A known code
+ * keeps its own rule (only `rate_limit_exceeded` and `too_many_concurrent_requests` retry).
  */
 export function errorFromEvent(data: string, channel: 'SSE' | 'WebSocket'): TtsError {
   const payload = parseErrorPayload(data);
+  const known = payload.code !== undefined && isServiceErrorCode(payload.code);
   const code = payload.code ?? 'server_error';
   const detail = payload.message === undefined ? '' : `: ${payload.message}`;
-  return new TtsError(code, `service sent an error on the ${channel} stream (${code})${detail}`, {
-    hint: hintFor(code) ?? 'the service failed; try again later',
-    retriable: isRetriable(code, undefined),
+  const what = payload.code === undefined ? 'an error with no code' : `an error (${code})`;
+  return new TtsError(code, `service sent ${what} on the ${channel} stream${detail}`, {
+    hint: hintFor(code) ?? 'the service failed and did not say it could be retried; try again later',
+    retriable: known && isRetriable(code, undefined),
+    final: !known,
   });
 }
 

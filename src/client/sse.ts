@@ -128,6 +128,8 @@ export async function* streamSse(options: SseStreamOptions): AsyncGenerator<Audi
         authorization: bearer(options.apiKey),
         'content-type': 'application/json',
         accept: 'text/event-stream',
+        // The event stream is read as it comes; a compressed one could not be (docs/cli.md §4).
+        'accept-encoding': 'identity',
       },
       body: JSON.stringify(options.body),
       signal: controller.signal,
@@ -146,13 +148,24 @@ export async function* streamSse(options: SseStreamOptions): AsyncGenerator<Audi
             cb();
           },
           final(cb) {
-            refusal = errorFromResponse(statusCode, headers, body.text());
+            const encoded = contentEncoding(headers);
+            // A compressed body would print as gibberish: name its encoding instead.
+            refusal = errorFromResponse(statusCode, headers, encoded === undefined ? body.text() : `a ${encoded}-encoded body, which tts does not decode`);
             cb();
           },
         });
       }
       const contentType = String(headers['content-type'] ?? '');
-      if (!/^\s*text\/event-stream\s*(;|$)/i.test(contentType)) {
+      const encoding = contentEncoding(headers);
+      if (encoding !== undefined) {
+        queue.fail(
+          new TtsError('protocol_error', `the service sent a ${encoding}-encoded (compressed) response although tts asked for none (Accept-Encoding: identity); tts reads only uncompressed event streams`, {
+            hint: 'turn compression off for text/event-stream on the service or the proxy in front of it',
+          }),
+          { urgent: true },
+        );
+        controller.abort();
+      } else if (!/^\s*text\/event-stream\s*(;|$)/i.test(contentType)) {
         queue.fail(
           new TtsError('protocol_error', `expected text/event-stream, got ${contentType || 'no content type'}`, {
             hint: 'check TTS_BASE_URL points at the speech service',
@@ -226,4 +239,14 @@ export async function* streamSse(options: SseStreamOptions): AsyncGenerator<Audi
     if (!settled) controller.abort();
     queue.close();
   }
+}
+
+/**
+ * The response's `Content-Encoding` (RFC 9110 §8.4) when it is anything but `identity`, e.g.
+ * `gzip`; undefined for an uncompressed body.
+ */
+function contentEncoding(headers: Record<string, string | string[] | undefined>): string | undefined {
+  const raw = headers['content-encoding'];
+  const value = (Array.isArray(raw) ? raw.join(',') : (raw ?? '')).trim().toLowerCase();
+  return value === '' || value === 'identity' ? undefined : value.replace(/[^a-z0-9, -]/g, '?').slice(0, 40);
 }

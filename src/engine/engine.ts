@@ -5,64 +5,48 @@
  *
  * Why workers: eSpeak NG's synthesize() is synchronous CPU-bound WebAssembly; on the main thread
  * it would freeze the service's event loop (other requests, keep-alives, SSE writes) for the whole
- * text. Workers start lazily on the first job that needs one and are reused; jobs wait in a FIFO
- * queue while every worker is busy. Idle workers are unref'd so that an engine nobody closed never
- * keeps Node running; a worker with a job is ref'd so that a pending synthesis does.
+ * text. Workers start lazily when there is work and are reused. Idle workers are unref'd so that
+ * an engine nobody closed never keeps Node running; a worker with work is ref'd so that a pending
+ * synthesis does.
+ *
+ * Streams and units: each synthesize() call is a stream, cut into units (units.ts: a sentence or
+ * a few, at most UNIT_CHARS characters). A worker gets one unit at a time; when it is free, the
+ * scheduler (scheduler.ts) picks the next stream round-robin between keys and then between a
+ * key's streams (or in arrival order with `scheduling: 'fifo'`). A stream has one unit in flight
+ * at most, so its audio stays in order, and gets its next unit only while its buffer — a
+ * byte-bounded ChunkQueue between the worker and the caller — is at its low-water mark or below:
+ * a caller that stops taking chunks (a client that does not read) stops its stream's synthesis
+ * after at most one unit, and the worker goes to other streams.
  */
 import { Worker } from 'node:worker_threads';
-import { AUDIO_FORMATS, LANGUAGES } from '../protocol/types.js';
-import { EngineError, type SpeechEngine, type SynthesisJob } from './types.js';
+import { ChunkQueue } from '../wire/chunk-queue.js';
+import { validateJob, workerExecArgv } from './job.js';
 import type { EngineWorkerData, JobReport, JobRequest, WorkerReply } from './messages.js';
-import { VOICE_VARIANTS } from './voices.js';
+import { Scheduler } from './scheduler.js';
+import { EngineError, STREAM_BUFFER_BYTES, type EngineOptions, type EngineStats, type SpeechEngine, type SynthesisJob, type SynthesisOptions } from './types.js';
+import { mergeReports, speechUnits } from './units.js';
 
-/** Options of {@link createEngine}. */
-export interface EngineOptions {
-  /** Worker threads, i.e. jobs synthesized at once; a positive integer, default 1. */
-  workers?: number;
-  /**
-   * Module the workers run; default `./worker.js` next to this file (dist/src/engine/worker.js).
-   * Only tests set it (to a worker that can be made to crash).
-   */
-  workerUrl?: URL;
-}
-
-/** Counters and the last job's report, for diagnostics and tests. */
-export interface EngineStats {
-  /** Live worker threads. */
-  workers: number;
-  /** Workers with a job (including an aborted job they have not yet acknowledged). */
-  busy: number;
-  /** Jobs waiting for a worker. */
-  queued: number;
-  /** Jobs whose audio was produced to the end. */
-  completed: number;
-  /** Jobs stopped early by an abort signal or by the consumer leaving the loop. */
-  aborted: number;
-  /** Jobs that failed with EngineError (worker error or crash). */
-  failed: number;
-  /** Workers that died unexpectedly (and were replaced on demand). */
-  crashes: number;
-  /** Whether any live worker has loaded kuromoji's dictionary. */
-  kuromojiLoaded: boolean;
-  /** Report of the most recent job a worker finished (completed or aborted). */
-  lastReport?: JobReport;
-}
+export type { EngineOptions, EngineStats } from './types.js';
 
 type RunState = 'queued' | 'running' | 'ended' | 'failed' | 'cancelled';
 
-/** One synthesize() call, from queue to end. */
+/** One synthesize() call (a stream), from its first unit to its end. */
 interface Run {
-  id: number;
   job: SynthesisJob;
+  key: string;
   state: RunState;
-  /** Chunks received and not yet yielded. */
-  chunks: Buffer[];
-  error?: EngineError;
-  /** Resolves the consumer's wait for the next chunk or the end. */
-  wake?: (() => void) | undefined;
+  units: Iterator<string, void>;
+  /** The next unit to synthesize; undefined when every unit was handed out. */
+  nextUnit: string | undefined;
+  /** Id of the unit a worker is synthesizing now (the JobRequest id). */
+  unitId?: number | undefined;
+  /** Encoded chunks made and not yet taken by the caller. */
+  queue: ChunkQueue<Buffer>;
+  /** Reports of the units done so far. */
+  reports: JobReport[];
 }
 
-/** A worker thread and its abort flag. */
+/** A worker thread, its abort flag and the run whose unit it is synthesizing. */
 interface Slot {
   worker: Worker;
   abortFlag: Int32Array;
@@ -77,90 +61,100 @@ interface Slot {
 export class EspeakEngine implements SpeechEngine {
   private readonly maxWorkers: number;
   private readonly workerUrl: URL;
+  private readonly bufferBytes: number;
   private readonly slots: Slot[] = [];
-  private readonly queue: Run[] = [];
+  private readonly scheduler: Scheduler<Run>;
   private nextId = 1;
   private closed = false;
   private readonly counters = { completed: 0, aborted: 0, failed: 0, crashes: 0 };
   private lastReport: JobReport | undefined;
 
-  /** @throws RangeError when `workers` is not a positive integer. */
+  /** @throws RangeError when `workers` is not a positive integer or the buffer is under 1 KiB. */
   constructor(options: EngineOptions = {}) {
     const workers = options.workers ?? 1;
     if (!Number.isInteger(workers) || workers < 1) throw new RangeError(`workers must be a positive integer, got ${workers}`);
     this.maxWorkers = workers;
+    this.bufferBytes = options.streamBufferBytes ?? STREAM_BUFFER_BYTES;
+    if (!(this.bufferBytes >= 1024)) throw new RangeError(`streamBufferBytes must be at least 1024, got ${this.bufferBytes}`);
+    this.scheduler = new Scheduler(options.scheduling ?? 'fair');
     this.workerUrl = options.workerUrl ?? new URL('./worker.js', import.meta.url);
   }
 
   /**
    * Synthesizes `job`: yields encoded audio chunks (Buffers in `job.format`, `job.channels`
    * interleaved, at `job.sampleRate` Hz) in order, each a whole number of frames and at most
-   * 100 ms, as soon as each exists. The total is exactly round(n × sampleRate / 22050) frames for
-   * the n samples eSpeak NG made. The job is queued when iteration starts (the first next()).
+   * 100 ms, as soon as each exists. Each unit of the text (units.ts) lasts exactly
+   * round(n × sampleRate / 22050) frames for the n samples eSpeak NG made of it. The stream joins
+   * the scheduler when iteration starts (the first next()); `options.key` groups it with the
+   * caller's other streams for fairness.
    *
    * Aborting `signal` throws `signal.reason` (an AbortError DOMException unless the caller gave
    * another reason) from the loop at once; leaving the loop early (break, return, throw) ends it
-   * quietly. Either way the worker stops within one eSpeak callback (a few ms) and takes the next job.
+   * quietly. Either way a running unit stops within one eSpeak callback (a few ms).
    * @throws EngineError for an invalid job, a closed engine, or a failure in the worker
    *   (eSpeak or dictionary error, worker crash); chunks received before a failure are yielded first.
    */
-  async *synthesize(job: SynthesisJob, signal?: AbortSignal): AsyncGenerator<Buffer, void, undefined> {
+  async *synthesize(job: SynthesisJob, signal?: AbortSignal, options: SynthesisOptions = {}): AsyncGenerator<Buffer, void, undefined> {
     validateJob(job);
     if (this.closed) throw new EngineError('the speech engine is closed');
     signal?.throwIfAborted();
     // Only the known fields cross to the worker: anything else might not survive structured cloning.
     const { text, voice, language, format, sampleRate, channels } = job;
-    const run: Run = { id: this.nextId++, job: { text, voice, language, format, sampleRate, channels }, state: 'queued', chunks: [] };
+    const units = speechUnits(text);
+    const run: Run = {
+      job: { text, voice, language, format, sampleRate, channels },
+      key: options.key ?? '',
+      state: 'queued',
+      units,
+      nextUnit: units.next().value ?? undefined,
+      queue: new ChunkQueue<Buffer>({ highWaterBytes: this.bufferBytes, sizeOf: (b) => b.length }),
+      reports: [],
+    };
     const onAbort = (): void => {
+      run.queue.fail(signal?.reason, { urgent: true });
       this.cancel(run);
-      run.wake?.();
     };
     signal?.addEventListener('abort', onAbort, { once: true });
-    this.queue.push(run);
+    this.scheduler.add(run, run.key);
+    // A text of spaces the trim() above does not know (none in practice) has no unit: it is done.
+    if (run.nextUnit === undefined) this.finishCompleted(run);
     this.dispatch();
     try {
       for (;;) {
         signal?.throwIfAborted();
-        const chunk = run.chunks.shift();
-        if (chunk !== undefined) {
-          yield chunk;
-          continue;
-        }
-        if (run.error !== undefined) throw run.error;
-        if (run.state === 'ended') return;
-        await new Promise<void>((resolve) => {
-          run.wake = resolve;
-        });
-        run.wake = undefined;
+        const chunk = await run.queue.take();
+        if (chunk === undefined) return;
+        yield chunk;
       }
     } finally {
       signal?.removeEventListener('abort', onAbort);
       this.cancel(run);
+      run.queue.close();
     }
   }
 
   /**
-   * Terminates every worker. Queued and running jobs fail with EngineError; later synthesize()
+   * Terminates every worker. Queued and running streams fail with EngineError; later synthesize()
    * calls fail with EngineError. Resolves when all threads have exited. Calling it twice is harmless.
    */
   async close(): Promise<void> {
     this.closed = true;
     const error = new EngineError('the speech engine was closed');
-    for (const run of this.queue.splice(0)) this.fail(run, error);
     const slots = this.slots.splice(0);
     for (const slot of slots) {
       slot.alive = false;
       if (slot.run !== undefined) this.fail(slot.run, error);
       slot.run = undefined;
     }
+    for (const run of this.scheduler.streams()) this.fail(run, error);
     await Promise.all(slots.map((slot) => slot.worker.terminate()));
   }
 
   /**
    * Starts every worker and readies eSpeak NG and the resampler in each by running one tiny job
-   * per worker (they count in stats as completed jobs), so that the first real request does not
-   * pay the start-up (~0.2–0.5 s: thread, WebAssembly compilation, JIT). Loads kuromoji (~0.6 s)
-   * only with `japanese: true`, for a caller that knows Japanese text with kanji is coming.
+   * per worker (they count in stats as completed streams), so that the first real request does
+   * not pay the start-up (~0.2–0.5 s: thread, WebAssembly compilation, JIT). Loads kuromoji
+   * (~0.6 s) only with `japanese: true`, for a caller that knows Japanese text with kanji is coming.
    * Optional: without it, start-up happens on first use.
    * @throws EngineError when a worker cannot start.
    */
@@ -190,10 +184,11 @@ export class EspeakEngine implements SpeechEngine {
 
   /** A snapshot of the pool's counters. */
   stats(): EngineStats {
+    const queued = this.scheduler.streams().filter((r) => r.state === 'queued').length;
     const stats: EngineStats = {
       workers: this.slots.length,
       busy: this.slots.filter((s) => s.run !== undefined).length,
-      queued: this.queue.length,
+      queued,
       ...this.counters,
       kuromojiLoaded: this.slots.some((s) => s.kuromojiLoaded),
     };
@@ -201,19 +196,31 @@ export class EspeakEngine implements SpeechEngine {
     return stats;
   }
 
-  /** Hands queued jobs to idle workers, starting workers up to the limit. */
+  /** Whether `run` can take its next unit now. */
+  private ready(run: Run): boolean {
+    return (
+      (run.state === 'queued' || run.state === 'running') &&
+      run.unitId === undefined &&
+      run.nextUnit !== undefined &&
+      run.queue.bytes <= run.queue.lowWaterBytes
+    );
+  }
+
+  /** Hands units of ready streams to idle workers, starting workers up to the limit. */
   private dispatch(): void {
-    while (this.queue.length > 0 && !this.closed) {
+    while (!this.closed) {
       let slot = this.slots.find((s) => s.run === undefined);
-      if (slot === undefined) {
-        if (this.slots.length >= this.maxWorkers) return;
-        slot = this.spawn();
-      }
-      const run = this.queue.shift()!;
+      if (slot === undefined && this.slots.length >= this.maxWorkers) return;
+      const run = this.scheduler.pick((r) => this.ready(r));
+      if (run === undefined) return;
+      slot ??= this.spawn();
+      const id = this.nextId++;
+      const request: JobRequest = { type: 'job', id, job: { ...run.job, text: run.nextUnit! } };
       run.state = 'running';
+      run.unitId = id;
+      run.nextUnit = run.units.next().value ?? undefined;
       slot.run = run;
       slot.worker.ref();
-      const request: JobRequest = { type: 'job', id: run.id, job: run.job };
       slot.worker.postMessage(request);
     }
   }
@@ -233,36 +240,35 @@ export class EspeakEngine implements SpeechEngine {
 
   private onReply(slot: Slot, reply: WorkerReply): void {
     const run = slot.run;
-    if (!slot.alive || run === undefined || reply.id !== run.id) return;
+    if (!slot.alive || run === undefined || reply.id !== run.unitId) return;
     switch (reply.type) {
       case 'chunk':
-        if (run.state !== 'running') return; // cancelled: the consumer is gone
-        run.chunks.push(Buffer.from(reply.data.buffer, reply.data.byteOffset, reply.data.byteLength));
-        run.wake?.();
+        // A cancelled stream's queue is closed: push drops the chunk.
+        if (run.state === 'running') run.queue.push(Buffer.from(reply.data.buffer, reply.data.byteOffset, reply.data.byteLength));
         return;
       case 'end':
         slot.kuromojiLoaded = reply.report.kuromojiLoaded;
-        this.lastReport = reply.report;
-        if (run.state === 'running' && !reply.report.aborted) {
-          run.state = 'ended';
-          this.counters.completed++;
-        } else {
-          this.counters.aborted++;
+        run.reports.push(reply.report);
+        if (run.state === 'cancelled') this.finishAborted(run);
+        else if (run.state === 'running' && run.nextUnit === undefined) this.finishCompleted(run);
+        else if (run.state === 'running' && run.queue.bytes > run.queue.lowWaterBytes) {
+          // The caller is behind: the next unit waits until its buffer drains to the low-water mark.
+          void run.queue.room().then(() => this.dispatch());
         }
         break;
       case 'error':
         if (run.state === 'running') this.fail(run, new EngineError(`speech synthesis failed: ${reply.message}`));
-        else this.counters.failed++;
+        else if (run.state === 'cancelled') this.counters.failed++;
         break;
     }
-    // The worker is free again: it only sends end/error once the job has stopped.
+    // The worker is free again: it only sends end/error once the unit has stopped.
+    run.unitId = undefined;
     slot.run = undefined;
     slot.worker.unref();
-    run.wake?.();
     this.dispatch();
   }
 
-  /** A worker died (uncaught error, out of memory, process.exit): fail its job, replace it lazily. */
+  /** A worker died (uncaught error, out of memory, process.exit): fail its stream, replace it lazily. */
   private onDeath(slot: Slot, err: Error): void {
     if (!slot.alive) return; // 'exit' follows 'error'; or close() terminated it
     slot.alive = false;
@@ -272,72 +278,47 @@ export class EspeakEngine implements SpeechEngine {
     const run = slot.run;
     slot.run = undefined;
     if (run !== undefined) {
+      run.unitId = undefined;
       if (run.state === 'running') this.fail(run, new EngineError(`the speech engine worker crashed: ${err.message}`, { cause: err }));
-      else this.counters.aborted++;
+      else if (run.state === 'cancelled') this.finishAborted(run);
     }
     this.dispatch();
+  }
+
+  private finishCompleted(run: Run): void {
+    run.state = 'ended';
+    this.scheduler.remove(run, run.key);
+    this.counters.completed++;
+    this.lastReport = mergeReports(run.reports) ?? this.lastReport;
+    run.queue.end();
+  }
+
+  /** Counts a cancelled stream once nothing of it runs any more. */
+  private finishAborted(run: Run): void {
+    this.counters.aborted++;
+    const merged = mergeReports(run.reports);
+    if (merged !== undefined) this.lastReport = { ...merged, aborted: true };
   }
 
   private fail(run: Run, error: EngineError): void {
     if (run.state !== 'queued' && run.state !== 'running') return;
     run.state = 'failed';
-    run.error = error;
+    this.scheduler.remove(run, run.key);
     this.counters.failed++;
-    run.wake?.();
+    run.queue.fail(error);
   }
 
-  /** Stops a run the consumer no longer wants: dequeue it, or raise its worker's abort flag. */
+  /** Stops a stream the consumer no longer wants: drop it, and raise its worker's abort flag. */
   private cancel(run: Run): void {
-    if (run.state === 'queued') {
-      const index = this.queue.indexOf(run);
-      if (index >= 0) this.queue.splice(index, 1);
-      this.counters.aborted++;
-    } else if (run.state === 'running') {
-      const slot = this.slots.find((s) => s.run === run);
-      // The slot stays busy until the worker acknowledges with end/error for this id.
-      if (slot !== undefined) Atomics.store(slot.abortFlag, 0, run.id);
-    } else {
-      return;
-    }
+    if (run.state !== 'queued' && run.state !== 'running') return;
     run.state = 'cancelled';
-    run.chunks.length = 0;
+    this.scheduler.remove(run, run.key);
+    run.queue.close();
+    const slot = run.unitId === undefined ? undefined : this.slots.find((s) => s.run === run);
+    // The slot stays busy until the worker acknowledges with end/error for this unit id.
+    if (slot !== undefined) Atomics.store(slot.abortFlag, 0, run.unitId!);
+    else this.finishAborted(run);
   }
-}
-
-/**
- * Node options for the workers: those of the process's own that a worker accepts and that
- * matter to it (source maps, warnings, module hooks). Workers refuse per-process and V8 options
- * such as --expose-gc or --max-old-space-size (ERR_WORKER_INVALID_EXEC_ARGV), and a file-started
- * worker refuses --input-type (ERR_INPUT_TYPE_NOT_ALLOWED), so anything else is left out.
- */
-function workerExecArgv(): string[] {
-  const args: string[] = [];
-  const withValue = new Set(['--import', '--require', '-r', '--conditions', '-C', '--loader', '--experimental-loader']);
-  for (let i = 0; i < process.execArgv.length; i++) {
-    const arg = process.execArgv[i]!;
-    const name = arg.split('=', 1)[0]!;
-    if (withValue.has(name)) {
-      args.push(arg);
-      if (!arg.includes('=') && i + 1 < process.execArgv.length) args.push(process.execArgv[++i]!);
-    } else if (name === '--enable-source-maps' || name === '--no-warnings' || name === '--no-deprecation' || name === '--trace-warnings') {
-      args.push(arg);
-    }
-  }
-  return args;
-}
-
-/** Checks a job's fields (the service validates requests, this guards other callers). */
-function validateJob(job: SynthesisJob): void {
-  const problems: string[] = [];
-  if (typeof job.text !== 'string' || job.text.trim() === '') problems.push('text must be a non-empty string');
-  if (!(job.voice in VOICE_VARIANTS)) problems.push(`unknown voice ${JSON.stringify(job.voice)}`);
-  if (!(LANGUAGES as readonly string[]).includes(job.language)) problems.push(`unknown language ${JSON.stringify(job.language)}`);
-  if (!(AUDIO_FORMATS as readonly string[]).includes(job.format)) problems.push(`unknown format ${JSON.stringify(job.format)}`);
-  if (!Number.isInteger(job.sampleRate) || job.sampleRate < 1000 || job.sampleRate > 384000) {
-    problems.push(`sample rate must be an integer of Hz from 1000 to 384000, got ${job.sampleRate}`);
-  }
-  if (job.channels !== 1 && job.channels !== 2) problems.push(`channels must be 1 or 2, got ${job.channels}`);
-  if (problems.length > 0) throw new EngineError(`invalid synthesis job: ${problems.join('; ')}`);
 }
 
 /**

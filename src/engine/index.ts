@@ -12,8 +12,9 @@
  * await engine.close();
  * ```
  */
-export { createEngine, EspeakEngine, type EngineOptions, type EngineStats } from './engine.js';
-export { EngineError, type SpeechEngine, type SynthesisJob } from './types.js';
+export { createEngine, EspeakEngine } from './engine.js';
+export type { SchedulingPolicy } from './scheduler.js';
+export { EngineError, STREAM_BUFFER_BYTES, type EngineOptions, type EngineStats, type SpeechEngine, type SynthesisJob, type SynthesisOptions } from './types.js';
 export type { JobReport } from './messages.js';
 export type { SpeechSegment } from './japanese.js';
 export { espeakVoiceName } from './voices.js';

@@ -2,6 +2,12 @@
  * The offline synthesizer's interface, as the built-in service uses it (docs/cli.md §5).
  */
 import type { AudioFormat, Language } from '../protocol/types.js';
+import type { JobReport } from './messages.js';
+import type { SchedulingPolicy } from './scheduler.js';
+
+/** Default per-stream buffer between the engine's workers and the caller, in bytes (~2.7 s of 24 kHz pcm16). */
+export const STREAM_BUFFER_BYTES = 128 * 1024;
+
 
 /** One synthesis: what to say and the audio to produce. */
 export interface SynthesisJob {
@@ -19,6 +25,58 @@ export interface SynthesisJob {
   channels: number;
 }
 
+/** Options of {@link createEngine}. */
+export interface EngineOptions {
+  /** Worker threads, i.e. units synthesized at once; a positive integer, default 1. */
+  workers?: number;
+  /**
+   * `fair` (default): round-robin between keys, then between a key's streams; `fifo`: streams
+   * in arrival order, as a plain job queue (the benchmark's baseline). See scheduler.ts.
+   */
+  scheduling?: SchedulingPolicy;
+  /**
+   * Bytes of encoded audio buffered per stream before its synthesis pauses (default
+   * STREAM_BUFFER_BYTES); the next unit starts once a quarter of it is left.
+   */
+  streamBufferBytes?: number;
+  /**
+   * Module the workers run; default `./worker.js` next to this file (dist/src/engine/worker.js).
+   * Only tests set it (to a worker that can be made to crash).
+   */
+  workerUrl?: URL;
+}
+
+/** Counters and the last stream's report, for diagnostics and tests. */
+export interface EngineStats {
+  /** Live worker threads. */
+  workers: number;
+  /** Workers with a unit (including an aborted one they have not yet acknowledged). */
+  busy: number;
+  /** Streams that have not had a unit yet. */
+  queued: number;
+  /** Streams whose audio was produced to the end. */
+  completed: number;
+  /** Streams stopped early by an abort signal or by the consumer leaving the loop. */
+  aborted: number;
+  /** Streams that failed with EngineError (worker error or crash). */
+  failed: number;
+  /** Workers that died unexpectedly (and were replaced on demand). */
+  crashes: number;
+  /** Whether any live worker has loaded kuromoji's dictionary. */
+  kuromojiLoaded: boolean;
+  /** Report of the most recent stream that finished (completed or aborted), its units' merged. */
+  lastReport?: JobReport;
+}
+
+/** How a stream is scheduled among others (engine.ts, scheduler.ts). */
+export interface SynthesisOptions {
+  /**
+   * The caller's group for fairness, e.g. the service's key index as a string: workers go
+   * round-robin between keys, then between a key's streams. Streams without a key share one group.
+   */
+  key?: string | undefined;
+}
+
 /**
  * A speech engine. Implementations stream: the first chunk is yielded as soon as the first
  * audio exists, not after the whole text is synthesized.
@@ -30,10 +88,12 @@ export interface SpeechEngine {
    * synthesis promptly and frees the engine for the next job.
    * In the eSpeak NG engine (engine.ts), work starts at the first next(); an aborted `signal`
    * makes the loop throw `signal.reason` (an AbortError DOMException by default), while leaving
-   * the loop early ends it without an error.
+   * the loop early ends it without an error. `options.key` groups the stream with the same
+   * caller's others for fair scheduling; a consumer that stops taking chunks pauses the synthesis
+   * of its stream once a bounded buffer is full.
    * @throws EngineError when synthesis fails.
    */
-  synthesize(job: SynthesisJob, signal?: AbortSignal): AsyncIterable<Buffer>;
+  synthesize(job: SynthesisJob, signal?: AbortSignal, options?: SynthesisOptions): AsyncIterable<Buffer>;
   /** Stops every worker; pending and later jobs fail with EngineError. */
   close(): Promise<void>;
 }

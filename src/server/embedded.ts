@@ -23,7 +23,9 @@ export async function startEmbeddedService(options: { japanese?: boolean } = {})
   const apiKey = generateKey();
   const engine = createEngine({ workers: 1 });
   engine.prestart(options);
-  const server = createService({ apiKeys: [apiKey], engine });
+  // No write timeout: the only client is this process, whose output may rightly stall for long
+  // (a pipe into a pager); backpressure alone bounds the memory.
+  const server = createService({ apiKeys: [apiKey], engine, writeTimeoutMs: Infinity });
   const baseUrl = await listen(server, '127.0.0.1', 0);
   // The in-process server must never keep the CLI alive on its own.
   server.unref();

@@ -63,3 +63,8 @@ export function pathOf(req: IncomingMessage): string {
   const q = url.indexOf('?');
   return q === -1 ? url : url.slice(0, q);
 }
+
+/** `remote key#N` (`-` for no accepted key): how every access-log line of both channels begins. */
+export function accessPrefix(remote: string, keyIndex: number): string {
+  return `${remote} ${keyIndex === -1 ? '-' : `key#${keyIndex + 1}`}`;
+}

@@ -6,12 +6,15 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import type { SpeechEngine } from '../engine/types.js';
 import { SSE_PATH } from '../protocol/types.js';
-import { pathOf, sendError, sendJson } from './http-util.js';
-import { bearerKey, KeyRing } from './keys.js';
-import { CharacterQuota, ConcurrencyLimiter, RateLimiter, type Clock } from './limits.js';
-import { attachRealtime, type HandshakeRefusal, type RealtimeLimits, type RealtimeRoute } from './realtime-route.js';
-import { handleSse, type SseRouteContext } from './sse-route.js';
-import type { Refusal } from './validate.js';
+import { Admission, ServiceLimits } from './admission.js';
+import { accessPrefix, pathOf, sendJson } from './http-util.js';
+import { KeyRing } from './keys.js';
+import type { Clock } from './limits.js';
+import { attachRealtime, type RealtimeRoute } from './realtime-route.js';
+import { handleSse } from './sse-route.js';
+
+/** Milliseconds a stream may accept nothing before it is closed (docs/cli.md §5, `--write-timeout`). */
+export const DEFAULT_WRITE_TIMEOUT_MS = 30_000;
 
 /** Settings of the built-in service. */
 export interface ServiceOptions {
@@ -35,6 +38,12 @@ export interface ServiceOptions {
   headersTimeoutMs?: number | undefined;
   /** Milliseconds a client has to send the whole request, headers and body (default 30 000). */
   requestTimeoutMs?: number | undefined;
+  /**
+   * Milliseconds a stream may accept nothing (its socket does not drain) before it is closed and
+   * its slot freed (default {@link DEFAULT_WRITE_TIMEOUT_MS}; docs/cli.md §5, `--write-timeout`);
+   * Infinity for none.
+   */
+  writeTimeoutMs?: number | undefined;
 }
 
 /** A running service. */
@@ -48,7 +57,11 @@ export interface RunningService {
 
 /** Per-server state that {@link closeService} needs. */
 interface ServiceState {
+  /** Set when the server stops taking requests; running streams go on (the drain). */
+  stopping: { value: boolean };
+  /** Aborted when running streams must end (after the drain's grace period). */
   shutdown: AbortController;
+  admission: Admission;
   realtime: RealtimeRoute;
 }
 const states = new WeakMap<Server, ServiceState>();
@@ -63,8 +76,10 @@ const states = new WeakMap<Server, ServiceState>();
 export function createService(options: ServiceOptions): Server {
   const keys = new KeyRing(options.apiKeys);
   const maxChars = options.maxChars ?? 5000;
-  const limits = new ServiceLimits(options);
+  const writeTimeoutMs = options.writeTimeoutMs ?? DEFAULT_WRITE_TIMEOUT_MS;
   const shutdown = new AbortController();
+  const stopping = { value: false };
+  const admission = new Admission(keys, new ServiceLimits(options), () => stopping.value);
   // Bounds for slow or stalled clients: all headers within 10 s, the whole request within 30 s.
   // Node checks these only every `connectionsCheckingInterval` (default 30 s, which would let a
   // client dribbling its headers stay 30 s); checking every second keeps the bound near 10 s.
@@ -81,34 +96,56 @@ export function createService(options: ServiceOptions): Server {
     res.on('close', () => {
       if (!res.writableFinished) controller.abort();
       meta.release?.();
-      const who = meta.keyIndex === -1 ? '-' : `key#${meta.keyIndex + 1}`;
       // No status when none was sent (the client left first, or Node answered a timeout itself).
       const status = res.headersSent ? String(res.statusCode) : '-';
-      options.accessLog?.(`${remote} ${who} ${req.method ?? '-'} ${pathOf(req)} ${status} ${Math.round(performance.now() - started)}ms`);
-      // Shutting down: a keep-alive connection whose stream just ended would otherwise hold
+      options.accessLog?.(`${accessPrefix(remote, meta.keyIndex)} ${req.method ?? '-'} ${pathOf(req)} ${status} ${Math.round(performance.now() - started)}ms${meta.note ?? ''}`);
+      // Stopping: a keep-alive connection whose stream just ended would otherwise hold
       // server.close() until the grace period runs out.
-      if (shutdown.signal.aborted) setImmediate(() => server.closeIdleConnections());
+      if (stopping.value) setImmediate(() => server.closeIdleConnections());
     });
-    route(req, res, keys, limits, { engine: options.engine, maxChars, shutdown: shutdown.signal }, controller.signal, meta).catch(() => {
+    const ctx = { engine: options.engine, maxChars, shutdown: shutdown.signal, writeTimeoutMs };
+    route(req, res, admission, ctx, controller.signal, meta).catch(() => {
       if (!res.headersSent) sendJson(res, 500, { error: { code: 'server_error', message: 'internal error' } });
       else res.end();
     });
   });
-  const realtime = attachRealtime(server, { engine: options.engine, keys, maxChars, accessLog: options.accessLog, limits: limits.realtime() });
-  states.set(server, { shutdown, realtime });
+  const realtime = attachRealtime(server, { engine: options.engine, admission, maxChars, writeTimeoutMs, accessLog: options.accessLog });
+  states.set(server, { stopping, shutdown, admission, realtime });
   return server;
 }
 
+/** How {@link closeService} stops. */
+export interface CloseOptions {
+  /**
+   * Milliseconds running streams get to finish (the drain) before they are ended; default 0.
+   * New requests are refused (503) from the start either way.
+   */
+  graceMs?: number | undefined;
+}
+
 /**
- * Stops a service made by {@link createService}: no new connections; running SSE streams end
- * with an `error` event, WebSocket sessions are closed; resolves when every connection is gone.
- * The engine is not closed (it belongs to the caller).
+ * Stops a service made by {@link createService}: no new connections or requests (503); running
+ * streams go on for up to `graceMs` (docs/cli.md §5: `tts serve` drains on SIGINT and SIGTERM),
+ * then those still running end with an `error` event (SSE) or error event + close 1001
+ * (WebSocket); resolves when every connection is gone. The engine is not closed (it belongs to
+ * the caller). Calling it again while it runs ends the drain at once.
  */
-export async function closeService(server: Server): Promise<void> {
+export async function closeService(server: Server, options: CloseOptions = {}): Promise<void> {
   const state = states.get(server);
   const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-  state?.shutdown.abort();
-  state?.realtime.closeAll();
+  server.closeIdleConnections();
+  if (state !== undefined) {
+    const graceMs = options.graceMs ?? 0;
+    if (!state.stopping.value && graceMs > 0) {
+      state.stopping.value = true;
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([state.admission.idle(), new Promise<void>((resolve) => (timer = setTimeout(resolve, graceMs)))]);
+      clearTimeout(timer);
+    }
+    state.stopping.value = true;
+    state.shutdown.abort();
+    state.realtime.closeAll();
+  }
   server.closeIdleConnections();
   // Streams that were told to end get a moment to send their last event.
   const timer = setTimeout(() => server.closeAllConnections(), 2000);
@@ -121,68 +158,15 @@ export async function closeService(server: Server): Promise<void> {
 interface RequestMeta {
   keyIndex: number;
   release?: () => void;
-}
-
-/** The service's per-key limits, for both channels. */
-class ServiceLimits {
-  readonly rate: RateLimiter | undefined;
-  readonly concurrency: ConcurrencyLimiter | undefined;
-  readonly quota: CharacterQuota | undefined;
-
-  constructor(options: ServiceOptions) {
-    this.rate = options.rateLimit === undefined ? undefined : new RateLimiter(options.rateLimit.limit, options.rateLimit.windowSeconds, options.clock);
-    this.concurrency = options.maxConcurrent === undefined ? undefined : new ConcurrencyLimiter(options.maxConcurrent);
-    this.quota = options.quotaChars === undefined ? undefined : new CharacterQuota(options.quotaChars);
-  }
-
-  /**
-   * Admits one request of key `keyIndex`: rate first, then concurrency.
-   * @returns the headers to send and a release function, or a refusal with its headers.
-   */
-  admit(keyIndex: number): { headers: Record<string, string>; release: () => void } | (HandshakeRefusal & { headers: Record<string, string> }) {
-    const key = String(keyIndex);
-    const headers: Record<string, string> = {};
-    if (this.rate !== undefined) {
-      const d = this.rate.take(key);
-      headers['ratelimit-policy'] = this.rate.policyHeader();
-      headers['ratelimit'] = RateLimiter.header(d);
-      if (!d.ok) {
-        headers['retry-after'] = String(d.retryAfterSeconds);
-        return { code: 'rate_limit_exceeded', message: `more than ${this.rate.limit} requests per ${this.rate.windowSeconds} s; retry in ${d.retryAfterSeconds} s`, headers };
-      }
-    }
-    const release = this.concurrency === undefined ? () => {} : this.concurrency.acquire(key);
-    if (release === undefined) {
-      headers['retry-after'] = '1';
-      return { code: 'too_many_concurrent_requests', message: `at most ${this.concurrency!.max} requests at once per key`, headers };
-    }
-    return { headers, release };
-  }
-
-  /** Spends `characters` of the key's quota; a refusal when it does not cover them. */
-  charge(keyIndex: number, characters: number): Refusal | undefined {
-    if (this.quota === undefined || this.quota.spend(String(keyIndex), characters)) return undefined;
-    return { code: 'quota_exceeded', message: `this key has ${this.quota.left(String(keyIndex))} characters of quota left; the request needs ${characters}` };
-  }
-
-  /** The same limits as hooks for the WebSocket route. */
-  realtime(): RealtimeLimits {
-    return {
-      admit: (keyIndex) => {
-        const a = this.admit(keyIndex);
-        return 'code' in a ? a : a.release;
-      },
-      charge: (keyIndex, characters) => this.charge(keyIndex, characters),
-    };
-  }
+  /** Appended to the access-log line, e.g. ` write-timeout`. */
+  note?: string;
 }
 
 async function route(
   req: IncomingMessage,
   res: ServerResponse,
-  keys: KeyRing,
-  limits: ServiceLimits,
-  ctx: SseRouteContext,
+  admission: Admission,
+  ctx: { engine: SpeechEngine; maxChars: number; shutdown: AbortSignal; writeTimeoutMs: number },
   signal: AbortSignal,
   meta: RequestMeta,
 ): Promise<void> {
@@ -195,25 +179,16 @@ async function route(
     sendJson(res, 405, { error: { code: 'method_not_allowed', message: 'use POST' } }, { allow: 'POST' });
     return;
   }
-  const key = bearerKey(req.headers.authorization);
-  meta.keyIndex = key === undefined ? -1 : keys.indexOf(key);
-  if (meta.keyIndex === -1) {
-    sendError(res, 'invalid_api_key', key === undefined ? 'missing or malformed Authorization: Bearer header' : 'the API key is not valid', {
-      'www-authenticate': 'Bearer',
-    });
-    return;
-  }
-  const admitted = limits.admit(meta.keyIndex);
-  if ('code' in admitted) {
-    sendError(res, admitted.code, admitted.message, admitted.headers);
+  const admitted = admission.admit(req);
+  meta.keyIndex = admitted.keyIndex;
+  if (!admitted.ok) {
+    sendJson(res, admitted.status, { error: { code: admitted.code, message: admitted.message } }, admitted.headers);
     return;
   }
   meta.release = admitted.release;
   for (const [name, value] of Object.entries(admitted.headers)) res.setHeader(name, value);
-  const keyIndex = meta.keyIndex;
-  await handleSse(req, res, { ...ctx, charge: (characters) => limits.charge(keyIndex, characters) }, signal);
+  await handleSse(req, res, { ...ctx, keyIndex: admitted.keyIndex, charge: admitted.charge, onWriteTimeout: () => (meta.note = ' write-timeout') }, signal);
 }
-
 
 /**
  * Starts the service listening.

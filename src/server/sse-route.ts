@@ -19,6 +19,12 @@ export interface SseRouteContext {
   shutdown: AbortSignal;
   /** Spends the key's character quota for a valid request; a refusal when it is spent. */
   charge?: ((characters: number) => Refusal | undefined) | undefined;
+  /** The admitted key's index: the engine schedules keys fairly (docs/cli.md §5). */
+  keyIndex?: number | undefined;
+  /** Milliseconds the client may accept nothing before the stream is closed (`--write-timeout`). */
+  writeTimeoutMs: number;
+  /** Called when the stream is closed for its write timeout (for the access log). */
+  onWriteTimeout?: (() => void) | undefined;
 }
 
 /** A fresh `item_id`: `item_` + 24 hex digits (docs/cli.md §4). */
@@ -41,9 +47,17 @@ export async function handleSse(req: IncomingMessage, res: ServerResponse, ctx: 
     if (read.reason === 'too_large') sendError(res, 'bad_request', 'request body is larger than 64 KiB', { connection: 'close' });
     return;
   }
+  let body: string;
+  try {
+    // Strict: a byte that is not UTF-8 is refused, never spoken as U+FFFD (docs/protocol.md §2.1).
+    body = new TextDecoder('utf-8', { fatal: true }).decode(read.body);
+  } catch {
+    sendError(res, 'bad_request', 'request body is not valid UTF-8');
+    return;
+  }
   let json: unknown;
   try {
-    json = JSON.parse(read.body.toString('utf8'));
+    json = JSON.parse(body);
   } catch {
     sendError(res, 'bad_request', 'request body is not valid JSON');
     return;
@@ -76,11 +90,19 @@ export async function handleSse(req: IncomingMessage, res: ServerResponse, ctx: 
     const audio = ctx.engine.synthesize(
       { text: request.text, voice: request.voice, language: request.language, format: request.format, sampleRate: SSE_SAMPLE_RATE, channels: 1 },
       stop,
+      { key: String(ctx.keyIndex ?? '') },
     );
     for await (const chunk of audio) {
       if (stop.aborted) break;
       const data: SseDeltaData = { type: 'speech.audio.delta', item_id: itemId, delta: chunk.toString('base64') };
-      if (!res.write(sseEvent('delta', data))) await drained(res, stop);
+      // Backpressure: while the socket does not drain, no chunk is taken, the engine's buffer
+      // for this stream fills and its synthesis pauses. A client that accepts nothing for the
+      // write timeout is cut off, which frees its slot.
+      if (!res.write(sseEvent('delta', data)) && (await drained(res, stop, ctx.writeTimeoutMs)) === 'timeout') {
+        ctx.onWriteTimeout?.();
+        res.destroy();
+        return;
+      }
     }
     if (signal.aborted) return;
     if (ctx.shutdown.aborted) {
@@ -104,15 +126,23 @@ function shuttingDown(): SseErrorData {
   return { type: 'error', error: { code: 'server_error', message: 'the server is shutting down' } };
 }
 
-/** Resolves when the response can take more, or the client left. */
-function drained(res: ServerResponse, signal: AbortSignal): Promise<void> {
+/**
+ * Resolves when the response can take more (`drained`), the stream was stopped (`stopped`), or
+ * `timeoutMs` passed without either (`timeout`; never when it is Infinity).
+ */
+function drained(res: ServerResponse, signal: AbortSignal, timeoutMs: number): Promise<'drained' | 'stopped' | 'timeout'> {
   return new Promise((resolve) => {
-    const done = (): void => {
-      res.off('drain', done);
-      signal.removeEventListener('abort', done);
-      resolve();
+    const done = (outcome: 'drained' | 'stopped' | 'timeout'): void => {
+      clearTimeout(timer);
+      res.off('drain', onDrain);
+      signal.removeEventListener('abort', onStop);
+      resolve(outcome);
     };
-    res.on('drain', done);
-    signal.addEventListener('abort', done, { once: true });
+    const onDrain = (): void => done('drained');
+    const onStop = (): void => done('stopped');
+    // Infinity: no limit (the embedded service, whose only client is this process).
+    const timer = Number.isFinite(timeoutMs) ? setTimeout(() => done('timeout'), timeoutMs) : undefined;
+    res.on('drain', onDrain);
+    signal.addEventListener('abort', onStop, { once: true });
   });
 }

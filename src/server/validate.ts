@@ -60,6 +60,9 @@ export function validateSynthesis(
   if (!input.isWellFormed()) {
     return { code: 'text_string_required', message: `\`${names.text}\` is not valid Unicode text (lone surrogate)` };
   }
+  if (!isSpeakable(input)) {
+    return { code: 'text_string_required', message: `\`${names.text}\` has nothing to speak (only punctuation, emoji, invisible or control characters)` };
+  }
   const length = [...input].length;
   if (length > maxChars) {
     return { code: 'max_character_length_exceeded', message: `\`${names.text}\` has ${length} characters; the limit is ${maxChars}` };
@@ -85,6 +88,16 @@ export function validateSynthesis(
     format: (formatRaw ?? 'pcm16') as AudioFormat,
     language: (languageRaw ?? voice.language) as Language,
   };
+}
+
+/**
+ * True when `text` has something to speak: a letter or a digit (any script), or a symbol that is
+ * not part of an emoji (eSpeak NG reads `+`, `$`, `=`). Punctuation, emoji (with their skin tones,
+ * flags and keycaps), zero-width characters,
+ * spaces and control characters alone make no speech (docs/protocol.md §7 `text_string_required`).
+ */
+export function isSpeakable(text: string): boolean {
+  return /[\p{L}\p{N}]/u.test(text) || /(?![\p{Extended_Pictographic}\p{Emoji_Component}])\p{S}/u.test(text);
 }
 
 /** True when `v` is a refusal rather than a request. */

@@ -1,10 +1,13 @@
 /**
  * Picks and opens the channel a run speaks over (docs/cli.md §1): SSE (`POST /v1/tts/sse`) for
  * `say` and `stream`, the WebSocket (`/v1/realtime_tts`) for `realtime`. Both give the pipeline
- * the same {@link OpenStream}: one request per piece of text, yielding decoded audio chunks.
+ * the same {@link OpenStream}: one request per piece of text, yielding decoded audio chunks in
+ * the run's spec — converted when what arrives differs (convert-stream.ts, docs/cli.md §4).
  */
 import type { AudioSpec } from '../dsp/spec.js';
-import type { Language } from '../protocol/types.js';
+import { SSE_SAMPLE_RATE, type Language } from '../protocol/types.js';
+import { warmUpResampler } from '../dsp/resample.js';
+import { convertChunks, reportedSpec } from './convert-stream.js';
 import type { OpenStream } from './pipeline.js';
 import type { ServiceTarget } from './service.js';
 
@@ -34,8 +37,9 @@ export async function openChannel(kind: ChannelKind, target: ServiceTarget, sett
   const { voice, language, spec, timeoutMs, allowInsecure, verbose } = settings;
   if (kind === 'realtime') {
     const { streamRealtime } = await import('../client/realtime.js');
-    return (text, signal) =>
-      streamRealtime({
+    return (text, signal) => {
+      let arriving: AudioSpec = spec;
+      const chunks = streamRealtime({
         wsBaseUrl: target.wsBaseUrl,
         apiKey: target.apiKey,
         session: {
@@ -50,17 +54,31 @@ export async function openChannel(kind: ChannelKind, target: ServiceTarget, sett
         signal,
         allowInsecure,
         verbose,
+        onSession: (session) => {
+          arriving = reportedSpec(session, spec);
+        },
       });
+      return convertChunks(chunks, () => arriving, spec);
+    };
   }
   const { streamSse } = await import('../client/sse.js');
+  // The SSE request cannot ask for a rate or channels (docs/protocol.md §2.1): its audio is taken
+  // as 24000 Hz mono of the requested encoding (docs/cli.md §4) and converted to the run's spec.
+  const arriving: AudioSpec = { format: spec.format, sampleRate: SSE_SAMPLE_RATE, channels: 1 };
+  // Compiles libsamplerate while the first request is on its way, not when its audio is.
+  if (arriving.sampleRate !== spec.sampleRate) void warmUpResampler(1, arriving.sampleRate, spec.sampleRate);
   return (text, signal) =>
-    streamSse({
-      baseUrl: target.baseUrl,
-      apiKey: target.apiKey,
-      body: { input: text, voice, response_format: spec.format, language },
-      timeoutMs,
-      signal,
-      allowInsecure,
-      verbose,
-    });
+    convertChunks(
+      streamSse({
+        baseUrl: target.baseUrl,
+        apiKey: target.apiKey,
+        body: { input: text, voice, response_format: spec.format, language },
+        timeoutMs,
+        signal,
+        allowInsecure,
+        verbose,
+      }),
+      () => arriving,
+      spec,
+    );
 }

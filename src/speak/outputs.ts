@@ -20,6 +20,8 @@ export interface OutputPlan {
   stdout: { container: 'wav' | 'raw' } | undefined;
   /** Play on the sound card. */
   play: boolean;
+  /** How to play (--player): `auto`, `speaker` or a system player (docs/cli.md §2). */
+  player?: string | undefined;
 }
 
 /** The flags that decide the destinations. */
@@ -28,6 +30,7 @@ export interface OutputFlags {
   wav?: boolean | undefined;
   raw?: boolean | undefined;
   play?: boolean | undefined;
+  player?: string | undefined;
 }
 
 /**
@@ -53,7 +56,7 @@ export function planOutput(command: CommandName, flags: OutputFlags, stdoutIsTer
       hint: 'redirect stdout (tts stream "…" > out.raw), or use -o FILE, or `tts say` to play it',
     });
   }
-  return { file, stdout, play };
+  return flags.player === undefined ? { file, stdout, play } : { file, stdout, play, player: flags.player };
 }
 
 /** An `aplay` command that plays raw audio of this spec (docs/cli.md §2 raw-output notice). */
@@ -77,15 +80,23 @@ export interface OpenOutputs {
  * missing `speaker` or device fails (exit 7) before any request is made.
  * @param stdout where `-o -` / `stream` write.
  * @param signal aborts waiting for a FIFO's reader.
+ * @param playback the environment whose PATH holds the system players, and --verbose (names the backend).
  * @throws TtsError `no_playback_device`, `io_error` (exit 7); nothing stays open on failure.
  */
-export async function openOutputs(plan: OutputPlan, spec: AudioSpec, stdout: NodeJS.WritableStream, signal: AbortSignal): Promise<OpenOutputs> {
+export async function openOutputs(
+  plan: OutputPlan,
+  spec: AudioSpec,
+  stdout: NodeJS.WritableStream,
+  signal: AbortSignal,
+  playback: { env?: NodeJS.ProcessEnv | undefined; verbose?: ((line: string) => void) | undefined } = {},
+): Promise<OpenOutputs> {
   const sinks: AudioSink[] = [];
   let file: FileSink | undefined;
   try {
     if (plan.play) {
-      const { openSpeakerSink } = await import('../audio/speaker-sink.js');
-      sinks.push(await openSpeakerSink(spec));
+      // speaker, else a system player on PATH (docs/cli.md §2 "Playback").
+      const { openPlayback } = await import('../audio/playback.js');
+      sinks.push(await openPlayback(spec, { player: plan.player, env: playback.env ?? process.env, verbose: playback.verbose }));
     }
     const special = plan.file === undefined ? undefined : await specialFile(plan.file.path);
     if (plan.file !== undefined && special !== undefined) {

@@ -11,6 +11,9 @@ import { backoffSeconds, shouldRetry, sleep } from '../client/retry.js';
 import { ChunkQueue } from '../wire/chunk-queue.js';
 import type { AudioChunk } from '../wire/delta.js';
 import { codePointLength, hasSpeech, requestText, splitText } from '../text/split.js';
+import { isPieceEnd, type PipelineItem } from './piece-end.js';
+
+export { isPieceEnd, type PieceEnd, type PipelineItem } from './piece-end.js';
 
 /** Counters a run reports in its `--json` summary. */
 export interface RequestStats {
@@ -59,6 +62,17 @@ export interface PipelineOptions {
  *   delivered to an output that cannot rewind, the message says how much audio was delivered.
  */
 export async function* synthesizeTexts(pieces: AsyncIterable<string>, options: PipelineOptions): AsyncGenerator<AudioChunk, void, undefined> {
+  for await (const item of synthesizePieces(pieces, options)) if (!isPieceEnd(item)) yield item;
+}
+
+/**
+ * {@link synthesizeTexts}, with a {@link PieceEnd} after each piece's last chunk (a piece the
+ * pipeline split again after `max_character_length_exceeded` ends once per part). A rewind (see
+ * {@link PipelineOptions.rewind}) always goes back to just after the last marker yielded.
+ * @returns audio chunks in text order, and the markers.
+ * @throws as {@link synthesizeTexts}.
+ */
+export async function* synthesizePieces(pieces: AsyncIterable<string>, options: PipelineOptions): AsyncGenerator<PipelineItem, void, undefined> {
   let limit = options.maxChars;
   // Pieces taken back (after halving, or refused as busy) go before the input's next ones.
   const again: string[] = [];
@@ -147,6 +161,7 @@ export async function* synthesizeTexts(pieces: AsyncIterable<string>, options: P
           delivered += chunk.data.length;
         }
         window.shift();
+        yield { pieceEnd: head.text };
       } catch (error) {
         if (options.signal.aborted) throw options.signal.reason ?? error;
         if (error instanceof TtsError && error.code === 'max_character_length_exceeded' && !head.gotAudio && limit > 1) {
@@ -161,7 +176,7 @@ export async function* synthesizeTexts(pieces: AsyncIterable<string>, options: P
         }
         // After audio began only a broken transport is worth another request (exit 6 kinds);
         // what the service refused it would refuse again.
-        if (head.gotAudio && head.retriesLeft > 0 && error instanceof TtsError && error.exitCode === EXIT.transport) {
+        if (head.gotAudio && head.retriesLeft > 0 && error instanceof TtsError && error.exitCode === EXIT.transport && !error.final) {
           if (delivered === pieceStart) {
             options.verbose(`piece broke before any of its audio was delivered (${describe(error)}); requesting it again`);
             window[0] = new PieceRun(head.text, head.retriesLeft - 1, options, onBusy);
@@ -200,6 +215,7 @@ function withTries(error: TtsError, tries: number, seconds: number): TtsError {
     hint: error.hint,
     status: error.status,
     retriable: error.retriable,
+    final: error.final,
   });
 }
 

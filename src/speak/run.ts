@@ -4,14 +4,15 @@
  * outputs in text order, and finish them — or abort them, so nothing partial is left.
  * The command line (src/cli) decides what to run and reports; this is what runs.
  */
-import { bytesPerSample } from '../dsp/encoding.js';
 import { bytesPerFrame, type AudioSpec } from '../dsp/spec.js';
 import { TtsError } from '../errors.js';
-import type { Language } from '../protocol/types.js';
+import { SSE_SAMPLE_RATE, type Language } from '../protocol/types.js';
 import { openChannel, type ChannelKind } from './channels.js';
 import { openOutputs, type OutputPlan } from './outputs.js';
-import { synthesizeTexts } from './pipeline.js';
+import { AudioStage, type StageSettings } from './audio-stage.js';
+import { isPieceEnd, synthesizePieces, synthesizeTexts, type PipelineItem } from './pipeline.js';
 import type { ServiceTarget } from './service.js';
+import type { SubtitleWriter } from './subtitles.js';
 
 /** Lines a run prints on stderr, by importance; none carries the key. */
 export interface RunLog {
@@ -31,6 +32,8 @@ export interface RunStats {
   itemIds: Set<string>;
   /** `performance.now()` when the first audio byte went to the outputs; undefined before. */
   firstAudioAt: number | undefined;
+  /** Subtitle cues written (with --subtitles). */
+  cues?: number;
 }
 
 /** Everything one run needs. */
@@ -64,10 +67,46 @@ export interface SpeakOptions {
   signal: AbortSignal;
   log: RunLog;
   stats: RunStats;
+  /** The environment (PATH for system players); default process.env. */
+  env?: NodeJS.ProcessEnv | undefined;
   /** Called (and awaited) once the outputs are open, before the first request. */
   onOpened?: (() => void | Promise<void>) | undefined;
   /** Called with each chunk's size in bytes as it goes to the outputs. */
   onAudio?: ((bytes: number) => void) | undefined;
+  /** --speed, --volume, --pause (docs/cli.md §1); absent = none. */
+  effects?: { speed: number; volume: number; pauseMs: number } | undefined;
+  /** --subtitles: the file to write the cues to. */
+  subtitles?: string | undefined;
+}
+
+/**
+ * Starts loading and warming up what the run's audio will go through — libsamplerate when SSE
+ * audio (24000 Hz mono) must be converted, Sonic and the gain for `--speed`/`--volume` — by
+ * running 100 ms of silence through each, so the first audio chunk waits for none of it (the
+ * first calls of each are many times slower than the next). Call as early as possible; never
+ * rejects (the real run reports any problem).
+ */
+export function prepareAudio(channel: ChannelKind, spec: AudioSpec, effects: { speed: number; volume: number }): void {
+  const silence = async (frames: number): Promise<Buffer> => (await import('../dsp/encoding.js')).encodeFloat(new Float32Array(frames), spec.format);
+  // Independent, so the quick one (Sonic, ~10 ms) is not kept waiting behind libsamplerate (~100 ms).
+  const conversion = async (): Promise<void> => {
+    if (channel !== 'sse' || (spec.sampleRate === SSE_SAMPLE_RATE && spec.channels === 1)) return;
+    const [{ warmUpResampler }, { SpecConverter }] = await Promise.all([import('../dsp/resample.js'), import('../dsp/convert.js')]);
+    if (spec.sampleRate !== SSE_SAMPLE_RATE) await warmUpResampler(1, SSE_SAMPLE_RATE, spec.sampleRate);
+    const converter = await SpecConverter.create({ format: spec.format, sampleRate: SSE_SAMPLE_RATE, channels: 1 }, spec);
+    converter.push(await silence(SSE_SAMPLE_RATE / 10));
+    converter.end();
+    converter.destroy();
+  };
+  const stage = async (): Promise<void> => {
+    if (effects.speed === 1 && effects.volume === 1) return;
+    const { EffectChain } = await import('../dsp/effects.js');
+    const chain = await EffectChain.create(spec, effects);
+    chain.push(await silence(Math.round(spec.sampleRate / 10) * spec.channels));
+    chain.endPiece();
+    chain.destroy();
+  };
+  void Promise.all([conversion().catch(() => {}), stage().catch(() => {})]);
 }
 
 /**
@@ -79,14 +118,23 @@ export interface SpeakOptions {
  */
 export async function speak(options: SpeakOptions): Promise<void> {
   const { spec, stats, signal } = options;
-  const opened = await openOutputs(options.plan, spec, options.stdout, signal);
+  const opened = await openOutputs(options.plan, spec, options.stdout, signal, { env: options.env, verbose: options.log.verbose });
   const sink = opened.sink;
+  let stage: AudioStage | undefined;
+  let subtitles: SubtitleWriter | undefined;
   // Stop playback and drop the temporary file as soon as the run is aborted, not when the
   // network layer notices.
   const onAbort = (): void => void sink.abort();
   signal.addEventListener('abort', onAbort, { once: true });
   try {
     if (signal.aborted) throw signal.reason;
+    if (options.subtitles !== undefined) {
+      const { openSubtitles } = await import('./subtitles.js');
+      subtitles = await openSubtitles(options.subtitles);
+      stats.cues = 0;
+    }
+    const settings: StageSettings = { speed: 1, volume: 1, pauseMs: 0, ...options.effects, cues: subtitles !== undefined };
+    stage = await AudioStage.create(spec, settings);
     await options.onOpened?.();
     const open = await openChannel(options.channel, options.target, {
       voice: options.voice,
@@ -97,7 +145,8 @@ export async function speak(options: SpeakOptions): Promise<void> {
       verbose: options.log.verbose,
     });
     const fileOnly = opened.fileOnly;
-    const chunks = synthesizeTexts(options.pieces, {
+    const marked = stage;
+    const pipelineOptions = {
       open,
       maxChars: options.maxChars,
       concurrency: options.concurrency,
@@ -105,25 +154,44 @@ export async function speak(options: SpeakOptions): Promise<void> {
       signal,
       stats,
       bytesPerSecond: bytesPerFrame(spec) * spec.sampleRate,
-      // SSE audio is one channel of the encoding; a WebSocket session sends the frames it was asked for.
-      frameBytes: options.channel === 'realtime' ? bytesPerFrame(spec) : bytesPerSample(spec.format),
+      // Both channels hand over audio already converted to the run's spec (convert-stream.ts).
+      frameBytes: bytesPerFrame(spec),
       rewind:
         fileOnly === undefined
           ? undefined
-          : async (audioBytes) => {
-              await fileOnly.truncateAudio(audioBytes);
-              stats.bytes = audioBytes;
+          : async (audioBytes: number) => {
+              // With the stage, the output differs from what the pipeline counted: the stage
+              // knows where the piece began in the output.
+              const at = marked === undefined ? audioBytes : marked.rewind();
+              await fileOnly.truncateAudio(at);
+              stats.bytes = at;
             },
       verbose: options.log.verbose,
       warn: options.log.warn,
-    });
-    for await (const chunk of chunks) {
-      if (chunk.itemId !== undefined) stats.itemIds.add(chunk.itemId);
-      if (chunk.data.length === 0) continue;
+    };
+    // Pieces are marked only when the stage needs their ends (tempo flush, pauses, cues).
+    const items: AsyncIterable<PipelineItem> = marked === undefined ? synthesizeTexts(options.pieces, pipelineOptions) : synthesizePieces(options.pieces, pipelineOptions);
+    const deliver = async (data: Buffer): Promise<void> => {
+      if (data.length === 0) return;
       stats.firstAudioAt ??= performance.now();
-      await sink.write(chunk.data);
-      stats.bytes += chunk.data.length;
-      options.onAudio?.(chunk.data.length);
+      await sink.write(data);
+      stats.bytes += data.length;
+      options.onAudio?.(data.length);
+    };
+    for await (const item of items) {
+      if (isPieceEnd(item)) {
+        const { out, cue } = marked!.pieceEnd(item.pieceEnd);
+        for (const data of out) await deliver(data);
+        if (cue !== undefined && subtitles !== undefined) {
+          await subtitles.add(cue);
+          stats.cues = subtitles.count;
+        }
+        continue;
+      }
+      if (item.itemId !== undefined) stats.itemIds.add(item.itemId);
+      if (item.data.length === 0) continue;
+      if (marked === undefined) await deliver(item.data);
+      else for (const data of marked.audio(item.data)) await deliver(data);
     }
     if (signal.aborted) throw signal.reason;
     // Nothing to say reaches no service (docs/cli.md §1); a service that said nothing for a text
@@ -131,10 +199,13 @@ export async function speak(options: SpeakOptions): Promise<void> {
     if (stats.requests === 0) throw new TtsError('usage', 'the text is empty', { hint: 'give some text to speak' });
     if (stats.bytes === 0) throw new TtsError('no_audio', 'the service returned no audio for this text', { hint: 'check the text and the voice; the service answered with `done` alone' });
     await sink.finish();
+    await subtitles?.finish();
   } catch (error) {
     await sink.abort().catch(() => {});
+    await subtitles?.abort();
     throw error;
   } finally {
+    stage?.destroy();
     signal.removeEventListener('abort', onAbort);
   }
 }

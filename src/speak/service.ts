@@ -46,7 +46,7 @@ export async function resolveService(choice: ServiceChoice): Promise<ServiceTarg
   }
   const apiKey = choice.apiKeyFile !== undefined ? await readKeyFile(choice.apiKeyFile, choice.warn) : nonEmpty(choice.env['TTS_API_KEY']);
   if (apiKey === undefined) {
-    throw new TtsError('no_api_key', `a service is configured (${safeOrigin(baseUrl)}) but no API key is`, {
+    throw new TtsError('no_api_key', `a service is configured (${safeOrigin(baseUrl)}), but no API key was given for it`, {
       hint: 'set TTS_API_KEY, or use --api-key-file PATH (or --offline for the built-in engine)',
     });
   }

@@ -33,8 +33,7 @@ export interface TextInput {
 /**
  * Opens the text for reading. What can be checked before reading is checked here.
  * @returns the text in blocks of decoded UTF-8, in order (a block never splits a character).
- * @throws TtsError `usage` (exit 2): both words and -f; no text at all (stdin is a terminal and
- *   no words); an unreadable file; a regular file larger than `maxInputBytes`. The blocks then
+ * @throws TtsError `usage` (exit 2): both words and -f; an unreadable file; a regular file larger than `maxInputBytes`. The blocks then
  *   throw `usage` on invalid UTF-8, a NUL byte or too much text, naming the byte offset.
  */
 export async function openText(input: TextInput): Promise<AsyncIterable<string>> {
@@ -50,8 +49,8 @@ export async function openText(input: TextInput): Promise<AsyncIterable<string>>
       yield text;
     })();
   }
-  if (input.stdin.isTTY !== true) return decodeText(abortable(input.stdin, input.signal), 'standard input', input.maxInputBytes, input.signal);
-  throw new TtsError('usage', 'no text to speak', { hint: 'give it as words (tts say "hello"), pipe it in, or use -f FILE' });
+  // On a terminal too: the user types the text and ends it with Ctrl-D (the command says so).
+  return decodeText(abortable(input.stdin, input.signal), 'standard input', input.maxInputBytes, input.signal);
 }
 
 /**

@@ -10,7 +10,7 @@ import { after, before, describe, it } from 'node:test';
 import { TtsError } from '../../src/errors.js';
 import { streamRealtime, type RealtimeStreamOptions } from '../../src/client/realtime.js';
 import { createService, listen } from '../../src/server/service.js';
-import { fakeAudio, fakeEngine, type FakeEngine } from '../helpers/ws-fake-engine.js';
+import { fakeAudio, fakeEngine, type FakeEngine } from '../helpers/fake-engine.js';
 
 const KEY = 'tts_builtin-test-key-000111';
 

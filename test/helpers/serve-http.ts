@@ -7,9 +7,7 @@
 import { request, type IncomingHttpHeaders } from 'node:http';
 import type { Server } from 'node:http';
 import { connect as connectTcp, type Socket } from 'node:net';
-import type { SpeechEngine, SynthesisJob } from '../../src/engine/types.js';
 import { closeService, createService, listen, type ServiceOptions } from '../../src/server/service.js';
-import { patternBytes } from './servers.js';
 
 /** A running service and what it logged. */
 export interface TestService {
@@ -164,58 +162,6 @@ export async function waitFor(condition: () => boolean, ms = 2000): Promise<bool
     await new Promise((r) => setTimeout(r, 10));
   }
   return true;
-}
-
-/** What one job of {@link scriptedEngine} did. */
-export interface ScriptedJob {
-  job: SynthesisJob;
-  chunks: number;
-  aborted: boolean;
-  ended: boolean;
-}
-
-/** A fake engine whose jobs are listed, for limit tests that need no real speech. */
-export interface ScriptedEngine extends SpeechEngine {
-  jobs: ScriptedJob[];
-  /** Jobs started and not yet ended. */
-  running(): number;
-}
-
-/**
- * A deterministic stand-in for the engine: a text starting with `slow` yields 100 ms chunks every
- * 20 ms for `slowMs` (default 5 s) unless aborted; any other text yields 3 chunks at once. Chunks
- * are 100 ms of pattern bytes of the job's format, rate and channels.
- */
-export function scriptedEngine(slowMs = 5000): ScriptedEngine {
-  const jobs: ScriptedJob[] = [];
-  return {
-    jobs,
-    running: () => jobs.filter((j) => !j.ended).length,
-    synthesize(job: SynthesisJob, signal?: AbortSignal): AsyncIterable<Buffer> {
-      const record: ScriptedJob = { job: { ...job }, chunks: 0, aborted: false, ended: false };
-      jobs.push(record);
-      const slow = job.text.startsWith('slow');
-      const total = slow ? Math.ceil(slowMs / 20) : 3;
-      const bytes = Math.round(job.sampleRate / 10) * job.channels * (job.format === 'float32' ? 4 : job.format === 'mulaw' ? 1 : 2);
-      return (async function* () {
-        try {
-          for (let i = 0; i < total; i++) {
-            if (slow) await new Promise((r) => setTimeout(r, 20));
-            if (signal?.aborted) {
-              record.aborted = true;
-              return;
-            }
-            record.chunks++;
-            yield patternBytes(bytes, i + 1);
-          }
-        } finally {
-          if (signal?.aborted) record.aborted = true;
-          record.ended = true;
-        }
-      })();
-    },
-    async close() {},
-  };
 }
 
 /** A raw TCP connection to the service, for clients that misbehave on purpose. */

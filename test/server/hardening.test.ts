@@ -11,7 +11,8 @@ import { after, before, describe, it } from 'node:test';
 import { createEngine, type EspeakEngine } from '../../src/engine/index.js';
 import { MAX_BODY_BYTES } from '../../src/server/http-util.js';
 import { MAX_CLIENT_FRAME_BYTES } from '../../src/server/realtime-route.js';
-import { allEvents, errorBody, postSse, rawConnect, scriptedEngine, startService, waitFor, type ScriptedEngine, type TestService } from '../helpers/serve-http.js';
+import { allEvents, errorBody, postSse, rawConnect, startService, waitFor, type TestService } from '../helpers/serve-http.js';
+import { scriptedEngine, type FakeEngine } from '../helpers/fake-engine.js';
 import { connect, refused, update } from '../helpers/serve-ws.js';
 
 const KEY = 'hardening-key-0123456789';
@@ -252,7 +253,7 @@ describe('tts serve hardening: the access log', () => {
     const secretKey = 'sk-SENTINEL-KEY-7f3a9c0e2b';
     const wrongKey = 'sk-WRONG-SENTINEL-KEY-55d1';
     const secretText = 'SENTINELTEXT secret words';
-    const engine: ScriptedEngine = scriptedEngine();
+    const engine: FakeEngine = scriptedEngine();
     const svc = await startService({ apiKeys: [secretKey], engine, maxChars: 100 });
     try {
       let requests = 0;
@@ -303,7 +304,7 @@ describe('tts serve hardening: shutdown', () => {
     await s.next('tts.output_audio.delta');
     const waiting = await connect(svc.wsUrl, KEY);
     await waiting.next('tts_session.created');
-    await waitFor(() => engine.jobs.length === 2 && engine.jobs[0]!.chunks > 0);
+    await waitFor(() => engine.records.length === 2 && engine.records[0]!.yielded > 0);
 
     const t0 = performance.now();
     await svc.close();
@@ -323,7 +324,7 @@ describe('tts serve hardening: shutdown', () => {
     }
     assert.ok(ms < 1500, `closeService took ${ms.toFixed(0)} ms`);
     assert.ok(await waitFor(() => engine.running() === 0), 'every synthesis stopped');
-    assert.ok(engine.jobs.every((j) => j.aborted));
+    assert.ok(engine.records.every((j) => j.aborted));
   });
 
   it('ends a stream on a keep-alive connection (as fetch and the tts client use) without waiting for the grace period', async () => {

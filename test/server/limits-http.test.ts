@@ -12,7 +12,8 @@ import { request } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
 import { SERVICE_ERROR_CODES } from '../../src/errors.js';
-import { allEvents, audioOf, errorBody, postSse, scriptedEngine, startService, waitFor, type ScriptedEngine, type TestService } from '../helpers/serve-http.js';
+import { allEvents, audioOf, errorBody, postSse, startService, waitFor, type TestService } from '../helpers/serve-http.js';
+import { scriptedEngine, type FakeEngine } from '../helpers/fake-engine.js';
 import { connect, handshake, refused, update, type WsSession } from '../helpers/serve-ws.js';
 
 /** The statuses docs/cli.md §4 decides, written out here so a wrong table in src/ fails. */
@@ -80,7 +81,7 @@ async function wsSynthesize(s: WsSession, text: string): Promise<Buffer> {
 }
 
 describe('tts serve: every error code on both channels (docs/protocol.md §7)', () => {
-  let engine: ScriptedEngine;
+  let engine: FakeEngine;
   let svc: TestService;
   // One key per case, so the limits of one case never leak into another.
   let n = 0;
@@ -107,7 +108,7 @@ describe('tts serve: every error code on both channels (docs/protocol.md §7)', 
       await expectWsHandshakeRefusal(svc, wrong, 'invalid_api_key');
     }
     await expectWsHandshakeRefusal(svc, undefined, 'invalid_api_key');
-    assert.equal(engine.jobs.length, 0);
+    assert.equal(engine.records.length, 0);
   });
 
   it('invalid_api_key, never 500: any Authorization header a client can send is 401 or accepted', async () => {
@@ -180,20 +181,20 @@ describe('tts serve: every error code on both channels (docs/protocol.md §7)', 
     assert.ok((await wsSynthesize(await connect(svc.wsUrl, key), 'd'.repeat(20))).length > 0);
     await expectSseRefusal(svc, key, { input: 'e' }, 'quota_exceeded');
     await expectWsUpdateRefusal(svc, key, update({ input_text: 'f' }), 'quota_exceeded');
-    // Characters are code points: one emoji is one character.
+    // Characters are code points: one astral character (𠮷, a surrogate pair in UTF-16) is one character.
     const other = freshKey();
-    const res = await postSse(svc.base, { input: '😀'.repeat(40) }, other);
+    const res = await postSse(svc.base, { input: '𠮷'.repeat(40) }, other);
     assert.equal(res.status, 200);
     await allEvents(res);
-    const res2 = await postSse(svc.base, { input: '😀'.repeat(40) }, other);
+    const res2 = await postSse(svc.base, { input: '𠮷'.repeat(40) }, other);
     assert.equal(res2.status, 200);
     await allEvents(res2);
-    await expectSseRefusal(svc, other, { input: '😀'.repeat(21) }, 'quota_exceeded');
+    await expectSseRefusal(svc, other, { input: '𠮷'.repeat(21) }, 'quota_exceeded');
   });
 
   it('max_character_length_exceeded: 422 over 40 code points, the limit itself is accepted', async () => {
     const key = freshKey();
-    const ok = await postSse(svc.base, { input: '😀'.repeat(40) }, key);
+    const ok = await postSse(svc.base, { input: '𠮷'.repeat(40) }, key);
     assert.equal(ok.status, 200);
     await allEvents(ok);
     await expectSseRefusal(svc, key, { input: 'a'.repeat(41) }, 'max_character_length_exceeded');
@@ -215,10 +216,10 @@ describe('tts serve: every error code on both channels (docs/protocol.md §7)', 
   for (const [code, sse, ws] of requestCases) {
     it(`${code}: ${STATUS[code]} on SSE for ${typeof sse === 'string' ? sse : JSON.stringify(sse)}; error event + 1008 on the WebSocket`, async () => {
       const key = freshKey();
-      const before = engine.jobs.length;
+      const before = engine.records.length;
       await expectSseRefusal(svc, key, sse, code);
       await expectWsUpdateRefusal(svc, key, ws, code);
-      assert.equal(engine.jobs.length, before, 'a refused request never reaches the engine');
+      assert.equal(engine.records.length, before, 'a refused request never reaches the engine');
     });
   }
 
@@ -230,7 +231,7 @@ describe('tts serve: every error code on both channels (docs/protocol.md §7)', 
     const events = await allEvents(res);
     assert.deepEqual(events.map((e) => e.event), ['delta', 'delta', 'delta', 'done']);
     assert.equal(audioOf(events).length, 3 * 2400);
-    assert.deepEqual(engine.jobs.at(-1)!.job, { text: 'hello', voice: 'en-woman-1', language: 'en', format: 'mulaw', sampleRate: 24000, channels: 1 });
+    assert.deepEqual(engine.records.at(-1)!.job, { text: 'hello', voice: 'en-woman-1', language: 'en', format: 'mulaw', sampleRate: 24000, channels: 1 });
   });
 });
 

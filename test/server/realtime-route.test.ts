@@ -3,17 +3,18 @@
  * sockets with the real `ws` client (docs/protocol.md §2.4, §3, §4.2, §5, §6.2, §7; docs/cli.md §4):
  * event shapes, every refusal as an error event then close 1008, the handshake's 401/404, one
  * update per session, size limits, and aborts. The engine is a deterministic fake
- * (test/helpers/ws-fake-engine.ts), so what reaches the engine and what leaves the socket can
+ * (test/helpers/fake-engine.ts), so what reaches the engine and what leaves the socket can
  * be compared byte for byte.
  */
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import { after, before, describe, it } from 'node:test';
+import { Admission, type AdmissionLimits } from '../../src/server/admission.js';
 import { KeyRing } from '../../src/server/keys.js';
 import { attachRealtime } from '../../src/server/realtime-route.js';
 import { createService, listen } from '../../src/server/service.js';
 import { connect as connectWs, handshake, type WsSession } from '../helpers/serve-ws.js';
-import { fakeAudio, fakeEngine, type FakeEngine } from '../helpers/ws-fake-engine.js';
+import { fakeAudio, fakeEngine, type FakeEngine } from '../helpers/fake-engine.js';
 
 const KEY = 'test-key-ws-123456';
 
@@ -358,26 +359,24 @@ describe('/v1/realtime_tts sessions over time', () => {
     const server = createServer();
     const log: string[] = [];
     let active = 0;
-    attachRealtime(server, {
-      engine,
-      keys: new KeyRing(['other', KEY]),
-      maxChars: 100,
-      limits: {
-        admit: (keyIndex) => {
-          log.push(`admit ${keyIndex}`);
-          if (active >= 1) return { code: 'too_many_concurrent_requests', message: 'one at a time', headers: { 'Retry-After': '2' } };
-          active++;
-          return () => {
+    const limits: AdmissionLimits = {
+      admit: (keyIndex) => {
+        log.push(`admit ${keyIndex}`);
+        if (active >= 1) return { code: 'too_many_concurrent_requests', message: 'one at a time', headers: { 'Retry-After': '2' } };
+        active++;
+        return {
+          release: () => {
             active--;
             log.push('release');
-          };
-        },
-        charge: (keyIndex, characters) => {
-          log.push(`charge ${keyIndex} ${characters}`);
-          return characters > 5 ? { code: 'quota_exceeded', message: 'out of characters' } : undefined;
-        },
+          },
+        };
       },
-    });
+      charge: (keyIndex, characters) => {
+        log.push(`charge ${keyIndex} ${characters}`);
+        return characters > 5 ? { code: 'quota_exceeded', message: 'out of characters' } : undefined;
+      },
+    };
+    attachRealtime(server, { engine, admission: new Admission(new KeyRing(['other', KEY]), limits, () => false), maxChars: 100, writeTimeoutMs: 30_000 });
     const base = await listen(server, '127.0.0.1', 0);
     const url = `${base.replace(/^http/, 'ws')}/v1/realtime_tts`;
     try {
@@ -404,7 +403,7 @@ describe('/v1/realtime_tts sessions over time', () => {
   it('closes a session that sends no update in time with bad_request and 1008', async () => {
     const engine = fakeEngine();
     const server = createServer();
-    attachRealtime(server, { engine, keys: new KeyRing([KEY]), maxChars: 100, idleMs: 200 });
+    attachRealtime(server, { engine, admission: new Admission(new KeyRing([KEY]), undefined, () => false), maxChars: 100, idleMs: 200, writeTimeoutMs: 30_000 });
     const base = await listen(server, '127.0.0.1', 0);
     try {
       const s = await connect(`${base.replace(/^http/, 'ws')}/v1/realtime_tts`);

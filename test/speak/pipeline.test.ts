@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { setTimeout as delay } from 'node:timers/promises';
 import { TtsError } from '../../src/errors.js';
-import { synthesizeTexts, type OpenStream, type PipelineOptions } from '../../src/speak/pipeline.js';
+import { isPieceEnd, synthesizePieces, synthesizeTexts, type OpenStream, type PipelineOptions } from '../../src/speak/pipeline.js';
 import type { AudioChunk } from '../../src/wire/delta.js';
 
 /** A seeded pseudo-random generator (mulberry32), so a failing order can be replayed. */
@@ -154,6 +154,44 @@ describe('synthesizeTexts', () => {
     assert.equal(written.toString('utf8'), BOOK);
     assert.equal(rewinds.length, 1);
     assert.equal(rewinds[0], Buffer.byteLength('Sentence number 1 is here. '));
+  });
+
+  it('marks where each piece ends, in order, and a rewind goes back to just after the last mark', async () => {
+    let broke = false;
+    const open: OpenStream = async function* (text) {
+      const bytes = audioOf(text);
+      await delay(text.length % 5);
+      yield { data: bytes.subarray(0, 4), itemId: undefined };
+      if (text.startsWith('Sentence number 3 ') && !broke) {
+        broke = true;
+        throw new TtsError('connection_failed', 'the connection broke', { retriable: true });
+      }
+      yield { data: bytes.subarray(4), itemId: undefined };
+    };
+    let piece = '';
+    let written = '';
+    const ends: string[] = [];
+    const opts = options(open, {
+      maxChars: 30,
+      concurrency: 3,
+      rewind: async (bytes) => {
+        // Only audio of the piece under way is taken back.
+        assert.equal(bytes, Buffer.byteLength(ends.join('')));
+        piece = '';
+      },
+    });
+    for await (const item of synthesizePieces(once(BOOK), opts)) {
+      if (isPieceEnd(item)) {
+        assert.equal(piece, item.pieceEnd, 'the mark follows all of its piece');
+        ends.push(item.pieceEnd);
+        written += piece;
+        piece = '';
+      } else piece += item.data.toString('utf8');
+    }
+    assert.ok(broke);
+    assert.equal(written, BOOK);
+    assert.equal(ends.length, 30);
+    assert.equal(piece, '', 'nothing after the last mark');
   });
 
   it('fails saying how much audio was delivered when a piece breaks and the output cannot rewind', async () => {

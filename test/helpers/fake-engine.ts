@@ -1,20 +1,22 @@
 /**
- * A deterministic stand-in for the speech engine (src/engine/types.ts), for testing the
- * WebSocket route without eSpeak NG: each job yields `chunks` chunks of 100 ms of pattern bytes
- * sized by the job's format, rate and channels, and records what it was asked and whether it
- * was aborted.
+ * The one deterministic stand-in for the speech engine (src/engine/types.ts), for tests of the
+ * built-in service's routes without eSpeak NG: each job yields chunks of 100 ms of pattern bytes
+ * sized by the job's format, rate and channels, and is recorded — what it was asked, how many
+ * chunks it handed out, whether it was aborted — so what reaches the engine and what leaves the
+ * socket can be compared byte for byte. {@link scriptedEngine} is the same engine with the
+ * "slow text" rule the limit tests use.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { SpeechEngine, SynthesisJob } from '../../src/engine/types.js';
+import type { SpeechEngine, SynthesisJob, SynthesisOptions } from '../../src/engine/types.js';
 import { EngineError } from '../../src/engine/types.js';
 import { patternBytes } from './servers.js';
 
-/** Knobs of the fake. */
+/** Knobs of the fake; a function gives a value per job. */
 export interface FakeEngineOptions {
   /** Chunks per job (default 5). */
-  chunks?: number;
-  /** Milliseconds before each chunk (default 0). */
-  delayMs?: number;
+  chunks?: number | ((job: SynthesisJob) => number);
+  /** Milliseconds before each chunk (default 0); an abort cuts the wait short. */
+  delayMs?: number | ((job: SynthesisJob) => number);
   /** Throw EngineError after this many chunks. */
   failAfter?: number;
 }
@@ -22,6 +24,8 @@ export interface FakeEngineOptions {
 /** What one job did. */
 export interface FakeJobRecord {
   job: SynthesisJob;
+  /** The fairness key the caller gave (docs/cli.md §5), if any. */
+  key?: string | undefined;
   /** Chunks handed out. */
   yielded: number;
   /** True once the signal aborted before the last chunk. */
@@ -36,6 +40,8 @@ export interface FakeJobRecord {
 export interface FakeEngine extends SpeechEngine {
   records: FakeJobRecord[];
   closed: boolean;
+  /** Jobs started and not yet ended. */
+  running(): number;
 }
 
 /** Bytes per sample of one channel. */
@@ -57,11 +63,14 @@ export function fakeAudio(job: Pick<SynthesisJob, 'format' | 'sampleRate' | 'cha
 /** Makes a fake engine. */
 export function fakeEngine(options: FakeEngineOptions = {}): FakeEngine {
   const records: FakeJobRecord[] = [];
+  const perJob = (v: number | ((job: SynthesisJob) => number) | undefined, job: SynthesisJob, fallback: number): number =>
+    typeof v === 'function' ? v(job) : (v ?? fallback);
   const engine: FakeEngine = {
     records,
     closed: false,
-    synthesize(job: SynthesisJob, signal?: AbortSignal): AsyncIterable<Buffer> {
-      const record: FakeJobRecord = { job: { ...job }, yielded: 0, aborted: false, ended: false };
+    running: () => records.filter((r) => !r.ended).length,
+    synthesize(job: SynthesisJob, signal?: AbortSignal, synthesisOptions?: SynthesisOptions): AsyncIterable<Buffer> {
+      const record: FakeJobRecord = { job: { ...job }, key: synthesisOptions?.key, yielded: 0, aborted: false, ended: false };
       records.push(record);
       const onAbort = (): void => {
         if (record.ended) return;
@@ -69,14 +78,15 @@ export function fakeEngine(options: FakeEngineOptions = {}): FakeEngine {
         record.abortedAt = performance.now();
       };
       signal?.addEventListener('abort', onAbort, { once: true });
-      const total = options.chunks ?? 5;
+      const total = perJob(options.chunks, job, 5);
+      const delayMs = perJob(options.delayMs, job, 0);
       return (async function* () {
         try {
           for (let i = 0; i < total; i++) {
             if (signal?.aborted) return;
-            if ((options.delayMs ?? 0) > 0) {
+            if (delayMs > 0) {
               try {
-                await sleep(options.delayMs, undefined, signal === undefined ? {} : { signal });
+                await sleep(delayMs, undefined, signal === undefined ? {} : { signal });
               } catch {
                 return;
               }
@@ -96,4 +106,13 @@ export function fakeEngine(options: FakeEngineOptions = {}): FakeEngine {
     },
   };
   return engine;
+}
+
+/**
+ * The fake engine with the limit tests' rule: a text starting with `slow` yields a 100 ms chunk
+ * every 20 ms for `slowMs` (default 5 s) unless aborted; any other text yields 3 chunks at once.
+ */
+export function scriptedEngine(slowMs = 5000): FakeEngine {
+  const slow = (job: SynthesisJob): boolean => job.text.startsWith('slow');
+  return fakeEngine({ chunks: (job) => (slow(job) ? Math.ceil(slowMs / 20) : 3), delayMs: (job) => (slow(job) ? 20 : 0) });
 }

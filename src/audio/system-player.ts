@@ -1,0 +1,184 @@
+/**
+ * Playback through a system player found on PATH (docs/cli.md §2 "Playback"), for when the
+ * `speaker` package could not be built: the audio is decoded to signed 16-bit little-endian PCM
+ * (µ-law and float32 as for speaker) and streamed into the player's stdin, which the player
+ * reads at playback speed — so the pipe's backpressure paces the producer, as the card does.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { accessSync, constants, statSync } from 'node:fs';
+import { delimiter, isAbsolute, join } from 'node:path';
+import { toPcm16Bytes } from '../dsp/encoding.js';
+import { assertAudioSpec, bytesPerFrame, type AudioSpec } from '../dsp/spec.js';
+import { TtsError } from '../errors.js';
+import type { PlayerCommand } from './players.js';
+import type { AudioSink } from './sink.js';
+
+/** How long a started player may take to refuse the device (exit at once) before we trust it, in ms. */
+const EARLY_EXIT_MS = 250;
+/** The same for a player given silence first (it opens the device only once audio comes), in ms. */
+const PRIMED_EXIT_MS = 1000;
+/** Most of a player's stderr kept for a message, in bytes. */
+const STDERR_BYTES = 4096;
+/** How long abort() waits for the player to go after SIGTERM before SIGKILL, in ms. */
+const KILL_AFTER_MS = 1000;
+
+/**
+ * The full path of program `name` on `env.PATH`, if there is an executable file by that name.
+ * A name with a slash is taken as a path.
+ */
+export function findOnPath(name: string, env: NodeJS.ProcessEnv): string | undefined {
+  const candidates = name.includes('/') ? [name] : (env['PATH'] ?? '').split(delimiter).filter((d) => d !== '' && isAbsolute(d)).map((d) => join(d, name));
+  for (const path of candidates) {
+    try {
+      accessSync(path, constants.X_OK);
+      if (statSync(path).isFile()) return path;
+    } catch {
+      // Not here.
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Starts `player` (at `path`) for audio of `spec` and returns a sink that feeds it.
+ * Waits {@link EARLY_EXIT_MS} for the player to refuse (no device, bad arguments) so that a
+ * player that cannot play fails here, before any request is sent; a player judged by its stderr
+ * (ffplay, which opens the device only once audio comes) first gets 50 ms of silence and
+ * {@link PRIMED_EXIT_MS}.
+ * `write` resolves when the pipe took the audio (the player reads at playback speed);
+ * `finish` closes the pipe and resolves when the player has played everything and exited 0;
+ * `abort` stops the player at once (SIGTERM, then SIGKILL after 1 s).
+ * @throws TtsError `no_playback_device` (exit 7) when the player cannot start or exits at once
+ *   (the message quotes its stderr); later, `io_error` (exit 7) when it fails while playing.
+ * @throws RangeError for an invalid spec (see assertAudioSpec).
+ */
+export async function openSystemPlayerSink(spec: AudioSpec, player: PlayerCommand, path: string): Promise<AudioSink> {
+  assertAudioSpec(spec);
+  const child = spawn(path, player.args(spec.sampleRate, spec.channels), { stdio: ['pipe', 'ignore', 'pipe'] });
+  const sink = new PlayerSink(child, spec, player.name, player.failedWhen);
+  // A player that opens the device only once it has audio (ffplay) is given 50 ms of silence
+  // and longer to refuse, so that "no device" shows here too.
+  // The window starts once the program runs, so a slow fork on a busy machine does not eat it.
+  await Promise.race([new Promise<void>((resolve) => child.once('spawn', () => resolve())), sink.exited]);
+  let wait = EARLY_EXIT_MS;
+  if (player.failedWhen !== undefined) {
+    child.stdin?.write(Buffer.alloc(Math.round(spec.sampleRate * 0.05) * spec.channels * 2));
+    wait = PRIMED_EXIT_MS;
+  }
+  const early = await Promise.race([sink.exited.then(() => 'exited' as const), delay(wait).then(() => 'running' as const)]);
+  if (early === 'exited') {
+    await sink.abort();
+    throw new TtsError('no_playback_device', `${player.name} cannot play here (${sink.why()})`, {
+      hint: 'check the sound device, or write a file instead (-o speech.wav)',
+    });
+  }
+  return sink;
+}
+
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref());
+}
+
+class PlayerSink implements AudioSink {
+  /** Resolves when the player process has ended (or could not start). */
+  readonly exited: Promise<void>;
+  private code: number | null = null;
+  private signal: NodeJS.Signals | null = null;
+  private spawnError: Error | undefined;
+  private stderr = '';
+  private ended = false;
+  private state: 'open' | 'done' | 'aborted' = 'open';
+  private remainder: Buffer = Buffer.alloc(0);
+  private readonly frameBytes: number;
+
+  constructor(
+    private readonly child: ChildProcess,
+    private readonly spec: AudioSpec,
+    private readonly name: string,
+    private readonly failedWhen: RegExp | undefined,
+  ) {
+    this.frameBytes = bytesPerFrame(spec);
+    child.stderr?.setEncoding('utf8');
+    child.stderr?.on('data', (s: string) => {
+      this.stderr = (this.stderr + s).slice(-STDERR_BYTES);
+    });
+    // A player that exits closes its end of the pipe: our writes then fail with EPIPE, which
+    // the exit code explains better.
+    child.stdin?.on('error', () => {});
+    this.exited = new Promise((resolve) => {
+      child.once('error', (err) => {
+        this.spawnError = err;
+        this.ended = true;
+        resolve();
+      });
+      child.once('close', (code, signal) => {
+        this.code = code;
+        this.signal = signal;
+        this.ended = true;
+        resolve();
+      });
+    });
+  }
+
+  /** Why the player stopped, for a message: its last stderr line, or its exit status. */
+  why(): string {
+    if (this.spawnError !== undefined) return this.spawnError.message;
+    const line = this.stderr.trim().split('\n').filter((l) => l.trim() !== '').at(-1)?.trim();
+    const status = this.signal !== null ? `killed by ${this.signal}` : `exit ${this.code ?? '?'}`;
+    return line === undefined ? status : `${status}: ${line.slice(0, 300)}`;
+  }
+
+  async write(chunk: Buffer): Promise<void> {
+    this.check();
+    const data = this.remainder.length === 0 ? chunk : Buffer.concat([this.remainder, chunk]);
+    const whole = data.length - (data.length % this.frameBytes);
+    // Copied: the caller may reuse `chunk` once this write resolved.
+    this.remainder = Buffer.from(data.subarray(whole));
+    if (whole === 0) return;
+    const pcm = toPcm16Bytes(data.subarray(0, whole), this.spec.format);
+    const stdin = this.child.stdin!;
+    if (stdin.write(pcm)) return;
+    await new Promise<void>((resolve) => {
+      const done = (): void => {
+        stdin.off('drain', done);
+        resolve();
+      };
+      stdin.once('drain', done);
+      void this.exited.then(done);
+    });
+    this.check();
+  }
+
+  async finish(): Promise<void> {
+    if (this.state === 'done') return;
+    this.check();
+    this.child.stdin?.end();
+    await this.exited;
+    if (this.state === 'aborted') throw new TtsError('io_error', 'playback was aborted');
+    if (this.code !== 0 || this.failedWhen?.test(this.stderr) === true) throw this.failed();
+    this.state = 'done';
+  }
+
+  async abort(): Promise<void> {
+    if (this.state === 'done') return;
+    this.state = 'aborted';
+    this.remainder = Buffer.alloc(0);
+    if (this.ended) return;
+    this.child.stdin?.destroy();
+    this.child.kill('SIGTERM');
+    const timer = setTimeout(() => this.child.kill('SIGKILL'), KILL_AFTER_MS);
+    await this.exited;
+    clearTimeout(timer);
+  }
+
+  private failed(): TtsError {
+    return new TtsError('io_error', `playback through ${this.name} failed (${this.why()})`, {
+      hint: 'check the sound device, or write a file instead (-o speech.wav)',
+    });
+  }
+
+  private check(): void {
+    if (this.state === 'aborted') throw new TtsError('io_error', 'playback was aborted');
+    if (this.ended) throw this.failed();
+  }
+}

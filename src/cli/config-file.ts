@@ -1,0 +1,191 @@
+/**
+ * The config file of docs/cli.md §7: `$XDG_CONFIG_HOME/tts/config.toml` (default
+ * `~/.config/tts/config.toml`), TOML (parsed by smol-toml, TOML 1.0). Its keys are the long flag
+ * names of the synthesis commands, at the top level or in `[profile.NAME]` tables. The allowed
+ * keys and the checks of their values are not listed here: they are taken from the commander
+ * options the synthesis commands registered, so a flag added later is accepted as a key at once
+ * and its value is checked by the very parser the flag uses.
+ */
+import { readFile } from 'node:fs/promises';
+import { homedir } from 'node:os';
+import { isAbsolute, join } from 'node:path';
+import type { Option } from 'commander';
+import { TtsError } from '../errors.js';
+
+/** One setting read from the file. */
+export interface ConfigEntry {
+  /** The key as written, e.g. `sample-rate`. */
+  key: string;
+  /** The value as commander would hold it after parsing the flag (e.g. 24000, not "24000"). */
+  value: unknown;
+  /** 1-based line of the key in the file (0 when it could not be found). */
+  line: number;
+}
+
+/** A config file, read and checked. */
+export interface ConfigFile {
+  path: string;
+  /** False when there is no file (then nothing below is set). */
+  exists: boolean;
+  /** Top-level settings by commander attribute name (`sampleRate`). */
+  top: Map<string, ConfigEntry>;
+  /** `[profile.NAME]` tables, each by attribute name. */
+  profiles: Map<string, Map<string, ConfigEntry>>;
+}
+
+/**
+ * Flags that are about one run, not a setting: refused in the file with a word on why.
+ * `profile` chooses the table, so it cannot be in one.
+ */
+const NOT_SETTINGS = new Set(['output', 'file', 'lines', 'help', 'version', 'profile']);
+
+/** A key named like a secret: keys never go in this file (docs/cli.md §1: no key on the command line either). */
+const SECRET_KEY = /(^|[-_])(api[-_]?key|key|keys|token|secret|password|passwd|bearer|credentials?)$/i;
+
+/**
+ * Where the config file is: `$XDG_CONFIG_HOME/tts/config.toml` when that variable holds an
+ * absolute path (XDG Base Directory spec), else `$HOME/.config/tts/config.toml`.
+ */
+export function configPath(env: NodeJS.ProcessEnv): string {
+  const xdg = env['XDG_CONFIG_HOME'];
+  const base = xdg !== undefined && xdg !== '' && isAbsolute(xdg) ? xdg : join(env['HOME'] || homedir(), '.config');
+  return join(base, 'tts', 'config.toml');
+}
+
+/**
+ * Reads and checks the config file at `path` against `options` (the union of the synthesis
+ * commands' options, first definition of each long name wins).
+ * @returns the settings; an empty file object when the file does not exist.
+ * @throws TtsError `usage` (exit 2) naming the file, the key and its line: a TOML syntax error,
+ *   an unknown key, a key named like an API key (pointing to `api-key-file`), a per-run flag,
+ *   or a value the flag's own parser refuses; also an unreadable file.
+ */
+export async function loadConfigFile(path: string, options: readonly Option[]): Promise<ConfigFile> {
+  const empty: ConfigFile = { path, exists: false, top: new Map(), profiles: new Map() };
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (cause) {
+    const code = (cause as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return empty;
+    throw new TtsError('usage', `cannot read the config file ${path} (${code ?? 'error'})`, { cause, hint: 'fix its permissions, or move it away' });
+  }
+  const { parse, TomlError } = await import('smol-toml');
+  let doc: Record<string, unknown>;
+  try {
+    doc = parse(text) as Record<string, unknown>;
+  } catch (cause) {
+    const line = cause instanceof TomlError ? cause.line : 0;
+    const why = (cause instanceof Error ? cause.message : String(cause)).split('\n')[0] ?? '';
+    throw new TtsError('usage', `${path}${line > 0 ? `:${line}` : ''}: not valid TOML: ${why}`, { cause, hint: 'see docs/cli.md §7 for the format' });
+  }
+  const byLong = new Map<string, Option>();
+  for (const o of options) if (o.long !== undefined && !byLong.has(o.long.slice(2))) byLong.set(o.long.slice(2), o);
+  const file: ConfigFile = { path, exists: true, top: new Map(), profiles: new Map() };
+  for (const [key, value] of Object.entries(doc)) {
+    if (key === 'profile') {
+      if (!isTable(value)) throw bad(path, text, [], key, 'must be a table of profiles: [profile.NAME]');
+      for (const [name, table] of Object.entries(value)) {
+        if (!isTable(table)) throw bad(path, text, ['profile'], name, `must be a table: [profile.${name}] with settings under it`);
+        const settings = new Map<string, ConfigEntry>();
+        for (const [k, v] of Object.entries(table)) addSetting(settings, byLong, path, text, ['profile', name], k, v);
+        file.profiles.set(name, settings);
+      }
+      continue;
+    }
+    addSetting(file.top, byLong, path, text, [], key, value);
+  }
+  return file;
+}
+
+/** Checks one `key = value` and stores it under the option's attribute name. */
+function addSetting(into: Map<string, ConfigEntry>, byLong: Map<string, Option>, path: string, text: string, table: string[], key: string, value: unknown): void {
+  const where = (): number => lineOf(text, table, key);
+  if (SECRET_KEY.test(key) && key !== 'api-key-file') {
+    throw new TtsError('usage', `${path}:${where()}: "${key}" looks like an API key; keys are not kept in the config file`, {
+      hint: 'put the key in a file only you can read (chmod 600) and set api-key-file = "PATH", or use TTS_API_KEY',
+    });
+  }
+  if (NOT_SETTINGS.has(key)) {
+    throw bad(path, text, table, key, key === 'profile' ? 'chooses a profile; give it as --profile NAME or TTS_PROFILE' : `is about one run, not a setting; give --${key} on the command line`);
+  }
+  const option = byLong.get(key);
+  if (option === undefined) {
+    const near = [...byLong.keys()].filter((k) => !NOT_SETTINGS.has(k) && distance(k, key) <= 2);
+    throw bad(path, text, table, key, `is not a setting of tts${near.length > 0 ? ` (did you mean ${near.join(' or ')}?)` : ''}`, 'the keys are the long flag names of `tts say --help`, without the dashes');
+  }
+  into.set(option.attributeName(), { key, value: parseValue(option, value, (why) => bad(path, text, table, key, why)), line: where() });
+}
+
+/**
+ * The value a flag would have had on the command line: booleans for flags without a value
+ * (`--no-x` stores the opposite), else the TOML string or number run through the flag's parser.
+ */
+function parseValue(option: Option, value: unknown, fail: (why: string) => TtsError): unknown {
+  if (option.isBoolean() || option.negate) {
+    if (typeof value !== 'boolean') throw fail('must be true or false');
+    return option.negate ? !value : value;
+  }
+  if (typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'bigint') throw fail('must be a string or a number');
+  const raw = String(value);
+  if (option.parseArg === undefined) return raw;
+  try {
+    return option.parseArg(raw, undefined as never);
+  } catch (error) {
+    const why = error instanceof Error ? error.message.replace(/^error: /, '') : String(error);
+    throw fail(`has a bad value ${JSON.stringify(raw)}: ${why}`);
+  }
+}
+
+function bad(path: string, text: string, table: string[], key: string, why: string, hint?: string): TtsError {
+  const name = table.length === 0 ? key : `${table.join('.')}.${key}`;
+  const line = lineOf(text, table, key);
+  return new TtsError('usage', `${path}${line > 0 ? `:${line}` : ''}: ${name} ${why}`, { hint: hint ?? 'fix or remove that line (docs/cli.md §7)' });
+}
+
+function isTable(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof Date);
+}
+
+/**
+ * The 1-based line where `key` is set inside the table `table` (`[]` for the top level,
+ * `['profile','work']` for `[profile.work]`), found by reading the lines as TOML writes them
+ * (smol-toml gives no positions); a dotted key at the top level (`profile.work.voice = …`)
+ * and a table header itself are found too. 0 when not found.
+ */
+export function lineOf(text: string, table: readonly string[], key: string): number {
+  const lines = text.split(/\r?\n/);
+  const want = table.join('.');
+  const keyRe = (k: string): RegExp => new RegExp(`^\\s*(?:"${esc(k)}"|'${esc(k)}'|${esc(k)})\\s*=`);
+  let current = '';
+  for (let i = 0; i < lines.length; i++) {
+    const header = /^\s*\[\s*([^\]]+?)\s*\]\s*(#.*)?$/.exec(lines[i]!);
+    if (header !== null) {
+      current = header[1]!.replace(/["'\s]/g, '');
+      if (current === (want === '' ? key : `${want}.${key}`)) return i + 1;
+      continue;
+    }
+    if (current === want && keyRe(key).test(lines[i]!)) return i + 1;
+    if (current === '' && want !== '' && keyRe(`${want}.${key}`).test(lines[i]!.replace(/\s*\.\s*/g, '.'))) return i + 1;
+  }
+  return 0;
+}
+
+function esc(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/** Levenshtein distance, for "did you mean". */
+export function distance(a: string, b: string): number {
+  const row = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    let prev = row[0]!;
+    row[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const cur = row[j]!;
+      row[j] = Math.min(row[j]! + 1, row[j - 1]! + 1, prev + (a[i - 1] === b[j - 1] ? 0 : 1));
+      prev = cur;
+    }
+  }
+  return row[b.length]!;
+}

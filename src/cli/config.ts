@@ -1,0 +1,177 @@
+/**
+ * Settings from the config file and its profiles, applied under the flags (docs/cli.md §7):
+ * flag > environment > `[profile.NAME]` > top level > built-in default. Commander's option value
+ * source tells whether a flag was given; environment variables that stand for a setting
+ * (`TTS_BASE_URL`, …) win over the file. `tts config path` and `tts config show` live here too.
+ */
+import type { Command, Option } from 'commander';
+import { TtsError } from '../errors.js';
+import { configPath, loadConfigFile, type ConfigEntry, type ConfigFile } from './config-file.js';
+import type { CommandDone } from './options.js';
+import { createReporter, escapeControls, reportError, type CommandIo } from './report.js';
+
+/** Environment variables that stand for a setting (docs/cli.md §1); they win over the file. */
+const ENV_FOR: Readonly<Record<string, string>> = {
+  'base-url': 'TTS_BASE_URL',
+  'ws-base-url': 'TTS_WS_BASE_URL',
+  // A key in the environment wins over a key file named in the config file.
+  'api-key-file': 'TTS_API_KEY',
+};
+
+/** Flags shown by `config show` only when set: they are about one run, or about the file itself. */
+const PER_RUN = new Set(['output', 'file', 'lines', 'help', 'version', 'profile']);
+
+/** Where one effective setting came from. */
+export type SettingSource = 'flag' | 'environment' | 'profile' | 'config file' | 'default';
+
+/** One effective setting of a synthesis command. */
+export interface Setting {
+  /** Long flag name without dashes, e.g. `sample-rate`. */
+  key: string;
+  /** Commander attribute name, e.g. `sampleRate`. */
+  attr: string;
+  /** The attribute's value (for a `--no-x` flag, false means `no-x = true`). */
+  value: unknown;
+  /** True for a `--no-x` flag. */
+  negate: boolean;
+  source: SettingSource;
+  /** The environment variable, or `file:line`, that set it. */
+  detail?: string | undefined;
+}
+
+/** The commands that synthesize (those with a `--voice` flag: say, stream, realtime, and any added later). */
+export function synthesisCommands(program: Command): Command[] {
+  return program.commands.filter((c) => c.options.some((o) => o.long === '--voice'));
+}
+
+/** Every option of the synthesis commands: what the config file may set. */
+export function synthesisOptions(program: Command): Option[] {
+  return synthesisCommands(program).flatMap((c) => c.options);
+}
+
+/** The profile chosen by `--profile NAME` (given as `flag`), else `TTS_PROFILE`; undefined for none. */
+export function chosenProfile(flag: string | undefined, env: NodeJS.ProcessEnv): { name: string; from: string } | undefined {
+  if (flag !== undefined && flag !== '') return { name: flag, from: '--profile' };
+  const fromEnv = env['TTS_PROFILE'];
+  return fromEnv !== undefined && fromEnv !== '' ? { name: fromEnv, from: 'TTS_PROFILE' } : undefined;
+}
+
+/**
+ * Loads the config file for `program` and checks that the chosen profile exists.
+ * @throws TtsError `usage` (exit 2): see loadConfigFile; or a profile that the file does not have.
+ */
+export async function loadSettingsFile(program: Command, env: NodeJS.ProcessEnv, profile: { name: string; from: string } | undefined): Promise<ConfigFile> {
+  const file = await loadConfigFile(configPath(env), synthesisOptions(program));
+  if (profile !== undefined && !file.profiles.has(profile.name)) {
+    const names = [...file.profiles.keys()];
+    throw new TtsError('usage', `${profile.from} ${profile.name}: ${file.path} has no [profile.${profile.name}]`, {
+      hint: names.length > 0 ? `profiles there: ${names.join(', ')}` : file.exists ? 'the file has no profiles' : 'the file does not exist; `tts config path` says where to create it',
+    });
+  }
+  return file;
+}
+
+/**
+ * The effective settings of `cmd` with the precedence of docs/cli.md §7, before the action runs.
+ * Flags that are about one run (`-o`, `-f`, `--lines`, `--profile`) are left out.
+ */
+export function effectiveSettings(cmd: Command, file: ConfigFile, profile: string | undefined, env: NodeJS.ProcessEnv): Setting[] {
+  const chosen = profile === undefined ? undefined : file.profiles.get(profile);
+  const seen = new Set<string>();
+  const settings: Setting[] = [];
+  const at = (e: ConfigEntry): string => `${file.path}:${e.line}`;
+  for (const option of cmd.options) {
+    const key = option.long?.slice(2);
+    if (key === undefined || PER_RUN.has(key)) continue;
+    const attr = option.attributeName();
+    if (seen.has(attr)) continue;
+    seen.add(attr);
+    const source = cmd.getOptionValueSource(attr);
+    const envName = option.envVar ?? ENV_FOR[key];
+    const fromProfile = chosen?.get(attr);
+    const fromTop = file.top.get(attr);
+    const negate = option.negate;
+    let s: Setting;
+    if (source === 'cli') s = { key, attr, negate, value: cmd.getOptionValue(attr), source: 'flag' };
+    else if (source === 'env' || (envName !== undefined && (env[envName] ?? '').trim() !== '')) {
+      s = { key, attr, negate, value: source === 'env' ? cmd.getOptionValue(attr) : envName === 'TTS_API_KEY' ? undefined : env[envName!], source: 'environment', detail: envName };
+    } else if (fromProfile !== undefined) s = { key, attr, negate, value: fromProfile.value, source: 'profile', detail: at(fromProfile) };
+    else if (fromTop !== undefined) s = { key, attr, negate, value: fromTop.value, source: 'config file', detail: at(fromTop) };
+    else s = { key, attr, negate, value: cmd.getOptionValue(attr), source: 'default' };
+    settings.push(s);
+  }
+  return settings;
+}
+
+/**
+ * Applies the config file to a synthesis command about to run (a commander `preAction` hook):
+ * every setting whose winner is the file is set on `cmd` with source `config`.
+ * @throws TtsError `usage` (exit 2) for a bad file or a missing profile.
+ */
+export async function applyConfig(program: Command, cmd: Command, env: NodeJS.ProcessEnv): Promise<void> {
+  const profile = chosenProfile(cmd.getOptionValue('profile') as string | undefined, env);
+  const file = await loadSettingsFile(program, env, profile);
+  if (!file.exists) return;
+  for (const s of effectiveSettings(cmd, file, profile?.name, env)) {
+    if (s.source === 'profile' || s.source === 'config file') cmd.setOptionValueWithSource(s.attr, s.value, 'config');
+  }
+}
+
+/** Where the API key would come from, never the key itself (docs/cli.md §1). */
+export function keySource(settings: readonly Setting[], env: NodeJS.ProcessEnv): string {
+  const file = settings.find((s) => s.key === 'api-key-file');
+  if ((env['TTS_API_KEY'] ?? '').trim() !== '' && file?.source !== 'flag') return 'TTS_API_KEY (***)';
+  if (file !== undefined && typeof file.value === 'string') return `the file ${file.value} (api-key-file, from ${describeSource(file)})`;
+  return 'none';
+}
+
+/** "flag", "TTS_BASE_URL", "profile work (file:3)", "config file (file:3)", "default". */
+export function describeSource(s: Setting): string {
+  if (s.source === 'environment') return s.detail ?? 'environment';
+  if (s.detail !== undefined) return `${s.source} (${s.detail})`;
+  return s.source;
+}
+
+/** Adds `tts config path` and `tts config show` (docs/cli.md §7). */
+export function addConfigCommand(program: Command, io: CommandIo, done: CommandDone): void {
+  const config = program.command('config').description('where the config file is, and the settings in effect');
+  config
+    .command('path')
+    .description('print the path of the config file (it may not exist yet)')
+    .action(() => {
+      io.stdout.write(`${configPath(io.env)}\n`);
+      done(0);
+    });
+  config
+    .command('show')
+    .description('print the settings in effect for `tts say` and where each came from (the key masked)')
+    .option('--profile <name>', 'show the settings of [profile.NAME] (env TTS_PROFILE)')
+    .action(async (flags: { profile?: string }) => done(await showConfig(program, flags, io)));
+}
+
+/**
+ * Prints the effective settings of `tts say` on stdout: `key = value   source`, one a line.
+ * @returns 0, or 2 for a bad config file (reported on stderr).
+ */
+async function showConfig(program: Command, flags: { profile?: string }, io: CommandIo): Promise<number> {
+  const say = program.commands.find((c) => c.name() === 'say');
+  if (say === undefined) return 1;
+  try {
+    const profile = chosenProfile(flags.profile, io.env);
+    const file = await loadSettingsFile(program, io.env, profile);
+    const settings = effectiveSettings(say, file, profile?.name, io.env);
+    const out = (line: string): void => void io.stdout.write(`${escapeControls(line)}\n`);
+    out(`# config file: ${file.path}${file.exists ? '' : ' (does not exist)'}`);
+    out(`# profile: ${profile === undefined ? 'none' : `${profile.name} (from ${profile.from})`}`);
+    out(`# api key: ${keySource(settings, io.env)}`);
+    const width = Math.max(...settings.map((s) => s.key.length));
+    for (const s of settings) {
+      if (s.value === undefined && s.source === 'default') continue;
+      const value = s.value === undefined ? `(not used: ${s.detail ?? 'the environment'} wins)` : JSON.stringify(s.negate ? !s.value : s.value);
+      out(`${s.key.padEnd(width)} = ${value.padEnd(12)} # ${describeSource(s)}`);
+    }
+    return 0;
+  } catch (error) {
+    return reportError(error, createReporter(io.stderr, {}));
+  }
+}

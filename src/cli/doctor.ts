@@ -1,0 +1,152 @@
+/**
+ * `tts doctor` (docs/cli.md §1): one screen to paste into a bug report — tts and Node
+ * versions, the playback backend found (and why not the others), the service configuration
+ * (base URL, where the key comes from, the key file's permissions; never the key), the built-in
+ * engine's start time, and where the config file and the cache are. Exit 0 when everything
+ * `tts say` needs works, 1 otherwise.
+ */
+import { stat } from 'node:fs/promises';
+import { isAbsolute, join } from 'node:path';
+import { homedir } from 'node:os';
+import type { Command } from 'commander';
+import { EXIT } from '../errors.js';
+import { chosenProfile, describeSource, effectiveSettings, keySource, loadSettingsFile, type Setting } from './config.js';
+import type { CommandDone } from './options.js';
+import { escapeControls, reportError, createReporter, type CommandIo } from './report.js';
+
+/** Oldest Node major tts runs on (package.json `engines`). */
+const MIN_NODE_MAJOR = 20;
+
+/** Adds `doctor` to the program. */
+export function addDoctorCommand(program: Command, io: CommandIo, done: CommandDone): void {
+  program
+    .command('doctor')
+    .description('check what `tts say` needs (Node, playback, service, engine) and print a report for bug reports')
+    .option('--profile <name>', 'check with the settings of [profile.NAME] (env TTS_PROFILE)')
+    .action(async (flags: { profile?: string }) => done(await doctor(program, flags, io)));
+}
+
+/**
+ * Runs the checks and prints the report on stdout.
+ * @returns 0 when `tts say` can work, 1 when something it needs is missing (docs/cli.md §3),
+ *   2 for a bad config file.
+ */
+export async function doctor(program: Command, flags: { profile?: string }, io: CommandIo): Promise<number> {
+  const out = (label: string, text: string): void => void io.stdout.write(`${label.padEnd(10)} ${escapeControls(text)}\n`);
+  const problems: string[] = [];
+  const say = program.commands.find((c) => c.name() === 'say')!;
+  let settings: Setting[];
+  const profile = chosenProfile(flags.profile, io.env);
+  let file: Awaited<ReturnType<typeof loadSettingsFile>>;
+  try {
+    file = await loadSettingsFile(program, io.env, profile);
+    settings = effectiveSettings(say, file, profile?.name, io.env);
+  } catch (error) {
+    return reportError(error, createReporter(io.stderr, {}));
+  }
+  const get = (key: string): Setting | undefined => settings.find((s) => s.key === key);
+
+  out('tts', `${program.version() ?? '?'} (${process.argv[1] ?? 'bin/tts.js'})`);
+  const major = Number(process.versions.node.split('.')[0]);
+  out('node', `${process.version} (${process.platform} ${process.arch})${major >= MIN_NODE_MAJOR ? '' : ` — too old, tts needs Node ${MIN_NODE_MAJOR} or later`}`);
+  if (major < MIN_NODE_MAJOR) problems.push(`Node ${process.version} is older than ${MIN_NODE_MAJOR}`);
+  out('config', `${file.path} (${file.exists ? `read, ${file.top.size} top-level setting(s), ${file.profiles.size} profile(s)` : 'does not exist; `tts config show` lists the settings in effect'})`);
+  if (profile !== undefined) out('', `profile ${profile.name} (from ${profile.from})`);
+  out('cache', cacheDir(io.env));
+
+  // Playback: the backend `tts say` would use, and why not the others.
+  const { playbackBackends } = await import('../audio/playback.js');
+  const backends = await playbackBackends(io.env);
+  const wanted = (get('player')?.value as string | undefined) ?? 'auto';
+  const usable = backends.filter((b) => b.ok && (wanted === 'auto' || b.name === wanted));
+  out('playback', usable.length > 0 ? `${usable[0]!.name} will be used${wanted === 'auto' ? '' : ' (--player)'}` : `nothing can play${wanted === 'auto' ? '' : ` with --player ${wanted}`}`);
+  for (const b of backends) out('', `${b.ok ? 'ok ' : 'no '} ${b.name}: ${b.detail}`);
+  if (usable.length === 0) {
+    const { playbackFixHint } = await import('../audio/playback.js');
+    problems.push('no playback backend works (`tts say -o FILE` and `tts stream` still do)');
+    out('', `fix: ${playbackFixHint(undefined)}`);
+  }
+
+  // The service: where it is and where the key comes from (never the key).
+  const base = get('base-url');
+  const offline = get('offline')?.value === true;
+  const baseUrl = typeof base?.value === 'string' && base.value.trim() !== '' ? base.value : undefined;
+  if (offline || baseUrl === undefined) {
+    out('service', `the built-in offline engine (${offline ? '--offline' : 'no base URL: TTS_BASE_URL, --base-url or base-url in the config file'})`);
+  } else {
+    out('service', `${safeOrigin(baseUrl)} (from ${describeSource(base!)})`);
+    const key = keySource(settings, io.env);
+    out('api key', key === 'none' ? 'none — set TTS_API_KEY or api-key-file' : `from ${key}`);
+    if (key === 'none') problems.push('a service is configured but no API key is given for it');
+    const keyFile = get('api-key-file');
+    if (keyFile?.source !== 'environment' && typeof keyFile?.value === 'string') {
+      const info = await stat(keyFile.value).catch((e: NodeJS.ErrnoException) => e.code ?? 'error');
+      if (typeof info === 'string') {
+        out('key file', `${keyFile.value}: cannot read it (${info})`);
+        problems.push(`the API key file ${keyFile.value} cannot be read`);
+      } else {
+        const mode = (info.mode & 0o777).toString(8);
+        out('key file', `${keyFile.value}: mode ${mode}${(info.mode & 0o077) !== 0 ? ` — others can read it; chmod 600 ${keyFile.value}` : ' (only you can read it)'}`);
+      }
+    }
+  }
+
+  // The built-in engine: how long it takes to start and say a word.
+  out('engine', await engineCheck(problems, offline || baseUrl === undefined));
+
+  out('result', problems.length === 0 ? '`tts say` can work here' : `\`tts say\` cannot work yet: ${problems.join('; ')}`);
+  return problems.length === 0 ? EXIT.ok : EXIT.internal;
+}
+
+/**
+ * Starts the built-in service in-process and asks it for a short English word over SSE,
+ * timing the start and the first audio byte.
+ * @param needed whether `tts say` depends on it (no service configured): a failure is a problem.
+ */
+async function engineCheck(problems: string[], needed: boolean): Promise<string> {
+  const started = performance.now();
+  try {
+    const { startEmbeddedService } = await import('../server/embedded.js');
+    const svc = await startEmbeddedService();
+    const up = performance.now() - started;
+    try {
+      const res = await fetch(`${svc.baseUrl}/v1/tts/sse`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${svc.apiKey}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ input: 'Hello.', voice: 'en-man-1', response_format: 'pcm16', language: 'en' }),
+        signal: AbortSignal.timeout(60_000),
+      });
+      const reader = res.body!.getReader();
+      let text = '';
+      // Read until the first delta (bounded: the answer to one word is small).
+      while (!text.includes('delta') && text.length < 1_000_000) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        text += Buffer.from(value).toString('latin1');
+      }
+      await reader.cancel().catch(() => {});
+      if (!text.includes('delta')) throw new Error(`no audio (HTTP ${res.status})`);
+      return `built-in engine started in ${Math.round(up)} ms, first audio after ${Math.round(performance.now() - started)} ms`;
+    } finally {
+      await svc.close();
+    }
+  } catch (error) {
+    const why = error instanceof Error ? error.message : String(error);
+    if (needed) problems.push(`the built-in engine does not work (${why})`);
+    return `the built-in engine failed: ${why}`;
+  }
+}
+
+/** The cache folder of docs/cli.md: `$XDG_CACHE_HOME/tts` when absolute, else `~/.cache/tts`. */
+function cacheDir(env: NodeJS.ProcessEnv): string {
+  const xdg = env['XDG_CACHE_HOME'];
+  return join(xdg !== undefined && isAbsolute(xdg) ? xdg : join(env['HOME'] || homedir(), '.cache'), 'tts');
+}
+
+function safeOrigin(url: string): string {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return `an invalid URL (${url.slice(0, 40)})`;
+  }
+}

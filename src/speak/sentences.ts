@@ -1,0 +1,23 @@
+/**
+ * Sentence by sentence (docs/cli.md §1 `--pause`, `--subtitles`): a pause goes between sentences
+ * and a cue spans one, so each sentence is its own request. The pieces of text/split.ts already
+ * end at sentence ends (or, for a sentence over `--max-chars`, at clauses and words); this cuts
+ * each piece further at every sentence end, with the same segmenter (Unicode UAX #29 through
+ * `Intl.Segmenter`, so "e.g." and "3.14" stay whole and 。！？ and line breaks end sentences).
+ */
+
+let sentenceSegmenter: Intl.Segmenter | undefined;
+
+/**
+ * The sentences of one piece, in order; joined, they give the piece back exactly (whitespace
+ * rides with the sentence before it).
+ */
+export function sentencesOf(piece: string): string[] {
+  sentenceSegmenter ??= new Intl.Segmenter(undefined, { granularity: 'sentence' });
+  return [...sentenceSegmenter.segment(piece)].map((s) => s.segment);
+}
+
+/** Each piece of `pieces` cut into its sentences, as the pieces come. */
+export async function* sentencePieces(pieces: AsyncIterable<string>): AsyncGenerator<string, void, undefined> {
+  for await (const piece of pieces) yield* sentencesOf(piece);
+}

@@ -1,0 +1,135 @@
+/**
+ * `--subtitles FILE.srt|FILE.vtt` (docs/cli.md §1): one cue per piece of text (a sentence; a line
+ * with `--lines`), written as the cues come — so subtitles work while playing, and a book's cues
+ * are never all held — to a temporary file beside the target, renamed into place only when the
+ * run completed, like audio files (docs/cli.md §2; temp names of src/audio/temp-files.ts).
+ * Formats: SubRip (`HH:MM:SS,mmm`, numbered cues) and WebVTT (W3C WebVTT §4: a `WEBVTT` header,
+ * `HH:MM:SS.mmm`, `&` and `<` escaped in cue text).
+ */
+import { open, realpath, rename, stat, unlink, type FileHandle } from 'node:fs/promises';
+import { basename, dirname, resolve } from 'node:path';
+import { removeStaleTempFiles, tempPathFor, trackTempFile, untrackTempFile } from '../audio/temp-files.js';
+import { TtsError } from '../errors.js';
+import type { Cue } from './audio-stage.js';
+
+/** Subtitle formats, by the file's extension. */
+export type SubtitleFormat = 'srt' | 'vtt';
+
+/**
+ * The format a `--subtitles` path asks for.
+ * @throws TtsError `usage` (exit 2) for a name that does not end in `.srt` or `.vtt`.
+ */
+export function subtitleFormat(path: string): SubtitleFormat {
+  const m = /\.(srt|vtt)$/i.exec(path);
+  if (m === null) throw new TtsError('usage', `--subtitles ${path}: the name must end in .srt or .vtt`, { hint: 'e.g. --subtitles chapter.srt or --subtitles chapter.vtt' });
+  return m[1]!.toLowerCase() as SubtitleFormat;
+}
+
+/** A subtitle file being written. */
+export interface SubtitleWriter {
+  /** Cues written so far. */
+  readonly count: number;
+  /** Appends one cue (cues come in order, not overlapping). */
+  add(cue: Cue): Promise<void>;
+  /** Completes the file: fsync, close, rename into place. */
+  finish(): Promise<void>;
+  /** Removes the temporary file; an existing file at the target stays untouched. Never rejects. */
+  abort(): Promise<void>;
+}
+
+/**
+ * Opens a subtitle file for writing.
+ * @throws TtsError `usage` (exit 2) for a bad extension; `io_error` (exit 7) when the folder
+ *   cannot be written or the target is a folder (and later, when a write, finish fails).
+ */
+export async function openSubtitles(path: string): Promise<SubtitleWriter> {
+  const format = subtitleFormat(path);
+  let target = resolve(path);
+  target = await realpath(target).catch(() => target);
+  const existing = await stat(target).catch(() => undefined);
+  if (existing?.isDirectory() === true) throw ioError(Object.assign(new Error('is a folder'), { code: 'EISDIR' }), path);
+  await removeStaleTempFiles(dirname(target), basename(target));
+  const temp = tempPathFor(dirname(target), basename(target));
+  let fh: FileHandle | undefined;
+  try {
+    fh = await open(temp, 'wx', 0o666);
+    trackTempFile(temp);
+    if (existing !== undefined) await fh.chmod(existing.mode & 0o7777).catch(() => {});
+    if (format === 'vtt') await fh.write('WEBVTT\n\n');
+  } catch (error) {
+    await fh?.close().catch(() => {});
+    await unlink(temp).catch(() => {});
+    untrackTempFile(temp);
+    throw ioError(error, path);
+  }
+  let count = 0;
+  let done = false;
+  const handle = fh;
+  const dropTemp = async (): Promise<void> => {
+    await handle.close().catch(() => {});
+    await unlink(temp).catch(() => {});
+    untrackTempFile(temp);
+  };
+  return {
+    get count() {
+      return count;
+    },
+    async add(cue) {
+      count++;
+      try {
+        await handle.write(formatCue(format, count, cue));
+      } catch (error) {
+        throw ioError(error, path);
+      }
+    },
+    async finish() {
+      try {
+        await handle.sync();
+        await handle.close();
+        await rename(temp, target);
+        untrackTempFile(temp);
+        done = true;
+      } catch (error) {
+        await dropTemp();
+        throw ioError(error, path);
+      }
+    },
+    async abort() {
+      if (done) return;
+      done = true;
+      await dropTemp();
+    },
+  };
+}
+
+/** One cue as text, with the blank line that ends it. `index` counts from 1 (SubRip numbers its cues). */
+export function formatCue(format: SubtitleFormat, index: number, cue: Cue): string {
+  const text = cueText(cue.text, format);
+  const start = timestamp(cue.start, format);
+  const end = timestamp(Math.max(cue.end, cue.start), format);
+  return format === 'srt' ? `${index}\n${start} --> ${end}\n${text}\n\n` : `${start} --> ${end}\n${text}\n\n`;
+}
+
+/**
+ * The text of a cue: the piece as written, without the whitespace around it, and with every run
+ * of whitespace that holds a line break made one space (a blank line would end the cue).
+ */
+export function cueText(text: string, format: SubtitleFormat): string {
+  const one = text.trim().replace(/\s*[\r\n\u2028\u2029]+\s*/g, ' ');
+  return format === 'vtt' ? one.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;') : one;
+}
+
+/** `HH:MM:SS,mmm` (SubRip) or `HH:MM:SS.mmm` (WebVTT), from seconds, rounded to the millisecond. */
+export function timestamp(seconds: number, format: SubtitleFormat): string {
+  const ms = Math.max(0, Math.round(seconds * 1000));
+  const h = Math.floor(ms / 3_600_000);
+  const m = Math.floor(ms / 60_000) % 60;
+  const s = Math.floor(ms / 1000) % 60;
+  const pad = (n: number, w: number): string => String(n).padStart(w, '0');
+  return `${pad(h, 2)}:${pad(m, 2)}:${pad(s, 2)}${format === 'srt' ? ',' : '.'}${pad(ms % 1000, 3)}`;
+}
+
+function ioError(cause: unknown, path: string): TtsError {
+  const code = (cause as NodeJS.ErrnoException).code ?? 'error';
+  return new TtsError('io_error', `cannot write the subtitles to ${path} (${code})`, { cause, hint: 'check the folder exists and can be written' });
+}

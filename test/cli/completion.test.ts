@@ -1,0 +1,97 @@
+/**
+ * `tts completion bash|zsh|fish` (docs/cli.md §1): the bash script is sourced in a real bash and
+ * its function called the way readline does (COMP_WORDS / COMP_CWORD); zsh and fish are checked
+ * by their own parsers when installed, and for what they complete.
+ */
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { runTts } from '../helpers/cli.js';
+
+/** What `_tts` offers for the words typed so far (the last one is being completed). */
+function complete(script: string, words: string[], cwd: string): string[] {
+  const quoted = words.map((w) => `'${w.replace(/'/g, `'\\''`)}'`).join(' ');
+  const r = spawnSync('bash', ['--norc', '--noprofile', '-c', `source ${script}; COMP_WORDS=(${quoted}); COMP_CWORD=${words.length - 1}; _tts; printf '%s\\n' "\${COMPREPLY[@]}"`], {
+    cwd,
+    encoding: 'utf8',
+  });
+  assert.equal(r.status, 0, r.stderr);
+  assert.equal(r.stderr, '');
+  return r.stdout.split('\n').filter((l) => l !== '');
+}
+
+const have = (shell: string): boolean => spawnSync('sh', ['-c', `command -v ${shell}`]).status === 0;
+
+describe('tts completion', () => {
+  let dir: string;
+  let script: string;
+  before(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'tts-completion-'));
+    const r = await runTts(['completion', 'bash']);
+    assert.equal(r.code, 0, r.stderr);
+    script = join(dir, 'tts.bash');
+    await writeFile(script, r.stdout);
+    await writeFile(join(dir, 'notes.txt'), 'hello');
+  });
+  after(() => rm(dir, { recursive: true, force: true }));
+
+  it('bash: command names, from what commander knows', () => {
+    assert.deepEqual(complete(script, ['tts', ''], dir).sort(), ['completion', 'config', 'doctor', 'realtime', 'say', 'serve', 'stream', 'voices']);
+    assert.deepEqual(complete(script, ['tts', 'st'], dir), ['stream']);
+  });
+
+  it('bash: voice ids, languages, formats and players after their flags', () => {
+    assert.deepEqual(complete(script, ['tts', 'say', '--voice', 'en-'], dir), ['en-man-1', 'en-woman-1']);
+    assert.deepEqual(complete(script, ['tts', 'stream', '-v', ''], dir), ['ja-man-1', 'ja-woman-1', 'en-man-1', 'en-woman-1']);
+    assert.deepEqual(complete(script, ['tts', 'realtime', '--language', ''], dir), ['ja', 'en']);
+    assert.deepEqual(complete(script, ['tts', 'say', '--format', 'f'], dir), ['float32']);
+    assert.deepEqual(complete(script, ['tts', 'say', '--player', 'a'], dir), ['auto', 'aplay']);
+  });
+
+  it('bash: flags of the command, and of say before any command (the default)', () => {
+    const flags = complete(script, ['tts', 'stream', '--max-'], dir);
+    assert.deepEqual(flags.sort(), ['--max-chars', '--max-input']);
+    assert.ok(complete(script, ['tts', '--vo'], dir).includes('--voice'));
+    assert.deepEqual(complete(script, ['tts', 'serve', '--po'], dir), ['--port']);
+  });
+
+  it('bash: files after -o and -f; subcommands and shells as arguments', () => {
+    assert.deepEqual(complete(script, ['tts', 'say', '-f', 'no'], dir), ['notes.txt']);
+    assert.deepEqual(complete(script, ['tts', 'config', ''], dir).sort(), ['path', 'show']);
+    assert.deepEqual(complete(script, ['tts', 'completion', ''], dir).sort(), ['bash', 'fish', 'zsh']);
+    assert.deepEqual(complete(script, ['tts', 'say', '--timeout', ''], dir), [], 'a number: nothing to offer');
+  });
+
+  it('zsh: loads through bashcompinit and defines the same function', async () => {
+    const r = await runTts(['completion', 'zsh']);
+    assert.equal(r.code, 0, r.stderr);
+    const text = r.stdout.toString();
+    assert.match(text, /bashcompinit/);
+    assert.match(text, /complete -F _tts tts/);
+    if (have('zsh')) {
+      const zsh = spawnSync('zsh', ['-n'], { input: text, encoding: 'utf8' });
+      assert.equal(zsh.status, 0, zsh.stderr);
+    }
+  });
+
+  it('fish: one complete line per flag, with voice ids and formats', async () => {
+    const r = await runTts(['completion', 'fish']);
+    assert.equal(r.code, 0, r.stderr);
+    const text = r.stdout.toString();
+    assert.match(text, /complete -c tts -n '__fish_use_subcommand; or __fish_seen_subcommand_from say' -l voice -s v -x -a 'ja-man-1 ja-woman-1 en-man-1 en-woman-1'/);
+    assert.match(text, /-l format -x -a 'pcm16 float32 mulaw'/);
+    assert.match(text, /complete -c tts -n __fish_use_subcommand -a doctor/);
+    if (have('fish')) {
+      const fish = spawnSync('fish', ['--no-execute'], { input: text, encoding: 'utf8' });
+      assert.equal(fish.status, 0, fish.stderr);
+    }
+  });
+
+  it('an unknown shell is a usage error (exit 2)', async () => {
+    const r = await runTts(['completion', 'powershell']);
+    assert.equal(r.code, 2, r.stderr);
+  });
+});

@@ -1,0 +1,77 @@
+/**
+ * The config file reader (docs/cli.md §7) against commander options it has never seen: the keys
+ * and checks come from the options, so a flag another part of tts adds (`--no-cache`,
+ * `--speed <x>` with its own parser) is a key at once.
+ */
+import assert from 'node:assert/strict';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { Command, InvalidArgumentError, Option } from 'commander';
+import { configPath, lineOf, loadConfigFile } from '../../src/cli/config-file.js';
+import { TtsError } from '../../src/errors.js';
+
+const speed = (v: string): number => {
+  const n = Number(v);
+  if (!(n >= 0.5 && n <= 3)) throw new InvalidArgumentError('--speed must be between 0.5 and 3');
+  return n;
+};
+
+describe('loadConfigFile with options added later', () => {
+  let dir: string;
+  const options = (): readonly Option[] =>
+    new Command()
+      .option('--no-cache', 'do not use the cache')
+      .option('--speed <x>', 'tempo', speed)
+      .addOption(new Option('--container <name>').choices(['wav', 'mp3']))
+      .option('-q, --quiet').options;
+  before(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'tts-cfgfile-'));
+  });
+  after(() => rm(dir, { recursive: true, force: true }));
+
+  it('reads booleans, negated flags, parsed numbers and choices, under their attribute names', async () => {
+    const path = join(dir, 'a.toml');
+    await writeFile(path, 'no-cache = true\nspeed = 1.5\n\n[profile.loud]\ncontainer = "mp3"\nquiet = false\n');
+    const file = await loadConfigFile(path, options());
+    assert.equal(file.exists, true);
+    assert.deepEqual(file.top.get('cache'), { key: 'no-cache', value: false, line: 1 });
+    assert.deepEqual(file.top.get('speed'), { key: 'speed', value: 1.5, line: 2 });
+    assert.deepEqual(file.profiles.get('loud')?.get('container'), { key: 'container', value: 'mp3', line: 5 });
+    assert.equal(file.profiles.get('loud')?.get('quiet')?.value, false);
+  });
+
+  it("a value the flag's parser refuses is exit 2 with its message and line", async () => {
+    const path = join(dir, 'b.toml');
+    await writeFile(path, '# c\n[profile.x]\nspeed = 9\n');
+    await assert.rejects(loadConfigFile(path, options()), (e: unknown) => {
+      assert.ok(e instanceof TtsError);
+      assert.equal(e.exitCode, 2);
+      assert.equal(e.message, `${path}:3: profile.x.speed has a bad value "9": --speed must be between 0.5 and 3`);
+      return true;
+    });
+  });
+
+  it('no file is no settings', async () => {
+    const file = await loadConfigFile(join(dir, 'missing.toml'), options());
+    assert.equal(file.exists, false);
+    assert.equal(file.top.size, 0);
+  });
+
+  it('lineOf finds keys in tables, quoted keys, dotted keys and headers', () => {
+    const text = 'a = 1\n"b" = 2\n[profile.work]\n  c = 3\n[ profile . "home" ]\nd=4\n';
+    assert.equal(lineOf(text, [], 'a'), 1);
+    assert.equal(lineOf(text, [], 'b'), 2);
+    assert.equal(lineOf(text, ['profile', 'work'], 'c'), 4);
+    assert.equal(lineOf(text, ['profile', 'home'], 'd'), 6);
+    assert.equal(lineOf(text, ['profile'], 'work'), 3);
+    assert.equal(lineOf(text, [], 'zzz'), 0);
+  });
+
+  it('configPath: XDG_CONFIG_HOME when absolute, else HOME/.config', () => {
+    assert.equal(configPath({ XDG_CONFIG_HOME: '/x/y', HOME: '/h' }), '/x/y/tts/config.toml');
+    assert.equal(configPath({ XDG_CONFIG_HOME: 'relative', HOME: '/h' }), '/h/.config/tts/config.toml');
+    assert.equal(configPath({ HOME: '/h' }), '/h/.config/tts/config.toml');
+  });
+});

@@ -1,0 +1,149 @@
+/**
+ * The config file and profiles (docs/cli.md §7), through the real `bin/tts.js`: precedence
+ * flag > environment > profile > top level > default (checked on the request a fake service
+ * receives), errors naming file, key and line (exit 2), keys refused, `tts config path|show`.
+ */
+import assert from 'node:assert/strict';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, beforeEach, describe, it } from 'node:test';
+import { runTts } from '../helpers/cli.js';
+import { deltaEvent, doneEvent, patternBytes, startEventStream, startServer, type TestServer } from '../helpers/servers.js';
+
+const KEY = 'sk-test-SENTINEL-config-9090';
+
+describe('config file and profiles', () => {
+  let home: string;
+  let file: string;
+  let server: TestServer;
+  let keyFile: string;
+  before(async () => {
+    home = await mkdtemp(join(tmpdir(), 'tts-config-'));
+    await mkdir(join(home, 'xdg', 'tts'), { recursive: true });
+    file = join(home, 'xdg', 'tts', 'config.toml');
+    keyFile = join(home, 'key');
+    await writeFile(keyFile, `${KEY}\n`, { mode: 0o600 });
+    server = await startServer((_req, res) => {
+      startEventStream(res);
+      res.write(deltaEvent(patternBytes(3200)));
+      res.end(doneEvent());
+    });
+  });
+  after(async () => {
+    await server.close();
+    await rm(home, { recursive: true, force: true });
+  });
+  beforeEach(() => {
+    server.requests.length = 0;
+  });
+  const env = (extra: Record<string, string> = {}): Record<string, string> => ({ HOME: home, XDG_CONFIG_HOME: join(home, 'xdg'), ...extra });
+  const body = (): Record<string, unknown> => JSON.parse(server.requests.at(-1)!.body) as Record<string, unknown>;
+
+  it('tts config path follows XDG_CONFIG_HOME, else ~/.config', async () => {
+    const a = await runTts(['config', 'path'], { env: env() });
+    assert.equal(a.stdout.toString(), `${file}\n`);
+    const b = await runTts(['config', 'path'], { env: { HOME: home, XDG_CONFIG_HOME: undefined } as never });
+    assert.equal(b.stdout.toString(), `${join(home, '.config', 'tts', 'config.toml')}\n`);
+  });
+
+  it('top level and profile settings reach the request; flag > env > profile > top > default', async () => {
+    await writeFile(
+      file,
+      [
+        '# settings',
+        `base-url = "${server.url}"`,
+        `api-key-file = "${keyFile}"`,
+        'voice = "en-woman-1"',
+        'format = "mulaw"',
+        '',
+        '[profile.work]',
+        'voice = "en-man-1"',
+        'language = "ja"',
+        '',
+      ].join('\n'),
+    );
+    const top = await runTts(['stream', '-o', '/dev/null', 'hi'], { env: env() });
+    assert.equal(top.code, 0, top.stderr);
+    assert.deepEqual(body(), { input: 'hi', voice: 'en-woman-1', response_format: 'mulaw', language: 'en' });
+    assert.equal(server.requests.at(-1)!.headers.authorization, `Bearer ${KEY}`);
+
+    const profile = await runTts(['stream', '--profile', 'work', '-o', '/dev/null', 'hi'], { env: env() });
+    assert.equal(profile.code, 0, profile.stderr);
+    assert.deepEqual(body(), { input: 'hi', voice: 'en-man-1', response_format: 'mulaw', language: 'ja' });
+
+    const viaEnv = await runTts(['stream', '-o', '/dev/null', 'hi'], { env: env({ TTS_PROFILE: 'work' }) });
+    assert.equal(viaEnv.code, 0, viaEnv.stderr);
+    assert.equal(body()['voice'], 'en-man-1');
+
+    const flag = await runTts(['stream', '--profile', 'work', '-v', 'ja-woman-1', '--format', 'pcm16', '-o', '/dev/null', 'hi'], { env: env() });
+    assert.equal(flag.code, 0, flag.stderr);
+    assert.deepEqual(body(), { input: 'hi', voice: 'ja-woman-1', response_format: 'pcm16', language: 'ja' });
+
+    // The environment beats the file: TTS_BASE_URL wins over base-url, TTS_API_KEY over api-key-file.
+    const other = await startServer((_req, res) => {
+      startEventStream(res);
+      res.write(deltaEvent(patternBytes(100)));
+      res.end(doneEvent());
+    });
+    try {
+      const r = await runTts(['stream', '-o', '/dev/null', 'hi'], { env: env({ TTS_BASE_URL: other.url, TTS_API_KEY: 'sk-env-key' }) });
+      assert.equal(r.code, 0, r.stderr);
+      assert.equal(other.requests.length, 1);
+      assert.equal(other.requests[0]!.headers.authorization, 'Bearer sk-env-key');
+    } finally {
+      await other.close();
+    }
+  });
+
+  it('tts config show lists each effective setting and its source, the key masked', async () => {
+    await writeFile(file, `voice = "en-woman-1"\ntimeout = 5\n\n[profile.fast]\ntimeout = 1.5\n`);
+    const r = await runTts(['config', 'show', '--profile', 'fast'], { env: env({ TTS_API_KEY: KEY, TTS_BASE_URL: 'https://tts.example.com' }) });
+    assert.equal(r.code, 0, r.stderr);
+    const out = r.stdout.toString();
+    assert.match(out, /^voice += "en-woman-1" +# config file \(.*config\.toml:1\)$/m);
+    assert.match(out, /^timeout += 1\.5 +# profile \(.*config\.toml:5\)$/m);
+    assert.match(out, /^format += "pcm16" +# default$/m);
+    assert.match(out, /^base-url += "https:\/\/tts\.example\.com" +# TTS_BASE_URL$/m);
+    assert.match(out, /^# api key: TTS_API_KEY \(\*\*\*\)$/m);
+    assert.ok(!out.includes(KEY));
+  });
+
+  const refused: [string, string, RegExp][] = [
+    ['unknown key', 'voice = "en-man-1"\nvoise = "x"\n', /config\.toml:2: voise is not a setting of tts \(did you mean voice\?\)/],
+    ['bad value (the flag\'s own parser)', '\n\nsample-rate = "fast"\n', /config\.toml:3: sample-rate has a bad value "fast": --sample-rate must be a whole number/],
+    ['bad choice', 'format = "mp9"\n', /config\.toml:1: format has a bad value "mp9"/],
+    ['bad value in a profile', '[profile.a]\n\nconcurrency = 0\n', /config\.toml:3: profile\.a\.concurrency has a bad value "0": --concurrency must be between 1 and 32/],
+    ['an API key', 'voice = "en-man-1"\napi-key = "sk-123"\n', /config\.toml:2: "api-key" looks like an API key; .*\n.*api-key-file/],
+    ['a token', '[profile.p]\ntoken = "sk-123"\n', /config\.toml:2: "token" looks like an API key/],
+    ['a boolean as a string', 'quiet = "yes"\n', /config\.toml:1: quiet must be true or false/],
+    ['a per-run flag', 'output = "x.wav"\n', /config\.toml:1: output is about one run/],
+    ['TOML syntax', 'voice = "en-man-1"\nformat = \n', /config\.toml:2: not valid TOML/],
+  ];
+  for (const [what, text, message] of refused) {
+    it(`refuses ${what}: exit 2 naming file, key and line, before any request`, async () => {
+      await writeFile(file, text);
+      const r = await runTts(['stream', '--base-url', server.url, '-o', '/dev/null', 'hi'], { env: env({ TTS_API_KEY: KEY }) });
+      assert.equal(r.code, 2, r.stderr);
+      assert.match(r.stderr, message);
+      assert.ok(r.stderr.includes(file), r.stderr);
+      assert.equal(server.requests.length, 0);
+      assert.ok(!r.stderr.includes('sk-123'), 'the value of a key-like setting is not echoed');
+    });
+  }
+
+  it('a profile that is not in the file: exit 2 listing the profiles there', async () => {
+    await writeFile(file, '[profile.home]\nvoice = "en-man-1"\n[profile.work]\nvoice = "ja-man-1"\n');
+    const r = await runTts(['say', '--profile', 'play', '-o', '/dev/null', 'hi'], { env: env() });
+    assert.equal(r.code, 2, r.stderr);
+    assert.match(r.stderr, /--profile play: .*has no \[profile\.play\]/);
+    assert.match(r.stderr, /profiles there: home, work/);
+  });
+
+  it('booleans: quiet = true in the file silences notices', async () => {
+    await writeFile(file, 'quiet = true\nvoice = "en-man-1"\n');
+    const r = await runTts(['say', '-o', '/dev/null', 'こんにちは'], { env: env() });
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(r.stderr, '', 'no mismatch warning under quiet from the file');
+  });
+});

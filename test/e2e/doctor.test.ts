@@ -1,0 +1,80 @@
+/**
+ * `tts doctor` (docs/cli.md §1): one screen for a bug report, exit 0 when `tts say` can work and
+ * 1 when it cannot — and never the API key, whatever is configured.
+ */
+import assert from 'node:assert/strict';
+import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { after, before, describe, it } from 'node:test';
+import { runTts } from '../helpers/cli.js';
+
+const KEY = 'sk-test-SENTINEL-doctor-4242';
+const NO_SPEAKER = ['--import', fileURLToPath(new URL('../helpers/audio-no-speaker.js', import.meta.url))];
+
+describe('tts doctor', () => {
+  let home: string;
+  before(async () => {
+    home = await mkdtemp(join(tmpdir(), 'tts-doctor-'));
+    await writeFile(join(home, '.asoundrc'), `pcm.!default { type file; slave.pcm "null"; file "${join(home, 'played.raw')}"; format "raw" }\n`);
+  });
+  after(() => rm(home, { recursive: true, force: true }));
+
+  it('everything in place: exit 0, with Node, playback, service, engine, config and cache', async () => {
+    const r = await runTts(['doctor'], { env: { HOME: home } });
+    assert.equal(r.code, 0, r.stderr + r.stdout.toString());
+    const out = r.stdout.toString();
+    assert.match(out, new RegExp(`^node +${process.version.replace(/\./g, '\\.')} \\(`, 'm'));
+    assert.match(out, /^playback +speaker will be used/m);
+    assert.match(out, /ok +aplay: \/usr\/bin\/aplay starts/);
+    assert.match(out, /no +paplay: not on PATH \(pulseaudio-utils\)/);
+    assert.match(out, /^service +the built-in offline engine/m);
+    assert.match(out, /^engine +built-in engine started in \d+ ms, first audio after \d+ ms/m);
+    assert.match(out, new RegExp(`^config +${join(home, '.config/tts/config.toml')} \\(does not exist`, 'm'));
+    assert.match(out, new RegExp(`^cache +${join(home, '.cache/tts')}`, 'm'));
+    assert.match(out, /^result +`tts say` can work here/m);
+  });
+
+  it('a service with a key file: names where the key comes from and its mode, never the key', async () => {
+    const keyFile = join(home, 'key');
+    await writeFile(keyFile, `${KEY}\n`);
+    await chmod(keyFile, 0o644);
+    const r = await runTts(['doctor', '--profile', 'hosted'], { env: { HOME: home, XDG_CONFIG_HOME: join(home, 'cfg') } });
+    // No such profile yet: a usage error naming the file.
+    assert.equal(r.code, 2, r.stderr);
+    await mkdir(join(home, 'cfg', 'tts'), { recursive: true });
+    await writeFile(join(home, 'cfg', 'tts', 'config.toml'), `[profile.hosted]\nbase-url = "https://tts.example.com/x"\napi-key-file = "${keyFile}"\n`);
+    const ok = await runTts(['doctor', '--profile', 'hosted'], { env: { HOME: home, XDG_CONFIG_HOME: join(home, 'cfg') } });
+    const out = ok.stdout.toString();
+    assert.equal(ok.code, 0, ok.stderr + out);
+    assert.match(out, /^service +https:\/\/tts\.example\.com \(from profile/m);
+    assert.match(out, new RegExp(`^api key +from the file ${keyFile}`, 'm'));
+    assert.match(out, /mode 644 — others can read it; chmod 600/);
+    assert.ok(!out.includes(KEY) && !ok.stderr.includes(KEY), 'the key is never printed');
+  });
+
+  it('a service without a key: exit 1, saying so', async () => {
+    const r = await runTts(['doctor'], { env: { HOME: home, TTS_BASE_URL: 'https://tts.example.com' } });
+    assert.equal(r.code, 1, r.stderr);
+    assert.match(r.stdout.toString(), /^api key +none/m);
+    assert.match(r.stdout.toString(), /^result +`tts say` cannot work yet: a service is configured but no API key/m);
+  });
+
+  it('nothing can play: exit 1, why for each backend, and what to install', async () => {
+    const r = await runTts(['doctor'], { env: { HOME: home, PATH: join(home, 'no-bin') }, nodeArgs: NO_SPEAKER });
+    assert.equal(r.code, 1, r.stderr);
+    const out = r.stdout.toString();
+    assert.match(out, /no +speaker: cannot play audio: the `speaker` package is not installed/);
+    assert.match(out, /no +aplay: not on PATH \(alsa-utils\)/);
+    assert.match(out, /fix: install a player: apt-get install alsa-utils/);
+    assert.match(out, /no playback backend works/);
+  });
+
+  it('TTS_API_KEY: named as the source, masked', async () => {
+    const r = await runTts(['doctor'], { env: { HOME: home, TTS_BASE_URL: 'https://tts.example.com', TTS_API_KEY: KEY } });
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout.toString(), /^api key +from TTS_API_KEY \(\*\*\*\)/m);
+    assert.ok(!r.stdout.toString().includes(KEY));
+  });
+});
