@@ -4,13 +4,13 @@
  * voices built into that build (`rms` male, `slt` female; `awb` crashes there and is not used) at
  * 16000 Hz mono.
  *
- * The build is Flite's command-line program: each call instantiates the compiled module afresh
- * (~12 ms: the voices are data segments copied into new memory), runs `flite -voice V -t TEXT -o
- * out.wav` through our own small WASI host (wasi-memfs.ts: the WAV is written to memory, never to
- * disk), and reads the WAV back. A fresh instance per call means no state carries from one call
- * to the next, so the same text always gives the same samples; a call that traps leaves nothing
- * behind. (Not `node:wasi`: in Node 20 it aborts the process when a finished WASI object is
- * garbage-collected at the wrong moment, and it prints an experimental warning.)
+ * The build is Flite's command-line program: each call runs `flite -voice V -t TEXT -o out.wav`
+ * through our own small WASI host (wasi-memfs.ts: the WAV is written to memory, never to disk) in
+ * an instance whose memory is first put back to its state before its first run, and reads the WAV
+ * back. So no state carries from one call to the next, and the same text always gives the same
+ * samples (see {@link fliteSynthesize}). (Not `node:wasi`: in Node 20 it aborts the process when
+ * a finished WASI object is garbage-collected at the wrong moment, and it prints an experimental
+ * warning.)
  *
  * Flite speaks what it is given as one call: {@link flitePieces} feeds it a sentence at a time, so
  * the first sentence's audio can be sent while the next is made, and cuts a run-on sentence (or a
@@ -66,20 +66,63 @@ export function loadFlite(): Promise<FliteModule> {
 }
 
 /**
+ * Memory an instance may grow to before it is replaced (it grows with the longest piece it spoke
+ * and never shrinks): 96 MiB.
+ */
+const MAX_INSTANCE_BYTES = 96 * 1024 * 1024;
+
+/** One reusable Flite instance: its host and a copy of its memory from before its first run. */
+interface Runner {
+  module: FliteModule;
+  host: MemoryWasi;
+  instance: WebAssembly.Instance;
+  snapshot: Uint8Array;
+}
+
+let runner: Runner | undefined;
+
+function memoryOf(instance: WebAssembly.Instance): Uint8Array {
+  return new Uint8Array((instance.exports['memory'] as { buffer: ArrayBuffer }).buffer);
+}
+
+/**
  * Speaks one piece of English text (at most {@link FLITE_PHONE_BUDGET} estimated phones, see
- * {@link flitePieces}) with Flite voice `voice`, synchronously: a fresh instance of `module` runs
- * `flite -voice V -t TEXT -o out.wav` against an in-memory folder (wasi-memfs.ts).
+ * {@link flitePieces}) with Flite voice `voice`, synchronously: runs `flite -voice V -t TEXT -o
+ * out.wav` against an in-memory folder (wasi-memfs.ts).
+ *
+ * The instance is reused: its memory is copied once, right after instantiation, and written back
+ * before every run, so each run starts from exactly the state of a fresh instance (same samples)
+ * without allocating ~20 MB of new WebAssembly memory per sentence, which the garbage collector
+ * freed too late (a server's memory grew by 100 MB under load). `_start` returns normally when
+ * Flite's main returns, leaving the stack balanced; an instance that failed in any way, or grew
+ * beyond {@link MAX_INSTANCE_BYTES}, is dropped and the next run makes a new one.
  * @returns signed 16-bit samples at {@link FLITE_SAMPLE_RATE} Hz, mono.
  * @throws Error when Flite exits with an error or traps, or writes no WAV.
  */
 export function fliteSynthesize(module: FliteModule, voice: FliteVoice, text: string): Int16Array {
+  if (runner === undefined || runner.module !== module) {
+    const host = new MemoryWasi([]);
+    const instance = new WebAssembly.Instance(module, host.imports());
+    runner = { module, host, instance, snapshot: memoryOf(instance).slice() };
+  }
+  const { host, instance, snapshot } = runner;
+  const heap = memoryOf(instance);
+  heap.set(snapshot);
+  if (heap.length > snapshot.length) heap.fill(0, snapshot.length);
   // `-t` marks the text as text even when it is one word (Flite would open it as a file name).
-  const wasi = new MemoryWasi(['flite', '-voice', voice, '-t', text, '-o', 'out.wav']);
-  const code = wasi.start(new WebAssembly.Instance(module, wasi.imports()));
-  if (code !== 0) throw new Error(`Flite exited with code ${code}`);
-  const wav = wasi.file('out.wav');
-  if (wav === undefined) throw new Error('Flite wrote no WAV');
-  return wavSamples(Buffer.from(wav.buffer, wav.byteOffset, wav.byteLength));
+  host.reset(['flite', '-voice', voice, '-t', text, '-o', 'out.wav']);
+  let ok = false;
+  try {
+    const code = host.start(instance);
+    if (code !== 0) throw new Error(`Flite exited with code ${code}`);
+    const wav = host.file('out.wav');
+    if (wav === undefined) throw new Error('Flite wrote no WAV');
+    const samples = wavSamples(Buffer.from(wav.buffer, wav.byteOffset, wav.byteLength));
+    ok = true;
+    return samples;
+  } finally {
+    if (!ok || memoryOf(instance).length > MAX_INSTANCE_BYTES) runner = undefined;
+  }
 }
 
 /**

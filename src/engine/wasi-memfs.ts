@@ -35,9 +35,21 @@ export class MemoryWasi {
   private readonly open = new Map<number, OpenFile>();
   private nextFd = PREOPEN_FD + 1;
   private memory: { buffer: ArrayBuffer } | undefined;
+  private encoded: Buffer[] = [];
 
   /** @param args the program's argv, argv[0] included. */
-  constructor(private readonly args: readonly string[]) {}
+  constructor(private args: readonly string[]) {}
+
+  /**
+   * Makes this host ready for another run of the same instance: new arguments, no files, no open
+   * files (the caller restores the instance's memory itself).
+   */
+  reset(args: readonly string[]): void {
+    this.args = args;
+    this.files.clear();
+    this.open.clear();
+    this.nextFd = PREOPEN_FD + 1;
+  }
 
   /** The content of file `name` in the preopened folder (`out.wav`), or undefined if never created. */
   file(name: string): Uint8Array | undefined {
@@ -57,6 +69,7 @@ export class MemoryWasi {
    */
   start(instance: { exports: Record<string, unknown> }): number {
     this.memory = instance.exports['memory'] as { buffer: ArrayBuffer };
+    this.encoded = this.args.map((a) => Buffer.from(`${a}\0`, 'utf8'));
     try {
       (instance.exports['_start'] as () => void)();
       return 0;
@@ -75,16 +88,15 @@ export class MemoryWasi {
   }
 
   private functions(): Record<string, unknown> {
-    const encoded = this.args.map((a) => Buffer.from(`${a}\0`, 'utf8'));
     return {
       args_sizes_get: (argcPtr: number, bufSizePtr: number): number => {
-        this.view().setUint32(argcPtr, encoded.length, true);
-        this.view().setUint32(bufSizePtr, encoded.reduce((n, b) => n + b.length, 0), true);
+        this.view().setUint32(argcPtr, this.encoded.length, true);
+        this.view().setUint32(bufSizePtr, this.encoded.reduce((n, b) => n + b.length, 0), true);
         return ERRNO.success;
       },
       args_get: (argvPtr: number, bufPtr: number): number => {
         let at = bufPtr;
-        encoded.forEach((b, i) => {
+        this.encoded.forEach((b, i) => {
           this.view().setUint32(argvPtr + i * 4, at, true);
           this.bytes().set(b, at);
           at += b.length;
