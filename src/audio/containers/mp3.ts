@@ -1,0 +1,50 @@
+/**
+ * MP3 (MPEG-1/2/2.5 Layer III, ISO/IEC 11172-3 and 13818-3) through LAME compiled to
+ * WebAssembly by `wasm-media-encoders` (LAME is LGPL-2.0-or-later, the wrapper MIT; both may be
+ * combined with GPL-3.0 code). Constant bit rate, so a stream cut anywhere is still playable and
+ * its duration is known from its size; no Xing/LAME tag is written (nothing to patch at the end,
+ * the same bytes are right for a file and a pipe).
+ *
+ * The output rate is the input's when MP3 has it (8000, 11025, 12000, 16000, 22050, 24000, 32000,
+ * 44100, 48000 Hz); any other input rate is resampled by LAME to the nearest MP3 rate above it
+ * (48000 Hz at most).
+ */
+import { createMp3Encoder } from 'wasm-media-encoders';
+import type { AudioSpec } from '../../dsp/spec.js';
+import type { AudioEncoder } from './encoder.js';
+import { deinterleave, toFloat32 } from './pcm.js';
+import { mp3OutputRate, type Mp3Bitrate } from './rates.js';
+
+/**
+ * Starts an MP3 encoder for PCM of `spec` (1 or 2 channels) at `bitrateKbps` kbit/s CBR.
+ * Loading compiles LAME's WebAssembly (~30 ms), once per run.
+ * @param bitrateKbps one of mp3BitratesAt(the output rate) (rates.ts; checked by the planner).
+ */
+export async function openMp3Encoder(spec: AudioSpec, bitrateKbps: number): Promise<AudioEncoder> {
+  let lame: Awaited<ReturnType<typeof createMp3Encoder>> | undefined = await createMp3Encoder();
+  lame.configure({
+    sampleRate: spec.sampleRate,
+    channels: spec.channels as 1 | 2,
+    bitrate: bitrateKbps as Mp3Bitrate,
+    outputSampleRate: mp3OutputRate(spec.sampleRate),
+  });
+  const live = (): NonNullable<typeof lame> => {
+    if (lame === undefined) throw new Error('the MP3 encoder was freed');
+    return lame;
+  };
+  return {
+    encode(pcm) {
+      if (pcm.length === 0) return Buffer.alloc(0);
+      // The returned view is LAME's own output buffer, reused by the next call: copy it.
+      return Buffer.from(live().encode(deinterleave(toFloat32(pcm, spec.format), spec.channels)));
+    },
+    finish() {
+      return Buffer.from(live().finalize());
+    },
+    headerPatch: () => undefined,
+    free() {
+      // The module has no explicit destructor: dropping it lets its memory be collected.
+      lame = undefined;
+    },
+  };
+}
