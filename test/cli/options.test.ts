@@ -30,7 +30,11 @@ describe('synthesis flags', () => {
     [['--timeout', 'abc'], /--timeout must be a number of seconds above 0/],
     [['--sample-rate', '999'], /--sample-rate must be between 1000 and 384000/],
     [['--channels', '9'], /--channels must be between 1 and 8/],
-    [['--format', 'mp3'], /Allowed choices are pcm16, float32, mulaw/],
+    [['--format', 'mp3'], /--format is the encoding the service sends \(pcm16\|float32\|mulaw\); for MP3 output use --container mp3/],
+    [['--format', 'ogg'], /--container opus/],
+    [['--format', 'aiff'], /--format must be one of pcm16, float32, mulaw/],
+    [['--container', 'aac'], /Allowed choices are wav, raw, flac, mp3, opus/],
+    [['--bitrate', '0'], /--bitrate must be between 1 and 1000/],
     [['--wav', '--raw'], /cannot be used with/],
   ];
   for (const [flags, message] of bad) {
