@@ -10,6 +10,7 @@
  */
 import { availableParallelism, cpus, loadavg, totalmem } from 'node:os';
 import { benchClientTtfa } from './client-ttfa.js';
+import { benchContainers } from './containers.js';
 import { benchDecode } from './decode.js';
 import { benchEngine } from './engine.js';
 import { benchLongText } from './long-text.js';
@@ -24,6 +25,7 @@ const BENCHES: Record<string, (o: BenchOptions) => Promise<Figure[]>> = {
   decode: benchDecode,
   memory: benchMemory,
   'long-text': benchLongText,
+  containers: benchContainers,
   engine: benchEngine,
   'server-load': benchServerLoad,
 };

@@ -12,7 +12,7 @@
 import { createMp3Encoder } from 'wasm-media-encoders';
 import type { AudioSpec } from '../../dsp/spec.js';
 import type { AudioEncoder } from './encoder.js';
-import { deinterleave, toFloat32 } from './pcm.js';
+import { deinterleave, toFloat32, warmUpTone } from './pcm.js';
 import { mp3OutputRate, type Mp3Bitrate } from './rates.js';
 
 /**
@@ -22,12 +22,19 @@ import { mp3OutputRate, type Mp3Bitrate } from './rates.js';
  */
 export async function openMp3Encoder(spec: AudioSpec, bitrateKbps: number): Promise<AudioEncoder> {
   let lame: Awaited<ReturnType<typeof createMp3Encoder>> | undefined = await createMp3Encoder();
-  lame.configure({
+  const params = {
     sampleRate: spec.sampleRate,
     channels: spec.channels as 1 | 2,
     bitrate: bitrateKbps as Mp3Bitrate,
     outputSampleRate: mp3OutputRate(spec.sampleRate),
-  });
+  };
+  // Warm-up: V8 compiles WebAssembly functions on their first call, which made the first real
+  // chunk ~10 ms late. A throwaway stream of 200 ms here, before any request is made, takes
+  // that cost; configure() then starts the real stream afresh (the wrapper's documented reuse).
+  lame.configure(params);
+  lame.encode(deinterleave(warmUpTone(spec.sampleRate, spec.channels), spec.channels));
+  lame.finalize();
+  lame.configure(params);
   const live = (): NonNullable<typeof lame> => {
     if (lame === undefined) throw new Error('the MP3 encoder was freed');
     return lame;

@@ -17,7 +17,7 @@ import { Application, createEncoder, loadLibopus } from 'libopus-wasm';
 import type { AudioSpec } from '../../dsp/spec.js';
 import type { AudioEncoder } from './encoder.js';
 import { OggWriter, opusHead, opusTags } from './ogg.js';
-import { toFloat32 } from './pcm.js';
+import { toFloat32, warmUpTone } from './pcm.js';
 import { opusRateFor } from './rates.js';
 
 const { create: createResampler, ConverterType } = srcPkg;
@@ -38,12 +38,19 @@ export async function openOpusEncoder(spec: AudioSpec, bitrateKbps: number): Pro
     rate === spec.sampleRate ? undefined : createResampler(channels, spec.sampleRate, rate, { converterType: ConverterType.SRC_SINC_MEDIUM_QUALITY }),
   ]);
   const frame = opus.frameSize * channels; // samples (all channels) per packet
+  // Warm-up: V8 compiles WebAssembly functions on their first call, which made the first real
+  // chunk tens of ms late. A throwaway encoder of the same module takes that cost now, before
+  // any request is made.
+  const warm = await createEncoder({ sampleRate: rate, channels, application: Application.Voip, bitrate: bitrateKbps * 1000, frameSize: opus.frameSize });
+  const tone = warmUpTone(rate, channels);
+  for (let off = 0; off + frame <= tone.length; off += frame) warm.encodeFloat(tone.subarray(off, off + frame));
+  warm.free();
   const to48k = 48000 / rate;
   const preSkip = opus.getLookahead() * to48k;
   const ogg = new OggWriter((Math.random() * 0x100000000) >>> 0);
   ogg.add(opusHead(channels, preSkip, spec.sampleRate), 0n);
   let headers: Buffer | undefined = Buffer.concat([ogg.flush(), (ogg.add(opusTags(`tts, ${version}`), 0n), ogg.flush())]);
-  let held = new Float32Array(frame); // samples waiting for a whole frame
+  const held = new Float32Array(frame); // samples waiting for a whole frame
   let heldLength = 0;
   let inFrames = 0; // input sample frames taken, at the input rate
   let outFrames = 0; // sample frames handed to libopus (padding excluded), at the Opus rate
@@ -62,7 +69,7 @@ export async function openOpusEncoder(spec: AudioSpec, bitrateKbps: number): Pro
         const packet = opus.encodeFloat(held);
         granule += BigInt(opus.frameSize * to48k);
         ogg.add(packet, granule);
-        held = new Float32Array(frame);
+        // encodeFloat copied the samples into libopus's memory: the buffer can be refilled.
         heldLength = 0;
       }
     }
