@@ -6,6 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { encodedSink, type AudioEncoder } from '../../src/audio/containers/encoder.js';
 import { streamInfoBytes } from '../../src/audio/containers/flac.js';
 import { OggWriter, oggCrc, opusHead } from '../../src/audio/containers/ogg.js';
 import { FrameAligner, toFloat32, toInt32 } from '../../src/audio/containers/pcm.js';
@@ -132,5 +133,49 @@ describe('container names and bit rates', () => {
   it('encodes MP3 and Opus at their own rates, the next one above otherwise', () => {
     assert.deepEqual([8000, 30000, 44100, 96000].map(mp3OutputRate), [8000, 32000, 44100, 48000]);
     assert.deepEqual([8000, 11025, 22050, 44100, 96000].map(opusRateFor), [8000, 12000, 24000, 48000, 48000]);
+  });
+});
+
+describe('encodedSink', () => {
+  /** An encoder that "encodes" by tagging whole frames, and records its calls. */
+  function fakeEncoder(calls: string[]): AudioEncoder {
+    return {
+      encode: (pcm) => (calls.push(`encode ${pcm.length}`), pcm.length === 0 ? Buffer.alloc(0) : Buffer.concat([Buffer.from('E'), pcm])),
+      finish: () => (calls.push('finish'), Buffer.from('END')),
+      headerPatch: () => ({ offset: 0, bytes: Buffer.from('H') }),
+      free: () => void calls.push('free'),
+    };
+  }
+  const spec = { format: 'pcm16', sampleRate: 24000, channels: 1 } as const;
+
+  it('encodes whole frames as they come, writes the tail, patches a file, then finishes it', async () => {
+    const calls: string[] = [];
+    const written: string[] = [];
+    const inner = {
+      write: async (b: Buffer) => void written.push(b.toString('latin1')),
+      patch: async (o: number, b: Buffer) => void calls.push(`patch ${o} ${b.toString()}`),
+      finish: async () => void calls.push('inner finish'),
+      abort: async () => void calls.push('inner abort'),
+    };
+    const sink = encodedSink(spec, fakeEncoder(calls), inner);
+    await sink.write(Buffer.from('abc')); // one whole frame (2 bytes) + 1 byte kept
+    await sink.write(Buffer.from('d'));
+    await sink.finish();
+    assert.deepEqual(written, ['Eab', 'Ecd', 'END']);
+    assert.deepEqual(calls, ['encode 2', 'encode 2', 'finish', 'patch 0 H', 'free', 'inner finish']);
+  });
+
+  it('aborts the output and frees the encoder; a pipe is never patched', async () => {
+    const calls: string[] = [];
+    const inner = { write: async () => {}, finish: async () => void calls.push('inner finish'), abort: async () => void calls.push('inner abort') };
+    const sink = encodedSink(spec, fakeEncoder(calls), inner);
+    await sink.write(Buffer.from('ab'));
+    await sink.abort();
+    await assert.rejects(sink.write(Buffer.from('ab')), (e: unknown) => e instanceof TtsError && e.code === 'io_error');
+    assert.deepEqual(calls, ['encode 2', 'free', 'inner abort']);
+    const piped: string[] = [];
+    const sink2 = encodedSink(spec, fakeEncoder(piped), { write: async () => {}, finish: async () => void piped.push('inner finish'), abort: async () => {} });
+    await sink2.finish();
+    assert.deepEqual(piped, ['finish', 'free', 'inner finish']);
   });
 });
