@@ -89,7 +89,7 @@ export async function openOpusEncoder(spec: AudioSpec, bitrateKbps: number): Pro
       inFrames += samples.length / channels;
       const converted = resampler === undefined ? samples : resampler.full(samples);
       // Never more than the exact total: what the resampler lags is drained at the end.
-      const usable = Math.min(converted.length / channels, owed() - outFrames);
+      const usable = Math.min(Math.floor(converted.length / channels), owed() - outFrames);
       outFrames += usable;
       push(converted.subarray(0, usable * channels));
       return take(ogg.flush());
@@ -102,7 +102,7 @@ export async function openOpusEncoder(spec: AudioSpec, bitrateKbps: number): Pro
         // The filter delay is far under 64 rounds of 256 frames; the bound stops a runaway loop.
         for (let round = 0; round < 64 && outFrames < target; round++) {
           const converted = resampler.full(zeros);
-          const usable = Math.min(converted.length / channels, target - outFrames);
+          const usable = Math.min(Math.floor(converted.length / channels), target - outFrames);
           outFrames += usable;
           push(converted.subarray(0, usable * channels));
         }
