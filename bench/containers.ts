@@ -67,11 +67,12 @@ async function firstByte(options: BenchOptions): Promise<Figure[]> {
   try {
     const env = cleanEnv({ TTS_BASE_URL: server.url, TTS_API_KEY: BENCH_KEY });
     const latency = new Map<string, number[]>(CONTAINERS.map((c) => [c, []]));
+    const fromSpawn = new Map<string, number[]>(CONTAINERS.map((c) => [c, []]));
     for (let round = -1; round < rounds; round++) {
       const order = round % 2 === 0 ? CONTAINERS : [...CONTAINERS].reverse();
       for (const container of order) {
         current = {};
-        await timedSpawn(process.execPath, ttsArgs('stream', '-q', '--container', container, 'hello'), {
+        const run = await timedSpawn(process.execPath, ttsArgs('stream', '-q', '--container', container, 'hello'), {
           env,
           onFirstByte: (at) => {
             current.firstByteAt = at;
@@ -81,19 +82,32 @@ async function firstByte(options: BenchOptions): Promise<Figure[]> {
         const { writtenAt, firstByteAt } = current;
         if (writtenAt === undefined || firstByteAt === undefined) throw new Error(`${container}: no request or no bytes on stdout`);
         if (round >= 0) latency.get(container)!.push(firstByteAt - writtenAt);
+        if (round >= 0 && run.firstByteMs !== undefined) fromSpawn.get(container)!.push(run.firstByteMs);
       }
     }
     options.log(`containers: first byte, ${rounds} interleaved rounds`);
     const raw = { name: 'raw PCM', value: median(latency.get('raw')!) };
-    return CONTAINERS.filter((c) => c !== 'raw').map((c) => ({
-      bench: 'containers',
-      name: `containers: server write → first ${c} byte`,
-      value: median(latency.get(c)!),
-      unit: 'ms',
-      baseline: raw,
-      targets: [{ kind: 'added-max', limit: CONTAINER_ADDED_MS_MAX }],
-      note: `median of ${rounds}`,
-    }));
+    const rawSpawn = { name: 'raw PCM', value: median(fromSpawn.get('raw')!) };
+    return CONTAINERS.filter((c) => c !== 'raw').flatMap((c): Figure[] => [
+      {
+        bench: 'containers',
+        name: `containers: spawn → first ${c} byte`,
+        value: median(fromSpawn.get(c)!),
+        unit: 'ms',
+        baseline: rawSpawn,
+        targets: [{ kind: 'added-max', limit: CONTAINER_ADDED_MS_MAX }],
+        note: `median of ${rounds}; the time to first audio a user sees`,
+      },
+      {
+        bench: 'containers',
+        name: `containers: server write → first ${c} byte`,
+        value: median(latency.get(c)!),
+        unit: 'ms',
+        baseline: raw,
+        targets: [],
+        note: `median of ${rounds}; the server answers at once, before the encoder is loaded`,
+      },
+    ]);
   } finally {
     await server.close();
   }

@@ -146,7 +146,6 @@ export async function openOutputs(plan: OutputPlan, spec: AudioSpec, stdout: Nod
     } else if (plan.file !== undefined) {
       const { container } = plan.file;
       const { openFileSink } = await import('../audio/file-sink.js');
-      // The encoder first: if it cannot start, no temporary file was made.
       const encoder = await encoderOf(container, spec, plan.bitrate);
       file = await openFileSink(plan.file.path, spec, encoder === undefined ? byteContainer(container) : 'raw');
       sinks.push(encoder === undefined ? file : encoder(file));
@@ -175,13 +174,17 @@ function byteContainer(container: Container): 'wav' | 'raw' {
 }
 
 /**
- * For an encoded container: starts its encoder and returns what wraps a byte sink into a PCM
- * sink that encodes (containers/encoder.ts). Undefined for WAV and raw.
+ * For an encoded container: starts loading its encoder — without waiting for it, so that
+ * compiling the codec overlaps the request (the sink's first write waits) — and returns what
+ * wraps a byte sink into a PCM sink that encodes (containers/encoder.ts). Undefined for WAV and raw.
+ * @throws TtsError `usage` for a bit rate the container refuses (checked again here).
  */
 async function encoderOf(container: Container, spec: AudioSpec, bitrate: number | undefined): Promise<((inner: AudioSink) => AudioSink) | undefined> {
   if (!isEncoded(container)) return undefined;
+  const kbps = bitrateFor(container, spec, bitrate);
   const [{ openEncoder }, { encodedSink }] = await Promise.all([import('../audio/containers/registry.js'), import('../audio/containers/encoder.js')]);
-  const encoder = await openEncoder(container, spec, bitrateFor(container, spec, bitrate));
+  const encoder = openEncoder(container, spec, kbps);
+  encoder.catch(() => undefined); // reported by the sink that uses it (none if opening failed)
   return (inner) => encodedSink(spec, encoder, inner);
 }
 

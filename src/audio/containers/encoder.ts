@@ -46,14 +46,25 @@ export interface PatchableSink extends AudioSink {
  * Wraps `inner` (which takes the container's bytes as they are) into a sink that takes PCM of
  * `spec` and encodes it with `encoder`.
  *
- * `finish` flushes the encoder, writes its last bytes, patches the header when `inner` can
- * (`PatchableSink`), then finishes `inner`. `abort` frees the encoder and aborts `inner` (an
- * atomic file is then removed, so no half-written file replaces a good one).
- * @throws from write/finish: what `inner` throws (io_error, a closed pipe), or TtsError
- *   `internal` (exit 1) when the codec fails, after which the output is aborted.
+ * `encoder` may still be loading: compiling a codec's WebAssembly and warming it up takes tens
+ * of milliseconds, which then overlap the request instead of preceding it; the first `write`
+ * (or `finish`) waits for it. `finish` flushes the encoder, writes its last bytes, patches the
+ * header when `inner` can (`PatchableSink`), then finishes `inner`. `abort` frees the encoder
+ * (once loaded) and aborts `inner` (an atomic file is then removed, so no half-written file
+ * replaces a good one).
+ * @throws from write/finish: what `inner` throws (io_error, a closed pipe), TtsError `internal`
+ *   (exit 1) when the codec fails, or the error `encoder` was rejected with (openEncoder:
+ *   `internal`); the caller then aborts the output.
  */
-export function encodedSink(spec: AudioSpec, encoder: AudioEncoder, inner: AudioSink | PatchableSink): AudioSink {
+export function encodedSink(spec: AudioSpec, encoder: AudioEncoder | Promise<AudioEncoder>, inner: AudioSink | PatchableSink): AudioSink {
+  const ready = Promise.resolve(encoder);
+  // A load failure is reported by the write or finish that needs the encoder, not as an
+  // unhandled rejection when the run ends before any (an abort).
+  ready.catch(() => undefined);
   const aligner = new FrameAligner(spec);
+  // The first chunk's first 20 ms are encoded and written on their own, so the stream's first
+  // bytes (headers, Opus's first packet) leave before the rest of that chunk is encoded.
+  let firstSlice = Math.max(1, Math.round(spec.sampleRate * 0.02)) * aligner.frameBytes;
   let state: 'open' | 'done' | 'aborted' = 'open';
   const codec = <T>(what: string, op: () => T): T => {
     try {
@@ -65,17 +76,32 @@ export function encodedSink(spec: AudioSpec, encoder: AudioEncoder, inner: Audio
   const abort = async (): Promise<void> => {
     if (state === 'done') return;
     state = 'aborted';
-    encoder.free();
+    void ready.then(
+      (e) => e.free(),
+      () => undefined,
+    );
     await inner.abort();
   };
   return {
     async write(chunk) {
       if (state !== 'open') throw new TtsError('io_error', 'the output was already closed');
-      const bytes = codec('encoder', () => encoder.encode(aligner.take(chunk)));
+      const encoder = await ready;
+      if (state !== 'open') throw new TtsError('io_error', 'the output was already closed');
+      let pcm = aligner.take(chunk);
+      if (firstSlice > 0 && pcm.length > firstSlice) {
+        const head = pcm.subarray(0, firstSlice);
+        pcm = pcm.subarray(firstSlice);
+        firstSlice = 0;
+        const bytes = codec('encoder', () => encoder.encode(head));
+        if (bytes.length > 0) await inner.write(bytes);
+      }
+      const bytes = codec('encoder', () => encoder.encode(pcm));
       if (bytes.length > 0) await inner.write(bytes);
     },
     async finish() {
       if (state === 'done') return;
+      if (state !== 'open') throw new TtsError('io_error', 'the output was aborted');
+      const encoder = await ready;
       if (state !== 'open') throw new TtsError('io_error', 'the output was aborted');
       const tail = codec('encoder', () => encoder.finish());
       if (tail.length > 0) await inner.write(tail);

@@ -104,8 +104,8 @@ export function toInt32(bytes: Buffer, format: AudioSpec['format']): Int32Array 
  * start-up, before any request, so that V8 has compiled its WebAssembly functions (lazily, on
  * their first call) before the first real chunk arrives.
  */
-export function warmUpTone(sampleRate: number, channels: number): Float32Array {
-  const frames = Math.round(sampleRate * 0.2);
+export function warmUpTone(sampleRate: number, channels: number, seconds = 0.2): Float32Array {
+  const frames = Math.round(sampleRate * seconds);
   const out = new Float32Array(frames * channels);
   for (let i = 0; i < frames; i++) out.fill(0.1 * Math.sin((2 * Math.PI * 440 * i) / sampleRate), i * channels, (i + 1) * channels);
   return out;
