@@ -9,19 +9,43 @@
  * 44100, 48000 Hz); any other input rate is resampled by LAME to the nearest MP3 rate above it
  * (48000 Hz at most).
  */
-import { createMp3Encoder } from 'wasm-media-encoders';
+import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { createEncoder } from 'wasm-media-encoders';
 import type { AudioSpec } from '../../dsp/spec.js';
 import type { AudioEncoder } from './encoder.js';
 import { deinterleave, toFloat32, warmUpTone } from './pcm.js';
 import { mp3OutputRate, type Mp3Bitrate } from './rates.js';
 
+/** The WebAssembly global (Node has it; this project's TypeScript libs do not declare it). */
+declare const WebAssembly: { compile(bytes: Uint8Array): Promise<object> };
+
+/** A compiled WebAssembly.Module. */
+type WasmModule = Parameters<typeof createEncoder>[1];
+
+let compiled: Promise<WasmModule> | undefined;
+
+/**
+ * LAME's WebAssembly, compiled once per process from the package's `wasm/mp3.wasm` (~4 ms).
+ * The package's default loader decodes a copy inlined as base64 text, which took ~40 ms of CPU.
+ */
+function lameModule(): Promise<WasmModule> {
+  compiled ??= (async () => {
+    // The package's exports map misspells this path; the file sits beside its dist/ folder.
+    const main = createRequire(import.meta.url).resolve('wasm-media-encoders');
+    return (await WebAssembly.compile(await readFile(join(dirname(main), '..', 'wasm', 'mp3.wasm')))) as WasmModule;
+  })();
+  return compiled;
+}
+
 /**
  * Starts an MP3 encoder for PCM of `spec` (1 or 2 channels) at `bitrateKbps` kbit/s CBR.
- * Loading compiles LAME's WebAssembly (~30 ms), once per run.
+ * Loading compiles LAME's WebAssembly (~4 ms), once per process.
  * @param bitrateKbps one of mp3BitratesAt(the output rate) (rates.ts; checked by the planner).
  */
 export async function openMp3Encoder(spec: AudioSpec, bitrateKbps: number): Promise<AudioEncoder> {
-  let lame: Awaited<ReturnType<typeof createMp3Encoder>> | undefined = await createMp3Encoder();
+  let lame: Awaited<ReturnType<typeof createEncoder<'audio/mpeg'>>> | undefined = await createEncoder('audio/mpeg', await lameModule());
   const params = {
     sampleRate: spec.sampleRate,
     channels: spec.channels as 1 | 2,
