@@ -53,7 +53,7 @@ export async function openMp3Encoder(spec: AudioSpec, bitrateKbps: number): Prom
     outputSampleRate: mp3OutputRate(spec.sampleRate),
   };
   // Warm-up: V8 compiles WebAssembly functions on their first call, which made the first real
-  // chunk ~10 ms late. A throwaway stream of 200 ms here, before any request is made, takes
+  // chunk ~10 ms late. A throwaway stream of 200 ms here, while the request is on its way, takes
   // that cost; configure() then starts the real stream afresh (the wrapper's documented reuse).
   lame.configure(params);
   lame.encode(deinterleave(warmUpTone(spec.sampleRate, spec.channels), spec.channels));

@@ -45,8 +45,8 @@ export async function openOpusEncoder(spec: AudioSpec, bitrateKbps: number): Pro
   ]);
   const frame = opus.frameSize * channels; // samples (all channels) per packet
   // Warm-up: V8 compiles WebAssembly functions on their first call, which made the first real
-  // chunk tens of ms late. A throwaway encoder of the same module takes that cost now, before
-  // any request is made.
+  // chunk tens of ms late. A throwaway encoder of the same module takes that cost now, while the
+  // request is on its way.
   const warm = await createEncoder({ sampleRate: rate, channels, application: Application.Voip, bitrate: bitrateKbps * 1000, frameSize: opus.frameSize });
   const tone = warmUpTone(rate, channels);
   for (let off = 0; off + frame <= tone.length; off += frame) warm.encodeFloat(tone.subarray(off, off + frame));
@@ -54,8 +54,11 @@ export async function openOpusEncoder(spec: AudioSpec, bitrateKbps: number): Pro
   const to48k = 48000 / rate;
   const preSkip = opus.getLookahead() * to48k;
   const ogg = new OggWriter((Math.random() * 0x100000000) >>> 0);
+  // RFC 7845 §3: OpusHead alone on the first page, OpusTags on the next; audio on pages after.
   ogg.add(opusHead(channels, preSkip, spec.sampleRate), 0n);
-  let headers: Buffer | undefined = Buffer.concat([ogg.flush(), (ogg.add(opusTags(`tts, ${version}`), 0n), ogg.flush())]);
+  const headPage = ogg.flush();
+  ogg.add(opusTags(`tts, ${version}`), 0n);
+  let headers: Buffer | undefined = Buffer.concat([headPage, ogg.flush()]);
   const held = new Float32Array(frame); // samples waiting for a whole frame
   let heldLength = 0;
   let inFrames = 0; // input sample frames taken, at the input rate

@@ -101,7 +101,7 @@ export function toInt32(bytes: Buffer, format: AudioSpec['format']): Int32Array 
 
 /**
  * 200 ms of a quiet 440 Hz tone, interleaved over `channels`: what an encoder is given once at
- * start-up, before any request, so that V8 has compiled its WebAssembly functions (lazily, on
+ * start-up, while the request is on its way, so that V8 has compiled its WebAssembly functions (lazily, on
  * their first call) before the first real chunk arrives.
  */
 export function warmUpTone(sampleRate: number, channels: number, seconds = 0.2): Float32Array {
