@@ -5,6 +5,7 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import type { CommandIo } from './report.js';
 import { AUDIO_FORMATS, type AudioFormat } from '../protocol/types.js';
+import { CONTAINERS, type Container } from '../audio/containers/registry.js';
 import { DEFAULT_VOICE } from '../protocol/voices.js';
 import { PLAYER_NAMES } from '../audio/players.js';
 
@@ -18,6 +19,10 @@ export interface SynthesisFlags {
   output?: string;
   wav?: boolean;
   raw?: boolean;
+  /** --container: the output's container whatever its name (docs/cli.md §2 "Containers"). */
+  container?: Container;
+  /** --bitrate, kbit/s (MP3, Opus). */
+  bitrate?: number;
   play?: boolean;
   file?: string;
   lines?: boolean;
@@ -100,17 +105,34 @@ function seconds(value: string): number {
   return n;
 }
 
+/**
+ * The parser of `--format`: one of the service's encodings. A container's name there (`mp3`,
+ * `wav`…) is a common mix-up, answered with where that choice is made (docs/cli.md §2).
+ */
+export function serviceFormat(value: string): AudioFormat {
+  if ((AUDIO_FORMATS as readonly string[]).includes(value)) return value as AudioFormat;
+  const asked = value.trim().toLowerCase().replace(/^\./, '');
+  if ((CONTAINERS as readonly string[]).includes(asked) || asked === 'ogg' || asked === 'pcm') {
+    throw new InvalidArgumentError(
+      `--format is the encoding the service sends (${AUDIO_FORMATS.join('|')}); for ${asked === 'pcm' ? 'raw' : asked.toUpperCase()} output use --container ${asked === 'ogg' ? 'opus' : asked === 'pcm' ? 'raw' : asked} (or -o name.${asked === 'opus' ? 'opus' : asked})`,
+    );
+  }
+  throw new InvalidArgumentError(`--format must be one of ${AUDIO_FORMATS.join(', ')}`);
+}
+
 /** Adds the synthesis flags of docs/cli.md §1 to a command. */
 export function addSynthesisOptions(cmd: Command): Command {
   return cmd
     .option('-v, --voice <id>', 'preset voice id, e.g. ja-man-1, en-woman-1', DEFAULT_VOICE)
     .option('-l, --language <ja|en>', 'language of the text (default: from the voice prefix)')
-    .addOption(new Option('--format <encoding>', 'audio encoding requested from the service').choices(AUDIO_FORMATS).default('pcm16'))
+    .addOption(new Option('--format <encoding>', `audio encoding requested from the service (${AUDIO_FORMATS.join('|')})`).argParser(serviceFormat).default('pcm16'))
     .option('-r, --sample-rate <hz>', 'sample rate of the audio, in Hz', intIn(1000, 192_000, '--sample-rate'), 24000)
     .option('-c, --channels <n>', 'number of channels', intIn(1, 8, '--channels'), 1)
-    .option('-o, --output <path>', 'write audio here (.wav → WAV, other names → raw; - = stdout)')
+    .option('-o, --output <path>', 'write audio here; the extension picks the container (.wav .raw .pcm .flac .mp3 .ogg .opus); - = stdout')
     .addOption(new Option('--wav', 'write a WAV container whatever the name').conflicts('raw'))
     .option('--raw', 'write raw samples whatever the name')
+    .addOption(new Option('--container <name>', 'container of the file or stdout, whatever the name').choices(CONTAINERS))
+    .option('--bitrate <kbps>', 'bit rate of MP3 or Opus, kbit/s (default 48/channel for MP3, 24 mono / 32 stereo for Opus)', intIn(1, 1000, '--bitrate'))
     .option('--play', 'play on the sound card too (with -o)')
     .option('-f, --file <path>', 'read the text from a file (- = stdin)')
     .option('--lines', 'read stdin line by line and speak each line as it arrives')

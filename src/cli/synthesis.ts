@@ -77,8 +77,9 @@ export async function runSynthesis(command: CommandName, words: string[], flags:
   let spinner: { text: string; stop(): void } | undefined;
   let code: number;
   try {
-    plan = planOutput(command, flags, io.stdout.isTTY === true);
-    if (plan.file !== undefined) await assertOutputIsNotInput(plan.file.path, words.length > 0 ? undefined : (flags.file ?? '-'));
+    // Writing over the text is the graver mistake: said before anything about the name.
+    if (flags.output !== undefined && flags.output !== '-') await assertOutputIsNotInput(flags.output, words.length > 0 ? undefined : (flags.file ?? '-'));
+    plan = planOutput(command, flags, io.stdout.isTTY === true, spec);
     if (flags.subtitles !== undefined) await checkSubtitlesPath(flags.subtitles, plan, words.length > 0 ? undefined : (flags.file ?? '-'));
     if (words.length === 0 && flags.lines !== true && (flags.file === undefined || flags.file === '-') && io.stdin.isTTY === true) {
       reporter.warn('reading text from the terminal; end with Ctrl-D');
