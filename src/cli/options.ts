@@ -34,6 +34,10 @@ export interface SynthesisFlags {
   apiKeyFile?: string;
   offline?: boolean;
   allowInsecure?: boolean;
+  /** False with --no-cache (docs/cli.md §7). */
+  cache?: boolean;
+  /** --cache-size, in bytes. */
+  cacheSize?: number;
 }
 
 /** A parser for a whole number in [min, max], for commander. */
@@ -96,7 +100,9 @@ export function addSynthesisOptions(cmd: Command): Command {
     .option('--ws-base-url <url>', 'WebSocket base URL (env TTS_WS_BASE_URL; default from the HTTP base)')
     .option('--api-key-file <path>', 'read the API key from this file (first line)')
     .option('--offline', 'use the built-in offline engine even if a service is configured')
-    .option('--allow-insecure', 'allow sending the key over http:// or ws:// to a non-loopback host');
+    .option('--allow-insecure', 'allow sending the key over http:// or ws:// to a non-loopback host')
+    .option('--no-cache', 'neither read nor store pieces in the piece cache (env TTS_NO_CACHE=1)')
+    .option('--cache-size <size>', 'size cap of the piece cache; least recently used pieces go first (default 1GiB)', bytesIn(0, 2 ** 50, '--cache-size'));
 }
 
 /** Receives a command's exit code (docs/cli.md §3); `main` sets it as the process's once. */

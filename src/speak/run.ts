@@ -4,6 +4,9 @@
  * outputs in text order, and finish them — or abort them, so nothing partial is left.
  * The command line (src/cli) decides what to run and reports; this is what runs.
  */
+import { identityFor } from '../cache/identity.js';
+import { cachedOpener } from '../cache/opener.js';
+import type { PieceCache } from '../cache/store.js';
 import { bytesPerSample } from '../dsp/encoding.js';
 import { bytesPerFrame, type AudioSpec } from '../dsp/spec.js';
 import { TtsError } from '../errors.js';
@@ -31,6 +34,8 @@ export interface RunStats {
   itemIds: Set<string>;
   /** `performance.now()` when the first audio byte went to the outputs; undefined before. */
   firstAudioAt: number | undefined;
+  /** Pieces answered from the piece cache (also counted in `requests`, which counts pieces opened). */
+  cacheHits?: number | undefined;
 }
 
 /** Everything one run needs. */
@@ -68,6 +73,10 @@ export interface SpeakOptions {
   onOpened?: (() => void | Promise<void>) | undefined;
   /** Called with each chunk's size in bytes as it goes to the outputs. */
   onAudio?: ((bytes: number) => void) | undefined;
+  /** The piece cache (docs/cli.md §7); undefined with --no-cache. */
+  cache?: PieceCache | undefined;
+  /** Called when a piece's audio was all received (`text` as sent), e.g. for progress. */
+  onPieceDone?: ((text: string, fromCache: boolean) => void) | undefined;
 }
 
 /**
@@ -88,13 +97,22 @@ export async function speak(options: SpeakOptions): Promise<void> {
   try {
     if (signal.aborted) throw signal.reason;
     await options.onOpened?.();
-    const open = await openChannel(options.channel, options.target, {
+    const channelOpen = await openChannel(options.channel, options.target, {
       voice: options.voice,
       language: options.language,
       spec,
       timeoutMs: options.timeoutMs,
       allowInsecure: options.allowInsecure,
       verbose: options.log.verbose,
+    });
+    const frameBytes = options.channel === 'realtime' ? bytesPerFrame(spec) : bytesPerSample(spec.format);
+    // The piece cache wraps the channel (docs/cli.md §7): the pipeline asks only for what it lacks.
+    const open = cachedOpener(channelOpen, {
+      cache: options.cache,
+      identity: identityFor(options.channel, options.target, options.voice, options.language, spec),
+      counters: stats,
+      frameBytes,
+      onPieceDone: options.onPieceDone,
     });
     const fileOnly = opened.fileOnly;
     const chunks = synthesizeTexts(options.pieces, {
@@ -106,7 +124,7 @@ export async function speak(options: SpeakOptions): Promise<void> {
       stats,
       bytesPerSecond: bytesPerFrame(spec) * spec.sampleRate,
       // SSE audio is one channel of the encoding; a WebSocket session sends the frames it was asked for.
-      frameBytes: options.channel === 'realtime' ? bytesPerFrame(spec) : bytesPerSample(spec.format),
+      frameBytes,
       rewind:
         fileOnly === undefined
           ? undefined

@@ -1,0 +1,337 @@
+/**
+ * The piece cache on disk (docs/cli.md §7): one file per piece of speech, named by a hash of
+ * everything that decides its audio (src/cache/identity.ts), in `$XDG_CACHE_HOME/tts/pieces`
+ * (default `~/.cache/tts/pieces`; folders 0700, files 0600).
+ *
+ * An entry is `TTSPIECE`, a version (uint32 LE), a reserved uint32, the audio's length in bytes
+ * (uint64 LE), its SHA-256 (32 bytes), then the audio bytes exactly as the service sent them.
+ * It is written to a temporary name beside it and renamed into place only after the service's
+ * `done`: a reader sees a whole entry or none, so two runs at once share the cache safely. A
+ * reader checks the length and the checksum of the whole entry before it hands out a byte: a
+ * corrupt or cut-off entry is removed and the piece requested again, never spliced.
+ *
+ * Least recently used entries (by modification time, renewed on every hit) are removed when the
+ * cache grows past its size cap (`--cache-size`, default 1 GiB).
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { chmod, mkdir, open, readdir, rename, rm, stat, unlink, type FileHandle } from 'node:fs/promises';
+import { homedir } from 'node:os';
+import { isAbsolute, join } from 'node:path';
+
+/** Default size cap of the cache, in bytes (1 GiB). */
+export const DEFAULT_CACHE_BYTES = 2 ** 30;
+
+const MAGIC = Buffer.from('TTSPIECE', 'latin1');
+const VERSION = 1;
+/** Bytes before the audio of an entry. */
+const HEADER_BYTES = 56;
+/** Blocks in which an entry is checked and replayed, in bytes. */
+const BLOCK_BYTES = 64 * 1024;
+/** A temporary entry older than this was left by a run that died (SIGKILL, power loss). */
+const STALE_TEMP_MS = 60 * 60 * 1000;
+/** Once past the cap, entries are removed down to this share of it, so a full cache is not swept on every piece. */
+const EVICT_TO = 0.9;
+
+/**
+ * The cache's folder: `$XDG_CACHE_HOME/tts` when that is an absolute path (the XDG Base
+ * Directory Specification ignores a relative one), else `~/.cache/tts`.
+ */
+export function cacheDir(env: NodeJS.ProcessEnv): string {
+  const xdg = env['XDG_CACHE_HOME'];
+  const base = xdg !== undefined && xdg !== '' && isAbsolute(xdg) ? xdg : join(env['HOME'] !== undefined && env['HOME'] !== '' ? env['HOME'] : homedir(), '.cache');
+  return join(base, 'tts');
+}
+
+/** What `tts cache stats` shows. */
+export interface CacheStats {
+  /** The folder of the entries. */
+  dir: string;
+  /** Whole entries. */
+  entries: number;
+  /** Bytes on disk of those entries (headers included). */
+  bytes: number;
+}
+
+/** A verified entry, open for replay. */
+export interface CacheHit {
+  /** Audio bytes in the entry. */
+  bytes: number;
+  /** The audio in blocks of at most 64 KiB; the file is closed when the iteration ends, however it ends. */
+  chunks(): AsyncGenerator<Buffer, void, undefined>;
+  /** Closes the entry without replaying it. */
+  close(): Promise<void>;
+}
+
+/** An entry being written; nothing is visible to readers until {@link CacheWriter.commit}. */
+export interface CacheWriter {
+  /** Appends audio bytes. Never throws: a write failure abandons the entry. */
+  write(data: Buffer): Promise<void>;
+  /** Finishes the entry after the service's `done` and renames it into place. Never throws. */
+  commit(): Promise<void>;
+  /** Drops the entry (the request failed or was aborted). Never throws. */
+  discard(): Promise<void>;
+}
+
+/**
+ * The piece cache of one folder. Every method is safe to call from several runs (processes) at
+ * once, and none throws for a cache problem: a cache that cannot be read or written is reported
+ * once through `warn` and then behaves as an empty one, so a run never fails because of it.
+ */
+export class PieceCache {
+  /** The folder holding the entries (`<cacheDir>/pieces`). */
+  readonly dir: string;
+  /** Size cap in bytes; 0 stores nothing. */
+  readonly maxBytes: number;
+  readonly #warn: (line: string) => void;
+  #ready: Promise<boolean> | undefined;
+  /** Bytes on disk as last scanned, plus what this process added since; undefined before the first scan. */
+  #estimate: number | undefined;
+  #evicting: Promise<void> | undefined;
+  #warned = false;
+
+  /**
+   * @param root the cache's folder, from {@link cacheDir}.
+   * @param maxBytes size cap in bytes (`--cache-size`).
+   * @param warn prints a line on stderr (once, for the first problem).
+   */
+  constructor(root: string, maxBytes: number, warn: (line: string) => void) {
+    this.dir = join(root, 'pieces');
+    this.maxBytes = maxBytes;
+    this.#warn = warn;
+  }
+
+  /** The entry of `key` when it exists and is whole; a corrupt or cut-off one is removed. */
+  async read(key: string): Promise<CacheHit | undefined> {
+    if (!(await this.#prepare())) return undefined;
+    const path = this.#path(key);
+    let handle: FileHandle;
+    try {
+      handle = await open(path, 'r');
+    } catch {
+      return undefined;
+    }
+    try {
+      const size = (await handle.stat()).size;
+      const header = Buffer.alloc(HEADER_BYTES);
+      const { bytesRead } = await handle.read(header, 0, HEADER_BYTES, 0);
+      const length = bytesRead === HEADER_BYTES ? Number(header.readBigUInt64LE(16)) : -1;
+      let whole = bytesRead === HEADER_BYTES && header.subarray(0, 8).equals(MAGIC) && header.readUInt32LE(8) === VERSION && length === size - HEADER_BYTES;
+      if (whole) whole = (await digestOf(handle, length)).equals(header.subarray(24, 56));
+      if (!whole) {
+        await handle.close();
+        // Another run may have renamed a good entry over this one since it was opened: at worst
+        // that one is fetched again.
+        await unlink(path).catch(() => {});
+        return undefined;
+      }
+      // Least recently used is least recently read or written: renew the entry's time.
+      const now = new Date();
+      await handle.utimes(now, now).catch(() => {});
+      let closed = false;
+      const close = async (): Promise<void> => {
+        if (closed) return;
+        closed = true;
+        await handle.close().catch(() => {});
+      };
+      return {
+        bytes: length,
+        close,
+        chunks: async function* () {
+          try {
+            for (let at = 0; at < length; ) {
+              const block = Buffer.alloc(Math.min(BLOCK_BYTES, length - at));
+              const got = (await handle.read(block, 0, block.length, HEADER_BYTES + at)).bytesRead;
+              if (got !== block.length) throw new Error('cache entry shrank while it was read');
+              at += got;
+              yield block;
+            }
+          } finally {
+            await close();
+          }
+        },
+      };
+    } catch (error) {
+      await handle.close().catch(() => {});
+      this.#problem('reading', error);
+      return undefined;
+    }
+  }
+
+  /**
+   * Starts a new entry for `key`.
+   * @param limitBytes audio bytes past which the entry is abandoned (a piece larger than the cap).
+   * @returns undefined when nothing can be stored (cap 0, cache not writable).
+   */
+  async begin(key: string): Promise<CacheWriter | undefined> {
+    if (this.maxBytes === 0 || !(await this.#prepare())) return undefined;
+    const target = this.#path(key);
+    const temp = join(this.dir, `.${key}.${process.pid}-${randomBytes(6).toString('hex')}.tmp`);
+    let handle: FileHandle;
+    try {
+      handle = await open(temp, 'wx', 0o600);
+      await handle.write(Buffer.alloc(HEADER_BYTES), 0, HEADER_BYTES, 0);
+    } catch (error) {
+      this.#problem('writing', error);
+      return undefined;
+    }
+    const hash = createHash('sha256');
+    let length = 0;
+    let failed = false;
+    let finished = false;
+    const limit = Math.max(0, this.maxBytes - HEADER_BYTES);
+    const drop = async (): Promise<void> => {
+      if (finished) return;
+      finished = true;
+      await handle.close().catch(() => {});
+      await unlink(temp).catch(() => {});
+    };
+    return {
+      write: async (data) => {
+        if (failed || finished) return;
+        if (length + data.length > limit) {
+          failed = true;
+          return;
+        }
+        try {
+          await handle.write(data, 0, data.length, HEADER_BYTES + length);
+          hash.update(data);
+          length += data.length;
+        } catch (error) {
+          failed = true;
+          this.#problem('writing', error);
+        }
+      },
+      discard: drop,
+      commit: async () => {
+        if (failed || finished || length === 0) return drop();
+        try {
+          const header = Buffer.alloc(HEADER_BYTES);
+          MAGIC.copy(header, 0);
+          header.writeUInt32LE(VERSION, 8);
+          header.writeBigUInt64LE(BigInt(length), 16);
+          hash.digest().copy(header, 24);
+          await handle.write(header, 0, HEADER_BYTES, 0);
+          await handle.close();
+          finished = true;
+          await rename(temp, target);
+        } catch (error) {
+          this.#problem('writing', error);
+          finished = false;
+          return drop();
+        }
+        this.#added(HEADER_BYTES + length);
+      },
+    };
+  }
+
+  /** Counts the entries and their bytes. */
+  async stats(): Promise<CacheStats> {
+    const entries = await this.#entries();
+    return { dir: this.dir, entries: entries.length, bytes: entries.reduce((n, e) => n + e.size, 0) };
+  }
+
+  /**
+   * Removes every entry (and any temporary one).
+   * @returns what was removed.
+   */
+  async clear(): Promise<CacheStats> {
+    const before = await this.stats();
+    await rm(this.dir, { recursive: true, force: true });
+    this.#ready = undefined;
+    this.#estimate = 0;
+    return before;
+  }
+
+  /** Waits for an eviction this process started (tests and short-lived runs). */
+  async settle(): Promise<void> {
+    await this.#evicting;
+  }
+
+  #path(key: string): string {
+    return join(this.dir, key);
+  }
+
+  /** Creates the folders (0700) once; false when that failed (then the cache is off). */
+  #prepare(): Promise<boolean> {
+    this.#ready ??= (async () => {
+      try {
+        const parent = join(this.dir, '..');
+        for (const d of [parent, this.dir]) {
+          const created = await mkdir(d, { recursive: true, mode: 0o700 });
+          if (created !== undefined) await chmod(d, 0o700);
+        }
+        return true;
+      } catch (error) {
+        this.#problem('creating', error);
+        return false;
+      }
+    })();
+    return this.#ready;
+  }
+
+  #added(bytes: number): void {
+    if (this.#estimate !== undefined) this.#estimate += bytes;
+    if (this.#evicting !== undefined) return;
+    if (this.#estimate !== undefined && this.#estimate <= this.maxBytes) return;
+    this.#evicting = this.#evict().finally(() => {
+      this.#evicting = undefined;
+    });
+  }
+
+  /** Removes least recently used entries until the cache is within its cap; sweeps stale temporary entries. */
+  async #evict(): Promise<void> {
+    const entries = await this.#entries(true);
+    let total = entries.reduce((n, e) => n + e.size, 0);
+    if (total > this.maxBytes) {
+      entries.sort((a, b) => a.mtimeMs - b.mtimeMs);
+      for (const e of entries) {
+        if (total <= this.maxBytes * EVICT_TO) break;
+        await unlink(join(this.dir, e.name)).catch(() => {});
+        total -= e.size;
+      }
+    }
+    this.#estimate = total;
+  }
+
+  /** Whole entries with their size and time; with `sweep`, removes temporary entries older than an hour. */
+  async #entries(sweep = false): Promise<{ name: string; size: number; mtimeMs: number }[]> {
+    let names: string[];
+    try {
+      names = await readdir(this.dir);
+    } catch {
+      return [];
+    }
+    const out: { name: string; size: number; mtimeMs: number }[] = [];
+    const now = Date.now();
+    for (const name of names) {
+      const info = await stat(join(this.dir, name)).catch(() => undefined);
+      if (info === undefined || !info.isFile()) continue;
+      if (name.endsWith('.tmp')) {
+        if (sweep && now - info.mtimeMs > STALE_TEMP_MS) await unlink(join(this.dir, name)).catch(() => {});
+        continue;
+      }
+      if (/^[0-9a-f]{64}$/.test(name)) out.push({ name, size: info.size, mtimeMs: info.mtimeMs });
+    }
+    return out;
+  }
+
+  #problem(what: string, error: unknown): void {
+    if (this.#warned) return;
+    this.#warned = true;
+    const code = (error as NodeJS.ErrnoException).code ?? (error instanceof Error ? error.message : String(error));
+    this.#warn(`the piece cache in ${this.dir} failed (${what}: ${code}); going on without it`);
+  }
+}
+
+/** SHA-256 of the `length` audio bytes after the header, read in blocks. */
+async function digestOf(handle: FileHandle, length: number): Promise<Buffer> {
+  const hash = createHash('sha256');
+  const block = Buffer.alloc(Math.min(BLOCK_BYTES * 16, Math.max(1, length)));
+  for (let at = 0; at < length; ) {
+    const { bytesRead } = await handle.read(block, 0, Math.min(block.length, length - at), HEADER_BYTES + at);
+    if (bytesRead === 0) break;
+    hash.update(block.subarray(0, bytesRead));
+    at += bytesRead;
+  }
+  return hash.digest();
+}
