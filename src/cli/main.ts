@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { removeTempFilesSync } from '../audio/temp-files.js';
 import { EXIT } from '../errors.js';
+import { addCacheCommand } from './cache.js';
 import { addRealtimeCommand } from './realtime.js';
 import { escapeControls, type CommandIo } from './report.js';
 import { addSayCommand } from './say.js';
@@ -72,6 +73,7 @@ export async function main(argv: string[], io: CommandIo = { stdin: process.stdi
   addRealtimeCommand(program, io, done);
   addServeCommand(program, io, done);
   addVoicesCommand(program, io, done);
+  addCacheCommand(program, io, done);
 
   try {
     await program.parseAsync(argv, { from: 'user' });
