@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { removeTempFilesSync } from '../audio/temp-files.js';
 import { EXIT } from '../errors.js';
+import { addBatchCommand } from './batch.js';
 import { addCacheCommand } from './cache.js';
 import { addRealtimeCommand } from './realtime.js';
 import { escapeControls, type CommandIo } from './report.js';
@@ -74,6 +75,7 @@ export async function main(argv: string[], io: CommandIo = { stdin: process.stdi
   addServeCommand(program, io, done);
   addVoicesCommand(program, io, done);
   addCacheCommand(program, io, done);
+  addBatchCommand(program, io, done);
 
   try {
     await program.parseAsync(argv, { from: 'user' });

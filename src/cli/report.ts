@@ -181,3 +181,52 @@ export function formatRunSummary(s: RunSummaryLine): string {
     `${s.requests} request${s.requests === 1 ? '' : 's'}, ${s.cacheHits} from cache`,
   ].join(' · ');
 }
+
+/** A progress line on stderr: redrawn in place (ora), or printed now and then. */
+export interface ProgressDisplay {
+  /** The progress text now (shown at once when animated; at most every 5 s when plain). */
+  update(text: string): void;
+  /** Prints a whole line above the progress line (clears it first, draws it again after). */
+  log(line: string): void;
+  /** Removes the progress line. */
+  stop(): void;
+}
+
+/** Seconds between two plain progress lines (NO_COLOR, TERM=dumb, or a terminal of no width). */
+const PLAIN_PROGRESS_EVERY_MS = 5000;
+
+/**
+ * Shows progress on stderr as docs/cli.md §2 says: animated with ora on a terminal that reports
+ * its width; a plain line at most every 5 s where animation is unwelcome; nothing off a terminal,
+ * with -q or with --verbose (then undefined).
+ */
+export async function startProgressDisplay(io: CommandIo, flags: ReporterFlags, text: string): Promise<ProgressDisplay | undefined> {
+  const mode = progressMode(io.stderr, flags, io.env);
+  if (mode === 'off') return undefined;
+  if (mode === 'plain') {
+    let last = performance.now();
+    return {
+      update: (line) => {
+        const now = performance.now();
+        if (now - last < PLAIN_PROGRESS_EVERY_MS) return;
+        last = now;
+        io.stderr.write(`tts: ${line}\n`);
+      },
+      log: (line) => io.stderr.write(`${line}\n`),
+      stop: () => {},
+    };
+  }
+  const { default: ora } = await import('ora');
+  const spinner = ora({ text, stream: io.stderr as NodeJS.WritableStream & { isTTY: boolean } as never, discardStdin: false }).start();
+  return {
+    update: (line) => {
+      spinner.text = line;
+    },
+    log: (line) => {
+      spinner.clear();
+      io.stderr.write(`${line}\n`);
+      spinner.render();
+    },
+    stop: () => spinner.stop(),
+  };
+}

@@ -19,7 +19,7 @@ import { resolveService, type ServiceTarget } from '../speak/service.js';
 import { openText, readLines } from '../text/read.js';
 import { splitStream, splitText } from '../text/split.js';
 import type { SynthesisFlags } from './options.js';
-import { createReporter, formatProgress, formatRunSummary, jsonLine, progressMode, reportError, type CommandIo } from './report.js';
+import { createReporter, formatProgress, formatRunSummary, jsonLine, reportError, startProgressDisplay, type CommandIo, type ProgressDisplay } from './report.js';
 
 /** Signals that stop a run cleanly: Ctrl-C, `kill`/`timeout`/systemd, a closed terminal. */
 const STOP_SIGNALS: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
@@ -124,7 +124,7 @@ export async function runSynthesis(command: CommandName, words: string[], flags:
         if (outputs.stdout?.container === 'raw' || outputs.file?.container === 'raw') {
           reporter.notice(`raw ${spec.format}, ${spec.sampleRate} Hz, ${spec.channels} channel(s): play it with ${aplayCommand(spec.format, spec.sampleRate, spec.channels)}`);
         }
-        spinner = await startProgress(io, flags, label);
+        spinner = await startProgressDisplay(io, flags, label);
       },
       onAudio: (bytes) => {
         progress.audio(bytes);
@@ -217,7 +217,7 @@ function describeOutput(plan: OutputPlan | undefined): string {
  * or white space only fails here, before any service or output is opened (exit 2).
  * @returns the pieces, and the first text read (lets the built-in engine prepare for kanji).
  */
-async function textSource(words: string[], flags: SynthesisFlags, io: CommandIo, signal: AbortSignal): Promise<{ pieces: AsyncIterable<string>; text?: string }> {
+export async function textSource(words: string[], flags: SynthesisFlags, io: CommandIo, signal: AbortSignal): Promise<{ pieces: AsyncIterable<string>; text?: string }> {
   if (flags.lines === true) {
     if (words.length > 0 || (flags.file !== undefined && flags.file !== '-')) {
       throw new TtsError('usage', '--lines reads standard input; give no words and no -f FILE with it');
@@ -249,45 +249,6 @@ async function textSource(words: string[], flags: SynthesisFlags, io: CommandIo,
     if (!ended) yield* { [Symbol.asyncIterator]: () => blocks };
   })();
   return { pieces: splitStream(rest, flags.maxChars), text };
-}
-
-/** A progress line on stderr: redrawn in place (ora), or printed now and then. */
-interface ProgressDisplay {
-  update(text: string): void;
-  stop(): void;
-}
-
-/** Seconds between two plain progress lines (NO_COLOR, TERM=dumb, or a terminal of no width). */
-const PLAIN_PROGRESS_EVERY_MS = 5000;
-
-/**
- * Shows progress on stderr as docs/cli.md §2 says: animated with ora on a terminal that reports
- * its width; a plain line at most every 5 s where animation is unwelcome; nothing off a terminal,
- * with -q or with --verbose.
- */
-async function startProgress(io: CommandIo, flags: SynthesisFlags, text: string): Promise<ProgressDisplay | undefined> {
-  const mode = progressMode(io.stderr, flags, io.env);
-  if (mode === 'off') return undefined;
-  if (mode === 'plain') {
-    let last = performance.now();
-    return {
-      update: (line) => {
-        const now = performance.now();
-        if (now - last < PLAIN_PROGRESS_EVERY_MS) return;
-        last = now;
-        io.stderr.write(`tts: ${line}\n`);
-      },
-      stop: () => {},
-    };
-  }
-  const { default: ora } = await import('ora');
-  const spinner = ora({ text, stream: io.stderr as NodeJS.WritableStream & { isTTY: boolean } as never, discardStdin: false }).start();
-  return {
-    update: (line) => {
-      spinner.text = line;
-    },
-    stop: () => spinner.stop(),
-  };
 }
 
 /**

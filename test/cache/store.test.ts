@@ -71,7 +71,7 @@ describe('PieceCache', () => {
       ['c', (b: Buffer) => b.subarray(0, b.length - 1)],
       ['d', (b: Buffer) => Buffer.concat([b, Buffer.from([0])])],
       ['e', (b: Buffer) => ((b[3000] = 9), b)],
-      ['f', (b: Buffer) => ((b[30] ^= 1), b)],
+      ['f', (b: Buffer) => ((b[30] = b[30]! ^ 1), b)],
       ['1', () => Buffer.from('not an entry')],
     ] as const) {
       await put(cache, key(c), data);

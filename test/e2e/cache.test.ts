@@ -138,7 +138,7 @@ describe('the piece cache against tts serve', { skip: !haveSox && 'sox is not in
     // One bit flipped in the audio of one entry, another cut short.
     const flipped = join(pieces, names[0]!);
     const bytes = await readFile(flipped);
-    bytes[bytes.length >> 1] ^= 0x01;
+    bytes[bytes.length >> 1] = bytes[bytes.length >> 1]! ^ 0x01;
     await writeFile(flipped, bytes);
     const corruptAudio = bytes.subarray(56);
     await truncate(join(pieces, names[1]!), (await stat(join(pieces, names[1]!))).size - 100);
