@@ -49,8 +49,11 @@ export async function readBatchLines(path: string, io: CommandIo, maxInputBytes:
   const blocks = await openText({ words: [], file: path, stdin: io.stdin, maxInputBytes, signal });
   const lines: string[] = [];
   let current = '';
+  const tooLong = (): TtsError =>
+    new TtsError('usage', `line ${lines.length + 1} of ${what} is longer than ${MAX_LINE_BYTES} bytes`, { hint: 'put a long text in a file and give it as {"file": …}' });
   const push = (line: string): void => {
     if (lines.length >= MAX_LINES) throw new TtsError('usage', `${what} has more than ${MAX_LINES} lines`, { hint: 'split the batch into several' });
+    if (Buffer.byteLength(line) > MAX_LINE_BYTES) throw tooLong();
     lines.push(line.endsWith('\r') ? line.slice(0, -1) : line);
   };
   for await (const block of blocks) {
@@ -61,9 +64,8 @@ export async function readBatchLines(path: string, io: CommandIo, maxInputBytes:
       start = nl + 1;
     }
     current += block.slice(start);
-    if (Buffer.byteLength(current) > MAX_LINE_BYTES) {
-      throw new TtsError('usage', `line ${lines.length + 1} of ${what} is longer than ${MAX_LINE_BYTES} bytes`, { hint: 'put a long text in a file and give it as {"file": …}' });
-    }
+    // A line that never ends is refused as it grows, not once it is all in memory.
+    if (Buffer.byteLength(current) > MAX_LINE_BYTES) throw tooLong();
   }
   if (current !== '') push(current);
   return lines;
