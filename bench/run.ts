@@ -9,6 +9,7 @@
  * `--json` prints `{ machine, quick, figures: [...] }` instead of the table.
  */
 import { availableParallelism, cpus, loadavg, totalmem } from 'node:os';
+import { benchBatch } from './batch.js';
 import { benchClientTtfa } from './client-ttfa.js';
 import { benchDecode } from './decode.js';
 import { benchEngine } from './engine.js';
@@ -26,6 +27,7 @@ const BENCHES: Record<string, (o: BenchOptions) => Promise<Figure[]>> = {
   'long-text': benchLongText,
   engine: benchEngine,
   'server-load': benchServerLoad,
+  batch: benchBatch,
 };
 
 const USAGE = `usage: npm run bench -- [--quick] [--json] [--only ${Object.keys(BENCHES).join(',')}]`;
