@@ -65,8 +65,10 @@ export function cachedOpener(open: OpenStream, options: CachedOpenerOptions): Op
       complete = bytes % (options.frameBytes ?? 1) === 0;
     } finally {
       // Only a request that reached `done` (the channel's iterable ended by itself) is stored.
-      if (complete && !signal.aborted) await writer?.commit();
-      else await writer?.discard();
+      // The entry is finished behind the stream: the piece's end is not delayed by the disk
+      // (PieceCache.settle waits for it before the process ends).
+      if (complete && !signal.aborted) void writer?.commit();
+      else void writer?.discard();
     }
     onPieceDone?.(text, false);
   };

@@ -29,6 +29,10 @@ const HEADER_BYTES = 56;
 const BLOCK_BYTES = 64 * 1024;
 /** A temporary entry older than this was left by a run that died (SIGKILL, power loss). */
 const STALE_TEMP_MS = 60 * 60 * 1000;
+/** The name of an entry: its key, 64 hex digits. */
+const ENTRY_NAME = /^[0-9a-f]{64}$/;
+/** Audio bytes an entry's writes may fall behind its stream before the stream waits for the disk. */
+const WRITE_BACKLOG_BYTES = 4 * 1024 * 1024;
 /** Once past the cap, entries are removed down to this share of it, so a full cache is not swept on every piece. */
 const EVICT_TO = 0.9;
 
@@ -84,9 +88,17 @@ export class PieceCache {
   readonly maxBytes: number;
   readonly #warn: (line: string) => void;
   #ready: Promise<boolean> | undefined;
+  /**
+   * Keys of the entries in the folder, read once when the cache is first used and kept up to
+   * date by this process: a miss costs no file system call, so a request for a piece not in the
+   * cache starts as soon as without a cache. An entry another run stores later is not seen.
+   */
+  #known = new Set<string>();
   /** Bytes on disk as last scanned, plus what this process added since; undefined before the first scan. */
   #estimate: number | undefined;
   #evicting: Promise<void> | undefined;
+  /** Entries being finished or dropped in the background, for {@link settle}. */
+  readonly #pending = new Set<Promise<void>>();
   #warned = false;
 
   /**
@@ -100,14 +112,24 @@ export class PieceCache {
     this.#warn = warn;
   }
 
+  /**
+   * Creates the folders and reads which entries exist. Called by {@link read} and {@link begin}
+   * on first use; a run calls it before its first request so that no request waits for it.
+   * @returns false when the cache cannot be used (reported once through `warn`).
+   */
+  prepare(): Promise<boolean> {
+    return this.#prepare();
+  }
+
   /** The entry of `key` when it exists and is whole; a corrupt or cut-off one is removed. */
   async read(key: string): Promise<CacheHit | undefined> {
-    if (!(await this.#prepare())) return undefined;
+    if (!(await this.#prepare()) || !this.#known.has(key)) return undefined;
     const path = this.#path(key);
     let handle: FileHandle;
     try {
       handle = await open(path, 'r');
     } catch {
+      this.#known.delete(key);
       return undefined;
     }
     try {
@@ -122,6 +144,7 @@ export class PieceCache {
         // Another run may have renamed a good entry over this one since it was opened: at worst
         // that one is fetched again.
         await unlink(path).catch(() => {});
+        this.#known.delete(key);
         return undefined;
       }
       // Least recently used is least recently read or written: renew the entry's time.
@@ -166,62 +189,85 @@ export class PieceCache {
     if (this.maxBytes === 0 || !(await this.#prepare())) return undefined;
     const target = this.#path(key);
     const temp = join(this.dir, `.${key}.${process.pid}-${randomBytes(6).toString('hex')}.tmp`);
-    let handle: FileHandle;
-    try {
+    // Disk work runs behind the stream, in order, on one chain: a request is never slowed by its
+    // entry unless the disk falls more than WRITE_BACKLOG_BYTES behind.
+    let handle: FileHandle | undefined;
+    let chain: Promise<void> = (async () => {
       handle = await open(temp, 'wx', 0o600);
       await handle.write(Buffer.alloc(HEADER_BYTES), 0, HEADER_BYTES, 0);
-    } catch (error) {
-      this.#problem('writing', error);
-      return undefined;
-    }
+    })();
     const hash = createHash('sha256');
     let length = 0;
+    let backlog = 0;
     let failed = false;
     let finished = false;
     const limit = Math.max(0, this.maxBytes - HEADER_BYTES);
+    const fail = (error: unknown): void => {
+      if (!failed) this.#problem('writing', error);
+      failed = true;
+    };
+    chain = chain.catch(fail);
     const drop = async (): Promise<void> => {
       if (finished) return;
       finished = true;
-      await handle.close().catch(() => {});
+      await chain;
+      await handle?.close().catch(() => {});
       await unlink(temp).catch(() => {});
     };
-    return {
+    const writer: CacheWriter = {
       write: async (data) => {
         if (failed || finished) return;
         if (length + data.length > limit) {
           failed = true;
           return;
         }
-        try {
-          await handle.write(data, 0, data.length, HEADER_BYTES + length);
-          hash.update(data);
-          length += data.length;
-        } catch (error) {
-          failed = true;
-          this.#problem('writing', error);
-        }
+        const at = HEADER_BYTES + length;
+        hash.update(data);
+        length += data.length;
+        backlog += data.length;
+        chain = chain.then(async () => {
+          if (failed || handle === undefined) return;
+          try {
+            await handle.write(data, 0, data.length, at);
+          } catch (error) {
+            fail(error);
+          }
+          backlog -= data.length;
+        });
+        if (backlog > WRITE_BACKLOG_BYTES) await chain;
       },
-      discard: drop,
-      commit: async () => {
-        if (failed || finished || length === 0) return drop();
-        try {
-          const header = Buffer.alloc(HEADER_BYTES);
-          MAGIC.copy(header, 0);
-          header.writeUInt32LE(VERSION, 8);
-          header.writeBigUInt64LE(BigInt(length), 16);
-          hash.digest().copy(header, 24);
-          await handle.write(header, 0, HEADER_BYTES, 0);
-          await handle.close();
-          finished = true;
-          await rename(temp, target);
-        } catch (error) {
-          this.#problem('writing', error);
-          finished = false;
-          return drop();
-        }
-        this.#added(HEADER_BYTES + length);
-      },
+      discard: () => this.#track(drop()),
+      commit: () => this.#track(commit()),
     };
+    const commit = async (): Promise<void> => {
+      await chain;
+      if (failed || finished || length === 0 || handle === undefined) return drop();
+      try {
+        const header = Buffer.alloc(HEADER_BYTES);
+        MAGIC.copy(header, 0);
+        header.writeUInt32LE(VERSION, 8);
+        header.writeBigUInt64LE(BigInt(length), 16);
+        hash.digest().copy(header, 24);
+        await handle.write(header, 0, HEADER_BYTES, 0);
+        await handle.close();
+        finished = true;
+        await rename(temp, target);
+        this.#known.add(key);
+      } catch (error) {
+        this.#problem('writing', error);
+        finished = false;
+        return drop();
+      }
+      this.#added(HEADER_BYTES + length);
+    };
+    return writer;
+  }
+
+  /** Keeps `work` in {@link settle}'s sight until it ends. */
+  #track(work: Promise<void>): Promise<void> {
+    this.#pending.add(work);
+    void work.finally(() => this.#pending.delete(work));
+    return work;
   }
 
   /** Counts the entries and their bytes. */
@@ -238,12 +284,14 @@ export class PieceCache {
     const before = await this.stats();
     await rm(this.dir, { recursive: true, force: true });
     this.#ready = undefined;
+    this.#known.clear();
     this.#estimate = 0;
     return before;
   }
 
-  /** Waits for an eviction this process started (tests and short-lived runs). */
+  /** Waits for entries being finished in the background and for an eviction this process started. */
   async settle(): Promise<void> {
+    while (this.#pending.size > 0) await Promise.all([...this.#pending]);
     await this.#evicting;
   }
 
@@ -260,6 +308,7 @@ export class PieceCache {
           const created = await mkdir(d, { recursive: true, mode: 0o700 });
           if (created !== undefined) await chmod(d, 0o700);
         }
+        for (const name of await readdir(this.dir)) if (ENTRY_NAME.test(name)) this.#known.add(name);
         return true;
       } catch (error) {
         this.#problem('creating', error);
@@ -287,6 +336,7 @@ export class PieceCache {
       for (const e of entries) {
         if (total <= this.maxBytes * EVICT_TO) break;
         await unlink(join(this.dir, e.name)).catch(() => {});
+        this.#known.delete(e.name);
         total -= e.size;
       }
     }
@@ -310,7 +360,7 @@ export class PieceCache {
         if (sweep && now - info.mtimeMs > STALE_TEMP_MS) await unlink(join(this.dir, name)).catch(() => {});
         continue;
       }
-      if (/^[0-9a-f]{64}$/.test(name)) out.push({ name, size: info.size, mtimeMs: info.mtimeMs });
+      if (ENTRY_NAME.test(name)) out.push({ name, size: info.size, mtimeMs: info.mtimeMs });
     }
     return out;
   }

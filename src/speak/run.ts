@@ -107,6 +107,7 @@ export async function speak(options: SpeakOptions): Promise<void> {
     });
     const frameBytes = options.channel === 'realtime' ? bytesPerFrame(spec) : bytesPerSample(spec.format);
     // The piece cache wraps the channel (docs/cli.md §7): the pipeline asks only for what it lacks.
+    await options.cache?.prepare();
     const open = cachedOpener(channelOpen, {
       cache: options.cache,
       identity: identityFor(options.channel, options.target, options.voice, options.language, spec),
