@@ -7,6 +7,7 @@
  */
 import { mkdir } from 'node:fs/promises';
 import type { Command } from 'commander';
+import { removeTempFilesSync } from '../audio/temp-files.js';
 import { cacheFor } from '../cache/use.js';
 import { audioSeconds } from '../dsp/encoding.js';
 import { EXIT, TtsError } from '../errors.js';
@@ -79,7 +80,11 @@ export async function runBatch(file: string, flags: BatchFlags, command: Command
   const controller = new AbortController();
   let interrupted: NodeJS.Signals | undefined;
   const onSignal = (signal: NodeJS.Signals): void => {
-    if (interrupted !== undefined) return;
+    if (interrupted !== undefined) {
+      // A second signal: leave now, but still take the temporary files away (docs/cli.md §2).
+      removeTempFilesSync();
+      process.exit(signal === 'SIGINT' ? EXIT.interrupted : 128 + (signal === 'SIGTERM' ? 15 : 1));
+    }
     interrupted = signal;
     controller.abort(new TtsError('interrupted', signal === 'SIGINT' ? 'interrupted' : `stopped by ${signal}`));
   };

@@ -19,7 +19,7 @@ const haveScript = spawnSync('script', ['--version'], { stdio: 'ignore' }).statu
 /** Runs `tts …args` under a pty after `stty` settings; resolves with its exit code and the terminal's bytes. */
 function underPty(stty: string, args: string[], env: Record<string, string>): Promise<{ code: number | null; screen: string }> {
   const command = `stty ${stty}; ${[process.execPath, TTS_BIN, ...args].map((a) => JSON.stringify(a)).join(' ')}`;
-  const child = spawn('script', ['-qfec', command, '/dev/null'], { env: cleanEnv({ ...env, TERM: 'xterm' }), stdio: ['ignore', 'pipe', 'ignore'] });
+  const child = spawn('script', ['-qfec', command, '/dev/null'], { env: cleanEnv({ TERM: 'xterm', ...env }), stdio: ['ignore', 'pipe', 'ignore'] });
   const parts: Buffer[] = [];
   let size = 0;
   child.stdout.on('data', (d: Buffer) => {
@@ -79,6 +79,16 @@ describe('progress on a terminal', { skip: !haveScript && 'script (util-linux) i
     assert.ok(existsSync(out));
     assert.ok(screen.length < 64 * 1024, `${screen.length} bytes on the terminal`);
     assert.match(screen, /tts: wrote .*zero\.wav/);
+  });
+
+  it('does not animate with TERM=dumb or NO_COLOR, and still prints the summary', async () => {
+    for (const extra of [{ TERM: 'dumb' }, { NO_COLOR: '1' }]) {
+      const out = join(dir, 'dumb.wav');
+      const { code, screen } = await underPty('cols 100 rows 30', ['stream', '--voice', 'en-man-1', '-f', book, '-o', out], { ...env, ...extra });
+      assert.equal(code, 0, screen);
+      assert.doesNotMatch(screen, /\x1b\[\?25l/, `cursor hidden (a spinner) with ${JSON.stringify(extra)}`);
+      assert.match(screen, /tts: wrote .*dumb\.wav/);
+    }
   });
 
   it('batch shows progress over its jobs and a summary', async () => {
