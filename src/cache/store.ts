@@ -3,9 +3,7 @@
  * everything that decides its audio (src/cache/identity.ts), in `$XDG_CACHE_HOME/tts/pieces`
  * (default `~/.cache/tts/pieces`; folders 0700, files 0600).
  *
- * An entry is `TTSPIECE`, a version (uint32 LE), a reserved uint32, the audio's length in bytes
- * (uint64 LE), its SHA-256 (32 bytes), then the audio bytes exactly as the service sent them.
- * It is written to a temporary name beside it and renamed into place only after the service's
+ * An entry (its layout: src/cache/entry.ts) holds the audio with its length and SHA-256. It is written to a temporary name beside it and renamed into place only after the service's
  * `done`: a reader sees a whole entry or none, so two runs at once share the cache safely. A
  * reader checks the length and the checksum of the whole entry before it hands out a byte: a
  * corrupt or cut-off entry is removed and the piece requested again, never spliced.
@@ -15,18 +13,12 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { chmod, mkdir, open, readdir, rename, rm, stat, unlink, type FileHandle } from 'node:fs/promises';
-import { homedir } from 'node:os';
-import { isAbsolute, join } from 'node:path';
+import { join } from 'node:path';
+import { BLOCK_BYTES, entryHeader, HEADER_BYTES, wholeEntryLength } from './entry.js';
 
 /** Default size cap of the cache, in bytes (1 GiB). */
 export const DEFAULT_CACHE_BYTES = 2 ** 30;
 
-const MAGIC = Buffer.from('TTSPIECE', 'latin1');
-const VERSION = 1;
-/** Bytes before the audio of an entry. */
-const HEADER_BYTES = 56;
-/** Blocks in which an entry is checked and replayed, in bytes. */
-const BLOCK_BYTES = 64 * 1024;
 /** A temporary entry older than this was left by a run that died (SIGKILL, power loss). */
 const STALE_TEMP_MS = 60 * 60 * 1000;
 /** The name of an entry: its key, 64 hex digits. */
@@ -35,16 +27,6 @@ const ENTRY_NAME = /^[0-9a-f]{64}$/;
 const WRITE_BACKLOG_BYTES = 4 * 1024 * 1024;
 /** Once past the cap, entries are removed down to this share of it, so a full cache is not swept on every piece. */
 const EVICT_TO = 0.9;
-
-/**
- * The cache's folder: `$XDG_CACHE_HOME/tts` when that is an absolute path (the XDG Base
- * Directory Specification ignores a relative one), else `~/.cache/tts`.
- */
-export function cacheDir(env: NodeJS.ProcessEnv): string {
-  const xdg = env['XDG_CACHE_HOME'];
-  const base = xdg !== undefined && xdg !== '' && isAbsolute(xdg) ? xdg : join(env['HOME'] !== undefined && env['HOME'] !== '' ? env['HOME'] : homedir(), '.cache');
-  return join(base, 'tts');
-}
 
 /** What `tts cache stats` shows. */
 export interface CacheStats {
@@ -134,12 +116,8 @@ export class PieceCache {
     }
     try {
       const size = (await handle.stat()).size;
-      const header = Buffer.alloc(HEADER_BYTES);
-      const { bytesRead } = await handle.read(header, 0, HEADER_BYTES, 0);
-      const length = bytesRead === HEADER_BYTES ? Number(header.readBigUInt64LE(16)) : -1;
-      let whole = bytesRead === HEADER_BYTES && header.subarray(0, 8).equals(MAGIC) && header.readUInt32LE(8) === VERSION && length === size - HEADER_BYTES;
-      if (whole) whole = (await digestOf(handle, length)).equals(header.subarray(24, 56));
-      if (!whole) {
+      const length = await wholeEntryLength(handle, size);
+      if (length === undefined) {
         await handle.close();
         // Another run may have renamed a good entry over this one since it was opened: at worst
         // that one is fetched again.
@@ -243,12 +221,7 @@ export class PieceCache {
       await chain;
       if (failed || finished || length === 0 || handle === undefined) return drop();
       try {
-        const header = Buffer.alloc(HEADER_BYTES);
-        MAGIC.copy(header, 0);
-        header.writeUInt32LE(VERSION, 8);
-        header.writeBigUInt64LE(BigInt(length), 16);
-        hash.digest().copy(header, 24);
-        await handle.write(header, 0, HEADER_BYTES, 0);
+        await handle.write(entryHeader(length, hash.digest()), 0, HEADER_BYTES, 0);
         await handle.close();
         finished = true;
         await rename(temp, target);
@@ -371,17 +344,4 @@ export class PieceCache {
     const code = (error as NodeJS.ErrnoException).code ?? (error instanceof Error ? error.message : String(error));
     this.#warn(`the piece cache in ${this.dir} failed (${what}: ${code}); going on without it`);
   }
-}
-
-/** SHA-256 of the `length` audio bytes after the header, read in blocks. */
-async function digestOf(handle: FileHandle, length: number): Promise<Buffer> {
-  const hash = createHash('sha256');
-  const block = Buffer.alloc(Math.min(BLOCK_BYTES * 16, Math.max(1, length)));
-  for (let at = 0; at < length; ) {
-    const { bytesRead } = await handle.read(block, 0, Math.min(block.length, length - at), HEADER_BYTES + at);
-    if (bytesRead === 0) break;
-    hash.update(block.subarray(0, bytesRead));
-    at += bytesRead;
-  }
-  return hash.digest();
 }

@@ -26,7 +26,7 @@ export function addCacheCommand(program: Command, io: CommandIo, done: CommandDo
  * @returns exit code 0 (an absent cache is an empty one).
  */
 export async function cacheStats(flags: { json?: boolean }, io: CommandIo): Promise<number> {
-  const { cacheDir, PieceCache } = await import('../cache/store.js');
+  const [{ cacheDir }, { PieceCache }] = await Promise.all([import('../cache/use.js'), import('../cache/store.js')]);
   const stats = await new PieceCache(cacheDir(io.env), 0, () => {}).stats();
   if (flags.json === true) {
     io.stdout.write(`${JSON.stringify(stats)}\n`);
@@ -41,7 +41,7 @@ export async function cacheStats(flags: { json?: boolean }, io: CommandIo): Prom
  * @returns exit code 0; 7 (`io_error`) when the folder cannot be removed.
  */
 export async function cacheClear(io: CommandIo): Promise<number> {
-  const { cacheDir, PieceCache } = await import('../cache/store.js');
+  const [{ cacheDir }, { PieceCache }] = await Promise.all([import('../cache/use.js'), import('../cache/store.js')]);
   try {
     const removed = await new PieceCache(cacheDir(io.env), 0, () => {}).clear();
     io.stdout.write(`removed ${removed.entries} piece(s), ${formatSize(removed.bytes)} from ${escapeControls(removed.dir)}\n`);

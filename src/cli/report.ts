@@ -197,13 +197,17 @@ const PLAIN_PROGRESS_EVERY_MS = 5000;
 
 /**
  * Shows progress on stderr as docs/cli.md §2 says: animated with ora on a terminal that reports
- * its width; a plain line at most every 5 s where animation is unwelcome; nothing off a terminal,
- * with -q or with --verbose (then undefined).
+ * its width (and that ora deems interactive: not with CI set); a plain line at most every 5 s where
+ * animation is unwelcome; nothing off a terminal, with -q or with --verbose (then undefined).
  */
 export async function startProgressDisplay(io: CommandIo, flags: ReporterFlags, text: string): Promise<ProgressDisplay | undefined> {
   const mode = progressMode(io.stderr, flags, io.env);
   if (mode === 'off') return undefined;
-  if (mode === 'plain') {
+  const { default: ora } = mode === 'animate' ? await import('ora') : { default: undefined };
+  const spinner = ora?.({ text, stream: io.stderr as NodeJS.WritableStream & { isTTY: boolean } as never, discardStdin: false });
+  // ora declines to animate where it judges the terminal non-interactive (e.g. with CI set):
+  // then plain lines, as for TERM=dumb.
+  if (spinner === undefined || !spinner.isEnabled) {
     let last = performance.now();
     return {
       update: (line) => {
@@ -216,8 +220,7 @@ export async function startProgressDisplay(io: CommandIo, flags: ReporterFlags, 
       stop: () => {},
     };
   }
-  const { default: ora } = await import('ora');
-  const spinner = ora({ text, stream: io.stderr as NodeJS.WritableStream & { isTTY: boolean } as never, discardStdin: false }).start();
+  spinner.start();
   return {
     update: (line) => {
       spinner.text = line;

@@ -7,7 +7,8 @@ import { mkdtemp, readdir, readFile, rm, utimes, writeFile } from 'node:fs/promi
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { cacheDir, PieceCache } from '../../src/cache/store.js';
+import { PieceCache } from '../../src/cache/store.js';
+import { cacheDir } from '../../src/cache/use.js';
 
 const key = (c: string): string => c.repeat(64);
 

@@ -16,10 +16,13 @@ import { startServe, type ServeProcess } from '../helpers/serve-process.js';
 const KEY = 'progress-test-key-0123456789';
 const haveScript = spawnSync('script', ['--version'], { stdio: 'ignore' }).status === 0;
 
-/** Runs `tts …args` under a pty after `stty` settings; resolves with its exit code and the terminal's bytes. */
-function underPty(stty: string, args: string[], env: Record<string, string>): Promise<{ code: number | null; screen: string }> {
+/**
+ * Runs `tts …args` under a pty after `stty` settings, as a user's terminal (no `CI` variable, which
+ * makes ora decline to animate); resolves with its exit code and the terminal's bytes.
+ */
+function underPty(stty: string, args: string[], env: Record<string, string | undefined>): Promise<{ code: number | null; screen: string }> {
   const command = `stty ${stty}; ${[process.execPath, TTS_BIN, ...args].map((a) => JSON.stringify(a)).join(' ')}`;
-  const child = spawn('script', ['-qfec', command, '/dev/null'], { env: cleanEnv({ TERM: 'xterm', ...env }), stdio: ['ignore', 'pipe', 'ignore'] });
+  const child = spawn('script', ['-qfec', command, '/dev/null'], { env: cleanEnv({ TERM: 'xterm', CI: undefined, ...env }), stdio: ['ignore', 'pipe', 'ignore'] });
   const parts: Buffer[] = [];
   let size = 0;
   child.stdout.on('data', (d: Buffer) => {
