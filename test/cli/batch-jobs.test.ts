@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Command } from 'commander';
 import { jsonJobs, plainJobs } from '../../src/cli/batch-jobs.js';
-import { moreSevere } from '../../src/cli/batch.js';
+import { moreSevere } from '../../src/cli/batch-run.js';
 import { addSynthesisOptions, intIn, type SynthesisFlags } from '../../src/cli/options.js';
 
 function command(): { cmd: Command; flags: SynthesisFlags } {
