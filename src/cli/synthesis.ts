@@ -78,7 +78,14 @@ export async function runSynthesis(command: CommandName, words: string[], flags:
   const cache = cacheFor(flags, io.env, (l) => reporter.warn(l));
   const progress = new Progress(await progressTotal(words, flags), bytesPerFrame(spec) * spec.sampleRate, started);
   let label = 'Synthesizing…';
-  const show = (): void => spinner?.update(`${label} ${formatProgress(progress.snapshot())}`);
+  // Audio arrives in many small deltas: the line is redrawn at most ten times a second.
+  let shownAt = -Infinity;
+  const show = (): void => {
+    const now = performance.now();
+    if (spinner === undefined || now - shownAt < 100) return;
+    shownAt = now;
+    spinner.update(`${label} ${formatProgress(progress.snapshot(now))}`);
+  };
   try {
     plan = planOutput(command, flags, io.stdout.isTTY === true);
     if (plan.file !== undefined) await assertOutputIsNotInput(plan.file.path, words.length > 0 ? undefined : (flags.file ?? '-'));
