@@ -213,6 +213,57 @@ describe('the piece cache against tts serve', { skip: !haveSox && 'sox is not in
     assert.ok(whole.equals(await readFile(clean)), 'the resumed file differs from a clean run');
   });
 
+  it('after a crash (SIGKILL) midway, the same command asks only for what was not stored', async () => {
+    const book = join(dir, 'crash.txt');
+    await writeFile(book, bookText(3000));
+    const args = (out: string): string[] => ['stream', '--voice', 'en-woman-1', '--max-chars', '150', '--concurrency', '1', '-f', book, '-o', out, '--json'];
+    const cacheHome = await mkdtemp(join(dir, 'home-'));
+    const out = join(dir, 'crash.wav');
+    const start = served();
+    const r1 = await runTts(args(out), {
+      env: env(cacheHome),
+      timeoutMs: 120_000,
+      onSpawn: (child) => {
+        const poll = setInterval(() => {
+          if (served() - start >= 8) {
+            clearInterval(poll);
+            child.kill('SIGKILL');
+          }
+        }, 5);
+        child.once('exit', () => clearInterval(poll));
+      },
+    });
+    assert.equal(r1.signal, 'SIGKILL');
+    assert.equal(existsSync(out), false);
+    const stored = (await readdir(join(cacheHome, 'tts', 'pieces'))).filter((n) => !n.endsWith('.tmp')).length;
+    assert.ok(stored >= 4, `${stored} pieces stored before the crash`);
+    const r2 = await runTts(args(out), { env: env(cacheHome), timeoutMs: 120_000 });
+    assert.equal(r2.code, 0, r2.stderr);
+    const s2 = summaryOf(r2.stderr);
+    assert.equal(s2.cache_hits, stored);
+    assert.ok(s2.requests >= 1);
+    assert.equal(parseWavHeader(await readFile(out)).dataBytes, s2.bytes);
+  });
+
+  it('two runs at once share the cache safely; a third is answered from it alone', async () => {
+    const cacheHome = await mkdtemp(join(dir, 'home-'));
+    const book = join(dir, 'twice.txt');
+    await writeFile(book, bookText(1500));
+    const args = (out: string): string[] => ['stream', '--voice', 'en-man-1', '--max-chars', '200', '-f', book, '-o', out, '--json'];
+    const [a, b] = await Promise.all([runTts(args(join(dir, 'twice-a.wav')), { env: env(cacheHome) }), runTts(args(join(dir, 'twice-b.wav')), { env: env(cacheHome) })]);
+    assert.equal(a.code, 0, a.stderr);
+    assert.equal(b.code, 0, b.stderr);
+    const pieces = summaryOf(a.stderr).requests + summaryOf(a.stderr).cache_hits;
+    const names = await readdir(join(cacheHome, 'tts', 'pieces'));
+    assert.deepEqual(names.filter((n) => n.endsWith('.tmp')), []);
+    assert.equal(names.length, pieces);
+    const c = await runTts(args(join(dir, 'twice-c.wav')), { env: env(cacheHome) });
+    assert.equal(summaryOf(c.stderr).requests, 0, c.stderr);
+    assert.equal(summaryOf(c.stderr).cache_hits, pieces);
+    const third = await readFile(join(dir, 'twice-c.wav'));
+    assert.equal(parseWavHeader(third).dataBytes, summaryOf(c.stderr).bytes);
+  });
+
   it('keeps within --cache-size, dropping the least recently used pieces; `tts cache stats|clear`', async () => {
     const cacheHome = await mkdtemp(join(dir, 'home-'));
     const book = join(dir, 'cap.txt');
