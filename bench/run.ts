@@ -10,6 +10,7 @@
  */
 import { availableParallelism, cpus, loadavg, totalmem } from 'node:os';
 import { benchAudioStage } from './audio-stage.js';
+import { benchBatch } from './batch.js';
 import { benchClientTtfa } from './client-ttfa.js';
 import { benchContainers } from './containers.js';
 import { benchDecode } from './decode.js';
@@ -34,6 +35,7 @@ const BENCHES: Record<string, (o: BenchOptions) => Promise<Figure[]>> = {
   'server-load': benchServerLoad,
   'server-stalled': benchServerStalled,
   'server-fairness': benchServerFairness,
+  batch: benchBatch,
 };
 
 const USAGE = `usage: npm run bench -- [--quick] [--json] [--only ${Object.keys(BENCHES).join(',')}]`;

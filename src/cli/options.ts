@@ -52,6 +52,10 @@ export interface SynthesisFlags {
   pause?: number;
   /** --subtitles: SRT or WebVTT file to write. */
   subtitles?: string;
+  /** False with --no-cache (docs/cli.md §8). */
+  cache?: boolean;
+  /** --cache-size, in bytes. */
+  cacheSize?: number;
 }
 
 /**
@@ -154,7 +158,9 @@ export function addSynthesisOptions(cmd: Command): Command {
     .option('--speed <x>', 'speech tempo, pitch kept: 0.5 to 3 (1 = unchanged)', numberIn(0.5, 3, '--speed'))
     .option('--volume <x>', 'linear gain: above 0, at most 4 (1 = unchanged); peaks are limited', numberIn(0, 4, '--volume', { above: true }))
     .option('--pause <ms>', 'silence between sentences, 1 to 10000 ms (text is requested sentence by sentence)', numberIn(1, 10_000, '--pause', { whole: true }))
-    .option('--subtitles <file>', 'write one subtitle cue per sentence to FILE.srt or FILE.vtt');
+    .option('--subtitles <file>', 'write one subtitle cue per sentence to FILE.srt or FILE.vtt')
+    .option('--no-cache', 'neither read nor store pieces in the piece cache (env TTS_NO_CACHE=1)')
+    .option('--cache-size <size>', 'size cap of the piece cache; least recently used pieces go first (default 1GiB)', bytesIn(0, 2 ** 50, '--cache-size'));
 }
 
 /** Receives a command's exit code (docs/cli.md §3); `main` sets it as the process's once. */
