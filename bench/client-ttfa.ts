@@ -71,7 +71,8 @@ export async function benchClientTtfa(options: BenchOptions): Promise<Figure[]> 
       {
         name: 'tts stream',
         args: ttsArgs('stream', '-q', 'hello'),
-        env: cleanEnv({ TTS_BASE_URL: server.url, TTS_API_KEY: BENCH_KEY }),
+        // Every run must reach the server: no piece cache.
+        env: cleanEnv({ TTS_BASE_URL: server.url, TTS_API_KEY: BENCH_KEY, TTS_NO_CACHE: '1' }),
         latency: [] as number[],
         spawnToByte: [] as number[],
       },

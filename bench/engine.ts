@@ -45,7 +45,8 @@ export async function benchEngine(options: BenchOptions): Promise<Figure[]> {
   const espeak = which('espeak-ng');
   const coldRuns = options.quick ? 3 : 7;
   const rtfRuns = options.quick ? 1 : 3;
-  const env = cleanEnv();
+  // The engine is what is measured: no run may be answered from the piece cache.
+  const env = cleanEnv({ TTS_NO_CACHE: '1' });
   const figures: Figure[] = [];
 
   const sentences = [

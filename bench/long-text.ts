@@ -39,7 +39,8 @@ export async function benchLongText(options: BenchOptions): Promise<Figure[]> {
     res.end(deltaEvent(audio) + doneEvent());
   });
   const dir = mkdtempSync(path.join(tmpdir(), 'tts-bench-long-'));
-  const env = cleanEnv({ TTS_BASE_URL: server.url, TTS_API_KEY: BENCH_KEY });
+  // The client's memory is what is measured, not the piece cache's writes.
+  const env = cleanEnv({ TTS_BASE_URL: server.url, TTS_API_KEY: BENCH_KEY, TTS_NO_CACHE: '1' });
   const peak = async (bytes: number): Promise<{ mb: number; seconds: number }> => {
     const text = path.join(dir, `book-${bytes}.txt`);
     writeFileSync(text, book(bytes));

@@ -37,7 +37,8 @@ export async function benchMemory(options: BenchOptions): Promise<Figure[]> {
   });
   const dir = mkdtempSync(path.join(tmpdir(), 'tts-bench-mem-'));
   const wav = path.join(dir, 'x.wav');
-  const env = cleanEnv({ TTS_BASE_URL: server.url, TTS_API_KEY: BENCH_KEY });
+  // Every run streams from the server: no piece cache.
+  const env = cleanEnv({ TTS_BASE_URL: server.url, TTS_API_KEY: BENCH_KEY, TTS_NO_CACHE: '1' });
   try {
     const base: number[] = [];
     const peaks = lengths.map(() => [] as number[]);

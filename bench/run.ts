@@ -10,7 +10,9 @@
  */
 import { availableParallelism, cpus, loadavg, totalmem } from 'node:os';
 import { benchAudioStage } from './audio-stage.js';
+import { benchBatch } from './batch.js';
 import { benchClientTtfa } from './client-ttfa.js';
+import { benchContainers } from './containers.js';
 import { benchDecode } from './decode.js';
 import { benchEngine } from './engine.js';
 import { benchLongText } from './long-text.js';
@@ -29,10 +31,12 @@ const BENCHES: Record<string, (o: BenchOptions) => Promise<Figure[]>> = {
   memory: benchMemory,
   'long-text': benchLongText,
   'audio-stage': benchAudioStage,
+  containers: benchContainers,
   engine: benchEngine,
   'server-load': benchServerLoad,
   'server-stalled': benchServerStalled,
   'server-fairness': benchServerFairness,
+  batch: benchBatch,
   voices: benchVoices,
 };
 

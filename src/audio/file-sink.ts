@@ -38,6 +38,13 @@ export interface FileSink extends AudioSink {
    *   fails (the temporary file is then removed).
    */
   truncateAudio(audioBytes: number): Promise<void>;
+  /**
+   * Overwrites `data.length` bytes at byte `offset` of the audio written so far (for a raw file:
+   * of the file), e.g. a FLAC STREAMINFO whose totals are known only at the end (containers/).
+   * @throws RangeError when the range is not inside what was written; TtsError `io_error` if
+   *   the file system fails (the temporary file is then removed).
+   */
+  patch(offset: number, data: Buffer): Promise<void>;
 }
 
 /**
@@ -149,6 +156,13 @@ class AtomicFileSink implements FileSink {
       await fh.truncate(this.headerLength + audioBytes);
       this.bytes = audioBytes;
     });
+  }
+
+  patch(offset: number, data: Buffer): Promise<void> {
+    if (!Number.isSafeInteger(offset) || offset < 0 || offset + data.length > this.bytes) {
+      return Promise.reject(new RangeError(`patch(${offset}, ${data.length} bytes): must lie within the ${this.bytes} bytes written`));
+    }
+    return this.run((fh) => writeAll(fh, data, this.headerLength + offset));
   }
 
   finish(): Promise<void> {

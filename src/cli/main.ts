@@ -11,6 +11,8 @@ import { addCompletionCommand } from './completion.js';
 import { addConfigCommand, applyConfig, synthesisCommands } from './config.js';
 import { nearMissCommand } from './default-command.js';
 import { addDoctorCommand } from './doctor.js';
+import { addBatchCommand } from './batch.js';
+import { addCacheCommand } from './cache.js';
 import { addRealtimeCommand } from './realtime.js';
 import { createReporter, escapeControls, reportError, type CommandIo } from './report.js';
 import { addSayCommand } from './say.js';
@@ -99,6 +101,8 @@ export async function main(argv: string[], io: CommandIo = { stdin: process.stdi
     program.outputHelp({ error: true });
     return EXIT.usage;
   }
+  addCacheCommand(program, io, done);
+  addBatchCommand(program, io, done);
 
   try {
     await program.parseAsync(argv, { from: 'user' });

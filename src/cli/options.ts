@@ -5,6 +5,7 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import type { CommandIo } from './report.js';
 import { AUDIO_FORMATS, type AudioFormat } from '../protocol/types.js';
+import { CONTAINERS, type Container } from '../audio/containers/registry.js';
 import { DEFAULT_VOICE } from '../protocol/voices.js';
 import { PLAYER_NAMES } from '../audio/players.js';
 
@@ -18,6 +19,10 @@ export interface SynthesisFlags {
   output?: string;
   wav?: boolean;
   raw?: boolean;
+  /** --container: the output's container whatever its name (docs/cli.md §2 "Containers"). */
+  container?: Container;
+  /** --bitrate, kbit/s (MP3, Opus). */
+  bitrate?: number;
   play?: boolean;
   file?: string;
   lines?: boolean;
@@ -47,6 +52,10 @@ export interface SynthesisFlags {
   pause?: number;
   /** --subtitles: SRT or WebVTT file to write. */
   subtitles?: string;
+  /** False with --no-cache (docs/cli.md §8). */
+  cache?: boolean;
+  /** --cache-size, in bytes. */
+  cacheSize?: number;
 }
 
 /**
@@ -100,17 +109,34 @@ function seconds(value: string): number {
   return n;
 }
 
+/**
+ * The parser of `--format`: one of the service's encodings. A container's name there (`mp3`,
+ * `wav`…) is a common mix-up, answered with where that choice is made (docs/cli.md §2).
+ */
+export function serviceFormat(value: string): AudioFormat {
+  if ((AUDIO_FORMATS as readonly string[]).includes(value)) return value as AudioFormat;
+  const asked = value.trim().toLowerCase().replace(/^\./, '');
+  if ((CONTAINERS as readonly string[]).includes(asked) || asked === 'ogg' || asked === 'pcm') {
+    throw new InvalidArgumentError(
+      `--format is the encoding the service sends (${AUDIO_FORMATS.join('|')}); for ${asked === 'pcm' ? 'raw' : asked.toUpperCase()} output use --container ${asked === 'ogg' ? 'opus' : asked === 'pcm' ? 'raw' : asked} (or -o name.${asked === 'opus' ? 'opus' : asked})`,
+    );
+  }
+  throw new InvalidArgumentError(`--format must be one of ${AUDIO_FORMATS.join(', ')}`);
+}
+
 /** Adds the synthesis flags of docs/cli.md §1 to a command. */
 export function addSynthesisOptions(cmd: Command): Command {
   return cmd
     .option('-v, --voice <id>', 'preset voice id, e.g. ja-man-1, en-woman-1', DEFAULT_VOICE)
     .option('-l, --language <ja|en>', 'language of the text (default: from the voice prefix)')
-    .addOption(new Option('--format <encoding>', 'audio encoding requested from the service').choices(AUDIO_FORMATS).default('pcm16'))
+    .addOption(new Option('--format <encoding>', `audio encoding requested from the service (${AUDIO_FORMATS.join('|')})`).argParser(serviceFormat).default('pcm16'))
     .option('-r, --sample-rate <hz>', 'sample rate of the audio, in Hz', intIn(1000, 192_000, '--sample-rate'), 24000)
     .option('-c, --channels <n>', 'number of channels', intIn(1, 8, '--channels'), 1)
-    .option('-o, --output <path>', 'write audio here (.wav → WAV, other names → raw; - = stdout)')
+    .option('-o, --output <path>', 'write audio here; the extension picks the container (.wav .raw .pcm .flac .mp3 .ogg .opus); - = stdout')
     .addOption(new Option('--wav', 'write a WAV container whatever the name').conflicts('raw'))
     .option('--raw', 'write raw samples whatever the name')
+    .addOption(new Option('--container <name>', 'container of the file or stdout, whatever the name').choices(CONTAINERS))
+    .option('--bitrate <kbps>', 'bit rate of MP3 or Opus, kbit/s (default 48/channel for MP3, 24 mono / 32 stereo for Opus)', intIn(1, 1000, '--bitrate'))
     .option('--play', 'play on the sound card too (with -o)')
     .option('-f, --file <path>', 'read the text from a file (- = stdin)')
     .option('--lines', 'read stdin line by line and speak each line as it arrives')
@@ -132,7 +158,9 @@ export function addSynthesisOptions(cmd: Command): Command {
     .option('--speed <x>', 'speech tempo, pitch kept: 0.5 to 3 (1 = unchanged)', numberIn(0.5, 3, '--speed'))
     .option('--volume <x>', 'linear gain: above 0, at most 4 (1 = unchanged); peaks are limited', numberIn(0, 4, '--volume', { above: true }))
     .option('--pause <ms>', 'silence between sentences, 1 to 10000 ms (text is requested sentence by sentence)', numberIn(1, 10_000, '--pause', { whole: true }))
-    .option('--subtitles <file>', 'write one subtitle cue per sentence to FILE.srt or FILE.vtt');
+    .option('--subtitles <file>', 'write one subtitle cue per sentence to FILE.srt or FILE.vtt')
+    .option('--no-cache', 'neither read nor store pieces in the piece cache (env TTS_NO_CACHE=1)')
+    .option('--cache-size <size>', 'size cap of the piece cache; least recently used pieces go first (default 1GiB)', bytesIn(0, 2 ** 50, '--cache-size'));
 }
 
 /** Receives a command's exit code (docs/cli.md §3); `main` sets it as the process's once. */

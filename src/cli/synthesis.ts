@@ -4,14 +4,17 @@
  * line: signals, notices, the spinner and the `--json` summary. The three differ only in channel
  * and default destination.
  */
+import { stat } from 'node:fs/promises';
 import { removeTempFilesSync } from '../audio/temp-files.js';
+import { cacheFor } from '../cache/use.js';
 import { ClosedPipeError } from '../audio/stdout-sink.js';
 import { audioSeconds } from '../dsp/encoding.js';
-import type { AudioSpec } from '../dsp/spec.js';
+import { bytesPerFrame, type AudioSpec } from '../dsp/spec.js';
 import { EXIT, TtsError } from '../errors.js';
 import { languageForVoice } from '../protocol/voices.js';
 import { aplayCommand, assertOutputIsNotInput, planOutput, type CommandName, type OutputPlan } from '../speak/outputs.js';
 import { prepareAudio, speak, type RunStats } from '../speak/run.js';
+import { Progress } from '../speak/progress.js';
 import { sentencePieces } from '../speak/sentences.js';
 import { subtitleFormat } from '../speak/subtitles.js';
 import { resolveService, type ServiceTarget } from '../speak/service.js';
@@ -19,7 +22,7 @@ import { openText, readLines } from '../text/read.js';
 import { splitStream, splitText } from '../text/split.js';
 import type { SynthesisFlags } from './options.js';
 import { mismatchWarning } from './mismatch.js';
-import { createReporter, jsonLine, reportError, type CommandIo } from './report.js';
+import { createReporter, formatProgress, formatRunSummary, jsonLine, reportError, startProgressDisplay, type CommandIo, type ProgressDisplay } from './report.js';
 
 /** Signals that stop a run cleanly: Ctrl-C, `kill`/`timeout`/systemd, a closed terminal. */
 const STOP_SIGNALS: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
@@ -39,7 +42,10 @@ export interface RunSummary {
   /** Milliseconds from the command's start to the first audio byte handed to the output; null if none. */
   ttfa_ms: number | null;
   elapsed_ms: number;
+  /** Requests made to the service (pieces answered from the cache are not requests). */
   requests: number;
+  /** Pieces replayed from the piece cache (docs/cli.md §8). */
+  cache_hits: number;
   item_ids: string[];
   /** File path, `-` for stdout, `speaker`, or several joined with `+`. */
   output: string;
@@ -74,11 +80,23 @@ export async function runSynthesis(command: CommandName, words: string[], flags:
   const spec: AudioSpec = { format: flags.format, sampleRate: flags.sampleRate, channels: flags.channels };
   // The converter and the tempo changer get ready while the text is read and the service found.
   prepareAudio(command === 'realtime' ? 'realtime' : 'sse', spec, { speed: flags.speed ?? 1, volume: flags.volume ?? 1 });
-  let spinner: { text: string; stop(): void } | undefined;
+  let spinner: ProgressDisplay | undefined;
   let code: number;
+  const cache = cacheFor(flags, io.env, (l) => reporter.warn(l));
+  const progress = new Progress(await progressTotal(words, flags), bytesPerFrame(spec) * spec.sampleRate, started);
+  let label = 'Synthesizing…';
+  // Audio arrives in many small deltas: the line is redrawn at most ten times a second.
+  let shownAt = -Infinity;
+  const show = (): void => {
+    const now = performance.now();
+    if (spinner === undefined || now - shownAt < 100) return;
+    shownAt = now;
+    spinner.update(`${label} ${formatProgress(progress.snapshot(now))}`);
+  };
   try {
-    plan = planOutput(command, flags, io.stdout.isTTY === true);
-    if (plan.file !== undefined) await assertOutputIsNotInput(plan.file.path, words.length > 0 ? undefined : (flags.file ?? '-'));
+    // Writing over the text is the graver mistake: said before anything about the name.
+    if (flags.output !== undefined && flags.output !== '-') await assertOutputIsNotInput(flags.output, words.length > 0 ? undefined : (flags.file ?? '-'));
+    plan = planOutput(command, flags, io.stdout.isTTY === true, spec);
     if (flags.subtitles !== undefined) await checkSubtitlesPath(flags.subtitles, plan, words.length > 0 ? undefined : (flags.file ?? '-'));
     if (words.length === 0 && flags.lines !== true && (flags.file === undefined || flags.file === '-') && io.stdin.isTTY === true) {
       reporter.warn('reading text from the terminal; end with Ctrl-D');
@@ -124,21 +142,50 @@ export async function runSynthesis(command: CommandName, words: string[], flags:
       signal: controller.signal,
       log: { verbose: (l) => reporter.verbose(l), warn: (l) => reporter.warn(l) },
       stats,
+      cache,
+      onPieceDone: (text, fromCache) => {
+        progress.pieceDone(text, fromCache);
+        show();
+      },
       onOpened: async () => {
         if (outputs.stdout?.container === 'raw' || outputs.file?.container === 'raw') {
           reporter.notice(`raw ${spec.format}, ${spec.sampleRate} Hz, ${spec.channels} channel(s): play it with ${aplayCommand(spec.format, spec.sampleRate, spec.channels)}`);
         }
-        spinner = await startSpinner(io.stderr, flags, 'Synthesizing…', io.env);
+        spinner = await startProgressDisplay(io, flags, label);
       },
       effects: { speed: flags.speed ?? 1, volume: flags.volume ?? 1, pauseMs: flags.pause ?? 0 },
       subtitles: flags.subtitles,
-      onAudio: () => {
-        if (playing) return;
-        playing = true;
-        if (spinner !== undefined) spinner.text = outputs.play ? 'Playing…' : 'Writing…';
+      onAudio: (bytes) => {
+        progress.audio(bytes);
+        if (!playing) {
+          playing = true;
+          label = outputs.play ? 'Playing…' : 'Writing…';
+        }
+        show();
       },
     });
     code = EXIT.ok;
+    progress.finish();
+    spinner?.stop();
+    spinner = undefined;
+    await cache?.settle();
+    if (io.stderr.isTTY === true && flags.quiet !== true && flags.json !== true) {
+      const file = plan.file;
+      const wrote = file !== undefined ? `wrote ${file.path}` : plan.stdout !== undefined ? 'wrote stdout' : '';
+      const container = file?.container ?? plan.stdout?.container ?? 'raw';
+      reporter.warn(
+        formatRunSummary({
+          what: [wrote, plan.play ? 'played' : ''].filter((w) => w !== '').join(' and '),
+          audioSeconds: progress.snapshot().audioSeconds,
+          encoding: `${container === 'wav' ? 'WAV' : container} ${spec.format}`,
+          sampleRate: spec.sampleRate,
+          channels: spec.channels,
+          elapsedSeconds: (performance.now() - started) / 1000,
+          requests: stats.requests - (stats.cacheHits ?? 0),
+          cacheHits: stats.cacheHits ?? 0,
+        }),
+      );
+    }
   } catch (error) {
     spinner?.stop();
     spinner = undefined;
@@ -170,7 +217,8 @@ export async function runSynthesis(command: CommandName, words: string[], flags:
       audio_seconds: Number(audioSeconds(stats.bytes, spec.format, spec.sampleRate, spec.channels).toFixed(3)),
       ttfa_ms: stats.firstAudioAt === undefined ? null : Math.round(stats.firstAudioAt - started),
       elapsed_ms: Math.round(performance.now() - started),
-      requests: stats.requests,
+      requests: stats.requests - (stats.cacheHits ?? 0),
+      cache_hits: stats.cacheHits ?? 0,
       item_ids: [...stats.itemIds],
       output: describeOutput(plan),
     };
@@ -213,7 +261,7 @@ function describeOutput(plan: OutputPlan | undefined): string {
  * or white space only fails here, before any service or output is opened (exit 2).
  * @returns the pieces, and the first text read (lets the built-in engine prepare for kanji).
  */
-async function textSource(words: string[], flags: SynthesisFlags, io: CommandIo, signal: AbortSignal): Promise<{ pieces: AsyncIterable<string>; text?: string }> {
+export async function textSource(words: string[], flags: SynthesisFlags, io: CommandIo, signal: AbortSignal): Promise<{ pieces: AsyncIterable<string>; text?: string }> {
   if (flags.lines === true) {
     if (words.length > 0 || (flags.file !== undefined && flags.file !== '-')) {
       throw new TtsError('usage', '--lines reads standard input; give no words and no -f FILE with it');
@@ -247,20 +295,14 @@ async function textSource(words: string[], flags: SynthesisFlags, io: CommandIo,
   return { pieces: splitStream(rest, flags.maxChars), text };
 }
 
-async function startSpinner(
-  stderr: NodeJS.WritableStream & { isTTY?: boolean },
-  flags: SynthesisFlags,
-  text: string,
-  env: NodeJS.ProcessEnv,
-): Promise<{ text: string; stop(): void } | undefined> {
-  if (stderr.isTTY !== true || flags.quiet === true || flags.verbose === true) return undefined;
-  // No colour and no animation where the user or the terminal asks for plain text (no-color.org).
-  if ((env['NO_COLOR'] ?? '') !== '' || env['TERM'] === 'dumb') return undefined;
-  // A terminal that reports no width (some CI and container ptys) would make the spinner's
-  // line-wrapping arithmetic divide by zero and redraw forever: no animation there.
-  const columns = (stderr as { columns?: number }).columns;
-  if (columns === undefined || !(columns > 0)) return undefined;
-  const { default: ora } = await import('ora');
-  return ora({ text, stream: stderr as NodeJS.WritableStream & { isTTY: boolean } as never, discardStdin: false }).start();
+/**
+ * UTF-8 bytes of the whole text when known before reading it: the words' length, or the size of
+ * a regular `-f` file; undefined for stdin and `--lines` (progress then shows no share).
+ */
+async function progressTotal(words: string[], flags: SynthesisFlags): Promise<number | undefined> {
+  if (flags.lines === true) return undefined;
+  if (words.length > 0) return Buffer.byteLength(words.join(' '));
+  if (flags.file === undefined || flags.file === '-') return undefined;
+  const info = await stat(flags.file).catch(() => undefined);
+  return info?.isFile() === true ? info.size : undefined;
 }
-

@@ -1,11 +1,14 @@
 /**
- * Where the audio goes (docs/cli.md §1, §2): the sound card, a file (WAV or raw by its name, or
- * forced by --wav/--raw), stdout, or a file and the card together (--play) — planned from the
- * flags, then opened as sinks (FIFOs and devices written in place, several joined by a tee).
+ * Where the audio goes (docs/cli.md §1, §2): the sound card, a file (its container — WAV, raw,
+ * FLAC, MP3 or Ogg Opus — by its name's extension, or chosen by --container/--wav/--raw),
+ * stdout, or a file and the card together (--play) — planned from the flags, then opened as
+ * sinks (FIFOs and devices written in place, several joined by a tee; compressed containers
+ * encode on the way, src/audio/containers).
  */
-import type { Stats } from 'node:fs';
+import { statSync, type Stats } from 'node:fs';
 import type { AudioSink } from '../audio/sink.js';
 import type { FileSink } from '../audio/file-sink.js';
+import { CONTAINERS, assertContainerFits, bitrateFor, containerOfPath, extensionList, isEncoded, type Container } from '../audio/containers/registry.js';
 import type { AudioSpec } from '../dsp/spec.js';
 import { TtsError } from '../errors.js';
 
@@ -15,13 +18,15 @@ export type CommandName = 'say' | 'stream' | 'realtime';
 /** The destinations of one run. */
 export interface OutputPlan {
   /** A file to write atomically, with its container. */
-  file: { path: string; container: 'wav' | 'raw' } | undefined;
-  /** Stdout, with its container (raw unless --wav). */
-  stdout: { container: 'wav' | 'raw' } | undefined;
-  /** Play on the sound card. */
+  file: { path: string; container: Container } | undefined;
+  /** Stdout, with its container (raw unless --container/--wav). */
+  stdout: { container: Container } | undefined;
+  /** Play on the sound card (PCM, whatever the container). */
   play: boolean;
   /** How to play (--player): `auto`, `speaker` or a system player (docs/cli.md §2). */
   player?: string | undefined;
+  /** --bitrate in kbit/s for MP3/Opus; undefined = the container's speech default. */
+  bitrate?: number | undefined;
 }
 
 /** The flags that decide the destinations. */
@@ -29,34 +34,78 @@ export interface OutputFlags {
   output?: string | undefined;
   wav?: boolean | undefined;
   raw?: boolean | undefined;
+  /** --container: the file's or stdout's container, whatever the name. */
+  container?: Container | undefined;
+  /** --bitrate, kbit/s. */
+  bitrate?: number | undefined;
   play?: boolean | undefined;
   player?: string | undefined;
 }
 
 /**
- * Decides the destinations.
+ * Decides the destinations and their containers (docs/cli.md §1, §2 "Containers").
  * @param stdoutIsTerminal whether stdout is a TTY: `stream` refuses to write audio to one.
- * @throws TtsError `usage` (exit 2) when audio would go to a terminal, or `-o` ends with `/`.
+ * @param spec the audio written; when given, the container and bit rate are checked against it.
+ * @throws TtsError `usage` (exit 2) when audio would go to a terminal, `-o` ends with `/`, the
+ *   file's extension is not one of the containers' (the message lists them), --container
+ *   contradicts --wav/--raw, --container/--bitrate have no file or stdout to apply to, or the
+ *   container cannot hold `spec` / takes no such bit rate.
  */
-export function planOutput(command: CommandName, flags: OutputFlags, stdoutIsTerminal: boolean): OutputPlan {
-  const forced = flags.wav === true ? 'wav' : flags.raw === true ? 'raw' : undefined;
+export function planOutput(command: CommandName, flags: OutputFlags, stdoutIsTerminal: boolean, spec?: AudioSpec): OutputPlan {
+  const shorthand = flags.wav === true ? 'wav' : flags.raw === true ? 'raw' : undefined;
+  if (flags.container !== undefined && shorthand !== undefined && flags.container !== shorthand) {
+    throw new TtsError('usage', `--container ${flags.container} contradicts --${shorthand}`, { hint: 'give one of them' });
+  }
+  const forced = flags.container ?? shorthand;
   if (flags.output !== undefined && flags.output !== '-' && /[\\/]$/.test(flags.output)) {
     throw new TtsError('usage', `-o ${flags.output} names a folder, not a file`, { hint: `give a file name, e.g. -o ${flags.output}speech.wav` });
   }
   let file: OutputPlan['file'];
   let stdout: OutputPlan['stdout'];
   if (flags.output !== undefined && flags.output !== '-') {
-    file = { path: flags.output, container: forced ?? (/\.wav$/i.test(flags.output) ? 'wav' : 'raw') };
+    file = { path: flags.output, container: forced ?? containerOfName(flags.output) };
   } else if (flags.output === '-' || command === 'stream') {
     stdout = { container: forced ?? 'raw' };
   }
   const play = flags.play === true || (command !== 'stream' && flags.output === undefined);
+  if (file === undefined && stdout === undefined && (flags.container !== undefined || flags.bitrate !== undefined)) {
+    throw new TtsError('usage', `${flags.container !== undefined ? '--container' : '--bitrate'} applies to a file (-o) or stdout; playback takes PCM`, {
+      hint: 'add -o FILE (e.g. -o speech.mp3), or drop the flag',
+    });
+  }
   if (stdout !== undefined && stdoutIsTerminal) {
     throw new TtsError('usage', 'refusing to write audio to a terminal', {
       hint: 'redirect stdout (tts stream "…" > out.raw), or use -o FILE, or `tts say` to play it',
     });
   }
-  return flags.player === undefined ? { file, stdout, play } : { file, stdout, play, player: flags.player };
+  const container = file?.container ?? stdout?.container;
+  if (spec !== undefined && container !== undefined) {
+    assertContainerFits(container, spec);
+    bitrateFor(container, spec, flags.bitrate);
+  }
+  const plan: OutputPlan = { file, stdout, play };
+  if (flags.player !== undefined) plan.player = flags.player;
+  if (flags.bitrate !== undefined) plan.bitrate = flags.bitrate;
+  return plan;
+}
+
+/**
+ * The container a file name gives (docs/cli.md §2): by its extension; a FIFO or device with
+ * none of the extensions (`-o /dev/null`, `-o fifo`) gets raw, like stdout.
+ * @throws TtsError `usage` (exit 2) listing the extensions, for any other name: never silent raw.
+ */
+function containerOfName(path: string): Container {
+  const container = containerOfPath(path);
+  if (container !== undefined) return container;
+  try {
+    const info = statSync(path);
+    if (!info.isFile() && !info.isDirectory()) return 'raw';
+  } catch {
+    // Does not exist yet: a file to create, which needs a known extension.
+  }
+  throw new TtsError('usage', `-o ${path}: the name does not say which container to write`, {
+    hint: `end the name with ${extensionList()}, or choose with --container ${CONTAINERS.join('|')}`,
+  });
 }
 
 /** An `aplay` command that plays raw audio of this spec (docs/cli.md §2 raw-output notice). */
@@ -92,6 +141,7 @@ export async function openOutputs(
 ): Promise<OpenOutputs> {
   const sinks: AudioSink[] = [];
   let file: FileSink | undefined;
+  let encodedFile = false;
   try {
     if (plan.play) {
       // speaker, else a system player on PATH (docs/cli.md §2 "Playback").
@@ -102,24 +152,54 @@ export async function openOutputs(
     if (plan.file !== undefined && special !== undefined) {
       // A FIFO or device (`-o /dev/null`, `-o pipe`) is written in place, like stdout: renaming
       // a temporary file over it would replace the node itself.
+      const { container } = plan.file;
       const { createStdoutSink } = await import('../audio/stdout-sink.js');
-      sinks.push(createStdoutSink(spec, plan.file.container, await openSpecialFile(plan.file.path, special, signal)));
+      const encoder = await encoderOf(container, spec, plan.bitrate);
+      const inner = createStdoutSink(spec, encoder === undefined ? byteContainer(container) : 'raw', await openSpecialFile(plan.file.path, special, signal));
+      sinks.push(encoder === undefined ? inner : encoder(inner));
     } else if (plan.file !== undefined) {
+      const { container } = plan.file;
       const { openFileSink } = await import('../audio/file-sink.js');
-      file = await openFileSink(plan.file.path, spec, plan.file.container);
-      sinks.push(file);
+      const encoder = await encoderOf(container, spec, plan.bitrate);
+      file = await openFileSink(plan.file.path, spec, encoder === undefined ? byteContainer(container) : 'raw');
+      sinks.push(encoder === undefined ? file : encoder(file));
+      // An encoded stream cannot be cut back to a piece's start and go on: no rewind for it.
+      if (encoder !== undefined) encodedFile = true;
     }
     if (plan.stdout !== undefined) {
+      const { container } = plan.stdout;
       const { createStdoutSink } = await import('../audio/stdout-sink.js');
-      sinks.push(createStdoutSink(spec, plan.stdout.container, stdout));
+      const encoder = await encoderOf(container, spec, plan.bitrate);
+      const inner = createStdoutSink(spec, encoder === undefined ? byteContainer(container) : 'raw', stdout);
+      sinks.push(encoder === undefined ? inner : encoder(inner));
     }
   } catch (error) {
     await Promise.all(sinks.map((s) => s.abort().catch(() => {})));
     throw error;
   }
-  if (sinks.length === 1) return { sink: sinks[0]!, file, fileOnly: file };
+  if (sinks.length === 1) return { sink: sinks[0]!, file, fileOnly: encodedFile ? undefined : file };
   const { teeSink } = await import('../audio/sink.js');
   return { sink: teeSink(sinks), file, fileOnly: undefined };
+}
+
+/** The byte-level container of an unencoded output (the WAV header or nothing). */
+function byteContainer(container: Container): 'wav' | 'raw' {
+  return container === 'wav' ? 'wav' : 'raw';
+}
+
+/**
+ * For an encoded container: starts loading its encoder — without waiting for it, so that
+ * compiling the codec overlaps the request (the sink's first write waits) — and returns what
+ * wraps a byte sink into a PCM sink that encodes (containers/encoder.ts). Undefined for WAV and raw.
+ * @throws TtsError `usage` for a bit rate the container refuses (checked again here).
+ */
+async function encoderOf(container: Container, spec: AudioSpec, bitrate: number | undefined): Promise<((inner: AudioSink) => AudioSink) | undefined> {
+  if (!isEncoded(container)) return undefined;
+  const kbps = bitrateFor(container, spec, bitrate);
+  const [{ openEncoder }, { encodedSink }] = await Promise.all([import('../audio/containers/registry.js'), import('../audio/containers/encoder.js')]);
+  const encoder = openEncoder(container, spec, kbps);
+  encoder.catch(() => undefined); // reported by the sink that uses it (none if opening failed)
+  return (inner) => encodedSink(spec, encoder, inner);
 }
 
 /** What is at `path` when it exists and is neither a regular file nor a folder (a FIFO, a device). */

@@ -4,6 +4,9 @@
  * outputs in text order, and finish them — or abort them, so nothing partial is left.
  * The command line (src/cli) decides what to run and reports; this is what runs.
  */
+import { identityFor } from '../cache/identity.js';
+import { cachedOpener } from '../cache/opener.js';
+import type { PieceCache } from '../cache/store.js';
 import { bytesPerFrame, type AudioSpec } from '../dsp/spec.js';
 import { TtsError } from '../errors.js';
 import { SSE_SAMPLE_RATE, type Language } from '../protocol/types.js';
@@ -34,6 +37,8 @@ export interface RunStats {
   firstAudioAt: number | undefined;
   /** Subtitle cues written (with --subtitles). */
   cues?: number;
+  /** Pieces answered from the piece cache (also counted in `requests`, which counts pieces opened). */
+  cacheHits?: number | undefined;
 }
 
 /** Everything one run needs. */
@@ -77,6 +82,10 @@ export interface SpeakOptions {
   effects?: { speed: number; volume: number; pauseMs: number } | undefined;
   /** --subtitles: the file to write the cues to. */
   subtitles?: string | undefined;
+  /** The piece cache (docs/cli.md §8); undefined with --no-cache. */
+  cache?: PieceCache | undefined;
+  /** Called when a piece's audio was all received (`text` as sent), e.g. for progress. */
+  onPieceDone?: ((text: string, fromCache: boolean) => void) | undefined;
 }
 
 /**
@@ -136,13 +145,24 @@ export async function speak(options: SpeakOptions): Promise<void> {
     const settings: StageSettings = { speed: 1, volume: 1, pauseMs: 0, ...options.effects, cues: subtitles !== undefined };
     stage = await AudioStage.create(spec, settings);
     await options.onOpened?.();
-    const open = await openChannel(options.channel, options.target, {
+    const channelOpen = await openChannel(options.channel, options.target, {
       voice: options.voice,
       language: options.language,
       spec,
       timeoutMs: options.timeoutMs,
       allowInsecure: options.allowInsecure,
       verbose: options.log.verbose,
+    });
+    // Both channels hand over audio already converted to the run's spec (convert-stream.ts).
+    const frameBytes = bytesPerFrame(spec);
+    // The piece cache wraps the channel (docs/cli.md §8): the pipeline asks only for what it lacks.
+    await options.cache?.prepare();
+    const open = cachedOpener(channelOpen, {
+      cache: options.cache,
+      identity: identityFor(options.channel, options.target, options.voice, options.language, spec),
+      counters: stats,
+      frameBytes,
+      onPieceDone: options.onPieceDone,
     });
     const fileOnly = opened.fileOnly;
     const marked = stage;
@@ -154,8 +174,7 @@ export async function speak(options: SpeakOptions): Promise<void> {
       signal,
       stats,
       bytesPerSecond: bytesPerFrame(spec) * spec.sampleRate,
-      // Both channels hand over audio already converted to the run's spec (convert-stream.ts).
-      frameBytes: bytesPerFrame(spec),
+      frameBytes,
       rewind:
         fileOnly === undefined
           ? undefined

@@ -46,7 +46,11 @@ describe('synthesis flags', () => {
     [['--pause', '10001'], /--pause must be a whole number from 1 to 10000/],
     [['--subtitles', 'cues.txt'], /--subtitles cues\.txt: the name must end in \.srt or \.vtt/],
     [['--channels', '9'], /--channels must be between 1 and 8/],
-    [['--format', 'mp3'], /Allowed choices are pcm16, float32, mulaw/],
+    [['--format', 'mp3'], /--format is the encoding the service sends \(pcm16\|float32\|mulaw\); for MP3 output use --container mp3/],
+    [['--format', 'ogg'], /--container opus/],
+    [['--format', 'aiff'], /--format must be one of pcm16, float32, mulaw/],
+    [['--container', 'aac'], /Allowed choices are wav, raw, flac, mp3, opus/],
+    [['--bitrate', '0'], /--bitrate must be between 1 and 1000/],
     [['--wav', '--raw'], /cannot be used with/],
   ];
   for (const [flags, message] of bad) {

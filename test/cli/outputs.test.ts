@@ -23,6 +23,29 @@ describe('planOutput', () => {
     assert.equal(planOutput('stream', { wav: true }, false).stdout?.container, 'wav');
   });
 
+  it('picks FLAC, MP3 and Ogg Opus by the extension; --container overrides the name and chooses for stdout', () => {
+    const names: [string, string][] = [['a.flac', 'flac'], ['a.MP3', 'mp3'], ['a.ogg', 'opus'], ['a.opus', 'opus'], ['a.pcm', 'raw']];
+    for (const [name, container] of names) assert.equal(planOutput('stream', { output: name }, false).file?.container, container, name);
+    assert.equal(planOutput('stream', { output: 'a.wav', container: 'mp3' }, false).file?.container, 'mp3');
+    assert.equal(planOutput('stream', { container: 'opus' }, false).stdout?.container, 'opus');
+    assert.equal(planOutput('stream', { output: 'a.mp3', bitrate: 64 }, false).bitrate, 64);
+    assert.equal(planOutput('stream', { output: 'a.wav', container: 'wav', wav: true }, false).file?.container, 'wav');
+  });
+
+  it('refuses a name with no container, contradicting flags, and flags with nothing to apply to (exit 2)', () => {
+    const usage = (re: RegExp) => (e: unknown) => e instanceof TtsError && e.exitCode === 2 && re.test(`${e.message} ${e.hint ?? ''}`);
+    assert.throws(() => planOutput('stream', { output: 'notes.txt' }, false), usage(/\.wav, \.raw, \.pcm, \.flac, \.mp3, \.ogg, \.opus/));
+    assert.throws(() => planOutput('stream', { output: 'speech' }, false), usage(/--container wav\|raw\|flac\|mp3\|opus/));
+    assert.throws(() => planOutput('stream', { output: 'a.mp3', container: 'mp3', raw: true }, false), usage(/contradicts --raw/));
+    assert.throws(() => planOutput('say', { container: 'mp3' }, false), usage(/playback takes PCM/));
+    assert.throws(() => planOutput('say', { bitrate: 32 }, false), usage(/playback takes PCM/));
+    const spec = { format: 'pcm16', sampleRate: 24000, channels: 3 } as const;
+    assert.throws(() => planOutput('stream', { output: 'a.opus' }, false, spec), usage(/Opus holds 1 or 2 channels/));
+    assert.throws(() => planOutput('stream', { output: 'a.flac', bitrate: 64 }, false, { ...spec, channels: 1 }), usage(/--bitrate applies to MP3 and Opus only/));
+    // A device or FIFO with no extension is written raw, like stdout.
+    assert.equal(planOutput('stream', { output: '/dev/null' }, false).file?.container, 'raw');
+  });
+
   it('-o - is stdout, and --play with -o does both', () => {
     assert.deepEqual(planOutput('say', { output: '-' }, false), { file: undefined, stdout: { container: 'raw' }, play: false });
     assert.deepEqual(planOutput('stream', { output: 'x.wav', play: true }, false), { file: { path: 'x.wav', container: 'wav' }, stdout: undefined, play: true });

@@ -14,7 +14,7 @@ import type { ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { runTts, runTtsMeasured, TTS_BIN } from '../helpers/cli.js';
+import { cleanEnv, runTts, runTtsMeasured, TTS_BIN } from '../helpers/cli.js';
 import { deltaEvent, doneEvent, sse, startEventStream, withServer, type TestServer } from '../helpers/servers.js';
 import { startWsServer } from '../helpers/ws-servers.js';
 
@@ -224,7 +224,7 @@ describe('the client at the extremes', () => {
         assert.equal(r.code, 2, r.stderr);
         assert.match(r.stderr, /is the file the text is read from/);
       }
-      const viaStdin = spawn(process.execPath, [TTS_BIN, 'stream', '-o', text], { env: { ...process.env, ...env(server) }, stdio: [await openRead(text), 'ignore', 'pipe'] });
+      const viaStdin = spawn(process.execPath, [TTS_BIN, 'stream', '-o', text], { env: cleanEnv(env(server)), stdio: [await openRead(text), 'ignore', 'pipe'] });
       const code = await new Promise((resolve) => viaStdin.on('close', resolve));
       assert.equal(code, 2);
       assert.equal(await readFile(text, 'utf8'), 'Hello there.', 'the text is untouched');
@@ -280,7 +280,7 @@ describe('the client at the extremes', () => {
     }, async (server) => {
       const command = `stty cols 0 rows 0; ${JSON.stringify(process.execPath)} ${JSON.stringify(TTS_BIN)} stream -f ${JSON.stringify(text)} -o ${JSON.stringify(out)}`;
       // Asynchronously: the fake service answers from this very process.
-      const child = spawn('script', ['-qfec', command, '/dev/null'], { env: { ...process.env, ...env(server), TERM: 'xterm' }, stdio: ['ignore', 'pipe', 'ignore'] });
+      const child = spawn('script', ['-qfec', command, '/dev/null'], { env: cleanEnv({ ...env(server), TERM: 'xterm' }), stdio: ['ignore', 'pipe', 'ignore'] });
       const parts: Buffer[] = [];
       let size = 0;
       child.stdout.on('data', (d: Buffer) => {

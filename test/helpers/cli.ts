@@ -2,7 +2,9 @@
  * Runs the real `bin/tts.js` in a child process, as a user's shell would.
  */
 import { spawn } from 'node:child_process';
-import { openSync } from 'node:fs';
+import { mkdtempSync, openSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** Path of the CLI entry point. */
@@ -35,10 +37,35 @@ export interface RunOptions {
   onSpawn?: (child: import('node:child_process').ChildProcess) => void;
 }
 
-/** Environment without the developer's TTS_* variables. */
+/** Cache folders made by {@link freshCacheHome}, removed when the test process exits. */
+const cacheHomes: string[] = [];
+let cleanupInstalled = false;
+
+/**
+ * A new empty folder for `XDG_CACHE_HOME`: every run gets its own piece cache (docs/cli.md §8),
+ * so no test reads another's pieces or the user's `~/.cache/tts`, and the cache stays on as it
+ * is for users. Removed when the test process exits.
+ */
+export function freshCacheHome(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'tts-cache-'));
+  cacheHomes.push(dir);
+  if (!cleanupInstalled) {
+    cleanupInstalled = true;
+    process.on('exit', () => {
+      for (const d of cacheHomes) rmSync(d, { recursive: true, force: true });
+    });
+  }
+  return dir;
+}
+
+/**
+ * Environment without the developer's TTS_* variables, with a fresh empty `XDG_CACHE_HOME`
+ * unless `extra` names one.
+ */
 export function cleanEnv(extra: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('TTS_')) env[k] = v;
+  if (!('XDG_CACHE_HOME' in extra)) env['XDG_CACHE_HOME'] = freshCacheHome();
   for (const [k, v] of Object.entries(extra)) {
     if (v === undefined) delete env[k];
     else env[k] = v;

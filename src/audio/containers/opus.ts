@@ -1,0 +1,139 @@
+/**
+ * Ogg Opus (RFC 6716 codec, RFC 7845 encapsulation) through libopus compiled to WebAssembly by
+ * `libopus-wasm` (libopus is BSD-3-Clause, the wrapper MIT). Pinned to 0.2.0: later releases
+ * need Node 22, tts supports Node 20.
+ *
+ * - libopus runs at 8, 12, 16, 24 or 48 kHz. Audio at another rate is resampled as it streams
+ *   to the next of those above it (48 kHz at most) by libsamplerate (`@alexanderolsen/libsamplerate-js`,
+ *   BSD-2-Clause), and drained with zeros at the end so that no sample is lost.
+ * - 20 ms frames, application VOIP (tuned for speech), constant bit rate off (VBR, libopus's default).
+ * - Pages (ogg.ts): OpusHead alone on the first page, OpusTags on the second, then the packets
+ *   of each chunk on a page of their own as soon as they are encoded; granule positions count
+ *   48 kHz samples including the pre-skip (the encoder's lookahead), and the last page's granule
+ *   trims the padding of the final frame (RFC 7845 §4.4, §4.5).
+ */
+import { Application, createEncoder, loadLibopus } from 'libopus-wasm';
+import type { AudioSpec } from '../../dsp/spec.js';
+import type { AudioEncoder } from './encoder.js';
+import { OggWriter, opusHead, opusTags } from './ogg.js';
+import { toFloat32, warmUpTone } from './pcm.js';
+import { opusRateFor } from './rates.js';
+
+/**
+ * A streaming libsamplerate converter from `from` to `to` Hz. Imported only when needed: the
+ * package is a 2 MB JavaScript build that takes 100+ ms to load.
+ */
+async function createResampler(channels: number, from: number, to: number): Promise<{ full(samples: Float32Array): Float32Array; destroy(): void }> {
+  const { default: src } = await import('@alexanderolsen/libsamplerate-js');
+  return src.create(channels, from, to, { converterType: src.ConverterType.SRC_SINC_MEDIUM_QUALITY });
+}
+
+/** Frame duration: 20 ms, the usual one for speech (RFC 6716 §2.1.4). */
+const FRAME_SECONDS = 0.02;
+
+/**
+ * Starts an Ogg Opus encoder for PCM of `spec` (1 or 2 channels) at `bitrateKbps` kbit/s.
+ * Loading instantiates libopus's WebAssembly (~15 ms) and, for a rate libopus lacks, libsamplerate's.
+ */
+export async function openOpusEncoder(spec: AudioSpec, bitrateKbps: number): Promise<AudioEncoder> {
+  const channels = spec.channels as 1 | 2;
+  const rate = opusRateFor(spec.sampleRate);
+  const [{ version }, opus, resampler] = await Promise.all([
+    loadLibopus(),
+    createEncoder({ sampleRate: rate, channels, application: Application.Voip, bitrate: bitrateKbps * 1000, frameSize: Math.round(rate * FRAME_SECONDS) }),
+    rate === spec.sampleRate ? undefined : createResampler(channels, spec.sampleRate, rate),
+  ]);
+  const frame = opus.frameSize * channels; // samples (all channels) per packet
+  // Warm-up: V8 compiles WebAssembly functions on their first call, which made the first real
+  // chunk tens of ms late. A throwaway encoder of the same module takes that cost now, while the
+  // request is on its way.
+  const warm = await createEncoder({ sampleRate: rate, channels, application: Application.Voip, bitrate: bitrateKbps * 1000, frameSize: opus.frameSize });
+  const tone = warmUpTone(rate, channels);
+  for (let off = 0; off + frame <= tone.length; off += frame) warm.encodeFloat(tone.subarray(off, off + frame));
+  warm.free();
+  const to48k = 48000 / rate;
+  const preSkip = opus.getLookahead() * to48k;
+  const ogg = new OggWriter((Math.random() * 0x100000000) >>> 0);
+  // RFC 7845 §3: OpusHead alone on the first page, OpusTags on the next; audio on pages after.
+  ogg.add(opusHead(channels, preSkip, spec.sampleRate), 0n);
+  const headPage = ogg.flush();
+  ogg.add(opusTags(`tts, ${version}`), 0n);
+  let headers: Buffer | undefined = Buffer.concat([headPage, ogg.flush()]);
+  const held = new Float32Array(frame); // samples waiting for a whole frame
+  let heldLength = 0;
+  let inFrames = 0; // input sample frames taken, at the input rate
+  let outFrames = 0; // sample frames handed to libopus (padding excluded), at the Opus rate
+  let granule = 0n; // 48 kHz samples of every packet so far
+  let freed = false;
+
+  /** Appends samples at the Opus rate; encodes each whole frame. */
+  const push = (samples: Float32Array): void => {
+    let off = 0;
+    while (off < samples.length) {
+      const n = Math.min(frame - heldLength, samples.length - off);
+      held.set(samples.subarray(off, off + n), heldLength);
+      heldLength += n;
+      off += n;
+      if (heldLength === frame) {
+        const packet = opus.encodeFloat(held);
+        granule += BigInt(opus.frameSize * to48k);
+        ogg.add(packet, granule);
+        // encodeFloat copied the samples into libopus's memory: the buffer can be refilled.
+        heldLength = 0;
+      }
+    }
+  };
+  const take = (bytes: Buffer): Buffer => {
+    const out = headers === undefined ? bytes : Buffer.concat([headers, bytes]);
+    headers = undefined;
+    return out;
+  };
+  /** Sample frames the input so far is worth at the Opus rate (what the resampler owes). */
+  const owed = (): number => Math.round((inFrames * rate) / spec.sampleRate);
+
+  return {
+    encode(pcm) {
+      if (freed) throw new Error('the Opus encoder was freed');
+      const samples = toFloat32(pcm, spec.format);
+      inFrames += samples.length / channels;
+      const converted = resampler === undefined ? samples : resampler.full(samples);
+      // Never more than the exact total: what the resampler lags is drained at the end.
+      const usable = Math.min(Math.floor(converted.length / channels), owed() - outFrames);
+      outFrames += usable;
+      push(converted.subarray(0, usable * channels));
+      return take(ogg.flush());
+    },
+    finish() {
+      if (freed) throw new Error('the Opus encoder was freed');
+      const target = owed();
+      if (resampler !== undefined) {
+        const zeros = new Float32Array(256 * channels);
+        // The filter delay is far under 64 rounds of 256 frames; the bound stops a runaway loop.
+        for (let round = 0; round < 64 && outFrames < target; round++) {
+          const converted = resampler.full(zeros);
+          const usable = Math.min(Math.floor(converted.length / channels), target - outFrames);
+          outFrames += usable;
+          push(converted.subarray(0, usable * channels));
+        }
+      }
+      if (outFrames < target) {
+        push(new Float32Array((target - outFrames) * channels));
+        outFrames = target;
+      }
+      // Encode the lookahead's worth of silence and pad the last frame, so that every input
+      // sample comes out of the decoder; the last page's granule then cuts what is beyond the
+      // audio (RFC 7845 §4.5). At least one packet goes on that page, which ends the stream.
+      push(new Float32Array(opus.getLookahead() * channels));
+      push(new Float32Array(frame - heldLength));
+      ogg.endGranule(BigInt(preSkip) + BigInt(Math.round(outFrames * to48k)));
+      return take(ogg.flush(true));
+    },
+    headerPatch: () => undefined,
+    free() {
+      if (freed) return;
+      freed = true;
+      opus.free();
+      resampler?.destroy();
+    },
+  };
+}

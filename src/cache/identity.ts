@@ -1,0 +1,101 @@
+/**
+ * What decides a piece's audio, and so its cache key (docs/cli.md §8): the service (its base URL,
+ * or the built-in engine and its version), the channel, the voice, the language, the format
+ * requested from the service (the encoding; on the WebSocket also the sample rate and channels)
+ * and the text. The API key is not part of it: the same service speaks the same for every key.
+ */
+import { createHash } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { AudioSpec } from '../dsp/spec.js';
+import type { Language } from '../protocol/types.js';
+
+/** Everything but the text that decides a piece's audio. */
+export interface CacheIdentity {
+  /** `builtin:<engine version>`, or the service's base URL (the WebSocket base for `realtime`). */
+  service: string;
+  /** `sse` or `realtime`: the two endpoints may answer differently. */
+  channel: 'sse' | 'realtime';
+  /** Preset voice id with hyphens. */
+  voice: string;
+  language: Language;
+  /** The encoding requested; rate (Hz) and channels count only where they are requested (the WebSocket). */
+  spec: AudioSpec;
+}
+
+/** Version of the key's layout: changing what goes into a key changes this. */
+const KEY_VERSION = 1;
+
+/**
+ * The cache key of one piece: SHA-256 (hex, 64 characters) of the identity and the text, exactly
+ * as it is sent to the service.
+ */
+export function pieceKey(identity: CacheIdentity, text: string): string {
+  const { service, channel, voice, language, spec } = identity;
+  const requested = channel === 'realtime' ? [spec.format, spec.sampleRate, spec.channels] : [spec.format, null, null];
+  return createHash('sha256')
+    .update(JSON.stringify([KEY_VERSION, service, channel, voice, language, ...requested, text]))
+    .digest('hex');
+}
+
+let builtin: string | undefined;
+
+/**
+ * The built-in engine's identity: `builtin:` and a hash of tts's version, the versions of eSpeak
+ * NG (`@echogarden/espeak-ng-emscripten`) and kuromoji, and the compiled engine code itself, so a
+ * changed engine never replays audio of an older one.
+ */
+export function builtinEngineIdentity(): string {
+  if (builtin !== undefined) return builtin;
+  const hash = createHash('sha256');
+  const here = dirname(fileURLToPath(import.meta.url));
+  const require = createRequire(import.meta.url);
+  const versionOf = (file: string): string => {
+    try {
+      return (JSON.parse(readFileSync(file, 'utf8')) as { version?: string }).version ?? '?';
+    } catch {
+      return '?';
+    }
+  };
+  hash.update(`tts ${versionOf(join(here, '../../../package.json'))}\n`);
+  for (const pkg of ['@echogarden/espeak-ng-emscripten', 'kuromoji']) {
+    let version = '?';
+    try {
+      let dir = dirname(require.resolve(pkg));
+      for (let i = 0; i < 4 && versionOf(join(dir, 'package.json')) === '?'; i++) dir = dirname(dir);
+      version = versionOf(join(dir, 'package.json'));
+    } catch {
+      // Not resolvable: the version stays unknown, the engine code below still counts.
+    }
+    hash.update(`${pkg} ${version}\n`);
+  }
+  const engineDir = join(here, '../engine');
+  try {
+    for (const name of readdirSync(engineDir).filter((n) => n.endsWith('.js')).sort()) {
+      hash.update(name);
+      hash.update(readFileSync(join(engineDir, name)));
+    }
+  } catch {
+    // No compiled engine beside us: versions alone.
+  }
+  builtin = `builtin:${hash.digest('hex').slice(0, 32)}`;
+  return builtin;
+}
+
+/**
+ * The identity of a run's pieces.
+ * @param service the resolved service: the built-in one is named by its engine, not its
+ *   ephemeral port; a remote one by its base URL (the WebSocket base for `realtime`).
+ */
+export function identityFor(
+  channel: 'sse' | 'realtime',
+  service: { embedded: boolean; baseUrl: string; wsBaseUrl: string },
+  voice: string,
+  language: Language,
+  spec: AudioSpec,
+): CacheIdentity {
+  const name = service.embedded ? builtinEngineIdentity() : (channel === 'realtime' ? service.wsBaseUrl : service.baseUrl).replace(/\/+$/, '');
+  return { service: name, channel, voice, language, spec };
+}

@@ -1,0 +1,347 @@
+/**
+ * The piece cache on disk (docs/cli.md §8): one file per piece of speech, named by a hash of
+ * everything that decides its audio (src/cache/identity.ts), in `$XDG_CACHE_HOME/tts/pieces`
+ * (default `~/.cache/tts/pieces`; folders 0700, files 0600).
+ *
+ * An entry (its layout: src/cache/entry.ts) holds the audio with its length and SHA-256. It is written to a temporary name beside it and renamed into place only after the service's
+ * `done`: a reader sees a whole entry or none, so two runs at once share the cache safely. A
+ * reader checks the length and the checksum of the whole entry before it hands out a byte: a
+ * corrupt or cut-off entry is removed and the piece requested again, never spliced.
+ *
+ * Least recently used entries (by modification time, renewed on every hit) are removed when the
+ * cache grows past its size cap (`--cache-size`, default 1 GiB).
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { chmod, mkdir, open, readdir, rename, rm, stat, unlink, type FileHandle } from 'node:fs/promises';
+import { join } from 'node:path';
+import { BLOCK_BYTES, entryHeader, HEADER_BYTES, wholeEntryLength } from './entry.js';
+
+/** Default size cap of the cache, in bytes (1 GiB). */
+export const DEFAULT_CACHE_BYTES = 2 ** 30;
+
+/** A temporary entry older than this was left by a run that died (SIGKILL, power loss). */
+const STALE_TEMP_MS = 60 * 60 * 1000;
+/** The name of an entry: its key, 64 hex digits. */
+const ENTRY_NAME = /^[0-9a-f]{64}$/;
+/** Audio bytes an entry's writes may fall behind its stream before the stream waits for the disk. */
+const WRITE_BACKLOG_BYTES = 4 * 1024 * 1024;
+/** Once past the cap, entries are removed down to this share of it, so a full cache is not swept on every piece. */
+const EVICT_TO = 0.9;
+
+/** What `tts cache stats` shows. */
+export interface CacheStats {
+  /** The folder of the entries. */
+  dir: string;
+  /** Whole entries. */
+  entries: number;
+  /** Bytes on disk of those entries (headers included). */
+  bytes: number;
+}
+
+/** A verified entry, open for replay. */
+export interface CacheHit {
+  /** Audio bytes in the entry. */
+  bytes: number;
+  /** The audio in blocks of at most 64 KiB; the file is closed when the iteration ends, however it ends. */
+  chunks(): AsyncGenerator<Buffer, void, undefined>;
+  /** Closes the entry without replaying it. */
+  close(): Promise<void>;
+}
+
+/** An entry being written; nothing is visible to readers until {@link CacheWriter.commit}. */
+export interface CacheWriter {
+  /** Appends audio bytes. Never throws: a write failure abandons the entry. */
+  write(data: Buffer): Promise<void>;
+  /** Finishes the entry after the service's `done` and renames it into place. Never throws. */
+  commit(): Promise<void>;
+  /** Drops the entry (the request failed or was aborted). Never throws. */
+  discard(): Promise<void>;
+}
+
+/**
+ * The piece cache of one folder. Every method is safe to call from several runs (processes) at
+ * once, and none throws for a cache problem: a cache that cannot be read or written is reported
+ * once through `warn` and then behaves as an empty one, so a run never fails because of it.
+ */
+export class PieceCache {
+  /** The folder holding the entries (`<cacheDir>/pieces`). */
+  readonly dir: string;
+  /** Size cap in bytes; 0 stores nothing. */
+  readonly maxBytes: number;
+  readonly #warn: (line: string) => void;
+  #ready: Promise<boolean> | undefined;
+  /**
+   * Keys of the entries in the folder, read once when the cache is first used and kept up to
+   * date by this process: a miss costs no file system call, so a request for a piece not in the
+   * cache starts as soon as without a cache. An entry another run stores later is not seen.
+   */
+  #known = new Set<string>();
+  /** Bytes on disk as last scanned, plus what this process added since; undefined before the first scan. */
+  #estimate: number | undefined;
+  #evicting: Promise<void> | undefined;
+  /** Entries being finished or dropped in the background, for {@link settle}. */
+  readonly #pending = new Set<Promise<void>>();
+  #warned = false;
+
+  /**
+   * @param root the cache's folder, from {@link cacheDir}.
+   * @param maxBytes size cap in bytes (`--cache-size`).
+   * @param warn prints a line on stderr (once, for the first problem).
+   */
+  constructor(root: string, maxBytes: number, warn: (line: string) => void) {
+    this.dir = join(root, 'pieces');
+    this.maxBytes = maxBytes;
+    this.#warn = warn;
+  }
+
+  /**
+   * Creates the folders and reads which entries exist. Called by {@link read} and {@link begin}
+   * on first use; a run calls it before its first request so that no request waits for it.
+   * @returns false when the cache cannot be used (reported once through `warn`).
+   */
+  prepare(): Promise<boolean> {
+    return this.#prepare();
+  }
+
+  /** The entry of `key` when it exists and is whole; a corrupt or cut-off one is removed. */
+  async read(key: string): Promise<CacheHit | undefined> {
+    if (!(await this.#prepare()) || !this.#known.has(key)) return undefined;
+    const path = this.#path(key);
+    let handle: FileHandle;
+    try {
+      handle = await open(path, 'r');
+    } catch {
+      this.#known.delete(key);
+      return undefined;
+    }
+    try {
+      const size = (await handle.stat()).size;
+      const length = await wholeEntryLength(handle, size);
+      if (length === undefined) {
+        await handle.close();
+        // Another run may have renamed a good entry over this one since it was opened: at worst
+        // that one is fetched again.
+        await unlink(path).catch(() => {});
+        this.#known.delete(key);
+        return undefined;
+      }
+      // Least recently used is least recently read or written: renew the entry's time.
+      const now = new Date();
+      await handle.utimes(now, now).catch(() => {});
+      let closed = false;
+      const close = async (): Promise<void> => {
+        if (closed) return;
+        closed = true;
+        await handle.close().catch(() => {});
+      };
+      return {
+        bytes: length,
+        close,
+        chunks: async function* () {
+          try {
+            for (let at = 0; at < length; ) {
+              const block = Buffer.alloc(Math.min(BLOCK_BYTES, length - at));
+              const got = (await handle.read(block, 0, block.length, HEADER_BYTES + at)).bytesRead;
+              if (got !== block.length) throw new Error('cache entry shrank while it was read');
+              at += got;
+              yield block;
+            }
+          } finally {
+            await close();
+          }
+        },
+      };
+    } catch (error) {
+      await handle.close().catch(() => {});
+      this.#problem('reading', error);
+      return undefined;
+    }
+  }
+
+  /**
+   * Starts a new entry for `key`.
+   * @param limitBytes audio bytes past which the entry is abandoned (a piece larger than the cap).
+   * @returns undefined when nothing can be stored (cap 0, cache not writable).
+   */
+  async begin(key: string): Promise<CacheWriter | undefined> {
+    if (this.maxBytes === 0 || !(await this.#prepare())) return undefined;
+    const target = this.#path(key);
+    const temp = join(this.dir, `.${key}.${process.pid}-${randomBytes(6).toString('hex')}.tmp`);
+    // Disk work runs behind the stream, in order, on one chain: a request is never slowed by its
+    // entry unless the disk falls more than WRITE_BACKLOG_BYTES behind.
+    let handle: FileHandle | undefined;
+    let chain: Promise<void> = (async () => {
+      handle = await open(temp, 'wx', 0o600);
+      await handle.write(Buffer.alloc(HEADER_BYTES), 0, HEADER_BYTES, 0);
+    })();
+    const hash = createHash('sha256');
+    let length = 0;
+    let backlog = 0;
+    let failed = false;
+    let finished = false;
+    const limit = Math.max(0, this.maxBytes - HEADER_BYTES);
+    const fail = (error: unknown): void => {
+      if (!failed) this.#problem('writing', error);
+      failed = true;
+    };
+    chain = chain.catch(fail);
+    const drop = async (): Promise<void> => {
+      if (finished) return;
+      finished = true;
+      await chain;
+      await handle?.close().catch(() => {});
+      await unlink(temp).catch(() => {});
+    };
+    const writer: CacheWriter = {
+      write: async (data) => {
+        if (failed || finished) return;
+        if (length + data.length > limit) {
+          failed = true;
+          return;
+        }
+        const at = HEADER_BYTES + length;
+        hash.update(data);
+        length += data.length;
+        backlog += data.length;
+        chain = chain.then(async () => {
+          if (failed || handle === undefined) return;
+          try {
+            await handle.write(data, 0, data.length, at);
+          } catch (error) {
+            fail(error);
+          }
+          backlog -= data.length;
+        });
+        if (backlog > WRITE_BACKLOG_BYTES) await chain;
+      },
+      discard: () => this.#track(drop()),
+      commit: () => this.#track(commit()),
+    };
+    const commit = async (): Promise<void> => {
+      await chain;
+      if (failed || finished || length === 0 || handle === undefined) return drop();
+      try {
+        await handle.write(entryHeader(length, hash.digest()), 0, HEADER_BYTES, 0);
+        await handle.close();
+        finished = true;
+        await rename(temp, target);
+        this.#known.add(key);
+      } catch (error) {
+        this.#problem('writing', error);
+        finished = false;
+        return drop();
+      }
+      this.#added(HEADER_BYTES + length);
+    };
+    return writer;
+  }
+
+  /** Keeps `work` in {@link settle}'s sight until it ends. */
+  #track(work: Promise<void>): Promise<void> {
+    this.#pending.add(work);
+    void work.finally(() => this.#pending.delete(work));
+    return work;
+  }
+
+  /** Counts the entries and their bytes. */
+  async stats(): Promise<CacheStats> {
+    const entries = await this.#entries();
+    return { dir: this.dir, entries: entries.length, bytes: entries.reduce((n, e) => n + e.size, 0) };
+  }
+
+  /**
+   * Removes every entry (and any temporary one).
+   * @returns what was removed.
+   */
+  async clear(): Promise<CacheStats> {
+    const before = await this.stats();
+    await rm(this.dir, { recursive: true, force: true });
+    this.#ready = undefined;
+    this.#known.clear();
+    this.#estimate = 0;
+    return before;
+  }
+
+  /** Waits for entries being finished in the background and for an eviction this process started. */
+  async settle(): Promise<void> {
+    while (this.#pending.size > 0) await Promise.all([...this.#pending]);
+    await this.#evicting;
+  }
+
+  #path(key: string): string {
+    return join(this.dir, key);
+  }
+
+  /** Creates the folders (0700) once; false when that failed (then the cache is off). */
+  #prepare(): Promise<boolean> {
+    this.#ready ??= (async () => {
+      try {
+        const parent = join(this.dir, '..');
+        for (const d of [parent, this.dir]) {
+          const created = await mkdir(d, { recursive: true, mode: 0o700 });
+          if (created !== undefined) await chmod(d, 0o700);
+        }
+        for (const name of await readdir(this.dir)) if (ENTRY_NAME.test(name)) this.#known.add(name);
+        return true;
+      } catch (error) {
+        this.#problem('creating', error);
+        return false;
+      }
+    })();
+    return this.#ready;
+  }
+
+  #added(bytes: number): void {
+    if (this.#estimate !== undefined) this.#estimate += bytes;
+    if (this.#evicting !== undefined) return;
+    if (this.#estimate !== undefined && this.#estimate <= this.maxBytes) return;
+    this.#evicting = this.#evict().finally(() => {
+      this.#evicting = undefined;
+    });
+  }
+
+  /** Removes least recently used entries until the cache is within its cap; sweeps stale temporary entries. */
+  async #evict(): Promise<void> {
+    const entries = await this.#entries(true);
+    let total = entries.reduce((n, e) => n + e.size, 0);
+    if (total > this.maxBytes) {
+      entries.sort((a, b) => a.mtimeMs - b.mtimeMs);
+      for (const e of entries) {
+        if (total <= this.maxBytes * EVICT_TO) break;
+        await unlink(join(this.dir, e.name)).catch(() => {});
+        this.#known.delete(e.name);
+        total -= e.size;
+      }
+    }
+    this.#estimate = total;
+  }
+
+  /** Whole entries with their size and time; with `sweep`, removes temporary entries older than an hour. */
+  async #entries(sweep = false): Promise<{ name: string; size: number; mtimeMs: number }[]> {
+    let names: string[];
+    try {
+      names = await readdir(this.dir);
+    } catch {
+      return [];
+    }
+    const out: { name: string; size: number; mtimeMs: number }[] = [];
+    const now = Date.now();
+    for (const name of names) {
+      const info = await stat(join(this.dir, name)).catch(() => undefined);
+      if (info === undefined || !info.isFile()) continue;
+      if (name.endsWith('.tmp')) {
+        if (sweep && now - info.mtimeMs > STALE_TEMP_MS) await unlink(join(this.dir, name)).catch(() => {});
+        continue;
+      }
+      if (ENTRY_NAME.test(name)) out.push({ name, size: info.size, mtimeMs: info.mtimeMs });
+    }
+    return out;
+  }
+
+  #problem(what: string, error: unknown): void {
+    if (this.#warned) return;
+    this.#warned = true;
+    const code = (error as NodeJS.ErrnoException).code ?? (error instanceof Error ? error.message : String(error));
+    this.#warn(`the piece cache in ${this.dir} failed (${what}: ${code}); going on without it`);
+  }
+}

@@ -1,0 +1,216 @@
+/**
+ * Running `tts batch FILE.jsonl` and `tts batch --lines FILE --output-dir DIR` (docs/cli.md §9): many
+ * syntheses in one process, `--jobs N` at once, sharing the service (its connections, or the
+ * one built-in engine) and the piece cache. Each job is one run of the client core (src/speak
+ * run.ts `speak`) into its own file. A failing line is reported with its line number and stops
+ * no other; the exit code is the most severe of all lines.
+ */
+import { mkdir } from 'node:fs/promises';
+import type { Command } from 'commander';
+import { removeTempFilesSync } from '../audio/temp-files.js';
+import { cacheFor } from '../cache/use.js';
+import { audioSeconds } from '../dsp/encoding.js';
+import { EXIT, TtsError } from '../errors.js';
+import { languageForVoice } from '../protocol/voices.js';
+import { assertOutputIsNotInput, planOutput } from '../speak/outputs.js';
+import { speak, type RunStats } from '../speak/run.js';
+import { resolveService, type ServiceTarget } from '../speak/service.js';
+import { jsonJobs, plainJobs, readBatchLines, type BatchJob } from './batch-jobs.js';
+import type { SynthesisFlags } from './options.js';
+import { createReporter, formatClock, jsonLine, reportError, startProgressDisplay, type CommandIo, type ProgressDisplay, type Reporter } from './report.js';
+
+/** The flags of `tts batch`: the synthesis flags (defaults for every line) and its own. */
+export interface BatchFlags extends SynthesisFlags {
+  /** Jobs at once (`--jobs`). */
+  jobs: number;
+  /** `--output-dir`. */
+  outputDir?: string;
+}
+
+/** One line's result, as `--json` prints it (one object per line, on stderr). */
+export interface JobResult {
+  line: number;
+  ok: boolean;
+  output: string;
+  bytes: number;
+  audio_seconds: number;
+  elapsed_ms: number;
+  requests: number;
+  cache_hits: number;
+  /** The error code, when ok is false. */
+  error?: string;
+  /** The exit code this line alone would have had (docs/cli.md §3). */
+  exit_code: number;
+}
+
+/**
+ * Exit codes from least to most severe: a batch exits with the most severe of its lines. An
+ * interruption outranks everything, then a bug, then what stops every job alike (local I/O,
+ * transport, limits, the key) before what concerns one line (a refused request, a bad line).
+ */
+const SEVERITY: readonly number[] = [EXIT.ok, EXIT.usage, EXIT.rejected, EXIT.auth, EXIT.limits, EXIT.transport, EXIT.io, EXIT.internal];
+
+/** The most severe of two exit codes (docs/cli.md §9). */
+export function moreSevere(a: number, b: number): number {
+  const rank = (c: number): number => (c >= 128 ? 100 + c : SEVERITY.indexOf(c));
+  return rank(b) > rank(a) ? b : a;
+}
+
+/**
+ * Runs a batch.
+ * @returns the exit code: the most severe of all lines (0 when all succeeded); 2 for a bad
+ *   command line or an unreadable input (then no job runs); 130 / 143 / 129 after a signal.
+ */
+export async function runBatch(file: string, flags: BatchFlags, command: Command, io: CommandIo): Promise<number> {
+  const started = performance.now();
+  const reporter = createReporter(io.stderr, flags);
+  const controller = new AbortController();
+  let interrupted: NodeJS.Signals | undefined;
+  const onSignal = (signal: NodeJS.Signals): void => {
+    if (interrupted !== undefined) {
+      // A second signal: leave now, but still take the temporary files away (docs/cli.md §2).
+      removeTempFilesSync();
+      process.exit(signal === 'SIGINT' ? EXIT.interrupted : 128 + (signal === 'SIGTERM' ? 15 : 1));
+    }
+    interrupted = signal;
+    controller.abort(new TtsError('interrupted', signal === 'SIGINT' ? 'interrupted' : `stopped by ${signal}`));
+  };
+  const signals: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
+  for (const s of signals) process.on(s, onSignal);
+  let target: ServiceTarget | undefined;
+  let display: ProgressDisplay | undefined;
+  try {
+    for (const [flag, set] of [['-o/--output', flags.output], ['-f/--file', flags.file], ['--play', flags.play]] as const) {
+      if (set !== undefined) throw new TtsError('usage', `${flag} is not a batch flag`, { hint: 'each line names its own "output" (and "text" or "file"); --output-dir DIR sets their folder' });
+    }
+    if (flags.lines === true && flags.outputDir === undefined) throw new TtsError('usage', '--lines needs --output-dir DIR', { hint: 'tts batch --lines FILE --output-dir DIR writes DIR/0001.wav, …' });
+    const lines = await readBatchLines(file, io, flags.maxInput, controller.signal);
+    const jobs = flags.lines === true ? plainJobs(lines, flags.outputDir!, flags) : jsonJobs(lines, command, flags, flags.outputDir);
+    if (jobs.length === 0) throw new TtsError('usage', `${file === '-' ? 'standard input' : file} has no jobs`, { hint: 'one JSON object per line, or with --lines one text per line' });
+    if (flags.outputDir !== undefined) await mkdir(flags.outputDir, { recursive: true });
+
+    const inline = jobs.map((j) => j.text ?? '').join('\n').slice(0, 64 * 1024);
+    target = await resolveService({ text: inline, baseUrl: flags.baseUrl, wsBaseUrl: flags.wsBaseUrl, apiKeyFile: flags.apiKeyFile, offline: flags.offline === true, env: io.env, warn: (l) => reporter.warn(l) });
+    reporter.setSecret(target.apiKey);
+    if (target.embedded) reporter.notice('no service configured (TTS_BASE_URL): using the built-in offline engine');
+    const cache = cacheFor(flags, io.env, (l) => reporter.warn(l));
+
+    display = await startProgressDisplay(io, flags, `jobs 0/${jobs.length}`);
+    const totals = { done: 0, failed: 0, bytes: 0, seconds: 0, requests: 0, hits: 0 };
+    const show = (): void => {
+      const elapsed = (performance.now() - started) / 1000;
+      const finished = totals.done + totals.failed;
+      const left = finished > 0 ? ` · ~${formatClock((elapsed * (jobs.length - finished)) / finished)} left` : '';
+      display?.update(`jobs ${finished}/${jobs.length} (${Math.floor((finished / jobs.length) * 100)}%) · ${totals.failed} failed · ${totals.seconds.toFixed(1)} s audio · ${formatClock(elapsed)} elapsed${left}`);
+    };
+    const say = (line: string): void => {
+      if (display !== undefined) display.log(line);
+      else io.stderr.write(`${line}\n`);
+    };
+    const lineReporter = (job: BatchJob): Reporter => {
+      const r = createReporter({ write: (t: string) => (say(t.replace(/\n$/, '').replace(/^tts: /, `tts: line ${job.line}: `)), true), isTTY: io.stderr.isTTY } as never, flags);
+      r.setSecret(target!.apiKey);
+      return r;
+    };
+
+    let code: number = EXIT.ok;
+    let next = 0;
+    const shared = target;
+    const worker = async (): Promise<void> => {
+      while (!controller.signal.aborted) {
+        const job = jobs[next++];
+        if (job === undefined) return;
+        const result = await runJob(job, shared, cache, lineReporter(job), io, controller.signal);
+        if (controller.signal.aborted) return;
+        code = moreSevere(code, result.exit_code);
+        if (result.ok) totals.done++;
+        else totals.failed++;
+        totals.bytes += result.bytes;
+        totals.seconds += result.audio_seconds;
+        totals.requests += result.requests;
+        totals.hits += result.cache_hits;
+        if (flags.json === true) say(jsonLine(result));
+        show();
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(flags.jobs, jobs.length) }, worker));
+    if (interrupted !== undefined) throw controller.signal.reason;
+    display?.stop();
+    display = undefined;
+    await cache?.settle();
+    if (io.stderr.isTTY === true && flags.quiet !== true && flags.json !== true) {
+      reporter.warn(
+        `batch: ${totals.done} of ${jobs.length} job(s) done${totals.failed > 0 ? `, ${totals.failed} failed` : ''} · ${formatClock(totals.seconds)} audio · ${formatClock((performance.now() - started) / 1000)} elapsed · ${totals.requests} requests, ${totals.hits} from cache`,
+      );
+    }
+    return code;
+  } catch (error) {
+    display?.stop();
+    display = undefined;
+    const code = reportError(interrupted !== undefined ? controller.signal.reason : error, reporter);
+    return interrupted === undefined ? code : interrupted === 'SIGINT' ? EXIT.interrupted : 128 + (interrupted === 'SIGTERM' ? 15 : 1);
+  } finally {
+    display?.stop();
+    for (const s of signals) process.off(s, onSignal);
+    if (!controller.signal.aborted) controller.abort(new TtsError('interrupted', 'finished'));
+    await target?.close().catch(() => {});
+  }
+}
+
+/**
+ * One job: its text into its file, through the shared service and cache.
+ * @returns its result; never throws (a failure is reported on stderr with the line number).
+ */
+async function runJob(job: BatchJob, target: ServiceTarget, cache: ReturnType<typeof cacheFor>, reporter: Reporter, io: CommandIo, signal: AbortSignal): Promise<JobResult> {
+  const started = performance.now();
+  const flags = job.flags;
+  const stats: RunStats = { requests: 0, bytes: 0, itemIds: new Set(), firstAudioAt: undefined };
+  const spec = { format: flags.format, sampleRate: flags.sampleRate, channels: flags.channels };
+  let exit: number = EXIT.ok;
+  let error: string | undefined;
+  try {
+    if (job.invalid !== undefined) throw job.invalid;
+    const plan = planOutput('stream', { output: job.output, wav: flags.wav, raw: flags.raw, play: false }, false);
+    if (plan.file !== undefined) await assertOutputIsNotInput(plan.file.path, job.file);
+    const { textSource } = await import('./synthesis.js');
+    const textFlags: SynthesisFlags = { ...flags };
+    if (job.file !== undefined) textFlags.file = job.file;
+    else delete textFlags.file;
+    const { pieces } = await textSource(job.text !== undefined ? [job.text] : [], textFlags, io, signal);
+    await speak({
+      channel: 'sse',
+      pieces,
+      voice: flags.voice,
+      language: (flags.language ?? languageForVoice(flags.voice)) as 'ja' | 'en',
+      spec,
+      plan,
+      maxChars: flags.maxChars,
+      concurrency: flags.concurrency,
+      retries: flags.retries,
+      timeoutMs: flags.timeout * 1000,
+      allowInsecure: flags.allowInsecure === true,
+      target,
+      stdout: io.stdout,
+      signal,
+      log: { verbose: (l) => reporter.verbose(l), warn: (l) => reporter.warn(l) },
+      stats,
+      cache,
+    });
+  } catch (err) {
+    if (!signal.aborted) exit = reportError(err, reporter);
+    error = err instanceof TtsError ? err.code : 'internal';
+  }
+  const result: JobResult = {
+    line: job.line,
+    ok: error === undefined,
+    output: job.output,
+    bytes: stats.bytes,
+    audio_seconds: Number(audioSeconds(stats.bytes, spec.format, spec.sampleRate, spec.channels).toFixed(3)),
+    elapsed_ms: Math.round(performance.now() - started),
+    requests: stats.requests - (stats.cacheHits ?? 0),
+    cache_hits: stats.cacheHits ?? 0,
+    exit_code: exit,
+  };
+  if (error !== undefined) result.error = error;
+  return result;
+}

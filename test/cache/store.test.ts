@@ -1,0 +1,129 @@
+/**
+ * The piece cache's store (src/cache/store.ts): whole entries only, corrupt ones removed, least
+ * recently used evicted past the cap, nothing visible before commit, two writers of one key.
+ */
+import assert from 'node:assert/strict';
+import { mkdtemp, readdir, readFile, rm, utimes, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { PieceCache } from '../../src/cache/store.js';
+import { cacheDir } from '../../src/cache/use.js';
+
+const key = (c: string): string => c.repeat(64);
+
+async function put(cache: PieceCache, k: string, data: Buffer): Promise<void> {
+  const w = await cache.begin(k);
+  assert.ok(w !== undefined);
+  await w.write(data.subarray(0, 10));
+  await w.write(data.subarray(10));
+  await w.commit();
+}
+
+async function get(cache: PieceCache, k: string): Promise<Buffer | undefined> {
+  const hit = await cache.read(k);
+  if (hit === undefined) return undefined;
+  const parts: Buffer[] = [];
+  for await (const b of hit.chunks()) parts.push(b);
+  return Buffer.concat(parts);
+}
+
+describe('PieceCache', () => {
+  let dir: string;
+  before(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'tts-store-'));
+  });
+  after(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('lives in $XDG_CACHE_HOME/tts, else ~/.cache/tts (a relative XDG_CACHE_HOME is ignored)', () => {
+    assert.equal(cacheDir({ XDG_CACHE_HOME: '/x/c', HOME: '/home/u' }), '/x/c/tts');
+    assert.equal(cacheDir({ XDG_CACHE_HOME: 'rel', HOME: '/home/u' }), '/home/u/.cache/tts');
+    assert.equal(cacheDir({ HOME: '/home/u' }), '/home/u/.cache/tts');
+  });
+
+  it('replays what was committed, in blocks of at most 64 KiB; nothing before commit; nothing after discard', async () => {
+    const cache = new PieceCache(join(dir, 'a'), 2 ** 30, () => {});
+    const data = Buffer.alloc(200_000, 7);
+    data.writeUInt32LE(123456, 5000);
+    const w = await cache.begin(key('a'));
+    await w!.write(data);
+    assert.equal(await cache.read(key('a')), undefined, 'visible before commit');
+    await w!.commit();
+    const hit = await cache.read(key('a'));
+    assert.equal(hit?.bytes, data.length);
+    const blocks: Buffer[] = [];
+    for await (const b of hit!.chunks()) blocks.push(b);
+    assert.ok(blocks.every((b) => b.length <= 65536));
+    assert.ok(Buffer.concat(blocks).equals(data));
+
+    const d = await cache.begin(key('b'));
+    await d!.write(data);
+    await d!.discard();
+    assert.equal(await cache.read(key('b')), undefined);
+    assert.deepEqual((await readdir(cache.dir)).filter((n) => n.endsWith('.tmp')), []);
+  });
+
+  it('removes a corrupt, cut-off or foreign entry instead of replaying it', async () => {
+    const cache = new PieceCache(join(dir, 'b'), 2 ** 30, () => {});
+    const data = Buffer.alloc(5000, 3);
+    for (const [c, spoil] of [
+      ['c', (b: Buffer) => b.subarray(0, b.length - 1)],
+      ['d', (b: Buffer) => Buffer.concat([b, Buffer.from([0])])],
+      ['e', (b: Buffer) => ((b[3000] = 9), b)],
+      ['f', (b: Buffer) => ((b[30] = b[30]! ^ 1), b)],
+      ['1', () => Buffer.from('not an entry')],
+    ] as const) {
+      await put(cache, key(c), data);
+      const path = join(cache.dir, key(c));
+      await writeFile(path, spoil(await readFile(path)));
+      assert.equal(await get(cache, key(c)), undefined, c);
+      assert.ok(!(await readdir(cache.dir)).includes(key(c)), `${c} was not removed`);
+    }
+  });
+
+  it('evicts the least recently used entries past its cap; a hit renews an entry', async () => {
+    const entry = 10_000;
+    // Room for three and a half entries (with their 56-byte headers): a fourth overflows, and
+    // eviction (down to 90 % of the cap) takes one.
+    const cache = new PieceCache(join(dir, 'c'), Math.floor(3.5 * (entry + 56)), () => {});
+    for (const [i, c] of ['a', 'b', 'c'].entries()) {
+      await put(cache, key(c), Buffer.alloc(entry, i));
+      const t = new Date(Date.now() - (10 - i) * 60_000);
+      await utimes(join(cache.dir, key(c)), t, t);
+    }
+    // `a` is the oldest, but read now: `b` is the least recently used.
+    assert.ok((await get(cache, key('a'))) !== undefined);
+    await put(cache, key('d'), Buffer.alloc(entry, 9));
+    await cache.settle();
+    const names = await readdir(cache.dir);
+    assert.ok(!names.includes(key('b')), 'the least recently used entry stayed');
+    for (const c of ['a', 'c', 'd']) assert.ok(names.includes(key(c)), c);
+    assert.ok((await cache.stats()).bytes <= cache.maxBytes);
+  });
+
+  it('two writers of one key: the reader sees one whole entry, never a mix', async () => {
+    const root = join(dir, 'd');
+    const one = new PieceCache(root, 2 ** 30, () => {});
+    const two = new PieceCache(root, 2 ** 30, () => {});
+    const [w1, w2] = await Promise.all([one.begin(key('e')), two.begin(key('e'))]);
+    await Promise.all([w1!.write(Buffer.alloc(70_000, 1)), w2!.write(Buffer.alloc(90_000, 2))]);
+    await Promise.all([w1!.commit(), w2!.commit()]);
+    const got = await get(one, key('e'));
+    assert.ok(got !== undefined);
+    assert.ok(got.equals(Buffer.alloc(70_000, 1)) || got.equals(Buffer.alloc(90_000, 2)));
+    assert.deepEqual((await readdir(one.dir)).filter((n) => n.endsWith('.tmp')), []);
+  });
+
+  it('a cache that cannot be created is off, with one warning, and never fails the caller', async () => {
+    const blocker = join(dir, 'file');
+    await writeFile(blocker, 'x');
+    const warnings: string[] = [];
+    const cache = new PieceCache(join(blocker, 'tts'), 2 ** 30, (l) => warnings.push(l));
+    assert.equal(await cache.begin(key('f')), undefined);
+    assert.equal(await cache.read(key('f')), undefined);
+    assert.equal(warnings.length, 1);
+    assert.match(warnings[0]!, /going on without it/);
+  });
+});

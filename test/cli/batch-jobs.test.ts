@@ -1,0 +1,73 @@
+/**
+ * Parsing the jobs of `tts batch` (src/cli/batch-jobs.ts): keys looked up among the command's own
+ * options by long name and parsed by their own parsers — so a flag added later is accepted with
+ * no more code —, refusals by line, numbering of the plain form, and the severity order.
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { Command } from 'commander';
+import { jsonJobs, plainJobs } from '../../src/cli/batch-jobs.js';
+import { moreSevere } from '../../src/cli/batch-run.js';
+import { addSynthesisOptions, intIn, type SynthesisFlags } from '../../src/cli/options.js';
+
+function command(): { cmd: Command; flags: SynthesisFlags } {
+  const cmd = addSynthesisOptions(new Command('batch')).option('--later-flag <n>', 'a flag added by another change', intIn(1, 9, '--later-flag'));
+  cmd.parse([], { from: 'user' });
+  return { cmd, flags: cmd.opts<SynthesisFlags>() };
+}
+
+describe('batch jobs', () => {
+  it('takes any synthesis flag by its long name, parsed as on the command line', () => {
+    const { cmd, flags } = command();
+    const [job] = jsonJobs([JSON.stringify({ text: 'Hi', output: 'a.wav', voice: 'en-man-1', 'sample-rate': '16000', max_chars: 200, format: 'mulaw', wav: true, laterFlag: 3 })], cmd, flags, undefined);
+    assert.equal(job!.invalid, undefined);
+    assert.equal(job!.flags.voice, 'en-man-1');
+    assert.equal(job!.flags.sampleRate, 16000);
+    assert.equal(job!.flags.maxChars, 200);
+    assert.equal(job!.flags.format, 'mulaw');
+    assert.equal(job!.flags.wav, true);
+    assert.equal((job!.flags as unknown as Record<string, unknown>)['laterFlag'], 3);
+    // The batch's own flags are untouched.
+    assert.equal(flags.voice, 'ja-man-1');
+  });
+
+  it('refuses bad lines one by one, with their line numbers', () => {
+    const { cmd, flags } = command();
+    const lines = [
+      '{"text":"ok","output":"ok.wav"}',
+      '',
+      'nope',
+      '[1]',
+      '{"text":"x","output":"x.wav","sample-rate":"fast"}',
+      '{"text":"x","output":"x.wav","format":"ogg"}',
+      '{"text":"x","output":"x.wav","base-url":"http://a"}',
+      '{"text":"x","output":"x.wav","wav":"yes"}',
+      '{"output":"x.wav"}',
+      '{"text":"x"}',
+      '{"text":"x","output":"x.wav","later-flag":10}',
+    ];
+    const jobs = jsonJobs(lines, cmd, flags, undefined);
+    assert.deepEqual(jobs.map((j) => j.line), [1, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
+    assert.equal(jobs[0]!.invalid, undefined);
+    for (const j of jobs.slice(1)) assert.equal(j.invalid?.exitCode, 2, `line ${j.line}`);
+    assert.match(jobs[3]!.invalid!.message, /sample-rate/);
+    assert.match(jobs[5]!.invalid!.message, /not a flag a line can set/);
+  });
+
+  it('names outputs by line number under --output-dir, and numbers the plain form by non-empty line', () => {
+    const { cmd, flags } = command();
+    const jobs = jsonJobs(['{"text":"a"}', '', '{"text":"b","output":"sub/b.wav"}'], cmd, flags, '/out');
+    assert.deepEqual(jobs.map((j) => j.output), ['/out/0001.wav', '/out/sub/b.wav']);
+    const plain = plainJobs(['one', '', '  ', 'two'], '/o', flags);
+    assert.deepEqual(plain.map((j) => [j.line, j.output, j.text]), [[1, '/o/0001.wav', 'one'], [4, '/o/0002.wav', 'two']]);
+  });
+
+  it('exits with the most severe code', () => {
+    const worst = (codes: number[]): number => codes.reduce(moreSevere, 0);
+    assert.equal(worst([0, 0]), 0);
+    assert.equal(worst([0, 4, 2]), 4);
+    assert.equal(worst([4, 6, 5]), 6);
+    assert.equal(worst([7, 1, 6]), 1);
+    assert.equal(worst([1, 130]), 130);
+  });
+});

@@ -1,0 +1,287 @@
+/**
+ * The piece cache and resume (docs/cli.md §8) against a real `tts serve`, counting the requests
+ * it served in its access log: a rerun asks for nothing and writes the same bytes; --no-cache and
+ * TTS_NO_CACHE ask again; a corrupt or cut-off entry is fetched again; after Ctrl-C at about half
+ * a book, the same command asks only for the rest and writes the whole file; the size cap holds.
+ */
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { mkdtemp, readdir, readFile, rm, stat, truncate, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { runTts } from '../helpers/cli.js';
+import { haveSox, soxInfo } from '../helpers/audio-sox.js';
+import { waitFor } from '../helpers/serve-http.js';
+import { startServe, type ServeProcess } from '../helpers/serve-process.js';
+import { parseWavHeader } from '../helpers/wav-reader.js';
+
+const KEY = 'cache-test-key-0123456789';
+
+/** About `n` characters of English prose in short numbered sentences. */
+function bookText(n: number): string {
+  const sentences = [
+    'The morning was cold and bright.',
+    'She walked to the station with a book under her arm.',
+    'Trains came and went, and nobody seemed to be in a hurry.',
+    'At noon the rain began, softly at first.',
+    'He said that the bridge had been closed since Tuesday.',
+    'They waited, and talked about the sea.\n',
+  ];
+  let text = '';
+  // Numbered, so that no two pieces are the same text (a repeated piece is a cache hit).
+  for (let i = 0; text.length < n; i++) text += `${i + 1}. ${sentences[i % sentences.length]} `;
+  return text;
+}
+
+interface Summary {
+  ok: boolean;
+  requests: number;
+  cache_hits: number;
+  bytes: number;
+}
+
+function summaryOf(stderr: string): Summary {
+  return JSON.parse(stderr.trim().split('\n').at(-1)!) as Summary;
+}
+
+describe('the piece cache against tts serve', { skip: !haveSox && 'sox is not installed' }, () => {
+  let dir: string;
+  let srv: ServeProcess;
+  /** SSE requests the server answered with 200, from its access log. */
+  const served = (): number => srv.stderr().split('\n').filter((l) => / POST \/v1\/tts\/sse 200 /.test(l)).length;
+  /** Waits until the access log holds `n` served requests (its line follows the response's end). */
+  const servedReaches = async (n: number): Promise<number> => {
+    await waitFor(() => served() >= n, 3000);
+    // Nothing more arrives late.
+    await new Promise((r) => setTimeout(r, 150));
+    return served();
+  };
+  let env: (cacheHome: string, extra?: Record<string, string>) => Record<string, string>;
+
+  before(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'tts-cache-e2e-'));
+    srv = await startServe(['--port', '0', '--rate-limit', '100000/min', '--max-concurrent', '8', '--workers', '1'], { TTS_SERVER_API_KEYS: KEY });
+    env = (cacheHome, extra = {}) => ({ TTS_BASE_URL: srv.base, TTS_API_KEY: KEY, XDG_CACHE_HOME: cacheHome, ...extra });
+  });
+  after(async () => {
+    srv.child.kill('SIGTERM');
+    await srv.exited;
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('a rerun makes no request and writes identical bytes; --no-cache and TTS_NO_CACHE ask again', async () => {
+    const cacheHome = await mkdtemp(join(dir, 'home-'));
+    const book = join(dir, 'rerun.txt');
+    await writeFile(book, bookText(1500));
+    const args = (out: string): string[] => ['stream', '--voice', 'en-man-1', '--max-chars', '200', '-f', book, '-o', out, '--json'];
+    const first = join(dir, 'first.wav');
+    const before0 = served();
+    const r1 = await runTts(args(first), { env: env(cacheHome) });
+    assert.equal(r1.code, 0, r1.stderr);
+    const s1 = summaryOf(r1.stderr);
+    assert.ok(s1.requests >= 6, `${s1.requests} requests`);
+    assert.equal(s1.cache_hits, 0);
+    assert.equal((await servedReaches(before0 + s1.requests)) - before0, s1.requests);
+
+    const second = join(dir, 'second.wav');
+    const before1 = served();
+    const r2 = await runTts(args(second), { env: env(cacheHome) });
+    assert.equal(r2.code, 0, r2.stderr);
+    const s2 = summaryOf(r2.stderr);
+    assert.equal(s2.requests, 0);
+    assert.equal(s2.cache_hits, s1.requests);
+    await new Promise((r) => setTimeout(r, 300));
+    assert.equal(served() - before1, 0, 'the server saw requests on a cached rerun');
+    assert.ok((await readFile(second)).equals(await readFile(first)), 'the cached rerun wrote other bytes');
+
+    // Folders 0700, entries 0600.
+    assert.equal((await stat(join(cacheHome, 'tts'))).mode & 0o777, 0o700);
+    const pieces = join(cacheHome, 'tts', 'pieces');
+    assert.equal((await stat(pieces)).mode & 0o777, 0o700);
+    const names = await readdir(pieces);
+    assert.equal(names.length, s1.requests);
+    for (const n of names) assert.equal((await stat(join(pieces, n))).mode & 0o777, 0o600, n);
+
+    for (const [label, extraArgs, extraEnv] of [
+      ['--no-cache', ['--no-cache'], {}],
+      ['TTS_NO_CACHE=1', [], { TTS_NO_CACHE: '1' }],
+    ] as const) {
+      const before2 = served();
+      const r3 = await runTts([...args(join(dir, 'again.wav')), ...extraArgs], { env: env(cacheHome, extraEnv) });
+      assert.equal(r3.code, 0, r3.stderr);
+      const s3 = summaryOf(r3.stderr);
+      assert.equal(s3.requests, s1.requests, label);
+      assert.equal(s3.cache_hits, 0, label);
+      assert.equal((await servedReaches(before2 + s1.requests)) - before2, s1.requests, label);
+    }
+  });
+
+  it('fetches a corrupt and a cut-off entry again, and writes the same file', async () => {
+    const cacheHome = await mkdtemp(join(dir, 'home-'));
+    const book = join(dir, 'corrupt.txt');
+    await writeFile(book, bookText(1200));
+    const args = (out: string): string[] => ['stream', '--voice', 'en-woman-1', '--max-chars', '200', '--concurrency', '1', '-f', book, '-o', out, '--json'];
+    const first = join(dir, 'corrupt-first.wav');
+    const r1 = await runTts(args(first), { env: env(cacheHome) });
+    assert.equal(r1.code, 0, r1.stderr);
+    const pieces = join(cacheHome, 'tts', 'pieces');
+    const names = (await readdir(pieces)).sort();
+    assert.ok(names.length >= 4, `${names.length} entries`);
+    // Each entry's place in the book: where its audio sits in the first file.
+    const firstAudio = await readFile(first);
+    const audioOf = async (name: string): Promise<Buffer> => (await readFile(join(pieces, name))).subarray(56);
+    const at = new Map<string, number>();
+    for (const n of names) at.set(n, firstAudio.indexOf(await audioOf(n)));
+    assert.ok([...at.values()].every((o) => o > 0));
+    const order = [...names].sort((a, b) => at.get(a)! - at.get(b)!);
+    // One bit flipped in the audio of one entry, another cut short.
+    const flipped = join(pieces, names[0]!);
+    const bytes = await readFile(flipped);
+    bytes[bytes.length >> 1] = bytes[bytes.length >> 1]! ^ 0x01;
+    await writeFile(flipped, bytes);
+    const corruptAudio = bytes.subarray(56);
+    await truncate(join(pieces, names[1]!), (await stat(join(pieces, names[1]!))).size - 100);
+
+    const second = join(dir, 'corrupt-second.wav');
+    const before = served();
+    const r2 = await runTts(args(second), { env: env(cacheHome) });
+    assert.equal(r2.code, 0, r2.stderr);
+    const s2 = summaryOf(r2.stderr);
+    assert.equal(s2.requests, 2);
+    assert.equal(s2.cache_hits, names.length - 2);
+    assert.equal((await servedReaches(before + 2)) - before, 2);
+    const written = await readFile(second);
+    assert.equal(written.indexOf(corruptAudio), -1, 'the corrupt entry was spliced into the file');
+    // The file is exactly the entries now in the cache, in book order: the two fetched again
+    // replaced the broken ones whole.
+    const expected = Buffer.concat(await Promise.all(order.map(audioOf)));
+    assert.ok(written.subarray(parseWavHeader(written).dataOffset).equals(expected), 'the file is not the cached pieces in order');
+    // The entries fetched again are whole: a run from the cache alone writes the same bytes.
+    const third = join(dir, 'corrupt-third.wav');
+    const r3 = await runTts(args(third), { env: env(cacheHome) });
+    assert.equal(summaryOf(r3.stderr).requests, 0, r3.stderr);
+    assert.ok((await readFile(third)).equals(written));
+  });
+
+  it('after Ctrl-C at about half a book, the same command asks only for the rest and writes the whole file', async () => {
+    const book = join(dir, 'resume.txt');
+    await writeFile(book, bookText(6000));
+    const args = (out: string): string[] => ['stream', '--voice', 'en-man-1', '--max-chars', '150', '--concurrency', '1', '-f', book, '-o', out, '--json'];
+    // A clean run, with a cache of its own, says how many pieces the book has.
+    const clean = join(dir, 'resume-clean.wav');
+    const rc = await runTts(args(clean), { env: env(await mkdtemp(join(dir, 'home-'))), timeoutMs: 120_000 });
+    assert.equal(rc.code, 0, rc.stderr);
+    const total = summaryOf(rc.stderr).requests;
+    assert.ok(total >= 30, `${total} pieces`);
+
+    const cacheHome = await mkdtemp(join(dir, 'home-'));
+    const out = join(dir, 'resume.wav');
+    const start = served();
+    const r1 = await runTts(args(out), {
+      env: env(cacheHome),
+      timeoutMs: 120_000,
+      onSpawn: (child) => {
+        const poll = setInterval(() => {
+          if (served() - start >= total / 2) {
+            clearInterval(poll);
+            child.kill('SIGINT');
+          }
+        }, 5);
+        child.once('exit', () => clearInterval(poll));
+      },
+    });
+    assert.equal(r1.code, 130, r1.stderr);
+    assert.equal(existsSync(out), false, 'an interrupted run left its output');
+    assert.deepEqual((await readdir(dir)).filter((n) => n.endsWith('.tmp')), []);
+    const stored = (await readdir(join(cacheHome, 'tts', 'pieces'))).filter((n) => !n.endsWith('.tmp')).length;
+    assert.ok(stored >= total / 2 - 2 && stored < total, `${stored} of ${total} pieces stored before Ctrl-C`);
+
+    await new Promise((r) => setTimeout(r, 300));
+    const before = served();
+    const r2 = await runTts(args(out), { env: env(cacheHome), timeoutMs: 120_000 });
+    assert.equal(r2.code, 0, r2.stderr);
+    const s2 = summaryOf(r2.stderr);
+    assert.equal(s2.cache_hits, stored);
+    assert.equal(s2.requests, total - stored);
+    assert.equal((await servedReaches(before + s2.requests)) - before, total - stored);
+    const whole = await readFile(out);
+    const h = parseWavHeader(whole);
+    const hc = parseWavHeader(await readFile(clean));
+    assert.equal(h.dataBytes, hc.dataBytes);
+    assert.equal(soxInfo(out).samples, soxInfo(clean).samples);
+    assert.ok(whole.equals(await readFile(clean)), 'the resumed file differs from a clean run');
+  });
+
+  it('after a crash (SIGKILL) midway, the same command asks only for what was not stored', async () => {
+    const book = join(dir, 'crash.txt');
+    await writeFile(book, bookText(3000));
+    const args = (out: string): string[] => ['stream', '--voice', 'en-woman-1', '--max-chars', '150', '--concurrency', '1', '-f', book, '-o', out, '--json'];
+    const cacheHome = await mkdtemp(join(dir, 'home-'));
+    const out = join(dir, 'crash.wav');
+    const start = served();
+    const r1 = await runTts(args(out), {
+      env: env(cacheHome),
+      timeoutMs: 120_000,
+      onSpawn: (child) => {
+        const poll = setInterval(() => {
+          if (served() - start >= 8) {
+            clearInterval(poll);
+            child.kill('SIGKILL');
+          }
+        }, 5);
+        child.once('exit', () => clearInterval(poll));
+      },
+    });
+    assert.equal(r1.signal, 'SIGKILL');
+    assert.equal(existsSync(out), false);
+    const stored = (await readdir(join(cacheHome, 'tts', 'pieces'))).filter((n) => !n.endsWith('.tmp')).length;
+    assert.ok(stored >= 4, `${stored} pieces stored before the crash`);
+    const r2 = await runTts(args(out), { env: env(cacheHome), timeoutMs: 120_000 });
+    assert.equal(r2.code, 0, r2.stderr);
+    const s2 = summaryOf(r2.stderr);
+    assert.equal(s2.cache_hits, stored);
+    assert.ok(s2.requests >= 1);
+    assert.equal(parseWavHeader(await readFile(out)).dataBytes, s2.bytes);
+  });
+
+  it('two runs at once share the cache safely; a third is answered from it alone', async () => {
+    const cacheHome = await mkdtemp(join(dir, 'home-'));
+    const book = join(dir, 'twice.txt');
+    await writeFile(book, bookText(1500));
+    const args = (out: string): string[] => ['stream', '--voice', 'en-man-1', '--max-chars', '200', '-f', book, '-o', out, '--json'];
+    const [a, b] = await Promise.all([runTts(args(join(dir, 'twice-a.wav')), { env: env(cacheHome) }), runTts(args(join(dir, 'twice-b.wav')), { env: env(cacheHome) })]);
+    assert.equal(a.code, 0, a.stderr);
+    assert.equal(b.code, 0, b.stderr);
+    const pieces = summaryOf(a.stderr).requests + summaryOf(a.stderr).cache_hits;
+    const names = await readdir(join(cacheHome, 'tts', 'pieces'));
+    assert.deepEqual(names.filter((n) => n.endsWith('.tmp')), []);
+    assert.equal(names.length, pieces);
+    const c = await runTts(args(join(dir, 'twice-c.wav')), { env: env(cacheHome) });
+    assert.equal(summaryOf(c.stderr).requests, 0, c.stderr);
+    assert.equal(summaryOf(c.stderr).cache_hits, pieces);
+    const third = await readFile(join(dir, 'twice-c.wav'));
+    assert.equal(parseWavHeader(third).dataBytes, summaryOf(c.stderr).bytes);
+  });
+
+  it('keeps within --cache-size, dropping the least recently used pieces; `tts cache stats|clear`', async () => {
+    const cacheHome = await mkdtemp(join(dir, 'home-'));
+    const book = join(dir, 'cap.txt');
+    await writeFile(book, bookText(2000));
+    const r = await runTts(['stream', '--voice', 'en-man-1', '--max-chars', '200', '-f', book, '-o', join(dir, 'cap.wav'), '--json', '--cache-size', '3M'], { env: env(cacheHome) });
+    assert.equal(r.code, 0, r.stderr);
+    const s = summaryOf(r.stderr);
+    const stats = await runTts(['cache', 'stats', '--json'], { env: { XDG_CACHE_HOME: cacheHome } });
+    assert.equal(stats.code, 0, stats.stderr);
+    const info = JSON.parse(stats.stdout.toString()) as { dir: string; entries: number; bytes: number };
+    assert.equal(info.dir, join(cacheHome, 'tts', 'pieces'));
+    assert.ok(s.bytes > 3 * 2 ** 20, `${s.bytes} bytes of audio`);
+    assert.ok(info.bytes <= 3 * 2 ** 20 && info.entries >= 1, `${info.entries} entries, ${info.bytes} bytes`);
+
+    const cleared = await runTts(['cache', 'clear'], { env: { XDG_CACHE_HOME: cacheHome } });
+    assert.equal(cleared.code, 0, cleared.stderr);
+    assert.match(cleared.stdout.toString(), /removed \d+ piece/);
+    const after = JSON.parse((await runTts(['cache', 'stats', '--json'], { env: { XDG_CACHE_HOME: cacheHome } })).stdout.toString()) as { entries: number };
+    assert.equal(after.entries, 0);
+  });
+});

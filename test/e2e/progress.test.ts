@@ -1,0 +1,115 @@
+/**
+ * Progress on a terminal (docs/cli.md §2 "Progress"), under a real pty made by `script`: with
+ * `stty cols 100` the run shows percentages while it works and one summary line naming the file at
+ * the end; on a pty of zero size it still finishes; off a terminal and with -q nothing of it.
+ */
+import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { cleanEnv, runTts, TTS_BIN } from '../helpers/cli.js';
+import { startServe, type ServeProcess } from '../helpers/serve-process.js';
+
+const KEY = 'progress-test-key-0123456789';
+const haveScript = spawnSync('script', ['--version'], { stdio: 'ignore' }).status === 0;
+
+/**
+ * Runs `tts …args` under a pty after `stty` settings, as a user's terminal (no `CI` variable, which
+ * makes ora decline to animate); resolves with its exit code and the terminal's bytes.
+ */
+function underPty(stty: string, args: string[], env: Record<string, string | undefined>): Promise<{ code: number | null; screen: string }> {
+  const command = `stty ${stty}; ${[process.execPath, TTS_BIN, ...args].map((a) => JSON.stringify(a)).join(' ')}`;
+  const child = spawn('script', ['-qfec', command, '/dev/null'], { env: cleanEnv({ TERM: 'xterm', CI: undefined, ...env }), stdio: ['ignore', 'pipe', 'ignore'] });
+  const parts: Buffer[] = [];
+  let size = 0;
+  child.stdout.on('data', (d: Buffer) => {
+    size += d.length;
+    if (size < 4 * 1024 * 1024) parts.push(d);
+  });
+  const killer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+  return new Promise((resolve) =>
+    child.on('close', (code) => {
+      clearTimeout(killer);
+      resolve({ code, screen: Buffer.concat(parts).toString('utf8') });
+    }),
+  );
+}
+
+describe('progress on a terminal', { skip: !haveScript && 'script (util-linux) is not installed' }, () => {
+  let dir: string;
+  let srv: ServeProcess;
+  let book: string;
+  let env: Record<string, string>;
+  before(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'tts-progress-'));
+    srv = await startServe(['--port', '0', '--rate-limit', '100000/min', '--workers', '1'], { TTS_SERVER_API_KEYS: KEY });
+    env = { TTS_BASE_URL: srv.base, TTS_API_KEY: KEY };
+    book = join(dir, 'book.txt');
+    let text = '';
+    for (let i = 1; text.length < 4000; i++) text += `Sentence number ${i} of a book that takes a while to read aloud. `;
+    await writeFile(book, text);
+  });
+  after(async () => {
+    srv.child.kill('SIGTERM');
+    await srv.exited;
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('shows percentages while working, and a summary naming the file at the end', async () => {
+    const out = join(dir, 'book.wav');
+    const { code, screen } = await underPty('cols 100 rows 30', ['stream', '--voice', 'en-man-1', '--max-chars', '150', '--concurrency', '1', '-f', book, '-o', out], env);
+    assert.equal(code, 0, screen);
+    const shares = [...screen.matchAll(/(\d+)% · \d+ chars · [\d.]+ s audio · \d+:\d\d elapsed/g)].map((m) => Number(m[1]));
+    assert.ok(shares.length >= 2, `progress lines: ${JSON.stringify(screen.slice(0, 2000))}`);
+    assert.ok(shares.some((s) => s > 0 && s < 100), `shares ${shares.join(',')}`);
+    assert.match(screen, /~\d+:\d\d left/);
+    const summary = new RegExp(`tts: wrote ${out.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} · \\d+:\\d\\d audio · WAV pcm16 · 24000 Hz · 1 ch · \\d+:\\d\\d elapsed · \\d+ requests, 0 from cache`);
+    assert.match(screen, summary);
+    // The rerun comes from the cache, and the summary says so.
+    const again = await underPty('cols 100 rows 30', ['stream', '--voice', 'en-man-1', '--max-chars', '150', '--concurrency', '1', '-f', book, '-o', out], { ...env, XDG_CACHE_HOME: join(dir, 'cache') });
+    assert.equal(again.code, 0, again.screen);
+    const third = await underPty('cols 100 rows 30', ['stream', '--voice', 'en-man-1', '--max-chars', '150', '--concurrency', '1', '-f', book, '-o', out], { ...env, XDG_CACHE_HOME: join(dir, 'cache') });
+    assert.match(third.screen, / 0 requests, \d+ from cache/);
+  });
+
+  it('finishes under a pty of zero size, with the summary and the file', async () => {
+    const out = join(dir, 'zero.wav');
+    const { code, screen } = await underPty('cols 0 rows 0', ['stream', '--voice', 'en-man-1', '--max-chars', '150', '-f', book, '-o', out], env);
+    assert.equal(code, 0, screen);
+    assert.ok(existsSync(out));
+    assert.ok(screen.length < 64 * 1024, `${screen.length} bytes on the terminal`);
+    assert.match(screen, /tts: wrote .*zero\.wav/);
+  });
+
+  it('does not animate with TERM=dumb or NO_COLOR, and still prints the summary', async () => {
+    for (const extra of [{ TERM: 'dumb' }, { NO_COLOR: '1' }]) {
+      const out = join(dir, 'dumb.wav');
+      const { code, screen } = await underPty('cols 100 rows 30', ['stream', '--voice', 'en-man-1', '-f', book, '-o', out], { ...env, ...extra });
+      assert.equal(code, 0, screen);
+      assert.doesNotMatch(screen, /\x1b\[\?25l/, `cursor hidden (a spinner) with ${JSON.stringify(extra)}`);
+      assert.match(screen, /tts: wrote .*dumb\.wav/);
+    }
+  });
+
+  it('batch shows progress over its jobs and a summary', async () => {
+    const lines = Array.from({ length: 6 }, (_, i) => JSON.stringify({ text: `Job number ${i + 1}. ${'Some words to say. '.repeat(5)}`, output: `j${i + 1}.wav`, voice: 'en-woman-1' }));
+    const jobs = join(dir, 'jobs.jsonl');
+    await writeFile(jobs, lines.join('\n'));
+    const { code, screen } = await underPty('cols 100 rows 30', ['batch', jobs, '--output-dir', join(dir, 'jobs'), '--jobs', '1'], env);
+    assert.equal(code, 0, screen);
+    assert.match(screen, /jobs [1-5]\/6 \(\d+%\)/);
+    assert.match(screen, /tts: batch: 6 of 6 job\(s\) done/);
+  });
+
+  it('prints none of it off a terminal or with -q', async () => {
+    const r = await runTts(['stream', '--voice', 'en-man-1', '-f', book, '-o', join(dir, 'plain.wav')], { env });
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(r.stderr, '');
+    const q = await underPty('cols 100 rows 30', ['stream', '-q', '--voice', 'en-man-1', '-f', book, '-o', join(dir, 'quiet.wav')], env);
+    assert.equal(q.code, 0, q.screen);
+    assert.doesNotMatch(q.screen, /%|wrote/);
+  });
+});
