@@ -96,10 +96,12 @@ function memoryOf(instance: WebAssembly.Instance): Uint8Array {
  * freed too late (a server's memory grew by 100 MB under load). `_start` returns normally when
  * Flite's main returns, leaving the stack balanced; an instance that failed in any way, or grew
  * beyond {@link MAX_INSTANCE_BYTES}, is dropped and the next run makes a new one.
- * @returns signed 16-bit samples at {@link FLITE_SAMPLE_RATE} Hz, mono.
+ * @returns signed 16-bit samples at {@link FLITE_SAMPLE_RATE} Hz, mono, in blocks of at most
+ *   {@link FLITE_BLOCK_SAMPLES} (small arrays are freed by V8's young-generation collections;
+ *   one array per sentence would be a large object, kept until a full collection).
  * @throws Error when Flite exits with an error or traps, or writes no WAV.
  */
-export function fliteSynthesize(module: FliteModule, voice: FliteVoice, text: string): Int16Array {
+export function fliteSynthesize(module: FliteModule, voice: FliteVoice, text: string): Int16Array[] {
   if (runner === undefined || runner.module !== module) {
     const host = new MemoryWasi([]);
     const instance = new WebAssembly.Instance(module, host.imports());
@@ -117,7 +119,7 @@ export function fliteSynthesize(module: FliteModule, voice: FliteVoice, text: st
     if (code !== 0) throw new Error(`Flite exited with code ${code}`);
     const wav = host.file('out.wav');
     if (wav === undefined) throw new Error('Flite wrote no WAV');
-    const samples = wavSamples(Buffer.from(wav.buffer, wav.byteOffset, wav.byteLength));
+    const samples = wavSamples(Buffer.from(wav.buffer, wav.byteOffset, wav.byteLength), FLITE_BLOCK_SAMPLES);
     ok = true;
     return samples;
   } finally {
@@ -125,12 +127,15 @@ export function fliteSynthesize(module: FliteModule, voice: FliteVoice, text: st
   }
 }
 
+/** Samples per block {@link fliteSynthesize} returns: 2048 (128 ms at 16 kHz, 4 KiB). */
+export const FLITE_BLOCK_SAMPLES = 2048;
+
 /**
  * The pcm16 samples of a RIFF WAV file as Flite writes it (format tag 1, 16-bit mono, one `fmt `
- * and one `data` chunk).
+ * and one `data` chunk), copied out in blocks of at most `blockSamples`.
  * @throws Error on anything else.
  */
-export function wavSamples(wav: Buffer): Int16Array {
+export function wavSamples(wav: Buffer, blockSamples = FLITE_BLOCK_SAMPLES): Int16Array[] {
   if (wav.length < 12 || wav.toString('ascii', 0, 4) !== 'RIFF' || wav.toString('ascii', 8, 12) !== 'WAVE') throw new Error('Flite wrote no WAV');
   let at = 12;
   while (at + 8 <= wav.length) {
@@ -140,10 +145,14 @@ export function wavSamples(wav: Buffer): Int16Array {
       throw new Error('Flite wrote a WAV that is not 16-bit mono PCM');
     }
     if (id === 'data') {
-      const bytes = Math.min(size, wav.length - at - 8) & ~1;
-      const out = new Int16Array(bytes / 2);
-      for (let i = 0; i < out.length; i++) out[i] = wav.readInt16LE(at + 8 + i * 2);
-      return out;
+      const total = (Math.min(size, wav.length - at - 8) & ~1) / 2;
+      const blocks: Int16Array[] = [];
+      for (let start = 0; start < total; start += blockSamples) {
+        const block = new Int16Array(Math.min(blockSamples, total - start));
+        for (let i = 0; i < block.length; i++) block[i] = wav.readInt16LE(at + 8 + (start + i) * 2);
+        blocks.push(block);
+      }
+      return blocks;
     }
     at += 8 + size + (size & 1);
   }

@@ -36,6 +36,8 @@ export class MemoryWasi {
   private nextFd = PREOPEN_FD + 1;
   private memory: { buffer: ArrayBuffer } | undefined;
   private encoded: Buffer[] = [];
+  /** Storage of files from earlier runs, reused by name (see {@link reset}). */
+  private readonly spare = new Map<string, Uint8Array>();
 
   /** @param args the program's argv, argv[0] included. */
   constructor(private args: readonly string[]) {}
@@ -46,6 +48,9 @@ export class MemoryWasi {
    */
   reset(args: readonly string[]): void {
     this.args = args;
+    // Keep each file's storage for the next run's file of that name: a run writes a WAV of a few
+    // hundred kB, and growing a new buffer for it every sentence is garbage the collector frees late.
+    for (const [name, f] of this.files) this.spare.set(name, f.data);
     this.files.clear();
     this.open.clear();
     this.nextFd = PREOPEN_FD + 1;
@@ -182,7 +187,8 @@ export class MemoryWasi {
         if ((oflags & 2) !== 0) return ERRNO.notsup;
         if (!this.files.has(name)) {
           if (!create) return ERRNO.noent;
-          this.files.set(name, { data: new Uint8Array(0), length: 0 });
+          this.files.set(name, { data: this.spare.get(name) ?? new Uint8Array(0), length: 0 });
+          this.spare.delete(name);
         } else if (truncate) {
           this.files.get(name)!.length = 0;
         }

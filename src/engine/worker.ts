@@ -124,7 +124,7 @@ async function speakSegment(ctx: JobContext, voiceId: string, segment: SpeechSeg
   let engine: 'flite' | 'espeak' = 'flite';
   for (const piece of flitePieces(segment.text)) {
     if (ctx.aborted()) break;
-    let samples: Int16Array | undefined;
+    let samples: Int16Array[] | undefined;
     try {
       samples = fliteSynthesize(flite, preferred.voice, piece);
     } catch {
@@ -136,7 +136,7 @@ async function speakSegment(ctx: JobContext, voiceId: string, segment: SpeechSeg
       continue;
     }
     ctx.send(await ctx.out.setInputRate(FLITE_SAMPLE_RATE));
-    ctx.send(ctx.out.push(samples));
+    for (const block of samples) ctx.send(ctx.out.push(block));
   }
   return engine;
 }
