@@ -23,7 +23,8 @@ const NO_FLITE_WORKER = new URL('../test/helpers/engine-no-flite-worker.js', imp
 
 /** Measures the figures above (cold: median of 3 runs with `--quick`, 7 otherwise; warm: 5 / 15). */
 export async function benchVoices(options: BenchOptions): Promise<Figure[]> {
-  const env = cleanEnv();
+  // The engine is what is measured: no run may be answered from the piece cache (docs/cli.md §8).
+  const env = cleanEnv({ TTS_NO_CACHE: '1' });
   const coldRuns = options.quick ? 3 : 7;
   const warmRuns = options.quick ? 5 : 15;
   const flite: number[] = [];
