@@ -81,6 +81,11 @@ interface Runner {
 
 let runner: Runner | undefined;
 
+/** Bytes of WebAssembly memory this thread's reusable Flite instance has (0 before the first run). */
+export function fliteInstanceBytes(): number {
+  return runner === undefined ? 0 : memoryOf(runner.instance).length;
+}
+
 function memoryOf(instance: WebAssembly.Instance): Uint8Array {
   return new Uint8Array((instance.exports['memory'] as { buffer: ArrayBuffer }).buffer);
 }

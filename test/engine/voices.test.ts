@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { createEngine, type EspeakEngine } from '../../src/engine/index.js';
 import { backendsFor, engineDescription } from '../../src/engine/voices.js';
-import { flitePieces, fliteSynthesize, FLITE_SAMPLE_RATE, loadFlite, wavSamples } from '../../src/engine/flite.js';
+import { fliteInstanceBytes, flitePieces, fliteSynthesize, FLITE_SAMPLE_RATE, loadFlite, wavSamples } from '../../src/engine/flite.js';
 import { EspeakSynth, byteBoundedParts } from '../../src/engine/espeak.js';
 import type { Language } from '../../src/protocol/types.js';
 import { VOICES } from '../../src/protocol/voices.js';
@@ -55,6 +55,12 @@ test('Flite through the in-memory WASI host: a one-word text is spoken (not open
   // Another text in between, then the same text: the same samples (the instance is reused).
   fliteSynthesize(module, 'slt', 'Something else entirely.');
   assert.deepEqual(fliteSynthesize(module, 'rms', 'Hello'), a);
+  // The reused instance does not grow from run to run (its memory is put back before each).
+  fliteSynthesize(module, 'slt', 'The quick brown fox jumps over the lazy dog.');
+  const size = fliteInstanceBytes();
+  for (let i = 0; i < 20; i++) fliteSynthesize(module, 'slt', 'The quick brown fox jumps over the lazy dog.');
+  fliteSynthesize(module, 'rms', 'Hello');
+  assert.equal(fliteInstanceBytes(), size);
   // A WAV that is not one is refused, not misread.
   assert.throws(() => wavSamples(Buffer.from('not a wav file at all')), /no WAV/);
 });
