@@ -39,7 +39,7 @@ describe('tts completion', () => {
   after(() => rm(dir, { recursive: true, force: true }));
 
   it('bash: command names, from what commander knows', () => {
-    assert.deepEqual(complete(script, ['tts', ''], dir).sort(), ['completion', 'config', 'doctor', 'realtime', 'say', 'serve', 'stream', 'voices']);
+    assert.deepEqual(complete(script, ['tts', ''], dir).sort(), ['batch', 'cache', 'completion', 'config', 'doctor', 'realtime', 'say', 'serve', 'stream', 'voices']);
     assert.deepEqual(complete(script, ['tts', 'st'], dir), ['stream']);
   });
 

@@ -22,7 +22,7 @@ describe('tts doctor', () => {
   after(() => rm(home, { recursive: true, force: true }));
 
   it('everything in place: exit 0, with Node, playback, service, engine, config and cache', async () => {
-    const r = await runTts(['doctor'], { env: { HOME: home } });
+    const r = await runTts(['doctor'], { env: { HOME: home, XDG_CACHE_HOME: undefined } });
     assert.equal(r.code, 0, r.stderr + r.stdout.toString());
     const out = r.stdout.toString();
     assert.match(out, new RegExp(`^node +${process.version.replace(/\./g, '\\.')} \\(`, 'm'));
