@@ -51,7 +51,10 @@ export type BodyResult = { ok: true; body: Buffer } | { ok: false; reason: 'too_
 export async function readBody(req: IncomingMessage, cap: number = MAX_BODY_BYTES): Promise<BodyResult> {
   const declared = Number(req.headers['content-length']);
   if (Number.isFinite(declared) && declared > cap) return { ok: false, reason: 'too_large' };
-  const read = await readCapped(req, cap);
+  // Not destroyed on overflow: destroying the request would cut the socket before the 400
+  // reaches the client; the refusal closes the connection once it is written instead.
+  const read = await readCapped(req.iterator({ destroyOnReturn: false }) as AsyncIterable<Buffer>, cap);
+  if (read.overflowed) req.pause();
   if (read.overflowed) return { ok: false, reason: 'too_large' };
   if (read.error !== undefined) return { ok: false, reason: 'aborted' };
   return { ok: true, body: read.bytes };
