@@ -18,8 +18,9 @@ import { createRequire } from 'node:module';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { TtsError } from '../errors.js';
 import { toPcm16Bytes } from '../dsp/encoding.js';
+import { FrameAligner } from './containers/pcm.js';
 import type { AudioSink } from './sink.js';
-import { assertAudioSpec, bytesPerFrame, type AudioSpec } from '../dsp/spec.js';
+import { assertAudioSpec, type AudioSpec } from '../dsp/spec.js';
 
 /** Options passed to speaker's constructor: always s16 at the spec's rate and channels. */
 export interface SpeakerOptions {
@@ -212,11 +213,11 @@ class SpeakerSink implements AudioSink {
   /** Resolves when speaker emits 'close' (after the drain that follows end()). */
   private readonly closed: Promise<void>;
   /** Bytes of an incomplete frame (input encoding) waiting for the rest of it. */
-  private remainder: Buffer = Buffer.alloc(0);
+  /** Whole sample frames only: a frame split across chunks waits for the rest. */
+  private frames: FrameAligner;
   /** Settles when the native write of the current piece is over (called back, or errored). */
   private native: Promise<void> | undefined;
   private aborting: Promise<void> | undefined;
-  private readonly frameBytes: number;
   private readonly pieceBytes: number;
 
   constructor(
@@ -224,7 +225,7 @@ class SpeakerSink implements AudioSink {
     private readonly spec: AudioSpec,
     pieceFrames: number,
   ) {
-    this.frameBytes = bytesPerFrame(spec);
+    this.frames = new FrameAligner(spec);
     this.pieceBytes = pieceFrames * spec.channels * 2;
     this.errored = new Promise((resolve) =>
       speaker.on('error', (err) => {
@@ -237,12 +238,10 @@ class SpeakerSink implements AudioSink {
 
   async write(chunk: Buffer): Promise<void> {
     this.check();
-    const data = this.remainder.length === 0 ? chunk : Buffer.concat([this.remainder, chunk]);
-    const whole = data.length - (data.length % this.frameBytes);
-    // Copied: the caller may reuse `chunk` once this write resolved.
-    this.remainder = Buffer.from(data.subarray(whole));
-    if (whole === 0) return;
-    const pcm = toPcm16Bytes(data.subarray(0, whole), this.spec.format);
+    // The aligner copies what it keeps: the caller may reuse `chunk` once this write resolved.
+    const whole = this.frames.take(chunk);
+    if (whole.length === 0) return;
+    const pcm = toPcm16Bytes(whole, this.spec.format);
     for (let o = 0; o < pcm.length; o += this.pieceBytes) {
       this.check();
       await this.play(pcm.subarray(o, o + this.pieceBytes));
@@ -270,7 +269,7 @@ class SpeakerSink implements AudioSink {
   }
 
   private async stop(): Promise<void> {
-    this.remainder = Buffer.alloc(0);
+    this.frames = new FrameAligner(this.spec);
     const close = (): void => {
       try {
         this.speaker.close(true); // drop what the card has queued, then close: silence now

@@ -8,7 +8,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { accessSync, constants, statSync } from 'node:fs';
 import { delimiter, isAbsolute, join } from 'node:path';
 import { toPcm16Bytes } from '../dsp/encoding.js';
-import { assertAudioSpec, bytesPerFrame, type AudioSpec } from '../dsp/spec.js';
+import { FrameAligner } from './containers/pcm.js';
+import { assertAudioSpec, type AudioSpec } from '../dsp/spec.js';
 import { TtsError } from '../errors.js';
 import type { PlayerCommand } from './players.js';
 import type { AudioSink } from './sink.js';
@@ -88,8 +89,8 @@ class PlayerSink implements AudioSink {
   private stderr = '';
   private ended = false;
   private state: 'open' | 'done' | 'aborted' = 'open';
-  private remainder: Buffer = Buffer.alloc(0);
-  private readonly frameBytes: number;
+  /** Whole sample frames only: a frame split across chunks waits for the rest. */
+  private frames: FrameAligner;
 
   constructor(
     private readonly child: ChildProcess,
@@ -97,7 +98,7 @@ class PlayerSink implements AudioSink {
     private readonly name: string,
     private readonly failedWhen: RegExp | undefined,
   ) {
-    this.frameBytes = bytesPerFrame(spec);
+    this.frames = new FrameAligner(spec);
     child.stderr?.setEncoding('utf8');
     child.stderr?.on('data', (s: string) => {
       this.stderr = (this.stderr + s).slice(-STDERR_BYTES);
@@ -130,12 +131,10 @@ class PlayerSink implements AudioSink {
 
   async write(chunk: Buffer): Promise<void> {
     this.check();
-    const data = this.remainder.length === 0 ? chunk : Buffer.concat([this.remainder, chunk]);
-    const whole = data.length - (data.length % this.frameBytes);
-    // Copied: the caller may reuse `chunk` once this write resolved.
-    this.remainder = Buffer.from(data.subarray(whole));
-    if (whole === 0) return;
-    const pcm = toPcm16Bytes(data.subarray(0, whole), this.spec.format);
+    // The aligner copies what it keeps: the caller may reuse `chunk` once this write resolved.
+    const whole = this.frames.take(chunk);
+    if (whole.length === 0) return;
+    const pcm = toPcm16Bytes(whole, this.spec.format);
     const stdin = this.child.stdin!;
     if (stdin.write(pcm)) return;
     await new Promise<void>((resolve) => {
@@ -162,7 +161,7 @@ class PlayerSink implements AudioSink {
   async abort(): Promise<void> {
     if (this.state === 'done') return;
     this.state = 'aborted';
-    this.remainder = Buffer.alloc(0);
+    this.frames = new FrameAligner(this.spec);
     if (this.ended) return;
     this.child.stdin?.destroy();
     this.child.kill('SIGTERM');

@@ -11,12 +11,12 @@ import { removeTempFilesSync } from '../audio/temp-files.js';
 import { cacheFor } from '../cache/use.js';
 import { audioSeconds } from '../dsp/encoding.js';
 import { EXIT, TtsError } from '../errors.js';
-import { languageForVoice } from '../protocol/voices.js';
 import { assertOutputIsNotInput, planOutput } from '../speak/outputs.js';
 import { speak, type RunStats } from '../speak/run.js';
 import { resolveService, type ServiceTarget } from '../speak/service.js';
 import { jsonJobs, plainJobs, readBatchLines, type BatchJob } from './batch-jobs.js';
 import type { SynthesisFlags } from './options.js';
+import { piecesFor, speakSettings, specOf } from './speak-settings.js';
 import { createReporter, formatClock, jsonLine, reportError, startProgressDisplay, type CommandIo, type ProgressDisplay, type Reporter } from './report.js';
 
 /** The flags of `tts batch`: the synthesis flags (defaults for every line) and its own. */
@@ -165,30 +165,25 @@ async function runJob(job: BatchJob, target: ServiceTarget, cache: ReturnType<ty
   const started = performance.now();
   const flags = job.flags;
   const stats: RunStats = { requests: 0, bytes: 0, itemIds: new Set(), firstAudioAt: undefined };
-  const spec = { format: flags.format, sampleRate: flags.sampleRate, channels: flags.channels };
+  const spec = specOf(flags);
   let exit: number = EXIT.ok;
   let error: string | undefined;
   try {
     if (job.invalid !== undefined) throw job.invalid;
-    const plan = planOutput('stream', { output: job.output, wav: flags.wav, raw: flags.raw, play: false }, false);
+    // The line's own flags (container, bit rate…), but never playback or stdout: a job writes its file.
+    const plan = planOutput('stream', { ...flags, output: job.output, play: false }, false, spec);
     if (plan.file !== undefined) await assertOutputIsNotInput(plan.file.path, job.file);
-    const { textSource } = await import('./synthesis.js');
+    const { checkSubtitlesPath, textSource } = await import('./synthesis.js');
     const textFlags: SynthesisFlags = { ...flags };
     if (job.file !== undefined) textFlags.file = job.file;
     else delete textFlags.file;
+    if (flags.subtitles !== undefined) await checkSubtitlesPath(flags.subtitles, plan, job.file);
     const { pieces } = await textSource(job.text !== undefined ? [job.text] : [], textFlags, io, signal);
     await speak({
+      ...speakSettings(flags),
       channel: 'sse',
-      pieces,
-      voice: flags.voice,
-      language: (flags.language ?? languageForVoice(flags.voice)) as 'ja' | 'en',
-      spec,
+      pieces: piecesFor(pieces, flags),
       plan,
-      maxChars: flags.maxChars,
-      concurrency: flags.concurrency,
-      retries: flags.retries,
-      timeoutMs: flags.timeout * 1000,
-      allowInsecure: flags.allowInsecure === true,
       target,
       stdout: io.stdout,
       signal,

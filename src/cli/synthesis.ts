@@ -11,17 +11,16 @@ import { ClosedPipeError } from '../audio/stdout-sink.js';
 import { audioSeconds } from '../dsp/encoding.js';
 import { bytesPerFrame, type AudioSpec } from '../dsp/spec.js';
 import { EXIT, TtsError } from '../errors.js';
-import { languageForVoice } from '../protocol/voices.js';
 import { aplayCommand, assertOutputIsNotInput, planOutput, type CommandName, type OutputPlan } from '../speak/outputs.js';
 import { prepareAudio, speak, type RunStats } from '../speak/run.js';
 import { Progress } from '../speak/progress.js';
-import { sentencePieces } from '../speak/sentences.js';
 import { subtitleFormat } from '../speak/subtitles.js';
 import { resolveService, type ServiceTarget } from '../speak/service.js';
 import { openText, readLines } from '../text/read.js';
 import { splitStream, splitText } from '../text/split.js';
 import type { SynthesisFlags } from './options.js';
 import { mismatchWarning } from './mismatch.js';
+import { piecesFor, speakSettings, specOf } from './speak-settings.js';
 import { createReporter, formatProgress, formatRunSummary, jsonLine, reportError, startProgressDisplay, type CommandIo, type ProgressDisplay } from './report.js';
 
 /** Signals that stop a run cleanly: Ctrl-C, `kill`/`timeout`/systemd, a closed terminal. */
@@ -77,7 +76,7 @@ export async function runSynthesis(command: CommandName, words: string[], flags:
     controller.abort(new TtsError('interrupted', signal === 'SIGINT' ? 'interrupted' : `stopped by ${signal}`));
   };
   for (const s of STOP_SIGNALS) process.on(s, onSignal);
-  const spec: AudioSpec = { format: flags.format, sampleRate: flags.sampleRate, channels: flags.channels };
+  const spec: AudioSpec = specOf(flags);
   // The converter and the tempo changer get ready while the text is read and the service found.
   prepareAudio(command === 'realtime' ? 'realtime' : 'sse', spec, { speed: flags.speed ?? 1, volume: flags.volume ?? 1 });
   let spinner: ProgressDisplay | undefined;
@@ -105,10 +104,7 @@ export async function runSynthesis(command: CommandName, words: string[], flags:
     const text = source.text;
     const mismatch = text === undefined ? undefined : mismatchWarning(text, flags.voice, flags.language);
     if (mismatch !== undefined) reporter.warn(`warning: ${mismatch}`);
-    // A pause goes between sentences and a cue spans one: request sentence by sentence
-    // (with --lines, a line is the unit already).
-    const bySentence = (flags.pause !== undefined || flags.subtitles !== undefined) && flags.lines !== true;
-    const pieces = bySentence ? sentencePieces(source.pieces) : source.pieces;
+    const pieces = piecesFor(source.pieces, flags);
     target = await resolveService({
       text,
       baseUrl: flags.baseUrl,
@@ -125,17 +121,10 @@ export async function runSynthesis(command: CommandName, words: string[], flags:
     const outputs = plan;
     let playing = false;
     await speak({
+      ...speakSettings(flags),
       channel: command === 'realtime' ? 'realtime' : 'sse',
       pieces,
-      voice: flags.voice,
-      language: (flags.language ?? languageForVoice(flags.voice)) as 'ja' | 'en',
-      spec,
       plan: outputs,
-      maxChars: flags.maxChars,
-      concurrency: flags.concurrency,
-      retries: flags.retries,
-      timeoutMs: flags.timeout * 1000,
-      allowInsecure: flags.allowInsecure === true,
       target,
       stdout: io.stdout,
       env: io.env,
@@ -153,8 +142,6 @@ export async function runSynthesis(command: CommandName, words: string[], flags:
         }
         spinner = await startProgressDisplay(io, flags, label);
       },
-      effects: { speed: flags.speed ?? 1, volume: flags.volume ?? 1, pauseMs: flags.pause ?? 0 },
-      subtitles: flags.subtitles,
       onAudio: (bytes) => {
         progress.audio(bytes);
         if (!playing) {
@@ -233,7 +220,7 @@ export async function runSynthesis(command: CommandName, words: string[], flags:
  * the file the text is read from (docs/cli.md §1).
  * @throws TtsError `usage` (exit 2).
  */
-async function checkSubtitlesPath(path: string, plan: OutputPlan, input: string | undefined): Promise<void> {
+export async function checkSubtitlesPath(path: string, plan: OutputPlan, input: string | undefined): Promise<void> {
   subtitleFormat(path);
   if (plan.file !== undefined) {
     const { resolve } = await import('node:path');

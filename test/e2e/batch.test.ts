@@ -124,4 +124,31 @@ describe('tts batch against tts serve', { skip: !haveSox && 'sox is not installe
     assert.equal(flags.code, 2);
     assert.match(flags.stderr, /not a batch flag/);
   });
+
+  it("a line's speed, subtitles and container are honoured like the same flags of tts stream", async () => {
+    const out = join(dir, 'effects');
+    const text = 'The first sentence of the notice. The second sentence of the notice.';
+    const jobs = join(dir, 'effects.jsonl');
+    await writeFile(
+      jobs,
+      [
+        JSON.stringify({ text, output: 'plain.wav' }),
+        JSON.stringify({ text, output: 'fast.wav', speed: 1.5 }),
+        JSON.stringify({ text, output: 'cued.wav', subtitles: join(out, 'cued.srt') }),
+        JSON.stringify({ text, output: 'notice.flac' }),
+        JSON.stringify({ text, output: 'bad.mp3', bitrate: 7 }),
+      ].join('\n') + '\n',
+    );
+    const r = await runTts(['batch', jobs, '--output-dir', out, '--json'], { env: env(), timeoutMs: 120_000 });
+    assert.equal(r.code, 2, r.stderr);
+    assert.deepEqual(results(r.stderr).filter((x) => !x.ok).map((x) => x.line), [5]);
+    const plain = soxInfo(join(out, 'plain.wav')).duration;
+    const fast = soxInfo(join(out, 'fast.wav')).duration;
+    assert.ok(Math.abs(fast - plain / 1.5) < 0.08 * (plain / 1.5), `plain ${plain} s, --speed 1.5 ${fast} s`);
+    const srt = await readFile(join(out, 'cued.srt'), 'utf8');
+    assert.equal(srt.match(/-->/g)?.length, 2, srt);
+    const flac = await readFile(join(out, 'notice.flac'));
+    assert.equal(flac.subarray(0, 4).toString('latin1'), 'fLaC');
+    assert.ok(!existsSync(join(out, 'bad.mp3')));
+  });
 });

@@ -1,0 +1,51 @@
+/**
+ * The part of one run of the client core (src/speak/run.ts `speak()`) that comes straight from a
+ * command's synthesis flags, shared by `say`/`stream`/`realtime` (synthesis.ts) and every line of
+ * `tts batch` (batch-run.ts), so a flag added to one is honoured by both (docs/cli.md §1, §9).
+ */
+import type { AudioSpec } from '../dsp/spec.js';
+import type { Language } from '../protocol/types.js';
+import { languageForVoice } from '../protocol/voices.js';
+import type { SpeakOptions } from '../speak/run.js';
+import { sentencePieces } from '../speak/sentences.js';
+import type { SynthesisFlags } from './options.js';
+
+/** The flag-derived settings of {@link SpeakOptions}. */
+export type FlagSettings = Pick<
+  SpeakOptions,
+  'voice' | 'language' | 'spec' | 'maxChars' | 'concurrency' | 'retries' | 'timeoutMs' | 'allowInsecure' | 'effects' | 'subtitles'
+>;
+
+/** The audio spec the user asked for: `--format`, `-r` (Hz), `-c` (docs/cli.md §1). */
+export function specOf(flags: SynthesisFlags): AudioSpec {
+  return { format: flags.format, sampleRate: flags.sampleRate, channels: flags.channels };
+}
+
+/**
+ * Settings of one run from parsed flags: the voice and its language (`--language`, else the
+ * voice's prefix), the spec, request limits (`--timeout` seconds → ms), and the client-side
+ * effects (`--speed`, `--volume`, `--pause` ms) and `--subtitles` path (docs/cli.md §1).
+ */
+export function speakSettings(flags: SynthesisFlags): FlagSettings {
+  return {
+    voice: flags.voice,
+    language: (flags.language ?? languageForVoice(flags.voice)) as Language,
+    spec: specOf(flags),
+    maxChars: flags.maxChars,
+    concurrency: flags.concurrency,
+    retries: flags.retries,
+    timeoutMs: flags.timeout * 1000,
+    allowInsecure: flags.allowInsecure === true,
+    effects: { speed: flags.speed ?? 1, volume: flags.volume ?? 1, pauseMs: flags.pause ?? 0 },
+    subtitles: flags.subtitles,
+  };
+}
+
+/**
+ * The pieces to request: with `--pause` or `--subtitles` one sentence per request (a pause goes
+ * between sentences and a cue spans one); with `--lines` a line is the unit already.
+ */
+export function piecesFor(pieces: AsyncIterable<string>, flags: SynthesisFlags): AsyncIterable<string> {
+  const bySentence = (flags.pause !== undefined || flags.subtitles !== undefined) && flags.lines !== true;
+  return bySentence ? sentencePieces(pieces) : pieces;
+}
