@@ -13,11 +13,10 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { ServerResponse } from 'node:http';
 import { cleanEnv } from '../test/helpers/cli.js';
+import { BENCH_KEY, startFirstDeltaServer, startLoopbackServer } from './fake-servers.js';
 import { deltaEvent, doneEvent, patternBytes, startEventStream } from '../test/helpers/servers.js';
-import { BENCH_KEY, startLoopbackServer } from './fake-servers.js';
-import type { BenchOptions, Figure } from './figures.js';
+import { book, type BenchOptions, type Figure } from './figures.js';
 import { measurePeakRss, timedSpawn, ttsArgs } from './process.js';
 import { mb, median } from './stats.js';
 
@@ -26,16 +25,6 @@ export const STAGE_ADDED_TTFA_MS_MAX = 10;
 /** Target: four times the text through the stage adds at most this many MB to its peak. */
 export const STAGE_GROWTH_MB_MAX = 20;
 
-/** A text of about `bytes` bytes of ordinary English sentences. */
-function book(bytes: number): string {
-  const parts: string[] = [];
-  for (let i = 0, n = 0; n < bytes; i++) {
-    const s = `Sentence ${i} of the long book says something quite ordinary about day ${i % 365}. `;
-    parts.push(s);
-    n += s.length;
-  }
-  return parts.join('');
-}
 
 /** TTFA with and without the stage, and peak RSS of a long text through it. */
 export async function benchAudioStage(options: BenchOptions): Promise<Figure[]> {
@@ -49,20 +38,8 @@ export async function benchAudioStage(options: BenchOptions): Promise<Figure[]> 
 
 async function ttfa(options: BenchOptions, dir: string): Promise<Figure[]> {
   const rounds = options.quick ? 8 : 30;
-  const delta = Buffer.from(deltaEvent(patternBytes(4800)));
-  const done = Buffer.from(doneEvent());
-  let current: { writtenAt?: number; res?: ServerResponse; firstByteAt?: number } = {};
-  const finish = (): void => {
-    if (current.res !== undefined && current.firstByteAt !== undefined) current.res.end(done);
-  };
-  const server = await startLoopbackServer((_req, res) => {
-    startEventStream(res);
-    current.res = res;
-    current.writtenAt = performance.now();
-    res.write(delta);
-    finish();
-  });
-  const env = cleanEnv({ TTS_BASE_URL: server.url, TTS_API_KEY: BENCH_KEY });
+  const server = await startFirstDeltaServer();
+  const env = cleanEnv({ TTS_BASE_URL: server.url, TTS_API_KEY: BENCH_KEY, TTS_NO_CACHE: '1' });
   const subjects = [
     { name: 'plain pcm16', args: ttsArgs('stream', '-q', 'hello'), latency: [] as number[] },
     { name: '-r 48000 -c 2', args: ttsArgs('stream', '-q', '-r', '48000', '-c', '2', 'hello'), latency: [] as number[] },
@@ -76,17 +53,9 @@ async function ttfa(options: BenchOptions, dir: string): Promise<Figure[]> {
     for (let round = -1; round < rounds; round++) {
       const order = round % 2 === 0 ? subjects : [...subjects].reverse();
       for (const s of order) {
-        current = {};
-        await timedSpawn(process.execPath, s.args, {
-          env,
-          onFirstByte: (at) => {
-            current.firstByteAt = at;
-            finish();
-          },
-        });
-        const { writtenAt, firstByteAt } = current;
-        if (writtenAt === undefined || firstByteAt === undefined) throw new Error(`${s.name}: no request or no audio on stdout`);
-        if (round >= 0) s.latency.push(firstByteAt - writtenAt);
+        const { latencyMs } = await server.latency((onFirstByte) => timedSpawn(process.execPath, s.args, { env, onFirstByte }));
+        if (latencyMs === undefined) throw new Error(`${s.name}: no request or no audio on stdout`);
+        if (round >= 0) s.latency.push(latencyMs);
       }
     }
   } finally {
@@ -112,7 +81,7 @@ async function memory(options: BenchOptions, dir: string): Promise<Figure[]> {
     startEventStream(res);
     res.end(deltaEvent(audio) + doneEvent());
   });
-  const env = cleanEnv({ TTS_BASE_URL: server.url, TTS_API_KEY: BENCH_KEY });
+  const env = cleanEnv({ TTS_BASE_URL: server.url, TTS_API_KEY: BENCH_KEY, TTS_NO_CACHE: '1' });
   // The shorter text is a quarter of the longer, not less: a run of a second or two ends before
   // the heap has grown to its steady size, and would make a flat profile look like growth.
   const long = options.quick ? 200_000 : 800_000;

@@ -10,10 +10,8 @@
  * The server holds the stream open (no `done`) until that byte arrived, so nothing else is in
  * flight. Also reported: spawn to first byte, end to end (start-up + connect + the above).
  */
-import type { ServerResponse } from 'node:http';
 import { cleanEnv } from '../test/helpers/cli.js';
-import { deltaEvent, doneEvent, patternBytes, startEventStream } from '../test/helpers/servers.js';
-import { BENCH_KEY, startLoopbackServer } from './fake-servers.js';
+import { BENCH_KEY, startFirstDeltaServer } from './fake-servers.js';
 import type { BenchOptions, Figure } from './figures.js';
 import { timedSpawn, ttsArgs } from './process.js';
 import { median } from './stats.js';
@@ -53,19 +51,7 @@ req.end(JSON.stringify({ input: 'hello', voice: 'ja-man-1', response_format: 'pc
  */
 export async function benchClientTtfa(options: BenchOptions): Promise<Figure[]> {
   const rounds = options.quick ? 8 : 30;
-  const delta = Buffer.from(deltaEvent(patternBytes(4800)));
-  const done = Buffer.from(doneEvent());
-  let current: { writtenAt?: number; res?: ServerResponse; firstByteAt?: number } = {};
-  const finish = (): void => {
-    if (current.res !== undefined && current.firstByteAt !== undefined) current.res.end(done);
-  };
-  const server = await startLoopbackServer((_req, res) => {
-    startEventStream(res);
-    current.res = res;
-    current.writtenAt = performance.now();
-    res.write(delta);
-    finish();
-  });
+  const server = await startFirstDeltaServer();
   try {
     const subjects = [
       {
@@ -87,21 +73,13 @@ export async function benchClientTtfa(options: BenchOptions): Promise<Figure[]> 
     for (let round = -1; round < rounds; round++) {
       const order = round % 2 === 0 ? subjects : [...subjects].reverse();
       for (const s of order) {
-        current = {};
-        const run = await timedSpawn(process.execPath, s.args, {
-          env: s.env,
-          onFirstByte: (at) => {
-            current.firstByteAt = at;
-            finish();
-          },
-        });
-        const { writtenAt, firstByteAt } = current;
-        if (writtenAt === undefined || firstByteAt === undefined || run.firstByteMs === undefined) {
+        const { result: run, latencyMs } = await server.latency((onFirstByte) => timedSpawn(process.execPath, s.args, { env: s.env, onFirstByte }));
+        if (latencyMs === undefined || run.firstByteMs === undefined) {
           throw new Error(`${s.name}: no request or no audio on stdout (${run.stderr.trim().slice(0, 300)})`);
         }
         if (run.stdoutBytes !== 4800) throw new Error(`${s.name}: wrote ${run.stdoutBytes} bytes, expected 4800`);
         if (round < 0) continue;
-        s.latency.push(firstByteAt - writtenAt);
+        s.latency.push(latencyMs);
         s.spawnToByte.push(run.firstByteMs);
       }
     }

@@ -71,7 +71,7 @@ async function firstByte(options: BenchOptions): Promise<Figure[]> {
     finish();
   });
   try {
-    const env = cleanEnv({ TTS_BASE_URL: server.url, TTS_API_KEY: BENCH_KEY });
+    const env = cleanEnv({ TTS_BASE_URL: server.url, TTS_API_KEY: BENCH_KEY, TTS_NO_CACHE: '1' });
     const latency = new Map<string, number[]>(CONTAINERS.map((c) => [c, []]));
     const fromSpawn = new Map<string, number[]>(CONTAINERS.map((c) => [c, []]));
     for (let round = -1; round < rounds; round++) {
@@ -127,7 +127,7 @@ async function memory(options: BenchOptions): Promise<Figure[]> {
     await streamTone(res, deltasNow).catch(() => res.destroy());
   });
   const dir = mkdtempSync(path.join(tmpdir(), 'tts-bench-containers-'));
-  const env = cleanEnv({ TTS_BASE_URL: server.url, TTS_API_KEY: BENCH_KEY });
+  const env = cleanEnv({ TTS_BASE_URL: server.url, TTS_API_KEY: BENCH_KEY, TTS_NO_CACHE: '1' });
   try {
     const peak = new Map<string, number[]>();
     let method = '';

@@ -158,3 +158,47 @@ export async function startChildSseServer(plan: DeltaPlan): Promise<ChildSseServ
 export function requestBody(input = 'hello'): string {
   return JSON.stringify({ input, voice: 'ja-man-1', response_format: 'pcm16', language: 'ja' });
 }
+
+/** A server that answers every request with one 4800-byte delta, then `done` once the client showed its first byte. */
+export interface FirstDeltaServer extends LoopbackServer {
+  /**
+   * Runs one client through `run`, which must pass `onFirstByte` the `performance.now()` of the
+   * client's first stdout byte (bench/process.ts timedSpawn does).
+   * @returns what `run` returned, and the ms from the server writing its delta to that first
+   *   byte; undefined when no request came or no byte was seen.
+   */
+  latency<T>(run: (onFirstByte: (at: number) => void) => Promise<T>): Promise<{ result: T; latencyMs: number | undefined }>;
+}
+
+/**
+ * Starts the server of the time-to-first-audio benches (client-ttfa, audio-stage): the delta is
+ * written at once and `done` only after the client's first byte, so the figure is the client's
+ * path from a delta's arrival to its stdout, not the length of the stream.
+ */
+export async function startFirstDeltaServer(): Promise<FirstDeltaServer> {
+  const delta = Buffer.from(deltaEvent(patternBytes(4800)));
+  const done = Buffer.from(doneEvent());
+  let current: { writtenAt?: number; res?: ServerResponse; firstByteAt?: number } = {};
+  const finish = (): void => {
+    if (current.res !== undefined && current.firstByteAt !== undefined) current.res.end(done);
+  };
+  const server = await startLoopbackServer((_req, res) => {
+    startEventStream(res);
+    current.res = res;
+    current.writtenAt = performance.now();
+    res.write(delta);
+    finish();
+  });
+  return {
+    ...server,
+    async latency(run) {
+      current = {};
+      const result = await run((at) => {
+        current.firstByteAt = at;
+        finish();
+      });
+      const { writtenAt, firstByteAt } = current;
+      return { result, latencyMs: writtenAt === undefined || firstByteAt === undefined ? undefined : firstByteAt - writtenAt };
+    },
+  };
+}

@@ -144,3 +144,14 @@ export function formatTable(figures: readonly Figure[]): string {
     )
     .join('\n');
 }
+
+/** A text of about `bytes` bytes of ordinary English sentences. */
+export function book(bytes: number): string {
+  const parts: string[] = [];
+  for (let i = 0, n = 0; n < bytes; i++) {
+    const s = `Sentence ${i} of the long book says something quite ordinary about day ${i % 365}. `;
+    parts.push(s);
+    n += s.length;
+  }
+  return parts.join('');
+}

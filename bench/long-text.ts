@@ -10,7 +10,7 @@ import path from 'node:path';
 import { cleanEnv } from '../test/helpers/cli.js';
 import { deltaEvent, doneEvent, startEventStream } from '../test/helpers/servers.js';
 import { BENCH_KEY, startLoopbackServer } from './fake-servers.js';
-import type { BenchOptions, Figure } from './figures.js';
+import { book, type BenchOptions, type Figure } from './figures.js';
 import { measurePeakRss, ttsArgs } from './process.js';
 import { mb } from './stats.js';
 
@@ -19,16 +19,6 @@ export const LONG_TEXT_PEAK_MB_MAX = 300;
 /** Target: ten times the text adds at most this many MB to the peak. */
 export const LONG_TEXT_GROWTH_MB_MAX = 30;
 
-/** A text of about `bytes` bytes of ordinary English sentences. */
-function book(bytes: number): string {
-  const parts: string[] = [];
-  for (let i = 0, n = 0; n < bytes; i++) {
-    const s = `Sentence ${i} of the long book says something quite ordinary about day ${i % 365}. `;
-    parts.push(s);
-    n += s.length;
-  }
-  return parts.join('');
-}
 
 /** Peak RSS in MB for 1 KB (baseline), 1 MB and, unless --quick, 10 MB of text. */
 export async function benchLongText(options: BenchOptions): Promise<Figure[]> {
