@@ -74,12 +74,12 @@ export async function readBatchLines(path: string, io: CommandIo, maxInputBytes:
 /**
  * The jobs of a plain-text batch (`--lines`): one per non-empty line, written to
  * `DIR/0001.wav`, `DIR/0002.wav`, … in the order of the non-empty lines (four digits, more when
- * there are more lines); `.raw` with `--raw`.
+ * there are more lines); the extension of `--container` (`.raw` with `--raw`).
  */
 export function plainJobs(lines: readonly string[], outputDir: string, flags: SynthesisFlags): BatchJob[] {
   const kept = lines.map((text, i) => ({ text, line: i + 1 })).filter((l) => l.text.trim() !== '');
   const digits = Math.max(4, String(kept.length).length);
-  const ext = flags.raw === true ? 'raw' : 'wav';
+  const ext = fileExtension(flags);
   return kept.map((l, i) => ({ line: l.line, text: l.text, output: join(outputDir, `${String(i + 1).padStart(digits, '0')}.${ext}`), flags: jobFlags(flags) }));
 }
 
@@ -102,7 +102,7 @@ export function jsonJobs(lines: readonly string[], command: Command, flags: Synt
       parseJsonJob(raw, job, command);
       if (job.output === '') {
         if (outputDir === undefined) throw new TtsError('usage', 'no "output"', { hint: 'give each line an "output" file, or use --output-dir DIR' });
-        job.output = `${String(line).padStart(digits, '0')}.${job.flags.raw === true ? 'raw' : 'wav'}`;
+        job.output = `${String(line).padStart(digits, '0')}.${fileExtension(job.flags)}`;
       }
       if (outputDir !== undefined && !job.output.startsWith('/')) job.output = join(outputDir, job.output);
     } catch (error) {
@@ -166,4 +166,9 @@ function optionValue(option: Option, name: string, v: unknown): unknown {
   } catch (error) {
     throw new TtsError('usage', `"${name}": ${error instanceof Error ? error.message : String(error)}`);
   }
+}
+
+/** The extension of the files a batch names itself: `--container`'s (opus → .opus), else raw or wav. */
+function fileExtension(flags: { container?: string | undefined; raw?: boolean | undefined }): string {
+  return flags.container ?? (flags.raw === true ? 'raw' : 'wav');
 }

@@ -5,7 +5,7 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import type { CommandIo } from './report.js';
 import { AUDIO_FORMATS, type AudioFormat } from '../protocol/types.js';
-import { CONTAINERS, type Container } from '../audio/containers/registry.js';
+import { CONTAINERS, containerOfPath, type Container } from '../audio/containers/registry.js';
 import { DEFAULT_VOICE } from '../protocol/voices.js';
 import { PLAYER_NAMES } from '../audio/players.js';
 
@@ -54,6 +54,8 @@ export interface SynthesisFlags {
   subtitles?: string;
   /** False with --no-cache (docs/cli.md §8). */
   cache?: boolean;
+  /** True when `--cache` itself was given: it beats `no-cache` in the config and TTS_NO_CACHE. */
+  cacheForced?: boolean;
   /** --cache-size, in bytes. */
   cacheSize?: number;
 }
@@ -160,6 +162,7 @@ export function addSynthesisOptions(cmd: Command): Command {
     .option('--pause <ms>', 'silence between sentences, 1 to 10000 ms (text is requested sentence by sentence)', numberIn(1, 10_000, '--pause', { whole: true }))
     .option('--subtitles <file>', 'write one subtitle cue per sentence to FILE.srt or FILE.vtt')
     .option('--no-cache', 'neither read nor store pieces in the piece cache (env TTS_NO_CACHE=1)')
+    .option('--cache', 'use the piece cache even when the config file or TTS_NO_CACHE turns it off')
     .option('--cache-size <size>', 'size cap of the piece cache; least recently used pieces go first (default 1GiB)', bytesIn(0, 2 ** 50, '--cache-size'));
 }
 
@@ -173,9 +176,34 @@ export type CommandDone = (exitCode: number) => void;
 export function synthesisCommand(program: Command, name: 'say' | 'stream' | 'realtime', summary: string, io: CommandIo, done: CommandDone): Command {
   // `say` is the default command: `tts "hello"` speaks (docs/cli.md §1).
   return addSynthesisOptions(program.command(name, { isDefault: name === 'say' }).argument('[text...]', 'text to speak (default: stdin)').description(summary)).action(
-    async (words: string[], flags: SynthesisFlags) => {
+    async (words: string[], flags: SynthesisFlags, cmd: Command) => {
       const { runSynthesis } = await import('./synthesis.js');
-      done(await runSynthesis(name, words, flags, io));
+      done(await runSynthesis(name, words, softenConfigDefaults(flags, cmd), io));
     },
   );
+}
+
+/**
+ * Keeps settings that came from the config file (docs/cli.md §7) from refusing a run they were
+ * not written for: a configured `container` is a default for stdout and for names without a
+ * known extension — an `-o` extension wins over it, and playback alone ignores it —; a
+ * configured `bitrate` applies only to the MP3 and Opus outputs. Given as flags, both keep
+ * their strict meaning (an override, exit 2 where they cannot apply). Also marks `--cache`
+ * given as a flag ({@link SynthesisFlags.cacheForced}).
+ * @returns `flags`, adjusted in place.
+ */
+export function softenConfigDefaults<F extends SynthesisFlags>(flags: F, cmd: Command): F {
+  const fromConfig = (attr: string): boolean => cmd.getOptionValueSource(attr) === 'config';
+  if (fromConfig('container')) {
+    const toStdout = flags.output === '-' || (flags.output === undefined && cmd.name() !== 'say');
+    const named = flags.output !== undefined && flags.output !== '-' && containerOfPath(flags.output) !== undefined;
+    if (named || (!toStdout && flags.output === undefined)) delete flags.container;
+  }
+  if (fromConfig('bitrate')) {
+    const output = flags.output === undefined || flags.output === '-' ? undefined : flags.output;
+    const container = flags.container ?? (output === undefined ? undefined : containerOfPath(output));
+    if (container !== 'mp3' && container !== 'opus') delete flags.bitrate;
+  }
+  if (cmd.getOptionValueSource('cache') === 'cli' && flags.cache === true) flags.cacheForced = true;
+  return flags;
 }

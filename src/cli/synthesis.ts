@@ -81,7 +81,7 @@ export async function runSynthesis(command: CommandName, words: string[], flags:
   prepareAudio(command === 'realtime' ? 'realtime' : 'sse', spec, { speed: flags.speed ?? 1, volume: flags.volume ?? 1 });
   let spinner: ProgressDisplay | undefined;
   let code: number;
-  const cache = cacheFor(flags, io.env, (l) => reporter.warn(l));
+  const cache = cacheFor(flags, flags.cacheForced === true ? { ...io.env, TTS_NO_CACHE: undefined } : io.env, (l) => reporter.warn(l));
   const progress = new Progress(await progressTotal(words, flags), bytesPerFrame(spec) * spec.sampleRate, started);
   let label = 'Synthesizing…';
   // Audio arrives in many small deltas: the line is redrawn at most ten times a second.

@@ -4,11 +4,11 @@
  * receives), errors naming file, key and line (exit 2), keys refused, `tts config path|show`.
  */
 import assert from 'node:assert/strict';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, beforeEach, describe, it } from 'node:test';
-import { runTts } from '../helpers/cli.js';
+import { runTts, type CliResult } from '../helpers/cli.js';
 import { deltaEvent, doneEvent, patternBytes, startEventStream, startServer, type TestServer } from '../helpers/servers.js';
 
 const KEY = 'sk-test-SENTINEL-config-9090';
@@ -145,5 +145,55 @@ describe('config file and profiles', () => {
     const r = await runTts(['say', '-o', '/dev/null', 'こんにちは'], { env: env() });
     assert.equal(r.code, 0, r.stderr);
     assert.equal(r.stderr, '', 'no mismatch warning under quiet from the file');
+  });
+});
+
+describe('config defaults that do not fit a run', () => {
+  let home: string;
+  let server: TestServer;
+  before(async () => {
+    home = await mkdtemp(join(tmpdir(), 'tts-config-fit-'));
+    await mkdir(join(home, 'xdg', 'tts'), { recursive: true });
+    await writeFile(join(home, '.asoundrc'), `pcm.!default { type file; slave.pcm "null"; file "${join(home, 'played.raw')}"; format "raw" }\n`);
+    server = await startServer((_req, res) => {
+      startEventStream(res);
+      res.write(deltaEvent(patternBytes(4800)));
+      res.end(doneEvent());
+    });
+  });
+  after(async () => {
+    await server.close();
+    await rm(home, { recursive: true, force: true });
+  });
+  const env = (): Record<string, string> => ({ HOME: home, XDG_CONFIG_HOME: join(home, 'xdg'), TTS_BASE_URL: server.url, TTS_API_KEY: KEY });
+  const config = (text: string): Promise<void> => writeFile(join(home, 'xdg', 'tts', 'config.toml'), text);
+
+  it('a configured container is the default for stdout; an -o extension and playback alone win over it', async () => {
+    await config('container = "mp3"\nbitrate = 32\n');
+    const piped = await runTts(['stream', 'hi'], { env: env() });
+    assert.equal(piped.code, 0, piped.stderr);
+    assert.ok(piped.stdout[0] === 0xff && (piped.stdout[1]! & 0xe0) === 0xe0, 'MP3 frames on stdout');
+    const wav = await runTts(['stream', '-o', join(home, 'x.wav'), 'hi'], { env: env() });
+    assert.equal(wav.code, 0, wav.stderr);
+    assert.equal((await readFile(join(home, 'x.wav'))).subarray(0, 4).toString('latin1'), 'RIFF');
+    const flac = await runTts(['stream', '-o', join(home, 'x.flac'), 'hi'], { env: env() });
+    assert.equal(flac.code, 0, flac.stderr);
+    const played = await runTts(['hi'], { env: env() });
+    assert.equal(played.code, 0, played.stderr);
+    // Given as flags they keep their strict meaning.
+    const strict = await runTts(['say', '--bitrate', '32', '-o', join(home, 'y.wav'), 'hi'], { env: env() });
+    assert.equal(strict.code, 2, strict.stderr);
+  });
+
+  it('--cache beats no-cache in the config file and TTS_NO_CACHE', async () => {
+    await config('no-cache = true\n');
+    const cacheHome = await mkdtemp(join(home, 'cache-'));
+    const run = (): Promise<CliResult> =>
+      runTts(['stream', '--cache', '--json', '-o', join(home, 'c.wav'), 'cached words'], { env: { ...env(), XDG_CACHE_HOME: cacheHome, TTS_NO_CACHE: '1' } });
+    assert.equal((await run()).code, 0);
+    const second = await run();
+    assert.equal(second.code, 0, second.stderr);
+    const summary = JSON.parse(second.stderr.trim().split('\n').at(-1)!) as { requests: number; cache_hits: number };
+    assert.deepEqual([summary.requests, summary.cache_hits], [0, 1]);
   });
 });

@@ -70,11 +70,18 @@ describe('tts serve hardening: request bodies', () => {
       sent += chunk.length;
     }, 5);
     try {
-      await c.waitFor(/\r\n\r\n\{.*\}$/s);
+      const answered = await c.waitFor(/\r\n\r\n\{.*\}$/s).then(
+        () => true,
+        () => false,
+      );
+      assert.ok(sent < 4 * MAX_BODY_BYTES, `answered or closed only after ${sent} bytes`);
+      // The refusal is sent, then the connection closed with the client's bytes still arriving:
+      // the kernel answers those with a reset, which may discard the refusal before a slow
+      // client read it. Then the close alone, early, is what shows the body was not waited for.
+      if (!answered) return;
       const text = c.received();
       assert.match(text, /^HTTP\/1\.1 400 /);
       assert.equal(errorBody(text.slice(text.indexOf('\r\n\r\n') + 4)).code, 'bad_request');
-      assert.ok(sent < 4 * MAX_BODY_BYTES, `answered only after ${sent} bytes`);
       const closed = await Promise.race([c.closed, new Promise<undefined>((r) => setTimeout(() => r(undefined), 2000))]);
       assert.ok(closed !== undefined, 'the connection is closed after the refusal');
     } finally {
