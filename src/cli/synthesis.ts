@@ -164,7 +164,8 @@ export async function runSynthesis(command: CommandName, words: string[], flags:
         formatRunSummary({
           what: [wrote, plan.play ? 'played' : ''].filter((w) => w !== '').join(' and '),
           audioSeconds: progress.snapshot().audioSeconds,
-          encoding: `${container === 'wav' ? 'WAV' : container} ${spec.format}`,
+          // WAV and raw hold the service's encoding; FLAC, MP3 and Opus are their own codecs.
+          encoding: container === 'wav' || container === 'raw' ? `${container === 'wav' ? 'WAV' : 'raw'} ${spec.format}` : container === 'opus' ? 'Ogg Opus' : container.toUpperCase(),
           sampleRate: spec.sampleRate,
           channels: spec.channels,
           elapsedSeconds: (performance.now() - started) / 1000,
