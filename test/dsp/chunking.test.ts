@@ -6,6 +6,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
+import { openFlacEncoder } from '../../src/audio/containers/flac.js';
+import { openMp3Encoder } from '../../src/audio/containers/mp3.js';
 import { openOpusEncoder } from '../../src/audio/containers/opus.js';
 import { SpecConverter } from '../../src/dsp/convert.js';
 import { EffectChain } from '../../src/dsp/effects.js';
@@ -100,6 +102,27 @@ describe('chunking independence (docs/cli.md §8)', () => {
         };
         const whole = await run([input]);
         assert.ok(whole.equals(await run(cut(input, at, 2 * channels))));
+      }),
+      { numRuns: 10 },
+    );
+  });
+
+  it('the MP3 and FLAC encoders write the same bytes however the audio is cut', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom('mp3', 'flac'), fc.constantFrom(24000, 44100), fc.constantFrom(1, 2), cuts, async (codec, rate, channels, at) => {
+        const spec: AudioSpec = { format: 'pcm16', sampleRate: rate, channels };
+        const input = encodeFloat(voice(rate, rate, channels), 'pcm16');
+        const run = async (parts: Buffer[]): Promise<Buffer> => {
+          const enc = codec === 'mp3' ? await openMp3Encoder(spec, 64) : await openFlacEncoder(spec);
+          try {
+            const out = parts.map((p) => enc.encode(Buffer.from(p)));
+            out.push(enc.finish());
+            return Buffer.concat(out);
+          } finally {
+            enc.free();
+          }
+        };
+        assert.ok((await run([input])).equals(await run(cut(input, at, 2 * channels))), codec);
       }),
       { numRuns: 10 },
     );
