@@ -117,6 +117,33 @@ describe('the piece cache against tts serve', { skip: !haveSox && 'sox is not in
     }
   });
 
+  it('a cached rerun writes the same bytes with --speed, -r/-c/--pause, and to Opus (first run in small deltas, rerun in whole pieces)', async () => {
+    const text = bookText(400);
+    const cases: [string, string[]][] = [
+      ['s.wav', ['--speed', '1.5']],
+      ['x.mp3', ['-r', '44100', '-c', '2', '--speed', '0.7', '--pause', '100']],
+      ['o.opus', []],
+      ['so.opus', ['--speed', '1.3', '-r', '44100']],
+    ];
+    for (const [name, flags] of cases) {
+      const cacheHome = await mkdtemp(join(dir, 'det-'));
+      const outs: Buffer[] = [];
+      for (const run of ['first', 'rerun', 'no-cache']) {
+        const out = join(dir, `${run}-${name}`);
+        const extra = run === 'no-cache' ? ['--no-cache'] : [];
+        const r = await runTts(['stream', '--voice', 'en-man-1', '--max-chars', '120', ...flags, ...extra, '-o', out, '--json', text], { env: env(cacheHome) });
+        assert.equal(r.code, 0, r.stderr);
+        const s = summaryOf(r.stderr);
+        if (run === 'rerun') assert.equal(s.requests, 0, `${name}: the rerun asked the server`);
+        else assert.ok(s.requests >= 2, `${name} ${run}: ${s.requests} requests`);
+        outs.push(await readFile(out));
+      }
+      assert.ok(outs[0]!.length > 1000, name);
+      assert.ok(outs[1]!.equals(outs[0]!), `${name} ${flags.join(' ')}: the cached rerun wrote other bytes (${outs[1]!.length} vs ${outs[0]!.length})`);
+      assert.ok(outs[2]!.equals(outs[0]!), `${name} ${flags.join(' ')}: --no-cache wrote other bytes (${outs[2]!.length} vs ${outs[0]!.length})`);
+    }
+  });
+
   it('fetches a corrupt and a cut-off entry again, and writes the same file', async () => {
     const cacheHome = await mkdtemp(join(dir, 'home-'));
     const book = join(dir, 'corrupt.txt');

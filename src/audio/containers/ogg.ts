@@ -6,7 +6,8 @@
  * no reflection, initial value 0 — RFC 3533 §6), about a hundred lines, fully defined by the RFC.
  * The one well-kept JavaScript muxer with Ogg Opus, mediabunny (MPL-2.0), drives it through
  * its Output/track machinery, which buffers and times packets by its own rules and is a 12 MB
- * package; here every packet must leave in the page of the chunk it came from, at once.
+ * package; here the caller decides where pages end (opus.ts: every 5 packets, by content, so
+ * the bytes do not depend on how the audio arrived).
  */
 
 /** Header type flags of a page (RFC 3533 §6, byte 5). */

@@ -7,15 +7,21 @@
  *   to the next of those above it (48 kHz at most) by libsamplerate (`@alexanderolsen/libsamplerate-js`,
  *   BSD-2-Clause), and drained with zeros at the end so that no sample is lost.
  * - 20 ms frames, application VOIP (tuned for speech), constant bit rate off (VBR, libopus's default).
- * - Pages (ogg.ts): OpusHead alone on the first page, OpusTags on the second, then the packets
- *   of each chunk on a page of their own as soon as they are encoded; granule positions count
+ * - Pages (ogg.ts): OpusHead alone on the first page, OpusTags on the second, then a page for
+ *   every {@link PACKETS_PER_PAGE} packets (100 ms), closed when the packet after them is
+ *   encoded, and a last page at the end. Page boundaries follow the audio, not the arrival of
+ *   chunks, so the same audio gives the same bytes however it was delivered (a cached rerun
+ *   equals the first run, docs/cli.md §8), while a pipe still gets audio every 100 ms.
+ * - The serial number is {@link oggSerial}, not random: the same input gives the same file.
+ *   RFC 3533 §4 asks only that serials be unique among the logical streams of one physical
+ *   stream; a tts file holds a single one, so any fixed value is valid. Granule positions count
  *   48 kHz samples including the pre-skip (the encoder's lookahead), and the last page's granule
  *   trims the padding of the final frame (RFC 7845 §4.4, §4.5).
  */
 import { Application, createEncoder, loadLibopus } from 'libopus-wasm';
 import type { AudioSpec } from '../../dsp/spec.js';
 import type { AudioEncoder } from './encoder.js';
-import { OggWriter, opusHead, opusTags } from './ogg.js';
+import { oggCrc, OggWriter, opusHead, opusTags } from './ogg.js';
 import { toFloat32, warmUpTone } from './pcm.js';
 import { opusRateFor } from './rates.js';
 
@@ -30,6 +36,18 @@ async function createResampler(channels: number, from: number, to: number): Prom
 
 /** Frame duration: 20 ms, the usual one for speech (RFC 6716 §2.1.4). */
 const FRAME_SECONDS = 0.02;
+
+/** Packets per Ogg page: 5 × 20 ms = 100 ms of audio per page (a page's latency bound). */
+export const PACKETS_PER_PAGE = 5;
+
+/**
+ * The Ogg serial number of a tts Opus stream: derived from its parameters (CRC-32 of
+ * "tts-opus/<rate>/<channels>/<kbps>"), so equal runs give equal bytes. RFC 3533 §4 requires
+ * uniqueness only within one physical stream, which here holds one logical stream.
+ */
+export function oggSerial(sampleRate: number, channels: number, bitrateKbps: number): number {
+  return oggCrc(Buffer.from(`tts-opus/${sampleRate}/${channels}/${bitrateKbps}`, 'latin1'));
+}
 
 /**
  * Starts an Ogg Opus encoder for PCM of `spec` (1 or 2 channels) at `bitrateKbps` kbit/s.
@@ -53,7 +71,7 @@ export async function openOpusEncoder(spec: AudioSpec, bitrateKbps: number): Pro
   warm.free();
   const to48k = 48000 / rate;
   const preSkip = opus.getLookahead() * to48k;
-  const ogg = new OggWriter((Math.random() * 0x100000000) >>> 0);
+  const ogg = new OggWriter(oggSerial(spec.sampleRate, channels, bitrateKbps));
   // RFC 7845 §3: OpusHead alone on the first page, OpusTags on the next; audio on pages after.
   ogg.add(opusHead(channels, preSkip, spec.sampleRate), 0n);
   const headPage = ogg.flush();
@@ -64,6 +82,8 @@ export async function openOpusEncoder(spec: AudioSpec, bitrateKbps: number): Pro
   let inFrames = 0; // input sample frames taken, at the input rate
   let outFrames = 0; // sample frames handed to libopus (padding excluded), at the Opus rate
   let granule = 0n; // 48 kHz samples of every packet so far
+  let queued = 0; // packets added since the last page was closed
+  const pages: Buffer[] = []; // closed pages not yet handed out
   let freed = false;
 
   /** Appends samples at the Opus rate; encodes each whole frame. */
@@ -77,15 +97,24 @@ export async function openOpusEncoder(spec: AudioSpec, bitrateKbps: number): Pro
       if (heldLength === frame) {
         const packet = opus.encodeFloat(held);
         granule += BigInt(opus.frameSize * to48k);
+        // A full page is closed when the next packet comes, so that the last packet of the
+        // stream is always still queued for finish() to set the end granule on.
+        if (queued === PACKETS_PER_PAGE) {
+          pages.push(ogg.flush());
+          queued = 0;
+        }
         ogg.add(packet, granule);
+        queued++;
         // encodeFloat copied the samples into libopus's memory: the buffer can be refilled.
         heldLength = 0;
       }
     }
   };
-  const take = (bytes: Buffer): Buffer => {
-    const out = headers === undefined ? bytes : Buffer.concat([headers, bytes]);
+  /** The headers (first time) and the closed pages, plus `last` (the final page) if given. */
+  const take = (last?: Buffer): Buffer => {
+    const out = Buffer.concat([...(headers === undefined ? [] : [headers]), ...pages, ...(last === undefined ? [] : [last])]);
     headers = undefined;
+    pages.length = 0;
     return out;
   };
   /** Sample frames the input so far is worth at the Opus rate (what the resampler owes). */
@@ -101,7 +130,7 @@ export async function openOpusEncoder(spec: AudioSpec, bitrateKbps: number): Pro
       const usable = Math.min(Math.floor(converted.length / channels), owed() - outFrames);
       outFrames += usable;
       push(converted.subarray(0, usable * channels));
-      return take(ogg.flush());
+      return take();
     },
     finish() {
       if (freed) throw new Error('the Opus encoder was freed');
