@@ -12,17 +12,16 @@
  * cache grows past its size cap (`--cache-size`, default 1 GiB).
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { chmod, mkdir, open, readdir, rename, rm, stat, unlink, type FileHandle } from 'node:fs/promises';
+import { chmod, mkdir, readdir, rename, rmdir, unlink, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { BLOCK_BYTES, entryHeader, HEADER_BYTES, wholeEntryLength } from './entry.js';
+import { createTemp, ENTRY_NAME, isFolder, listEntries, NotAnEntryError, openEntry, TEMP_NAME } from './safe-fs.js';
 
 /** Default size cap of the cache, in bytes (1 GiB). */
 export const DEFAULT_CACHE_BYTES = 2 ** 30;
 
-/** A temporary entry older than this was left by a run that died (SIGKILL, power loss). */
-const STALE_TEMP_MS = 60 * 60 * 1000;
-/** The name of an entry: its key, 64 hex digits. */
-const ENTRY_NAME = /^[0-9a-f]{64}$/;
+/** How long {@link PieceCache.settle} waits for the disk before the run ends without it. */
+const SETTLE_MS = 5000;
 /** Audio bytes an entry's writes may fall behind its stream before the stream waits for the disk. */
 const WRITE_BACKLOG_BYTES = 4 * 1024 * 1024;
 /** Once past the cap, entries are removed down to this share of it, so a full cache is not swept on every piece. */
@@ -109,9 +108,14 @@ export class PieceCache {
     const path = this.#path(key);
     let handle: FileHandle;
     try {
-      handle = await open(path, 'r');
-    } catch {
+      // Never blocks (a FIFO) and never follows a symlink: such a thing is a corrupt entry.
+      handle = await openEntry(path);
+    } catch (error) {
       this.#known.delete(key);
+      if (error instanceof NotAnEntryError) {
+        this.#problem('reading', error, true);
+        await unlink(path).catch(() => {});
+      }
       return undefined;
     }
     try {
@@ -171,7 +175,7 @@ export class PieceCache {
     // entry unless the disk falls more than WRITE_BACKLOG_BYTES behind.
     let handle: FileHandle | undefined;
     let chain: Promise<void> = (async () => {
-      handle = await open(temp, 'wx', 0o600);
+      handle = await createTemp(temp);
       await handle.write(Buffer.alloc(HEADER_BYTES), 0, HEADER_BYTES, 0);
     })();
     const hash = createHash('sha256');
@@ -243,19 +247,28 @@ export class PieceCache {
     return work;
   }
 
-  /** Counts the entries and their bytes. */
+  /**
+   * Counts the entries and their bytes (an absent folder is an empty cache).
+   * @throws the file system's error (ENOTDIR when the folder or its parent is not a folder,
+   *   EACCES…) when the folder cannot be read; `tts cache` turns it into exit 7.
+   */
   async stats(): Promise<CacheStats> {
-    const entries = await this.#entries();
+    const entries = (await isFolder(this.dir)) ? await listEntries(this.dir, false, true) : [];
     return { dir: this.dir, entries: entries.length, bytes: entries.reduce((n, e) => n + e.size, 0) };
   }
 
   /**
-   * Removes every entry (and any temporary one).
+   * Removes every entry (and any temporary one), and the folder when nothing else is in it;
+   * nothing whose name is not an entry's is removed.
    * @returns what was removed.
+   * @throws as {@link stats} when the folder cannot be read, before removing anything.
    */
   async clear(): Promise<CacheStats> {
     const before = await this.stats();
-    await rm(this.dir, { recursive: true, force: true });
+    if (before.entries > 0 || (await isFolder(this.dir))) {
+      for (const name of await readdir(this.dir)) if (ENTRY_NAME.test(name) || TEMP_NAME.test(name)) await unlink(join(this.dir, name));
+      await rmdir(this.dir).catch(() => {});
+    }
     this.#ready = undefined;
     this.#known.clear();
     this.#estimate = 0;
@@ -264,8 +277,12 @@ export class PieceCache {
 
   /** Waits for entries being finished in the background and for an eviction this process started. */
   async settle(): Promise<void> {
-    while (this.#pending.size > 0) await Promise.all([...this.#pending]);
-    await this.#evicting;
+    const done = (async () => {
+      while (this.#pending.size > 0) await Promise.all([...this.#pending]);
+      await this.#evicting;
+    })();
+    // Bounded: a stuck disk never keeps the process alive after its run (the timer is unref'd).
+    await Promise.race([done, new Promise<void>((r) => setTimeout(r, SETTLE_MS).unref())]);
   }
 
   #path(key: string): string {
@@ -302,7 +319,7 @@ export class PieceCache {
 
   /** Removes least recently used entries until the cache is within its cap; sweeps stale temporary entries. */
   async #evict(): Promise<void> {
-    const entries = await this.#entries(true);
+    const entries = await listEntries(this.dir, true);
     let total = entries.reduce((n, e) => n + e.size, 0);
     if (total > this.maxBytes) {
       entries.sort((a, b) => a.mtimeMs - b.mtimeMs);
@@ -316,32 +333,12 @@ export class PieceCache {
     this.#estimate = total;
   }
 
-  /** Whole entries with their size and time; with `sweep`, removes temporary entries older than an hour. */
-  async #entries(sweep = false): Promise<{ name: string; size: number; mtimeMs: number }[]> {
-    let names: string[];
-    try {
-      names = await readdir(this.dir);
-    } catch {
-      return [];
-    }
-    const out: { name: string; size: number; mtimeMs: number }[] = [];
-    const now = Date.now();
-    for (const name of names) {
-      const info = await stat(join(this.dir, name)).catch(() => undefined);
-      if (info === undefined || !info.isFile()) continue;
-      if (name.endsWith('.tmp')) {
-        if (sweep && now - info.mtimeMs > STALE_TEMP_MS) await unlink(join(this.dir, name)).catch(() => {});
-        continue;
-      }
-      if (ENTRY_NAME.test(name)) out.push({ name, size: info.size, mtimeMs: info.mtimeMs });
-    }
-    return out;
-  }
-
-  #problem(what: string, error: unknown): void {
+  /** Warns once; `entry` for one bad entry (the cache itself goes on). */
+  #problem(what: string, error: unknown, entry = false): void {
     if (this.#warned) return;
     this.#warned = true;
     const code = (error as NodeJS.ErrnoException).code ?? (error instanceof Error ? error.message : String(error));
-    this.#warn(`the piece cache in ${this.dir} failed (${what}: ${code}); going on without it`);
+    if (entry) this.#warn(`an entry of the piece cache in ${this.dir} was corrupt (${what}: ${code}); removed it, fetching the piece again`);
+    else this.#warn(`the piece cache in ${this.dir} failed (${what}: ${code}); going on without it`);
   }
 }

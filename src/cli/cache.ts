@@ -23,11 +23,18 @@ export function addCacheCommand(program: Command, io: CommandIo, done: CommandDo
 
 /**
  * Prints the cache's folder, entries and size.
- * @returns exit code 0 (an absent cache is an empty one).
+ * @returns exit code 0 (an absent cache is an empty one); 7 (`io_error`) when the folder cannot
+ *   be read (not a folder, no permission).
  */
 export async function cacheStats(flags: { json?: boolean }, io: CommandIo): Promise<number> {
   const [{ cacheDir }, { PieceCache }] = await Promise.all([import('../cache/use.js'), import('../cache/store.js')]);
-  const stats = await new PieceCache(cacheDir(io.env), 0, () => {}).stats();
+  let stats: Awaited<ReturnType<InstanceType<typeof PieceCache>['stats']>>;
+  try {
+    stats = await new PieceCache(cacheDir(io.env), 0, () => {}).stats();
+  } catch (error) {
+    io.stderr.write(`tts: error: cannot read the cache in ${escapeControls(cacheDir(io.env))} (${escapeControls((error as NodeJS.ErrnoException).code ?? String(error))}) [io_error]\n`);
+    return EXIT.io;
+  }
   if (flags.json === true) {
     io.stdout.write(`${JSON.stringify(stats)}\n`);
   } else {
@@ -38,7 +45,8 @@ export async function cacheStats(flags: { json?: boolean }, io: CommandIo): Prom
 
 /**
  * Removes every entry.
- * @returns exit code 0; 7 (`io_error`) when the folder cannot be removed.
+ * @returns exit code 0; 7 (`io_error`) when the folder cannot be read or an entry removed (then
+ *   nothing but entries was touched).
  */
 export async function cacheClear(io: CommandIo): Promise<number> {
   const [{ cacheDir }, { PieceCache }] = await Promise.all([import('../cache/use.js'), import('../cache/store.js')]);

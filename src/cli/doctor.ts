@@ -52,7 +52,9 @@ export async function doctor(program: Command, flags: { profile?: string }, io: 
   if (major < MIN_NODE_MAJOR) problems.push(`Node ${process.version} is older than ${MIN_NODE_MAJOR}`);
   out('config', `${file.path} (${file.exists ? `read, ${file.top.size} top-level setting(s), ${file.profiles.size} profile(s)` : 'does not exist; `tts config show` lists the settings in effect'})`);
   if (profile !== undefined) out('', `profile ${profile.name} (from ${profile.from})`);
-  out('cache', cacheDir(io.env));
+  const { PieceCache } = await import('../cache/store.js');
+  const cacheState = await new PieceCache(cacheDir(io.env), 0, () => {}).stats().then((c) => `${c.entries} piece(s)`, (e: NodeJS.ErrnoException) => `cannot be used (${e.code ?? String(e)}); runs go on without it`);
+  out('cache', `${cacheDir(io.env)} (${cacheState})`);
 
   // Playback: the backend `tts say` would use, and why not the others.
   const { playbackBackends } = await import('../audio/playback.js');

@@ -3,7 +3,8 @@
  * recently used evicted past the cap, nothing visible before commit, two writers of one key.
  */
 import assert from 'node:assert/strict';
-import { mkdtemp, readdir, readFile, rm, utimes, writeFile } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
+import { lstat, mkdtemp, readdir, readFile, rm, symlink, unlink, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -125,5 +126,48 @@ describe('PieceCache', () => {
     assert.equal(await cache.read(key('f')), undefined);
     assert.equal(warnings.length, 1);
     assert.match(warnings[0]!, /going on without it/);
+  });
+  it('a FIFO or a symlink at an entry\'s path is a corrupt entry: one warning, removed, a miss; never blocks', async () => {
+    const warnings: string[] = [];
+    const cache = new PieceCache(join(dir, 'g'), 2 ** 30, (l) => warnings.push(l));
+    for (const k of [key('1'), key('2')]) {
+      const w = await cache.begin(k);
+      await w!.write(Buffer.alloc(4000, 5));
+      await w!.commit();
+    }
+    const good = await readFile(join(cache.dir, key('2')));
+    await unlink(join(cache.dir, key('1')));
+    execFileSync('mkfifo', [join(cache.dir, key('1'))]);
+    assert.equal(await cache.read(key('1')), undefined);
+    await assert.rejects(lstat(join(cache.dir, key('1'))), { code: 'ENOENT' });
+    const target = join(dir, 'g-target');
+    await writeFile(target, good);
+    await unlink(join(cache.dir, key('2')));
+    await symlink(target, join(cache.dir, key('2')));
+    assert.equal(await cache.read(key('2')), undefined, 'a symlinked entry was read');
+    assert.ok((await readFile(target)).equals(good), 'the symlink target was touched');
+    assert.equal(warnings.length, 1);
+    assert.match(warnings[0]!, /not a regular file/);
+    // A new entry is still written and read over the old path.
+    const w = await cache.begin(key('1'));
+    await w!.write(Buffer.alloc(4000, 6));
+    await w!.commit();
+    assert.equal((await cache.read(key('1')))?.bytes, 4000);
+  });
+
+  it('stats and clear throw when the folder is not a folder; clear removes only entries', async () => {
+    const root = join(dir, 'i');
+    const cache = new PieceCache(root, 2 ** 30, () => {});
+    const w = await cache.begin(key('3'));
+    await w!.write(Buffer.alloc(100, 1));
+    await w!.commit();
+    await writeFile(join(cache.dir, 'notes.txt'), 'mine');
+    assert.equal((await cache.clear()).entries, 1);
+    assert.deepEqual(await readdir(cache.dir), ['notes.txt']);
+    await rm(cache.dir, { recursive: true });
+    await writeFile(cache.dir, 'a file');
+    await assert.rejects(cache.stats(), { code: 'ENOTDIR' });
+    await assert.rejects(cache.clear(), { code: 'ENOTDIR' });
+    assert.equal(await readFile(cache.dir, 'utf8'), 'a file');
   });
 });

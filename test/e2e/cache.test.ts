@@ -5,8 +5,9 @@
  * a book, the same command asks only for the rest and writes the whole file; the size cap holds.
  */
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, readdir, readFile, rm, stat, truncate, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, stat, symlink, truncate, unlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -310,5 +311,61 @@ describe('the piece cache against tts serve', { skip: !haveSox && 'sox is not in
     assert.match(cleared.stdout.toString(), /removed \d+ piece/);
     const after = JSON.parse((await runTts(['cache', 'stats', '--json'], { env: { XDG_CACHE_HOME: cacheHome } })).stdout.toString()) as { entries: number };
     assert.equal(after.entries, 0);
+  });
+  it('a FIFO or a symlink at an entry\'s path is never opened: the piece is fetched again, the run ends', async () => {
+    const cacheHome = await mkdtemp(join(dir, 'home-'));
+    const args = (out: string): string[] => ['stream', '--voice', 'en-man-1', '-o', out, '--json', 'Fifo hang test.'];
+    const r1 = await runTts(args(join(dir, 'fifo1.wav')), { env: env(cacheHome) });
+    assert.equal(r1.code, 0, r1.stderr);
+    const pieces = join(cacheHome, 'tts', 'pieces');
+    const [name] = await readdir(pieces);
+    assert.ok(name !== undefined);
+    await unlink(join(pieces, name));
+    execFileSync('mkfifo', [join(pieces, name)]);
+    const before0 = served();
+    const r2 = await runTts(args(join(dir, 'fifo2.wav')), { env: env(cacheHome), timeoutMs: 15000 });
+    assert.equal(r2.code, 0, r2.stderr.toString());
+    const s2 = summaryOf(r2.stderr.toString());
+    assert.equal(s2.requests, 1);
+    assert.equal(s2.cache_hits, 0);
+    assert.equal((await servedReaches(before0 + 1)) - before0, 1);
+    assert.ok((await readFile(join(dir, 'fifo2.wav'))).equals(await readFile(join(dir, 'fifo1.wav'))));
+    // The FIFO was replaced by a whole entry again.
+    assert.ok((await stat(join(pieces, name))).isFile());
+
+    // A symlink at the entry's path pointing at a whole entry of another file is not read.
+    const elsewhere = join(dir, 'elsewhere-entry');
+    await writeFile(elsewhere, await readFile(join(pieces, name)));
+    await unlink(join(pieces, name));
+    await symlink(elsewhere, join(pieces, name));
+    const before1 = served();
+    const r3 = await runTts(args(join(dir, 'fifo3.wav')), { env: env(cacheHome), timeoutMs: 15000 });
+    assert.equal(r3.code, 0, r3.stderr.toString());
+    const s3 = summaryOf(r3.stderr.toString());
+    assert.equal(s3.cache_hits, 0, 'a symlinked entry was replayed');
+    assert.equal(s3.requests, 1);
+    assert.equal((await servedReaches(before1 + 1)) - before1, 1);
+    assert.ok(existsSync(elsewhere), 'the symlink\'s target was removed');
+  });
+
+  it('`tts cache stats|clear` refuse a cache folder that is not a folder (exit 7), deleting nothing', async () => {
+    for (const which of ['pieces', 'tts'] as const) {
+      const cacheHome = await mkdtemp(join(dir, 'home-'));
+      const file = which === 'pieces' ? join(cacheHome, 'tts', 'pieces') : join(cacheHome, 'tts');
+      if (which === 'pieces') await mkdir(join(cacheHome, 'tts'), { mode: 0o700 });
+      await writeFile(file, 'not a cache folder');
+      const stats = await runTts(['cache', 'stats'], { env: { XDG_CACHE_HOME: cacheHome } });
+      assert.equal(stats.code, 7, `${which}: ${stats.stdout.toString()}${stats.stderr.toString()}`);
+      assert.match(stats.stderr.toString(), /cannot read the cache/);
+      assert.doesNotMatch(stats.stdout.toString(), /0 piece/);
+      const json = await runTts(['cache', 'stats', '--json'], { env: { XDG_CACHE_HOME: cacheHome } });
+      assert.equal(json.code, 7, which);
+      const cleared = await runTts(['cache', 'clear'], { env: { XDG_CACHE_HOME: cacheHome } });
+      assert.equal(cleared.code, 7, `${which}: ${cleared.stdout.toString()}${cleared.stderr.toString()}`);
+      assert.doesNotMatch(cleared.stdout.toString(), /removed/);
+      assert.equal(await readFile(file, 'utf8'), 'not a cache folder', `${which}: clear deleted a file that is not an entry`);
+      const doctor = await runTts(['doctor'], { env: { XDG_CACHE_HOME: cacheHome, TTS_BASE_URL: srv.base, TTS_API_KEY: KEY } });
+      assert.match(doctor.stdout.toString() + doctor.stderr.toString(), /cache.*(cannot be used|unusable)/, which);
+    }
   });
 });
