@@ -39,6 +39,25 @@ function cut(bytes: Buffer, cuts: number[], align = 1): Buffer[] {
   return parts;
 }
 
+/** A stream stage under test: bytes in, bytes out, a flush at the end, and its release. */
+interface Stage {
+  push(bytes: Buffer): Buffer;
+  end(): Buffer;
+  free(): void;
+}
+
+/** Pushes `parts` (copied) through a new stage from `open`, and returns all it wrote. */
+async function through(open: () => Promise<Stage>, parts: Buffer[]): Promise<Buffer> {
+  const stage = await open();
+  try {
+    const out = parts.map((p) => stage.push(Buffer.from(p)));
+    out.push(stage.end());
+    return Buffer.concat(out);
+  } finally {
+    stage.free();
+  }
+}
+
 const cuts = fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { minLength: 1, maxLength: 300 });
 
 describe('chunking independence (docs/cli.md §8)', () => {
@@ -47,16 +66,11 @@ describe('chunking independence (docs/cli.md §8)', () => {
       fc.asyncProperty(fc.constantFrom(0.5, 0.7, 1, 1.5, 3), fc.constantFrom(1, 2.5), fc.constantFrom(1, 2), cuts, async (speed, volume, channels, at) => {
         const spec: AudioSpec = { format: 'pcm16', sampleRate: 24000, channels };
         const piece = encodeFloat(voice(24000, 24000, channels), 'pcm16');
-        const run = async (parts: Buffer[]): Promise<Buffer> => {
-          const chain = await EffectChain.create(spec, { speed, volume });
-          try {
-            const out = parts.map((p) => chain.push(Buffer.from(p)));
-            out.push(chain.endPiece());
-            return Buffer.concat(out);
-          } finally {
-            chain.destroy();
-          }
-        };
+        const run = (parts: Buffer[]): Promise<Buffer> =>
+          through(async () => {
+            const chain = await EffectChain.create(spec, { speed, volume });
+            return { push: (b) => chain.push(b), end: () => chain.endPiece(), free: () => chain.destroy() };
+          }, parts);
         assert.ok((await run([piece])).equals(await run(cut(piece, at))));
       }),
       { numRuns: 25 },
@@ -69,16 +83,11 @@ describe('chunking independence (docs/cli.md §8)', () => {
         const from: AudioSpec = { format: 'pcm16', sampleRate: 24000, channels: 1 };
         const to: AudioSpec = { format: 'pcm16', sampleRate: rate, channels };
         const input = encodeFloat(voice(12000, 24000, 1), 'pcm16');
-        const run = async (parts: Buffer[]): Promise<Buffer> => {
-          const conv = await SpecConverter.create(from, to);
-          try {
-            const out = parts.map((p) => conv.push(Buffer.from(p)));
-            out.push(conv.end());
-            return Buffer.concat(out);
-          } finally {
-            conv.destroy();
-          }
-        };
+        const run = (parts: Buffer[]): Promise<Buffer> =>
+          through(async () => {
+            const conv = await SpecConverter.create(from, to);
+            return { push: (b) => conv.push(b), end: () => conv.end(), free: () => conv.destroy() };
+          }, parts);
         assert.ok((await run([input])).equals(await run(cut(input, at))));
       }),
       { numRuns: 15 },
@@ -90,16 +99,11 @@ describe('chunking independence (docs/cli.md §8)', () => {
       fc.asyncProperty(fc.constantFrom(24000, 44100, 48000), fc.constantFrom(1, 2), cuts, async (rate, channels, at) => {
         const spec: AudioSpec = { format: 'pcm16', sampleRate: rate, channels };
         const input = encodeFloat(voice(rate, rate, channels), 'pcm16');
-        const run = async (parts: Buffer[]): Promise<Buffer> => {
-          const enc = await openOpusEncoder(spec, 32);
-          try {
-            const out = parts.map((p) => enc.encode(Buffer.from(p)));
-            out.push(enc.finish());
-            return Buffer.concat(out);
-          } finally {
-            enc.free();
-          }
-        };
+        const run = (parts: Buffer[]): Promise<Buffer> =>
+          through(async () => {
+            const enc = await openOpusEncoder(spec, 32);
+            return { push: (b) => enc.encode(b), end: () => enc.finish(), free: () => enc.free() };
+          }, parts);
         const whole = await run([input]);
         assert.ok(whole.equals(await run(cut(input, at, 2 * channels))));
       }),
@@ -112,16 +116,11 @@ describe('chunking independence (docs/cli.md §8)', () => {
       fc.asyncProperty(fc.constantFrom('mp3', 'flac'), fc.constantFrom(24000, 44100), fc.constantFrom(1, 2), cuts, async (codec, rate, channels, at) => {
         const spec: AudioSpec = { format: 'pcm16', sampleRate: rate, channels };
         const input = encodeFloat(voice(rate, rate, channels), 'pcm16');
-        const run = async (parts: Buffer[]): Promise<Buffer> => {
-          const enc = codec === 'mp3' ? await openMp3Encoder(spec, 64) : await openFlacEncoder(spec);
-          try {
-            const out = parts.map((p) => enc.encode(Buffer.from(p)));
-            out.push(enc.finish());
-            return Buffer.concat(out);
-          } finally {
-            enc.free();
-          }
-        };
+        const run = (parts: Buffer[]): Promise<Buffer> =>
+          through(async () => {
+            const enc = codec === 'mp3' ? await openMp3Encoder(spec, 64) : await openFlacEncoder(spec);
+            return { push: (b) => enc.encode(b), end: () => enc.finish(), free: () => enc.free() };
+          }, parts);
         assert.ok((await run([input])).equals(await run(cut(input, at, 2 * channels))), codec);
       }),
       { numRuns: 10 },
