@@ -13,6 +13,7 @@ import { SpecConverter } from '../../src/dsp/convert.js';
 import { EffectChain } from '../../src/dsp/effects.js';
 import { encodeFloat } from '../../src/dsp/encoding.js';
 import type { AudioSpec } from '../../src/dsp/spec.js';
+import { cutAt } from '../helpers/split.js';
 
 /** A speech-like signal (a gliding tone with harmonics) of `frames` frames at `rate`, as floats. */
 function voice(frames: number, rate: number, channels: number): Float32Array {
@@ -27,17 +28,6 @@ function voice(frames: number, rate: number, channels: number): Float32Array {
   return out;
 }
 
-/** Cuts `bytes` at the given fractions (at multiples of `align` bytes; 1 = any byte offset). */
-function cut(bytes: Buffer, cuts: number[], align = 1): Buffer[] {
-  const at = [...new Set(cuts.map((c) => Math.floor((c * bytes.length) / align) * align))].sort((a, b) => a - b);
-  const parts: Buffer[] = [];
-  let prev = 0;
-  for (const a of [...at, bytes.length]) {
-    parts.push(bytes.subarray(prev, a));
-    prev = a;
-  }
-  return parts;
-}
 
 /** A stream stage under test: bytes in, bytes out, a flush at the end, and its release. */
 interface Stage {
@@ -71,7 +61,7 @@ describe('chunking independence (docs/cli.md §8)', () => {
             const chain = await EffectChain.create(spec, { speed, volume });
             return { push: (b) => chain.push(b), end: () => chain.endPiece(), free: () => chain.destroy() };
           }, parts);
-        assert.ok((await run([piece])).equals(await run(cut(piece, at))));
+        assert.ok((await run([piece])).equals(await run(cutAt(piece, at))));
       }),
       { numRuns: 25 },
     );
@@ -88,7 +78,7 @@ describe('chunking independence (docs/cli.md §8)', () => {
             const conv = await SpecConverter.create(from, to);
             return { push: (b) => conv.push(b), end: () => conv.end(), free: () => conv.destroy() };
           }, parts);
-        assert.ok((await run([input])).equals(await run(cut(input, at))));
+        assert.ok((await run([input])).equals(await run(cutAt(input, at))));
       }),
       { numRuns: 15 },
     );
@@ -105,7 +95,7 @@ describe('chunking independence (docs/cli.md §8)', () => {
             return { push: (b) => enc.encode(b), end: () => enc.finish(), free: () => enc.free() };
           }, parts);
         const whole = await run([input]);
-        assert.ok(whole.equals(await run(cut(input, at, 2 * channels))));
+        assert.ok(whole.equals(await run(cutAt(input, at, 2 * channels))));
       }),
       { numRuns: 10 },
     );
@@ -121,7 +111,7 @@ describe('chunking independence (docs/cli.md §8)', () => {
             const enc = codec === 'mp3' ? await openMp3Encoder(spec, 64) : await openFlacEncoder(spec);
             return { push: (b) => enc.encode(b), end: () => enc.finish(), free: () => enc.free() };
           }, parts);
-        assert.ok((await run([input])).equals(await run(cut(input, at, 2 * channels))), codec);
+        assert.ok((await run([input])).equals(await run(cutAt(input, at, 2 * channels))), codec);
       }),
       { numRuns: 10 },
     );

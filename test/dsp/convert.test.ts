@@ -11,6 +11,7 @@ import { encodeFloat } from '../../src/dsp/encoding.js';
 import { decodeToFloat, mixChannels } from '../../src/dsp/samples.js';
 import type { AudioSpec } from '../../src/dsp/spec.js';
 import type { AudioFormat } from '../../src/protocol/types.js';
+import { cutAt } from '../helpers/split.js';
 
 const RATES = [8000, 16000, 22050, 24000, 44100, 48000];
 const FORMATS: AudioFormat[] = ['pcm16', 'float32', 'mulaw'];
@@ -22,17 +23,6 @@ function tone(frames: number, rate: number): Float32Array {
   return out;
 }
 
-/** Cuts `bytes` at the given fractions (any byte offset, not only whole samples). */
-function cut(bytes: Buffer, cuts: number[]): Buffer[] {
-  const at = [...new Set(cuts.map((c) => Math.floor(c * bytes.length)))].sort((a, b) => a - b);
-  const parts: Buffer[] = [];
-  let prev = 0;
-  for (const a of [...at, bytes.length]) {
-    parts.push(bytes.subarray(prev, a));
-    prev = a;
-  }
-  return parts;
-}
 
 describe('SpecConverter', () => {
   it('gives exactly round(frames × to / from) frames, whatever the chunking (property)', async () => {
@@ -52,7 +42,7 @@ describe('SpecConverter', () => {
           const converter = await SpecConverter.create(from, to);
           try {
             let bytes = 0;
-            for (const part of cut(input, cuts)) bytes += converter.push(Buffer.from(part)).length;
+            for (const part of cutAt(input, cuts)) bytes += converter.push(Buffer.from(part)).length;
             bytes += converter.end().length;
             const frameBytes = (format === 'pcm16' ? 2 : format === 'float32' ? 4 : 1) * toChannels;
             assert.equal(bytes % frameBytes, 0);
@@ -122,7 +112,7 @@ describe('channels, encodings and gain', () => {
       const chain = await EffectChain.create(spec, { speed, volume: 1 });
       const input = encodeFloat(mixChannels(tone(48000, 24000), 1, 2), 'pcm16');
       let bytes = 0;
-      for (const part of cut(input, [0.1, 0.33, 0.5, 0.77])) bytes += chain.push(Buffer.from(part)).length;
+      for (const part of cutAt(input, [0.1, 0.33, 0.5, 0.77])) bytes += chain.push(Buffer.from(part)).length;
       bytes += chain.endPiece().length;
       chain.destroy();
       const seconds = bytes / 4 / 24000;

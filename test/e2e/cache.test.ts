@@ -16,6 +16,7 @@ import { haveSox, soxInfo } from '../helpers/audio-sox.js';
 import { waitFor } from '../helpers/serve-http.js';
 import { startServe, type ServeProcess } from '../helpers/serve-process.js';
 import { parseWavHeader } from '../helpers/wav-reader.js';
+import type { ChildProcess } from 'node:child_process';
 
 const KEY = 'cache-test-key-0123456789';
 
@@ -51,6 +52,18 @@ describe('the piece cache against tts serve', { skip: !haveSox && 'sox is not in
   let srv: ServeProcess;
   /** SSE requests the server answered with 200, from its access log. */
   const served = (): number => srv.stderr().split('\n').filter((l) => / POST \/v1\/tts\/sse 200 /.test(l)).length;
+  /** An onSpawn hook that sends `signal` to the run once the server answered `count` requests since `start`. */
+  const signalAfterServed =
+    (start: number, count: number, signal: NodeJS.Signals) =>
+    (child: ChildProcess): void => {
+      const poll = setInterval(() => {
+        if (served() - start >= count) {
+          clearInterval(poll);
+          child.kill(signal);
+        }
+      }, 5);
+      child.once('exit', () => clearInterval(poll));
+    };
   /** Waits until the access log holds `n` served requests (its line follows the response's end). */
   const servedReaches = async (n: number): Promise<number> => {
     await waitFor(() => served() >= n, 3000);
@@ -209,15 +222,7 @@ describe('the piece cache against tts serve', { skip: !haveSox && 'sox is not in
     const r1 = await runTts(args(out), {
       env: env(cacheHome),
       timeoutMs: 120_000,
-      onSpawn: (child) => {
-        const poll = setInterval(() => {
-          if (served() - start >= total / 2) {
-            clearInterval(poll);
-            child.kill('SIGINT');
-          }
-        }, 5);
-        child.once('exit', () => clearInterval(poll));
-      },
+      onSpawn: signalAfterServed(start, total / 2, 'SIGINT'),
     });
     assert.equal(r1.code, 130, r1.stderr);
     assert.equal(existsSync(out), false, 'an interrupted run left its output');
@@ -251,15 +256,7 @@ describe('the piece cache against tts serve', { skip: !haveSox && 'sox is not in
     const r1 = await runTts(args(out), {
       env: env(cacheHome),
       timeoutMs: 120_000,
-      onSpawn: (child) => {
-        const poll = setInterval(() => {
-          if (served() - start >= 8) {
-            clearInterval(poll);
-            child.kill('SIGKILL');
-          }
-        }, 5);
-        child.once('exit', () => clearInterval(poll));
-      },
+      onSpawn: signalAfterServed(start, 8, 'SIGKILL'),
     });
     assert.equal(r1.signal, 'SIGKILL');
     assert.equal(existsSync(out), false);

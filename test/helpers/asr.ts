@@ -14,18 +14,9 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { wavFile, wordErrors } from './engine-audio.js';
+import { wavFile, which, wordErrors } from './engine-audio.js';
 
 const run = promisify(execFile);
-
-async function which(program: string): Promise<string | undefined> {
-  try {
-    const { stdout } = await run('/bin/sh', ['-c', `command -v ${program}`]);
-    return stdout.trim() || undefined;
-  } catch {
-    return undefined;
-  }
-}
 
 /** Words of `text` for scoring: lower case, letters, digits and inner apostrophes only. */
 export function scoringWords(text: string): string[] {

@@ -125,7 +125,7 @@ public <digits> = ( ${[...DIGIT_WORDS, 'oh'].join(' | ')} )+ ;
 `;
 
 /** Path of a program on PATH, or undefined. */
-async function which(program: string): Promise<string | undefined> {
+export async function which(program: string): Promise<string | undefined> {
   try {
     const { stdout } = await run('/bin/sh', ['-c', `command -v ${program}`]);
     return stdout.trim() || undefined;

@@ -13,3 +13,18 @@ export function splitBySizes(data: Buffer, sizes: readonly number[]): Buffer[] {
   }
   return out;
 }
+
+/**
+ * Cuts `bytes` at the given fractions of its length (0…1), each rounded down to a multiple of
+ * `align` bytes (1 = any byte offset); equal cut points count once, a cut at 0 gives an empty first piece.
+ */
+export function cutAt(bytes: Buffer, cuts: readonly number[], align = 1): Buffer[] {
+  const at = [...new Set(cuts.map((c) => Math.floor((c * bytes.length) / align) * align))].sort((a, b) => a - b);
+  const parts: Buffer[] = [];
+  let prev = 0;
+  for (const a of [...at, bytes.length]) {
+    parts.push(bytes.subarray(prev, a));
+    prev = a;
+  }
+  return parts;
+}
