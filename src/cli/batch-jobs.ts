@@ -133,6 +133,10 @@ function parseJsonJob(raw: string, job: BatchJob, command: Command): void {
     throw new TtsError('usage', `not JSON (${error instanceof Error ? error.message : String(error)})`, { hint: 'each line is one JSON object, e.g. {"text": "Hello", "output": "hello.wav"}' });
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new TtsError('usage', 'not a JSON object');
+  // An escaped \u0000 is a NUL like a raw one, refused in every text tts reads (docs/cli.md §9).
+  for (const [key, v] of Object.entries(value as Record<string, unknown>)) {
+    if (typeof v === 'string' && v.includes('\0')) throw new TtsError('usage', `"${key}" contains a NUL character (\\u0000)`, { hint: 'remove it from the line' });
+  }
   const flags = job.flags as unknown as Record<string, unknown>;
   for (const [key, v] of Object.entries(value as Record<string, unknown>)) {
     if (key === 'text' || key === 'file' || key === 'output') {

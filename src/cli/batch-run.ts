@@ -14,6 +14,7 @@ import { EXIT, TtsError } from '../errors.js';
 import { assertOutputIsNotInput, planOutput } from '../speak/outputs.js';
 import { speak, type RunStats } from '../speak/run.js';
 import { resolveService, type ServiceTarget } from '../speak/service.js';
+import { assertNoCollisions } from './batch-collisions.js';
 import { jsonJobs, plainJobs, readBatchLines, type BatchJob } from './batch-jobs.js';
 import { cacheEnv, fitConfigDefaults, markCacheForced, type SynthesisFlags } from './options.js';
 import { piecesFor, speakSettings, specOf } from './speak-settings.js';
@@ -91,6 +92,8 @@ export async function runBatch(file: string, flags: BatchFlags, command: Command
       if (job.invalid === undefined) fitConfigDefaults(job.flags, (attr) => command.getOptionValueSource(attr) === 'config' && !job.own.has(attr), job.output, false);
     }
     if (jobs.length === 0) throw new TtsError('usage', `${file === '-' ? 'standard input' : file} has no jobs`, { hint: 'one JSON object per line, or with --lines one text per line' });
+    // Nothing is written over an input or twice, checked before the first job (docs/cli.md §9).
+    await assertNoCollisions(jobs, file);
     if (flags.outputDir !== undefined) await mkdir(flags.outputDir, { recursive: true });
 
     const inline = jobs.map((j) => j.text ?? '').join('\n').slice(0, 64 * 1024);
@@ -125,7 +128,10 @@ export async function runBatch(file: string, flags: BatchFlags, command: Command
       while (!controller.signal.aborted) {
         const job = jobs[next++];
         if (job === undefined) return;
-        const result = await runJob(job, shared, cache, lineReporter(job), io, controller.signal);
+        // Each job listens on a signal of its own, which follows the batch's without adding a
+        // listener to it: the run and each piece in flight listen on the signal they get, so
+        // --jobs 8 sharing one signal passed Node's 10 listeners (MaxListenersExceededWarning).
+        const result = await runJob(job, shared, cache, lineReporter(job), io, AbortSignal.any([controller.signal]));
         if (controller.signal.aborted) return;
         code = moreSevere(code, result.exit_code);
         if (result.ok) totals.done++;

@@ -8,10 +8,8 @@ import assert from 'node:assert/strict';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
-import { main } from '../../src/cli/main.js';
-import type { CommandIo } from '../../src/cli/report.js';
+import { runMain, type MainResult } from '../helpers/in-process.js';
 import { deltaEvent, doneEvent, patternBytes, startEventStream, startServer, type TestServer } from '../helpers/servers.js';
 
 const PCM_BYTES = 4800;
@@ -33,18 +31,8 @@ describe('config defaults never beat an -o extension or a flag', () => {
     await rm(home, { recursive: true, force: true });
   });
   const config = (text: string): Promise<void> => writeFile(join(home, 'xdg', 'tts', 'config.toml'), text);
-  const run = async (argv: string[], extraEnv: Record<string, string> = {}): Promise<{ code: number; stdout: Buffer; stderr: string }> => {
-    const stdout = new PassThrough();
-    const stderr = new PassThrough();
-    const out: Buffer[] = [];
-    let err = '';
-    stdout.on('data', (d: Buffer) => out.push(d));
-    stderr.on('data', (d: Buffer) => (err += d.toString()));
-    const env = { HOME: home, XDG_CONFIG_HOME: join(home, 'xdg'), XDG_CACHE_HOME: join(home, 'cache'), TTS_BASE_URL: server.url, TTS_API_KEY: 'sk-test-defaults', ...extraEnv };
-    const io: CommandIo = { stdin: new PassThrough(), stdout, stderr, env };
-    const code = await main(argv, io);
-    return { code, stdout: Buffer.concat(out), stderr: err };
-  };
+  const run = (argv: string[], extraEnv: Record<string, string> = {}): Promise<MainResult> =>
+    runMain(argv, { HOME: home, XDG_CONFIG_HOME: join(home, 'xdg'), XDG_CACHE_HOME: join(home, 'cache'), TTS_BASE_URL: server.url, TTS_API_KEY: 'sk-test-defaults', ...extraEnv });
   const magic = async (name: string): Promise<string> => kind(await readFile(join(home, name)));
   const kind = (b: Buffer): string => {
     if (b.subarray(0, 4).toString('latin1') === 'RIFF') return 'wav';
