@@ -122,6 +122,12 @@ export interface OpenOutputs {
   file: FileSink | undefined;
   /** The file when it is the only destination: then a broken piece can be cut back and redone. */
   fileOnly: FileSink | undefined;
+  /**
+   * Why playback failed, when it did beside a file or stdout (`--play -o copy.wav`): then the
+   * other destinations went on without it and the run must still fail (exit 7) once they are
+   * written (docs/cli.md §2). Undefined while playback works or when there is none.
+   */
+  playbackFailure: () => unknown;
 }
 
 /**
@@ -142,11 +148,20 @@ export async function openOutputs(
   const sinks: AudioSink[] = [];
   let file: FileSink | undefined;
   let encodedFile = false;
+  let playbackFailure: unknown;
+  // With a file or stdout beside it, playback that fails loses nothing they hold.
+  const alongside = plan.file !== undefined || plan.stdout !== undefined;
   try {
     if (plan.play) {
       // speaker, else a system player on PATH (docs/cli.md §2 "Playback").
       const { openPlayback } = await import('../audio/playback.js');
-      sinks.push(await openPlayback(spec, { player: plan.player, env: playback.env ?? process.env, verbose: playback.verbose }));
+      try {
+        const player = await openPlayback(spec, { player: plan.player, env: playback.env ?? process.env, verbose: playback.verbose });
+        sinks.push(alongside ? tolerantSink(player, (error) => (playbackFailure ??= error)) : player);
+      } catch (error) {
+        if (!alongside) throw error;
+        playbackFailure = error;
+      }
     }
     const special = plan.file === undefined ? undefined : await specialFile(plan.file.path);
     if (plan.file !== undefined && special !== undefined) {
@@ -177,9 +192,34 @@ export async function openOutputs(
     await Promise.all(sinks.map((s) => s.abort().catch(() => {})));
     throw error;
   }
-  if (sinks.length === 1) return { sink: sinks[0]!, file, fileOnly: encodedFile ? undefined : file };
+  const failure = (): unknown => playbackFailure;
+  if (sinks.length === 1) return { sink: sinks[0]!, file, fileOnly: encodedFile ? undefined : file, playbackFailure: failure };
   const { teeSink } = await import('../audio/sink.js');
-  return { sink: teeSink(sinks), file, fileOnly: undefined };
+  return { sink: teeSink(sinks), file, fileOnly: undefined, playbackFailure: failure };
+}
+
+/**
+ * A playback sink that never fails the destinations beside it: its first failure (the player
+ * died, the device went away) is handed to `failed`, the player is stopped, and later writes are
+ * dropped — the file or stdout is still written whole.
+ */
+function tolerantSink(inner: AudioSink, failed: (error: unknown) => void): AudioSink {
+  let broken = false;
+  const guard = async (op: () => Promise<void>): Promise<void> => {
+    if (broken) return;
+    try {
+      await op();
+    } catch (error) {
+      broken = true;
+      failed(error);
+      await inner.abort().catch(() => {});
+    }
+  };
+  return {
+    write: (chunk) => guard(() => inner.write(chunk)),
+    finish: () => guard(() => inner.finish()),
+    abort: () => (broken ? Promise.resolve() : inner.abort()),
+  };
 }
 
 /** The byte-level container of an unencoded output (the WAV header or nothing). */
