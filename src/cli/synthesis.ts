@@ -227,7 +227,7 @@ export async function checkSubtitlesPath(path: string, plan: OutputPlan, input: 
     const { resolve } = await import('node:path');
     if (resolve(plan.file.path) === resolve(path)) throw new TtsError('usage', `--subtitles ${path} is the audio output (-o)`, { hint: 'give the subtitles a name of their own, e.g. speech.srt' });
   }
-  await assertOutputIsNotInput(path, input);
+  await assertOutputIsNotInput(path, input, '--subtitles');
 }
 
 function writeSummary(io: CommandIo, s: RunSummary): void {

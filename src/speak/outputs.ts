@@ -278,15 +278,16 @@ async function openSpecialFile(path: string, kind: 'fifo' | 'device', signal: Ab
 }
 
 /**
- * Refuses to write the audio over the text it is made from: `-o` naming the `-f` file (or the
- * file stdin was redirected from), compared by device and inode, so another name for the same
- * file (a link, `./x`) is caught too.
- * @param output the `-o` path; nothing to check when it does not exist yet.
+ * Refuses to write the audio (or the subtitles) over the text it is made from: `-o` or
+ * `--subtitles` naming the `-f` file (or the file stdin was redirected from), compared by device
+ * and inode, so another name for the same file (a link, `./x`) is caught too.
+ * @param output the path written; nothing to check when it does not exist yet.
  * @param input the `-f` path, `-` for stdin (checked through its descriptor), or undefined when
  *   the text comes from the command line.
+ * @param flag the flag that named `output`, for the message: `-o` (default) or `--subtitles`.
  * @throws TtsError `usage` (exit 2) when they are the same file.
  */
-export async function assertOutputIsNotInput(output: string, input: string | undefined): Promise<void> {
+export async function assertOutputIsNotInput(output: string, input: string | undefined, flag: '-o' | '--subtitles' = '-o'): Promise<void> {
   if (input === undefined) return;
   const { fstatSync } = await import('node:fs');
   const { stat } = await import('node:fs/promises');
@@ -299,6 +300,6 @@ export async function assertOutputIsNotInput(output: string, input: string | und
     return; // Unreadable input is reported when it is read.
   }
   if (inp.isFile() && inp.dev === out.dev && inp.ino === out.ino) {
-    throw new TtsError('usage', `-o ${output} is the file the text is read from`, { hint: 'write the audio to another file' });
+    throw new TtsError('usage', `${flag} ${output} is the file the text is read from`, { hint: flag === '-o' ? 'write the audio to another file' : 'write the subtitles to another file' });
   }
 }
