@@ -25,12 +25,18 @@ interface Use {
  * when the folder exists). Undefined for what is neither a regular file nor absent (a FIFO or
  * a device such as `/dev/null` may be written by several jobs: nothing is replaced).
  */
-async function identity(path: string): Promise<string | undefined> {
+async function identity(path: string, folders: Map<string, Promise<string>> = new Map()): Promise<string | undefined> {
   const info = await stat(path).catch(() => undefined);
   if (info !== undefined) return info.isFile() ? `inode ${info.dev}:${info.ino}` : undefined;
   const full = resolve(path);
-  const folder = await realpath(dirname(full)).catch(() => dirname(full));
-  return `path ${join(folder, basename(full))}`;
+  const parent = dirname(full);
+  // Many jobs write into one folder: resolve it once.
+  let folder = folders.get(parent);
+  if (folder === undefined) {
+    folder = realpath(parent).catch(() => parent);
+    folders.set(parent, folder);
+  }
+  return `path ${join(await folder, basename(full))}`;
 }
 
 /** The identity of the batch input: its path, or stdin's file when stdin is a redirected file. */
@@ -56,6 +62,7 @@ function describe(use: Use): string {
  * @throws TtsError `usage` (exit 2) naming both lines (or the batch file) and the path.
  */
 export async function assertNoCollisions(jobs: readonly BatchJob[], batchFile: string): Promise<void> {
+  const folders = new Map<string, Promise<string>>();
   const inputs = new Map<string, Use>();
   const outputs = new Map<string, Use>();
   const batchId = await inputIdentity(batchFile);
@@ -63,14 +70,14 @@ export async function assertNoCollisions(jobs: readonly BatchJob[], batchFile: s
   const valid = jobs.filter((j) => j.invalid === undefined);
   for (const job of valid) {
     if (job.file === undefined) continue;
-    const id = await identity(job.file);
+    const id = await identity(job.file, folders);
     if (id !== undefined && !inputs.has(id)) inputs.set(id, { line: job.line, role: '"file"', path: job.file });
   }
   for (const job of valid) {
     const written: Use[] = [{ line: job.line, role: 'output', path: job.output }];
     if (job.flags.subtitles !== undefined) written.push({ line: job.line, role: '"subtitles"', path: job.flags.subtitles });
     for (const use of written) {
-      const id = await identity(use.path);
+      const id = await identity(use.path, folders);
       if (id === undefined) continue;
       const read = inputs.get(id);
       if (read !== undefined) {
