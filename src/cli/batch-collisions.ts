@@ -87,7 +87,8 @@ export async function assertNoCollisions(jobs: readonly BatchJob[], batchFile: s
       }
       const other = outputs.get(id);
       if (other !== undefined) {
-        const shared = job.flags.subtitles === use.path && use.role === '"subtitles"' && other.role === '"subtitles"';
+        // Both are the subtitles, and this line did not name them itself: a batch-wide --subtitles.
+        const shared = use.role === '"subtitles"' && other.role === '"subtitles"' && !job.own.has('subtitles');
         throw new TtsError('usage', `line ${use.line}: the ${use.role} ${use.path} is also ${describe(other)}: one would replace the other`, {
           hint: shared ? 'a batch-wide --subtitles would be rewritten by every job; give each line its own "subtitles"' : 'give every job a file of its own',
         });

@@ -123,7 +123,9 @@ export function prepareAudio(channel: ChannelKind, spec: AudioSpec, effects: { s
  * @throws TtsError — the first failure the pipeline could not mend (exit codes of docs/cli.md §3),
  *   an output failure (`io_error`, `no_playback_device`: exit 7; a ClosedPipeError when stdout's
  *   reader left), or `signal.reason` once aborted. The outputs are aborted before it throws: an
- *   existing file is untouched and no temporary file is left.
+ *   existing file is untouched and no temporary file is left. The one exception: playback that
+ *   failed beside a file or stdout (`--play -o FILE`) is thrown (exit 7) only after they were
+ *   written whole, the message saying so (docs/cli.md §1).
  */
 export async function speak(options: SpeakOptions): Promise<void> {
   const { spec, stats, signal } = options;
