@@ -12,6 +12,7 @@ import { availableParallelism, cpus, loadavg, totalmem } from 'node:os';
 import { benchAudioStage } from './audio-stage.js';
 import { benchBatch } from './batch.js';
 import { benchClientTtfa } from './client-ttfa.js';
+import { benchConfig } from './config.js';
 import { benchContainers } from './containers.js';
 import { benchDecode } from './decode.js';
 import { benchEngine } from './engine.js';
@@ -26,6 +27,7 @@ import { type BenchOptions, type Figure, formatTable, judge } from './figures.js
 
 const BENCHES: Record<string, (o: BenchOptions) => Promise<Figure[]>> = {
   startup: benchStartup,
+  config: benchConfig,
   'client-ttfa': benchClientTtfa,
   decode: benchDecode,
   memory: benchMemory,

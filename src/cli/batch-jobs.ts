@@ -30,12 +30,17 @@ export interface BatchJob {
   output: string;
   /** The batch's flags with this line's own over them. */
   flags: SynthesisFlags;
+  /** Attribute names (`sampleRate`) the line set itself: like flags, they beat the config file. */
+  own: Set<string>;
   /** Why the line is not a job (exit 2), when it is not. */
   invalid?: TtsError | undefined;
 }
 
-/** Keys a line may not set: they belong to the whole batch, or are given their own way. */
-const BATCH_WIDE = new Set(['lines', 'quiet', 'verbose', 'json', 'base-url', 'ws-base-url', 'api-key-file', 'offline', 'allow-insecure', 'play', 'cache', 'cache-size', 'jobs', 'output-dir', 'version', 'help']);
+/**
+ * Keys a line may not set: they belong to the whole batch, or are given their own way
+ * (`profile`: the config file is read once for the batch; give `--profile` on the command line).
+ */
+const BATCH_WIDE = new Set(['profile', 'lines', 'quiet', 'verbose', 'json', 'base-url', 'ws-base-url', 'api-key-file', 'offline', 'allow-insecure', 'play', 'cache', 'cache-size', 'jobs', 'output-dir', 'version', 'help']);
 
 /**
  * Reads the batch input whole.
@@ -80,7 +85,7 @@ export function plainJobs(lines: readonly string[], outputDir: string, flags: Sy
   const kept = lines.map((text, i) => ({ text, line: i + 1 })).filter((l) => l.text.trim() !== '');
   const digits = Math.max(4, String(kept.length).length);
   const ext = fileExtension(flags);
-  return kept.map((l, i) => ({ line: l.line, text: l.text, output: join(outputDir, `${String(i + 1).padStart(digits, '0')}.${ext}`), flags: jobFlags(flags) }));
+  return kept.map((l, i) => ({ line: l.line, text: l.text, output: join(outputDir, `${String(i + 1).padStart(digits, '0')}.${ext}`), flags: jobFlags(flags), own: new Set<string>() }));
 }
 
 /**
@@ -97,7 +102,7 @@ export function jsonJobs(lines: readonly string[], command: Command, flags: Synt
   lines.forEach((raw, i) => {
     if (raw.trim() === '') return;
     const line = i + 1;
-    const job: BatchJob = { line, output: '', flags: jobFlags(flags) };
+    const job: BatchJob = { line, output: '', flags: jobFlags(flags), own: new Set() };
     try {
       parseJsonJob(raw, job, command);
       if (job.output === '') {
@@ -128,6 +133,10 @@ function parseJsonJob(raw: string, job: BatchJob, command: Command): void {
     throw new TtsError('usage', `not JSON (${error instanceof Error ? error.message : String(error)})`, { hint: 'each line is one JSON object, e.g. {"text": "Hello", "output": "hello.wav"}' });
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new TtsError('usage', 'not a JSON object');
+  // An escaped \u0000 is a NUL like a raw one, refused in every text tts reads (docs/cli.md §9).
+  for (const [key, v] of Object.entries(value as Record<string, unknown>)) {
+    if (typeof v === 'string' && v.includes('\0')) throw new TtsError('usage', `"${key}" contains a NUL character (\\u0000)`, { hint: 'remove it from the line' });
+  }
   const flags = job.flags as unknown as Record<string, unknown>;
   for (const [key, v] of Object.entries(value as Record<string, unknown>)) {
     if (key === 'text' || key === 'file' || key === 'output') {
@@ -143,6 +152,7 @@ function parseJsonJob(raw: string, job: BatchJob, command: Command): void {
       throw new TtsError('usage', `"${key}" is not a flag a line can set`, { hint: 'use the long name of a synthesis flag (voice, language, format, sample-rate, …); service and output flags go on the command line' });
     }
     flags[option.attributeName()] = optionValue(option, kebab, v);
+    job.own.add(option.attributeName());
   }
   if ((job.text === undefined) === (job.file === undefined)) throw new TtsError('usage', 'give either "text" or "file"');
   if (job.file === '-') throw new TtsError('usage', '"file" cannot be standard input in a batch');

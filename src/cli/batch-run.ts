@@ -14,8 +14,9 @@ import { EXIT, TtsError } from '../errors.js';
 import { assertOutputIsNotInput, planOutput } from '../speak/outputs.js';
 import { speak, type RunStats } from '../speak/run.js';
 import { resolveService, type ServiceTarget } from '../speak/service.js';
+import { assertNoCollisions } from './batch-collisions.js';
 import { jsonJobs, plainJobs, readBatchLines, type BatchJob } from './batch-jobs.js';
-import type { SynthesisFlags } from './options.js';
+import { cacheEnv, fitConfigDefaults, markCacheForced, type SynthesisFlags } from './options.js';
 import { piecesFor, speakSettings, specOf } from './speak-settings.js';
 import { createReporter, formatClock, jsonLine, reportError, startProgressDisplay, type CommandIo, type ProgressDisplay, type Reporter } from './report.js';
 
@@ -86,14 +87,21 @@ export async function runBatch(file: string, flags: BatchFlags, command: Command
     if (flags.lines === true && flags.outputDir === undefined) throw new TtsError('usage', '--lines needs --output-dir DIR', { hint: 'tts batch --lines FILE --output-dir DIR writes DIR/0001.wav, …' });
     const lines = await readBatchLines(file, io, flags.maxInput, controller.signal);
     const jobs = flags.lines === true ? plainJobs(lines, flags.outputDir!, flags) : jsonJobs(lines, command, flags, flags.outputDir);
+    // The config file's container, wav, raw and bitrate are defaults that fit each job (docs/cli.md §7).
+    for (const job of jobs) {
+      if (job.invalid === undefined) fitConfigDefaults(job.flags, (attr) => command.getOptionValueSource(attr) === 'config' && !job.own.has(attr), job.output, false);
+    }
     if (jobs.length === 0) throw new TtsError('usage', `${file === '-' ? 'standard input' : file} has no jobs`, { hint: 'one JSON object per line, or with --lines one text per line' });
+    // Nothing is written over an input or twice, checked before the first job (docs/cli.md §9).
+    await assertNoCollisions(jobs, file);
     if (flags.outputDir !== undefined) await mkdir(flags.outputDir, { recursive: true });
 
     const inline = jobs.map((j) => j.text ?? '').join('\n').slice(0, 64 * 1024);
     target = await resolveService({ text: inline, baseUrl: flags.baseUrl, wsBaseUrl: flags.wsBaseUrl, apiKeyFile: flags.apiKeyFile, offline: flags.offline === true, env: io.env, warn: (l) => reporter.warn(l) });
     reporter.setSecret(target.apiKey);
     if (target.embedded) reporter.notice('no service configured (TTS_BASE_URL): using the built-in offline engine');
-    const cache = cacheFor(flags, io.env, (l) => reporter.warn(l));
+    markCacheForced(flags, command);
+    const cache = cacheFor(flags, cacheEnv(flags, io.env), (l) => reporter.warn(l));
 
     display = await startProgressDisplay(io, flags, `jobs 0/${jobs.length}`);
     const totals = { done: 0, failed: 0, bytes: 0, seconds: 0, requests: 0, hits: 0 };
@@ -120,7 +128,10 @@ export async function runBatch(file: string, flags: BatchFlags, command: Command
       while (!controller.signal.aborted) {
         const job = jobs[next++];
         if (job === undefined) return;
-        const result = await runJob(job, shared, cache, lineReporter(job), io, controller.signal);
+        // Each job listens on a signal of its own, which follows the batch's without adding a
+        // listener to it: the run and each piece in flight listen on the signal they get, so
+        // --jobs 8 sharing one signal passed Node's 10 listeners (MaxListenersExceededWarning).
+        const result = await runJob(job, shared, cache, lineReporter(job), io, AbortSignal.any([controller.signal]));
         if (controller.signal.aborted) return;
         code = moreSevere(code, result.exit_code);
         if (result.ok) totals.done++;

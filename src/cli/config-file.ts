@@ -6,7 +6,8 @@
  * options the synthesis commands registered, so a flag added later is accepted as a key at once
  * and its value is checked by the very parser the flag uses.
  */
-import { readFile } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { open } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { isAbsolute, join } from 'node:path';
 import type { Option } from 'commander';
@@ -39,6 +40,13 @@ export interface ConfigFile {
  */
 const NOT_SETTINGS = new Set(['output', 'file', 'lines', 'help', 'version', 'profile']);
 
+/**
+ * Largest config file read, in bytes (4 MiB: some 100,000 profiles). A bigger file, or a name
+ * that leads to something endless (a symlink to /dev/zero), is refused before it is read whole
+ * (docs/cli.md §7).
+ */
+export const MAX_CONFIG_BYTES = 4 * 1024 * 1024;
+
 /** A key named like a secret: keys never go in this file (docs/cli.md §1: no key on the command line either). */
 const SECRET_KEY = /(^|[-_])(api[-_]?key|key|keys|token|secret|password|passwd|bearer|credentials?)$/i;
 
@@ -58,18 +66,13 @@ export function configPath(env: NodeJS.ProcessEnv): string {
  * @returns the settings; an empty file object when the file does not exist.
  * @throws TtsError `usage` (exit 2) naming the file, the key and its line: a TOML syntax error,
  *   an unknown key, a key named like an API key (pointing to `api-key-file`), a per-run flag,
- *   or a value the flag's own parser refuses; also an unreadable file.
+ *   or a value the flag's own parser refuses; also an unreadable file, one that is not a regular
+ *   file (a FIFO, a device, a folder), or one over {@link MAX_CONFIG_BYTES}.
  */
 export async function loadConfigFile(path: string, options: readonly Option[]): Promise<ConfigFile> {
   const empty: ConfigFile = { path, exists: false, top: new Map(), profiles: new Map() };
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (cause) {
-    const code = (cause as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'ENOTDIR') return empty;
-    throw new TtsError('usage', `cannot read the config file ${path} (${code ?? 'error'})`, { cause, hint: 'fix its permissions, or move it away' });
-  }
+  const text = await readConfigText(path);
+  if (text === undefined) return empty;
   const { parse, TomlError } = await import('smol-toml');
   let doc: Record<string, unknown>;
   try {
@@ -79,42 +82,44 @@ export async function loadConfigFile(path: string, options: readonly Option[]): 
     const why = (cause instanceof Error ? cause.message : String(cause)).split('\n')[0] ?? '';
     throw new TtsError('usage', `${path}${line > 0 ? `:${line}` : ''}: not valid TOML: ${why}`, { cause, hint: 'see docs/cli.md §7 for the format' });
   }
+  // One pass over the lines finds every key's line: looking each key up anew was quadratic.
+  const lines = lineIndex(text);
   const byLong = new Map<string, Option>();
   for (const o of options) if (o.long !== undefined && !byLong.has(o.long.slice(2))) byLong.set(o.long.slice(2), o);
   const file: ConfigFile = { path, exists: true, top: new Map(), profiles: new Map() };
   for (const [key, value] of Object.entries(doc)) {
     if (key === 'profile') {
-      if (!isTable(value)) throw bad(path, text, [], key, 'must be a table of profiles: [profile.NAME]');
+      if (!isTable(value)) throw bad(path, lines, [], key, 'must be a table of profiles: [profile.NAME]');
       for (const [name, table] of Object.entries(value)) {
-        if (!isTable(table)) throw bad(path, text, ['profile'], name, `must be a table: [profile.${name}] with settings under it`);
+        if (!isTable(table)) throw bad(path, lines, ['profile'], name, `must be a table: [profile.${name}] with settings under it`);
         const settings = new Map<string, ConfigEntry>();
-        for (const [k, v] of Object.entries(table)) addSetting(settings, byLong, path, text, ['profile', name], k, v);
+        for (const [k, v] of Object.entries(table)) addSetting(settings, byLong, path, lines, ['profile', name], k, v);
         file.profiles.set(name, settings);
       }
       continue;
     }
-    addSetting(file.top, byLong, path, text, [], key, value);
+    addSetting(file.top, byLong, path, lines, [], key, value);
   }
   return file;
 }
 
 /** Checks one `key = value` and stores it under the option's attribute name. */
-function addSetting(into: Map<string, ConfigEntry>, byLong: Map<string, Option>, path: string, text: string, table: string[], key: string, value: unknown): void {
-  const where = (): number => lineOf(text, table, key);
+function addSetting(into: Map<string, ConfigEntry>, byLong: Map<string, Option>, path: string, lines: LineIndex, table: string[], key: string, value: unknown): void {
+  const where = (): number => lineIn(lines, table, key);
   if (SECRET_KEY.test(key) && key !== 'api-key-file') {
     throw new TtsError('usage', `${path}:${where()}: "${key}" looks like an API key; keys are not kept in the config file`, {
       hint: 'put the key in a file only you can read (chmod 600) and set api-key-file = "PATH", or use TTS_API_KEY',
     });
   }
   if (NOT_SETTINGS.has(key)) {
-    throw bad(path, text, table, key, key === 'profile' ? 'chooses a profile; give it as --profile NAME or TTS_PROFILE' : `is about one run, not a setting; give --${key} on the command line`);
+    throw bad(path, lines, table, key, key === 'profile' ? 'chooses a profile; give it as --profile NAME or TTS_PROFILE' : `is about one run, not a setting; give --${key} on the command line`);
   }
   const option = byLong.get(key);
   if (option === undefined) {
     const near = [...byLong.keys()].filter((k) => !NOT_SETTINGS.has(k) && distance(k, key) <= 2);
-    throw bad(path, text, table, key, `is not a setting of tts${near.length > 0 ? ` (did you mean ${near.join(' or ')}?)` : ''}`, 'the keys are the long flag names of `tts say --help`, without the dashes');
+    throw bad(path, lines, table, key, `is not a setting of tts${near.length > 0 ? ` (did you mean ${near.join(' or ')}?)` : ''}`, 'the keys are the long flag names of `tts say --help`, without the dashes');
   }
-  into.set(option.attributeName(), { key, value: parseValue(option, value, (why) => bad(path, text, table, key, why)), line: where() });
+  into.set(option.attributeName(), { key, value: parseValue(option, value, (why) => bad(path, lines, table, key, why)), line: where() });
 }
 
 /**
@@ -137,9 +142,9 @@ function parseValue(option: Option, value: unknown, fail: (why: string) => TtsEr
   }
 }
 
-function bad(path: string, text: string, table: string[], key: string, why: string, hint?: string): TtsError {
+function bad(path: string, lines: LineIndex, table: string[], key: string, why: string, hint?: string): TtsError {
   const name = table.length === 0 ? key : `${table.join('.')}.${key}`;
-  const line = lineOf(text, table, key);
+  const line = lineIn(lines, table, key);
   return new TtsError('usage', `${path}${line > 0 ? `:${line}` : ''}: ${name} ${why}`, { hint: hint ?? 'fix or remove that line (docs/cli.md §7)' });
 }
 
@@ -148,31 +153,93 @@ function isTable(v: unknown): v is Record<string, unknown> {
 }
 
 /**
- * The 1-based line where `key` is set inside the table `table` (`[]` for the top level,
- * `['profile','work']` for `[profile.work]`), found by reading the lines as TOML writes them
- * (smol-toml gives no positions); a dotted key at the top level (`profile.work.voice = …`)
- * and a table header itself are found too. 0 when not found.
+ * Reads the config file without ever blocking or reading without end: opened non-blocking (a FIFO
+ * with no writer would otherwise hang every command), then refused unless it is a regular file
+ * (a symlink is followed: a config kept with one's dotfiles is common) of at most
+ * {@link MAX_CONFIG_BYTES}, and never read past that many bytes even if it grows meanwhile.
+ * @returns the text (UTF-8), or undefined when there is no file.
+ * @throws TtsError `usage` (exit 2) naming the file: unreadable, not a regular file, too big.
  */
-export function lineOf(text: string, table: readonly string[], key: string): number {
+async function readConfigText(path: string): Promise<string | undefined> {
+  let handle;
+  try {
+    handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
+  } catch (cause) {
+    const code = (cause as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
+    throw new TtsError('usage', `cannot read the config file ${path} (${code ?? 'error'})`, { cause, hint: 'fix its permissions, or move it away' });
+  }
+  try {
+    const info = await handle.stat();
+    if (!info.isFile()) {
+      const what = info.isFIFO() ? 'a FIFO' : info.isDirectory() ? 'a folder' : info.isSocket() ? 'a socket' : 'a device';
+      throw new TtsError('usage', `the config file ${path} is ${what}, not a regular file`, { hint: 'make it a regular file, or move it away' });
+    }
+    const tooBig = (): TtsError =>
+      new TtsError('usage', `the config file ${path} is larger than ${MAX_CONFIG_BYTES / 1024 / 1024} MiB`, { hint: 'a config file holds settings and profiles; move this one away' });
+    if (info.size > MAX_CONFIG_BYTES) throw tooBig();
+    const buffer = Buffer.alloc(MAX_CONFIG_BYTES + 1);
+    let length = 0;
+    for (;;) {
+      const { bytesRead } = await handle.read(buffer, length, buffer.length - length, null);
+      if (bytesRead === 0) break;
+      length += bytesRead;
+      if (length > MAX_CONFIG_BYTES) throw tooBig();
+    }
+    return buffer.subarray(0, length).toString('utf8');
+  } catch (cause) {
+    if (cause instanceof TtsError) throw cause;
+    const code = (cause as NodeJS.ErrnoException).code;
+    throw new TtsError('usage', `cannot read the config file ${path} (${code ?? 'error'})`, { cause, hint: 'fix its permissions, or move it away' });
+  } finally {
+    await handle.close().catch(() => {});
+  }
+}
+
+/** The first 1-based line of each dotted key path (`profile.work.voice`) and table header (`profile.work`). */
+type LineIndex = ReadonlyMap<string, number>;
+
+/**
+ * Finds, in one pass over the lines as TOML writes them (smol-toml gives no positions), where
+ * each table header and each key is first set, by its full dotted path: `voice` under
+ * `[profile.work]` and a top-level dotted `profile.work.voice = …` are both `profile.work.voice`.
+ * Quoted keys (`"sample-rate" =`) count as bare ones.
+ */
+export function lineIndex(text: string): LineIndex {
+  const index = new Map<string, number>();
   const lines = text.split(/\r?\n/);
-  const want = table.join('.');
-  const keyRe = (k: string): RegExp => new RegExp(`^\\s*(?:"${esc(k)}"|'${esc(k)}'|${esc(k)})\\s*=`);
   let current = '';
+  const note = (name: string, line: number): void => {
+    if (!index.has(name)) index.set(name, line);
+  };
   for (let i = 0; i < lines.length; i++) {
     const header = /^\s*\[\s*([^\]]+?)\s*\]\s*(#.*)?$/.exec(lines[i]!);
     if (header !== null) {
       current = header[1]!.replace(/["'\s]/g, '');
-      if (current === (want === '' ? key : `${want}.${key}`)) return i + 1;
+      note(current, i + 1);
       continue;
     }
-    if (current === want && keyRe(key).test(lines[i]!)) return i + 1;
-    if (current === '' && want !== '' && keyRe(`${want}.${key}`).test(lines[i]!.replace(/\s*\.\s*/g, '.'))) return i + 1;
+    const key = /^\s*((?:"[^"]*"|'[^']*'|[A-Za-z0-9_-]+)(?:\s*\.\s*(?:"[^"]*"|'[^']*'|[A-Za-z0-9_-]+))*)\s*=/.exec(lines[i]!);
+    if (key === null) continue;
+    const name = key[1]!.replace(/\s*\.\s*/g, '.').replace(/["']/g, '');
+    note(current === '' ? name : `${current}.${name}`, i + 1);
   }
-  return 0;
+  return index;
 }
 
-function esc(s: string): string {
-  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+/** The line of `key` in `table` (`[]` for the top level, `['profile','work']`) from an index; 0 when not found. */
+function lineIn(index: LineIndex, table: readonly string[], key: string): number {
+  return index.get([...table, key].join('.')) ?? 0;
+}
+
+/**
+ * The 1-based line where `key` is set inside the table `table` (`[]` for the top level,
+ * `['profile','work']` for `[profile.work]`); a dotted key at the top level
+ * (`profile.work.voice = …`) and a table header itself are found too. 0 when not found.
+ * Reads the whole text: to look up many keys, build one {@link lineIndex}.
+ */
+export function lineOf(text: string, table: readonly string[], key: string): number {
+  return lineIn(lineIndex(text), table, key);
 }
 
 /** Levenshtein distance, for "did you mean". */

@@ -18,7 +18,7 @@ import { subtitleFormat } from '../speak/subtitles.js';
 import { resolveService, type ServiceTarget } from '../speak/service.js';
 import { openText, readLines } from '../text/read.js';
 import { splitStream, splitText } from '../text/split.js';
-import type { SynthesisFlags } from './options.js';
+import { cacheEnv, type SynthesisFlags } from './options.js';
 import { mismatchWarning } from './mismatch.js';
 import { piecesFor, speakSettings, specOf } from './speak-settings.js';
 import { createReporter, formatProgress, formatRunSummary, jsonLine, reportError, startProgressDisplay, type CommandIo, type ProgressDisplay } from './report.js';
@@ -81,7 +81,7 @@ export async function runSynthesis(command: CommandName, words: string[], flags:
   prepareAudio(command === 'realtime' ? 'realtime' : 'sse', spec, { speed: flags.speed ?? 1, volume: flags.volume ?? 1 });
   let spinner: ProgressDisplay | undefined;
   let code: number;
-  const cache = cacheFor(flags, flags.cacheForced === true ? { ...io.env, TTS_NO_CACHE: undefined } : io.env, (l) => reporter.warn(l));
+  const cache = cacheFor(flags, cacheEnv(flags, io.env), (l) => reporter.warn(l));
   const progress = new Progress(await progressTotal(words, flags), bytesPerFrame(spec) * spec.sampleRate, started);
   let label = 'Synthesizing…';
   // Audio arrives in many small deltas: the line is redrawn at most ten times a second.
@@ -227,7 +227,7 @@ export async function checkSubtitlesPath(path: string, plan: OutputPlan, input: 
     const { resolve } = await import('node:path');
     if (resolve(plan.file.path) === resolve(path)) throw new TtsError('usage', `--subtitles ${path} is the audio output (-o)`, { hint: 'give the subtitles a name of their own, e.g. speech.srt' });
   }
-  await assertOutputIsNotInput(path, input);
+  await assertOutputIsNotInput(path, input, '--subtitles');
 }
 
 function writeSummary(io: CommandIo, s: RunSummary): void {

@@ -53,7 +53,9 @@ export function newSessionId(): string {
 
 /**
  * Runs one session on an accepted socket.
- * @param admitted the admitted handshake: its key (fair scheduling) and quota.
+ * @param admitted the admitted handshake: its key (fair scheduling) and quota; its concurrency
+ *   slot is released as soon as the session sends its close frame (a refusal, the idle timeout,
+ *   the end of the audio), whether or not the client ever answers the close.
  * @param onClosed called once when the socket closes, with its close code and a note for the
  *   access log (` write-timeout` when the client accepted nothing for too long, else empty).
  * @returns the session's shutdown: error event `server_error`, then close 1001.
@@ -78,6 +80,9 @@ export function runSession(ws: WebSocket, ctx: SessionContext, admitted: Admitte
     controller.abort();
     sendError(ws, code, message);
     ws.close(closeCode, code);
+    // The session is over once our close frame is out: its slot is free now, not when a client
+    // that never answers the close lets ws give up on it (~30 s later, RFC 6455 §7.1.1).
+    admitted.release();
   };
 
   // ws reports bad frames (1002), oversize ones (1009) and resets here and closes by itself.
@@ -140,6 +145,7 @@ export function runSession(ws: WebSocket, ctx: SessionContext, admitted: Admitte
         if (controller.signal.aborted || state === 'closing') return;
         state = 'closing';
         ws.close(1000);
+        admitted.release();
       },
       (error: unknown) => {
         if (controller.signal.aborted) return;

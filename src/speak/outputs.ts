@@ -122,6 +122,12 @@ export interface OpenOutputs {
   file: FileSink | undefined;
   /** The file when it is the only destination: then a broken piece can be cut back and redone. */
   fileOnly: FileSink | undefined;
+  /**
+   * Why playback failed, when it did beside a file or stdout (`--play -o copy.wav`): then the
+   * other destinations went on without it and the run must still fail (exit 7) once they are
+   * written (docs/cli.md §2). Undefined while playback works or when there is none.
+   */
+  playbackFailure: () => unknown;
 }
 
 /**
@@ -142,11 +148,20 @@ export async function openOutputs(
   const sinks: AudioSink[] = [];
   let file: FileSink | undefined;
   let encodedFile = false;
+  let playbackFailure: unknown;
+  // With a file or stdout beside it, playback that fails loses nothing they hold.
+  const alongside = plan.file !== undefined || plan.stdout !== undefined;
   try {
     if (plan.play) {
       // speaker, else a system player on PATH (docs/cli.md §2 "Playback").
       const { openPlayback } = await import('../audio/playback.js');
-      sinks.push(await openPlayback(spec, { player: plan.player, env: playback.env ?? process.env, verbose: playback.verbose }));
+      try {
+        const player = await openPlayback(spec, { player: plan.player, env: playback.env ?? process.env, verbose: playback.verbose });
+        sinks.push(alongside ? tolerantSink(player, (error) => (playbackFailure ??= error)) : player);
+      } catch (error) {
+        if (!alongside) throw error;
+        playbackFailure = error;
+      }
     }
     const special = plan.file === undefined ? undefined : await specialFile(plan.file.path);
     if (plan.file !== undefined && special !== undefined) {
@@ -177,9 +192,34 @@ export async function openOutputs(
     await Promise.all(sinks.map((s) => s.abort().catch(() => {})));
     throw error;
   }
-  if (sinks.length === 1) return { sink: sinks[0]!, file, fileOnly: encodedFile ? undefined : file };
+  const failure = (): unknown => playbackFailure;
+  if (sinks.length === 1) return { sink: sinks[0]!, file, fileOnly: encodedFile ? undefined : file, playbackFailure: failure };
   const { teeSink } = await import('../audio/sink.js');
-  return { sink: teeSink(sinks), file, fileOnly: undefined };
+  return { sink: teeSink(sinks), file, fileOnly: undefined, playbackFailure: failure };
+}
+
+/**
+ * A playback sink that never fails the destinations beside it: its first failure (the player
+ * died, the device went away) is handed to `failed`, the player is stopped, and later writes are
+ * dropped — the file or stdout is still written whole.
+ */
+function tolerantSink(inner: AudioSink, failed: (error: unknown) => void): AudioSink {
+  let broken = false;
+  const guard = async (op: () => Promise<void>): Promise<void> => {
+    if (broken) return;
+    try {
+      await op();
+    } catch (error) {
+      broken = true;
+      failed(error);
+      await inner.abort().catch(() => {});
+    }
+  };
+  return {
+    write: (chunk) => guard(() => inner.write(chunk)),
+    finish: () => guard(() => inner.finish()),
+    abort: () => (broken ? Promise.resolve() : inner.abort()),
+  };
 }
 
 /** The byte-level container of an unencoded output (the WAV header or nothing). */
@@ -238,15 +278,16 @@ async function openSpecialFile(path: string, kind: 'fifo' | 'device', signal: Ab
 }
 
 /**
- * Refuses to write the audio over the text it is made from: `-o` naming the `-f` file (or the
- * file stdin was redirected from), compared by device and inode, so another name for the same
- * file (a link, `./x`) is caught too.
- * @param output the `-o` path; nothing to check when it does not exist yet.
+ * Refuses to write the audio (or the subtitles) over the text it is made from: `-o` or
+ * `--subtitles` naming the `-f` file (or the file stdin was redirected from), compared by device
+ * and inode, so another name for the same file (a link, `./x`) is caught too.
+ * @param output the path written; nothing to check when it does not exist yet.
  * @param input the `-f` path, `-` for stdin (checked through its descriptor), or undefined when
  *   the text comes from the command line.
+ * @param flag the flag that named `output`, for the message: `-o` (default) or `--subtitles`.
  * @throws TtsError `usage` (exit 2) when they are the same file.
  */
-export async function assertOutputIsNotInput(output: string, input: string | undefined): Promise<void> {
+export async function assertOutputIsNotInput(output: string, input: string | undefined, flag: '-o' | '--subtitles' = '-o'): Promise<void> {
   if (input === undefined) return;
   const { fstatSync } = await import('node:fs');
   const { stat } = await import('node:fs/promises');
@@ -259,6 +300,6 @@ export async function assertOutputIsNotInput(output: string, input: string | und
     return; // Unreadable input is reported when it is read.
   }
   if (inp.isFile() && inp.dev === out.dev && inp.ino === out.ino) {
-    throw new TtsError('usage', `-o ${output} is the file the text is read from`, { hint: 'write the audio to another file' });
+    throw new TtsError('usage', `${flag} ${output} is the file the text is read from`, { hint: flag === '-o' ? 'write the audio to another file' : 'write the subtitles to another file' });
   }
 }

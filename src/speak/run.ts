@@ -8,7 +8,7 @@ import { identityFor } from '../cache/identity.js';
 import { cachedOpener } from '../cache/opener.js';
 import type { PieceCache } from '../cache/store.js';
 import { bytesPerFrame, type AudioSpec } from '../dsp/spec.js';
-import { TtsError } from '../errors.js';
+import { EXIT, TtsError } from '../errors.js';
 import { SSE_SAMPLE_RATE, type Language } from '../protocol/types.js';
 import { openChannel, type ChannelKind } from './channels.js';
 import { openOutputs, type OutputPlan } from './outputs.js';
@@ -123,7 +123,9 @@ export function prepareAudio(channel: ChannelKind, spec: AudioSpec, effects: { s
  * @throws TtsError — the first failure the pipeline could not mend (exit codes of docs/cli.md §3),
  *   an output failure (`io_error`, `no_playback_device`: exit 7; a ClosedPipeError when stdout's
  *   reader left), or `signal.reason` once aborted. The outputs are aborted before it throws: an
- *   existing file is untouched and no temporary file is left.
+ *   existing file is untouched and no temporary file is left. The one exception: playback that
+ *   failed beside a file or stdout (`--play -o FILE`) is thrown (exit 7) only after they were
+ *   written whole, the message saying so (docs/cli.md §1).
  */
 export async function speak(options: SpeakOptions): Promise<void> {
   const { spec, stats, signal } = options;
@@ -227,4 +229,25 @@ export async function speak(options: SpeakOptions): Promise<void> {
     stage?.destroy();
     signal.removeEventListener('abort', onAbort);
   }
+  // Playback that failed beside a file or stdout (`--play -o copy.wav`) let them be written
+  // whole; the run still fails, saying what could not play and what was kept (docs/cli.md §2).
+  const failure = opened.playbackFailure();
+  if (failure !== undefined) throw playbackFailed(failure, options.plan);
+}
+
+/**
+ * The error of a run whose playback failed while its file or stdout was written (exit 7).
+ * @returns a TtsError with the failure's code when it has exit 7 (`no_playback_device`), else
+ *   `io_error`; its message says what could not play and where the audio was kept.
+ */
+function playbackFailed(failure: unknown, plan: OutputPlan): TtsError {
+  const kept = [plan.file === undefined ? undefined : `the file ${plan.file.path} was written and kept`, plan.stdout === undefined ? undefined : 'the audio went to standard output']
+    .filter((s) => s !== undefined)
+    .join(', and ');
+  const why = failure instanceof Error ? failure.message : String(failure);
+  const code = failure instanceof TtsError && failure.exitCode === EXIT.io ? failure.code : 'io_error';
+  return new TtsError(code, `could not play the audio (${why}); ${kept}`, {
+    cause: failure,
+    hint: failure instanceof TtsError && failure.hint !== undefined ? failure.hint : 'check the sound device, or drop --play',
+  });
 }

@@ -4,12 +4,13 @@
  * `--speed <x>` with its own parser) is a key at once.
  */
 import assert from 'node:assert/strict';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
+import { mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { configPath, lineOf, loadConfigFile } from '../../src/cli/config-file.js';
+import { MAX_CONFIG_BYTES, configPath, lineOf, loadConfigFile } from '../../src/cli/config-file.js';
 import { TtsError } from '../../src/errors.js';
 
 const speed = (v: string): number => {
@@ -73,5 +74,54 @@ describe('loadConfigFile with options added later', () => {
     assert.equal(configPath({ XDG_CONFIG_HOME: '/x/y', HOME: '/h' }), '/x/y/tts/config.toml');
     assert.equal(configPath({ XDG_CONFIG_HOME: 'relative', HOME: '/h' }), '/h/.config/tts/config.toml');
     assert.equal(configPath({ HOME: '/h' }), '/h/.config/tts/config.toml');
+  });
+
+  it('20,000 profiles load in one pass over the lines (was quadratic: 66 s), each key with its line', { timeout: 20_000 }, async () => {
+    // The timeout only guards against the quadratic reader hanging the suite; the figure is in `npm run bench`.
+    const path = join(dir, 'many.toml');
+    const parts: string[] = ['speed = 1.5'];
+    for (let i = 0; i < 20_000; i++) parts.push(`[profile.p${i}]`, `speed = ${1 + (i % 2)}`, 'quiet = true');
+    await writeFile(path, `${parts.join('\n')}\n`);
+    const file = await loadConfigFile(path, options());
+    assert.equal(file.profiles.size, 20_000);
+    assert.deepEqual(file.profiles.get('p19999')?.get('speed'), { key: 'speed', value: 2, line: 2 + 19_999 * 3 + 1 });
+    assert.equal(file.profiles.get('p0')?.get('quiet')?.line, 4);
+  });
+
+  const refused = async (path: string, what: RegExp): Promise<void> => {
+    await assert.rejects(loadConfigFile(path, options()), (e: unknown) => {
+      assert.ok(e instanceof TtsError);
+      assert.equal(e.exitCode, 2);
+      assert.match(e.message, what);
+      assert.ok(e.message.includes(path));
+      return true;
+    });
+  };
+
+  it('a FIFO with no writer is refused at once, never waited on', { timeout: 20_000 }, async (t) => {
+    const path = join(dir, 'fifo.toml');
+    try {
+      execFileSync('mkfifo', [path]);
+    } catch {
+      t.skip('mkfifo is not available here');
+      return;
+    }
+    await refused(path, /is a FIFO, not a regular file/);
+  });
+
+  it('a symlink to /dev/zero is refused without reading it', { timeout: 20_000 }, async () => {
+    const path = join(dir, 'zero.toml');
+    await symlink('/dev/zero', path);
+    await refused(path, /is a device, not a regular file/);
+  });
+
+  it(`a regular file over ${MAX_CONFIG_BYTES} bytes is refused; a symlink to a good file is followed`, async () => {
+    const big = join(dir, 'big.toml');
+    await writeFile(big, `# ${'x'.repeat(MAX_CONFIG_BYTES)}\n`);
+    await refused(big, /is larger than 4 MiB/);
+    const good = join(dir, 'good.toml');
+    await writeFile(good, 'speed = 2\n');
+    await symlink(good, join(dir, 'link.toml'));
+    assert.equal((await loadConfigFile(join(dir, 'link.toml'), options())).top.get('speed')?.value, 2);
   });
 });

@@ -67,3 +67,27 @@ describe('aplayCommand', () => {
     assert.equal(aplayCommand('mulaw', 8000, 1), 'aplay -f MU_LAW -r 8000 -c 1');
   });
 });
+
+describe('checkSubtitlesPath', () => {
+  it('--subtitles naming the -f input is refused (exit 2) with a message naming --subtitles, not -o', async () => {
+    const { mkdtemp, rm, writeFile } = await import('node:fs/promises');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const { checkSubtitlesPath } = await import('../../src/cli/synthesis.js');
+    const dir = await mkdtemp(join(tmpdir(), 'tts-subs-input-'));
+    try {
+      const input = join(dir, 'notes.srt');
+      await writeFile(input, 'Some text to read.\n');
+      const plan = planOutput('say', { output: join(dir, 'speech.wav') }, false);
+      await assert.rejects(checkSubtitlesPath(join(dir, '.', 'notes.srt'), plan, input), (e: unknown) => {
+        assert.ok(e instanceof TtsError);
+        assert.equal(e.exitCode, 2);
+        assert.match(e.message, /^--subtitles .*notes\.srt is the file the text is read from$/);
+        assert.match(e.hint ?? '', /subtitles/);
+        return true;
+      });
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});

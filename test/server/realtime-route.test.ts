@@ -8,8 +8,9 @@
  */
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
+import { connect as connectTcp } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { Admission, type AdmissionLimits } from '../../src/server/admission.js';
+import { Admission, ServiceLimits, type AdmissionLimits } from '../../src/server/admission.js';
 import { KeyRing } from '../../src/server/keys.js';
 import { attachRealtime } from '../../src/server/realtime-route.js';
 import { createService, listen } from '../../src/server/service.js';
@@ -413,6 +414,42 @@ describe('/v1/realtime_tts sessions over time', () => {
       assert.ok(performance.now() - t < 1000);
       assert.equal((s.events.at(-1)!['error'] as { code: string }).code, 'bad_request');
     } finally {
+      server.closeAllConnections();
+      await new Promise<void>((r) => server.close(() => r()));
+    }
+  });
+
+  it('a session refused for sending no update frees its concurrency slot at once, though its client never answers the close', async () => {
+    const engine = fakeEngine();
+    const server = createServer();
+    // One session at a time for the key; a short idle timeout stands in for the 60 s one.
+    const admission = new Admission(new KeyRing([KEY]), new ServiceLimits({ maxConcurrent: 1 }), () => false);
+    attachRealtime(server, { engine, admission, maxChars: 100, idleMs: 100, writeTimeoutMs: 30_000 });
+    const base = await listen(server, '127.0.0.1', 0);
+    const { port } = new URL(base);
+    // A raw client: it completes the handshake, then reads everything and answers nothing, not
+    // even the close (ws would keep such a socket for its 30 s close timeout).
+    const silent = connectTcp(Number(port), '127.0.0.1');
+    try {
+      silent.write(
+        ['GET /v1/realtime_tts HTTP/1.1', `Host: 127.0.0.1:${port}`, 'Upgrade: websocket', 'Connection: Upgrade', 'Sec-WebSocket-Version: 13', 'Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==', `Authorization: Bearer ${KEY}`, '', ''].join('\r\n'),
+      );
+      let seen = '';
+      await new Promise<void>((resolve, reject) => {
+        silent.on('error', reject);
+        silent.on('data', (d: Buffer) => {
+          seen += d.toString('latin1');
+          // The error event, then the close frame (opcode 0x88) that ends the session.
+          if (seen.includes('no tts_session.update') && seen.includes('\x88')) resolve();
+        });
+      });
+      assert.match(seen, /^HTTP\/1\.1 101 /);
+      assert.equal(silent.destroyed, false, 'the silent client still holds its socket');
+      const next = await handshake(`${base.replace(/^http/, 'ws')}/v1/realtime_tts`, KEY);
+      if (!next.ok) assert.fail(`the key's next session was refused: ${next.status} ${next.body}`);
+      next.session.ws.terminate();
+    } finally {
+      silent.destroy();
       server.closeAllConnections();
       await new Promise<void>((r) => server.close(() => r()));
     }

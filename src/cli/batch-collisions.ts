@@ -1,0 +1,99 @@
+/**
+ * Before the first job of `tts batch` (docs/cli.md §9): no job may write over what the batch
+ * reads (a line's `"file"`, the batch file itself) or over what another job writes (its audio or
+ * its subtitles — a batch-wide `--subtitles` is every job's). A single run refuses `-o` over its
+ * input; a batch checks every pair at once, so nothing is lost halfway through.
+ */
+import { fstatSync } from 'node:fs';
+import { realpath, stat } from 'node:fs/promises';
+import { basename, dirname, join, resolve } from 'node:path';
+import { TtsError } from '../errors.js';
+import type { BatchJob } from './batch-jobs.js';
+
+/** One path a batch reads or writes, and who names it. */
+interface Use {
+  /** The 1-based line of the job; 0 for the batch file itself. */
+  line: number;
+  /** How the message names it: `output`, `"subtitles"`, `"file"`, `the batch file`. */
+  role: string;
+  path: string;
+}
+
+/**
+ * Who a file is, to compare two names of it: device and inode when it exists (so a hard link,
+ * a symlink or `./x` is the same file), else its resolved path (the folder's symlinks resolved
+ * when the folder exists). Undefined for what is neither a regular file nor absent (a FIFO or
+ * a device such as `/dev/null` may be written by several jobs: nothing is replaced).
+ */
+async function identity(path: string, folders: Map<string, Promise<string>> = new Map()): Promise<string | undefined> {
+  const info = await stat(path).catch(() => undefined);
+  if (info !== undefined) return info.isFile() ? `inode ${info.dev}:${info.ino}` : undefined;
+  const full = resolve(path);
+  const parent = dirname(full);
+  // Many jobs write into one folder: resolve it once.
+  let folder = folders.get(parent);
+  if (folder === undefined) {
+    folder = realpath(parent).catch(() => parent);
+    folders.set(parent, folder);
+  }
+  return `path ${join(await folder, basename(full))}`;
+}
+
+/** The identity of the batch input: its path, or stdin's file when stdin is a redirected file. */
+async function inputIdentity(batchFile: string): Promise<string | undefined> {
+  if (batchFile !== '-') return identity(batchFile);
+  try {
+    const info = fstatSync(0);
+    return info.isFile() ? `inode ${info.dev}:${info.ino}` : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function describe(use: Use): string {
+  return use.line === 0 ? `the batch file ${use.path}` : `the ${use.role} of line ${use.line}`;
+}
+
+/**
+ * Checks every output of `jobs` (each valid job's `output` and `subtitles`) against every input
+ * (each job's `"file"`, the batch file) and every other output.
+ * @param jobs the batch's jobs; lines that are not valid jobs are skipped (they write nothing).
+ * @param batchFile the batch input's path, `-` for stdin.
+ * @throws TtsError `usage` (exit 2) naming both lines (or the batch file) and the path.
+ */
+export async function assertNoCollisions(jobs: readonly BatchJob[], batchFile: string): Promise<void> {
+  const folders = new Map<string, Promise<string>>();
+  const inputs = new Map<string, Use>();
+  const outputs = new Map<string, Use>();
+  const batchId = await inputIdentity(batchFile);
+  if (batchId !== undefined) inputs.set(batchId, { line: 0, role: 'batch file', path: batchFile });
+  const valid = jobs.filter((j) => j.invalid === undefined);
+  for (const job of valid) {
+    if (job.file === undefined) continue;
+    const id = await identity(job.file, folders);
+    if (id !== undefined && !inputs.has(id)) inputs.set(id, { line: job.line, role: '"file"', path: job.file });
+  }
+  for (const job of valid) {
+    const written: Use[] = [{ line: job.line, role: 'output', path: job.output }];
+    if (job.flags.subtitles !== undefined) written.push({ line: job.line, role: '"subtitles"', path: job.flags.subtitles });
+    for (const use of written) {
+      const id = await identity(use.path, folders);
+      if (id === undefined) continue;
+      const read = inputs.get(id);
+      if (read !== undefined) {
+        throw new TtsError('usage', `line ${use.line}: the ${use.role} ${use.path} is ${describe(read)}: it would be replaced`, {
+          hint: 'write the audio to another file',
+        });
+      }
+      const other = outputs.get(id);
+      if (other !== undefined) {
+        // Both are the subtitles, and this line did not name them itself: a batch-wide --subtitles.
+        const shared = use.role === '"subtitles"' && other.role === '"subtitles"' && !job.own.has('subtitles');
+        throw new TtsError('usage', `line ${use.line}: the ${use.role} ${use.path} is also ${describe(other)}: one would replace the other`, {
+          hint: shared ? 'a batch-wide --subtitles would be rewritten by every job; give each line its own "subtitles"' : 'give every job a file of its own',
+        });
+      }
+      outputs.set(id, use);
+    }
+  }
+}

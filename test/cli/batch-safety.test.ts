@@ -1,0 +1,93 @@
+/**
+ * `tts batch` never writes over its inputs or twice to one file (docs/cli.md §9): every output —
+ * each line's audio and subtitles, a batch-wide `--subtitles` included — is checked against every
+ * input (each line's "file", the batch file) and every other output before the first job, by
+ * device and inode where the file exists and by resolved path otherwise: exit 2 naming both
+ * lines, and no request made. Also: an escaped \u0000 is refused like a NUL byte, and `--jobs 8`
+ * prints no MaxListenersExceededWarning. In-process through `main` against a fake service.
+ */
+import assert from 'node:assert/strict';
+import { link, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, beforeEach, describe, it } from 'node:test';
+import { runMain, type MainResult } from '../helpers/in-process.js';
+import { deltaEvent, doneEvent, patternBytes, startEventStream, startServer, type TestServer } from '../helpers/servers.js';
+
+describe('batch outputs never replace an input or each other', () => {
+  let home: string;
+  let server: TestServer;
+  before(async () => {
+    home = await mkdtemp(join(tmpdir(), 'tts-batch-safety-'));
+    server = await startServer((_req, res) => {
+      startEventStream(res);
+      res.write(deltaEvent(patternBytes(4800)));
+      res.end(doneEvent());
+    });
+  });
+  after(async () => {
+    await server.close();
+    await rm(home, { recursive: true, force: true });
+  });
+  beforeEach(() => {
+    server.requests.length = 0;
+  });
+  const at = (name: string): string => join(home, name);
+  const batch = async (name: string, lines: object[], extra: string[] = []): Promise<MainResult> => {
+    await writeFile(at(name), `${lines.map((l) => JSON.stringify(l)).join('\n')}\n`);
+    return runMain(['batch', '--no-cache', '-q', ...extra, at(name)], { HOME: home, XDG_CONFIG_HOME: at('xdg'), TTS_BASE_URL: server.url, TTS_API_KEY: 'sk-test-safety' });
+  };
+  const refused = (r: MainResult, what: RegExp): void => {
+    assert.equal(r.code, 2, r.stderr);
+    assert.match(r.stderr, what);
+    assert.equal(server.requests.length, 0, 'no job ran');
+  };
+
+  it('an output naming another line\'s "file" (by another name: a hard link) is exit 2 naming both lines; the text is kept', async () => {
+    await writeFile(at('story.txt'), 'Once upon a time.\n');
+    await link(at('story.txt'), at('story-link.txt'));
+    const r = await batch('a.jsonl', [{ file: at('story.txt'), output: at('story.wav') }, { text: 'x', output: at('story-link.txt') }]);
+    refused(r, /line 2: the output .*story-link\.txt is the "file" of line 1/);
+    assert.equal(await readFile(at('story.txt'), 'utf8'), 'Once upon a time.\n');
+  });
+
+  it('an output naming the batch file itself is exit 2; the batch file is kept', async () => {
+    const r = await batch('self.jsonl', [{ text: 'x', output: at('self.jsonl') }]);
+    refused(r, /line 1: the output .*self\.jsonl is the batch file/);
+    assert.match(await readFile(at('self.jsonl'), 'utf8'), /"text":"x"/);
+  });
+
+  it('two lines with one output (not created yet, one through ./) are exit 2 naming both', async () => {
+    const r = await batch('twice.jsonl', [{ text: 'a', output: at('same.wav') }, { text: 'b', output: `${home}/./sub/../same.wav` }]);
+    refused(r, /line 2: the output .*same\.wav is also the output of line 1/);
+  });
+
+  it('a batch-wide --subtitles with two jobs is exit 2: every job would rewrite it', async () => {
+    const r = await batch('subs.jsonl', [{ text: 'a', output: at('s1.wav') }, { text: 'b', output: at('s2.wav') }], ['--subtitles', at('subs.srt')]);
+    refused(r, /line 2: the "subtitles" .*subs\.srt is also the "subtitles" of line 1/);
+  });
+
+  it('an escaped \\u0000 in a line is exit 2, like a NUL byte', async () => {
+    const r = await batch('nul.jsonl', [{ text: 'a\u0000b', output: at('nul.wav') }]);
+    assert.equal(r.code, 2, r.stderr);
+    assert.match(r.stderr, /line 1: error: "text" contains a NUL character/);
+    assert.equal(server.requests.length, 0);
+  });
+
+  it('--jobs 8 prints no MaxListenersExceededWarning', async () => {
+    const warnings: Error[] = [];
+    const onWarning = (w: Error): void => void warnings.push(w);
+    process.on('warning', onWarning);
+    try {
+      const lines = Array.from({ length: 16 }, (_, i) => ({ text: `job ${i}`, output: at(`j${i}.wav`) }));
+      const r = await batch('jobs.jsonl', lines, ['--jobs', '8']);
+      assert.equal(r.code, 0, r.stderr);
+      assert.equal(server.requests.length, 16);
+      // Warnings are emitted on the next tick after the listener that passed the limit.
+      await new Promise((done) => setImmediate(done));
+    } finally {
+      process.off('warning', onWarning);
+    }
+    assert.deepEqual(warnings.filter((w) => w.name === 'MaxListenersExceededWarning').map((w) => w.message), []);
+  });
+});

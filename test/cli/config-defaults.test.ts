@@ -1,0 +1,99 @@
+/**
+ * The config file gives defaults that fit the run (docs/cli.md §7): an `-o` extension and every
+ * flag win over `container`, `wav`, `raw` and `bitrate` from the file, on files and on stdout,
+ * for the synthesis commands and for every job of `tts batch` (§9), whose line's own keys count
+ * as flags. In-process through `main` against a fake service.
+ */
+import assert from 'node:assert/strict';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { runMain, type MainResult } from '../helpers/in-process.js';
+import { deltaEvent, doneEvent, patternBytes, startEventStream, startServer, type TestServer } from '../helpers/servers.js';
+
+const PCM_BYTES = 4800;
+
+describe('config defaults never beat an -o extension or a flag', () => {
+  let home: string;
+  let server: TestServer;
+  before(async () => {
+    home = await mkdtemp(join(tmpdir(), 'tts-config-defaults-'));
+    await mkdir(join(home, 'xdg', 'tts'), { recursive: true });
+    server = await startServer((_req, res) => {
+      startEventStream(res);
+      res.write(deltaEvent(patternBytes(PCM_BYTES)));
+      res.end(doneEvent());
+    });
+  });
+  after(async () => {
+    await server.close();
+    await rm(home, { recursive: true, force: true });
+  });
+  const config = (text: string): Promise<void> => writeFile(join(home, 'xdg', 'tts', 'config.toml'), text);
+  const run = (argv: string[], extraEnv: Record<string, string> = {}): Promise<MainResult> =>
+    runMain(argv, { HOME: home, XDG_CONFIG_HOME: join(home, 'xdg'), XDG_CACHE_HOME: join(home, 'cache'), TTS_BASE_URL: server.url, TTS_API_KEY: 'sk-test-defaults', ...extraEnv });
+  const magic = async (name: string): Promise<string> => kind(await readFile(join(home, name)));
+  const kind = (b: Buffer): string => {
+    if (b.subarray(0, 4).toString('latin1') === 'RIFF') return 'wav';
+    if (b.subarray(0, 4).toString('latin1') === 'fLaC') return 'flac';
+    if (b.subarray(0, 3).toString('latin1') === 'ID3' || (b[0] === 0xff && (b[1]! & 0xe0) === 0xe0)) return 'mp3';
+    return b.length === PCM_BYTES ? 'raw' : `unknown (${b.length} bytes)`;
+  };
+
+  it('raw = true does not make -o a.wav headerless', async () => {
+    await config('raw = true\n');
+    const r = await run(['stream', '--no-cache', '-q', '-o', join(home, 'a.wav'), 'hi']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(await magic('a.wav'), 'wav');
+  });
+
+  it('wav = true does not make -o b.mp3 a WAV, and the --raw flag beats it on stdout', async () => {
+    await config('wav = true\n');
+    const mp3 = await run(['stream', '--no-cache', '-q', '-o', join(home, 'b.mp3'), 'hi']);
+    assert.equal(mp3.code, 0, mp3.stderr);
+    assert.equal(await magic('b.mp3'), 'mp3');
+    const raw = await run(['stream', '--no-cache', '-q', '--raw', 'hi']);
+    assert.equal(raw.code, 0, raw.stderr);
+    assert.equal(kind(raw.stdout), 'raw');
+    const flagFile = await run(['stream', '--no-cache', '-q', '--raw', '-o', join(home, 'c.bin'), 'hi']);
+    assert.equal(flagFile.code, 0, flagFile.stderr);
+    assert.equal(await magic('c.bin'), 'raw');
+    // Where nothing else decides, the file's default applies.
+    const plain = await run(['stream', '--no-cache', '-q', 'hi']);
+    assert.equal(kind(plain.stdout), 'wav');
+  });
+
+  it('batch: a configured container or bitrate is a default per job; an output extension wins', async () => {
+    await config('container = "mp3"\nbitrate = 64\n');
+    await writeFile(join(home, 'jobs.jsonl'), `${JSON.stringify({ text: 'doors', output: join(home, 'doors.wav') })}\n${JSON.stringify({ text: 'gap', output: join(home, 'gap.flac') })}\n${JSON.stringify({ text: 'm', output: join(home, 'm.mp3') })}\n`);
+    const r = await run(['batch', '--no-cache', '-q', join(home, 'jobs.jsonl')]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.deepEqual([await magic('doors.wav'), await magic('gap.flac'), await magic('m.mp3')], ['wav', 'flac', 'mp3']);
+    // A line's own "raw" is a flag: it beats the file's container.
+    await writeFile(join(home, 'own.jsonl'), `${JSON.stringify({ text: 'own', output: join(home, 'own.bin'), raw: true })}\n`);
+    const own = await run(['batch', '--no-cache', '-q', join(home, 'own.jsonl')]);
+    assert.equal(own.code, 0, own.stderr);
+    assert.equal(await magic('own.bin'), 'raw');
+  });
+
+  it('batch: a line\'s "profile" is refused like the other batch-wide keys', async () => {
+    await config('[profile.x]\nsample-rate = 8000\n');
+    await writeFile(join(home, 'profile.jsonl'), `${JSON.stringify({ text: 'p', output: join(home, 'p.wav'), profile: 'x' })}\n`);
+    const r = await run(['batch', '--no-cache', '-q', join(home, 'profile.jsonl')]);
+    assert.equal(r.code, 2, r.stderr);
+    assert.match(r.stderr, /line 1: error: "profile" is not a flag a line can set/);
+  });
+
+  it('batch: --cache beats TTS_NO_CACHE=1, as on stream', async () => {
+    await config('');
+    await writeFile(join(home, 'cached.jsonl'), `${JSON.stringify({ text: 'cached words', output: join(home, 'cached.wav') })}\n`);
+    const args = ['batch', '--cache', '--json', join(home, 'cached.jsonl')];
+    const first = await run(args, { TTS_NO_CACHE: '1' });
+    assert.equal(first.code, 0, first.stderr);
+    const second = await run(args, { TTS_NO_CACHE: '1' });
+    assert.equal(second.code, 0, second.stderr);
+    const line = JSON.parse(second.stderr.trim().split('\n').at(-1)!) as { requests: number; cache_hits: number };
+    assert.deepEqual([line.requests, line.cache_hits], [0, 1]);
+  });
+});
