@@ -61,6 +61,8 @@ export function htmlInto(doc: DocumentBuilder, source: string, options: HtmlOpti
   /** Per open `<a>`: its href and the text seen inside it. */
   const links: { href: string; text: string[] }[] = [];
   let headingText: string | undefined;
+  /** Cells seen in the current table row (a comma goes between them). */
+  let cells = 0;
 
   const say = (words: string): void => {
     if (links.length > 0) links[links.length - 1]!.text.push(words);
@@ -98,7 +100,9 @@ export function htmlInto(doc: DocumentBuilder, source: string, options: HtmlOpti
         else if (name === 'a') links.push({ href: attrs.href ?? '', text: [] });
         else if (name === 'img' || (name === 'input' && attrs.type === 'image')) {
           if (attrs.alt) say(` ${attrs.alt} `);
-        } else if (name === 'br' || name === 'td' || name === 'th') say(name === 'br' ? ' ' : ', ');
+        } else if (name === 'br') say(' ');
+        else if (name === 'tr') cells = 0;
+        else if ((name === 'td' || name === 'th') && cells++ > 0) say(', ');
       },
       ontext(text) {
         if (inTitle) titleText += text;
