@@ -8,9 +8,10 @@ import { AUDIO_FORMATS, type AudioFormat } from '../protocol/types.js';
 import { CONTAINERS, containerOfPath, type Container } from '../audio/containers/registry.js';
 import { DEFAULT_VOICE } from '../protocol/voices.js';
 import { PLAYER_NAMES } from '../audio/players.js';
+import { addDocumentOptions, type DocumentFlags } from './document-flags.js';
 
 /** Parsed flags of a synthesis command, as commander hands them over. */
-export interface SynthesisFlags {
+export interface SynthesisFlags extends DocumentFlags {
   voice: string;
   language?: string;
   format: AudioFormat;
@@ -128,7 +129,8 @@ export function serviceFormat(value: string): AudioFormat {
 
 /** Adds the synthesis flags of docs/cli.md §1 to a command. */
 export function addSynthesisOptions(cmd: Command): Command {
-  return cmd
+  return addDocumentOptions(
+    cmd
     .option('-v, --voice <id>', 'preset voice id, e.g. ja-man-1, en-woman-1', DEFAULT_VOICE)
     .option('-l, --language <ja|en>', 'language of the text (default: from the voice prefix)')
     .addOption(new Option('--format <encoding>', `audio encoding requested from the service (${AUDIO_FORMATS.join('|')})`).argParser(serviceFormat).default('pcm16'))
@@ -163,7 +165,8 @@ export function addSynthesisOptions(cmd: Command): Command {
     .option('--subtitles <file>', 'write one subtitle cue per sentence to FILE.srt or FILE.vtt')
     .option('--no-cache', 'neither read nor store pieces in the piece cache (env TTS_NO_CACHE=1)')
     .option('--cache', 'use the piece cache even when the config file or TTS_NO_CACHE turns it off')
-    .option('--cache-size <size>', 'size cap of the piece cache; least recently used pieces go first (default 1GiB)', bytesIn(0, 2 ** 50, '--cache-size'));
+    .option('--cache-size <size>', 'size cap of the piece cache; least recently used pieces go first (default 1GiB)', bytesIn(0, 2 ** 50, '--cache-size')),
+  );
 }
 
 /** Receives a command's exit code (docs/cli.md §3); `main` sets it as the process's once. */

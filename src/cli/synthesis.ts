@@ -21,6 +21,7 @@ import { splitStream, splitText } from '../text/split.js';
 import { cacheEnv, type SynthesisFlags } from './options.js';
 import { mismatchWarning } from './mismatch.js';
 import { piecesFor, speakSettings, specOf } from './speak-settings.js';
+import { checkChapterPaths, documentSource, finishDocument, printSpokenText, splitChapters, type DocumentSource } from './document-run.js';
 import { createReporter, formatProgress, formatRunSummary, jsonLine, reportError, startProgressDisplay, type CommandIo, type ProgressDisplay } from './report.js';
 
 /** Signals that stop a run cleanly: Ctrl-C, `kill`/`timeout`/systemd, a closed terminal. */
@@ -52,6 +53,8 @@ export interface RunSummary {
   error?: string;
   /** Subtitle cues written, with --subtitles (docs/cli.md §1). */
   cues?: number;
+  /** The chapters heard, in seconds (a document; docs/cli.md §10). */
+  chapters?: { title: string; start: number; end: number }[];
 }
 
 /**
@@ -61,6 +64,15 @@ export interface RunSummary {
 export async function runSynthesis(command: CommandName, words: string[], flags: SynthesisFlags, io: CommandIo): Promise<number> {
   const started = performance.now();
   const reporter = createReporter(io.stderr, flags);
+  if (flags.printText === true || flags.dryRun === true || flags.splitChapters !== undefined) {
+    // Documents (docs/cli.md §10): print the spoken text, or one run per chapter.
+    try {
+      if (flags.splitChapters === undefined) return await printSpokenText(words, flags, io, new AbortController().signal, (l) => reporter.verbose(l));
+      return await splitChapters(words, flags, io, (text, output, f) => runSynthesis(command, [text], { ...f, output }, io), (l) => reporter.warn(l));
+    } catch (error) {
+      return reportError(error, reporter);
+    }
+  }
   const stats: RunStats = { requests: 0, bytes: 0, itemIds: new Set(), firstAudioAt: undefined };
   let plan: OutputPlan | undefined;
   let target: ServiceTarget | undefined;
@@ -84,13 +96,19 @@ export async function runSynthesis(command: CommandName, words: string[], flags:
   const cache = cacheFor(flags, cacheEnv(flags, io.env), (l) => reporter.warn(l));
   const progress = new Progress(await progressTotal(words, flags), bytesPerFrame(spec) * spec.sampleRate, started);
   let label = 'Synthesizing…';
+  let document: DocumentSource | undefined;
+  let chapters: { title: string; start: number; end: number }[] | undefined;
+  const chapterNote = (): string => {
+    const at = document?.clock.current ?? -1;
+    return document === undefined || at < 0 ? '' : ` · chapter ${document.firstIndex + at + 1}: ${document.clock.titles[at]}`;
+  };
   // Audio arrives in many small deltas: the line is redrawn at most ten times a second.
   let shownAt = -Infinity;
   const show = (): void => {
     const now = performance.now();
     if (spinner === undefined || now - shownAt < 100) return;
     shownAt = now;
-    spinner.update(`${label} ${formatProgress(progress.snapshot(now))}`);
+    spinner.update(`${label} ${formatProgress(progress.snapshot(now))}${chapterNote()}`);
   };
   try {
     // Writing over the text is the graver mistake: said before anything about the name.
@@ -100,7 +118,10 @@ export async function runSynthesis(command: CommandName, words: string[], flags:
     if (words.length === 0 && flags.lines !== true && (flags.file === undefined || flags.file === '-') && io.stdin.isTTY === true) {
       reporter.warn('reading text from the terminal; end with Ctrl-D');
     }
-    const source = await textSource(words, flags, io, controller.signal);
+    checkChapterPaths(flags);
+    document = await documentSource(words, flags, io, controller.signal, (l) => reporter.verbose(l));
+    const source = document ?? (await textSource(words, flags, io, controller.signal));
+    if (document !== undefined) progress.setTotal(document.chapters.reduce((n, c) => n + Buffer.byteLength(c.text), 0));
     const text = source.text;
     const mismatch = text === undefined ? undefined : mismatchWarning(text, flags.voice, flags.language);
     if (mismatch !== undefined) reporter.warn(`warning: ${mismatch}`);
@@ -132,6 +153,7 @@ export async function runSynthesis(command: CommandName, words: string[], flags:
       log: { verbose: (l) => reporter.verbose(l), warn: (l) => reporter.warn(l) },
       stats,
       cache,
+      onPieceEnd: document === undefined ? undefined : (text, cue) => document?.clock.pieceEnd(text, cue),
       onPieceDone: (text, fromCache) => {
         progress.pieceDone(text, fromCache);
         show();
@@ -151,6 +173,9 @@ export async function runSynthesis(command: CommandName, words: string[], flags:
         show();
       },
     });
+    if (document !== undefined) {
+      chapters = (await finishDocument(document, plan, spec, stats.bytes, flags)).map((c) => ({ title: c.title, start: Number(c.start.toFixed(3)), end: Number(c.end.toFixed(3)) }));
+    }
     code = EXIT.ok;
     progress.finish();
     spinner?.stop();
@@ -171,7 +196,7 @@ export async function runSynthesis(command: CommandName, words: string[], flags:
           elapsedSeconds: (performance.now() - started) / 1000,
           requests: stats.requests - (stats.cacheHits ?? 0),
           cacheHits: stats.cacheHits ?? 0,
-        }),
+        }) + (chapters === undefined ? '' : ` · ${chapters.length} chapter${chapters.length === 1 ? '' : 's'}`),
       );
     }
   } catch (error) {
@@ -212,6 +237,7 @@ export async function runSynthesis(command: CommandName, words: string[], flags:
     };
     if (!ok) s.error = err instanceof TtsError ? err.code : 'internal';
     if (stats.cues !== undefined) s.cues = stats.cues;
+    if (chapters !== undefined) s.chapters = chapters;
     return s;
   }
 }
