@@ -156,16 +156,20 @@ export function isBareUrl(word: string): boolean {
   return /^https?:\/\/\S+$/iu.test(word) && URL.canParse(word);
 }
 
-/** `text` with every bare URL in it read as its host (see {@link spokenUrl}). */
+/**
+ * `text` with every bare URL in it read as its host (see {@link spokenUrl}). Brackets or
+ * parentheses around the URL alone go with it (`[https://x.org/a]`, as generated books print a
+ * link's target); punctuation after it stays with the sentence.
+ */
 export function speakUrlsIn(text: string): string {
   if (!/https?:\/\//iu.test(text)) return text;
   return text
     .split(/(\s+)/u)
     .map((w) => {
-      // Punctuation right after a URL ("see https://x.org.") belongs to the sentence.
-      const m = /^(\(?)(https?:\/\/\S*?)([).,;:!?]*)$/iu.exec(w);
+      const m = /^([([<]?)(https?:\/\/\S*?)([)\]>]?)([.,;:!?]*)$/iu.exec(w);
       if (m === null || !isBareUrl(m[2]!)) return w;
-      return `${m[1]}${spokenUrl(m[2]!)}${m[3]}`;
+      const enclosed = m[1] !== '' && m[3] !== '';
+      return `${enclosed ? '' : m[1]}${spokenUrl(m[2]!)}${enclosed ? '' : m[3]}${m[4]}`;
     })
     .join('');
 }
