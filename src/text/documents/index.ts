@@ -8,7 +8,8 @@ import { extname } from 'node:path';
 import { TtsError } from '../../errors.js';
 import { readEpub } from './epub.js';
 import { readHtml } from './html.js';
-import { MAX_MARKDOWN_CHARS, readMarkdown } from './markdown.js';
+import { readMarkdownBounded } from './markdown-bounded.js';
+import { MAX_MARKDOWN_CHARS } from './markdown.js';
 import type { SpokenDocument } from './model.js';
 
 /** The input formats of `--input-format`. */
@@ -71,7 +72,7 @@ export async function readDocument(format: Exclude<InputFormat, 'text'>, path: s
     }
     if (source.includes('\0')) throw new TtsError('usage', `${path} is not text: it has a NUL byte`, { hint: 'give a text file (UTF-8)' });
   }
-  return format === 'markdown' ? readMarkdown(source, { chapterLevel, codePhrase: options.codePhrase, what: path }) : readHtml(source, { chapterLevel, codePhrase: options.codePhrase, what: path });
+  return format === 'markdown' ? readMarkdownBounded(source, { chapterLevel, codePhrase: options.codePhrase, what: path }) : readHtml(source, { chapterLevel, codePhrase: options.codePhrase, what: path });
 }
 
 /**

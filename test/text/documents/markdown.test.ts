@@ -5,6 +5,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { describe, it } from 'node:test';
 import { readMarkdown } from '../../../src/text/documents/markdown.js';
+import { readMarkdownBounded } from '../../../src/text/documents/markdown-bounded.js';
 import { chaptersOf } from '../../../src/text/documents/model.js';
 import { TtsError } from '../../../src/errors.js';
 
@@ -60,9 +61,11 @@ describe('readMarkdown', () => {
   it('refuses block quotes nested deeper than the limit (exit 2), before parsing', () => {
     const md = `${'>'.repeat(5000)} deep\n`;
     assert.throws(() => read(md), (e: unknown) => e instanceof TtsError && e.exitCode === 2 && /nests/.test(e.message));
+    assert.throws(() => read(`${'- '.repeat(5000)}deep`), (e: unknown) => e instanceof TtsError && e.exitCode === 2 && /nests/.test(e.message));
+    assert.deepEqual(read(`${'-'.repeat(400)}\n\nAfter a long rule.`).blocks, ['After a long rule.'], 'a thematic break is no nesting');
   });
 
-  it('refuses a source over 8 MiB (exit 2) without parsing it', () => {
+  it('refuses a source over 4 MiB (exit 2) without parsing it', () => {
     const big = 'word '.repeat(2 * 1024 * 1024);
     assert.throws(() => read(big), (e: unknown) => e instanceof TtsError && e.exitCode === 2 && /larger than a Markdown document/.test(e.message));
   });
@@ -76,5 +79,22 @@ describe('readMarkdown', () => {
     assert.deepEqual(bad, [], 'no markup characters in the spoken text');
     assert.ok(doc.chapters.length >= 5);
     assert.ok(doc.skippedCode > 10);
+  });
+});
+
+describe('readMarkdownBounded', () => {
+  it('reads in a worker thread what readMarkdown reads', async () => {
+    const doc = await readMarkdownBounded('# Title\n\nHello *there*.', { chapterLevel: 2, codePhrase: '', what: 'doc.md' });
+    assert.deepEqual(doc.blocks, ['Title.', 'Hello there.']);
+  });
+
+  it('passes readMarkdown refusals on as TtsError (exit 2)', async () => {
+    await assert.rejects(readMarkdownBounded(`${'> '.repeat(100)}x`, { chapterLevel: 2, codePhrase: '', what: 'doc.md' }), (e: unknown) => e instanceof TtsError && e.exitCode === 2 && /nests/.test(e.message));
+  });
+
+  it('stops a reading over its time limit: exit 2, the thread terminated', async () => {
+    // 60 nested list items, then 1 MiB of deeply indented lines: the lexer's slow path.
+    const md = Array.from({ length: 30 }, (_, i) => `${' '.repeat(i * 2)}- item`).join('\n') + `\n${' '.repeat(60)}words and more words here`.repeat(12_000);
+    await assert.rejects(readMarkdownBounded(md, { chapterLevel: 2, codePhrase: '', what: 'doc.md' }, { timeMs: 200, heapMb: 256 }), (e: unknown) => e instanceof TtsError && e.exitCode === 2 && /took more than 0.2 s/.test(e.message));
   });
 });
