@@ -142,7 +142,7 @@ export function addSynthesisOptions(cmd: Command): Command {
     .option('--play', 'play on the sound card too (with -o)')
     .option('-f, --file <path>', 'read the text from a file (- = stdin)')
     .option('--lines', 'read stdin line by line and speak each line as it arrives')
-    .option('--max-input <size>', 'refuse a text larger than this (bytes, or e.g. 64MiB)', bytesIn(1, 2 ** 40, '--max-input'), DEFAULT_MAX_INPUT_BYTES)
+    .addOption(new Option('--max-input <size>', 'refuse a text larger than this (bytes, or e.g. 64MiB)').argParser(bytesIn(1, 2 ** 40, '--max-input')).default(DEFAULT_MAX_INPUT_BYTES, '64MiB'))
     .option('--max-chars <n>', 'longest text per request; longer text is split at sentence ends', intIn(1, 1_000_000, '--max-chars'), 1000)
     .option('--concurrency <n>', 'requests in flight at once for split text', intIn(1, 32, '--concurrency'), 2)
     .option('--retries <n>', 'retries of a request on limits, 408, 5xx or network errors', intIn(0, 20, '--retries'), 2)

@@ -11,7 +11,7 @@
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { addAbortSignal, type Readable } from 'node:stream';
-import { TtsError } from '../errors.js';
+import { fileProblem, TtsError } from '../errors.js';
 
 /** Size of the blocks read from a file, in bytes. */
 const FILE_BLOCK_BYTES = 64 * 1024;
@@ -213,9 +213,7 @@ async function openTextFile(path: string, maxBytes: number, signal: AbortSignal)
     return abortable(stream, signal);
   } catch (cause) {
     if (cause instanceof TtsError) throw cause;
-    const code = (cause as NodeJS.ErrnoException).code;
-    const why = code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : code === 'EISDIR' ? 'it is a directory' : String(code ?? cause);
-    throw new TtsError('usage', `cannot read ${path}: ${why}`, { cause });
+    throw new TtsError('usage', `cannot read ${path}: ${fileProblem(cause)}`, { cause });
   }
 }
 
