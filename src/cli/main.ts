@@ -5,7 +5,6 @@
  */
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
-import { removeTempFilesSync } from '../audio/temp-files.js';
 import { EXIT, TtsError } from '../errors.js';
 import { addCompletionCommand } from './completion.js';
 import { addConfigCommand, applyConfig, synthesisCommands } from './config.js';
@@ -32,7 +31,7 @@ function installFatalHandler(io: CommandIo): void {
   if (fatalHandlerInstalled || io.stderr !== process.stderr) return;
   fatalHandlerInstalled = true;
   process.on('uncaughtException', (error: unknown) => {
-    removeTempFilesSync();
+    // process.exit below takes the temporary files with it (temp-files.ts, signal-exit).
     const text = error instanceof Error ? (error.stack ?? error.message) : String(error);
     io.stderr.write(`tts: internal error: ${escapeControls(text.split('\n')[0] ?? '')}\n`);
     io.stderr.write('tts:   this is a bug in tts; please report it with the lines below\n');
