@@ -4,6 +4,7 @@
  */
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import type { CommandIo } from './report.js';
+import { parseByteSize } from '../byte-size.js';
 import { AUDIO_FORMATS, type AudioFormat } from '../protocol/types.js';
 import { CONTAINERS, containerOfPath, type Container } from '../audio/containers/registry.js';
 import { DEFAULT_VOICE } from '../protocol/voices.js';
@@ -92,14 +93,12 @@ export const DEFAULT_MAX_INPUT_BYTES = 64 * 1024 * 1024;
 
 /**
  * A parser for a size in bytes, for commander: a whole number with an optional binary unit
- * (`65536`, `512K`, `64MiB`, `1 GiB`; K/M/G mean 1024, 1024², 1024³).
+ * (`65536`, `512K`, `64MiB`, `1 GiB`; K/M/G mean 1024, 1024², 1024³; src/byte-size.ts).
  */
 export function bytesIn(min: number, max: number, what: string): (value: string) => number {
   return (value) => {
-    const m = /^\s*(\d+)\s*(?:([kmg])(?:i?b)?|b|bytes?)?\s*$/i.exec(value);
-    if (m === null) throw new InvalidArgumentError(`${what} must be a size such as 65536, 512K or 64MiB`);
-    const unit = m[2]?.toLowerCase();
-    const n = Number(m[1]) * (unit === 'g' ? 2 ** 30 : unit === 'm' ? 2 ** 20 : unit === 'k' ? 2 ** 10 : 1);
+    const n = parseByteSize(value);
+    if (n === undefined) throw new InvalidArgumentError(`${what} must be a size such as 65536, 512K or 64MiB`);
     if (n < min || n > max) throw new InvalidArgumentError(`${what} must be between ${min} and ${max} bytes`);
     return n;
   };
