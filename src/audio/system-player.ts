@@ -6,6 +6,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { delimiter, isAbsolute } from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
 import which from 'which';
 import { toPcm16Bytes } from '../dsp/encoding.js';
 import { FrameAligner } from './containers/pcm.js';
@@ -60,7 +61,7 @@ export async function openSystemPlayerSink(spec: AudioSpec, player: PlayerComman
     child.stdin?.write(Buffer.alloc(Math.round(spec.sampleRate * 0.05) * spec.channels * 2));
     wait = PRIMED_EXIT_MS;
   }
-  const early = await Promise.race([sink.exited.then(() => 'exited' as const), delay(wait).then(() => 'running' as const)]);
+  const early = await Promise.race([sink.exited.then(() => 'exited' as const), delay(wait, undefined, { ref: false }).then(() => 'running' as const)]);
   if (early === 'exited') {
     await sink.abort();
     throw new TtsError('no_playback_device', `${player.name} cannot play here (${sink.why()})`, {
@@ -70,9 +71,6 @@ export async function openSystemPlayerSink(spec: AudioSpec, player: PlayerComman
   return sink;
 }
 
-function delay(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms).unref());
-}
 
 class PlayerSink implements AudioSink {
   /** Resolves when the player process has ended (or could not start). */
