@@ -32,6 +32,8 @@ const KILL_AFTER_MS = 1000;
 export function findOnPath(name: string, env: NodeJS.ProcessEnv): string | undefined {
   // Relative entries (`.`, empty) would make the current folder's files players: left out.
   const path = (env['PATH'] ?? '').split(delimiter).filter((d) => isAbsolute(d)).join(delimiter);
+  // `which` falls back to this process's PATH when given an empty one: nothing to search is nothing found.
+  if (path === '' && !name.includes('/')) return undefined;
   return which.sync(name, { path, nothrow: true }) ?? undefined;
 }
 

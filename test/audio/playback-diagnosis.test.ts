@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { openPlayback } from '../../src/audio/playback.js';
+import { findOnPath } from '../../src/audio/system-player.js';
 import { alsaCards, playbackDiagnosis, speakerBuild, speakerDetail, speakerFix, type BackendReport } from '../../src/audio/playback-diagnosis.js';
 import { TtsError } from '../../src/errors.js';
 
@@ -93,6 +94,24 @@ describe('playback diagnosis (issue 19 §9, §10)', () => {
       assert.match(verbose.join('\n'), /playback: speaker cannot be used: .*cannot find card/);
       assert.match(verbose.join('\n'), /playback: aplay cannot play here \(exit 1: aplay: main:831: audio open error/);
     } finally {
+      await rm(bin, { recursive: true, force: true });
+    }
+  });
+
+  it('findOnPath (the which package): absolute PATH entries only, and an empty PATH finds nothing', async () => {
+    const bin = await mkdtemp(join(tmpdir(), 'tts-path-'));
+    const cwd = process.cwd();
+    try {
+      await writeFile(join(bin, 'tts-test-player'), '#!/bin/sh\n');
+      await chmod(join(bin, 'tts-test-player'), 0o755);
+      assert.equal(findOnPath('tts-test-player', { PATH: `/nonexistent:${bin}` }), join(bin, 'tts-test-player'));
+      process.chdir(bin);
+      // Neither an empty PATH nor a relative entry makes the current folder's files players.
+      assert.equal(findOnPath('tts-test-player', {}), undefined);
+      assert.equal(findOnPath('tts-test-player', { PATH: '.' }), undefined);
+      assert.equal(findOnPath('tts-test-player', { PATH: '' }), undefined);
+    } finally {
+      process.chdir(cwd);
       await rm(bin, { recursive: true, force: true });
     }
   });
