@@ -52,9 +52,16 @@ export async function openPlayback(spec: AudioSpec, options: PlaybackOptions): P
     if (path === undefined) {
       throw new TtsError('no_playback_device', `--player ${choice}: ${choice} is not on PATH`, { hint: `install ${player.from}, or choose another --player` });
     }
-    const sink = await openSystemPlayerSink(spec, player, path);
-    verbose(`playback: ${player.name} (${path})`);
-    return sink;
+    try {
+      const sink = await openSystemPlayerSink(spec, player, path);
+      verbose(`playback: ${player.name} (${path})`);
+      return sink;
+    } catch (error) {
+      if (!(error instanceof TtsError)) throw error;
+      // The same short cause as with `auto`; the player's own words under --verbose.
+      verbose(`playback: ${error.message}`);
+      throw playbackError([{ name: player.name, ok: false, state: 'no-device', detail: error.message }], (options.cards ?? alsaCards)());
+    }
   }
   // Each failure is kept for the one-line cause; the details go to --verbose (and `tts doctor`).
   const failures: BackendReport[] = [];

@@ -93,6 +93,10 @@ describe('playback diagnosis (issue 19 §9, §10)', () => {
       assert.doesNotMatch(error.hint ?? '', /alsa-utils/, 'aplay is installed: installing it would not help');
       assert.match(verbose.join('\n'), /playback: speaker cannot be used: .*cannot find card/);
       assert.match(verbose.join('\n'), /playback: aplay cannot play here \(exit 1: aplay: main:831: audio open error/);
+      // --player aplay: the same short cause.
+      const named = await openPlayback(SPEC, { player: 'aplay', env: { PATH: bin }, cards: () => 0 }).then(() => assert.fail('aplay cannot play'), (e: unknown) => e);
+      assert.ok(named instanceof TtsError);
+      assert.equal(named.message, 'cannot play audio: no sound device (ALSA has no sound card)');
     } finally {
       await rm(bin, { recursive: true, force: true });
     }

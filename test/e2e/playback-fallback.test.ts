@@ -117,7 +117,7 @@ describe('playback falls back to a system player', () => {
     await writeFile(join(nocard, '.asoundrc'), 'pcm.!default { type hw; card "tts_no_such_card" }\n');
     // Seen at once (no_playback_device), or — on a loaded machine, after its first second —
     // at the end of playback (io_error): never a success.
-    const r = await runTts(['say', '--player', 'ffplay', 'Hello'], { env: { ...env, HOME: nocard } });
+    const r = await runTts(['say', '--verbose', '--player', 'ffplay', 'Hello'], { env: { ...env, HOME: nocard } });
     assert.equal(r.code, 7, r.stderr);
     assert.match(r.stderr, /ffplay (cannot play here|failed) \(exit 0: .*(Failed|failed)/);
   });
