@@ -140,7 +140,9 @@ complete -F _tts tts
 /** The zsh script: the bash one through zsh's bashcompinit (load with `source <(tts completion zsh)`). */
 export function zshScript(specs: readonly CommandSpec[]): string {
   return `# zsh completion for tts (printed by \`tts completion zsh\`; docs/cli.md §1)
-# Install: add  source <(tts completion zsh)  to ~/.zshrc (after compinit)
+# Install: add  source <(tts completion zsh)  to ~/.zshrc
+# bashcompinit needs compinit's compdef: load compinit when ~/.zshrc has not (-i: skip insecure dirs).
+(( \${+functions[compdef]} )) || { autoload -Uz compinit && compinit -i; }
 autoload -U +X bashcompinit && bashcompinit
 ${bashScript(specs).split('\n').filter((l) => !l.startsWith('# ')).join('\n')}`;
 }

@@ -11,6 +11,7 @@ import { open } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { isAbsolute, join } from 'node:path';
 import type { Option } from 'commander';
+import leven from 'leven';
 import { TtsError } from '../errors.js';
 
 /** One setting read from the file. */
@@ -116,7 +117,7 @@ function addSetting(into: Map<string, ConfigEntry>, byLong: Map<string, Option>,
   }
   const option = byLong.get(key);
   if (option === undefined) {
-    const near = [...byLong.keys()].filter((k) => !NOT_SETTINGS.has(k) && distance(k, key) <= 2);
+    const near = [...byLong.keys()].filter((k) => !NOT_SETTINGS.has(k) && leven(k, key) <= 2);
     throw bad(path, lines, table, key, `is not a setting of tts${near.length > 0 ? ` (did you mean ${near.join(' or ')}?)` : ''}`, 'the keys are the long flag names of `tts say --help`, without the dashes');
   }
   into.set(option.attributeName(), { key, value: parseValue(option, value, (why) => bad(path, lines, table, key, why)), line: where() });
@@ -240,19 +241,4 @@ function lineIn(index: LineIndex, table: readonly string[], key: string): number
  */
 export function lineOf(text: string, table: readonly string[], key: string): number {
   return lineIn(lineIndex(text), table, key);
-}
-
-/** Levenshtein distance, for "did you mean". */
-export function distance(a: string, b: string): number {
-  const row = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    let prev = row[0]!;
-    row[0] = i;
-    for (let j = 1; j <= b.length; j++) {
-      const cur = row[j]!;
-      row[j] = Math.min(row[j]! + 1, row[j - 1]! + 1, prev + (a[i - 1] === b[j - 1] ? 0 : 1));
-      prev = cur;
-    }
-  }
-  return row[b.length]!;
 }

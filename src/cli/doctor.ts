@@ -61,12 +61,19 @@ export async function doctor(program: Command, flags: { profile?: string }, io: 
   const backends = await playbackBackends(io.env);
   const wanted = (get('player')?.value as string | undefined) ?? 'auto';
   const usable = backends.filter((b) => b.ok && (wanted === 'auto' || b.name === wanted));
-  out('playback', usable.length > 0 ? `${usable[0]!.name} will be used${wanted === 'auto' ? '' : ' (--player)'}` : `nothing can play${wanted === 'auto' ? '' : ` with --player ${wanted}`}`);
+  const { alsaCards, playbackDiagnosis, speakerBuild, speakerFix } = await import('../audio/playback-diagnosis.js');
+  const { cause, fix } = playbackDiagnosis(backends.filter((b) => wanted === 'auto' || b.name === wanted), alsaCards());
+  out('playback', usable.length > 0 ? `${usable[0]!.name} will be used${wanted === 'auto' ? '' : ' (--player)'}` : `nothing can play${wanted === 'auto' ? '' : ` with --player ${wanted}`}: ${cause}`);
   for (const b of backends) out('', `${b.ok ? 'ok ' : 'no '} ${b.name}: ${b.detail}`);
   if (usable.length === 0) {
-    const { playbackFixHint } = await import('../audio/playback.js');
-    problems.push('no playback backend works (`tts say -o FILE` and `tts stream` still do)');
-    out('', `fix: ${playbackFixHint(undefined)}`);
+    problems.push(`${cause} (\`tts say -o FILE\` and \`tts stream\` still work)`);
+    out('', `fix: ${fix}`);
+  }
+  // A speaker that is not built is worth building even when a system player works (gapless, no child process).
+  const speaker = backends.find((b) => b.name === 'speaker');
+  if (speaker !== undefined && (speaker.state === 'missing' || speaker.state === 'unbuilt')) {
+    const build = speakerBuild();
+    out('', `to build speaker: ${speakerFix(build.state === 'built' ? 'unbuilt' : build.state)}`);
   }
 
   // The service: where it is and where the key comes from (never the key).

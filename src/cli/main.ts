@@ -5,7 +5,6 @@
  */
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
-import { removeTempFilesSync } from '../audio/temp-files.js';
 import { EXIT, TtsError } from '../errors.js';
 import { addCompletionCommand } from './completion.js';
 import { addConfigCommand, applyConfig, synthesisCommands } from './config.js';
@@ -32,7 +31,7 @@ function installFatalHandler(io: CommandIo): void {
   if (fatalHandlerInstalled || io.stderr !== process.stderr) return;
   fatalHandlerInstalled = true;
   process.on('uncaughtException', (error: unknown) => {
-    removeTempFilesSync();
+    // process.exit below takes the temporary files with it (temp-files.ts, signal-exit).
     const text = error instanceof Error ? (error.stack ?? error.message) : String(error);
     io.stderr.write(`tts: internal error: ${escapeControls(text.split('\n')[0] ?? '')}\n`);
     io.stderr.write('tts:   this is a bug in tts; please report it with the lines below\n');
@@ -49,6 +48,23 @@ function version(): string {
   } catch {
     return '0.0.0';
   }
+}
+
+/** What a repeated short flag was probably meant as (`-vv` is verbosity in many tools; here `-v` is --voice). */
+const REPEAT_MEANT: Readonly<Record<string, string>> = { v: '--verbose', q: '-q (--quiet)' };
+
+/**
+ * The first argument before `--` made of one short flag's letter repeated (`-vv`, `-qqq`), which
+ * commander would read as the flag with the rest as its value (`-vv` = `--voice v`), if any.
+ * Refused with exit 2 (docs/cli.md §3) rather than run with a voice nobody asked for.
+ */
+export function repeatedShortFlag(argv: readonly string[]): { arg: string; meant: string | undefined } | undefined {
+  for (const arg of argv) {
+    if (arg === '--') return undefined;
+    const m = /^-([a-zA-Z])\1+$/.exec(arg);
+    if (m !== null) return { arg, meant: REPEAT_MEANT[m[1]!] };
+  }
+  return undefined;
 }
 
 /**
@@ -82,6 +98,8 @@ export async function main(argv: string[], io: CommandIo = { stdin: process.stdi
   addDoctorCommand(program, io, done);
   addConfigCommand(program, io, done);
   addCompletionCommand(program, io, done);
+  addCacheCommand(program, io, done);
+  addBatchCommand(program, io, done);
   // The config file and its profiles, under the flags (docs/cli.md §7), for every synthesis command.
   program.hook('preAction', async (_program, action) => {
     if (synthesisCommands(program).includes(action)) await applyConfig(program, action, io.env);
@@ -101,8 +119,13 @@ export async function main(argv: string[], io: CommandIo = { stdin: process.stdi
     program.outputHelp({ error: true });
     return EXIT.usage;
   }
-  addCacheCommand(program, io, done);
-  addBatchCommand(program, io, done);
+  const stuck = repeatedShortFlag(argv);
+  if (stuck !== undefined) {
+    const reporter = createReporter(io.stderr, {});
+    reporter.error(`error: ${stuck.arg} is not a flag (short flags take no repeats)${stuck.meant === undefined ? '' : `; did you mean ${stuck.meant}?`}`);
+    reporter.error(`  to speak it, write: tts say -- ${stuck.arg}`);
+    return EXIT.usage;
+  }
 
   try {
     await program.parseAsync(argv, { from: 'user' });

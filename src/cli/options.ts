@@ -4,6 +4,7 @@
  */
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import type { CommandIo } from './report.js';
+import { parseByteSize } from '../byte-size.js';
 import { AUDIO_FORMATS, type AudioFormat } from '../protocol/types.js';
 import { CONTAINERS, containerOfPath, type Container } from '../audio/containers/registry.js';
 import { DEFAULT_VOICE } from '../protocol/voices.js';
@@ -92,14 +93,12 @@ export const DEFAULT_MAX_INPUT_BYTES = 64 * 1024 * 1024;
 
 /**
  * A parser for a size in bytes, for commander: a whole number with an optional binary unit
- * (`65536`, `512K`, `64MiB`, `1 GiB`; K/M/G mean 1024, 1024², 1024³).
+ * (`65536`, `512K`, `64MiB`, `1 GiB`; K/M/G mean 1024, 1024², 1024³; src/byte-size.ts).
  */
 export function bytesIn(min: number, max: number, what: string): (value: string) => number {
   return (value) => {
-    const m = /^\s*(\d+)\s*(?:([kmg])(?:i?b)?|b|bytes?)?\s*$/i.exec(value);
-    if (m === null) throw new InvalidArgumentError(`${what} must be a size such as 65536, 512K or 64MiB`);
-    const unit = m[2]?.toLowerCase();
-    const n = Number(m[1]) * (unit === 'g' ? 2 ** 30 : unit === 'm' ? 2 ** 20 : unit === 'k' ? 2 ** 10 : 1);
+    const n = parseByteSize(value);
+    if (n === undefined) throw new InvalidArgumentError(`${what} must be a size such as 65536, 512K or 64MiB`);
     if (n < min || n > max) throw new InvalidArgumentError(`${what} must be between ${min} and ${max} bytes`);
     return n;
   };
@@ -142,7 +141,7 @@ export function addSynthesisOptions(cmd: Command): Command {
     .option('--play', 'play on the sound card too (with -o)')
     .option('-f, --file <path>', 'read the text from a file (- = stdin)')
     .option('--lines', 'read stdin line by line and speak each line as it arrives')
-    .option('--max-input <size>', 'refuse a text larger than this (bytes, or e.g. 64MiB)', bytesIn(1, 2 ** 40, '--max-input'), DEFAULT_MAX_INPUT_BYTES)
+    .addOption(new Option('--max-input <size>', 'refuse a text larger than this (bytes, or e.g. 64MiB)').argParser(bytesIn(1, 2 ** 40, '--max-input')).default(DEFAULT_MAX_INPUT_BYTES, '64MiB'))
     .option('--max-chars <n>', 'longest text per request; longer text is split at sentence ends', intIn(1, 1_000_000, '--max-chars'), 1000)
     .option('--concurrency <n>', 'requests in flight at once for split text', intIn(1, 32, '--concurrency'), 2)
     .option('--retries <n>', 'retries of a request on limits, 408, 5xx or network errors', intIn(0, 20, '--retries'), 2)

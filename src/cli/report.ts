@@ -136,14 +136,21 @@ export interface ProgressLine {
   audioSeconds: number;
   elapsedSeconds: number;
   leftSeconds: number | undefined;
+  /** Pieces whose audio all arrived. */
+  pieces: number;
 }
 
 /**
  * One progress line: `42% · 1234 chars · 75.3 s audio · 0:12 elapsed · ~0:16 left`; without a
- * known total (stdin) no share and no estimate.
+ * known total (stdin) no share and no estimate. Text counts only once a piece's audio all
+ * arrived, so while the first piece (up to --max-chars) still streams, the line says so instead
+ * of "0% · 0 chars" beside a minute of audio: `first piece · 46.2 s audio · 0:05 elapsed`.
  */
 export function formatProgress(p: ProgressLine): string {
   const parts: string[] = [];
+  if (p.pieces === 0 && p.fraction !== 1) {
+    return ['first piece', `${p.audioSeconds.toFixed(1)} s audio`, `${formatClock(p.elapsedSeconds)} elapsed`].join(' · ');
+  }
   if (p.fraction !== undefined) parts.push(`${Math.floor(p.fraction * 100)}%`);
   parts.push(`${p.doneChars} chars`, `${p.audioSeconds.toFixed(1)} s audio`, `${formatClock(p.elapsedSeconds)} elapsed`);
   if (p.leftSeconds !== undefined && p.fraction !== undefined && p.fraction > 0) parts.push(`~${formatClock(p.leftSeconds)} left`);

@@ -5,7 +5,6 @@
  * and default destination.
  */
 import { stat } from 'node:fs/promises';
-import { removeTempFilesSync } from '../audio/temp-files.js';
 import { cacheFor } from '../cache/use.js';
 import { ClosedPipeError } from '../audio/stdout-sink.js';
 import { audioSeconds } from '../dsp/encoding.js';
@@ -68,8 +67,8 @@ export async function runSynthesis(command: CommandName, words: string[], flags:
   let interrupted: NodeJS.Signals | undefined;
   const onSignal = (signal: NodeJS.Signals): void => {
     if (interrupted !== undefined) {
-      // A second signal: leave now, but still take the temporary files away (docs/cli.md §2).
-      removeTempFilesSync();
+      // A second signal: leave now; process.exit takes the temporary files away (docs/cli.md §2;
+      // temp-files.ts hooks the exit with signal-exit).
       process.exit(signalExitCode(signal));
     }
     interrupted = signal;

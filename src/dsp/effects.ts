@@ -8,9 +8,6 @@ import { decodeToFloat } from './samples.js';
 import { bytesPerFrame, type AudioSpec } from './spec.js';
 import { Tempo } from './tempo.js';
 
-/** Loudest gain offered (docs/cli.md §1 `--volume`); 1 = unchanged. */
-export const VOLUME_MAX = 4;
-
 /** Above this magnitude the limiter bends peaks down smoothly toward full scale. */
 const LIMIT_KNEE = 0.9;
 

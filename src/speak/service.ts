@@ -4,7 +4,7 @@
  * or `--offline` — the embedded built-in service.
  */
 import { readFile, stat } from 'node:fs/promises';
-import { TtsError } from '../errors.js';
+import { fileProblem, TtsError } from '../errors.js';
 
 /** Where requests go and the key they carry. */
 export interface ServiceTarget {
@@ -68,8 +68,7 @@ async function readKeyFile(path: string, warn: (line: string) => void): Promise<
     }
     text = await readFile(path, 'utf8');
   } catch (cause) {
-    const code = (cause as NodeJS.ErrnoException).code ?? 'error';
-    throw new TtsError('usage', `cannot read the API key file ${path} (${code})`, { cause });
+    throw new TtsError('usage', `cannot read the API key file ${path}: ${fileProblem(cause)}`, { cause });
   }
   const key = text.split(/\r?\n/, 1)[0]?.trim();
   if (key === undefined || key === '') throw new TtsError('no_api_key', `the API key file ${path} is empty`, { hint: 'put the key on its first line' });

@@ -11,7 +11,8 @@
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { addAbortSignal, type Readable } from 'node:stream';
-import { TtsError } from '../errors.js';
+import { formatByteSize } from '../byte-size.js';
+import { fileProblem, TtsError } from '../errors.js';
 
 /** Size of the blocks read from a file, in bytes. */
 const FILE_BLOCK_BYTES = 64 * 1024;
@@ -180,18 +181,10 @@ function firstInvalidOffset(bytes: Uint8Array): number {
 /** @throws TtsError `usage` when `bytes` exceeds `max`. */
 function checkSize(bytes: number, max: number, what: string): void {
   if (bytes > max) {
-    throw new TtsError('usage', `${what} is larger than --max-input (${formatBytes(max)})`, {
+    throw new TtsError('usage', `${what} is larger than --max-input (${formatByteSize(max, { exact: true })})`, {
       hint: 'split the text, or raise --max-input if you mean it',
     });
   }
-}
-
-/** A byte count the way --max-input takes it: `64 MiB`, `512 KiB`, `100 bytes`. */
-export function formatBytes(n: number): string {
-  for (const [unit, size] of [['GiB', 2 ** 30], ['MiB', 2 ** 20], ['KiB', 2 ** 10]] as const) {
-    if (n >= size && n % size === 0) return `${n / size} ${unit}`;
-  }
-  return `${n} bytes`;
 }
 
 /**
@@ -213,9 +206,7 @@ async function openTextFile(path: string, maxBytes: number, signal: AbortSignal)
     return abortable(stream, signal);
   } catch (cause) {
     if (cause instanceof TtsError) throw cause;
-    const code = (cause as NodeJS.ErrnoException).code;
-    const why = code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : code === 'EISDIR' ? 'it is a directory' : String(code ?? cause);
-    throw new TtsError('usage', `cannot read ${path}: ${why}`, { cause });
+    throw new TtsError('usage', `cannot read ${path}: ${fileProblem(cause)}`, { cause });
   }
 }
 

@@ -65,10 +65,31 @@ describe('tts doctor', () => {
     const r = await runTts(['doctor'], { env: { HOME: home, PATH: join(home, 'no-bin') }, nodeArgs: NO_SPEAKER });
     assert.equal(r.code, 1, r.stderr);
     const out = r.stdout.toString();
-    assert.match(out, /no +speaker: cannot play audio: the `speaker` package is not installed/);
+    assert.match(out, /^playback +nothing can play: nothing to play with \(speaker is not installed; no system player on PATH\)/m);
+    assert.match(out, /no +speaker: not installed: npm left it out/);
     assert.match(out, /no +aplay: not on PATH \(alsa-utils\)/);
     assert.match(out, /fix: install a player: apt-get install alsa-utils/);
-    assert.match(out, /no playback backend works/);
+    assert.match(out, /to build speaker: cd .* && npm install --include=optional --foreground-scripts/);
+    assert.match(out, /^result +`tts say` cannot work yet: nothing to play with/m);
+  });
+
+  it('speaker built but no sound device: says so, and the fix installs nothing (issue 19 §9)', async (t) => {
+    const { speakerBuild } = await import('../../src/audio/playback-diagnosis.js');
+    if (speakerBuild().state !== 'built') return t.skip('speaker is not built here (npm could not build it)');
+    const nocard = join(home, 'nocard');
+    const bin = join(nocard, 'bin');
+    await mkdir(bin, { recursive: true });
+    await writeFile(join(nocard, '.asoundrc'), 'pcm.!default { type hw; card "tts_no_such_card" }\n');
+    const { symlink } = await import('node:fs/promises');
+    await symlink('/usr/bin/aplay', join(bin, 'aplay')).catch(() => {});
+    const r = await runTts(['doctor'], { env: { HOME: nocard, PATH: bin } });
+    const out = r.stdout.toString();
+    assert.equal(r.code, 1, r.stderr + out);
+    assert.match(out, /no +speaker: built, but no sound device: cannot open the default sound device \(ALSA: /);
+    assert.match(out, /^playback +nothing can play: no (sound device \(ALSA has no sound card\)|player could open the sound device \(tried speaker, aplay\))/m);
+    const fix = /fix: (.*)/.exec(out)?.[1] ?? '';
+    assert.doesNotMatch(fix, /alsa-utils|libasound2-dev|npm /, 'aplay is there and speaker is built: nothing to install');
+    assert.doesNotMatch(out, /to build speaker/);
   });
 
   it('TTS_API_KEY: named as the source, masked', async () => {
