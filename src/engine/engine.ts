@@ -21,9 +21,9 @@
 import { Worker } from 'node:worker_threads';
 import { ChunkQueue } from '../wire/chunk-queue.js';
 import { validateJob, workerExecArgv } from './job.js';
-import type { EngineWorkerData, JobReport, JobRequest, WorkerReply } from './messages.js';
+import type { EngineWorkerData, JobRequest, WorkerReply } from './messages.js';
 import { Scheduler } from './scheduler.js';
-import { EngineError, STREAM_BUFFER_BYTES, type EngineOptions, type EngineStats, type SpeechEngine, type SynthesisJob, type SynthesisOptions } from './types.js';
+import { EngineError, STREAM_BUFFER_BYTES, type EngineOptions, type EngineStats, type JobReport, type SpeechEngine, type SynthesisJob, type SynthesisOptions } from './types.js';
 import { mergeReports, speechUnits } from './units.js';
 
 export type { EngineOptions, EngineStats } from './types.js';

@@ -14,7 +14,8 @@
  */
 import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
 import { isTokenizerLoaded, loadTokenizer, speechSegments, tokenizerLoadTime, type SpeechSegment } from './japanese.js';
-import type { EngineWorkerData, JobReport, JobRequest, WorkerReply } from './messages.js';
+import type { EngineWorkerData, JobRequest, WorkerReply } from './messages.js';
+import type { JobReport } from './types.js';
 import { SSE_SAMPLE_RATE } from '../protocol/types.js';
 import { AudioOutput } from './output.js';
 import { backendsFor } from './voices.js';
