@@ -3,7 +3,7 @@
  * This is a listing, not audio, so it goes to stdout like any listing command's output.
  */
 import { EXIT } from '../errors.js';
-import { ALL_VOICES } from '../protocol/voices.js';
+import { allVoices } from '../engine/catalogue.js';
 import { voicePackages } from '../engine/voice-packages.js';
 import type { Command } from 'commander';
 import type { CommandDone } from './options.js';
@@ -26,13 +26,13 @@ export function addVoicesCommand(program: Command, io: CommandIo, done: CommandD
  */
 export function listVoices(flags: { json?: boolean }, io: CommandIo): number {
   if (flags.json === true) {
-    io.stdout.write(`${JSON.stringify(ALL_VOICES)}\n`);
+    io.stdout.write(`${JSON.stringify(allVoices())}\n`);
     return EXIT.ok;
   }
   const missing = voicePackages().filter((p) => !p.installed && p.voices.length === 0);
   const rows = [
     ['VOICE', 'LANGUAGE', 'GENDER', 'INSTALLED', 'ENGINE'],
-    ...ALL_VOICES.map((v) => [v.id, v.language, v.gender, v.installed ? 'yes' : 'no', v.engine]),
+    ...allVoices().map((v) => [v.id, v.language, v.gender, v.installed ? 'yes' : 'no', v.engine]),
     ...missing.map((p) => ['-', '-', '-', 'no', `package ${p.package} (${p.problem ?? 'not installed'})`]),
   ];
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));

@@ -13,7 +13,7 @@ export const STREAM_BUFFER_BYTES = 128 * 1024;
 export interface SynthesisJob {
   /** Text to speak, non-empty. */
   text: string;
-  /** Preset voice id with hyphens (`ja-man-1`); must be one of VOICES (validated by the caller). */
+  /** Preset voice id with hyphens (`ja-man-1`); must be one of engineVoices() (validated by the caller). */
   voice: string;
   /** Language the text is read in. */
   language: Language;
