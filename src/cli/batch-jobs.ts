@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import type { Command, Option } from 'commander';
 import { TtsError } from '../errors.js';
 import { openText } from '../text/read.js';
-import type { SynthesisFlags } from './options.js';
+import type { SynthesisFlags } from './flags.js';
 import type { CommandIo } from './report.js';
 
 /** Longest line of a batch input, in UTF-8 bytes (1 MiB). */

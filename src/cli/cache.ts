@@ -5,7 +5,7 @@
 import { formatByteSize } from '../byte-size.js';
 import type { Command } from 'commander';
 import { EXIT } from '../errors.js';
-import type { CommandDone } from './options.js';
+import type { CommandDone } from './flags.js';
 import { escapeControls, type CommandIo } from './report.js';
 
 /** Adds `cache` with its subcommands `stats` and `clear` to the program. */

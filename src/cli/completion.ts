@@ -8,7 +8,7 @@ import { Argument, type Command, type Option } from 'commander';
 import { EXIT } from '../errors.js';
 import { AUDIO_FORMATS, LANGUAGES } from '../protocol/types.js';
 import { engineVoices } from '../engine/catalogue.js';
-import type { CommandDone } from './options.js';
+import type { CommandDone } from './flags.js';
 import type { CommandIo } from './report.js';
 
 /** Shells with a script. */

@@ -7,7 +7,7 @@
 import type { Command, Option } from 'commander';
 import { TtsError } from '../errors.js';
 import { configPath, loadConfigFile, type ConfigEntry, type ConfigFile } from './config-file.js';
-import type { CommandDone } from './options.js';
+import type { CommandDone } from './flags.js';
 import { createReporter, escapeControls, reportError, type CommandIo } from './report.js';
 
 /** Environment variables that stand for a setting (docs/cli.md §1); they win over the file. */

@@ -11,7 +11,7 @@ import { homedir } from 'node:os';
 import type { Command } from 'commander';
 import { EXIT } from '../errors.js';
 import { chosenProfile, describeSource, effectiveSettings, keySource, loadSettingsFile, type Setting } from './config.js';
-import type { CommandDone } from './options.js';
+import type { CommandDone } from './flags.js';
 import { escapeControls, reportError, createReporter, type CommandIo } from './report.js';
 
 /** Oldest Node major tts runs on (package.json `engines`). */

@@ -8,7 +8,7 @@ import type { Language } from '../protocol/types.js';
 import { languageForVoice } from '../protocol/voices.js';
 import type { SpeakOptions } from '../speak/run.js';
 import { sentencePieces } from '../speak/sentences.js';
-import type { SynthesisFlags } from './options.js';
+import type { SynthesisFlags } from './flags.js';
 
 /** The flag-derived settings of {@link SpeakOptions}. */
 export type FlagSettings = Pick<

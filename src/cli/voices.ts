@@ -6,7 +6,7 @@ import { EXIT } from '../errors.js';
 import { allVoices } from '../engine/catalogue.js';
 import { voicePackages } from '../engine/voice-packages.js';
 import type { Command } from 'commander';
-import type { CommandDone } from './options.js';
+import type { CommandDone } from './flags.js';
 import type { CommandIo } from './report.js';
 
 /** Adds `voices` to the program. */

@@ -6,11 +6,13 @@
  * encode on the way, src/audio/containers).
  */
 import { statSync, type Stats } from 'node:fs';
+import { resolve } from 'node:path';
 import type { AudioSink } from '../audio/sink.js';
 import type { FileSink } from '../audio/file-sink.js';
 import { CONTAINERS, assertContainerFits, bitrateFor, containerOfPath, extensionList, isEncoded, type Container } from '../audio/containers/registry.js';
 import type { AudioSpec } from '../dsp/spec.js';
 import { TtsError } from '../errors.js';
+import { subtitleFormat } from './subtitles.js';
 
 /** Which command is running: it sets the default destination. */
 export type CommandName = 'say' | 'stream' | 'realtime';
@@ -302,4 +304,17 @@ export async function assertOutputIsNotInput(output: string, input: string | und
   if (inp.isFile() && inp.dev === out.dev && inp.ino === out.ino) {
     throw new TtsError('usage', `${flag} ${output} is the file the text is read from`, { hint: flag === '-o' ? 'write the audio to another file' : 'write the subtitles to another file' });
   }
+}
+
+/**
+ * Refuses a `--subtitles` path that is not `.srt`/`.vtt`, that is the audio output, or that is
+ * the file the text is read from (docs/cli.md §1).
+ * @throws TtsError `usage` (exit 2).
+ */
+export async function checkSubtitlesPath(path: string, plan: OutputPlan, input: string | undefined): Promise<void> {
+  subtitleFormat(path);
+  if (plan.file !== undefined) {
+    if (resolve(plan.file.path) === resolve(path)) throw new TtsError('usage', `--subtitles ${path} is the audio output (-o)`, { hint: 'give the subtitles a name of their own, e.g. speech.srt' });
+  }
+  await assertOutputIsNotInput(path, input, '--subtitles');
 }

@@ -73,7 +73,7 @@ describe('checkSubtitlesPath', () => {
     const { mkdtemp, rm, writeFile } = await import('node:fs/promises');
     const { tmpdir } = await import('node:os');
     const { join } = await import('node:path');
-    const { checkSubtitlesPath } = await import('../../src/cli/synthesis.js');
+    const { checkSubtitlesPath } = await import('../../src/speak/outputs.js');
     const dir = await mkdtemp(join(tmpdir(), 'tts-subs-input-'));
     try {
       const input = join(dir, 'notes.srt');
