@@ -173,13 +173,18 @@ export class EspeakEngine implements SpeechEngine {
   }
 
   /**
-   * Starts every worker now, without running a job: each begins loading eSpeak NG and the
-   * resampler at once (and kuromoji with `japanese: true`), so a job that arrives meanwhile only
-   * waits for what is still loading — not, as after {@link warmUp}, for a warm-up job too.
+   * Starts every worker now, without running a job: each begins loading Flite and the resamplers
+   * at once (eSpeak NG and kuromoji too with `japanese: true`), so a job that arrives meanwhile
+   * only waits for what is still loading — not, as after {@link warmUp}, for a warm-up job too.
+   * With `text` (the text about to be spoken, in the embedded one-shot), only what it needs:
+   * Flite when it has a Latin letter, eSpeak NG when it has kana or kanji (issue 20).
    * Returns at once; a worker that fails to start is reported by the first job it gets.
    */
-  prestart(options: { japanese?: boolean } = {}): void {
-    while (!this.closed && this.slots.length < this.maxWorkers) this.spawn(options.japanese === true);
+  prestart(options: { japanese?: boolean; text?: string } = {}): void {
+    const { text } = options;
+    const expect =
+      text === undefined ? undefined : { flite: /\p{Script=Latin}/u.test(text), espeak: options.japanese === true || /[\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Han}]/u.test(text) };
+    while (!this.closed && this.slots.length < this.maxWorkers) this.spawn(options.japanese === true, expect);
   }
 
   /** A snapshot of the pool's counters. */
@@ -225,9 +230,10 @@ export class EspeakEngine implements SpeechEngine {
     }
   }
 
-  private spawn(preloadJapanese = false): Slot {
+  private spawn(preloadJapanese = false, expect?: EngineWorkerData['expect']): Slot {
     const abortFlag = new SharedArrayBuffer(4);
     const workerData: EngineWorkerData = { abortFlag, preloadJapanese };
+    if (expect !== undefined) workerData.expect = expect;
     const worker = new Worker(this.workerUrl, { workerData, execArgv: workerExecArgv() });
     worker.unref();
     const slot: Slot = { worker, abortFlag: new Int32Array(abortFlag), alive: true, kuromojiLoaded: false };

@@ -18,6 +18,13 @@ export interface EngineWorkerData {
   abortFlag: SharedArrayBuffer;
   /** Load kuromoji's dictionary at start, beside eSpeak NG: Japanese text with kanji is coming. */
   preloadJapanese?: boolean;
+  /**
+   * What the coming job needs, when the pool was told (Engine.prestart): Flite for text with Latin
+   * letters, eSpeak NG for Japanese. Present: only that is loaded at start (a kanji-only text never
+   * loads Flite, English never loads eSpeak NG). Absent: Flite and the resamplers are, as for a
+   * service that may get any job.
+   */
+  expect?: { flite: boolean; espeak: boolean };
 }
 
 /** Pool → worker: synthesize `job`; ids are positive and increase per engine. */
