@@ -13,7 +13,15 @@
  * `pronunciation` (katakana as spoken: 今日は → キョー ワ) and `reading` (katakana as written:
  * キョウ ハ); Unicode UAX #15 (NFKC) and the Han script property (UAX #24).
  */
-import { buildTokenizer, compactDictionaryDir, packageDictionaryDir, type DictionarySource, type JapaneseTokenizer } from './kuromoji-dictionary.js';
+import {
+  buildTokenizer,
+  compactDictionaryDir,
+  packageDictionaryDir,
+  tokenizerFromShared,
+  type DictionarySource,
+  type JapaneseTokenizer,
+  type SharedDictionary,
+} from './kuromoji-dictionary.js';
 import type { Language } from '../protocol/types.js';
 import { readNumbers } from './japanese-numbers.js';
 import { fixReadings, TOKEN_READINGS } from './japanese-readings.js';
@@ -47,7 +55,17 @@ export function containsKanji(text: string): boolean {
 
 let tokenizerPromise: Promise<JapaneseTokenizer> | undefined;
 let tokenizerLoaded = false;
-let tokenizerSource: DictionarySource | undefined;
+let tokenizerSource: DictionarySource | 'shared' | undefined;
+let sharedProvider: (() => Promise<SharedDictionary>) | undefined;
+
+/**
+ * Makes {@link loadTokenizer} build on a dictionary shared by the whole process, from `provider`
+ * (worker.ts asks the pool for it when the pool has several workers), before reading files
+ * itself; when the provider fails, the files are read as usual.
+ */
+export function useSharedDictionary(provider: () => Promise<SharedDictionary>): void {
+  sharedProvider = provider;
+}
 let tokenizerLoadMs: number | undefined;
 
 /**
@@ -62,7 +80,12 @@ export function loadTokenizer(): Promise<JapaneseTokenizer> {
   tokenizerPromise ??= (async () => {
     const compact = compactDictionaryDir();
     let tokenizer: JapaneseTokenizer | undefined;
-    if (compact !== undefined) {
+    if (sharedProvider !== undefined) {
+      tokenizerSource = 'shared';
+      const provider = sharedProvider;
+      tokenizer = await provider().then(tokenizerFromShared).catch(() => undefined);
+    }
+    if (tokenizer === undefined && compact !== undefined) {
       tokenizerSource = 'unpacked';
       // An unreadable compact copy is no reason to fail: the package's own files still are there.
       tokenizer = await buildTokenizer(compact, 'unpacked').catch(() => undefined);
@@ -81,8 +104,11 @@ export function loadTokenizer(): Promise<JapaneseTokenizer> {
   return tokenizerPromise;
 }
 
-/** Which dictionary files this thread's tokenizer was built from (undefined before loading). */
-export function dictionarySource(): DictionarySource | undefined {
+/**
+ * Where this thread's tokenizer came from: the process's shared dictionary, the unpacked files or
+ * the gzipped ones (undefined before loading).
+ */
+export function dictionarySource(): DictionarySource | 'shared' | undefined {
   return tokenizerSource;
 }
 

@@ -135,20 +135,29 @@ function ownBuffer(buf: Buffer): ArrayBuffer {
  * @throws Error when a file cannot be read or parsed (the promise rejects).
  */
 export function buildTokenizer(dir: string, source: DictionarySource): Promise<JapaneseTokenizer> {
+  return buildWith(dir, (name) =>
+    (source === 'unpacked' ? readFile(path.join(dir, name)) : readFile(path.join(dir, `${name}.gz`)).then((gz) => gunzipSync(gz))).then(ownBuffer),
+  );
+}
+
+/**
+ * kuromoji's DictionaryLoader with `read(name)` (`base.dat`...) giving each file's bytes, and the
+ * target map parsed compact from tid_map.dat's bytes, or `map` when given; then its Tokenizer.
+ */
+function buildWith(dir: string, read: (name: string) => Promise<ArrayBuffer>, map?: CompactTargetMap): Promise<JapaneseTokenizer> {
   const require = createRequire(import.meta.url);
   const DictionaryLoader = require('kuromoji/src/loader/DictionaryLoader.js') as new (dir: string) => KuromojiLoader;
   const Tokenizer = require('kuromoji/src/Tokenizer.js') as new (dic: unknown) => JapaneseTokenizer;
   const loader = new DictionaryLoader(dir);
   loader.loadArrayBuffer = (file, cb) => {
-    const name = file.replace(/\.gz$/, '');
-    (source === 'unpacked' ? readFile(name) : readFile(`${name}.gz`).then((gz) => gunzipSync(gz))).then(
-      (buf) => cb(null, ownBuffer(buf)),
+    read(path.basename(file).replace(/\.gz$/, '')).then(
+      (buffer) => cb(null, buffer),
       (err: unknown) => cb(err),
     );
   };
   const tokenInfo = loader.dic.token_info_dictionary;
   tokenInfo.loadTargetMap = (bytes) => {
-    tokenInfo.target_map = targetMapView(parseTargetMap(bytes));
+    tokenInfo.target_map = targetMapView(map ?? parseTargetMap(bytes));
     return tokenInfo;
   };
   return new Promise((resolve, reject) => {
@@ -163,4 +172,66 @@ export function buildTokenizer(dir: string, source: DictionarySource): Promise<J
       }
     });
   });
+}
+
+/**
+ * A dictionary in memory every thread of the process can read (`tts serve` with several workers,
+ * issue 20): each file's bytes and the compact target map in SharedArrayBuffers, so N workers
+ * hold one copy (~70 MiB) instead of N. Sent to workers by postMessage (shared, not copied).
+ */
+export interface SharedDictionary {
+  /** Bytes of each file of {@link DICTIONARY_FILES} but tid_map.dat, by file name. */
+  files: Record<string, SharedArrayBuffer>;
+  /** {@link CompactTargetMap.offsets} and {@link CompactTargetMap.ids}, Int32 elements. */
+  offsets: SharedArrayBuffer;
+  ids: SharedArrayBuffer;
+  source: DictionarySource;
+}
+
+function shared(bytes: Uint8Array): SharedArrayBuffer {
+  const sab = new SharedArrayBuffer(bytes.byteLength);
+  new Uint8Array(sab).set(bytes);
+  return sab;
+}
+
+/**
+ * Reads the dictionary (the compact copy, else the package's gzipped files) into shared memory.
+ * Runs in the pool's thread: ~60 MB of copies and the target map's parse (~10 ms).
+ * @throws Error when neither copy can be read or parsed.
+ */
+export async function loadSharedDictionary(): Promise<SharedDictionary> {
+  const compact = compactDictionaryDir();
+  const read = async (dir: string, source: DictionarySource): Promise<SharedDictionary> => {
+    const files: Record<string, SharedArrayBuffer> = {};
+    let map: CompactTargetMap | undefined;
+    for (const name of DICTIONARY_FILES) {
+      const file = path.join(dir, name);
+      const bytes = source === 'unpacked' ? await readFile(file) : gunzipSync(await readFile(`${file}.gz`));
+      if (name === 'tid_map.dat') map = parseTargetMap(bytes);
+      else files[name] = shared(bytes);
+    }
+    const { offsets, ids } = map!;
+    return { files, offsets: shared(new Uint8Array(offsets.buffer)), ids: shared(new Uint8Array(ids.buffer)), source };
+  };
+  if (compact !== undefined) {
+    try {
+      return await read(compact, 'unpacked');
+    } catch {
+      // Fall back to the package's own files.
+    }
+  }
+  return read(packageDictionaryDir(), 'gzip');
+}
+
+/**
+ * Builds a tokenizer over a {@link SharedDictionary} with kuromoji's own loader and Tokenizer
+ * (typed-array views of the shared memory, no copy; kuromoji never writes its dictionary).
+ * @throws Error when kuromoji cannot build it (the promise rejects).
+ */
+export function tokenizerFromShared(dictionary: SharedDictionary): Promise<JapaneseTokenizer> {
+  return buildWith('', (name) => {
+    if (name === 'tid_map.dat') return Promise.resolve(new ArrayBuffer(0));
+    const sab = dictionary.files[name];
+    return sab === undefined ? Promise.reject(new Error(`shared dictionary without ${name}`)) : Promise.resolve(sab as unknown as ArrayBuffer);
+  }, { offsets: new Int32Array(dictionary.offsets), ids: new Int32Array(dictionary.ids) });
 }

@@ -13,8 +13,9 @@
  * Protocol and the abort flag: see messages.ts. A job may be one sentence or a whole text.
  */
 import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
-import { isTokenizerLoaded, loadTokenizer, speechSegments, tokenizerLoadTime, type SpeechSegment } from './japanese.js';
-import type { EngineWorkerData, JobReport, JobRequest, WorkerReply } from './messages.js';
+import { dictionarySource, isTokenizerLoaded, loadTokenizer, speechSegments, tokenizerLoadTime, useSharedDictionary, type SpeechSegment } from './japanese.js';
+import type { SharedDictionary } from './kuromoji-dictionary.js';
+import type { DictionaryMessage, EngineWorkerData, JobReport, JobRequest, WorkerReply } from './messages.js';
 import { SSE_SAMPLE_RATE } from '../protocol/types.js';
 import { AudioOutput } from './output.js';
 import { backendsFor } from './voices.js';
@@ -222,6 +223,8 @@ async function runJob(port: MessagePort, abortFlag: Int32Array, { id, job }: Job
     };
     const loadMs = tokenizerLoadTime();
     if (loadMs !== undefined) report.kuromojiLoadMs = loadMs;
+    const source = dictionarySource();
+    if (source !== undefined && isTokenizerLoaded()) report.dictionarySource = source;
     if (espeakInitMs !== undefined && !espeakInitReported) report.espeakInitMs = espeakInitMs;
     // Only the worker's first job reports it (eSpeak may still be loading then, for English).
     espeakInitReported = true;
@@ -237,6 +240,21 @@ async function runJob(port: MessagePort, abortFlag: Int32Array, { id, job }: Job
 /** Serves jobs from the pool on `port` (the worker's parentPort). */
 function serve(port: MessagePort, data: EngineWorkerData): void {
   const abortFlag = new Int32Array(data.abortFlag);
+  // With several workers, the pool holds kuromoji's dictionary once for all: ask it for it.
+  let dictionaryWaiter: ((message: DictionaryMessage) => void) | undefined;
+  if (data.shareDictionary === true) {
+    useSharedDictionary(
+      () =>
+        new Promise<SharedDictionary>((resolve, reject) => {
+          dictionaryWaiter = (message) => {
+            dictionaryWaiter = undefined;
+            if (message.dictionary !== undefined) resolve(message.dictionary);
+            else reject(new Error(message.error ?? 'no shared dictionary'));
+          };
+          post(port, { type: 'dictionary-request', id: 0 });
+        }),
+    );
+  }
   // A worker is spawned for a job that is about to arrive: start what it will need now, while the
   // job message is in flight (Flite compiles mostly off this thread). Without a hint that is
   // Flite and resamplers for the service's usual rate (SSE streams 24000 Hz) from both
@@ -263,8 +281,9 @@ function serve(port: MessagePort, data: EngineWorkerData): void {
   }
   // The pool sends one job at a time; chaining keeps the order even if it ever sent two.
   let chain = Promise.resolve();
-  port.on('message', (message: JobRequest) => {
+  port.on('message', (message: JobRequest | DictionaryMessage) => {
     if (message.type === 'job') chain = chain.then(() => runJob(port, abortFlag, message));
+    else if (message.type === 'dictionary') dictionaryWaiter?.(message);
   });
 }
 
