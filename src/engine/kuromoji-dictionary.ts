@@ -15,7 +15,7 @@
  * same bytes, so the tokens are the same (test/engine/kuromoji-dictionary.test.ts).
  */
 import { existsSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { open, readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -195,6 +195,28 @@ function shared(bytes: Uint8Array): SharedArrayBuffer {
 }
 
 /**
+ * A file's bytes read straight into shared memory (no intermediate Buffer left for the garbage
+ * collector: the pool's thread would keep ~60 MB of them until its next full collection).
+ * @throws Error when the file cannot be read or changes size while read.
+ */
+async function readShared(file: string): Promise<SharedArrayBuffer> {
+  const handle = await open(file, 'r');
+  try {
+    const size = (await handle.stat()).size;
+    const sab = new SharedArrayBuffer(size);
+    const view = new Uint8Array(sab);
+    for (let at = 0; at < size; ) {
+      const { bytesRead } = await handle.read(view, at, size - at, at);
+      if (bytesRead === 0) throw new Error(`${file} ended at byte ${at} of ${size}`);
+      at += bytesRead;
+    }
+    return sab;
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
  * Reads the dictionary (the compact copy, else the package's gzipped files) into shared memory.
  * Runs in the pool's thread: ~60 MB of copies and the target map's parse (~10 ms).
  * @throws Error when neither copy can be read or parsed.
@@ -206,9 +228,8 @@ export async function loadSharedDictionary(): Promise<SharedDictionary> {
     let map: CompactTargetMap | undefined;
     for (const name of DICTIONARY_FILES) {
       const file = path.join(dir, name);
-      const bytes = source === 'unpacked' ? await readFile(file) : gunzipSync(await readFile(`${file}.gz`));
-      if (name === 'tid_map.dat') map = parseTargetMap(bytes);
-      else files[name] = shared(bytes);
+      if (name === 'tid_map.dat') map = parseTargetMap(source === 'unpacked' ? await readFile(file) : gunzipSync(await readFile(`${file}.gz`)));
+      else files[name] = source === 'unpacked' ? await readShared(file) : shared(gunzipSync(await readFile(`${file}.gz`)));
     }
     const { offsets, ids } = map!;
     return { files, offsets: shared(new Uint8Array(offsets.buffer)), ids: shared(new Uint8Array(ids.buffer)), source };
