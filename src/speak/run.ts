@@ -10,7 +10,7 @@ import type { PieceCache } from '../cache/store.js';
 import { bytesPerFrame, type AudioSpec } from '../dsp/spec.js';
 import { TtsError } from '../errors.js';
 import { SSE_SAMPLE_RATE, type Language } from '../protocol/types.js';
-import { openChannel, type ChannelKind } from './channels.js';
+import { converted, openChannel, requestedSpec, type ChannelKind } from './channels.js';
 import { openOutputs, type OutputPlan } from './outputs.js';
 import { AudioStage, type StageSettings } from './audio-stage.js';
 import { isPieceEnd, synthesizePieces, synthesizeTexts, type PipelineItem } from './pipeline.js';
@@ -153,17 +153,23 @@ export async function speak(options: SpeakOptions): Promise<void> {
       allowInsecure: options.allowInsecure,
       verbose: options.log.verbose,
     });
-    // Both channels hand over audio already converted to the run's spec (convert-stream.ts).
     const frameBytes = bytesPerFrame(spec);
-    // The piece cache wraps the channel (docs/cli.md §8): the pipeline asks only for what it lacks.
+    // The piece cache wraps the channel (docs/cli.md §8) and holds what the service sent; the
+    // conversion to the run's spec comes after it, fresh or replayed (convert-stream.ts), and
+    // the pipeline asks only for what the cache lacks.
     await options.cache?.prepare();
-    const open = cachedOpener(channelOpen, {
-      cache: options.cache,
-      identity: identityFor(options.channel, options.target, options.voice, options.language, spec),
-      counters: stats,
-      frameBytes,
-      onPieceDone: options.onPieceDone,
-    });
+    const speaker = options.target.embedded ? (await import('../engine/voices.js')).voiceIdentity(options.voice) : undefined;
+    const open = converted(
+      cachedOpener(channelOpen, {
+        cache: options.cache,
+        identity: identityFor(options.channel, options.target, options.voice, options.language, spec, speaker),
+        requested: requestedSpec(options.channel, spec),
+        counters: stats,
+        onPieceDone: options.onPieceDone,
+        verbose: options.log.verbose,
+      }),
+      spec,
+    );
     const fileOnly = opened.fileOnly;
     const marked = stage;
     const pipelineOptions = {
