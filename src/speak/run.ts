@@ -13,7 +13,7 @@ import { SSE_SAMPLE_RATE, type Language } from '../protocol/types.js';
 import { converted, openChannel, requestedSpec, type ChannelKind } from './channels.js';
 import { openOutputs, type OutputPlan } from './outputs.js';
 import { AudioStage, type StageSettings } from './audio-stage.js';
-import { isPieceEnd, synthesizePieces, synthesizeTexts, type PipelineItem } from './pipeline.js';
+import { isPieceEnd, isPieceStart, synthesizePieces, synthesizeTexts, type PipelineItem } from './pipeline.js';
 import type { ServiceTarget } from './service.js';
 import type { SubtitleWriter } from './subtitles.js';
 
@@ -80,6 +80,11 @@ export interface SpeakOptions {
   onAudio?: ((bytes: number) => void) | undefined;
   /** --speed, --volume, --pause (docs/cli.md §1); absent = none. */
   effects?: { speed: number; volume: number; pauseMs: number } | undefined;
+  /**
+   * What the input's pieces are (pipeline.ts {@link PipelineOptions.units}): `lines` with
+   * `--lines`, each its own unit for `--pause`; default `sentences`.
+   */
+  units?: 'sentences' | 'lines' | undefined;
   /** --subtitles: the file to write the cues to. */
   subtitles?: string | undefined;
   /** The piece cache (docs/cli.md §8); undefined with --no-cache. */
@@ -193,6 +198,7 @@ export async function speak(options: SpeakOptions): Promise<void> {
             },
       verbose: options.log.verbose,
       warn: options.log.warn,
+      units: options.units,
     };
     // Pieces are marked only when the stage needs their ends (tempo flush, pauses, cues).
     const items: AsyncIterable<PipelineItem> = marked === undefined ? synthesizeTexts(options.pieces, pipelineOptions) : synthesizePieces(options.pieces, pipelineOptions);
@@ -204,6 +210,10 @@ export async function speak(options: SpeakOptions): Promise<void> {
       options.onAudio?.(data.length);
     };
     for await (const item of items) {
+      if (isPieceStart(item)) {
+        marked!.pieceStart(item.newSentence);
+        continue;
+      }
       if (isPieceEnd(item)) {
         const { out, cue } = marked!.pieceEnd(item.pieceEnd);
         for (const data of out) await deliver(data);

@@ -21,3 +21,23 @@ export function sentencesOf(piece: string): string[] {
 export async function* sentencePieces(pieces: AsyncIterable<string>): AsyncGenerator<string, void, undefined> {
   for await (const piece of pieces) yield* sentencesOf(piece);
 }
+
+/** Characters of context on each side of a join that {@link sentenceBreakBetween} segments. */
+const JOIN_CONTEXT_CHARS = 256;
+
+/**
+ * Whether `after` starts a new sentence when it follows `before` in the text (UAX #29 sentence
+ * boundary at the join), looking at most {@link JOIN_CONTEXT_CHARS} code units on each side.
+ * False for two parts of one sentence cut at a clause, word or grapheme.
+ */
+export function sentenceBreakBetween(before: string, after: string): boolean {
+  if (before.trim() === '') return true;
+  sentenceSegmenter ??= new Intl.Segmenter(undefined, { granularity: 'sentence' });
+  const tail = before.slice(-JOIN_CONTEXT_CHARS);
+  const text = tail + after.slice(0, JOIN_CONTEXT_CHARS);
+  for (const s of sentenceSegmenter.segment(text)) {
+    if (s.index === tail.length) return true;
+    if (s.index > tail.length) return false;
+  }
+  return false;
+}
