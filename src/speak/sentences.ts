@@ -5,6 +5,7 @@
  * each piece further at every sentence end, with the same segmenter (Unicode UAX #29 through
  * `Intl.Segmenter`, so "e.g." and "3.14" stay whole and 。！？ and line breaks end sentences).
  */
+import { segmentsOf } from '../text/split.js';
 
 let sentenceSegmenter: Intl.Segmenter | undefined;
 
@@ -13,8 +14,8 @@ let sentenceSegmenter: Intl.Segmenter | undefined;
  * rides with the sentence before it).
  */
 export function sentencesOf(piece: string): string[] {
-  sentenceSegmenter ??= new Intl.Segmenter(undefined, { granularity: 'sentence' });
-  return [...sentenceSegmenter.segment(piece)].map((s) => s.segment);
+  // In slices: a piece of up to --max-chars (1,000,000) characters is never segmented at once.
+  return segmentsOf(piece, 'sentence');
 }
 
 /** Each piece of `pieces` cut into its sentences, as the pieces come. */

@@ -179,8 +179,9 @@ const SEGMENT_CHUNK_CHARS = 2048;
  * input, so segmenting N code units into K segments costs K × N: the text is segmented in slices
  * of {@link SEGMENT_CHUNK_CHARS} (each slice's last segment, which may go on, carried into the
  * next), and only the segment strings are kept. Memory and time follow the text's length.
+ * @returns the segments in order; joined, they give `text` back.
  */
-function segmentsOf(text: string, kind: 'sentence' | 'word' | 'grapheme'): string[] {
+export function segmentsOf(text: string, kind: 'sentence' | 'word' | 'grapheme'): string[] {
   const seg = segmenter(kind);
   if (text.length <= SEGMENT_CHUNK_CHARS) return Array.from(seg.segment(text), (s) => s.segment);
   const out: string[] = [];
