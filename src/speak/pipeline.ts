@@ -107,7 +107,8 @@ export async function* synthesizePieces(pieces: AsyncIterable<string>, options: 
       let previous: string | undefined;
       for await (const piece of pieces) {
         if (!hasSpeech(piece)) {
-          previous = (previous ?? '') + piece;
+          // Bounded: only the join's context counts.
+          previous = ((previous ?? '') + piece).slice(-1024);
           continue;
         }
         const joins = bySentence && previous !== undefined && !sentenceBreakBetween(previous, piece);
