@@ -42,6 +42,8 @@ export interface SseStreamOptions {
   allowInsecure?: boolean;
   /** Receives protocol detail for `--verbose` (the key is always shown as `***`). */
   verbose?: VerboseLog;
+  /** Called at `done` with its `engine` field (built-in extension, docs/protocol.md §2.3), if any. */
+  onDone?: ((engine: string | undefined) => void) | undefined;
 }
 
 /** Joins a base URL and an endpoint path, keeping any path prefix of the base. */
@@ -224,6 +226,7 @@ export async function* streamSse(options: SseStreamOptions): AsyncGenerator<Audi
         yield outcome.chunk;
       } else if (outcome.kind === 'done') {
         verbose?.('< done');
+        options.onDone?.(outcome.engine);
         return;
       } else if (outcome.kind === 'error') {
         throw outcome.error;

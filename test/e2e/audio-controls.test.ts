@@ -213,6 +213,38 @@ describe('audio the user asked for (issue 11)', () => {
     });
   }
 
+  it('--pause goes between sentences only: not between the parts of one sentence cut at --max-chars or halved by the service (issue 18.7)', { skip: !haveSox }, async () => {
+    const one = 'The morning was cold and bright and she walked slowly to the old station with a book under her arm.';
+    const two = `${one} They waited.`;
+    const small = await startServe(['--port', '0', '--max-chars', '40'], { TTS_SERVER_API_KEYS: KEY });
+    try {
+      for (const [label, base, extra] of [
+        ['--max-chars 30', env, ['--max-chars', '30']],
+        ['the service halving', { TTS_BASE_URL: small.base, TTS_API_KEY: KEY }, []],
+      ] as const) {
+        const run = async (name: string, text: string, pause: string[]): Promise<number> => {
+          const out = join(dir, `${name}.wav`);
+          // --subtitles in both runs: the text goes sentence by sentence with or without --pause,
+          // so both make the same requests (and the service halves the same pieces).
+          const subs = join(dir, `${name}.srt`);
+          const r = await runTts(['stream', '-q', '--voice', 'en-man-1', ...extra, ...pause, '--subtitles', subs, '-o', out, text], { env: base, timeoutMs: 120_000 });
+          assert.equal(r.code, 0, `${label} ${name}: ${r.stderr}`);
+          return soxInfo(out).duration;
+        };
+        const plain = await run('one-plain', one, []);
+        const paused = await run('one-paused', one, ['--pause', '1000']);
+        assert.ok(Math.abs(paused - plain) < 0.05, `${label}: one sentence got ${(paused - plain).toFixed(2)} s of pauses`);
+        // Two sentences: one pause of 1 s between them.
+        const plain2 = await run('two-plain', two, []);
+        const paused2 = await run('two-paused', two, ['--pause', '1000']);
+        assert.ok(Math.abs(paused2 - plain2 - 1) < 0.05, `${label}: two sentences got ${(paused2 - plain2).toFixed(2)} s of pauses, not 1`);
+      }
+    } finally {
+      small.child.kill('SIGTERM');
+      await small.exited;
+    }
+  });
+
   it('--subtitles and --pause with --lines: one cue and one pause per line; and with stdout as the output', async () => {
     const subs = join(dir, 'lines.vtt');
     const r = await runTts(['stream', '-q', '--lines', '--voice', 'en-man-1', '--pause', '400', '--subtitles', subs], { env, input: 'First line. Still the first.\nSecond & <last> line\n' });

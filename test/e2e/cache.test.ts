@@ -158,6 +158,32 @@ describe('the piece cache against tts serve', { skip: !haveSox && 'sox is not in
     }
   });
 
+  it('pieces hold what the service sent: runs differing only in -r, -c, --speed, --volume or container share them and write the --no-cache bytes (issue 18.1)', async () => {
+    const cacheHome = await mkdtemp(join(dir, 'conv-'));
+    const text = '今日は良い天気です。東京タワーに行きました。';
+    const cases: [string, string[]][] = [
+      ['plain.wav', []],
+      ['r16.wav', ['-r', '16000']],
+      ['r48c2.wav', ['-r', '48000', '-c', '2']],
+      ['v.flac', ['--volume', '0.5', '--speed', '1.25']],
+      ['plain-again.wav', []],
+    ];
+    let firstRequests = 0;
+    for (const [i, [name, flags]] of cases.entries()) {
+      const outs: Buffer[] = [];
+      for (const run of ['cached', 'no-cache']) {
+        const out = join(dir, `${run}-${name}`);
+        const r = await runTts(['stream', ...flags, ...(run === 'no-cache' ? ['--no-cache'] : []), '-o', out, '--json', text], { env: env(cacheHome) });
+        assert.equal(r.code, 0, `${name} ${run}: ${r.stderr}`);
+        const s = summaryOf(r.stderr);
+        if (run === 'cached' && i === 0) firstRequests = s.requests;
+        else if (run === 'cached') assert.equal(s.cache_hits, firstRequests, `${name}: the pieces of the plain run were not shared`);
+        outs.push(await readFile(out));
+      }
+      assert.ok(outs[0]!.equals(outs[1]!), `${name} ${flags.join(' ')}: the cached run wrote other bytes than --no-cache (${outs[0]!.length} vs ${outs[1]!.length})`);
+    }
+  });
+
   it('fetches a corrupt and a cut-off entry again, and writes the same file', async () => {
     const cacheHome = await mkdtemp(join(dir, 'home-'));
     const book = join(dir, 'corrupt.txt');
