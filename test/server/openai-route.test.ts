@@ -9,8 +9,10 @@ import OpenAI from 'openai';
 import { createEngine } from '../../src/engine/index.js';
 import type { SpeechEngine } from '../../src/engine/types.js';
 import { decodedSeconds, haveFfmpeg, probe } from '../helpers/ffprobe.js';
-import { scriptedEngine } from '../helpers/fake-engine.js';
+import { fakeEngine, scriptedEngine } from '../helpers/fake-engine.js';
 import { startService, type TestService } from '../helpers/serve-http.js';
+import { stalledSse } from '../helpers/stalled-clients.js';
+import { createService, closeService, listen } from '../../src/server/service.js';
 
 const KEY = 'test-key-openai-1';
 const TEXT = 'Hello there, this is a test.';
@@ -256,4 +258,36 @@ describe('the OpenAI route shares the native route\'s admission', () => {
       await service.close();
     }
   });
+
+  for (const streamFormat of ['audio', 'sse'] as const) {
+    it(`a ${streamFormat} stream that accepts nothing for the write timeout is closed and its slot freed`, { timeout: 20_000 }, async () => {
+      // Endless audio, as fast as it is taken: only backpressure and the write timeout stop it.
+      const engine = fakeEngine({ chunks: 1_000_000 });
+      let cut: (line: string) => void = () => {};
+      const timedOut = new Promise<string>((resolve) => (cut = resolve));
+      const server = createService({
+        apiKeys: [KEY],
+        engine,
+        maxConcurrent: 1,
+        writeTimeoutMs: 300,
+        accessLog: (line) => {
+          if (line.endsWith(' write-timeout')) cut(line);
+        },
+      });
+      const base = await listen(server, '127.0.0.1', 0);
+      const stalled = await stalledSse(base, KEY, { model: 'tts-1', input: 'endless', voice: 'alloy', response_format: 'pcm', stream_format: streamFormat }, '/v1/audio/speech');
+      try {
+        const line = await timedOut;
+        assert.match(line, /^127\.0\.0\.1 key#1 POST \/v1\/audio\/speech 200 \d+ms model=tts-1 write-timeout$/);
+        assert.ok(engine.records[0]!.yielded < 1000, `the engine paused with the socket: ${engine.records[0]!.yielded} chunks made`);
+        const client = new OpenAI({ apiKey: KEY, baseURL: `${base}/v1`, maxRetries: 0 });
+        const next = await client.audio.speech.create({ model: 'tts-1', input: 'x', voice: 'alloy', response_format: 'pcm' });
+        assert.equal(next.headers.get('x-tts-voice'), 'en-woman-1', 'the slot is free again');
+        await next.body?.cancel();
+      } finally {
+        stalled.socket.destroy();
+        await closeService(server);
+      }
+    });
+  }
 });
