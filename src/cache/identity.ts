@@ -23,6 +23,11 @@ export interface CacheIdentity {
   language: Language;
   /** The encoding requested; rate (Hz) and channels count only where they are requested (the WebSocket). */
   spec: AudioSpec;
+  /**
+   * Another dialect than the native one, with its model: `openai:tts-1` (docs/protocol.md §10).
+   * Undefined for the native dialect, whose keys stay what they were.
+   */
+  dialect?: string | undefined;
 }
 
 /** Version of the key's layout: changing what goes into a key changes this. */
@@ -33,11 +38,11 @@ const KEY_VERSION = 1;
  * as it is sent to the service.
  */
 export function pieceKey(identity: CacheIdentity, text: string): string {
-  const { service, channel, voice, language, spec } = identity;
+  const { service, channel, voice, language, spec, dialect } = identity;
   const requested = channel === 'realtime' ? [spec.format, spec.sampleRate, spec.channels] : [spec.format, null, null];
-  return createHash('sha256')
-    .update(JSON.stringify([KEY_VERSION, service, channel, voice, language, ...requested, text]))
-    .digest('hex');
+  // The dialect goes in only when there is one, so native keys (and caches) are unchanged.
+  const fields = [KEY_VERSION, service, channel, voice, language, ...requested, ...(dialect === undefined ? [] : [dialect]), text];
+  return createHash('sha256').update(JSON.stringify(fields)).digest('hex');
 }
 
 let builtin: string | undefined;
@@ -88,6 +93,7 @@ export function builtinEngineIdentity(): string {
  * The identity of a run's pieces.
  * @param service the resolved service: the built-in one is named by its engine, not its
  *   ephemeral port; a remote one by its base URL (the WebSocket base for `realtime`).
+ * @param dialect `openai:<model>` with `--api openai`; undefined for the native dialect.
  */
 export function identityFor(
   channel: 'sse' | 'realtime',
@@ -95,7 +101,8 @@ export function identityFor(
   voice: string,
   language: Language,
   spec: AudioSpec,
+  dialect?: string,
 ): CacheIdentity {
   const name = service.embedded ? builtinEngineIdentity() : (channel === 'realtime' ? service.wsBaseUrl : service.baseUrl).replace(/\/+$/, '');
-  return { service: name, channel, voice, language, spec };
+  return { service: name, channel, voice, language, spec, dialect };
 }

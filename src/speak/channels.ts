@@ -27,6 +27,8 @@ export interface ChannelSettings {
   allowInsecure: boolean;
   /** --verbose lines. */
   verbose: (line: string) => void;
+  /** `--api openai` and its `--model` (docs/protocol.md §10); undefined = the native dialect. */
+  openai?: { model: string } | undefined;
 }
 
 /**
@@ -61,6 +63,7 @@ export async function openChannel(kind: ChannelKind, target: ServiceTarget, sett
       return convertChunks(chunks, () => arriving, spec);
     };
   }
+  if (settings.openai !== undefined) return openOpenAi(target, settings, settings.openai.model);
   const { streamSse } = await import('../client/sse.js');
   // The SSE request cannot ask for a rate or channels (docs/protocol.md §2.1): its audio is taken
   // as 24000 Hz mono of the requested encoding (docs/cli.md §4) and converted to the run's spec.
@@ -81,4 +84,19 @@ export async function openChannel(kind: ChannelKind, target: ServiceTarget, sett
       () => arriving,
       spec,
     );
+}
+
+/**
+ * The OpenAI dialect's request opener (client/openai.ts): pcm16, 24000 Hz, mono whatever was
+ * asked (docs/protocol.md §10.1), converted to the run's spec like SSE audio. The voice is passed
+ * as given. Whether the server takes `stream_format: "sse"` is learnt once per run.
+ */
+async function openOpenAi(target: ServiceTarget, settings: ChannelSettings, model: string): Promise<OpenStream> {
+  const { streamOpenAi } = await import('../client/openai.js');
+  const { voice, spec, timeoutMs, allowInsecure, verbose } = settings;
+  const arriving: AudioSpec = { format: 'pcm16', sampleRate: SSE_SAMPLE_RATE, channels: 1 };
+  if (arriving.sampleRate !== spec.sampleRate) void warmUpResampler(1, arriving.sampleRate, spec.sampleRate);
+  const sse = { supported: true };
+  return (text, signal) =>
+    convertChunks(streamOpenAi({ baseUrl: target.baseUrl, apiKey: target.apiKey, model, input: text, voice, timeoutMs, signal, allowInsecure, verbose, sse }), () => arriving, spec);
 }

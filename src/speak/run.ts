@@ -86,6 +86,8 @@ export interface SpeakOptions {
   cache?: PieceCache | undefined;
   /** Called when a piece's audio was all received (`text` as sent), e.g. for progress. */
   onPieceDone?: ((text: string, fromCache: boolean) => void) | undefined;
+  /** `--api openai` (docs/protocol.md §10) with its `--model`; undefined for the native dialect. */
+  openai?: { model: string } | undefined;
 }
 
 /**
@@ -152,6 +154,7 @@ export async function speak(options: SpeakOptions): Promise<void> {
       timeoutMs: options.timeoutMs,
       allowInsecure: options.allowInsecure,
       verbose: options.log.verbose,
+      openai: options.openai,
     });
     // Both channels hand over audio already converted to the run's spec (convert-stream.ts).
     const frameBytes = bytesPerFrame(spec);
@@ -159,7 +162,7 @@ export async function speak(options: SpeakOptions): Promise<void> {
     await options.cache?.prepare();
     const open = cachedOpener(channelOpen, {
       cache: options.cache,
-      identity: identityFor(options.channel, options.target, options.voice, options.language, spec),
+      identity: identityFor(options.channel, options.target, options.voice, options.language, spec, options.openai === undefined ? undefined : `openai:${options.openai.model}`),
       counters: stats,
       frameBytes,
       onPieceDone: options.onPieceDone,
