@@ -106,4 +106,26 @@ describe('tts say --api openai', () => {
       },
     );
   });
+
+  it('`tts voices --api openai` lists the service\'s GET /v1/audio/voices, or says it cannot know', async () => {
+    const listed = await runTts(['voices', '--api', 'openai', '--json'], { env: { TTS_BASE_URL: service.base, TTS_API_KEY: KEY } });
+    assert.equal(listed.code, 0, listed.stderr);
+    const ids = JSON.parse(listed.stdout.toString()) as string[];
+    assert.ok(ids.includes('alloy') && ids.includes('en-man-1'), ids.join(' '));
+    const wrongKey = await runTts(['voices', '--api', 'openai'], { env: { TTS_BASE_URL: service.base, TTS_API_KEY: 'wrong-key-123' } });
+    assert.equal(wrongKey.code, 3, wrongKey.stderr);
+    assert.ok(!wrongKey.stderr.includes('wrong-key-123'));
+    await withServer(
+      (_req, res) => {
+        res.writeHead(404, { 'content-type': 'application/json' });
+        res.end('{"error":{"message":"not found"}}');
+      },
+      async (server) => {
+        const r = await runTts(['voices', '--api', 'openai'], { env: { TTS_BASE_URL: server.url, TTS_API_KEY: KEY } });
+        assert.equal(r.code, 0, r.stderr);
+        assert.equal(r.stdout.length, 0);
+        assert.match(r.stderr, /cannot know/);
+      },
+    );
+  });
 });
