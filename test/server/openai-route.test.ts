@@ -290,4 +290,23 @@ describe('the OpenAI route shares the native route\'s admission', () => {
       }
     });
   }
+
+  it('a synthesis that fails mid-stream cuts an audio transfer (never a short file that looks whole) and ends an SSE stream with an error event', async () => {
+    const engine = fakeEngine({ chunks: 10, failAfter: 3 });
+    const service = await startService({ apiKeys: [KEY], engine });
+    try {
+      const client = new OpenAI({ apiKey: KEY, baseURL: `${service.base}/v1`, maxRetries: 0 });
+      const audio = await client.audio.speech.create({ model: 'tts-1', input: 'breaks', voice: 'alloy', response_format: 'wav' });
+      assert.equal(audio.status, 200);
+      await assert.rejects(bodyBytes(audio), 'the truncated chunked body is an error to the client');
+      const sse = await client.audio.speech.create({ model: 'tts-1', input: 'breaks', voice: 'alloy', response_format: 'pcm', stream_format: 'sse' });
+      const events = await sseEvents(sse);
+      assert.deepEqual(events.map((e) => e['type']), ['speech.audio.delta', 'speech.audio.delta', 'speech.audio.delta', 'error']);
+      const error = events.at(-1)!['error'] as { type: string; message: string };
+      assert.equal(error.type, 'server_error');
+      assert.match(error.message, /synthesis failed/);
+    } finally {
+      await service.close();
+    }
+  });
 });
