@@ -34,6 +34,11 @@ export interface CacheIdentity {
    * Undefined for a remote service, which does not say.
    */
   speaker?: string | undefined;
+  /**
+   * Another dialect than the native one, with its model: `openai:tts-1` (docs/protocol.md §10).
+   * Undefined for the native dialect.
+   */
+  dialect?: string | undefined;
 }
 
 /** Version of the key's layout: changing what goes into a key changes this. */
@@ -44,11 +49,11 @@ const KEY_VERSION = 2;
  * as it is sent to the service.
  */
 export function pieceKey(identity: CacheIdentity, text: string): string {
-  const { service, channel, voice, language, spec, speaker } = identity;
+  const { service, channel, voice, language, spec, speaker, dialect } = identity;
   const requested = channel === 'realtime' ? [spec.format, spec.sampleRate, spec.channels] : [spec.format, null, null];
-  return createHash('sha256')
-    .update(JSON.stringify([KEY_VERSION, service, speaker ?? null, channel, voice, language, ...requested, text]))
-    .digest('hex');
+  // The dialect goes in only when there is one, so native keys stay what they were.
+  const fields = [KEY_VERSION, service, speaker ?? null, channel, voice, language, ...requested, ...(dialect === undefined ? [] : [dialect]), text];
+  return createHash('sha256').update(JSON.stringify(fields)).digest('hex');
 }
 
 let builtin: string | undefined;
@@ -100,6 +105,7 @@ export function builtinEngineIdentity(): string {
  * @param service the resolved service: the built-in one is named by its engine, not its
  *   ephemeral port; a remote one by its base URL (the WebSocket base for `realtime`).
  * @param speaker who must speak (built-in service only, {@link CacheIdentity.speaker}).
+ * @param dialect `openai:<model>` with `--api openai`; undefined for the native dialect.
  */
 export function identityFor(
   channel: 'sse' | 'realtime',
@@ -108,7 +114,8 @@ export function identityFor(
   language: Language,
   spec: AudioSpec,
   speaker?: string | undefined,
+  dialect?: string | undefined,
 ): CacheIdentity {
   const name = service.embedded ? builtinEngineIdentity() : (channel === 'realtime' ? service.wsBaseUrl : service.baseUrl).replace(/\/+$/, '');
-  return { service: name, channel, voice, language, spec, speaker };
+  return { service: name, channel, voice, language, spec, speaker, dialect };
 }

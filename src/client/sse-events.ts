@@ -36,8 +36,11 @@ export class EventStreamDecoder {
   readonly #ready: SseOutcome[] = [];
   #overflow = false;
   #lastText = '';
+  /** @param interpret reads one message (default: docs/protocol.md §6.1's; client/openai.ts has the OpenAI dialect's). */
+  constructor(private readonly interpret: (event: EventSourceMessage) => SseOutcome = interpretEvent) {}
+
   readonly #parser = createParser({
-    onEvent: (event) => this.#ready.push(interpretEvent(event)),
+    onEvent: (event) => this.#ready.push(this.interpret(event)),
     onError: (error) => {
       if (error.type === 'max-buffer-size-exceeded') this.#overflow = true;
     },

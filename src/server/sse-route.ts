@@ -130,9 +130,10 @@ function shuttingDown(): SseErrorData {
 
 /**
  * Resolves when the response can take more (`drained`), the stream was stopped (`stopped`), or
- * `timeoutMs` passed without either (`timeout`; never when it is Infinity).
+ * `timeoutMs` passed without either (`timeout`; never when it is Infinity). Shared with the
+ * OpenAI route (openai-route.ts), so both honour `--write-timeout` the same way.
  */
-function drained(res: ServerResponse, signal: AbortSignal, timeoutMs: number): Promise<'drained' | 'stopped' | 'timeout'> {
+export function drained(res: ServerResponse, signal: AbortSignal, timeoutMs: number): Promise<'drained' | 'stopped' | 'timeout'> {
   return new Promise((resolve) => {
     const done = (outcome: 'drained' | 'stopped' | 'timeout'): void => {
       clearTimeout(timer);

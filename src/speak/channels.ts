@@ -29,6 +29,8 @@ export interface ChannelSettings {
   allowInsecure: boolean;
   /** --verbose lines. */
   verbose: (line: string) => void;
+  /** `--api openai` and its `--model` (docs/protocol.md §10); undefined = the native dialect. */
+  openai?: { model: string } | undefined;
 }
 
 /**
@@ -59,9 +61,14 @@ export type OpenRequest = (text: string, signal: AbortSignal) => ServiceAnswer;
  * (docs/protocol.md §2.1), so its audio is 24000 Hz mono of the run's encoding; the WebSocket
  * asks for the run's spec.
  */
-export function requestedSpec(kind: ChannelKind, spec: AudioSpec): AudioSpec {
+export function requestedSpec(kind: ChannelKind, spec: AudioSpec, openai?: { model: string }): AudioSpec {
+  // The OpenAI dialect is always asked for pcm: 24000 Hz mono s16le (docs/protocol.md §10.1).
+  if (openai !== undefined) return OPENAI_SPEC;
   return kind === 'realtime' ? spec : { format: spec.format, sampleRate: SSE_SAMPLE_RATE, channels: 1 };
 }
+
+/** What the OpenAI dialect's `response_format: "pcm"` sends (docs/protocol.md §10.1). */
+const OPENAI_SPEC: AudioSpec = { format: 'pcm16', sampleRate: SSE_SAMPLE_RATE, channels: 1 };
 
 /**
  * The request opener of a channel, giving what the service sent (see {@link converted} for the
@@ -100,6 +107,7 @@ export async function openChannel(kind: ChannelKind, target: ServiceTarget, sett
       return { chunks, arriving: () => arriving, spoke: () => spoke };
     };
   }
+  if (settings.openai !== undefined) return openOpenAi(target, settings, settings.openai.model);
   const { streamSse } = await import('../client/sse.js');
   // The SSE request cannot ask for a rate or channels (docs/protocol.md §2.1): its audio is taken
   // as 24000 Hz mono of the requested encoding (docs/cli.md §4) and converted to the run's spec.
@@ -133,4 +141,22 @@ export function converted(open: OpenRequest, wanted: AudioSpec): OpenStream {
     const answer = open(text, signal);
     return convertChunks(answer.chunks, () => answer.arriving(), wanted);
   };
+}
+
+/**
+ * The OpenAI dialect's request opener (client/openai.ts): pcm16, 24000 Hz, mono whatever was
+ * asked (docs/protocol.md §10.1), unconverted like every {@link ServiceAnswer} ({@link converted}
+ * makes it the run's spec after the cache). The voice is passed as given. Whether the server takes
+ * `stream_format: "sse"` is learnt once per run. The dialect does not say who spoke.
+ */
+async function openOpenAi(target: ServiceTarget, settings: ChannelSettings, model: string): Promise<OpenRequest> {
+  const { streamOpenAi } = await import('../client/openai.js');
+  const { voice, spec, timeoutMs, allowInsecure, verbose } = settings;
+  if (OPENAI_SPEC.sampleRate !== spec.sampleRate) void warmUpResampler(1, OPENAI_SPEC.sampleRate, spec.sampleRate);
+  const sse = { supported: true };
+  return (text, signal) => ({
+    chunks: streamOpenAi({ baseUrl: target.baseUrl, apiKey: target.apiKey, model, input: text, voice, timeoutMs, signal, allowInsecure, verbose, sse }),
+    arriving: () => OPENAI_SPEC,
+    spoke: () => undefined,
+  });
 }

@@ -91,6 +91,8 @@ export interface SpeakOptions {
   cache?: PieceCache | undefined;
   /** Called when a piece's audio was all received (`text` as sent), e.g. for progress. */
   onPieceDone?: ((text: string, fromCache: boolean) => void) | undefined;
+  /** `--api openai` (docs/protocol.md §10) with its `--model`; undefined for the native dialect. */
+  openai?: { model: string } | undefined;
 }
 
 /**
@@ -159,6 +161,7 @@ export async function speak(options: SpeakOptions): Promise<void> {
       timeoutMs: options.timeoutMs,
       allowInsecure: options.allowInsecure,
       verbose: options.log.verbose,
+      openai: options.openai,
     });
     const frameBytes = bytesPerFrame(spec);
     // The piece cache wraps the channel (docs/cli.md §8) and holds what the service sent; the
@@ -169,8 +172,8 @@ export async function speak(options: SpeakOptions): Promise<void> {
     const open = converted(
       cachedOpener(channelOpen, {
         cache: options.cache,
-        identity: identityFor(options.channel, options.target, options.voice, options.language, spec, speaker),
-        requested: requestedSpec(options.channel, spec),
+        identity: identityFor(options.channel, options.target, options.voice, options.language, spec, speaker, options.openai === undefined ? undefined : `openai:${options.openai.model}`),
+        requested: requestedSpec(options.channel, spec, options.openai),
         counters: stats,
         onPieceDone: options.onPieceDone,
         verbose: options.log.verbose,

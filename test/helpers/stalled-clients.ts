@@ -36,12 +36,15 @@ function stalled(socket: Socket): StalledClient {
   return { socket };
 }
 
-/** POSTs `body` to `/v1/tts/sse` with key `key`, then never reads the answer. */
-export async function stalledSse(base: string, key: string, body: unknown): Promise<StalledClient> {
+/**
+ * POSTs `body` to `path` (default `/v1/tts/sse`; the OpenAI route's `/v1/audio/speech` too) with
+ * key `key`, then never reads the answer.
+ */
+export async function stalledSse(base: string, key: string, body: unknown, path = '/v1/tts/sse'): Promise<StalledClient> {
   const socket = await open(base);
   const payload = Buffer.from(JSON.stringify(body), 'utf8');
   const head = [
-    'POST /v1/tts/sse HTTP/1.1',
+    `POST ${path} HTTP/1.1`,
     'Host: 127.0.0.1',
     `Authorization: Bearer ${key}`,
     'Content-Type: application/json',
