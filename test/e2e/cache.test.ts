@@ -67,9 +67,20 @@ describe('the piece cache against tts serve', { skip: !haveSox && 'sox is not in
   /** Waits until the access log holds `n` served requests (its line follows the response's end). */
   const servedReaches = async (n: number): Promise<number> => {
     await waitFor(() => served() >= n, 3000);
-    // Nothing more arrives late.
-    await new Promise((r) => setTimeout(r, 150));
+    await barrier();
     return served();
+  };
+  let barriers = 0;
+  /**
+   * Waits until the server logged a request of ours sent now, on a new connection: the runs
+   * before it have exited (their connections are closed), and the server logs each request when
+   * its response closes, so their lines are in the log before this one — no time to guess.
+   */
+  const barrier = async (): Promise<void> => {
+    const path = `/barrier-${++barriers}`;
+    const res = await fetch(`${srv.base}${path}`);
+    await res.arrayBuffer();
+    assert.ok(await waitFor(() => srv.stderr().includes(` GET ${path} `), 3000), `the barrier request ${path} was never logged`);
   };
   let env: (cacheHome: string, extra?: Record<string, string>) => Record<string, string>;
 
@@ -105,7 +116,7 @@ describe('the piece cache against tts serve', { skip: !haveSox && 'sox is not in
     const s2 = summaryOf(r2.stderr);
     assert.equal(s2.requests, 0);
     assert.equal(s2.cache_hits, s1.requests);
-    await new Promise((r) => setTimeout(r, 300));
+    await barrier();
     assert.equal(served() - before1, 0, 'the server saw requests on a cached rerun');
     assert.ok((await readFile(second)).equals(await readFile(first)), 'the cached rerun wrote other bytes');
 
@@ -230,7 +241,8 @@ describe('the piece cache against tts serve', { skip: !haveSox && 'sox is not in
     const stored = (await readdir(join(cacheHome, 'tts', 'pieces'))).filter((n) => !n.endsWith('.tmp')).length;
     assert.ok(stored >= total / 2 - 2 && stored < total, `${stored} of ${total} pieces stored before Ctrl-C`);
 
-    await new Promise((r) => setTimeout(r, 300));
+    // The interrupted run's last requests are logged before we count.
+    await barrier();
     const before = served();
     const r2 = await runTts(args(out), { env: env(cacheHome), timeoutMs: 120_000 });
     assert.equal(r2.code, 0, r2.stderr);
