@@ -125,6 +125,8 @@ export interface CloseOptions {
    * New requests are refused (503) from the start either way.
    */
   graceMs?: number | undefined;
+  /** Called when the grace period ran out with streams still running, just before they are ended. */
+  onGraceOver?: (() => void) | undefined;
 }
 
 /**
@@ -143,8 +145,9 @@ export async function closeService(server: Server, options: CloseOptions = {}): 
     if (!state.stopping.value && graceMs > 0) {
       state.stopping.value = true;
       let timer: NodeJS.Timeout | undefined;
-      await Promise.race([state.admission.idle(), new Promise<void>((resolve) => (timer = setTimeout(resolve, graceMs)))]);
+      const over = await Promise.race([state.admission.idle().then(() => false), new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(true), graceMs)))]);
       clearTimeout(timer);
+      if (over) options.onGraceOver?.();
     }
     state.stopping.value = true;
     state.shutdown.abort();
