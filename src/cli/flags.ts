@@ -58,6 +58,10 @@ export interface SynthesisFlags {
   cacheForced?: boolean;
   /** --cache-size, in bytes. */
   cacheSize?: number;
+  /** --api: the service's dialect (docs/protocol.md §1–9 native, §10 openai); env TTS_API. */
+  api?: 'native' | 'openai';
+  /** --model: the model asked for with `--api openai` (default tts-1). */
+  model?: string;
 }
 
 /** What sets one synthesis command apart (docs/cli.md §1). */

@@ -75,6 +75,11 @@ export interface SynthesisOptions {
    * round-robin between keys, then between a key's streams. Streams without a key share one group.
    */
   key?: string | undefined;
+  /**
+   * Called once the stream completed (not when it failed or was aborted), before its last chunk
+   * is taken, with the report of its units merged: its segments say which engine spoke each.
+   */
+  onReport?: ((report: JobReport) => void) | undefined;
 }
 
 /**
@@ -115,6 +120,8 @@ export interface JobReport {
   outputFrames: number;
   /** Whether this worker has kuromoji's dictionary loaded (after this job). */
   kuromojiLoaded: boolean;
+  /** Where this worker's dictionary came from (japanese.ts dictionarySource), once loaded. */
+  dictionarySource?: 'shared' | 'unpacked' | 'gzip';
   /** Dictionary load time, if this worker has loaded it. */
   kuromojiLoadMs?: number;
   /** eSpeak NG WebAssembly start-up time; only in the report of a worker's first job. */
