@@ -6,7 +6,7 @@
  */
 import type { Command, Option } from 'commander';
 import { TtsError } from '../errors.js';
-import { configPath, loadConfigFile, type ConfigEntry, type ConfigFile } from './config-file.js';
+import { configPath, loadConfigFile, NOT_SETTINGS, type ConfigEntry, type ConfigFile } from './config-file.js';
 import type { CommandDone } from './flags.js';
 import { createReporter, escapeControls, reportError, type CommandIo } from './report.js';
 
@@ -18,8 +18,8 @@ const ENV_FOR: Readonly<Record<string, string>> = {
   'api-key-file': 'TTS_API_KEY',
 };
 
-/** Flags shown by `config show` only when set: they are about one run, or about the file itself. */
-const PER_RUN = new Set(['output', 'file', 'lines', 'help', 'version', 'profile']);
+/** Flags shown by `config show` only when set: they are about one run, or about the file itself (the ones the file refuses). */
+const PER_RUN = NOT_SETTINGS;
 
 /** Where one effective setting came from. */
 export type SettingSource = 'flag' | 'environment' | 'profile' | 'config file' | 'default';
