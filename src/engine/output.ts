@@ -13,7 +13,7 @@
  * trimmed like that on its own.
  */
 import type pkg from '@alexanderolsen/libsamplerate-js';
-import { encodeFloat } from '../dsp/encoding.js';
+import { encodeFloat, int16ToFloat } from '../dsp/encoding.js';
 import type { AudioFormat } from '../protocol/types.js';
 
 /** A libsamplerate converter instance (one WebAssembly module instance). */
@@ -169,8 +169,7 @@ export class AudioOutput {
     if (samples.length === 0) return [];
     this.inputSamples += samples.length;
     this.runSamples += samples.length;
-    const float = new Float32Array(samples.length);
-    for (let i = 0; i < samples.length; i++) float[i] = samples[i]! / 32768;
+    const float = int16ToFloat(samples);
     this.hold(this.resampler ? this.resampler.full(float) : float);
     // The resampler lags its input, so this cap never bites in practice; it guarantees that we
     // never hand out more than the exact total, which could not be taken back later.
