@@ -13,7 +13,8 @@ import { PassThrough } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
 import { TtsError } from '../../src/errors.js';
-import { decodeText, formatBytes, openText, readLines, type TextInput } from '../../src/text/read.js';
+import { formatByteSize } from '../../src/byte-size.js';
+import { decodeText, openText, readLines, type TextInput } from '../../src/text/read.js';
 
 const MiB = 2 ** 20;
 
@@ -169,11 +170,11 @@ describe('openText', () => {
   });
 });
 
-describe('formatBytes', () => {
+describe('formatByteSize (exact, as the --max-input message says it)', () => {
   it('whole units the way --max-input takes them', () => {
-    assert.equal(formatBytes(64 * MiB), '64 MiB');
-    assert.equal(formatBytes(512 * 1024), '512 KiB');
-    assert.equal(formatBytes(2 ** 30), '1 GiB');
-    assert.equal(formatBytes(1500), '1500 bytes');
+    assert.equal(formatByteSize(64 * MiB, { exact: true }), '64 MiB');
+    assert.equal(formatByteSize(512 * 1024, { exact: true }), '512 KiB');
+    assert.equal(formatByteSize(2 ** 30, { exact: true }), '1 GiB');
+    assert.equal(formatByteSize(1500, { exact: true }), '1500 bytes');
   });
 });
