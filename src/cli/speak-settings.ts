@@ -7,7 +7,7 @@ import type { AudioSpec } from '../dsp/spec.js';
 import type { Language } from '../protocol/types.js';
 import { languageForVoice } from '../protocol/voices.js';
 import type { SpeakOptions } from '../speak/run.js';
-import { sentencePieces } from '../speak/sentences.js';
+import { sentencePieces } from '../text/sentences.js';
 import type { SynthesisFlags } from './flags.js';
 
 /** The flag-derived settings of {@link SpeakOptions}. */

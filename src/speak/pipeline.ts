@@ -12,7 +12,7 @@ import { ChunkQueue } from '../wire/chunk-queue.js';
 import type { AudioChunk } from '../wire/delta.js';
 import { codePointLength, hasSpeech, requestText, splitText } from '../text/split.js';
 import { isPieceEnd, isPieceStart, type PipelineItem } from './piece-end.js';
-import { sentenceBreakBetween } from './sentences.js';
+import { sentenceBreakBetween } from '../text/sentences.js';
 
 export { isPieceEnd, isPieceStart, type PieceEnd, type PieceStart, type PipelineItem } from './piece-end.js';
 
