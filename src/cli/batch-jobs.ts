@@ -9,7 +9,7 @@
 import { join } from 'node:path';
 import type { Command, Option } from 'commander';
 import { TtsError } from '../errors.js';
-import { openText } from '../text/read.js';
+import { LineCutter, openText } from '../text/read.js';
 import type { SynthesisFlags } from './flags.js';
 import type { CommandIo } from './report.js';
 
@@ -53,26 +53,21 @@ export async function readBatchLines(path: string, io: CommandIo, maxInputBytes:
   const what = path === '-' ? 'standard input' : path;
   const blocks = await openText({ words: [], file: path, stdin: io.stdin, maxInputBytes, signal });
   const lines: string[] = [];
-  let current = '';
+  const cutter = new LineCutter<string>('\n', (parts) => parts.join(''), (part) => Buffer.byteLength(part));
   const tooLong = (): TtsError =>
     new TtsError('usage', `line ${lines.length + 1} of ${what} is longer than ${MAX_LINE_BYTES} bytes`, { hint: 'put a long text in a file and give it as {"file": …}' });
   const push = (line: string): void => {
     if (lines.length >= MAX_LINES) throw new TtsError('usage', `${what} has more than ${MAX_LINES} lines`, { hint: 'split the batch into several' });
     if (Buffer.byteLength(line) > MAX_LINE_BYTES) throw tooLong();
-    lines.push(line.endsWith('\r') ? line.slice(0, -1) : line);
+    lines.push(line);
   };
   for await (const block of blocks) {
-    let start = 0;
-    for (let nl = block.indexOf('\n'); nl !== -1; nl = block.indexOf('\n', start)) {
-      push(current + block.slice(start, nl));
-      current = '';
-      start = nl + 1;
-    }
-    current += block.slice(start);
+    for (const line of cutter.cut(block)) push(line);
     // A line that never ends is refused as it grows, not once it is all in memory.
-    if (Buffer.byteLength(current) > MAX_LINE_BYTES) throw tooLong();
+    if (cutter.pendingSize > MAX_LINE_BYTES) throw tooLong();
   }
-  if (current !== '') push(current);
+  const last = cutter.end();
+  if (last !== undefined) push(last);
   return lines;
 }
 
