@@ -12,7 +12,7 @@ import { audioSeconds } from '../dsp/encoding.js';
 import { EXIT, TtsError } from '../errors.js';
 import { assertOutputIsNotInput, checkSubtitlesPath, planOutput } from '../speak/outputs.js';
 import { speak, type RunStats } from '../speak/run.js';
-import { resolveService, type ServiceTarget } from '../speak/service.js';
+import { resolveService, type ServiceTarget } from '../speak/choose-service.js';
 import { textSource } from '../text/source.js';
 import { assertNoCollisions } from './batch-collisions.js';
 import { jsonJobs, plainJobs, readBatchLines, type BatchJob } from './batch-jobs.js';

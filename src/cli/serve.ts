@@ -80,7 +80,7 @@ export async function serve(flags: ServeFlags, io: CommandIo): Promise<number> {
       keys = [generateKey()];
       generated = true;
     }
-    const [{ createEngine }, { createService, closeService, listen }] = await Promise.all([import('../engine/index.js'), import('../server/service.js')]);
+    const [{ createEngine }, { createService, closeService, listen }] = await Promise.all([import('../engine/index.js'), import('../server/builtin-server.js')]);
     const engine = createEngine({ workers: flags.workers ?? defaultWorkers() });
     const service = createService({
       apiKeys: keys,

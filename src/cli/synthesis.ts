@@ -12,7 +12,7 @@ import { EXIT, TtsError } from '../errors.js';
 import { aplayCommand, assertOutputIsNotInput, checkSubtitlesPath, planOutput, type OutputPlan } from '../speak/outputs.js';
 import { prepareAudio, speak, type RunStats } from '../speak/run.js';
 import { Progress } from '../speak/progress.js';
-import { resolveService, type ServiceTarget } from '../speak/service.js';
+import { resolveService, type ServiceTarget } from '../speak/choose-service.js';
 import { knownTextBytes, textSource } from '../text/source.js';
 import { cacheEnv } from './config-defaults.js';
 import type { SynthesisCommandSpec, SynthesisFlags } from './flags.js';

@@ -51,7 +51,7 @@ async function listOpenAiVoices(flags: VoicesFlags, io: CommandIo): Promise<numb
     return print([...Object.keys(OPENAI_VOICES), ...engineVoices().map((v) => v.id)]);
   }
   try {
-    const { resolveService } = await import('../speak/service.js');
+    const { resolveService } = await import('../speak/choose-service.js');
     const target = await resolveService({ baseUrl, wsBaseUrl: undefined, apiKeyFile: flags.apiKeyFile, offline: false, env: io.env, warn: (l) => reporter.warn(l) });
     reporter.setSecret(target.apiKey);
     const { fetchOpenAiVoices } = await import('../client/openai-voices.js');

@@ -5,7 +5,7 @@
  * `tts.output.completed` — the same `AsyncIterable<AudioChunk>` as the SSE client (docs/style.md §1).
  *
  * Layers (docs/style.md §2): ws frames → protocol outcomes (realtime-frames.ts, pure) → a bounded
- * queue of audio chunks (wire/chunk-queue.ts) → the consumer. The iterator owns cleanup (docs/style.md §3): completion closes
+ * queue of audio chunks (queue/chunk-queue.ts) → the consumer. The iterator owns cleanup (docs/style.md §3): completion closes
  * with 1000; leaving the loop early, an abort, a timeout or an error terminates the socket.
  */
 import type { ClientRequest, IncomingMessage } from 'node:http';
@@ -14,7 +14,7 @@ import { REALTIME_PATH, type RealtimeSession, type RealtimeSessionUpdate } from 
 import { voiceToWire } from '../protocol/voices.js';
 import { TtsError } from '../errors.js';
 import { readCapped } from '../wire/capped-read.js';
-import { ChunkQueue } from '../wire/chunk-queue.js';
+import { ChunkQueue } from '../queue/chunk-queue.js';
 import { malformed, type AudioChunk } from '../wire/delta.js';
 import { rawToBuffer } from '../wire/ws-data.js';
 import { assertSecureTransport, bearer } from './auth.js';

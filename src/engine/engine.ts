@@ -19,7 +19,7 @@
  * after at most one unit, and the worker goes to other streams.
  */
 import { Worker } from 'node:worker_threads';
-import { ChunkQueue } from '../wire/chunk-queue.js';
+import { ChunkQueue } from '../queue/chunk-queue.js';
 import { validateJob, workerExecArgv } from './job.js';
 import type { SharedDictionary } from './kuromoji-dictionary.js';
 import type { DictionaryMessage, EngineWorkerData, JobRequest, WorkerReply } from './messages.js';

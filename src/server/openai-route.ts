@@ -1,7 +1,7 @@
 /**
  * The built-in service's OpenAI dialect (docs/protocol.md §10): `POST /v1/audio/speech`,
  * `GET /v1/models` and `GET /v1/audio/voices`. Admission (keys, rate, concurrency), the quota,
- * fair scheduling and the write timeout are the native route's (service.ts, sse-route.ts); only
+ * fair scheduling and the write timeout are the native route's (builtin-server.ts, sse-route.ts); only
  * the body, the audio containers and the error shape are OpenAI's.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';

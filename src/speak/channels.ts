@@ -11,7 +11,7 @@ import { warmUpResampler } from '../dsp/resample.js';
 import { convertChunks, reportedSpec } from './convert-stream.js';
 import type { OpenStream } from './pipeline.js';
 import type { AudioChunk } from '../wire/delta.js';
-import type { ServiceTarget } from './service.js';
+import type { ServiceTarget } from './choose-service.js';
 
 /** Which channel: SSE, or the experimental WebSocket. */
 export type ChannelKind = 'sse' | 'realtime';

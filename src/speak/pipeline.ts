@@ -8,7 +8,7 @@
  */
 import { EXIT, TtsError } from '../errors.js';
 import { backoffSeconds, shouldRetry, sleep } from '../client/retry.js';
-import { ChunkQueue } from '../wire/chunk-queue.js';
+import { ChunkQueue } from '../queue/chunk-queue.js';
 import type { AudioChunk } from '../wire/delta.js';
 import { codePointLength, hasSpeech, requestText, splitText } from '../text/split.js';
 import { isPieceEnd, isPieceStart, type PipelineItem } from './piece-end.js';

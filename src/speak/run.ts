@@ -14,7 +14,7 @@ import { converted, openChannel, requestedSpec, type ChannelKind } from './chann
 import { openOutputs, type OutputPlan } from './outputs.js';
 import { AudioStage, type StageSettings } from './audio-stage.js';
 import { isPieceEnd, isPieceStart, synthesizePieces, synthesizeTexts, type PipelineItem } from './pipeline.js';
-import type { ServiceTarget } from './service.js';
+import type { ServiceTarget } from './choose-service.js';
 import type { SubtitleWriter } from './subtitles.js';
 
 /** Lines a run prints on stderr, by importance; none carries the key. */
