@@ -2,7 +2,7 @@
  * Running `tts batch FILE.jsonl` and `tts batch --lines FILE --output-dir DIR` (docs/cli.md §9): many
  * syntheses in one process, `--jobs N` at once, sharing the service (its connections, or the
  * one built-in engine) and the piece cache. Each job is one run of the client core (src/speak
- * run.ts `speak`) into its own file. A failing line is reported with its line number and stops
+ * run.ts `deliverSpeech`) into its own file. A failing line is reported with its line number and stops
  * no other; the exit code is the most severe of all lines.
  */
 import { mkdir } from 'node:fs/promises';
@@ -11,7 +11,7 @@ import { cacheFor } from '../cache/use.js';
 import { audioSeconds } from '../dsp/encoding.js';
 import { EXIT, TtsError } from '../errors.js';
 import { assertOutputIsNotInput, checkSubtitlesPath, planOutput } from '../speak/outputs.js';
-import { speak, type RunStats } from '../speak/run.js';
+import { deliverSpeech, type RunStats } from '../speak/run.js';
 import { resolveService, type ServiceTarget } from '../speak/choose-service.js';
 import { textSource } from '../text/source.js';
 import { assertNoCollisions } from './batch-collisions.js';
@@ -169,7 +169,7 @@ async function runJob(job: BatchJob, target: ServiceTarget, cache: ReturnType<ty
     if (flags.subtitles !== undefined) await checkSubtitlesPath(flags.subtitles, plan, job.file);
     const words = job.text !== undefined ? [job.text] : [];
     const { pieces } = await textSource({ words, file: job.file, lines: false, maxInputBytes: flags.maxInput, maxChars: flags.maxChars, stdin: io.stdin, signal });
-    await speak({
+    await deliverSpeech({
       ...speakSettings(flags),
       channel: 'sse',
       pieces: piecesFor(pieces, flags),

@@ -1,5 +1,5 @@
 /**
- * The part of one run of the client core (src/speak/run.ts `speak()`) that comes straight from a
+ * The part of one run of the client core (src/speak/run.ts `deliverSpeech()`) that comes straight from a
  * command's synthesis flags, shared by `say`/`stream`/`realtime` (synthesis.ts) and every line of
  * `tts batch` (batch-run.ts), so a flag added to one is honoured by both (docs/cli.md §1, §9).
  */

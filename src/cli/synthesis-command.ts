@@ -62,8 +62,8 @@ export function synthesisCommand(program: Command, spec: SynthesisCommandSpec, i
   const { name, summary } = spec;
   return addSynthesisOptions(program.command(name, { isDefault: name === 'say' }).argument('[text...]', 'text to speak (default: stdin)').description(summary)).action(
     async (words: string[], flags: SynthesisFlags, cmd: Command) => {
-      const { runSynthesis } = await import('./synthesis.js');
-      done(await runSynthesis(spec, words, softenConfigDefaults(flags, cmd), io));
+      const { runSynthesisCommand } = await import('./synthesis.js');
+      done(await runSynthesisCommand(spec, words, softenConfigDefaults(flags, cmd), io));
     },
   );
 }

@@ -10,7 +10,7 @@ import { audioSeconds } from '../dsp/encoding.js';
 import { bytesPerFrame, type AudioSpec } from '../dsp/spec.js';
 import { EXIT, TtsError } from '../errors.js';
 import { aplayCommand, assertOutputIsNotInput, checkSubtitlesPath, planOutput, type OutputPlan } from '../speak/outputs.js';
-import { prepareAudio, speak, type RunStats } from '../speak/run.js';
+import { deliverSpeech, prepareAudio, type RunStats } from '../speak/run.js';
 import { Progress } from '../speak/progress.js';
 import { resolveService, type ServiceTarget } from '../speak/choose-service.js';
 import { knownTextBytes, textSource } from '../text/source.js';
@@ -48,7 +48,7 @@ export interface RunSummary {
  * Runs a synthesis command: one run of the client core with its progress, notices and summary.
  * @returns the exit code (docs/cli.md §3); never throws.
  */
-export async function runSynthesis(command: SynthesisCommandSpec, words: string[], flags: SynthesisFlags, io: CommandIo): Promise<number> {
+export async function runSynthesisCommand(command: SynthesisCommandSpec, words: string[], flags: SynthesisFlags, io: CommandIo): Promise<number> {
   const started = performance.now();
   const reporter = createReporter(io.stderr, flags);
   const stats: RunStats = { requests: 0, bytes: 0, itemIds: new Set(), firstAudioAt: undefined };
@@ -123,7 +123,7 @@ export async function runSynthesis(command: SynthesisCommandSpec, words: string[
       }
       const outputs = plan;
       let playing = false;
-      await speak({
+      await deliverSpeech({
         ...speakSettings(flags),
         channel: command.channel,
         pieces: piecesFor(source.pieces, flags),

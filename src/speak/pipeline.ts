@@ -76,20 +76,20 @@ interface QueuedPiece {
  * @throws TtsError the first failure that retries could not mend; for a break after audio was
  *   delivered to an output that cannot rewind, the message says how much audio was delivered.
  */
-export async function* synthesizeTexts(pieces: AsyncIterable<string>, options: PipelineOptions): AsyncGenerator<AudioChunk, void, undefined> {
-  for await (const item of synthesizePieces(pieces, options)) if (!isPieceEnd(item) && !isPieceStart(item)) yield item;
+export async function* audioInOrder(pieces: AsyncIterable<string>, options: PipelineOptions): AsyncGenerator<AudioChunk, void, undefined> {
+  for await (const item of audioInOrderMarked(pieces, options)) if (!isPieceEnd(item) && !isPieceStart(item)) yield item;
 }
 
 /**
- * {@link synthesizeTexts}, with a {@link PieceStart} before each piece's first chunk and a
+ * {@link audioInOrder}, with a {@link PieceStart} before each piece's first chunk and a
  * {@link PieceEnd} after its last (a piece the pipeline split again — over a lowered limit, or
  * after `max_character_length_exceeded` — starts and ends once per part, each later part marked
  * as continuing its sentence). A rewind (see {@link PipelineOptions.rewind}) always goes back to
  * just after the last PieceEnd yielded.
  * @returns audio chunks in text order, and the markers.
- * @throws as {@link synthesizeTexts}.
+ * @throws as {@link audioInOrder}.
  */
-export async function* synthesizePieces(pieces: AsyncIterable<string>, options: PipelineOptions): AsyncGenerator<PipelineItem, void, undefined> {
+export async function* audioInOrderMarked(pieces: AsyncIterable<string>, options: PipelineOptions): AsyncGenerator<PipelineItem, void, undefined> {
   let limit = options.maxChars;
   // Pieces taken back (after halving, or refused as busy) go before the input's next ones.
   const again: QueuedPiece[] = [];

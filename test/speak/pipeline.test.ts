@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { setTimeout as delay } from 'node:timers/promises';
 import { TtsError } from '../../src/errors.js';
-import { isPieceEnd, isPieceStart, synthesizePieces, synthesizeTexts, type OpenStream, type PipelineOptions } from '../../src/speak/pipeline.js';
+import { isPieceEnd, isPieceStart, audioInOrderMarked, audioInOrder, type OpenStream, type PipelineOptions } from '../../src/speak/pipeline.js';
 import type { AudioChunk } from '../../src/wire/delta.js';
 
 /** A seeded pseudo-random generator (mulberry32), so a failing order can be replayed. */
@@ -55,7 +55,7 @@ async function collect(chunks: AsyncIterable<AudioChunk>): Promise<string> {
 
 const BOOK = Array.from({ length: 30 }, (_, i) => `Sentence number ${i + 1} is here.`).join(' ');
 
-describe('synthesizeTexts', () => {
+describe('audioInOrder', () => {
   it('keeps text order whatever the delays of the requests (3 in flight)', async () => {
     for (const seed of [1, 2, 3, 4, 5]) {
       const rnd = random(seed);
@@ -76,7 +76,7 @@ describe('synthesizeTexts', () => {
         }
       };
       const opts = options(open);
-      assert.equal(await collect(synthesizeTexts(once(BOOK), opts)), BOOK, `seed ${seed}`);
+      assert.equal(await collect(audioInOrder(once(BOOK), opts)), BOOK, `seed ${seed}`);
       assert.equal(most, 3, 'requests overlap up to --concurrency');
       assert.ok(opts.stats.requests >= 30);
     }
@@ -94,7 +94,7 @@ describe('synthesizeTexts', () => {
     // A piece over the limit by its trailing space alone is sent without it (requestText), so
     // the audio is compared without white space.
     const words = (s: string): string => s.replace(/\s+/g, '');
-    assert.equal(words(await collect(synthesizeTexts(once(text), opts))), words(text));
+    assert.equal(words(await collect(audioInOrder(once(text), opts))), words(text));
     assert.ok(seen.some((t) => [...t].length > 12), 'the first pieces were too long');
     assert.ok(opts.warnings.some((w) => /splitting at \d+ from now on/.test(w)), opts.warnings.join('\n'));
     // Once halved to 7, every later request fits the service's limit of 12.
@@ -121,7 +121,7 @@ describe('synthesizeTexts', () => {
       }
     };
     const opts = options(open, { concurrency: 4, retries: 0 });
-    assert.equal(await collect(synthesizeTexts(once(BOOK), opts)), BOOK);
+    assert.equal(await collect(audioInOrder(once(BOOK), opts)), BOOK);
     assert.ok(refused >= 1, 'the service refused at least once');
     // After the first refusal only 2 run at once, so the service has no reason to refuse again.
     assert.ok(refused <= 2, `refused ${refused} times`);
@@ -150,7 +150,7 @@ describe('synthesizeTexts', () => {
         written = written.subarray(0, bytes);
       },
     });
-    for await (const c of synthesizeTexts(once(BOOK), opts)) written = Buffer.concat([written, c.data]);
+    for await (const c of audioInOrder(once(BOOK), opts)) written = Buffer.concat([written, c.data]);
     assert.equal(written.toString('utf8'), BOOK);
     assert.equal(rewinds.length, 1);
     assert.equal(rewinds[0], Buffer.byteLength('Sentence number 1 is here. '));
@@ -180,7 +180,7 @@ describe('synthesizeTexts', () => {
         piece = '';
       },
     });
-    for await (const item of synthesizePieces(once(BOOK), opts)) {
+    for await (const item of audioInOrderMarked(once(BOOK), opts)) {
       if (isPieceEnd(item)) {
         assert.equal(piece, item.pieceEnd, 'the mark follows all of its piece');
         ends.push(item.pieceEnd);
@@ -200,7 +200,7 @@ describe('synthesizeTexts', () => {
       if (text.startsWith('Sentence number 3 ')) throw new TtsError('stream_ended_early', 'cut', { retriable: true });
     };
     await assert.rejects(
-      collect(synthesizeTexts(once(BOOK), options(open, { maxChars: 30, concurrency: 1 }))),
+      collect(audioInOrder(once(BOOK), options(open, { maxChars: 30, concurrency: 1 }))),
       (e: unknown) => e instanceof TtsError && e.code === 'stream_ended_early' && /after 0\.30 s of audio had been delivered/.test(e.message),
     );
   });
@@ -214,7 +214,7 @@ describe('synthesizeTexts', () => {
       yield { data: audioOf(text), itemId: undefined };
     };
     const opts = options(open, { retries: 1 });
-    const done = collect(synthesizeTexts(once('Hello there.'), opts));
+    const done = collect(audioInOrder(once('Hello there.'), opts));
     let finished = false;
     void done.then(() => (finished = true));
     for (let i = 0; i < 20; i++) await Promise.resolve();
@@ -234,7 +234,7 @@ describe('synthesizeTexts', () => {
       throw new TtsError('server_error', 'down', { retriable: true, retryAfterSeconds: 0 });
     };
     const opts = options(open, { retries: 2 });
-    await assert.rejects(collect(synthesizeTexts(once('Hello.'), opts)), (e: unknown) => e instanceof TtsError && e.code === 'server_error');
+    await assert.rejects(collect(audioInOrder(once('Hello.'), opts)), (e: unknown) => e instanceof TtsError && e.code === 'server_error');
     assert.equal(opts.stats.requests, 3);
   });
 
@@ -248,7 +248,7 @@ describe('synthesizeTexts', () => {
       throw signal.reason;
     };
     const reason = new TtsError('interrupted', 'interrupted');
-    const run = collect(synthesizeTexts(once(BOOK), options(open, { signal: controller.signal })));
+    const run = collect(audioInOrder(once(BOOK), options(open, { signal: controller.signal })));
     await delay(20);
     controller.abort(reason);
     await assert.rejects(run, (e: unknown) => e === reason);
