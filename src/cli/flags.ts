@@ -7,7 +7,7 @@ import { InvalidArgumentError } from 'commander';
 import { parseByteSize } from '../byte-size.js';
 import { AUDIO_FORMATS, type AudioFormat } from '../protocol/types.js';
 import { CONTAINERS, type Container } from '../audio/containers/registry.js';
-import type { CommandName } from '../speak/outputs.js';
+import type { CommandName } from '../speak/output-plan.js';
 
 /** Parsed flags of a synthesis command, as commander hands them over. */
 export interface SynthesisFlags {
