@@ -19,7 +19,10 @@ import { assertNoCollisions } from './batch-collisions.js';
 import { jsonJobs, plainJobs, readBatchLines, type BatchJob } from './batch-jobs.js';
 import { cacheEnv, fitConfigDefaults, markCacheForced } from './config-defaults.js';
 import { piecesFor, speakSettings, specOf } from './speak-settings.js';
-import { createReporter, formatClock, jsonLine, reportError, startProgressDisplay, type CommandIo, type ProgressDisplay, type Reporter } from './report.js';
+import { createReporter, reportError, type CommandIo, type Reporter } from './report.js';
+import { formatClock } from './run-lines.js';
+import { jsonLine } from './escape.js';
+import { startProgressDisplay, type ProgressDisplay } from './progress-display.js';
 import { runLifecycle } from './run-lifecycle.js';
 import type { SynthesisFlags } from './flags.js';
 

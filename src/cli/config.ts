@@ -8,7 +8,8 @@ import type { Command, Option } from 'commander';
 import { TtsError } from '../errors.js';
 import { configPath, loadConfigFile, NOT_SETTINGS, type ConfigEntry, type ConfigFile } from './config-file.js';
 import type { CommandDone } from './flags.js';
-import { createReporter, escapeControls, reportError, type CommandIo } from './report.js';
+import { createReporter, reportError, type CommandIo } from './report.js';
+import { escapeControls } from './escape.js';
 
 /** Environment variables that stand for a setting (docs/cli.md §1); they win over the file. */
 const ENV_FOR: Readonly<Record<string, string>> = {

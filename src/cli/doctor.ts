@@ -12,7 +12,8 @@ import { cacheDir } from '../cache/dir.js';
 import { safeOrigin } from '../client/safe-origin.js';
 import { chosenProfile, describeSource, effectiveSettings, keySource, loadSettingsFile, type Setting } from './config.js';
 import type { CommandDone } from './flags.js';
-import { escapeControls, reportError, createReporter, type CommandIo } from './report.js';
+import { escapeControls } from './escape.js';
+import { reportError, createReporter, type CommandIo } from './report.js';
 
 /** Oldest Node major tts runs on (package.json `engines`). */
 const MIN_NODE_MAJOR = 20;

@@ -7,7 +7,8 @@
  */
 import { constants } from 'node:os';
 import { EXIT, TtsError } from '../errors.js';
-import { jsonLine, reportError, type CommandIo, type Reporter } from './report.js';
+import { jsonLine } from './escape.js';
+import { reportError, type CommandIo, type Reporter } from './report.js';
 
 /** Signals that stop a run cleanly: Ctrl-C, `kill`/`timeout`/systemd, a closed terminal. */
 export const STOP_SIGNALS: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];

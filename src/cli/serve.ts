@@ -10,7 +10,8 @@ import { TtsError } from '../errors.js';
 import { EXIT } from '../errors.js';
 import type { Command } from 'commander';
 import { intIn, secondsIn, type CommandDone } from './flags.js';
-import { createReporter, escapeControls, reportError, type CommandIo } from './report.js';
+import { createReporter, reportError, type CommandIo } from './report.js';
+import { escapeControls } from './escape.js';
 
 /** Flags of `tts serve`. */
 export interface ServeFlags {

@@ -19,7 +19,9 @@ import { cacheEnv } from './config-defaults.js';
 import type { SynthesisCommandSpec, SynthesisFlags } from './flags.js';
 import { mismatchWarning } from './mismatch.js';
 import { piecesFor, speakSettings, specOf } from './speak-settings.js';
-import { createReporter, formatProgress, formatRunSummary, startProgressDisplay, type CommandIo, type ProgressDisplay } from './report.js';
+import { createReporter, type CommandIo } from './report.js';
+import { formatProgress, formatRunSummary } from './run-lines.js';
+import { startProgressDisplay, type ProgressDisplay } from './progress-display.js';
 import { runLifecycle } from './run-lifecycle.js';
 
 /** The `--json` summary line (docs/cli.md §1). */
