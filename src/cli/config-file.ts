@@ -13,6 +13,7 @@ import { isAbsolute, join } from 'node:path';
 import type { Option } from 'commander';
 import leven from 'leven';
 import { TtsError } from '../errors.js';
+import { flagValue } from './flags.js';
 
 /** One setting read from the file. */
 export interface ConfigEntry {
@@ -120,27 +121,7 @@ function addSetting(into: Map<string, ConfigEntry>, byLong: Map<string, Option>,
     const near = [...byLong.keys()].filter((k) => !NOT_SETTINGS.has(k) && leven(k, key) <= 2);
     throw bad(path, lines, table, key, `is not a setting of tts${near.length > 0 ? ` (did you mean ${near.join(' or ')}?)` : ''}`, 'the keys are the long flag names of `tts say --help`, without the dashes');
   }
-  into.set(option.attributeName(), { key, value: parseValue(option, value, (why) => bad(path, lines, table, key, why)), line: where() });
-}
-
-/**
- * The value a flag would have had on the command line: booleans for flags without a value
- * (`--no-x` stores the opposite), else the TOML string or number run through the flag's parser.
- */
-function parseValue(option: Option, value: unknown, fail: (why: string) => TtsError): unknown {
-  if (option.isBoolean() || option.negate) {
-    if (typeof value !== 'boolean') throw fail('must be true or false');
-    return option.negate ? !value : value;
-  }
-  if (typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'bigint') throw fail('must be a string or a number');
-  const raw = String(value);
-  if (option.parseArg === undefined) return raw;
-  try {
-    return option.parseArg(raw, undefined as never);
-  } catch (error) {
-    const why = error instanceof Error ? error.message.replace(/^error: /, '') : String(error);
-    throw fail(`has a bad value ${JSON.stringify(raw)}: ${why}`);
-  }
+  into.set(option.attributeName(), { key, value: flagValue(option, value, (why) => bad(path, lines, table, key, why)), line: where() });
 }
 
 function bad(path: string, lines: LineIndex, table: string[], key: string, why: string, hint?: string): TtsError {

@@ -3,7 +3,8 @@
  * command's flags use: a value that cannot be right fails with exit 2 (docs/cli.md §3) before
  * anything else happens.
  */
-import { InvalidArgumentError } from 'commander';
+import { InvalidArgumentError, type Option } from 'commander';
+import type { TtsError } from '../errors.js';
 import { parseByteSize } from '../byte-size.js';
 import { AUDIO_FORMATS, type AudioFormat } from '../protocol/types.js';
 import { CONTAINERS, type Container } from '../audio/containers/registry.js';
@@ -145,4 +146,29 @@ export function serviceFormat(value: string): AudioFormat {
     );
   }
   throw new InvalidArgumentError(`--format must be one of ${AUDIO_FORMATS.join(', ')}`);
+}
+
+/**
+ * The value a flag would have had on the command line, for a setting given outside it — the
+ * config file (docs/cli.md §7) and a batch line (§9): a boolean for a flag without a value
+ * (`--no-x` stores the opposite), else the TOML or JSON string or number checked against the
+ * flag's choices and run through its parser.
+ * @param fail makes the error for a refusal, given why (e.g. `must be true or false`).
+ * @throws what `fail` returns (a TtsError `usage`, exit 2).
+ */
+export function flagValue(option: Option, value: unknown, fail: (why: string) => TtsError): unknown {
+  if (option.isBoolean() || option.negate) {
+    if (typeof value !== 'boolean') throw fail('must be true or false');
+    return option.negate ? !value : value;
+  }
+  if (typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'bigint') throw fail('must be a string or a number');
+  const raw = String(value);
+  if (option.argChoices !== undefined && !option.argChoices.includes(raw)) throw fail(`has a bad value ${JSON.stringify(raw)}: must be one of ${option.argChoices.join(', ')}`);
+  if (option.parseArg === undefined) return raw;
+  try {
+    return option.parseArg(raw, undefined as never);
+  } catch (error) {
+    const why = error instanceof Error ? error.message.replace(/^error: /, '') : String(error);
+    throw fail(`has a bad value ${JSON.stringify(raw)}: ${why}`);
+  }
 }
