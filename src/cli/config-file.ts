@@ -14,6 +14,7 @@ import type { Option } from 'commander';
 import leven from 'leven';
 import { TtsError } from '../errors.js';
 import { flagValue } from './flags.js';
+import { formatByteSize } from '../byte-size.js';
 
 /** One setting read from the file. */
 export interface ConfigEntry {
@@ -158,7 +159,7 @@ async function readConfigText(path: string): Promise<string | undefined> {
       throw new TtsError('usage', `the config file ${path} is ${what}, not a regular file`, { hint: 'make it a regular file, or move it away' });
     }
     const tooBig = (): TtsError =>
-      new TtsError('usage', `the config file ${path} is larger than ${MAX_CONFIG_BYTES / 1024 / 1024} MiB`, { hint: 'a config file holds settings and profiles; move this one away' });
+      new TtsError('usage', `the config file ${path} is larger than ${formatByteSize(MAX_CONFIG_BYTES)}`, { hint: 'a config file holds settings and profiles; move this one away' });
     if (info.size > MAX_CONFIG_BYTES) throw tooBig();
     const buffer = Buffer.alloc(MAX_CONFIG_BYTES + 1);
     let length = 0;
