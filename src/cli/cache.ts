@@ -7,7 +7,7 @@ import type { Command } from 'commander';
 import { EXIT } from '../errors.js';
 import type { CommandDone } from './flags.js';
 import { escapeControls } from './escape.js';
-import { type CommandIo } from './report.js';
+import type { CommandIo } from './report.js';
 
 /** Adds `cache` with its subcommands `stats` and `clear` to the program. */
 export function addCacheCommand(program: Command, io: CommandIo, done: CommandDone): void {

@@ -51,6 +51,8 @@ export interface ServiceAnswer {
    * (docs/protocol.md, built-in extension), undefined when the service did not say.
    */
   spoke(): string | undefined;
+  /** True when the piece cache answered (replayed) it instead of the service (cache/opener.ts). */
+  replayed?(): boolean;
 }
 
 /** Opens one request for one piece of text and returns the service's answer, unconverted. */

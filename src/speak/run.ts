@@ -12,7 +12,8 @@ import { EXIT, TtsError } from '../errors.js';
 import { SSE_SAMPLE_RATE, type Language } from '../protocol/types.js';
 import { converted, openChannel, requestedSpec, type ChannelKind } from './channels.js';
 import { openOutputs } from './open-outputs.js';
-import { type OutputPlan } from './output-plan.js';
+import type { OutputPlan } from './output-plan.js';
+import { reportingPieceDone } from './progress.js';
 import { AudioStage, type StageSettings } from './audio-stage.js';
 import { isPieceEnd, isPieceStart, audioInOrderMarked, audioInOrder, type PipelineItem } from './pipeline.js';
 import type { ServiceTarget } from './choose-service.js';
@@ -171,17 +172,15 @@ export async function deliverSpeech(options: SpeakOptions): Promise<void> {
     // the pipeline asks only for what the cache lacks.
     await options.cache?.prepare();
     const speaker = options.target.embedded ? (await import('../engine/voices.js')).voiceIdentity(options.voice) : undefined;
-    const open = converted(
-      cachedOpener(channelOpen, {
-        cache: options.cache,
-        identity: identityFor(options.channel, options.target, options.voice, options.language, spec, speaker, options.openai === undefined ? undefined : `openai:${options.openai.model}`),
-        requested: requestedSpec(options.channel, spec, options.openai),
-        counters: stats,
-        onPieceDone: options.onPieceDone,
-        verbose: options.log.verbose,
-      }),
-      spec,
-    );
+    const cached = cachedOpener(channelOpen, {
+      cache: options.cache,
+      identity: identityFor(options.channel, options.target, options.voice, options.language, spec, speaker, options.openai === undefined ? undefined : `openai:${options.openai.model}`),
+      requested: requestedSpec(options.channel, spec, options.openai),
+      counters: stats,
+      verbose: options.log.verbose,
+    });
+    const onPieceDone = options.onPieceDone;
+    const open = converted(onPieceDone === undefined ? cached : reportingPieceDone(cached, onPieceDone), spec);
     const fileOnly = opened.fileOnly;
     const marked = stage;
     const pipelineOptions = {
