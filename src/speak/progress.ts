@@ -1,6 +1,6 @@
 /**
  * How far a run is (docs/cli.md §2 "Progress"): text done of the total, audio produced, time
- * elapsed and an estimate of what is left. Only counts; src/cli/report.ts draws it.
+ * elapsed and an estimate of what is left. Only counts; src/cli/run-lines.ts writes the line and progress-display.ts draws it.
  *
  * Text is counted in UTF-8 bytes against the total, because the total of a file is known before
  * it is read only as its size; characters (code points) are counted beside it for display. A
