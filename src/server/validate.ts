@@ -5,6 +5,11 @@
 import type { ServiceErrorCode } from '../errors.js';
 import { AUDIO_FORMATS, LANGUAGES, REALTIME_SAMPLE_RATES, type AudioFormat, type Language } from '../protocol/types.js';
 import { findVoice, DEFAULT_VOICE, VOICES, voiceFromWire, voiceToWire } from '../protocol/voices.js';
+import { isSpeakable } from '../text/split.js';
+
+// The rule of docs/protocol.md §7 `text_string_required` lives with the splitter, which must never
+// cut off a piece the service would refuse for it; re-exported for the server's other routes.
+export { isSpeakable };
 
 /** A request the engine can run. */
 export interface ValidRequest {
@@ -88,16 +93,6 @@ export function validateSynthesis(
     format: (formatRaw ?? 'pcm16') as AudioFormat,
     language: (languageRaw ?? voice.language) as Language,
   };
-}
-
-/**
- * True when `text` has something to speak: a letter or a digit (any script), or a symbol that is
- * not part of an emoji (eSpeak NG reads `+`, `$`, `=`). Punctuation, emoji (with their skin tones,
- * flags and keycaps), zero-width characters,
- * spaces and control characters alone make no speech (docs/protocol.md §7 `text_string_required`).
- */
-export function isSpeakable(text: string): boolean {
-  return /[\p{L}\p{N}]/u.test(text) || /(?![\p{Extended_Pictographic}\p{Emoji_Component}])\p{S}/u.test(text);
 }
 
 /** True when `v` is a refusal rather than a request. */
