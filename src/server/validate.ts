@@ -4,11 +4,9 @@
  */
 import type { ServiceErrorCode } from '../errors.js';
 import { AUDIO_FORMATS, LANGUAGES, REALTIME_SAMPLE_RATES, type AudioFormat, type Language } from '../protocol/types.js';
+import { isSpeakable } from '../protocol/speakable.js';
 import { findVoice, DEFAULT_VOICE, VOICES, voiceFromWire, voiceToWire } from '../protocol/voices.js';
-import { isSpeakable } from '../text/split.js';
 
-// The rule of docs/protocol.md §7 `text_string_required` lives with the splitter, which must never
-// cut off a piece the service would refuse for it; re-exported for the server's other routes.
 export { isSpeakable };
 
 /** A request the engine can run. */
