@@ -113,14 +113,14 @@ describe('audioInOrder', () => {
       yield { data: audioOf(text), itemId: undefined };
     };
     const letters = (s: string): string => s.replace(/[^\p{L}]/gu, '');
-    assert.equal(letters(await collect(synthesizeTexts(once('abcdefgh.'), options(open, { maxChars: 8 })))), 'abcdefgh');
-    assert.equal(letters(await collect(synthesizeTexts(once('Hello, world!'), options(open, { maxChars: 5 })))), 'Helloworld');
-    assert.equal(letters(await collect(synthesizeTexts(once('Nice 👍👍👍👍👍👍 indeed.'), options(open, { maxChars: 5 })))), 'Niceindeed');
+    assert.equal(letters(await collect(audioInOrder(once('abcdefgh.'), options(open, { maxChars: 8 })))), 'abcdefgh');
+    assert.equal(letters(await collect(audioInOrder(once('Hello, world!'), options(open, { maxChars: 5 })))), 'Helloworld');
+    assert.equal(letters(await collect(audioInOrder(once('Nice 👍👍👍👍👍👍 indeed.'), options(open, { maxChars: 5 })))), 'Niceindeed');
     // The same as pieces already cut by the splitter (splitStream gives "abcdefgh" then ".").
     async function* pieces(...list: string[]): AsyncGenerator<string> {
       yield* list;
     }
-    assert.equal(letters(await collect(synthesizeTexts(pieces('abcdefgh', '.', ' Next', ' 👍👍'), options(open, { maxChars: 8 })))), 'abcdefghNext');
+    assert.equal(letters(await collect(audioInOrder(pieces('abcdefgh', '.', ' Next', ' 👍👍'), options(open, { maxChars: 8 })))), 'abcdefghNext');
     assert.ok(seen.every((t) => /[\p{L}\p{N}]/u.test(t)), JSON.stringify(seen));
   });
 
