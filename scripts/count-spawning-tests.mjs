@@ -1,0 +1,101 @@
+#!/usr/bin/env node
+/**
+ * Counts the tests that start a child process (issue 19 §5: at most 15 % of the suite).
+ *
+ *   node scripts/count-spawning-tests.mjs [dist/test/area/file.test.js …]   (default: every test file)
+ *
+ * Runs the given compiled test files under `node --test` with scripts/spawn-census-hook.mjs
+ * preloaded, which records every test and every child process (spawn, exec, execFile, fork, sync
+ * or not) with the test it ran in. Only files whose import closure (relative imports, read from
+ * dist/) reaches `node:child_process` are run; the others are only counted (their tests are
+ * declared with empty bodies), so the count costs a fraction of the suite. `--all` runs every file. A test counts as spawning when a child started in its body, in
+ * a hook of a suite that holds it (a `before` that starts a server), or at a file's top level or
+ * top-level hook (then every test of the file counts). Prints per-file counts, the share, and the
+ * commands started (node = bin/tts.js or a helper server). Exits 1 if the share is above 15 %.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const runAll = process.argv.includes('--all');
+let files = process.argv.slice(2).filter((a) => a !== '--all');
+if (files.length === 0) {
+  const base = join(root, 'dist/test');
+  files = readdirSync(base).flatMap((area) => {
+    try {
+      return readdirSync(join(base, area)).filter((f) => f.endsWith('.test.js')).map((f) => join('dist/test', area, f));
+    } catch {
+      return [];
+    }
+  });
+  files.sort();
+}
+
+/** Whether `file`'s import closure reaches node:child_process (a regex over import/export … from). */
+function maySpawn(file, seen = new Set()) {
+  const abs = resolve(root, file);
+  if (seen.has(abs)) return false;
+  seen.add(abs);
+  let text;
+  try {
+    text = readFileSync(abs, 'utf8');
+  } catch {
+    return false;
+  }
+  if (/['"](node:)?child_process['"]/.test(text)) return true;
+  for (const m of text.matchAll(/(?:from|import)\s*\(?\s*['"](\.{1,2}\/[^'"]+)['"]/g)) {
+    if (maySpawn(resolve(dirname(abs), m[1]), seen)) return true;
+  }
+  return false;
+}
+
+const dir = mkdtempSync(join(tmpdir(), 'tts-census-'));
+const hook = join(root, 'scripts/spawn-census-hook.mjs');
+const toRun = runAll ? files : files.filter((f) => maySpawn(f));
+const toList = files.filter((f) => !toRun.includes(f));
+let status = 0;
+for (const [group, list] of [[toRun, '0'], [toList, '1']]) {
+  if (group.length === 0) continue;
+  const run = spawnSync(process.execPath, ['--test', '--test-concurrency=2', '--test-reporter=dot', ...group], {
+    cwd: root,
+    env: {
+      ...process.env,
+      TTS_SPAWN_CENSUS_DIR: dir,
+      TTS_SPAWN_CENSUS_LIST: list,
+      NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --import=${hook}`.trim(),
+    },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  if (list === '0') status = run.status ?? 1;
+}
+let lines = [];
+try {
+  lines = readFileSync(join(dir, 'census.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}
+
+let total = 0;
+let spawning = 0;
+const commands = new Map();
+const rows = [];
+for (const { file, tests, spawns } of lines) {
+  const prefixes = new Set(spawns.map((s) => s.key));
+  const wholeFile = spawns.some((s) => s.key === '');
+  const counted = tests.filter((t) => wholeFile || [...prefixes].some((p) => t === p || t.startsWith(`${p} > `)));
+  total += tests.length;
+  spawning += counted.length;
+  for (const s of spawns) commands.set(s.command, (commands.get(s.command) ?? 0) + 1);
+  rows.push({ file: relative(root, file), tests: tests.length, spawning: counted.length, children: spawns.length });
+}
+rows.sort((a, b) => b.spawning - a.spawning || a.file.localeCompare(b.file));
+for (const r of rows) if (r.children > 0) console.log(`${String(r.spawning).padStart(4)} / ${String(r.tests).padEnd(4)} ${r.file} (${r.children} children)`);
+const share = total === 0 ? 0 : (100 * spawning) / total;
+console.log(`\n${spawning} of ${total} tests spawn a process (${share.toFixed(1)} %), in ${rows.length} files`);
+console.log(`children: ${[...commands].sort((a, b) => b[1] - a[1]).map(([c, n]) => `${c} ${n}`).join(', ')}`);
+console.log(`ran ${toRun.length} files that may spawn, counted the tests of ${toList.length} others`);
+if (status !== 0) console.log(`(node --test exited ${status}: some tests failed)`);
+process.exit(share > 15 ? 1 : 0);
