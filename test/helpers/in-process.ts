@@ -1,11 +1,19 @@
 /**
  * Runs `main` (src/cli/main.ts) in this process with injected streams and environment: for the
- * CLI tests where a child process adds nothing. stdin is empty and not a terminal, stdout is
- * collected as bytes (nothing but audio goes there), stderr as text.
+ * CLI tests where a child process adds nothing (issue 19 §5: rules are tested in-process; the
+ * e2e tests keep the real binary for signals, real pipes, ttys, exit codes and ALSA). stdin is
+ * a stream that is not a terminal, stdout is collected as bytes (nothing but audio goes there),
+ * stderr as text.
+ *
+ * What differs from the real process: there is no working directory of its own (give absolute
+ * paths), no signal can be sent to it alone, and native playback (`speaker`) reads this process's
+ * own HOME (~/.asoundrc), not the injected one: such tests keep {@link runTts}.
  */
-import { PassThrough } from 'node:stream';
+import { createReadStream } from 'node:fs';
+import { PassThrough, type Readable } from 'node:stream';
 import { main } from '../../src/cli/main.js';
 import type { CommandIo } from '../../src/cli/report.js';
+import { cleanEnv, type CliResult, type RunOptions } from './cli.js';
 
 /** What one in-process run produced. */
 export interface MainResult {
@@ -15,15 +23,73 @@ export interface MainResult {
   stderr: string;
 }
 
-/** Runs `tts ARGV…` in-process with exactly `env` as its environment. */
-export async function runMain(argv: string[], env: NodeJS.ProcessEnv): Promise<MainResult> {
+/** Options of {@link runMainWith}: the stdin a run sees. */
+export interface MainOptions {
+  /** Bytes or text on stdin, then end of input; undefined: stdin is empty (ended at once). */
+  input?: string | Buffer | undefined;
+  /** A file read as stdin, as the shell's `< path` does. */
+  stdinPath?: string | undefined;
+  /** Leave stdin open (never written, never ended). */
+  keepStdinOpen?: boolean | undefined;
+  /** Rejects (the test fails) if main has not returned after this many ms (default 60 s). */
+  timeoutMs?: number | undefined;
+}
+
+/**
+ * Runs `tts ARGV…` in-process with exactly `env` as its environment (nothing is added: no PATH,
+ * no cache folder, unless given).
+ * @throws Error when main has not returned within `options.timeoutMs`.
+ */
+export async function runMainWith(argv: string[], env: NodeJS.ProcessEnv, options: MainOptions = {}): Promise<MainResult> {
   const stdout = new PassThrough();
   const stderr = new PassThrough();
   const out: Buffer[] = [];
   let err = '';
   stdout.on('data', (d: Buffer) => out.push(d));
   stderr.on('data', (d: Buffer) => (err += d.toString()));
-  const io: CommandIo = { stdin: new PassThrough(), stdout, stderr, env };
-  const code = await main(argv, io);
-  return { code, stdout: Buffer.concat(out), stderr: err };
+  let stdin: Readable;
+  if (options.stdinPath !== undefined) stdin = createReadStream(options.stdinPath);
+  else {
+    const p = new PassThrough();
+    if (options.input !== undefined) p.end(options.input);
+    else if (options.keepStdinOpen !== true) p.end();
+    stdin = p;
+  }
+  const io: CommandIo = { stdin, stdout, stderr, env };
+  let timer: NodeJS.Timeout | undefined;
+  const timeoutMs = options.timeoutMs ?? 60_000;
+  const timeout = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(new Error(`tts ${argv.join(' ')}: main did not return within ${timeoutMs} ms\n${err}`)), timeoutMs);
+  });
+  try {
+    const code = await Promise.race([main(argv, io), timeout]);
+    return { code, stdout: Buffer.concat(out), stderr: err };
+  } finally {
+    clearTimeout(timer);
+    stdin.destroy();
+  }
+}
+
+/** Runs `tts ARGV…` in-process with exactly `env` as its environment; stdin open and empty. */
+export function runMain(argv: string[], env: NodeJS.ProcessEnv): Promise<MainResult> {
+  return runMainWith(argv, env, { keepStdinOpen: true });
+}
+
+/**
+ * The in-process twin of {@link runTts}: the same options and result, the same environment (the
+ * developer's without TTS_*, a fresh empty XDG_CACHE_HOME, then `options.env`), `signal` always
+ * null. Options only a real process has (`cwd`, `nodeArgs`, `onSpawn`) are refused.
+ * @throws Error for an option only a child process can honour, or a run that outlives `timeoutMs`.
+ */
+export async function runTtsInProcess(args: string[], options: RunOptions = {}): Promise<CliResult> {
+  if (options.cwd !== undefined || options.nodeArgs !== undefined || options.onSpawn !== undefined) {
+    throw new Error('runTtsInProcess: cwd, nodeArgs and onSpawn need a child process (use runTts)');
+  }
+  const r = await runMainWith(args, cleanEnv(options.env), {
+    input: options.input,
+    stdinPath: options.stdinPath,
+    keepStdinOpen: options.keepStdinOpen,
+    timeoutMs: options.timeoutMs,
+  });
+  return { code: r.code, signal: null, stdout: r.stdout, stderr: r.stderr };
 }
