@@ -93,3 +93,70 @@ export async function runTtsInProcess(args: string[], options: RunOptions = {}):
   });
   return { code: r.code, signal: null, stdout: r.stdout, stderr: r.stderr };
 }
+
+/** A `tts serve` running in this process through `main` (see {@link startServeInProcess}). */
+export interface InProcessServe {
+  /** `http://127.0.0.1:PORT`, from the printed SSE URL. */
+  base: string;
+  /** The printed WebSocket URL. */
+  wsUrl: string;
+  /** Everything written to stderr so far. */
+  stderr(): string;
+  /**
+   * Delivers `signal` to the server as the process would (to the handlers `serve` installed,
+   * not to the test runner's), then, unless `graceful`, a second one (streams end now, as a
+   * second Ctrl-C does), and resolves with main's exit code.
+   */
+  stop(signal?: 'SIGINT' | 'SIGTERM', graceful?: boolean): Promise<number>;
+}
+
+/**
+ * Starts `tts serve ...args` in this process (no child: the suite's shared fixture server) and
+ * waits for the line naming its URLs (docs/cli.md §6). `env` goes over {@link cleanEnv}.
+ * @throws Error with the stderr when main returns before serving, or no URL came in `timeoutMs`.
+ */
+export async function startServeInProcess(args: string[], env: Record<string, string | undefined> = {}, timeoutMs = 20_000): Promise<InProcessServe> {
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  const stdin = new PassThrough();
+  let err = '';
+  stdout.on('data', (d: Buffer) => (err += `[stdout] ${d.toString()}`));
+  const handlersBefore = new Set(process.listeners('SIGTERM'));
+  const ours = (): ((signal: NodeJS.Signals) => void)[] => process.listeners('SIGTERM').filter((l) => !handlersBefore.has(l)) as ((signal: NodeJS.Signals) => void)[];
+  const done = main(['serve', ...args], { stdin, stdout, stderr, env: cleanEnv(env) });
+  const urls = await new Promise<{ base: string; wsUrl: string }>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`tts serve printed no URL within ${timeoutMs} ms:\n${err}`)), timeoutMs);
+    stderr.on('data', (d: Buffer) => {
+      err += d.toString();
+      const m = /serving SSE on (http:\/\/\S+)\/v1\/tts\/sse and WebSocket on (ws:\/\/\S+\/v1\/realtime_tts)/.exec(err);
+      if (m !== null) {
+        clearTimeout(timer);
+        resolve({ base: m[1]!, wsUrl: m[2]! });
+      }
+    });
+    void done.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`tts serve returned ${code}:\n${err}`));
+    }, reject);
+  });
+  return {
+    ...urls,
+    stderr: () => err,
+    async stop(signal = 'SIGTERM', graceful = false) {
+      for (const handler of ours()) handler(signal);
+      if (!graceful) {
+        // serve listens for the second signal once it has begun draining (a later turn).
+        await new Promise((resolve) => setImmediate(resolve));
+        for (const handler of ours()) handler(signal);
+      }
+      const code = await done;
+      // serve waits for a second signal while it drains; with none coming, its handler stays.
+      for (const handler of ours()) {
+        process.off('SIGTERM', handler);
+        process.off('SIGINT', handler);
+      }
+      stdin.destroy();
+      return code;
+    },
+  };
+}
