@@ -11,6 +11,7 @@
  */
 import type { SynthesisJob } from './types.js';
 import type { SpeechSegment } from './japanese.js';
+import type { SharedDictionary } from './kuromoji-dictionary.js';
 
 /** `workerData` of an engine worker. */
 export interface EngineWorkerData {
@@ -18,6 +19,31 @@ export interface EngineWorkerData {
   abortFlag: SharedArrayBuffer;
   /** Load kuromoji's dictionary at start, beside eSpeak NG: Japanese text with kanji is coming. */
   preloadJapanese?: boolean;
+  /**
+   * What the coming job needs, when the pool was told (Engine.prestart): Flite for text with Latin
+   * letters, eSpeak NG for Japanese. Present: only that is loaded at start (a kanji-only text never
+   * loads Flite, English never loads eSpeak NG). Absent: Flite and the resamplers are, as for a
+   * service that may get any job.
+   */
+  expect?: { flite: boolean; espeak: boolean };
+  /**
+   * Ask the pool for kuromoji's dictionary (a {@link DictionaryRequest}) instead of reading it:
+   * the pool has several workers and holds one copy for all (issue 20).
+   */
+  shareDictionary?: boolean;
+}
+
+/** Worker → pool: send the shared dictionary (id 0: not about a job). */
+export interface DictionaryRequest {
+  type: 'dictionary-request';
+  id: 0;
+}
+
+/** Pool → worker: the shared dictionary, or why there is none (the worker then reads the files). */
+export interface DictionaryMessage {
+  type: 'dictionary';
+  dictionary?: SharedDictionary;
+  error?: string;
 }
 
 /** Pool → worker: synthesize `job`; ids are positive and increase per engine. */
@@ -49,7 +75,7 @@ export interface ErrorReply {
 }
 
 /** Any message a worker sends. */
-export type WorkerReply = ChunkReply | EndReply | ErrorReply;
+export type WorkerReply = ChunkReply | EndReply | ErrorReply | DictionaryRequest;
 
 /** What a worker measured for one job (diagnostics and tests; all times in milliseconds). */
 export interface JobReport {
@@ -63,6 +89,8 @@ export interface JobReport {
   outputFrames: number;
   /** Whether this worker has kuromoji's dictionary loaded (after this job). */
   kuromojiLoaded: boolean;
+  /** Where this worker's dictionary came from (japanese.ts dictionarySource), once loaded. */
+  dictionarySource?: 'shared' | 'unpacked' | 'gzip';
   /** Dictionary load time, if this worker has loaded it. */
   kuromojiLoadMs?: number;
   /** eSpeak NG WebAssembly start-up time; only in the report of a worker's first job. */

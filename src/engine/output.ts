@@ -12,14 +12,28 @@
  * word inside it from Flite) is a sequence of runs, one per change of rate, each drained and
  * trimmed like that on its own.
  */
-import pkg from '@alexanderolsen/libsamplerate-js';
+import type pkg from '@alexanderolsen/libsamplerate-js';
 import { encodeFloat } from '../dsp/encoding.js';
 import type { AudioFormat } from '../protocol/types.js';
 
-const { create, ConverterType } = pkg;
-
 /** A libsamplerate converter instance (one WebAssembly module instance). */
-type Converter = Awaited<ReturnType<typeof create>>;
+type Converter = Awaited<ReturnType<typeof pkg.create>>;
+
+let library: Promise<typeof pkg> | undefined;
+
+/**
+ * libsamplerate's module, imported on first need (its JavaScript is 2 MB): an output at its
+ * input's rate never loads it (issue 20). A failed import is retried by the next call.
+ */
+function libsamplerate(): Promise<typeof pkg> {
+  library ??= import('@alexanderolsen/libsamplerate-js')
+    .then((m) => m.default)
+    .catch((err: unknown) => {
+      library = undefined;
+      throw err;
+    });
+  return library;
+}
 
 /**
  * Idle converters by `inputRate→outputRate`. Instantiating one costs ~5 ms (~40 ms for the first, which
@@ -36,6 +50,7 @@ async function acquireConverter(inputRate: number, sampleRate: number): Promise<
     reused.outputSampleRate = sampleRate;
     return reused;
   }
+  const { create, ConverterType } = await libsamplerate();
   return create(1, inputRate, sampleRate, { converterType: ConverterType.SRC_SINC_MEDIUM_QUALITY });
 }
 

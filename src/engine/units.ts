@@ -62,6 +62,8 @@ export function mergeReports(reports: readonly JobReport[]): JobReport | undefin
   };
   const kuromojiLoadMs = reports.find((r) => r.kuromojiLoadMs !== undefined)?.kuromojiLoadMs;
   if (kuromojiLoadMs !== undefined) merged.kuromojiLoadMs = kuromojiLoadMs;
+  const dictionarySource = last.dictionarySource;
+  if (dictionarySource !== undefined) merged.dictionarySource = dictionarySource;
   const espeakInitMs = reports.find((r) => r.espeakInitMs !== undefined)?.espeakInitMs;
   if (espeakInitMs !== undefined) merged.espeakInitMs = espeakInitMs;
   const withChunk = reports.find((r) => r.firstChunkMs !== undefined);

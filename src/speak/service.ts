@@ -41,7 +41,9 @@ export async function resolveService(choice: ServiceChoice): Promise<ServiceTarg
   if (choice.offline || baseUrl === undefined) {
     const { startEmbeddedService } = await import('../server/embedded.js');
     const { containsKanji } = await import('../engine/japanese.js');
-    const svc = await startEmbeddedService({ japanese: choice.text !== undefined && containsKanji(choice.text) });
+    const svc = await startEmbeddedService(
+      choice.text === undefined ? {} : { japanese: containsKanji(choice.text), text: choice.text },
+    );
     return { baseUrl: svc.baseUrl, wsBaseUrl: svc.baseUrl, apiKey: svc.apiKey, embedded: true, close: () => svc.close() };
   }
   const apiKey = choice.apiKeyFile !== undefined ? await readKeyFile(choice.apiKeyFile, choice.warn) : nonEmpty(choice.env['TTS_API_KEY']);

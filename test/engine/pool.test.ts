@@ -190,6 +190,24 @@ test('kuromoji is loaded for kanji only, never for kana or English', async () =>
   }
 });
 
+test('several workers share one kuromoji dictionary from the pool; one worker reads its own; same bytes', async () => {
+  const texts = ['漢字の読みを共有します。', '東京駅から歩いて行きます。'];
+  const single = createEngine({ workers: 1 });
+  const pair = createEngine({ workers: 2 });
+  try {
+    const alone: Buffer[] = [];
+    for (const text of texts) alone.push((await collect(single, job({ text, voice: 'ja-man-1', language: 'ja' }))).audio);
+    assert.notEqual(single.stats().lastReport?.dictionarySource, 'shared');
+    // Both at once: each worker takes one, and each asks the pool for the dictionary.
+    const both = await Promise.all(texts.map((text) => collect(pair, job({ text, voice: 'ja-man-1', language: 'ja' }))));
+    assert.equal(pair.stats().workers, 2);
+    assert.equal(pair.stats().lastReport?.dictionarySource, 'shared');
+    both.forEach((r, i) => assert.ok(r.audio.equals(alone[i]!), texts[i]));
+  } finally {
+    await Promise.all([single.close(), pair.close()]);
+  }
+});
+
 test('a crashed worker fails its job with EngineError and is replaced for the next job', async () => {
   const pool = createEngine({ workerUrl: new URL('../helpers/engine-crash-worker.js', import.meta.url) });
   try {
