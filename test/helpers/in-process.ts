@@ -122,7 +122,15 @@ export async function startServeInProcess(args: string[], env: Record<string, st
   let err = '';
   stdout.on('data', (d: Buffer) => (err += `[stdout] ${d.toString()}`));
   const handlersBefore = new Set(process.listeners('SIGTERM'));
-  const ours = (): ((signal: NodeJS.Signals) => void)[] => process.listeners('SIGTERM').filter((l) => !handlersBefore.has(l)) as ((signal: NodeJS.Signals) => void)[];
+  type Handler = (signal: NodeJS.Signals) => void;
+  /** The source of serve's own signal handler(s), told apart from signal-exit's (temp files). */
+  let serveSources = new Set<string>();
+  /** This server's first handlers (exact functions: another in-process serve has the same source). */
+  let first: Handler[] = [];
+  const ours = (): Handler[] => {
+    const onInt = new Set(process.listeners('SIGINT'));
+    return process.listeners('SIGTERM').filter((l) => onInt.has(l) && serveSources.has(l.toString())) as Handler[];
+  };
   const done = main(['serve', ...args], { stdin, stdout, stderr, env: cleanEnv(env) });
   const urls = await new Promise<{ base: string; wsUrl: string }>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`tts serve printed no URL within ${timeoutMs} ms:\n${err}`)), timeoutMs);
@@ -131,7 +139,16 @@ export async function startServeInProcess(args: string[], env: Record<string, st
       const m = /serving SSE on (http:\/\/\S+)\/v1\/tts\/sse and WebSocket on (ws:\/\/\S+\/v1\/realtime_tts)/.exec(err);
       if (m !== null) {
         clearTimeout(timer);
-        resolve({ base: m[1]!, wsUrl: m[2]! });
+        // serve installs its handler right after this line; nothing else runs in the meantime.
+        setImmediate(() => {
+          // serve's handler is one function on both SIGINT and SIGTERM; signal-exit (temp files)
+          // has one function per signal and re-raises the signal: never call that one.
+          const onInt = new Set(process.listeners('SIGINT'));
+          first = process.listeners('SIGTERM').filter((l) => !handlersBefore.has(l) && onInt.has(l)) as Handler[];
+          serveSources = new Set(first.map((l) => l.toString()));
+          if (serveSources.size === 0) reject(new Error(`tts serve installed no SIGTERM handler:\n${err}`));
+          else resolve({ base: m[1]!, wsUrl: m[2]! });
+        });
       }
     });
     void done.then((code) => {
@@ -143,15 +160,15 @@ export async function startServeInProcess(args: string[], env: Record<string, st
     ...urls,
     stderr: () => err,
     async stop(signal = 'SIGTERM', graceful = false) {
-      for (const handler of ours()) handler(signal);
-      if (!graceful) {
-        // serve listens for the second signal once it has begun draining (a later turn).
-        await new Promise((resolve) => setImmediate(resolve));
-        for (const handler of ours()) handler(signal);
-      }
+      const others = new Set(ours().filter((l) => !first.includes(l)));
+      for (const handler of first) handler(signal);
+      // serve listens for the second signal once it has begun draining (a later turn).
+      await new Promise((resolve) => setImmediate(resolve));
+      const again = ours().filter((l) => !others.has(l));
+      if (!graceful) for (const handler of again) handler(signal);
       const code = await done;
-      // serve waits for a second signal while it drains; with none coming, its handler stays.
-      for (const handler of ours()) {
+      // Without a second signal, serve's handler for it stays: remove it.
+      for (const handler of again) {
         process.off('SIGTERM', handler);
         process.off('SIGINT', handler);
       }
