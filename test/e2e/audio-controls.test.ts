@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { haveSox, soxInfo } from '../helpers/audio-sox.js';
 import { runTts, type CliResult } from '../helpers/cli.js';
-import { startServe, type ServeProcess } from '../helpers/serve-process.js';
+import { runTtsInProcess, startServeInProcess, type InProcessServe } from '../helpers/in-process.js';
 import { deltaEvent, doneEvent, startEventStream, startServer } from '../helpers/servers.js';
 import { delay, sendJson, startWsServer, wsDelta } from '../helpers/ws-servers.js';
 
@@ -86,9 +86,9 @@ function assertMonotonic(cues: ParsedCue[]): void {
 
 describe('audio the user asked for (issue 11)', () => {
   let dir: string;
-  let srv: ServeProcess;
+  let srv: InProcessServe;
   let env: Record<string, string>;
-  const tts = (args: string[]): Promise<CliResult> => runTts(args, { env, timeoutMs: 120_000 });
+  const tts = (args: string[]): Promise<CliResult> => runTtsInProcess(args, { env, timeoutMs: 120_000 });
   const ok = async (args: string[]): Promise<CliResult> => {
     const r = await tts(args);
     assert.equal(r.code, 0, `tts ${args.join(' ')}: ${r.stderr}`);
@@ -98,14 +98,13 @@ describe('audio the user asked for (issue 11)', () => {
 
   before(async () => {
     dir = await mkdtemp(join(tmpdir(), 'tts-controls-'));
-    srv = await startServe(['--port', '0'], { TTS_SERVER_API_KEYS: KEY });
+    srv = await startServeInProcess(['--port', '0'], { TTS_SERVER_API_KEYS: KEY });
     env = { TTS_BASE_URL: srv.base, TTS_API_KEY: KEY };
     await ok(['stream', '-q', '--voice', 'en-woman-1', '-o', join(dir, 'original.wav'), TEXT]);
     original = soxInfo(join(dir, 'original.wav')).duration;
   });
   after(async () => {
-    srv?.child.kill('SIGTERM');
-    await srv?.exited;
+    await srv?.stop();
     await rm(dir, { recursive: true, force: true });
   });
 
@@ -215,7 +214,7 @@ describe('audio the user asked for (issue 11)', () => {
 
   it('--subtitles and --pause with --lines: one cue and one pause per line; and with stdout as the output', async () => {
     const subs = join(dir, 'lines.vtt');
-    const r = await runTts(['stream', '-q', '--lines', '--voice', 'en-man-1', '--pause', '400', '--subtitles', subs], { env, input: 'First line. Still the first.\nSecond & <last> line\n' });
+    const r = await runTtsInProcess(['stream', '-q', '--lines', '--voice', 'en-man-1', '--pause', '400', '--subtitles', subs], { env, input: 'First line. Still the first.\nSecond & <last> line\n' });
     assert.equal(r.code, 0, r.stderr);
     const cues = parseCues(await readFile(subs, 'utf8'), 'vtt');
     assert.deepEqual(
@@ -329,7 +328,7 @@ describe('conversion against servers that differ', () => {
       const service = await realtimeService(reported);
       try {
         const out = join(dir, `rt-${reported.rate}.wav`);
-        const r = await runTts(['realtime', '-r', '48000', '-c', '2', '-o', out, 'Hello'], { env: { TTS_WS_BASE_URL: service.url, TTS_BASE_URL: 'http://127.0.0.1:9', TTS_API_KEY: KEY } });
+        const r = await runTtsInProcess(['realtime', '-r', '48000', '-c', '2', '-o', out, 'Hello'], { env: { TTS_WS_BASE_URL: service.url, TTS_BASE_URL: 'http://127.0.0.1:9', TTS_API_KEY: KEY } });
         assert.equal(r.code, 0, r.stderr);
         const info = soxInfo(out);
         assert.equal(info.rate, 48000);
@@ -365,7 +364,7 @@ describe('conversion against servers that differ', () => {
     try {
       const run = async (name: string): Promise<{ wav: Buffer; srt: string }> => {
         const args = ['stream', '-q', '--concurrency', '1', '--speed', '1.3', '--pause', '300', '--subtitles', join(dir, `${name}.srt`), '-o', join(dir, `${name}.wav`), 'One one. Two two two. Three.'];
-        const r = await runTts(args, { env: { TTS_BASE_URL: server.url, TTS_API_KEY: KEY } });
+        const r = await runTtsInProcess(args, { env: { TTS_BASE_URL: server.url, TTS_API_KEY: KEY } });
         assert.equal(r.code, 0, r.stderr);
         return { wav: await readFile(join(dir, `${name}.wav`)), srt: await readFile(join(dir, `${name}.srt`), 'utf8') };
       };
