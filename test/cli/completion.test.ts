@@ -9,7 +9,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { runTts } from '../helpers/cli.js';
+import { runTtsInProcess } from '../helpers/in-process.js';
 
 /** What `_tts` offers for the words typed so far (the last one is being completed). */
 function complete(script: string, words: string[], cwd: string): string[] {
@@ -30,7 +30,7 @@ describe('tts completion', () => {
   let script: string;
   before(async () => {
     dir = await mkdtemp(join(tmpdir(), 'tts-completion-'));
-    const r = await runTts(['completion', 'bash']);
+    const r = await runTtsInProcess(['completion', 'bash']);
     assert.equal(r.code, 0, r.stderr);
     script = join(dir, 'tts.bash');
     await writeFile(script, r.stdout);
@@ -66,7 +66,7 @@ describe('tts completion', () => {
   });
 
   it('zsh: loads through bashcompinit and defines the same function', async () => {
-    const r = await runTts(['completion', 'zsh']);
+    const r = await runTtsInProcess(['completion', 'zsh']);
     assert.equal(r.code, 0, r.stderr);
     const text = r.stdout.toString();
     assert.match(text, /bashcompinit/);
@@ -78,7 +78,7 @@ describe('tts completion', () => {
   });
 
   it('fish: one complete line per flag, with voice ids and formats', async () => {
-    const r = await runTts(['completion', 'fish']);
+    const r = await runTtsInProcess(['completion', 'fish']);
     assert.equal(r.code, 0, r.stderr);
     const text = r.stdout.toString();
     assert.match(text, /complete -c tts -n '__fish_use_subcommand; or __fish_seen_subcommand_from say' -l voice -s v -x -a 'ja-man-1 ja-woman-1 en-man-1 en-woman-1'/);
@@ -91,7 +91,7 @@ describe('tts completion', () => {
   });
 
   it('an unknown shell is a usage error (exit 2)', async () => {
-    const r = await runTts(['completion', 'powershell']);
+    const r = await runTtsInProcess(['completion', 'powershell']);
     assert.equal(r.code, 2, r.stderr);
   });
 });
