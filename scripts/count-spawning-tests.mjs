@@ -10,7 +10,8 @@
  * dist/) reaches `node:child_process` are run; the others are only counted (their tests are
  * declared with empty bodies), so the count costs a fraction of the suite. `--all` runs every file. A test counts as spawning when a child started in its body, in
  * a hook of a suite that holds it (a `before` that starts a server), or at a file's top level or
- * top-level hook (then every test of the file counts). Prints per-file counts, the share, and the
+ * top-level hook (then every test of the file counts). Children started while a file loads (a
+ * `sox --version` probe that decides a skip) are reported apart, not charged to any test. Prints per-file counts, the share, and the
  * commands started (node = bin/tts.js or a helper server). Exits 1 if the share is above 15 %.
  */
 import { spawnSync } from 'node:child_process';
@@ -21,8 +22,11 @@ import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const runAll = process.argv.includes('--all');
-let files = process.argv.slice(2).filter((a) => a !== '--all');
-if (files.length === 0) {
+// --from FILE: only add up a census.jsonl kept from an earlier run (nothing is run).
+const fromAt = process.argv.indexOf('--from');
+const from = fromAt < 0 ? undefined : process.argv[fromAt + 1];
+let files = process.argv.slice(2).filter((a, i) => a !== '--all' && i !== fromAt - 2 && i !== fromAt - 1);
+if (files.length === 0 && from === undefined) {
   const base = join(root, 'dist/test');
   files = readdirSync(base).flatMap((area) => {
     try {
@@ -58,7 +62,7 @@ const toRun = runAll ? files : files.filter((f) => maySpawn(f));
 const toList = files.filter((f) => !toRun.includes(f));
 let status = 0;
 for (const [group, list] of [[toRun, '0'], [toList, '1']]) {
-  if (group.length === 0) continue;
+  if (group.length === 0 || from !== undefined) continue;
   const run = spawnSync(process.execPath, ['--test', '--test-concurrency=2', '--test-reporter=dot', ...group], {
     cwd: root,
     env: {
@@ -73,18 +77,23 @@ for (const [group, list] of [[toRun, '0'], [toList, '1']]) {
 }
 let lines = [];
 try {
-  lines = readFileSync(join(dir, 'census.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+  lines = readFileSync(from ?? join(dir, 'census.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }
 
 let total = 0;
 let spawning = 0;
+let probes = 0;
 const commands = new Map();
 const rows = [];
 for (const { file, tests, spawns } of lines) {
-  const prefixes = new Set(spawns.map((s) => s.key));
-  const wholeFile = spawns.some((s) => s.key === '');
+  // A child started while the file is loaded (a `sox --version` probe deciding a skip) is no
+  // test's: counted apart. One in a top-level hook (a server for the whole file) is every test's.
+  const inTests = spawns.filter((s) => s.kind !== 'top');
+  probes += spawns.length - inTests.length;
+  const prefixes = new Set(inTests.filter((s) => s.key !== '').map((s) => s.key));
+  const wholeFile = inTests.some((s) => s.key === '');
   const counted = tests.filter((t) => wholeFile || [...prefixes].some((p) => t === p || t.startsWith(`${p} > `)));
   total += tests.length;
   spawning += counted.length;
@@ -95,7 +104,8 @@ rows.sort((a, b) => b.spawning - a.spawning || a.file.localeCompare(b.file));
 for (const r of rows) if (r.children > 0) console.log(`${String(r.spawning).padStart(4)} / ${String(r.tests).padEnd(4)} ${r.file} (${r.children} children)`);
 const share = total === 0 ? 0 : (100 * spawning) / total;
 console.log(`\n${spawning} of ${total} tests spawn a process (${share.toFixed(1)} %), in ${rows.length} files`);
+console.log(`${probes} children started while loading files (probes such as \`sox --version\`), not counted as tests`);
 console.log(`children: ${[...commands].sort((a, b) => b[1] - a[1]).map(([c, n]) => `${c} ${n}`).join(', ')}`);
-console.log(`ran ${toRun.length} files that may spawn, counted the tests of ${toList.length} others`);
+if (from === undefined) console.log(`ran ${toRun.length} files that may spawn, counted the tests of ${toList.length} others`);
 if (status !== 0) console.log(`(node --test exited ${status}: some tests failed)`);
 process.exit(share > 15 ? 1 : 0);
