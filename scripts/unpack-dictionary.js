@@ -36,7 +36,10 @@ for (const name of await readdir(source)) {
   // Already written from this very file in this format (a later `npm test` runs this again).
   const [from, to] = await Promise.all([stat(join(source, name)), stat(out).catch(() => undefined)]);
   if (markerTime !== undefined && to !== undefined && to.mtimeMs >= from.mtimeMs && to.size > 0) continue;
-  if (markerTime !== undefined) await unlink(marker);
+  // The folder is being rewritten: it is not whole until the marker is written again (once).
+  await unlink(marker).catch((error) => {
+    if (error.code !== 'ENOENT') throw error;
+  });
   const raw = unpadded(gunzipSync(await readFile(join(source, name))));
   // Temp file + rename: an interrupted build never leaves a truncated dictionary behind.
   await writeFile(`${out}.tmp`, raw);

@@ -40,7 +40,7 @@ export interface BatchJob {
  * Keys a line may not set: they belong to the whole batch, or are given their own way
  * (`profile`: the config file is read once for the batch; give `--profile` on the command line).
  */
-const BATCH_WIDE = new Set(['profile', 'lines', 'quiet', 'verbose', 'json', 'base-url', 'ws-base-url', 'api-key-file', 'offline', 'allow-insecure', 'play', 'cache', 'cache-size', 'jobs', 'output-dir', 'version', 'help']);
+const BATCH_WIDE = new Set(['profile', 'lines', 'quiet', 'verbose', 'json', 'base-url', 'ws-base-url', 'api-key-file', 'offline', 'allow-insecure', 'api', 'play', 'cache', 'cache-size', 'jobs', 'output-dir', 'version', 'help']);
 
 /**
  * Reads the batch input whole.

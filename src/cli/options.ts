@@ -59,6 +59,10 @@ export interface SynthesisFlags {
   cacheForced?: boolean;
   /** --cache-size, in bytes. */
   cacheSize?: number;
+  /** --api: the service's dialect (docs/protocol.md §1–9 native, §10 openai); env TTS_API. */
+  api?: 'native' | 'openai';
+  /** --model: the model asked for with `--api openai` (default tts-1). */
+  model?: string;
 }
 
 /**
@@ -162,7 +166,9 @@ export function addSynthesisOptions(cmd: Command): Command {
     .option('--subtitles <file>', 'write one subtitle cue per sentence to FILE.srt or FILE.vtt')
     .option('--no-cache', 'neither read nor store pieces in the piece cache (env TTS_NO_CACHE=1)')
     .option('--cache', 'use the piece cache even when the config file or TTS_NO_CACHE turns it off')
-    .option('--cache-size <size>', 'size cap of the piece cache; least recently used pieces go first (default 1GiB)', bytesIn(0, 2 ** 50, '--cache-size'));
+    .option('--cache-size <size>', 'size cap of the piece cache; least recently used pieces go first (default 1GiB)', bytesIn(0, 2 ** 50, '--cache-size'))
+    .addOption(new Option('--api <dialect>', 'the service\'s dialect: native (docs/protocol.md) or openai (POST /v1/audio/speech)').choices(['native', 'openai']).env('TTS_API').default('native'))
+    .option('--model <name>', 'model asked for with --api openai', 'tts-1');
 }
 
 /** Receives a command's exit code (docs/cli.md §3); `main` sets it as the process's once. */

@@ -115,7 +115,10 @@ export async function serve(flags: ServeFlags, io: CommandIo): Promise<number> {
     io.stderr.write(`tts: use it with TTS_BASE_URL=${base} TTS_API_KEY=… tts say "…"  (Ctrl-C stops)\n`);
     const signal = await nextSignal();
     io.stderr.write(`tts: ${signal}: stopping; running streams get ${SHUTDOWN_GRACE_SECONDS} s to finish (${signal} again ends them now)\n`);
-    const drained = closeService(service, { graceMs: SHUTDOWN_GRACE_SECONDS * 1000 });
+    const drained = closeService(service, {
+      graceMs: SHUTDOWN_GRACE_SECONDS * 1000,
+      onGraceOver: () => void io.stderr.write(`tts: ${SHUTDOWN_GRACE_SECONDS} s are over: ending the streams still running\n`),
+    });
     const again = nextSignal();
     void again.then((second) => {
       io.stderr.write(`tts: ${second}: ending running streams now\n`);

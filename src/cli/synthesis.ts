@@ -92,6 +92,12 @@ export async function runSynthesis(command: CommandName, words: string[], flags:
     spinner.update(`${label} ${formatProgress(progress.snapshot(now))}`);
   };
   try {
+    if (command === 'realtime' && flags.api === 'openai') {
+      // The OpenAI dialect has no WebSocket of ours to speak (docs/protocol.md §10; docs/cli.md §1).
+      throw new TtsError('usage', '--api openai has no realtime channel: `tts realtime` speaks the native WebSocket (docs/protocol.md §4.2)', {
+        hint: 'use `tts say` or `tts stream` with --api openai, or drop --api openai (TTS_API, `api` in the config) for realtime',
+      });
+    }
     // Writing over the text is the graver mistake: said before anything about the name.
     if (flags.output !== undefined && flags.output !== '-') await assertOutputIsNotInput(flags.output, words.length > 0 ? undefined : (flags.file ?? '-'));
     plan = planOutput(command, flags, io.stdout.isTTY === true, spec);

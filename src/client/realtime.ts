@@ -76,6 +76,8 @@ export interface RealtimeStreamOptions {
    * before the first audio chunk of the session is yielded.
    */
   onSession?: (session: Record<string, unknown>) => void;
+  /** Called at `tts.output.completed` with its `engine` field (built-in extension, docs/protocol.md §6.2), if any. */
+  onDone?: ((engine: string | undefined) => void) | undefined;
 }
 
 /**
@@ -208,6 +210,7 @@ export async function* streamRealtime(options: RealtimeStreamOptions): AsyncGene
         return;
       case 'completed':
         verbose?.('< tts.output.completed');
+        options.onDone?.(outcome.engine);
         completed = true;
         clearTimeout(timer);
         queue.end();

@@ -57,10 +57,11 @@ export class EffectChain {
 
   /**
    * An effect chain for audio of `spec`; Sonic is loaded now when the speed changes.
-   * @throws RangeError for a speed Sonic cannot take (tempo.ts).
+   * @param speedRange slowest and fastest speed allowed (default: the CLI's, tempo.ts).
+   * @throws RangeError for a speed outside it (tempo.ts).
    */
-  static async create(spec: AudioSpec, settings: EffectSettings): Promise<EffectChain> {
-    const tempo = settings.speed === 1 ? undefined : await Tempo.create(spec.sampleRate, spec.channels, settings.speed);
+  static async create(spec: AudioSpec, settings: EffectSettings, speedRange?: readonly [number, number]): Promise<EffectChain> {
+    const tempo = settings.speed === 1 ? undefined : await Tempo.create(spec.sampleRate, spec.channels, settings.speed, speedRange);
     return new EffectChain(spec, settings, tempo);
   }
 

@@ -45,6 +45,8 @@ interface Run {
   queue: ChunkQueue<Buffer>;
   /** Reports of the units done so far. */
   reports: JobReport[];
+  /** {@link SynthesisOptions.onReport}. */
+  onReport?: ((report: JobReport) => void) | undefined;
 }
 
 /** A worker thread, its abort flag and the run whose unit it is synthesizing. */
@@ -112,6 +114,7 @@ export class EspeakEngine implements SpeechEngine {
       nextUnit: units.next().value ?? undefined,
       queue: new ChunkQueue<Buffer>({ highWaterBytes: this.bufferBytes, sizeOf: (b) => b.length }),
       reports: [],
+      onReport: options.onReport,
     };
     const onAbort = (): void => {
       run.queue.fail(signal?.reason, { urgent: true });
@@ -321,7 +324,9 @@ export class EspeakEngine implements SpeechEngine {
     run.state = 'ended';
     this.scheduler.remove(run, run.key);
     this.counters.completed++;
-    this.lastReport = mergeReports(run.reports) ?? this.lastReport;
+    const merged = mergeReports(run.reports);
+    this.lastReport = merged ?? this.lastReport;
+    if (merged !== undefined) run.onReport?.(merged);
     run.queue.end();
   }
 

@@ -75,6 +75,11 @@ export interface SynthesisOptions {
    * round-robin between keys, then between a key's streams. Streams without a key share one group.
    */
   key?: string | undefined;
+  /**
+   * Called once the stream completed (not when it failed or was aborted), before its last chunk
+   * is taken, with the report of its units merged: its segments say which engine spoke each.
+   */
+  onReport?: ((report: JobReport) => void) | undefined;
 }
 
 /**

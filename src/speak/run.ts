@@ -10,10 +10,10 @@ import type { PieceCache } from '../cache/store.js';
 import { bytesPerFrame, type AudioSpec } from '../dsp/spec.js';
 import { EXIT, TtsError } from '../errors.js';
 import { SSE_SAMPLE_RATE, type Language } from '../protocol/types.js';
-import { openChannel, type ChannelKind } from './channels.js';
+import { converted, openChannel, requestedSpec, type ChannelKind } from './channels.js';
 import { openOutputs, type OutputPlan } from './outputs.js';
 import { AudioStage, type StageSettings } from './audio-stage.js';
-import { isPieceEnd, synthesizePieces, synthesizeTexts, type PipelineItem } from './pipeline.js';
+import { isPieceEnd, isPieceStart, synthesizePieces, synthesizeTexts, type PipelineItem } from './pipeline.js';
 import type { ServiceTarget } from './service.js';
 import type { SubtitleWriter } from './subtitles.js';
 
@@ -80,12 +80,19 @@ export interface SpeakOptions {
   onAudio?: ((bytes: number) => void) | undefined;
   /** --speed, --volume, --pause (docs/cli.md §1); absent = none. */
   effects?: { speed: number; volume: number; pauseMs: number } | undefined;
+  /**
+   * What the input's pieces are (pipeline.ts {@link PipelineOptions.units}): `lines` with
+   * `--lines`, each its own unit for `--pause`; default `sentences`.
+   */
+  units?: 'sentences' | 'lines' | undefined;
   /** --subtitles: the file to write the cues to. */
   subtitles?: string | undefined;
   /** The piece cache (docs/cli.md §8); undefined with --no-cache. */
   cache?: PieceCache | undefined;
   /** Called when a piece's audio was all received (`text` as sent), e.g. for progress. */
   onPieceDone?: ((text: string, fromCache: boolean) => void) | undefined;
+  /** `--api openai` (docs/protocol.md §10) with its `--model`; undefined for the native dialect. */
+  openai?: { model: string } | undefined;
 }
 
 /**
@@ -154,18 +161,25 @@ export async function speak(options: SpeakOptions): Promise<void> {
       timeoutMs: options.timeoutMs,
       allowInsecure: options.allowInsecure,
       verbose: options.log.verbose,
+      openai: options.openai,
     });
-    // Both channels hand over audio already converted to the run's spec (convert-stream.ts).
     const frameBytes = bytesPerFrame(spec);
-    // The piece cache wraps the channel (docs/cli.md §8): the pipeline asks only for what it lacks.
+    // The piece cache wraps the channel (docs/cli.md §8) and holds what the service sent; the
+    // conversion to the run's spec comes after it, fresh or replayed (convert-stream.ts), and
+    // the pipeline asks only for what the cache lacks.
     await options.cache?.prepare();
-    const open = cachedOpener(channelOpen, {
-      cache: options.cache,
-      identity: identityFor(options.channel, options.target, options.voice, options.language, spec),
-      counters: stats,
-      frameBytes,
-      onPieceDone: options.onPieceDone,
-    });
+    const speaker = options.target.embedded ? (await import('../engine/voices.js')).voiceIdentity(options.voice) : undefined;
+    const open = converted(
+      cachedOpener(channelOpen, {
+        cache: options.cache,
+        identity: identityFor(options.channel, options.target, options.voice, options.language, spec, speaker, options.openai === undefined ? undefined : `openai:${options.openai.model}`),
+        requested: requestedSpec(options.channel, spec, options.openai),
+        counters: stats,
+        onPieceDone: options.onPieceDone,
+        verbose: options.log.verbose,
+      }),
+      spec,
+    );
     const fileOnly = opened.fileOnly;
     const marked = stage;
     const pipelineOptions = {
@@ -189,6 +203,7 @@ export async function speak(options: SpeakOptions): Promise<void> {
             },
       verbose: options.log.verbose,
       warn: options.log.warn,
+      units: options.units,
     };
     // Pieces are marked only when the stage needs their ends (tempo flush, pauses, cues).
     const items: AsyncIterable<PipelineItem> = marked === undefined ? synthesizeTexts(options.pieces, pipelineOptions) : synthesizePieces(options.pieces, pipelineOptions);
@@ -200,6 +215,10 @@ export async function speak(options: SpeakOptions): Promise<void> {
       options.onAudio?.(data.length);
     };
     for await (const item of items) {
+      if (isPieceStart(item)) {
+        marked!.pieceStart(item.newSentence);
+        continue;
+      }
       if (isPieceEnd(item)) {
         const { out, cue } = marked!.pieceEnd(item.pieceEnd);
         for (const data of out) await deliver(data);

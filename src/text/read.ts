@@ -130,7 +130,8 @@ function strictUtf8(bytes: Buffer, what: string, offset: number, final: boolean)
   try {
     text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes, { stream: !final });
   } catch {
-    const bad = firstInvalidOffset(bytes);
+    // At the end, a sequence cut off by it is bad from its lead byte (not from past the end).
+    const bad = Math.min(firstInvalidOffset(bytes), final ? completeLength(bytes) : bytes.length);
     if (nul !== -1 && nul < bad) throw nulError(what, offset + nul);
     throw new TtsError('usage', `${what} is not valid UTF-8 text (first bad byte at offset ${offset + bad})`, {
       hint: 'convert it first, e.g. iconv -f SHIFT_JIS -t UTF-8',

@@ -15,6 +15,9 @@ import { fakeSpeaker } from '../helpers/audio-fake-speaker.js';
 import { splitBySizes } from '../helpers/split.js';
 
 /** Deterministic noise, so every byte value shows up. */
+/** Resolves after the pending promise callbacks and I/O ran (setImmediate is not mocked). */
+const settle = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
 function noise(len: number, seed: number): Buffer {
   const b = Buffer.alloc(len);
   let x = seed;
@@ -110,37 +113,64 @@ describe('openSpeakerSink with a fake speaker', () => {
     await sink.abort();
   });
 
-  it('finish resolves after the drain ends in close', async () => {
+  it('finish resolves after the drain ends in close', async (t) => {
+    // The fake's time is mocked: orders are checked, not durations.
+    t.mock.timers.enable({ apis: ['setTimeout'] });
     const { Speaker, log } = fakeSpeaker({ drainMs: 80 });
     const sink = await openSpeakerSink({ format: 'pcm16', sampleRate: 24000, channels: 1 }, { load: async () => Speaker });
-    await sink.write(noise(480, 5));
-    const t = performance.now();
-    await sink.finish();
-    assert.ok(performance.now() - t >= 70);
+    const writing = sink.write(noise(480, 5));
+    await settle();
+    t.mock.timers.tick(1);
+    await writing;
+    let finished = false;
+    const finishing = sink.finish().then(() => {
+      finished = true;
+    });
+    await settle();
+    assert.equal(log.ended, true);
+    t.mock.timers.tick(79);
+    await settle();
+    assert.equal(finished, false, 'finish resolved before the drain ended');
+    assert.deepEqual(log.closes, []);
+    t.mock.timers.tick(1);
+    await finishing;
     assert.deepEqual(log.closes, [false]);
     await sink.abort(); // no-op after a successful finish
     assert.deepEqual(log.closes, [false]);
   });
 
-  it('abort during a long write stops within 200 ms, drops queued audio, never closes mid-write', async () => {
+  it('abort during a long write waits for the one piece in flight only, drops queued audio, never closes mid-write', async (t) => {
+    t.mock.timers.enable({ apis: ['setTimeout'] });
     const { Speaker, log } = fakeSpeaker({ msPerSecond: 1000 });
     const sink = await openSpeakerSink({ format: 'pcm16', sampleRate: 24000, channels: 1 }, { load: async () => Speaker });
     // Settled into a value at once, so its rejection during abort() is not "unhandled".
     const writing = sink.write(noise(24000 * 2 * 3, 6)).then(
       () => 'resolved',
       (e: unknown) => e,
-    ); // 3 s of audio
-    await new Promise((r) => setTimeout(r, 120));
-    const t = performance.now();
-    await sink.abort();
-    const took = performance.now() - t;
-    assert.ok(took < 200, `abort took ${took} ms`);
-    assert.ok((await writing) instanceof TtsError, 'the interrupted write rejects');
-    await new Promise((r) => setTimeout(r, 100)); // a late in-flight piece would be written by now
+    ); // 3 s of audio, played in real (mocked) time
+    const pieceMs = (log.options!.samplesPerFrame / 24000) * 1000;
+    for (let i = 0; i < 3; i++) {
+      await settle();
+      t.mock.timers.tick(pieceMs);
+    }
+    await settle();
+    assert.equal(log.pieces.length, 4, 'three pieces played, the fourth in flight');
+    let aborted = false;
+    const aborting = sink.abort().then(() => {
+      aborted = true;
+    });
+    assert.ok((await writing) instanceof TtsError, 'the interrupted write rejects at once');
+    await settle();
+    assert.equal(aborted, false, 'abort must not close while the piece is being written');
+    assert.deepEqual(log.closes, []);
+    t.mock.timers.tick(pieceMs);
+    await aborting;
     assert.deepEqual(log.closes, [true], 'close(flush=true): queued audio dropped');
+    // Much later, nothing more was written.
+    t.mock.timers.tick(5000);
+    await settle();
+    assert.equal(log.pieces.length, 4);
     assert.deepEqual(log.violations, []);
-    const played = log.pieces.reduce((s, p) => s + p.length, 0);
-    assert.ok(played < 24000 * 2 * 0.5, `only what was played before abort went out (${played} bytes)`);
     await sink.abort();
     await assert.rejects(sink.write(noise(2, 0)), TtsError);
   });

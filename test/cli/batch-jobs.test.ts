@@ -54,6 +54,14 @@ describe('batch jobs', () => {
     assert.match(jobs[5]!.invalid!.message, /not a flag a line can set/);
   });
 
+  it('the dialect is the whole batch\'s (a line cannot set `api`), the model a line\'s own', () => {
+    const { cmd, flags } = command();
+    const [api, model] = jsonJobs(['{"text":"x","output":"x.wav","api":"openai"}', '{"text":"x","output":"y.wav","model":"tts-1-hd"}'], cmd, flags, undefined);
+    assert.equal(api!.invalid?.exitCode, 2);
+    assert.match(api!.invalid!.message, /not a flag a line can set/);
+    assert.equal(model!.invalid, undefined);
+  });
+
   it('names outputs by line number under --output-dir, and numbers the plain form by non-empty line', () => {
     const { cmd, flags } = command();
     const jobs = jsonJobs(['{"text":"a"}', '', '{"text":"b","output":"sub/b.wav"}'], cmd, flags, '/out');

@@ -10,9 +10,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { runTtsInProcess, startServeInProcess, type InProcessServe } from '../helpers/in-process.js';
-import { haveSox, soxInfo } from '../helpers/audio-sox.js';
 import { waitFor } from '../helpers/serve-http.js';
-import { parseWavHeader } from '../helpers/wav-reader.js';
+import { parseWavHeader, wavFileInfo } from '../helpers/wav-reader.js';
 
 const KEY = 'batch-test-key-0123456789';
 
@@ -32,7 +31,7 @@ const results = (stderr: string): Result[] =>
     .filter((l) => l.startsWith('{'))
     .map((l) => JSON.parse(l) as Result);
 
-describe('tts batch against tts serve', { skip: !haveSox && 'sox is not installed' }, () => {
+describe('tts batch against tts serve', () => {
   let dir: string;
   let srv: InProcessServe;
   const served = (): number => srv.stderr().split('\n').filter((l) => / POST \/v1\/tts\/sse \d+ /.test(l)).length;
@@ -69,7 +68,7 @@ describe('tts batch against tts serve', { skip: !haveSox && 'sox is not installe
     assert.equal(files.length, 11, files.join(' '));
     assert.ok(!files.includes('a7.wav'));
     assert.equal(parseWavHeader(await readFile(join(out, 'a4.wav'))).formatTag, 7);
-    for (const f of files) assert.ok(soxInfo(join(out, f)).duration > 0.5, f);
+    for (const f of files) assert.ok(wavFileInfo(join(out, f)).duration > 0.5, f);
     await waitFor(() => served() - before >= 12, 3000);
     assert.equal(served() - before, 12);
 
@@ -87,7 +86,7 @@ describe('tts batch against tts serve', { skip: !haveSox && 'sox is not installe
     const r = await runTtsInProcess(['batch', '--lines', '-', '--output-dir', out, '--voice', 'en-woman-1'], { env: env(), input: 'First line.\n\n   \nSecond line.\r\nThird line' });
     assert.equal(r.code, 0, r.stderr);
     assert.deepEqual((await readdir(out)).sort(), ['0001.wav', '0002.wav', '0003.wav']);
-    for (const f of ['0001.wav', '0002.wav', '0003.wav']) assert.ok(soxInfo(join(out, f)).duration > 0.3, f);
+    for (const f of ['0001.wav', '0002.wav', '0003.wav']) assert.ok(wavFileInfo(join(out, f)).duration > 0.3, f);
   });
 
   it('reports bad lines by number with exit 2 and still runs the others; a file job reads its file', async () => {
@@ -140,8 +139,8 @@ describe('tts batch against tts serve', { skip: !haveSox && 'sox is not installe
     const r = await runTtsInProcess(['batch', jobs, '--output-dir', out, '--json'], { env: env(), timeoutMs: 120_000 });
     assert.equal(r.code, 2, r.stderr);
     assert.deepEqual(results(r.stderr).filter((x) => !x.ok).map((x) => x.line), [5]);
-    const plain = soxInfo(join(out, 'plain.wav')).duration;
-    const fast = soxInfo(join(out, 'fast.wav')).duration;
+    const plain = wavFileInfo(join(out, 'plain.wav')).duration;
+    const fast = wavFileInfo(join(out, 'fast.wav')).duration;
     assert.ok(Math.abs(fast - plain / 1.5) < 0.08 * (plain / 1.5), `plain ${plain} s, --speed 1.5 ${fast} s`);
     const srt = await readFile(join(out, 'cued.srt'), 'utf8');
     assert.equal(srt.match(/-->/g)?.length, 2, srt);

@@ -12,10 +12,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { runTts } from '../helpers/cli.js';
-import { haveSox, soxInfo } from '../helpers/audio-sox.js';
 import { waitFor } from '../helpers/serve-http.js';
 import { runTtsInProcess, startServeInProcess, type InProcessServe } from '../helpers/in-process.js';
-import { parseWavHeader } from '../helpers/wav-reader.js';
+import { parseWavHeader, wavFileInfo } from '../helpers/wav-reader.js';
 import type { ChildProcess } from 'node:child_process';
 
 const KEY = 'cache-test-key-0123456789';
@@ -47,7 +46,7 @@ function summaryOf(stderr: string): Summary {
   return JSON.parse(stderr.trim().split('\n').at(-1)!) as Summary;
 }
 
-describe('the piece cache against tts serve', { skip: !haveSox && 'sox is not installed' }, () => {
+describe('the piece cache against tts serve', () => {
   let dir: string;
   let srv: InProcessServe;
   /** SSE requests the server answered with 200, from its access log. */
@@ -67,9 +66,20 @@ describe('the piece cache against tts serve', { skip: !haveSox && 'sox is not in
   /** Waits until the access log holds `n` served requests (its line follows the response's end). */
   const servedReaches = async (n: number): Promise<number> => {
     await waitFor(() => served() >= n, 3000);
-    // Nothing more arrives late.
-    await new Promise((r) => setTimeout(r, 150));
+    await barrier();
     return served();
+  };
+  let barriers = 0;
+  /**
+   * Waits until the server logged a request of ours sent now, on a new connection: the runs
+   * before it have exited (their connections are closed), and the server logs each request when
+   * its response closes, so their lines are in the log before this one — no time to guess.
+   */
+  const barrier = async (): Promise<void> => {
+    const path = `/barrier-${++barriers}`;
+    const res = await fetch(`${srv.base}${path}`);
+    await res.arrayBuffer();
+    assert.ok(await waitFor(() => srv.stderr().includes(` GET ${path} `), 3000), `the barrier request ${path} was never logged`);
   };
   let env: (cacheHome: string, extra?: Record<string, string>) => Record<string, string>;
 
@@ -104,7 +114,7 @@ describe('the piece cache against tts serve', { skip: !haveSox && 'sox is not in
     const s2 = summaryOf(r2.stderr);
     assert.equal(s2.requests, 0);
     assert.equal(s2.cache_hits, s1.requests);
-    await new Promise((r) => setTimeout(r, 300));
+    await barrier();
     assert.equal(served() - before1, 0, 'the server saw requests on a cached rerun');
     assert.ok((await readFile(second)).equals(await readFile(first)), 'the cached rerun wrote other bytes');
 
@@ -154,6 +164,32 @@ describe('the piece cache against tts serve', { skip: !haveSox && 'sox is not in
       assert.ok(outs[0]!.length > 1000, name);
       assert.ok(outs[1]!.equals(outs[0]!), `${name} ${flags.join(' ')}: the cached rerun wrote other bytes (${outs[1]!.length} vs ${outs[0]!.length})`);
       assert.ok(outs[2]!.equals(outs[0]!), `${name} ${flags.join(' ')}: --no-cache wrote other bytes (${outs[2]!.length} vs ${outs[0]!.length})`);
+    }
+  });
+
+  it('pieces hold what the service sent: runs differing only in -r, -c, --speed, --volume or container share them and write the --no-cache bytes (issue 18.1)', async () => {
+    const cacheHome = await mkdtemp(join(dir, 'conv-'));
+    const text = '今日は良い天気です。東京タワーに行きました。';
+    const cases: [string, string[]][] = [
+      ['plain.wav', []],
+      ['r16.wav', ['-r', '16000']],
+      ['r48c2.wav', ['-r', '48000', '-c', '2']],
+      ['v.flac', ['--volume', '0.5', '--speed', '1.25']],
+      ['plain-again.wav', []],
+    ];
+    let firstRequests = 0;
+    for (const [i, [name, flags]] of cases.entries()) {
+      const outs: Buffer[] = [];
+      for (const run of ['cached', 'no-cache']) {
+        const out = join(dir, `${run}-${name}`);
+        const r = await runTtsInProcess(['stream', ...flags, ...(run === 'no-cache' ? ['--no-cache'] : []), '-o', out, '--json', text], { env: env(cacheHome) });
+        assert.equal(r.code, 0, `${name} ${run}: ${r.stderr}`);
+        const s = summaryOf(r.stderr);
+        if (run === 'cached' && i === 0) firstRequests = s.requests;
+        else if (run === 'cached') assert.equal(s.cache_hits, firstRequests, `${name}: the pieces of the plain run were not shared`);
+        outs.push(await readFile(out));
+      }
+      assert.ok(outs[0]!.equals(outs[1]!), `${name} ${flags.join(' ')}: the cached run wrote other bytes than --no-cache (${outs[0]!.length} vs ${outs[1]!.length})`);
     }
   });
 
@@ -229,7 +265,8 @@ describe('the piece cache against tts serve', { skip: !haveSox && 'sox is not in
     const stored = (await readdir(join(cacheHome, 'tts', 'pieces'))).filter((n) => !n.endsWith('.tmp')).length;
     assert.ok(stored >= total / 2 - 2 && stored < total, `${stored} of ${total} pieces stored before Ctrl-C`);
 
-    await new Promise((r) => setTimeout(r, 300));
+    // The interrupted run's last requests are logged before we count.
+    await barrier();
     const before = served();
     const r2 = await runTtsInProcess(args(out), { env: env(cacheHome), timeoutMs: 120_000 });
     assert.equal(r2.code, 0, r2.stderr);
@@ -241,7 +278,7 @@ describe('the piece cache against tts serve', { skip: !haveSox && 'sox is not in
     const h = parseWavHeader(whole);
     const hc = parseWavHeader(await readFile(clean));
     assert.equal(h.dataBytes, hc.dataBytes);
-    assert.equal(soxInfo(out).samples, soxInfo(clean).samples);
+    assert.equal(wavFileInfo(out).samples, wavFileInfo(clean).samples);
     assert.ok(whole.equals(await readFile(clean)), 'the resumed file differs from a clean run');
   });
 

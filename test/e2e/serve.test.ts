@@ -16,7 +16,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { SHUTDOWN_GRACE_SECONDS } from '../../src/cli/serve.js';
 import { parseWavHeader } from '../helpers/wav-reader.js';
 import { runTts } from '../helpers/cli.js';
-import { allEvents, errorBody, postSse } from '../helpers/serve-http.js';
+import { allEvents, errorBody, postSse, waitFor } from '../helpers/serve-http.js';
 import { serveExpectingExit, startServe, type ServeProcess } from '../helpers/serve-process.js';
 import { connect, refused, update } from '../helpers/serve-ws.js';
 
@@ -132,7 +132,8 @@ describe('tts serve (keys from TTS_SERVER_API_KEYS)', () => {
     srv.child.kill('SIGTERM');
     while (!/SIGTERM: stopping/.test(srv.stderr())) await sleep(10);
     await assert.rejects(postSse(srv.base, { input: 'Hi.' }, KEY_A), /ECONNREFUSED/, 'no new connection during the drain');
-    await sleep(SHUTDOWN_GRACE_SECONDS * 1000 + 500);
+    // The server says when the grace period is over; the streams' last events are sent then.
+    assert.ok(await waitFor(() => /s are over: ending the streams still running/.test(srv.stderr()), SHUTDOWN_GRACE_SECONDS * 1000 + 5000), srv.stderr());
     s.ws.resume();
     const rest: string[] = [];
     let lastData: Record<string, unknown> | undefined;
@@ -147,8 +148,9 @@ describe('tts serve (keys from TTS_SERVER_API_KEYS)', () => {
     assert.equal(s.events.at(-1)?.type, 'error');
     const exit = await exitWithin(srv, SHUTDOWN_GRACE_SECONDS * 1000 + 5000);
     assert.equal(exit.code, 0, srv.stderr());
-    const took = exit.at - t0;
-    assert.ok(took >= SHUTDOWN_GRACE_SECONDS * 1000 && took < SHUTDOWN_GRACE_SECONDS * 1000 + 3000, `exited ${took.toFixed(0)} ms after SIGTERM`);
+    // A timer never fires early: the streams had the whole grace period (how much later it
+    // exits is a figure for the bench, not a bound here).
+    assert.ok(exit.at - t0 >= SHUTDOWN_GRACE_SECONDS * 1000, `exited ${(exit.at - t0).toFixed(0)} ms after SIGTERM`);
   });
 });
 
@@ -249,7 +251,8 @@ describe('tts serve limit flags', () => {
       assert.equal(errorBody(await busy.text()).code, 'too_many_concurrent_requests');
       s.ws.close();
       await s.closed;
-      await new Promise((r) => setTimeout(r, 100));
+      // The server frees the slot, then logs the session's end.
+      assert.ok(await waitFor(() => / GET \/v1\/realtime_tts 101 close=/.test(srv.stderr()), 5000), srv.stderr());
       const long = await postSse(srv.base, { input: 'eleven char' }, KEY_A);
       assert.equal(long.status, 422);
       assert.equal(errorBody(await long.text()).code, 'max_character_length_exceeded');

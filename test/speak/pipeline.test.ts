@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { setTimeout as delay } from 'node:timers/promises';
 import { TtsError } from '../../src/errors.js';
-import { isPieceEnd, synthesizePieces, synthesizeTexts, type OpenStream, type PipelineOptions } from '../../src/speak/pipeline.js';
+import { isPieceEnd, isPieceStart, synthesizePieces, synthesizeTexts, type OpenStream, type PipelineOptions } from '../../src/speak/pipeline.js';
 import type { AudioChunk } from '../../src/wire/delta.js';
 
 /** A seeded pseudo-random generator (mulberry32), so a failing order can be replayed. */
@@ -186,7 +186,7 @@ describe('synthesizeTexts', () => {
         ends.push(item.pieceEnd);
         written += piece;
         piece = '';
-      } else piece += item.data.toString('utf8');
+      } else if (!isPieceStart(item)) piece += item.data.toString('utf8');
     }
     assert.ok(broke);
     assert.equal(written, BOOK);
