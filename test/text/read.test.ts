@@ -13,6 +13,7 @@ import { PassThrough } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
 import { TtsError } from '../../src/errors.js';
+import { formatByteSize } from '../../src/byte-size.js';
 import { decodeText, openText, readLines, type TextInput } from '../../src/text/read.js';
 
 const MiB = 2 ** 20;
@@ -166,5 +167,14 @@ describe('openText', () => {
       stdin.end('from stdin');
       assert.equal(await all(await openText(input({ file, stdin }))), 'from stdin');
     }
+  });
+});
+
+describe('formatByteSize (exact, as the --max-input message says it)', () => {
+  it('whole units the way --max-input takes them', () => {
+    assert.equal(formatByteSize(64 * MiB, { exact: true }), '64 MiB');
+    assert.equal(formatByteSize(512 * 1024, { exact: true }), '512 KiB');
+    assert.equal(formatByteSize(2 ** 30, { exact: true }), '1 GiB');
+    assert.equal(formatByteSize(1500, { exact: true }), '1500 bytes');
   });
 });
