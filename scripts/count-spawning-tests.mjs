@@ -10,8 +10,9 @@
  * dist/) reaches `node:child_process` are run; the others are only counted (their tests are
  * declared with empty bodies), so the count costs a fraction of the suite. `--all` runs every file. A test counts as spawning when a child started in its body, in
  * a hook of a suite that holds it (a `before` that starts a server), or at a file's top level or
- * top-level hook (then every test of the file counts). Children started while a file loads (a
- * `sox --version` probe that decides a skip) are reported apart, not charged to any test. Prints per-file counts, the share, and the
+ * top-level hook (then every test of the file counts). Children started while a file loads or a
+ * describe() callback declares its tests (a `sox --version` probe that decides a skip) are
+ * reported apart, not charged to any test. Prints per-file counts, the share, and the
  * commands started (node = bin/tts.js or a helper server). Exits 1 if the share is above 15 %.
  */
 import { spawnSync } from 'node:child_process';
@@ -88,9 +89,10 @@ let probes = 0;
 const commands = new Map();
 const rows = [];
 for (const { file, tests, spawns } of lines) {
-  // A child started while the file is loaded (a `sox --version` probe deciding a skip) is no
-  // test's: counted apart. One in a top-level hook (a server for the whole file) is every test's.
-  const inTests = spawns.filter((s) => s.kind !== 'top');
+  // A child started while the file loads or a describe() declares its tests (a `sox --version`
+  // probe deciding a skip) is no test's: counted apart. One in a hook (a server for the suite) is
+  // every test's in that suite.
+  const inTests = spawns.filter((s) => s.kind !== 'top' && s.kind !== 'suite');
   probes += spawns.length - inTests.length;
   const prefixes = new Set(inTests.filter((s) => s.key !== '').map((s) => s.key));
   const wholeFile = inTests.some((s) => s.key === '');
@@ -104,7 +106,7 @@ rows.sort((a, b) => b.spawning - a.spawning || a.file.localeCompare(b.file));
 for (const r of rows) if (r.children > 0) console.log(`${String(r.spawning).padStart(4)} / ${String(r.tests).padEnd(4)} ${r.file} (${r.children} children)`);
 const share = total === 0 ? 0 : (100 * spawning) / total;
 console.log(`\n${spawning} of ${total} tests spawn a process (${share.toFixed(1)} %), in ${rows.length} files`);
-console.log(`${probes} children started while loading files (probes such as \`sox --version\`), not counted as tests`);
+console.log(`${probes} children started while files load or suites declare their tests (probes such as \`sox --version\`), not counted as tests`);
 console.log(`children: ${[...commands].sort((a, b) => b[1] - a[1]).map(([c, n]) => `${c} ${n}`).join(', ')}`);
 if (from === undefined) console.log(`ran ${toRun.length} files that may spawn, counted the tests of ${toList.length} others`);
 if (status !== 0) console.log(`(node --test exited ${status}: some tests failed)`);
