@@ -17,8 +17,8 @@ import { SHUTDOWN_GRACE_SECONDS } from '../../src/cli/serve.js';
 import { parseWavHeader } from '../helpers/wav-reader.js';
 import { runTts } from '../helpers/cli.js';
 import { allEvents, errorBody, postSse, waitFor } from '../helpers/serve-http.js';
-import { serveExpectingExit, startServe, type ServeProcess } from '../helpers/serve-process.js';
-import { runTtsInProcess, startServeInProcess } from '../helpers/in-process.js';
+import { startServe, type ServeProcess } from '../helpers/serve-process.js';
+import { runTtsInProcess, startServeInProcess, type InProcessServe } from '../helpers/in-process.js';
 import { connect, refused, update } from '../helpers/serve-ws.js';
 
 const KEY_A = 'sk-serve-e2e-AAAA-0123456789';
@@ -40,16 +40,14 @@ async function exitWithin(p: ServeProcess, ms: number): Promise<{ code: number |
 
 describe('tts serve (keys from TTS_SERVER_API_KEYS)', () => {
   let dir: string;
-  let srv: ServeProcess;
+  // In this process (main's serve); the signal tests below start the real `tts serve`.
+  let srv: InProcessServe;
   before(async () => {
     dir = await mkdtemp(join(tmpdir(), 'tts-serve-'));
-    srv = await startServe(['--port', '0'], { TTS_SERVER_API_KEYS: ` ${KEY_A} , ${KEY_B} ` });
+    srv = await startServeInProcess(['--port', '0'], { TTS_SERVER_API_KEYS: ` ${KEY_A} , ${KEY_B} ` });
   });
   after(async () => {
-    if (srv.child.exitCode === null) {
-      srv.child.kill('SIGTERM');
-      await srv.exited;
-    }
+    await srv.stop();
     await rm(dir, { recursive: true, force: true });
   });
 
@@ -112,12 +110,15 @@ describe('tts serve (keys from TTS_SERVER_API_KEYS)', () => {
 
   it('exits 7 when the port is taken', async () => {
     const { port } = new URL(srv.base);
-    const r = await serveExpectingExit(['--port', port], { TTS_SERVER_API_KEYS: KEY_A });
+    const r = await runTtsInProcess(['serve', '--port', port], { env: { TTS_SERVER_API_KEYS: KEY_A } });
     assert.equal(r.code, 7, r.stderr);
     assert.match(r.stderr, /EADDRINUSE/);
   });
 
-  it('on SIGTERM drains: new connections refused, running streams get the grace period, then end with an error event / close 1001; exit 0', async () => {
+  it('on SIGTERM drains: new connections refused, running streams get the grace period, then end with an error event / close 1001; exit 0', async (t) => {
+    // The real process: the signal comes from outside.
+    const srv = await startServe(['--port', '0'], { TTS_SERVER_API_KEYS: ` ${KEY_A} , ${KEY_B} ` });
+    t.after(() => srv.child.kill('SIGKILL'));
     const res = await postSse(srv.base, { input: LONG, voice: 'en-man-1' }, KEY_A);
     assert.equal(res.status, 200);
     const iterator = res.events[Symbol.asyncIterator]();
