@@ -16,7 +16,7 @@
  * commands started (node = bin/tts.js or a helper server). Exits 1 if the share is above 15 %.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -78,7 +78,10 @@ for (const [group, list] of [[toRun, '0'], [toList, '1']]) {
 }
 let lines = [];
 try {
-  lines = readFileSync(from ?? join(dir, 'census.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+  const text = readFileSync(from ?? join(dir, 'census.jsonl'), 'utf8');
+  // TTS_SPAWN_CENSUS_KEEP=FILE keeps the raw census (one JSON line per file) for --from.
+  if (from === undefined && process.env.TTS_SPAWN_CENSUS_KEEP !== undefined) writeFileSync(process.env.TTS_SPAWN_CENSUS_KEEP, text);
+  lines = text.split('\n').filter(Boolean).map((l) => JSON.parse(l));
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }
