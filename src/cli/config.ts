@@ -104,15 +104,18 @@ export function effectiveSettings(cmd: Command, file: ConfigFile, profile: strin
 }
 
 /**
- * Applies the config file to a synthesis command about to run (a commander `preAction` hook):
- * every setting whose winner is the file is set on `cmd` with source `config`.
+ * Applies the config file to a command about to run (a commander `preAction` hook): every
+ * setting whose winner is the file is set on `cmd` with source `config`.
+ * @param only the long option names (without `--`) the file may set on `cmd`; all when absent
+ *   (a synthesis command). `tts voices` takes only its service keys (`api`, `base-url`…).
  * @throws TtsError `usage` (exit 2) for a bad file or a missing profile.
  */
-export async function applyConfig(program: Command, cmd: Command, env: NodeJS.ProcessEnv): Promise<void> {
+export async function applyConfig(program: Command, cmd: Command, env: NodeJS.ProcessEnv, only?: ReadonlySet<string>): Promise<void> {
   const profile = chosenProfile(cmd.getOptionValue('profile') as string | undefined, env);
   const file = await loadSettingsFile(program, env, profile);
   if (!file.exists) return;
   for (const s of effectiveSettings(cmd, file, profile?.name, env)) {
+    if (only !== undefined && !only.has(s.key)) continue;
     if (s.source === 'profile' || s.source === 'config file') cmd.setOptionValueWithSource(s.attr, s.value, 'config');
   }
 }

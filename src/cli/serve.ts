@@ -111,7 +111,7 @@ export async function serve(flags: ServeFlags, io: CommandIo): Promise<number> {
     // Start every worker now, so the first requests do not pay for it.
     engine.prestart();
     if (generated) io.stderr.write(`tts: API key for this server (shown once): ${keys[0]}\n`);
-    io.stderr.write(`tts: serving SSE on ${base}/v1/tts/sse and WebSocket on ${base.replace(/^http/, 'ws')}/v1/realtime_tts\n`);
+    io.stderr.write(`tts: serving SSE on ${base}/v1/tts/sse and WebSocket on ${base.replace(/^http/, 'ws')}/v1/realtime_tts; OpenAI speech on ${base}/v1/audio/speech\n`);
     io.stderr.write(`tts: use it with TTS_BASE_URL=${base} TTS_API_KEY=… tts say "…"  (Ctrl-C stops)\n`);
     const signal = await nextSignal();
     io.stderr.write(`tts: ${signal}: stopping; running streams get ${SHUTDOWN_GRACE_SECONDS} s to finish (${signal} again ends them now)\n`);

@@ -6,13 +6,14 @@ import { EXIT } from '../errors.js';
 import { ALL_VOICES } from '../protocol/voices.js';
 import { voicePackages } from '../engine/voice-packages.js';
 import { Option, type Command } from 'commander';
+import { applyConfig } from './config.js';
 import { createReporter, reportError } from './report.js';
 import type { CommandDone } from './options.js';
 import type { CommandIo } from './report.js';
 
 /** Adds `voices` to the program. */
 export function addVoicesCommand(program: Command, io: CommandIo, done: CommandDone): void {
-  program
+  const voices = program
     .command('voices')
     .description("list the built-in engine's voices, the engine behind each, and optional voice packages")
     .option('--json', 'one JSON array on stdout')
@@ -21,7 +22,12 @@ export function addVoicesCommand(program: Command, io: CommandIo, done: CommandD
     .option('--api-key-file <path>', 'read the API key from this file (first line), with --api openai')
     .option('--allow-insecure', 'allow sending the key over http:// to a non-loopback host')
     .action(async (flags: VoicesFlags) => done(flags.api === 'openai' ? await listOpenAiVoices(flags, io) : listVoices(flags, io)));
+  // The config file's service keys count here too, under the environment and the flags (docs/cli.md §7).
+  voices.hook('preAction', async () => applyConfig(program, voices, io.env, VOICES_CONFIG_KEYS));
 }
+
+/** What the config file (or its profile) may set for `tts voices`: where the service is and its dialect. */
+const VOICES_CONFIG_KEYS: ReadonlySet<string> = new Set(['api', 'base-url', 'api-key-file', 'allow-insecure']);
 
 /** Flags of `tts voices`. */
 interface VoicesFlags {

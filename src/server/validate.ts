@@ -4,7 +4,10 @@
  */
 import type { ServiceErrorCode } from '../errors.js';
 import { AUDIO_FORMATS, LANGUAGES, REALTIME_SAMPLE_RATES, type AudioFormat, type Language } from '../protocol/types.js';
+import { isSpeakable } from '../protocol/speakable.js';
 import { findVoice, DEFAULT_VOICE, VOICES, voiceFromWire, voiceToWire } from '../protocol/voices.js';
+
+export { isSpeakable };
 
 /** A request the engine can run. */
 export interface ValidRequest {
@@ -88,16 +91,6 @@ export function validateSynthesis(
     format: (formatRaw ?? 'pcm16') as AudioFormat,
     language: (languageRaw ?? voice.language) as Language,
   };
-}
-
-/**
- * True when `text` has something to speak: a letter or a digit (any script), or a symbol that is
- * not part of an emoji (eSpeak NG reads `+`, `$`, `=`). Punctuation, emoji (with their skin tones,
- * flags and keycaps), zero-width characters,
- * spaces and control characters alone make no speech (docs/protocol.md §7 `text_string_required`).
- */
-export function isSpeakable(text: string): boolean {
-  return /[\p{L}\p{N}]/u.test(text) || /(?![\p{Extended_Pictographic}\p{Emoji_Component}])\p{S}/u.test(text);
 }
 
 /** True when `v` is a refusal rather than a request. */

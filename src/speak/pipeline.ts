@@ -61,6 +61,9 @@ export interface PipelineOptions {
   units?: 'sentences' | 'lines' | undefined;
 }
 
+/** What the run's one abort listener calls: each piece whose request is running (synthesizePieces). */
+type PieceAborts = Set<() => void>;
+
 /** A piece of text on its way to a request, and whether it continues the piece before it. */
 interface QueuedPiece {
   text: string;
@@ -125,7 +128,13 @@ export async function* synthesizePieces(pieces: AsyncIterable<string>, options: 
       lookahead.fail(error, { urgent: true });
     }
   })();
-  const onAbort = (): void => lookahead.fail(options.signal.reason, { urgent: true });
+  // One listener on the run's signal fans out to the pieces in flight (each adds itself while its
+  // request runs): a listener per piece would pass Node's limit of 10 at --concurrency 9 and up.
+  const pieceAborts: PieceAborts = new Set();
+  const onAbort = (): void => {
+    lookahead.fail(options.signal.reason, { urgent: true });
+    for (const abort of [...pieceAborts]) abort();
+  };
   options.signal.addEventListener('abort', onAbort, { once: true });
   const next = (): QueuedPiece | undefined => again.shift() ?? lookahead.poll();
   /** `text` split at `at` (code points), the parts marked: the first joins as `piece` did, the rest continue it. */
@@ -161,7 +170,7 @@ export async function* synthesizePieces(pieces: AsyncIterable<string>, options: 
           continue;
         }
       }
-      window.push(new PieceRun({ text: requestText(piece.text, limit), joins: piece.joins }, options.retries, options, onBusy));
+      window.push(new PieceRun({ text: requestText(piece.text, limit), joins: piece.joins }, options.retries, options, onBusy, pieceAborts));
     }
   };
   // Only while a head is playing: with an empty window the loop below is waiting to take the
@@ -210,14 +219,14 @@ export async function* synthesizePieces(pieces: AsyncIterable<string>, options: 
         if (head.gotAudio && head.retriesLeft > 0 && error instanceof TtsError && error.exitCode === EXIT.transport && !error.final) {
           if (delivered === pieceStart) {
             options.verbose(`piece broke before any of its audio was delivered (${describe(error)}); requesting it again`);
-            window[0] = new PieceRun(head.piece, head.retriesLeft - 1, options, onBusy);
+            window[0] = new PieceRun(head.piece, head.retriesLeft - 1, options, onBusy, pieceAborts);
             continue;
           }
           if (options.rewind !== undefined) {
             options.warn(`the stream broke after ${seconds(delivered - pieceStart, options)} s of a piece (${describe(error)}); cutting back and requesting it again`);
             await options.rewind(pieceStart);
             delivered = pieceStart;
-            window[0] = new PieceRun(head.piece, head.retriesLeft - 1, options, onBusy);
+            window[0] = new PieceRun(head.piece, head.retriesLeft - 1, options, onBusy, pieceAborts);
             continue;
           }
         }
@@ -291,19 +300,24 @@ class PieceRun {
   readonly #controller = new AbortController();
   readonly #options: PipelineOptions;
   readonly #onBusy: (run: PieceRun) => boolean;
+  readonly #aborts: PieceAborts;
   readonly #onAbort = (): void => {
     this.#controller.abort(this.#options.signal.reason);
     this.#queue.fail(this.#options.signal.reason, { urgent: true });
   };
 
-  /** @param onBusy offered a `too_many_concurrent_requests` refusal first; true when it took the piece back. */
-  constructor(piece: QueuedPiece, retries: number, options: PipelineOptions, onBusy: (run: PieceRun) => boolean) {
+  /**
+   * @param onBusy offered a `too_many_concurrent_requests` refusal first; true when it took the piece back.
+   * @param aborts the run's fan-out of its signal's abort: the piece is in it while its request runs.
+   */
+  constructor(piece: QueuedPiece, retries: number, options: PipelineOptions, onBusy: (run: PieceRun) => boolean, aborts: PieceAborts) {
     this.piece = piece;
     this.text = piece.text;
     this.retriesLeft = retries;
     this.#options = options;
     this.#onBusy = onBusy;
-    options.signal.addEventListener('abort', this.#onAbort, { once: true });
+    this.#aborts = aborts;
+    if (!options.signal.aborted) aborts.add(this.#onAbort);
     void this.#run();
   }
 
@@ -354,7 +368,7 @@ class PieceRun {
         break;
       }
     }
-    this.#options.signal.removeEventListener('abort', this.#onAbort);
+    this.#aborts.delete(this.#onAbort);
   }
 
   #fail(error: unknown): void {
@@ -374,6 +388,6 @@ class PieceRun {
   cancel(): void {
     this.#controller.abort(new TtsError('interrupted', 'cancelled'));
     this.#queue.close();
-    this.#options.signal.removeEventListener('abort', this.#onAbort);
+    this.#aborts.delete(this.#onAbort);
   }
 }

@@ -21,6 +21,7 @@
  * window, and the words at the cut may be segmented otherwise; the pieces still join back to the
  * text and fit the limit).
  */
+import { isSpeakable } from '../protocol/speakable.js';
 
 // Made on first use: building ICU segmenters costs ~13 ms, which short texts never need.
 let segmenters: { sentence: Intl.Segmenter; word: Intl.Segmenter; grapheme: Intl.Segmenter } | undefined;
@@ -219,13 +220,39 @@ function fit(unit: string, maxChars: number, level: number): string[] {
   if (codePointLength(unit) <= maxChars) return [unit];
   let parts: string[];
   if (level === 0) parts = splitClauses(unit);
-  else if (level === 1) parts = segmentsOf(unit, 'word');
-  else return pack(segmentsOf(unit, 'grapheme'), maxChars);
+  else if (level === 1) parts = glue(segmentsOf(unit, 'word'), maxChars);
+  else return pack(glue(segmentsOf(unit, 'grapheme'), maxChars), maxChars);
   if (parts.length <= 1) return fit(unit, maxChars, level + 1);
   return pack(
     parts.flatMap((p) => fit(p, maxChars, level + 1)),
     maxChars,
   );
+}
+
+/**
+ * Joins each part that has nothing to speak but is not whitespace (a full stop, a bracket, an
+ * emoji) to the part before it, when both fit in `maxChars` code points: cut alone into a piece of
+ * its own, the service would refuse it (`text_string_required`, docs/protocol.md §7), e.g. the `.`
+ * left after "This is sentence number 1 here" at `--max-chars 30`. Whitespace is left to
+ * {@link pack}. A part that does not fit beside the one before it (a word of exactly `maxChars`
+ * and its full stop) stays alone: the piece must keep to the limit first.
+ */
+function glue(parts: string[], maxChars: number): string[] {
+  const out: string[] = [];
+  for (const part of parts) {
+    if (hasSpeech(part) && !isSpeakable(part)) {
+      // To the last part with content, with the whitespace between: "word 😀", not " 😀".
+      let k = out.length - 1;
+      while (k >= 0 && !hasSpeech(out[k]!)) k--;
+      const joined = k < 0 ? undefined : out.slice(k).join('') + part;
+      if (joined !== undefined && codePointLength(joined) <= maxChars) {
+        out.splice(k, out.length - k, joined);
+        continue;
+      }
+    }
+    out.push(part);
+  }
+  return out;
 }
 
 /** Splits after clause punctuation (and the spaces that follow it). */

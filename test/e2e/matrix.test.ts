@@ -1,96 +1,66 @@
 /**
- * The metamorphic matrix (issue 18, docs/cli.md §8): flag combinations run in-process through the
- * CLI's `main()` against one in-process built-in service, with a piece cache filled by the other
- * combinations in an order fast-check picks. Relations that must hold:
+ * The metamorphic matrix (issue 18, docs/cli.md §8; issue 24's OpenAI dialect): flag combinations
+ * run in-process through the CLI's `main()` against one in-process built-in service, with a piece
+ * cache filled by the other combinations in an order fast-check picks. Relations that must hold:
  * - every combination writes, with the cache, byte for byte what it writes with `--no-cache`
  *   (subtitles included);
+ * - `tts batch` writes, per job, the bytes of the single `tts stream` run with the same flags;
+ * - `--api openai` (the built-in service's `POST /v1/audio/speech`) writes the bytes of the
+ *   native dialect (pcm16 and all derived from it), one engine speaking both; and the two dialects (and two models) never
+ *   replay each other's pieces (`requests`/`cache_hits` of `--json`);
  * - `-r`/`-c` keep the duration within 1 %;
  * - `--speed s` divides it by s within 3 %;
  * - `--pause p` adds p × (sentences − 1), against the same run without the pause.
- *
- * Hook for batch (to be added after the merge): a {@link Combo} whose `run` calls `main(['batch',
- * …])` and returns the files it wrote, pushed onto {@link COMBOS}; the byte-for-byte relation then
- * covers it with no other change.
+ * The whole file must finish in under 2 minutes on the 2-core machine (issue 18).
  */
 import assert from 'node:assert/strict';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough, Readable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
-import { main } from '../../src/cli/main.js';
 import { startEmbeddedService, type EmbeddedService } from '../../src/server/embedded.js';
 import { parseWavHeader } from '../helpers/wav-reader.js';
+import { batchCombo, EN_SENTENCES, fileCombo, JA, stdoutCombo, type BatchJobSpec, type Combo, type RunContext, type Written } from './matrix-harness.js';
 
-const EN = 'The morning was cold and bright. She walked to the station with a book. Trains came and went.';
-const EN_SENTENCES = 3;
-const JA = '今日は良い天気です。東京タワーに行きました。';
+const OPENAI = ['--api', 'openai'];
 
-/** What one combination wrote. */
-interface Written {
-  /** Output files by name (audio, subtitles), or `stdout`. */
-  files: Map<string, Buffer>;
-}
+/** Batch jobs standing for stream combinations of {@link COMBOS} (the line's keys are their flags). */
+const BATCH_JOBS: BatchJobSpec[] = [
+  { combo: 'plain', ext: 'wav', keys: {} },
+  { combo: 'r48000-c2', ext: 'wav', keys: { 'sample-rate': 48000, channels: 2 } },
+  { combo: 'r8000-mulaw', ext: 'wav', keys: { 'sample-rate': 8000, format: 'mulaw' } },
+  { combo: 'raw', ext: 'raw', keys: {} },
+  { combo: 'mp3', ext: 'mp3', keys: { bitrate: 64 } },
+  { combo: 'speed0.8-r16000', ext: 'wav', keys: { speed: 0.8, 'sample-rate': 16000 } },
+  { combo: 'volume0.5', ext: 'wav', keys: { volume: 0.5 } },
+  { combo: 'pause400', ext: 'wav', keys: { pause: 400 }, subtitles: true },
+  { combo: 'max-chars30-pause', ext: 'wav', keys: { 'max-chars': 30, pause: 250 }, subtitles: true },
+  { combo: 'ja-r16000-speed', ext: 'mp3', keys: { voice: 'ja-woman-1', 'sample-rate': 16000, speed: 1.25 }, text: JA },
+];
 
-/** One flag combination of the matrix. */
-export interface Combo {
-  name: string;
-  /** Runs it; `cache` false adds `--no-cache`. Returns what it wrote. */
-  run(ctx: RunContext, cache: boolean): Promise<Written>;
-}
+/** OpenAI-dialect batch jobs, standing for the native stream combinations of the same flags. */
+const OPENAI_BATCH_JOBS: BatchJobSpec[] = BATCH_JOBS.filter((j) => ['plain', 'r48000-c2', 'pause400', 'ja-r16000-speed'].includes(j.combo));
 
-/** Where a combination runs. */
-interface RunContext {
-  dir: string;
-  env: NodeJS.ProcessEnv;
-}
+/**
+ * `--api openai` combinations, each with the native combination it must equal byte for byte, or
+ * none: the OpenAI dialect always receives pcm16 (docs/cli.md §1), so its float32 is pcm16's
+ * samples widened, where the native dialect's is the engine's own float32.
+ */
+const OPENAI_TWINS: [Combo, string | undefined][] = [
+  [fileCombo('openai-plain', 'wav', OPENAI), 'plain'],
+  [fileCombo('openai-model', 'wav', [...OPENAI, '--model', 'gpt-4o-mini-tts']), 'plain'],
+  [fileCombo('openai-r48000-c2', 'wav', [...OPENAI, '-r', '48000', '-c', '2']), 'r48000-c2'],
+  [fileCombo('openai-float32', 'wav', [...OPENAI, '--format', 'float32']), undefined],
+  [fileCombo('openai-mp3', 'mp3', [...OPENAI, '--bitrate', '64']), 'mp3'],
+  [fileCombo('openai-speed1.5', 'wav', [...OPENAI, '--speed', '1.5']), 'speed1.5'],
+  [fileCombo('openai-pause400', 'wav', [...OPENAI, '--pause', '400'], { subtitles: true }), 'pause400'],
+  [fileCombo('openai-max-chars30', 'wav', [...OPENAI, '--max-chars', '30']), 'max-chars30'],
+  [fileCombo('openai-ja', 'wav', [...OPENAI, '--voice', 'ja-man-1'], { text: JA }), 'ja'],
+  [fileCombo('openai-lines-pause', 'wav', [...OPENAI, '--pause', '300'], { lines: true, subtitles: true }), 'lines-pause'],
+];
 
-/** Runs `tts …args` in-process; `input` goes to stdin. Returns the exit code, stdout and stderr. */
-async function tts(args: string[], env: NodeJS.ProcessEnv, input = ''): Promise<{ code: number; stdout: Buffer; stderr: string }> {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  const out: Buffer[] = [];
-  let err = '';
-  stdout.on('data', (d: Buffer) => out.push(d));
-  stderr.on('data', (d: Buffer) => (err += d.toString('utf8')));
-  const stdin = Readable.from(input === '' ? [] : [Buffer.from(input)]);
-  const code = await main(args, { stdin, stdout, stderr, env });
-  return { code, stdout: Buffer.concat(out), stderr: err };
-}
-
-/** A combination writing `-o NAME.EXT` (and, with `subtitles`, NAME.srt) of `text`. */
-function fileCombo(name: string, ext: string, flags: string[], options: { text?: string; command?: string; subtitles?: boolean; lines?: boolean } = {}): Combo {
-  return {
-    name,
-    async run(ctx, cache) {
-      const tag = cache ? 'cached' : 'fresh';
-      const out = join(ctx.dir, `${name}.${tag}.${ext}`);
-      const subs = join(ctx.dir, `${name}.${tag}.srt`);
-      const text = options.text ?? EN;
-      const args = [options.command ?? 'stream', '-q', ...flags, ...(options.subtitles === true ? ['--subtitles', subs] : []), ...(cache ? [] : ['--no-cache']), '-o', out];
-      const r = options.lines === true ? await tts([...args, '--lines'], ctx.env, text.replace(/(?<=[.。]) ?/g, '\n')) : await tts([...args, text], ctx.env);
-      assert.equal(r.code, 0, `${name} (${tag}): ${r.stderr}`);
-      const files = new Map<string, Buffer>([['audio', await readFile(out)]]);
-      if (options.subtitles === true) files.set('subtitles', await readFile(subs));
-      return { files };
-    },
-  };
-}
-
-/** A combination writing raw audio to stdout. */
-function stdoutCombo(name: string, flags: string[]): Combo {
-  return {
-    name,
-    async run(ctx, cache) {
-      const r = await tts(['stream', '-q', ...flags, ...(cache ? [] : ['--no-cache']), '-o', '-', EN], ctx.env);
-      assert.equal(r.code, 0, `${name}: ${r.stderr}`);
-      return { files: new Map([['stdout', r.stdout]]) };
-    },
-  };
-}
-
-/** The matrix: rates, channels, the three encodings, every container, speed, volume, pause, --max-chars, voices, --subtitles, --lines, realtime and stream. */
+/** The matrix: rates, channels, the three encodings, every container, speed, volume, pause, --max-chars, voices, --subtitles, --lines, realtime and stream, batch, both dialects. */
 export const COMBOS: Combo[] = [
   fileCombo('plain', 'wav', []),
   fileCombo('r16000', 'wav', ['-r', '16000']),
@@ -118,6 +88,9 @@ export const COMBOS: Combo[] = [
   fileCombo('realtime', 'wav', [], { command: 'realtime' }),
   fileCombo('realtime-r16000-c2', 'wav', ['-r', '16000', '-c', '2'], { command: 'realtime' }),
   fileCombo('realtime-speed', 'flac', ['--speed', '1.5'], { command: 'realtime' }),
+  batchCombo('batch', BATCH_JOBS),
+  ...OPENAI_TWINS.map(([combo]) => combo),
+  batchCombo('batch-openai', OPENAI_BATCH_JOBS, OPENAI),
 ];
 
 /** Seconds of audio in a WAV file. */
@@ -154,9 +127,27 @@ describe('the metamorphic matrix: cached runs equal --no-cache runs, and the aud
       }
     }
 
+    // Batch behaves like stream: each job wrote what the single run of its flags wrote.
+    const same = (got: Buffer | undefined, want: Buffer | undefined, what: string): void => {
+      assert.ok(got !== undefined && want !== undefined, `${what}: missing`);
+      assert.ok(got.equals(want), `${what}: ${got.length} bytes vs ${want.length}; order: ${order!.map((c) => c.name).join(' ')}`);
+    };
+    for (const [batch, jobs] of [['batch', BATCH_JOBS], ['batch-openai', OPENAI_BATCH_JOBS]] as const) {
+      for (const job of jobs) {
+        const single = cached.get(job.combo)!.files;
+        for (const what of ['audio', 'subtitles']) {
+          if (single.has(what) || cached.get(batch)!.files.has(`${job.combo}/${what}`)) same(cached.get(batch)!.files.get(`${job.combo}/${what}`), single.get(what), `${batch} job ${job.combo} ${what} vs tts stream`);
+        }
+      }
+    }
+    // One engine speaks both dialects: --api openai writes the native dialect's bytes.
+    for (const [combo, twin] of OPENAI_TWINS) {
+      if (twin !== undefined) for (const [what, bytes] of cached.get(twin)!.files) same(cached.get(combo.name)!.files.get(what), bytes, `${combo.name} ${what} vs ${twin}`);
+    }
+
     const seconds = (name: string): number => wavSeconds(cached.get(name)!.files.get('audio')!);
     const plain = seconds('plain');
-    for (const name of ['r16000', 'r48000-c2', 'c2', 'r8000-mulaw', 'float32', 'mulaw']) {
+    for (const name of ['r16000', 'r48000-c2', 'c2', 'r8000-mulaw', 'float32', 'mulaw', 'openai-float32']) {
       assert.ok(Math.abs(seconds(name) / plain - 1) < 0.01, `${name}: ${seconds(name).toFixed(3)} s vs ${plain.toFixed(3)} s`);
     }
     assert.ok(Math.abs(seconds('realtime-r16000-c2') / seconds('realtime') - 1) < 0.01, 'realtime -r/-c changed the duration');
@@ -165,5 +156,20 @@ describe('the metamorphic matrix: cached runs equal --no-cache runs, and the aud
     }
     const pauseAdded = seconds('pause400') - seconds('subtitles');
     assert.ok(Math.abs(pauseAdded - 0.4 * (EN_SENTENCES - 1)) < 0.01, `--pause 400 added ${pauseAdded.toFixed(3)} s for ${EN_SENTENCES} sentences`);
+  });
+
+  it('the native and OpenAI dialects, and two OpenAI models, never replay each other\'s pieces', async () => {
+    const own: RunContext = { dir, env: { ...ctx.env, XDG_CACHE_HOME: join(dir, 'cache-dialects') } };
+    // Three sentences with --pause: three pieces, so three requests or three hits.
+    const step = async (name: string, flags: string[]): Promise<Written> => fileCombo(name, 'wav', ['--pause', '200', ...flags], { json: true }).run(own, true);
+    const stats = (w: Written): string => `requests ${String(w.summary?.['requests'])}, cache_hits ${String(w.summary?.['cache_hits'])}`;
+    const native = await step('d-native', []);
+    assert.equal(stats(native), `requests ${EN_SENTENCES}, cache_hits 0`, 'the first native run');
+    const openai = await step('d-openai', OPENAI);
+    assert.equal(stats(openai), `requests ${EN_SENTENCES}, cache_hits 0`, 'the OpenAI dialect replayed the native dialect\'s pieces');
+    assert.ok(openai.files.get('audio')!.equals(native.files.get('audio')!), 'one engine, other bytes');
+    assert.equal(stats(await step('d-openai-again', OPENAI)), `requests 0, cache_hits ${EN_SENTENCES}`, 'the OpenAI dialect did not replay its own pieces');
+    assert.equal(stats(await step('d-openai-model', [...OPENAI, '--model', 'gpt-4o-mini-tts'])), `requests ${EN_SENTENCES}, cache_hits 0`, 'another model replayed tts-1\'s pieces');
+    assert.equal(stats(await step('d-native-again', [])), `requests 0, cache_hits ${EN_SENTENCES}`, 'the native dialect did not replay its own pieces');
   });
 });

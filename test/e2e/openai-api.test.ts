@@ -108,6 +108,25 @@ describe('tts say --api openai', () => {
     );
   });
 
+  it('`tts voices` takes `api = "openai"` and `base-url` from the config file, under the flags', async () => {
+    const config = mkdtempSync(join(tmpdir(), 'tts-config-'));
+    mkdirSync(join(config, 'tts'));
+    writeFileSync(join(config, 'tts', 'config.toml'), `api = "openai"\nbase-url = "${service.base}"\nmodel = "kokoro"\n`);
+    try {
+      const env = { TTS_API_KEY: KEY, XDG_CONFIG_HOME: config };
+      const listed = await runTts(['voices', '--json'], { env });
+      assert.equal(listed.code, 0, listed.stderr);
+      const ids = JSON.parse(listed.stdout.toString()) as unknown[];
+      assert.ok(ids.includes('alloy') && ids.includes('en-man-1'), `the service's ids, not the built-in table: ${listed.stdout.toString().slice(0, 200)}`);
+      assert.ok(service.log.some((l) => l.includes('GET /v1/audio/voices')), service.log.join('\n'));
+      const native = await runTts(['voices', '--api', 'native', '--json'], { env });
+      assert.equal(native.code, 0, native.stderr);
+      assert.equal(typeof (JSON.parse(native.stdout.toString()) as unknown[])[0], 'object', 'the flag wins over the file');
+    } finally {
+      rmSync(config, { recursive: true, force: true });
+    }
+  });
+
   it('`tts voices --api openai` lists the service\'s GET /v1/audio/voices, or says it cannot know', async () => {
     const listed = await runTtsInProcess(['voices', '--api', 'openai', '--json'], { env: { TTS_BASE_URL: service.base, TTS_API_KEY: KEY } });
     assert.equal(listed.code, 0, listed.stderr);

@@ -164,6 +164,7 @@ describe('tts serve with a generated key', () => {
       assert.ok(m !== null, srv.stderr());
       const key = m[1]!;
       assert.match(key, /^tts_[A-Za-z0-9_-]{43}$/);
+      assert.ok(srv.stderr().includes(`OpenAI speech on ${srv.base}/v1/audio/speech\n`), `the start-up line names the OpenAI route: ${srv.stderr()}`);
       const r = await runTts(['stream', '--voice', 'en-man-1', 'Hi.'], { env: { TTS_BASE_URL: srv.base, TTS_API_KEY: key } });
       assert.equal(r.code, 0, r.stderr);
       assert.ok(r.stdout.length > 0);

@@ -4,6 +4,7 @@
  * too_many_concurrent_requests, rewind of a broken piece, and retries timed by a fake clock.
  */
 import assert from 'node:assert/strict';
+import { getEventListeners } from 'node:events';
 import { describe, it } from 'node:test';
 import { setTimeout as delay } from 'node:timers/promises';
 import { TtsError } from '../../src/errors.js';
@@ -254,5 +255,40 @@ describe('synthesizeTexts', () => {
     await assert.rejects(run, (e: unknown) => e === reason);
     await delay(5);
     assert.equal(aborted, 3, 'every request in flight saw the abort');
+  });
+  it('keeps one abort listener on the run\'s signal however many requests are in flight (no MaxListenersExceededWarning)', async () => {
+    const inFlight = 32;
+    const warnings: Error[] = [];
+    const onWarning = (w: Error): void => void warnings.push(w);
+    process.on('warning', onWarning);
+    try {
+      const controller = new AbortController();
+      let open = 0;
+      let listenersWhenFull = -1;
+      let allOpen!: () => void;
+      const full = new Promise<void>((resolve) => (allOpen = resolve));
+      const opener: OpenStream = async function* (text) {
+        // Every request waits until all of them are in flight, so all their listeners coexist.
+        if (++open === inFlight) {
+          listenersWhenFull = getEventListeners(controller.signal, 'abort').length;
+          allOpen();
+        }
+        await full;
+        yield { data: audioOf(text), itemId: undefined };
+      };
+      const sentences = Array.from({ length: inFlight }, (_, i) => `Sentence ${i + 1}. `);
+      const pieces = async function* (): AsyncGenerator<string> {
+        yield* sentences;
+      };
+      const got = await collect(synthesizeTexts(pieces(), options(opener, { concurrency: inFlight, maxChars: 20, signal: controller.signal })));
+      assert.equal(got, sentences.join(''));
+      // process.emitWarning reports on the next tick: let it.
+      await new Promise((resolve) => setImmediate(resolve));
+      assert.ok(listenersWhenFull >= 0 && listenersWhenFull <= 2, `${listenersWhenFull} abort listeners with ${inFlight} requests in flight`);
+      assert.deepEqual(warnings.map((w) => w.name), []);
+      assert.equal(getEventListeners(controller.signal, 'abort').length, 0, 'listeners left on the signal after the run');
+    } finally {
+      process.off('warning', onWarning);
+    }
   });
 });

@@ -4,6 +4,7 @@ import { existsSync } from 'node:fs';
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
+import { isSpeakable } from '../../src/protocol/speakable.js';
 import { codePointLength, hasSpeech, requestText, splitText, StreamSplitter } from '../../src/text/split.js';
 
 function assertPieces(text: string, max: number): string[] {
@@ -49,6 +50,15 @@ describe('splitText', () => {
     const text = '😀'.repeat(30);
     const pieces = assertPieces(text, 7);
     assert.ok(pieces.every((p) => codePointLength(p) <= 7));
+  });
+
+  it('never cuts punctuation into a piece of its own, which the service would refuse (text_string_required)', () => {
+    const text = 'This is sentence number 1 here. This is sentence number 2 here.';
+    const pieces = assertPieces(text, 30);
+    for (const p of pieces) assert.ok(isSpeakable(p), `piece ${JSON.stringify(p)} has nothing to speak; pieces: ${JSON.stringify(pieces)}`);
+    for (const [t, max] of [['Wait (really)!', 8], ['Yes 😀 indeed.', 7], ['日本語です。', 5]] as const) {
+      for (const p of assertPieces(t, max)) assert.ok(isSpeakable(p), `${JSON.stringify(t)} at ${max}: piece ${JSON.stringify(p)}`);
+    }
   });
 
   it('holds its invariants for any text and limit', () => {
