@@ -114,12 +114,12 @@ describe('tts say --api openai', () => {
     writeFileSync(join(config, 'tts', 'config.toml'), `api = "openai"\nbase-url = "${service.base}"\nmodel = "kokoro"\n`);
     try {
       const env = { TTS_API_KEY: KEY, XDG_CONFIG_HOME: config };
-      const listed = await runTts(['voices', '--json'], { env });
+      const listed = await runTtsInProcess(['voices', '--json'], { env });
       assert.equal(listed.code, 0, listed.stderr);
       const ids = JSON.parse(listed.stdout.toString()) as unknown[];
       assert.ok(ids.includes('alloy') && ids.includes('en-man-1'), `the service's ids, not the built-in table: ${listed.stdout.toString().slice(0, 200)}`);
       assert.ok(service.log.some((l) => l.includes('GET /v1/audio/voices')), service.log.join('\n'));
-      const native = await runTts(['voices', '--api', 'native', '--json'], { env });
+      const native = await runTtsInProcess(['voices', '--api', 'native', '--json'], { env });
       assert.equal(native.code, 0, native.stderr);
       assert.equal(typeof (JSON.parse(native.stdout.toString()) as unknown[])[0], 'object', 'the flag wins over the file');
     } finally {
