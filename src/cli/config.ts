@@ -71,6 +71,9 @@ export async function loadSettingsFile(program: Command, env: NodeJS.ProcessEnv,
   return file;
 }
 
+/** The attributes that together choose the container (docs/cli.md §7). */
+const CONTAINER_KEYS: readonly string[] = ['container', 'wav', 'raw'];
+
 /**
  * The effective settings of `cmd` with the precedence of docs/cli.md §7, before the action runs.
  * Flags that are about one run (`-o`, `-f`, `--lines`, `--profile`) are left out.
@@ -80,6 +83,10 @@ export function effectiveSettings(cmd: Command, file: ConfigFile, profile: strin
   const seen = new Set<string>();
   const settings: Setting[] = [];
   const at = (e: ConfigEntry): string => `${file.path}:${e.line}`;
+  // `container`, `wav` and `raw` are one setting (the container): when the profile chooses it,
+  // the top level's choice is not merged beside it (profile > top level, §7), else top-level
+  // `wav = true` beat a profile's `raw = true`, or contradicted a profile's `wav` as if flags.
+  const profileChoosesContainer = CONTAINER_KEYS.some((attr) => chosen?.has(attr) === true);
   for (const option of cmd.options) {
     const key = option.long?.slice(2);
     if (key === undefined || PER_RUN.has(key)) continue;
@@ -89,7 +96,7 @@ export function effectiveSettings(cmd: Command, file: ConfigFile, profile: strin
     const source = cmd.getOptionValueSource(attr);
     const envName = option.envVar ?? ENV_FOR[key];
     const fromProfile = chosen?.get(attr);
-    const fromTop = file.top.get(attr);
+    const fromTop = profileChoosesContainer && CONTAINER_KEYS.includes(attr) ? undefined : file.top.get(attr);
     const negate = option.negate;
     let s: Setting;
     if (source === 'cli') s = { key, attr, negate, value: cmd.getOptionValue(attr), source: 'flag' };

@@ -8,7 +8,7 @@
  * --timeout clock, no redirects, key safety).
  */
 import type { EventSourceMessage } from 'eventsource-parser';
-import { TtsError } from '../errors.js';
+import { isServiceErrorCode, TtsError } from '../errors.js';
 import { decodeBase64, isRecord, malformed } from '../wire/delta.js';
 import { parseErrorPayload } from './error-body.js';
 import { errorFromEvent, errorFromResponse } from './service-error.js';
@@ -91,7 +91,9 @@ export function openAiRefusal(status: number, headers: Record<string, string | s
   }
   let code = payload.code === undefined ? undefined : (CODES[payload.code] ?? payload.code);
   if (status === 400 && param === 'voice') code = 'voice_not_found';
-  if (status === 400 && (code === undefined || code === 'invalid_value' || code === 'missing_required_parameter' || code === 'unsupported_value')) code = 'invalid_parameters';
+  // "Other 400s" are invalid_parameters (docs/protocol.md §10.5, cli.md §1): servers put codes of
+  // their own there (`invalid_value`, `invalid_type`…), which must not read as transport (exit 6).
+  if (status === 400 && (code === undefined || !isServiceErrorCode(code))) code = 'invalid_parameters';
   return errorFromResponse(status, headers, JSON.stringify({ error: { code, message: payload.message } }));
 }
 

@@ -10,7 +10,8 @@ import { EXIT, TtsError } from '../errors.js';
 import { backoffSeconds, shouldRetry, sleep } from '../client/retry.js';
 import { ChunkQueue } from '../wire/chunk-queue.js';
 import type { AudioChunk } from '../wire/delta.js';
-import { codePointLength, hasSpeech, requestText, splitText } from '../text/split.js';
+import { isSpeakable } from '../protocol/speakable.js';
+import { codePointLength, requestText, splitText } from '../text/split.js';
 import { isPieceEnd, isPieceStart, type PipelineItem } from './piece-end.js';
 import { sentenceBreakBetween } from './sentences.js';
 
@@ -109,7 +110,9 @@ export async function* synthesizePieces(pieces: AsyncIterable<string>, options: 
     try {
       let previous: string | undefined;
       for await (const piece of pieces) {
-        if (!hasSpeech(piece)) {
+        // A piece with nothing to speak (a sentence's "." cut off at --max-chars, emoji alone) is
+        // never sent: the service refuses it (docs/protocol.md §7 text_string_required).
+        if (!isSpeakable(piece)) {
           // Bounded: only the join's context counts.
           previous = ((previous ?? '') + piece).slice(-1024);
           continue;
@@ -140,7 +143,7 @@ export async function* synthesizePieces(pieces: AsyncIterable<string>, options: 
   /** `text` split at `at` (code points), the parts marked: the first joins as `piece` did, the rest continue it. */
   const parts = (piece: QueuedPiece, at: number): QueuedPiece[] =>
     splitText(piece.text, at)
-      .filter(hasSpeech)
+      .filter(isSpeakable)
       .map((text, i) => ({ text, joins: i === 0 ? piece.joins : true }));
 
   const window: PieceRun[] = [];

@@ -236,7 +236,7 @@ export async function speak(options: SpeakOptions): Promise<void> {
     if (signal.aborted) throw signal.reason;
     // Nothing to say reaches no service (docs/cli.md §1); a service that said nothing for a text
     // must not leave an empty file behind as if it had.
-    if (stats.requests === 0) throw new TtsError('usage', 'the text is empty', { hint: 'give some text to speak' });
+    if (stats.requests === 0) throw new TtsError('usage', 'the text has nothing to speak (only punctuation, emoji, invisible or control characters)', { hint: 'give some text to speak' });
     if (stats.bytes === 0) throw new TtsError('no_audio', 'the service returned no audio for this text', { hint: 'check the text and the voice; the service answered with `done` alone' });
     await sink.finish();
     await subtitles?.finish();

@@ -64,6 +64,22 @@ describe('config defaults never beat an -o extension or a flag', () => {
     assert.equal(kind(plain.stdout), 'wav');
   });
 
+  it('a profile\'s container choice (container, wav, raw: one setting) beats the top level\'s', async () => {
+    // Found by review1: top-level `wav = true` with a profile's `raw = true` wrote WAV; top-level
+    // `container = "mp3"` with a profile's `wav = true` was exit 2 "--container mp3 contradicts --wav".
+    await config('wav = true\n[profile.p]\nraw = true\n');
+    const raw = await run(['stream', '--no-cache', '-q', '--profile', 'p', 'hi']);
+    assert.equal(raw.code, 0, raw.stderr);
+    assert.equal(kind(raw.stdout), 'raw');
+    await config('container = "mp3"\n[profile.p]\nwav = true\n');
+    const wav = await run(['stream', '--no-cache', '-q', '--profile', 'p', 'hi']);
+    assert.equal(wav.code, 0, wav.stderr);
+    assert.equal(kind(wav.stdout), 'wav');
+    const show = await run(['config', 'show', '--profile', 'p']);
+    assert.equal(show.code, 0, show.stderr);
+    assert.doesNotMatch(show.stdout.toString(), /^container\s+= "mp3"/m);
+  });
+
   it('batch: a configured container or bitrate is a default per job; an output extension wins', async () => {
     await config('container = "mp3"\nbitrate = 64\n');
     await writeFile(join(home, 'jobs.jsonl'), `${JSON.stringify({ text: 'doors', output: join(home, 'doors.wav') })}\n${JSON.stringify({ text: 'gap', output: join(home, 'gap.flac') })}\n${JSON.stringify({ text: 'm', output: join(home, 'm.mp3') })}\n`);

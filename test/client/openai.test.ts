@@ -187,6 +187,22 @@ describe('streamOpenAi against misbehaving OpenAI-shaped servers', () => {
     );
   });
 
+  it('a 400 with a code of its own (not in our table) is invalid_parameters (exit 4), as protocol.md §10 says of "other 400s"', async () => {
+    // Found by review1: code "invalid_type" (or any other server's own) was an unknown code, exit 6 (transport).
+    await withServer(
+      (_req, res) => {
+        res.writeHead(400, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ error: { message: 'input must be shorter', type: 'invalid_request_error', param: 'input', code: 'invalid_type' } }));
+      },
+      async (server) => {
+        const error = await failure(streamOpenAi(options(server.url)));
+        assert.equal(error.code, 'invalid_parameters');
+        assert.equal(error.exitCode, 4);
+        assert.equal(error.retriable, false);
+      },
+    );
+  });
+
   it('a wrong content type (mp3 from a server that ignored response_format) is protocol_error', async () => {
     await withServer(
       (_req, res) => {

@@ -103,6 +103,27 @@ describe('synthesizeTexts', () => {
     assert.ok(last.length > 0 && last.every((t) => [...t].length <= 7), JSON.stringify(last));
   });
 
+  it('never sends a piece with nothing to speak (a sentence\'s final "." cut off at --max-chars, emoji)', async () => {
+    // Found by review1: `tts stream --max-chars 8 "abcdefgh."` sent "." alone, which the service
+    // refuses (text_string_required, docs/protocol.md §7): exit 4 for a valid text.
+    const seen: string[] = [];
+    const open: OpenStream = async function* (text) {
+      seen.push(text);
+      if (!/[\p{L}\p{N}]/u.test(text)) throw new TtsError('text_string_required', 'nothing to speak');
+      yield { data: audioOf(text), itemId: undefined };
+    };
+    const letters = (s: string): string => s.replace(/[^\p{L}]/gu, '');
+    assert.equal(letters(await collect(synthesizeTexts(once('abcdefgh.'), options(open, { maxChars: 8 })))), 'abcdefgh');
+    assert.equal(letters(await collect(synthesizeTexts(once('Hello, world!'), options(open, { maxChars: 5 })))), 'Helloworld');
+    assert.equal(letters(await collect(synthesizeTexts(once('Nice 👍👍👍👍👍👍 indeed.'), options(open, { maxChars: 5 })))), 'Niceindeed');
+    // The same as pieces already cut by the splitter (splitStream gives "abcdefgh" then ".").
+    async function* pieces(...list: string[]): AsyncGenerator<string> {
+      yield* list;
+    }
+    assert.equal(letters(await collect(synthesizeTexts(pieces('abcdefgh', '.', ' Next', ' 👍👍'), options(open, { maxChars: 8 })))), 'abcdefghNext');
+    assert.ok(seen.every((t) => /[\p{L}\p{N}]/u.test(t)), JSON.stringify(seen));
+  });
+
   it('runs fewer requests at once after too_many_concurrent_requests, without spending retries', async () => {
     let inFlight = 0;
     let refused = 0;
