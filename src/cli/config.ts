@@ -63,6 +63,8 @@ export function chosenProfile(flag: string | undefined, env: NodeJS.ProcessEnv):
  */
 export async function loadSettingsFile(program: Command, env: NodeJS.ProcessEnv, profile: { name: string; from: string } | undefined): Promise<ConfigFile> {
   const file = await loadConfigFile(configPath(env), synthesisOptions(program));
+  checkContainerChoice(file.path, file.top, '');
+  for (const [name, table] of file.profiles) checkContainerChoice(file.path, table, `[profile.${name}] `);
   if (profile !== undefined && !file.profiles.has(profile.name)) {
     const names = [...file.profiles.keys()];
     throw new TtsError('usage', `${profile.from} ${profile.name}: ${file.path} has no [profile.${profile.name}]`, {
@@ -74,6 +76,30 @@ export async function loadSettingsFile(program: Command, env: NodeJS.ProcessEnv,
 
 /** The attributes that together choose the container (docs/cli.md §7). */
 const CONTAINER_KEYS: readonly string[] = ['container', 'wav', 'raw'];
+
+/**
+ * One table of the file chooses at most one container (docs/cli.md §7): `wav = true` beside
+ * `raw = true`, or either beside a `container` that names another, contradict each other as the
+ * flags would (`--wav --raw` is exit 2), and no run could say which the user meant.
+ * @param where `''` for the top level, `[profile.NAME] ` for a profile, for the message.
+ * @throws TtsError `usage` (exit 2) naming the file, both keys and their lines.
+ */
+function checkContainerChoice(path: string, table: ReadonlyMap<string, ConfigEntry>, where: string): void {
+  const chosen: { entry: ConfigEntry; container: string }[] = [];
+  const container = table.get('container');
+  if (container !== undefined) chosen.push({ entry: container, container: String(container.value) });
+  for (const attr of ['wav', 'raw'] as const) {
+    const entry = table.get(attr);
+    if (entry !== undefined && entry.value === true) chosen.push({ entry, container: attr });
+  }
+  // The earlier line is the choice, the later one contradicts it.
+  chosen.sort((a, b) => a.entry.line - b.entry.line);
+  const [first, other] = [chosen[0], chosen.find((c) => c.container !== chosen[0]?.container)];
+  if (first === undefined || other === undefined) return;
+  throw new TtsError('usage', `${path}:${other.entry.line}: ${where}${other.entry.key} contradicts ${first.entry.key} (line ${first.entry.line}): a table chooses one container`, {
+    hint: 'keep one of them: container = "wav|raw|flac|mp3|opus", wav = true or raw = true',
+  });
+}
 
 /**
  * The effective settings of `cmd` with the precedence of docs/cli.md §7, before the action runs.

@@ -3,6 +3,7 @@
  * Actions return exit codes; `bin/tts.js` sets `process.exitCode` once (docs/style.md §5).
  * Modules beyond commander are imported only on the path that needs them, to keep start-up fast.
  */
+import type { EventEmitter } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { EXIT, TtsError } from '../errors.js';
@@ -69,6 +70,33 @@ export function repeatedShortFlag(argv: readonly string[]): { arg: string; meant
 }
 
 /**
+ * Commander reads an option's environment variable (`Option.env`: TTS_API for --api) from
+ * `process.env`, but main's environment is `io.env` (a test runs main in this process with an
+ * environment of its own). Reads those options again from `env`, by commander's own rule: a flag
+ * on the command line wins, a variable beats the default (docs/cli.md §7: flag > environment >
+ * config file > default); a variable only in `process.env` falls back to the default. Does
+ * nothing when `env` is `process.env`. A bad value throws commander's usage error (exit 2).
+ */
+function readOptionEnv(command: Command, env: NodeJS.ProcessEnv): void {
+  if (env === process.env) return;
+  for (const option of command.options) {
+    const variable = option.envVar;
+    if (variable === undefined) continue;
+    const key = option.attributeName();
+    const source = command.getOptionValueSource(key);
+    if (source !== undefined && source !== 'default' && source !== 'env') continue;
+    if (env[variable] === undefined) {
+      if (source === 'env') command.setOptionValueWithSource(key, option.defaultValue, 'default');
+    } else {
+      // Commander's Command is an EventEmitter (its typings omit it); this event runs the option's parser.
+      const emitter = command as unknown as EventEmitter;
+      if (option.required || option.optional) emitter.emit(`optionEnv:${option.name()}`, env[variable]);
+      else emitter.emit(`optionEnv:${option.name()}`);
+    }
+  }
+}
+
+/**
  * Runs the CLI.
  * @param argv arguments after `node bin/tts.js`.
  * @param io the process's streams (tests may inject their own).
@@ -103,6 +131,7 @@ export async function main(argv: string[], io: CommandIo = { stdin: process.stdi
   addBatchCommand(program, io, done);
   // The config file and its profiles, under the flags (docs/cli.md §7), for every synthesis command.
   program.hook('preAction', async (_program, action) => {
+    readOptionEnv(action, io.env);
     if (synthesisCommands(program).includes(action)) await applyConfig(program, action, io.env);
   });
 

@@ -10,7 +10,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { runTts } from '../helpers/cli.js';
+import { runTtsInProcess } from '../helpers/in-process.js';
 
 /** What `_tts` offers for the words typed so far (the last one is being completed). */
 function complete(script: string, words: string[], cwd: string): string[] {
@@ -33,13 +33,13 @@ describe('tts completion', () => {
   const scripts = { zsh: '', fish: '' };
   before(async () => {
     dir = await mkdtemp(join(tmpdir(), 'tts-completion-'));
-    const r = await runTts(['completion', 'bash']);
+    const r = await runTtsInProcess(['completion', 'bash']);
     assert.equal(r.code, 0, r.stderr);
     script = join(dir, 'tts.bash');
     await writeFile(script, r.stdout);
     await writeFile(join(dir, 'notes.txt'), 'hello');
     for (const shell of ['zsh', 'fish'] as const) {
-      const out = await runTts(['completion', shell]);
+      const out = await runTtsInProcess(['completion', shell]);
       assert.equal(out.code, 0, out.stderr);
       scripts[shell] = out.stdout.toString();
       await writeFile(join(dir, `tts.${shell}`), scripts[shell]);
@@ -99,7 +99,7 @@ describe('tts completion', () => {
   });
 
   it('an unknown shell is a usage error (exit 2)', async () => {
-    const r = await runTts(['completion', 'powershell']);
+    const r = await runTtsInProcess(['completion', 'powershell']);
     assert.equal(r.code, 2, r.stderr);
   });
 });

@@ -41,6 +41,27 @@ describe('config defaults never beat an -o extension or a flag', () => {
     return b.length === PCM_BYTES ? 'raw' : `unknown (${b.length} bytes)`;
   };
 
+  it('one table choosing two containers (wav = true and raw = true, or container = "mp3" and wav = true) is exit 2 naming the file and both lines', async () => {
+    for (const [text, second, first] of [
+      ['raw = true\nwav = true\n', 'wav', 'raw'],
+      ['container = "mp3"\n\nwav = true\n', 'wav', 'container'],
+      ['[profile.p]\nraw = true\ncontainer = "flac"\n', 'container', 'raw'],
+    ] as const) {
+      await config(text);
+      const r = await run(['stream', '--no-cache', '-q', 'hi']);
+      assert.equal(r.code, 2, `${JSON.stringify(text)}: ${r.stderr}`);
+      assert.match(r.stderr, new RegExp(`config\\.toml:\\d+: (\\[profile\\.p\\] )?${second} contradicts ${first} \\(line \\d+\\)`));
+      assert.equal(r.stdout.length, 0);
+    }
+    // Agreeing keys are one choice: container = "wav" with wav = true, or raw = false beside wav = true.
+    for (const text of ['container = "wav"\nwav = true\n', 'wav = true\nraw = false\n']) {
+      await config(text);
+      const r = await run(['stream', '--no-cache', '-q', 'hi']);
+      assert.equal(r.code, 0, `${JSON.stringify(text)}: ${r.stderr}`);
+      assert.equal(kind(r.stdout), 'wav');
+    }
+  });
+
   it('raw = true does not make -o a.wav headerless', async () => {
     await config('raw = true\n');
     const r = await run(['stream', '--no-cache', '-q', '-o', join(home, 'a.wav'), 'hi']);

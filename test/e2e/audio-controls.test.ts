@@ -12,8 +12,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { runTts, type CliResult } from '../helpers/cli.js';
+import { runTtsInProcess, startServeInProcess, type InProcessServe } from '../helpers/in-process.js';
 import { wavFileInfo } from '../helpers/wav-reader.js';
-import { startServe, type ServeProcess } from '../helpers/serve-process.js';
 import { deltaEvent, doneEvent, startEventStream, startServer } from '../helpers/servers.js';
 import { delay, sendJson, startWsServer, wsDelta } from '../helpers/ws-servers.js';
 
@@ -86,9 +86,9 @@ function assertMonotonic(cues: ParsedCue[]): void {
 
 describe('audio the user asked for (issue 11)', () => {
   let dir: string;
-  let srv: ServeProcess;
+  let srv: InProcessServe;
   let env: Record<string, string>;
-  const tts = (args: string[]): Promise<CliResult> => runTts(args, { env, timeoutMs: 120_000 });
+  const tts = (args: string[]): Promise<CliResult> => runTtsInProcess(args, { env, timeoutMs: 120_000 });
   const ok = async (args: string[]): Promise<CliResult> => {
     const r = await tts(args);
     assert.equal(r.code, 0, `tts ${args.join(' ')}: ${r.stderr}`);
@@ -98,14 +98,13 @@ describe('audio the user asked for (issue 11)', () => {
 
   before(async () => {
     dir = await mkdtemp(join(tmpdir(), 'tts-controls-'));
-    srv = await startServe(['--port', '0'], { TTS_SERVER_API_KEYS: KEY });
+    srv = await startServeInProcess(['--port', '0'], { TTS_SERVER_API_KEYS: KEY });
     env = { TTS_BASE_URL: srv.base, TTS_API_KEY: KEY };
     await ok(['stream', '-q', '--voice', 'en-woman-1', '-o', join(dir, 'original.wav'), TEXT]);
     original = wavFileInfo(join(dir, 'original.wav')).duration;
   });
   after(async () => {
-    srv?.child.kill('SIGTERM');
-    await srv?.exited;
+    await srv?.stop();
     await rm(dir, { recursive: true, force: true });
   });
 
@@ -216,7 +215,7 @@ describe('audio the user asked for (issue 11)', () => {
   it('--pause goes between sentences only: not between the parts of one sentence cut at --max-chars or halved by the service (issue 18.7)', async () => {
     const one = 'The morning was cold and bright and she walked slowly to the old station with a book under her arm.';
     const two = `${one} They waited.`;
-    const small = await startServe(['--port', '0', '--max-chars', '40'], { TTS_SERVER_API_KEYS: KEY });
+    const small = await startServeInProcess(['--port', '0', '--max-chars', '40'], { TTS_SERVER_API_KEYS: KEY });
     try {
       for (const [label, base, extra] of [
         ['--max-chars 30', env, ['--max-chars', '30']],
@@ -227,7 +226,7 @@ describe('audio the user asked for (issue 11)', () => {
           // --subtitles in both runs: the text goes sentence by sentence with or without --pause,
           // so both make the same requests (and the service halves the same pieces).
           const subs = join(dir, `${name}.srt`);
-          const r = await runTts(['stream', '-q', '--voice', 'en-man-1', ...extra, ...pause, '--subtitles', subs, '-o', out, text], { env: base, timeoutMs: 120_000 });
+          const r = await runTtsInProcess(['stream', '-q', '--voice', 'en-man-1', ...extra, ...pause, '--subtitles', subs, '-o', out, text], { env: base, timeoutMs: 120_000 });
           assert.equal(r.code, 0, `${label} ${name}: ${r.stderr}`);
           return wavFileInfo(out).duration;
         };
@@ -240,14 +239,13 @@ describe('audio the user asked for (issue 11)', () => {
         assert.ok(Math.abs(paused2 - plain2 - 1) < 0.05, `${label}: two sentences got ${(paused2 - plain2).toFixed(2)} s of pauses, not 1`);
       }
     } finally {
-      small.child.kill('SIGTERM');
-      await small.exited;
+      await small.stop();
     }
   });
 
   it('--subtitles and --pause with --lines: one cue and one pause per line; and with stdout as the output', async () => {
     const subs = join(dir, 'lines.vtt');
-    const r = await runTts(['stream', '-q', '--lines', '--voice', 'en-man-1', '--pause', '400', '--subtitles', subs], { env, input: 'First line. Still the first.\nSecond & <last> line\n' });
+    const r = await runTtsInProcess(['stream', '-q', '--lines', '--voice', 'en-man-1', '--pause', '400', '--subtitles', subs], { env, input: 'First line. Still the first.\nSecond & <last> line\n' });
     assert.equal(r.code, 0, r.stderr);
     const cues = parseCues(await readFile(subs, 'utf8'), 'vtt');
     assert.deepEqual(
@@ -361,7 +359,7 @@ describe('conversion against servers that differ', () => {
       const service = await realtimeService(reported);
       try {
         const out = join(dir, `rt-${reported.rate}.wav`);
-        const r = await runTts(['realtime', '-r', '48000', '-c', '2', '-o', out, 'Hello'], { env: { TTS_WS_BASE_URL: service.url, TTS_BASE_URL: 'http://127.0.0.1:9', TTS_API_KEY: KEY } });
+        const r = await runTtsInProcess(['realtime', '-r', '48000', '-c', '2', '-o', out, 'Hello'], { env: { TTS_WS_BASE_URL: service.url, TTS_BASE_URL: 'http://127.0.0.1:9', TTS_API_KEY: KEY } });
         assert.equal(r.code, 0, r.stderr);
         const info = wavFileInfo(out);
         assert.equal(info.rate, 48000);
@@ -397,7 +395,7 @@ describe('conversion against servers that differ', () => {
     try {
       const run = async (name: string): Promise<{ wav: Buffer; srt: string }> => {
         const args = ['stream', '-q', '--concurrency', '1', '--speed', '1.3', '--pause', '300', '--subtitles', join(dir, `${name}.srt`), '-o', join(dir, `${name}.wav`), 'One one. Two two two. Three.'];
-        const r = await runTts(args, { env: { TTS_BASE_URL: server.url, TTS_API_KEY: KEY } });
+        const r = await runTtsInProcess(args, { env: { TTS_BASE_URL: server.url, TTS_API_KEY: KEY } });
         assert.equal(r.code, 0, r.stderr);
         return { wav: await readFile(join(dir, `${name}.wav`)), srt: await readFile(join(dir, `${name}.srt`), 'utf8') };
       };

@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { runTts } from '../helpers/cli.js';
 import { waitFor } from '../helpers/serve-http.js';
-import { startServe, type ServeProcess } from '../helpers/serve-process.js';
+import { runTtsInProcess, startServeInProcess, type InProcessServe } from '../helpers/in-process.js';
 import { parseWavHeader, wavFileInfo } from '../helpers/wav-reader.js';
 import type { ChildProcess } from 'node:child_process';
 
@@ -48,7 +48,7 @@ function summaryOf(stderr: string): Summary {
 
 describe('the piece cache against tts serve', () => {
   let dir: string;
-  let srv: ServeProcess;
+  let srv: InProcessServe;
   /** SSE requests the server answered with 200, from its access log. */
   const served = (): number => srv.stderr().split('\n').filter((l) => / POST \/v1\/tts\/sse 200 /.test(l)).length;
   /** An onSpawn hook that sends `signal` to the run once the server answered `count` requests since `start`. */
@@ -85,12 +85,11 @@ describe('the piece cache against tts serve', () => {
 
   before(async () => {
     dir = await mkdtemp(join(tmpdir(), 'tts-cache-e2e-'));
-    srv = await startServe(['--port', '0', '--rate-limit', '100000/min', '--max-concurrent', '8', '--workers', '1'], { TTS_SERVER_API_KEYS: KEY });
+    srv = await startServeInProcess(['--port', '0', '--rate-limit', '100000/min', '--max-concurrent', '8', '--workers', '1'], { TTS_SERVER_API_KEYS: KEY });
     env = (cacheHome, extra = {}) => ({ TTS_BASE_URL: srv.base, TTS_API_KEY: KEY, XDG_CACHE_HOME: cacheHome, ...extra });
   });
   after(async () => {
-    srv.child.kill('SIGTERM');
-    await srv.exited;
+    await srv.stop();
     await rm(dir, { recursive: true, force: true });
   });
 
@@ -101,7 +100,7 @@ describe('the piece cache against tts serve', () => {
     const args = (out: string): string[] => ['stream', '--voice', 'en-man-1', '--max-chars', '200', '-f', book, '-o', out, '--json'];
     const first = join(dir, 'first.wav');
     const before0 = served();
-    const r1 = await runTts(args(first), { env: env(cacheHome) });
+    const r1 = await runTtsInProcess(args(first), { env: env(cacheHome) });
     assert.equal(r1.code, 0, r1.stderr);
     const s1 = summaryOf(r1.stderr);
     assert.ok(s1.requests >= 6, `${s1.requests} requests`);
@@ -110,7 +109,7 @@ describe('the piece cache against tts serve', () => {
 
     const second = join(dir, 'second.wav');
     const before1 = served();
-    const r2 = await runTts(args(second), { env: env(cacheHome) });
+    const r2 = await runTtsInProcess(args(second), { env: env(cacheHome) });
     assert.equal(r2.code, 0, r2.stderr);
     const s2 = summaryOf(r2.stderr);
     assert.equal(s2.requests, 0);
@@ -132,7 +131,7 @@ describe('the piece cache against tts serve', () => {
       ['TTS_NO_CACHE=1', [], { TTS_NO_CACHE: '1' }],
     ] as const) {
       const before2 = served();
-      const r3 = await runTts([...args(join(dir, 'again.wav')), ...extraArgs], { env: env(cacheHome, extraEnv) });
+      const r3 = await runTtsInProcess([...args(join(dir, 'again.wav')), ...extraArgs], { env: env(cacheHome, extraEnv) });
       assert.equal(r3.code, 0, r3.stderr);
       const s3 = summaryOf(r3.stderr);
       assert.equal(s3.requests, s1.requests, label);
@@ -155,7 +154,7 @@ describe('the piece cache against tts serve', () => {
       for (const run of ['first', 'rerun', 'no-cache']) {
         const out = join(dir, `${run}-${name}`);
         const extra = run === 'no-cache' ? ['--no-cache'] : [];
-        const r = await runTts(['stream', '--voice', 'en-man-1', '--max-chars', '120', ...flags, ...extra, '-o', out, '--json', text], { env: env(cacheHome) });
+        const r = await runTtsInProcess(['stream', '--voice', 'en-man-1', '--max-chars', '120', ...flags, ...extra, '-o', out, '--json', text], { env: env(cacheHome) });
         assert.equal(r.code, 0, r.stderr);
         const s = summaryOf(r.stderr);
         if (run === 'rerun') assert.equal(s.requests, 0, `${name}: the rerun asked the server`);
@@ -183,7 +182,7 @@ describe('the piece cache against tts serve', () => {
       const outs: Buffer[] = [];
       for (const run of ['cached', 'no-cache']) {
         const out = join(dir, `${run}-${name}`);
-        const r = await runTts(['stream', ...flags, ...(run === 'no-cache' ? ['--no-cache'] : []), '-o', out, '--json', text], { env: env(cacheHome) });
+        const r = await runTtsInProcess(['stream', ...flags, ...(run === 'no-cache' ? ['--no-cache'] : []), '-o', out, '--json', text], { env: env(cacheHome) });
         assert.equal(r.code, 0, `${name} ${run}: ${r.stderr}`);
         const s = summaryOf(r.stderr);
         if (run === 'cached' && i === 0) firstRequests = s.requests;
@@ -200,7 +199,7 @@ describe('the piece cache against tts serve', () => {
     await writeFile(book, bookText(1200));
     const args = (out: string): string[] => ['stream', '--voice', 'en-woman-1', '--max-chars', '200', '--concurrency', '1', '-f', book, '-o', out, '--json'];
     const first = join(dir, 'corrupt-first.wav');
-    const r1 = await runTts(args(first), { env: env(cacheHome) });
+    const r1 = await runTtsInProcess(args(first), { env: env(cacheHome) });
     assert.equal(r1.code, 0, r1.stderr);
     const pieces = join(cacheHome, 'tts', 'pieces');
     const names = (await readdir(pieces)).sort();
@@ -222,7 +221,7 @@ describe('the piece cache against tts serve', () => {
 
     const second = join(dir, 'corrupt-second.wav');
     const before = served();
-    const r2 = await runTts(args(second), { env: env(cacheHome) });
+    const r2 = await runTtsInProcess(args(second), { env: env(cacheHome) });
     assert.equal(r2.code, 0, r2.stderr);
     const s2 = summaryOf(r2.stderr);
     assert.equal(s2.requests, 2);
@@ -236,7 +235,7 @@ describe('the piece cache against tts serve', () => {
     assert.ok(written.subarray(parseWavHeader(written).dataOffset).equals(expected), 'the file is not the cached pieces in order');
     // The entries fetched again are whole: a run from the cache alone writes the same bytes.
     const third = join(dir, 'corrupt-third.wav');
-    const r3 = await runTts(args(third), { env: env(cacheHome) });
+    const r3 = await runTtsInProcess(args(third), { env: env(cacheHome) });
     assert.equal(summaryOf(r3.stderr).requests, 0, r3.stderr);
     assert.ok((await readFile(third)).equals(written));
   });
@@ -247,7 +246,7 @@ describe('the piece cache against tts serve', () => {
     const args = (out: string): string[] => ['stream', '--voice', 'en-man-1', '--max-chars', '150', '--concurrency', '1', '-f', book, '-o', out, '--json'];
     // A clean run, with a cache of its own, says how many pieces the book has.
     const clean = join(dir, 'resume-clean.wav');
-    const rc = await runTts(args(clean), { env: env(await mkdtemp(join(dir, 'home-'))), timeoutMs: 120_000 });
+    const rc = await runTtsInProcess(args(clean), { env: env(await mkdtemp(join(dir, 'home-'))), timeoutMs: 120_000 });
     assert.equal(rc.code, 0, rc.stderr);
     const total = summaryOf(rc.stderr).requests;
     assert.ok(total >= 30, `${total} pieces`);
@@ -269,7 +268,7 @@ describe('the piece cache against tts serve', () => {
     // The interrupted run's last requests are logged before we count.
     await barrier();
     const before = served();
-    const r2 = await runTts(args(out), { env: env(cacheHome), timeoutMs: 120_000 });
+    const r2 = await runTtsInProcess(args(out), { env: env(cacheHome), timeoutMs: 120_000 });
     assert.equal(r2.code, 0, r2.stderr);
     const s2 = summaryOf(r2.stderr);
     assert.equal(s2.cache_hits, stored);
@@ -299,7 +298,7 @@ describe('the piece cache against tts serve', () => {
     assert.equal(existsSync(out), false);
     const stored = (await readdir(join(cacheHome, 'tts', 'pieces'))).filter((n) => !n.endsWith('.tmp')).length;
     assert.ok(stored >= 4, `${stored} pieces stored before the crash`);
-    const r2 = await runTts(args(out), { env: env(cacheHome), timeoutMs: 120_000 });
+    const r2 = await runTtsInProcess(args(out), { env: env(cacheHome), timeoutMs: 120_000 });
     assert.equal(r2.code, 0, r2.stderr);
     const s2 = summaryOf(r2.stderr);
     assert.equal(s2.cache_hits, stored);
@@ -312,14 +311,14 @@ describe('the piece cache against tts serve', () => {
     const book = join(dir, 'twice.txt');
     await writeFile(book, bookText(1500));
     const args = (out: string): string[] => ['stream', '--voice', 'en-man-1', '--max-chars', '200', '-f', book, '-o', out, '--json'];
-    const [a, b] = await Promise.all([runTts(args(join(dir, 'twice-a.wav')), { env: env(cacheHome) }), runTts(args(join(dir, 'twice-b.wav')), { env: env(cacheHome) })]);
+    const [a, b] = await Promise.all([runTtsInProcess(args(join(dir, 'twice-a.wav')), { env: env(cacheHome) }), runTtsInProcess(args(join(dir, 'twice-b.wav')), { env: env(cacheHome) })]);
     assert.equal(a.code, 0, a.stderr);
     assert.equal(b.code, 0, b.stderr);
     const pieces = summaryOf(a.stderr).requests + summaryOf(a.stderr).cache_hits;
     const names = await readdir(join(cacheHome, 'tts', 'pieces'));
     assert.deepEqual(names.filter((n) => n.endsWith('.tmp')), []);
     assert.equal(names.length, pieces);
-    const c = await runTts(args(join(dir, 'twice-c.wav')), { env: env(cacheHome) });
+    const c = await runTtsInProcess(args(join(dir, 'twice-c.wav')), { env: env(cacheHome) });
     assert.equal(summaryOf(c.stderr).requests, 0, c.stderr);
     assert.equal(summaryOf(c.stderr).cache_hits, pieces);
     const third = await readFile(join(dir, 'twice-c.wav'));
@@ -330,26 +329,26 @@ describe('the piece cache against tts serve', () => {
     const cacheHome = await mkdtemp(join(dir, 'home-'));
     const book = join(dir, 'cap.txt');
     await writeFile(book, bookText(2000));
-    const r = await runTts(['stream', '--voice', 'en-man-1', '--max-chars', '200', '-f', book, '-o', join(dir, 'cap.wav'), '--json', '--cache-size', '3M'], { env: env(cacheHome) });
+    const r = await runTtsInProcess(['stream', '--voice', 'en-man-1', '--max-chars', '200', '-f', book, '-o', join(dir, 'cap.wav'), '--json', '--cache-size', '3M'], { env: env(cacheHome) });
     assert.equal(r.code, 0, r.stderr);
     const s = summaryOf(r.stderr);
-    const stats = await runTts(['cache', 'stats', '--json'], { env: { XDG_CACHE_HOME: cacheHome } });
+    const stats = await runTtsInProcess(['cache', 'stats', '--json'], { env: { XDG_CACHE_HOME: cacheHome } });
     assert.equal(stats.code, 0, stats.stderr);
     const info = JSON.parse(stats.stdout.toString()) as { dir: string; entries: number; bytes: number };
     assert.equal(info.dir, join(cacheHome, 'tts', 'pieces'));
     assert.ok(s.bytes > 3 * 2 ** 20, `${s.bytes} bytes of audio`);
     assert.ok(info.bytes <= 3 * 2 ** 20 && info.entries >= 1, `${info.entries} entries, ${info.bytes} bytes`);
 
-    const cleared = await runTts(['cache', 'clear'], { env: { XDG_CACHE_HOME: cacheHome } });
+    const cleared = await runTtsInProcess(['cache', 'clear'], { env: { XDG_CACHE_HOME: cacheHome } });
     assert.equal(cleared.code, 0, cleared.stderr);
     assert.match(cleared.stdout.toString(), /removed \d+ piece/);
-    const after = JSON.parse((await runTts(['cache', 'stats', '--json'], { env: { XDG_CACHE_HOME: cacheHome } })).stdout.toString()) as { entries: number };
+    const after = JSON.parse((await runTtsInProcess(['cache', 'stats', '--json'], { env: { XDG_CACHE_HOME: cacheHome } })).stdout.toString()) as { entries: number };
     assert.equal(after.entries, 0);
   });
   it('a FIFO or a symlink at an entry\'s path is never opened: the piece is fetched again, the run ends', async () => {
     const cacheHome = await mkdtemp(join(dir, 'home-'));
     const args = (out: string): string[] => ['stream', '--voice', 'en-man-1', '-o', out, '--json', 'Fifo hang test.'];
-    const r1 = await runTts(args(join(dir, 'fifo1.wav')), { env: env(cacheHome) });
+    const r1 = await runTtsInProcess(args(join(dir, 'fifo1.wav')), { env: env(cacheHome) });
     assert.equal(r1.code, 0, r1.stderr);
     const pieces = join(cacheHome, 'tts', 'pieces');
     const [name] = await readdir(pieces);
@@ -357,7 +356,7 @@ describe('the piece cache against tts serve', () => {
     await unlink(join(pieces, name));
     execFileSync('mkfifo', [join(pieces, name)]);
     const before0 = served();
-    const r2 = await runTts(args(join(dir, 'fifo2.wav')), { env: env(cacheHome), timeoutMs: 15000 });
+    const r2 = await runTtsInProcess(args(join(dir, 'fifo2.wav')), { env: env(cacheHome), timeoutMs: 15000 });
     assert.equal(r2.code, 0, r2.stderr.toString());
     const s2 = summaryOf(r2.stderr.toString());
     assert.equal(s2.requests, 1);
@@ -373,7 +372,7 @@ describe('the piece cache against tts serve', () => {
     await unlink(join(pieces, name));
     await symlink(elsewhere, join(pieces, name));
     const before1 = served();
-    const r3 = await runTts(args(join(dir, 'fifo3.wav')), { env: env(cacheHome), timeoutMs: 15000 });
+    const r3 = await runTtsInProcess(args(join(dir, 'fifo3.wav')), { env: env(cacheHome), timeoutMs: 15000 });
     assert.equal(r3.code, 0, r3.stderr.toString());
     const s3 = summaryOf(r3.stderr.toString());
     assert.equal(s3.cache_hits, 0, 'a symlinked entry was replayed');
@@ -388,16 +387,17 @@ describe('the piece cache against tts serve', () => {
       const file = which === 'pieces' ? join(cacheHome, 'tts', 'pieces') : join(cacheHome, 'tts');
       if (which === 'pieces') await mkdir(join(cacheHome, 'tts'), { mode: 0o700 });
       await writeFile(file, 'not a cache folder');
-      const stats = await runTts(['cache', 'stats'], { env: { XDG_CACHE_HOME: cacheHome } });
+      const stats = await runTtsInProcess(['cache', 'stats'], { env: { XDG_CACHE_HOME: cacheHome } });
       assert.equal(stats.code, 7, `${which}: ${stats.stdout.toString()}${stats.stderr.toString()}`);
       assert.match(stats.stderr.toString(), /cannot read the cache/);
       assert.doesNotMatch(stats.stdout.toString(), /0 piece/);
-      const json = await runTts(['cache', 'stats', '--json'], { env: { XDG_CACHE_HOME: cacheHome } });
+      const json = await runTtsInProcess(['cache', 'stats', '--json'], { env: { XDG_CACHE_HOME: cacheHome } });
       assert.equal(json.code, 7, which);
-      const cleared = await runTts(['cache', 'clear'], { env: { XDG_CACHE_HOME: cacheHome } });
+      const cleared = await runTtsInProcess(['cache', 'clear'], { env: { XDG_CACHE_HOME: cacheHome } });
       assert.equal(cleared.code, 7, `${which}: ${cleared.stdout.toString()}${cleared.stderr.toString()}`);
       assert.doesNotMatch(cleared.stdout.toString(), /removed/);
       assert.equal(await readFile(file, 'utf8'), 'not a cache folder', `${which}: clear deleted a file that is not an entry`);
+      // doctor loads speaker, which may abort a process that has no sound device: a child.
       const doctor = await runTts(['doctor'], { env: { XDG_CACHE_HOME: cacheHome, TTS_BASE_URL: srv.base, TTS_API_KEY: KEY } });
       assert.match(doctor.stdout.toString() + doctor.stderr.toString(), /cache.*(cannot be used|unusable)/, which);
     }

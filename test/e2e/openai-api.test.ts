@@ -11,7 +11,8 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { createEngine } from '../../src/engine/index.js';
 import type { SpeechEngine } from '../../src/engine/types.js';
-import { freshCacheHome, runTts } from '../helpers/cli.js';
+import { freshCacheHome } from '../helpers/cli.js';
+import { runTtsInProcess } from '../helpers/in-process.js';
 import { startService, type TestService } from '../helpers/serve-http.js';
 import { patternBytes, withServer } from '../helpers/servers.js';
 
@@ -35,14 +36,14 @@ describe('tts say --api openai', () => {
 
   it('writes the same WAV as the native route, and the piece cache keeps the two dialects apart', async () => {
     const env = { TTS_BASE_URL: service.base, TTS_API_KEY: KEY, XDG_CACHE_HOME: freshCacheHome() };
-    const native = await runTts(['say', '-v', 'en-man-1', TEXT, '-o', join(dir, 'native.wav'), '--json'], { env });
+    const native = await runTtsInProcess(['say', '-v', 'en-man-1', TEXT, '-o', join(dir, 'native.wav'), '--json'], { env });
     assert.equal(native.code, 0, native.stderr);
-    const openai = await runTts(['say', '--api', 'openai', '-v', 'en-man-1', TEXT, '-o', join(dir, 'openai.wav'), '--json'], { env });
+    const openai = await runTtsInProcess(['say', '--api', 'openai', '-v', 'en-man-1', TEXT, '-o', join(dir, 'openai.wav'), '--json'], { env });
     assert.equal(openai.code, 0, openai.stderr);
     const summary = JSON.parse(openai.stderr.trim().split('\n').at(-1)!) as { requests: number; cache_hits: number };
     assert.equal(summary.cache_hits, 0, 'the native run\'s cached piece is not the OpenAI dialect\'s');
     assert.ok(readFileSync(join(dir, 'openai.wav')).equals(readFileSync(join(dir, 'native.wav'))), 'byte-identical files');
-    const again = await runTts(['say', '--api', 'openai', '--model', 'gpt-4o-mini-tts', '-v', 'en-man-1', TEXT, '-o', join(dir, 'again.wav'), '--json'], { env });
+    const again = await runTtsInProcess(['say', '--api', 'openai', '--model', 'gpt-4o-mini-tts', '-v', 'en-man-1', TEXT, '-o', join(dir, 'again.wav'), '--json'], { env });
     assert.equal(again.code, 0, again.stderr);
     assert.equal((JSON.parse(again.stderr.trim().split('\n').at(-1)!) as { cache_hits: number }).cache_hits, 0, 'another model is another cache identity');
     const speech = service.log.filter((l) => l.includes('POST /v1/audio/speech'));
@@ -52,7 +53,7 @@ describe('tts say --api openai', () => {
   });
 
   it('`tts realtime --api openai` is exit 2 naming why', async () => {
-    const r = await runTts(['realtime', 'hi', '-o', join(dir, 'rt.wav')], { env: { TTS_API: 'openai', TTS_BASE_URL: service.base, TTS_API_KEY: KEY } });
+    const r = await runTtsInProcess(['realtime', 'hi', '-o', join(dir, 'rt.wav')], { env: { TTS_API: 'openai', TTS_BASE_URL: service.base, TTS_API_KEY: KEY } });
     assert.equal(r.code, 2, r.stderr);
     assert.match(r.stderr, /--api openai has no realtime channel/);
   });
@@ -71,7 +72,7 @@ describe('tts say --api openai', () => {
         mkdirSync(join(config, 'tts'));
         writeFileSync(join(config, 'tts', 'config.toml'), 'api = "openai"\nmodel = "kokoro"\n');
         try {
-          const r = await runTts(['stream', '-v', 'af_bella', 'Hi.', '--raw', '--no-cache'], { env: { TTS_BASE_URL: server.url, TTS_API_KEY: KEY, XDG_CONFIG_HOME: config } });
+          const r = await runTtsInProcess(['stream', '-v', 'af_bella', 'Hi.', '--raw', '--no-cache'], { env: { TTS_BASE_URL: server.url, TTS_API_KEY: KEY, XDG_CONFIG_HOME: config } });
           assert.equal(r.code, 0, r.stderr);
           assert.ok(r.stdout.equals(audio), 'the raw pcm answer is the audio');
           assert.equal(seen[0]!.url, '/v1/audio/speech');
@@ -98,7 +99,7 @@ describe('tts say --api openai', () => {
         res.end(`data: ${JSON.stringify({ type: 'speech.audio.done', usage: { input_tokens: 3, output_tokens: 5, total_tokens: 8 } })}\n\n`);
       },
       async (server) => {
-        const r = await runTts(['stream', '-v', 'alloy', 'Hi.', '--raw', '--no-cache', '--json'], { env: { TTS_API: 'openai', TTS_BASE_URL: server.url, TTS_API_KEY: KEY } });
+        const r = await runTtsInProcess(['stream', '-v', 'alloy', 'Hi.', '--raw', '--no-cache', '--json'], { env: { TTS_API: 'openai', TTS_BASE_URL: server.url, TTS_API_KEY: KEY } });
         assert.equal(r.code, 0, r.stderr);
         assert.ok(r.stdout.equals(audio));
         assert.equal(calls, 2);
@@ -113,12 +114,12 @@ describe('tts say --api openai', () => {
     writeFileSync(join(config, 'tts', 'config.toml'), `api = "openai"\nbase-url = "${service.base}"\nmodel = "kokoro"\n`);
     try {
       const env = { TTS_API_KEY: KEY, XDG_CONFIG_HOME: config };
-      const listed = await runTts(['voices', '--json'], { env });
+      const listed = await runTtsInProcess(['voices', '--json'], { env });
       assert.equal(listed.code, 0, listed.stderr);
       const ids = JSON.parse(listed.stdout.toString()) as unknown[];
       assert.ok(ids.includes('alloy') && ids.includes('en-man-1'), `the service's ids, not the built-in table: ${listed.stdout.toString().slice(0, 200)}`);
       assert.ok(service.log.some((l) => l.includes('GET /v1/audio/voices')), service.log.join('\n'));
-      const native = await runTts(['voices', '--api', 'native', '--json'], { env });
+      const native = await runTtsInProcess(['voices', '--api', 'native', '--json'], { env });
       assert.equal(native.code, 0, native.stderr);
       assert.equal(typeof (JSON.parse(native.stdout.toString()) as unknown[])[0], 'object', 'the flag wins over the file');
     } finally {
@@ -127,11 +128,11 @@ describe('tts say --api openai', () => {
   });
 
   it('`tts voices --api openai` lists the service\'s GET /v1/audio/voices, or says it cannot know', async () => {
-    const listed = await runTts(['voices', '--api', 'openai', '--json'], { env: { TTS_BASE_URL: service.base, TTS_API_KEY: KEY } });
+    const listed = await runTtsInProcess(['voices', '--api', 'openai', '--json'], { env: { TTS_BASE_URL: service.base, TTS_API_KEY: KEY } });
     assert.equal(listed.code, 0, listed.stderr);
     const ids = JSON.parse(listed.stdout.toString()) as string[];
     assert.ok(ids.includes('alloy') && ids.includes('en-man-1'), ids.join(' '));
-    const wrongKey = await runTts(['voices', '--api', 'openai'], { env: { TTS_BASE_URL: service.base, TTS_API_KEY: 'wrong-key-123' } });
+    const wrongKey = await runTtsInProcess(['voices', '--api', 'openai'], { env: { TTS_BASE_URL: service.base, TTS_API_KEY: 'wrong-key-123' } });
     assert.equal(wrongKey.code, 3, wrongKey.stderr);
     assert.ok(!wrongKey.stderr.includes('wrong-key-123'));
     await withServer(
@@ -140,7 +141,7 @@ describe('tts say --api openai', () => {
         res.end('{"error":{"message":"not found"}}');
       },
       async (server) => {
-        const r = await runTts(['voices', '--api', 'openai'], { env: { TTS_BASE_URL: server.url, TTS_API_KEY: KEY } });
+        const r = await runTtsInProcess(['voices', '--api', 'openai'], { env: { TTS_BASE_URL: server.url, TTS_API_KEY: KEY } });
         assert.equal(r.code, 0, r.stderr);
         assert.equal(r.stdout.length, 0);
         assert.match(r.stderr, /cannot know/);

@@ -17,7 +17,8 @@ import { SHUTDOWN_GRACE_SECONDS } from '../../src/cli/serve.js';
 import { parseWavHeader } from '../helpers/wav-reader.js';
 import { runTts } from '../helpers/cli.js';
 import { allEvents, errorBody, postSse, waitFor } from '../helpers/serve-http.js';
-import { serveExpectingExit, startServe, type ServeProcess } from '../helpers/serve-process.js';
+import { startServe, type ServeProcess } from '../helpers/serve-process.js';
+import { runTtsInProcess, startServeInProcess, type InProcessServe } from '../helpers/in-process.js';
 import { connect, refused, update } from '../helpers/serve-ws.js';
 
 const KEY_A = 'sk-serve-e2e-AAAA-0123456789';
@@ -39,16 +40,14 @@ async function exitWithin(p: ServeProcess, ms: number): Promise<{ code: number |
 
 describe('tts serve (keys from TTS_SERVER_API_KEYS)', () => {
   let dir: string;
-  let srv: ServeProcess;
+  // In this process (main's serve); the signal tests below start the real `tts serve`.
+  let srv: InProcessServe;
   before(async () => {
     dir = await mkdtemp(join(tmpdir(), 'tts-serve-'));
-    srv = await startServe(['--port', '0'], { TTS_SERVER_API_KEYS: ` ${KEY_A} , ${KEY_B} ` });
+    srv = await startServeInProcess(['--port', '0'], { TTS_SERVER_API_KEYS: ` ${KEY_A} , ${KEY_B} ` });
   });
   after(async () => {
-    if (srv.child.exitCode === null) {
-      srv.child.kill('SIGTERM');
-      await srv.exited;
-    }
+    await srv.stop();
     await rm(dir, { recursive: true, force: true });
   });
 
@@ -111,12 +110,15 @@ describe('tts serve (keys from TTS_SERVER_API_KEYS)', () => {
 
   it('exits 7 when the port is taken', async () => {
     const { port } = new URL(srv.base);
-    const r = await serveExpectingExit(['--port', port], { TTS_SERVER_API_KEYS: KEY_A });
+    const r = await runTtsInProcess(['serve', '--port', port], { env: { TTS_SERVER_API_KEYS: KEY_A } });
     assert.equal(r.code, 7, r.stderr);
     assert.match(r.stderr, /EADDRINUSE/);
   });
 
-  it('on SIGTERM drains: new connections refused, running streams get the grace period, then end with an error event / close 1001; exit 0', async () => {
+  it('on SIGTERM drains: new connections refused, running streams get the grace period, then end with an error event / close 1001; exit 0', async (t) => {
+    // The real process: the signal comes from outside.
+    const srv = await startServe(['--port', '0'], { TTS_SERVER_API_KEYS: ` ${KEY_A} , ${KEY_B} ` });
+    t.after(() => srv.child.kill('SIGKILL'));
     const res = await postSse(srv.base, { input: LONG, voice: 'en-man-1' }, KEY_A);
     assert.equal(res.status, 200);
     const iterator = res.events[Symbol.asyncIterator]();
@@ -209,7 +211,7 @@ describe('tts serve with a generated key', () => {
   });
 
   it('refuses --host 0.0.0.0 without configured keys: exit 2, nothing served', async () => {
-    const r = await serveExpectingExit(['--host', '0.0.0.0', '--port', '0']);
+    const r = await runTtsInProcess(['serve', '--host', '0.0.0.0', '--port', '0']);
     assert.equal(r.code, 2, r.stderr);
     assert.match(r.stderr, /refusing to serve on 0\.0\.0\.0 without configured keys/);
     assert.match(r.stderr, /TTS_SERVER_API_KEYS|--api-keys-file/);
@@ -220,7 +222,7 @@ describe('tts serve with a generated key', () => {
     const dir = await mkdtemp(join(tmpdir(), 'tts-serve-keys-'));
     const file = join(dir, 'keys');
     await writeFile(file, `# keys for the test\n${KEY_A}\n\n${KEY_B}\r\n`);
-    const srv = await startServe(['--host', '0.0.0.0', '--port', '0', '--api-keys-file', file]);
+    const srv = await startServeInProcess(['--host', '0.0.0.0', '--port', '0', '--api-keys-file', file]);
     try {
       const { port } = new URL(srv.base);
       const res = await postSse(`http://127.0.0.1:${port}`, { input: 'Hi.', voice: 'en-man-1' }, KEY_B);
@@ -229,10 +231,9 @@ describe('tts serve with a generated key', () => {
       const bad = await postSse(`http://127.0.0.1:${port}`, { input: 'Hi.' }, '# keys for the test');
       assert.equal(bad.status, 401);
       await bad.text();
-      srv.child.kill('SIGTERM');
-      assert.equal((await exitWithin(srv, 5000)).code, 0);
+      assert.equal(await srv.stop('SIGTERM', true), 0);
     } finally {
-      srv.child.kill('SIGKILL');
+      await srv.stop();
       await rm(dir, { recursive: true, force: true });
     }
   });
@@ -240,7 +241,7 @@ describe('tts serve with a generated key', () => {
 
 describe('tts serve limit flags', () => {
   it('--max-chars, --rate-limit, --max-concurrent and --quota-chars reach the service', async () => {
-    const srv = await startServe(['--port', '0', '--max-chars', '10', '--rate-limit', '4/min', '--max-concurrent', '1', '--quota-chars', '15'], {
+    const srv = await startServeInProcess(['--port', '0', '--max-chars', '10', '--rate-limit', '4/min', '--max-concurrent', '1', '--quota-chars', '15'], {
       TTS_SERVER_API_KEYS: `${KEY_A},${KEY_B}`,
     });
     try {
@@ -277,10 +278,9 @@ describe('tts serve limit flags', () => {
       const over = await postSse(srv.base, { input: 'Hello!' }, KEY_B);
       assert.equal(over.status, 402);
       assert.equal(errorBody(await over.text()).code, 'quota_exceeded');
-      srv.child.kill('SIGTERM');
-      assert.equal((await exitWithin(srv, 5000)).code, 0);
+      assert.equal(await srv.stop('SIGTERM', true), 0);
     } finally {
-      srv.child.kill('SIGKILL');
+      await srv.stop();
     }
   });
 
@@ -292,7 +292,7 @@ describe('tts serve limit flags', () => {
       [['--port', '0', '--api-keys-file', '/nonexistent/keys'], /cannot read \/nonexistent\/keys/],
     ];
     for (const [args, message] of cases) {
-      const r = await serveExpectingExit(args, { TTS_SERVER_API_KEYS: KEY_A });
+      const r = await runTtsInProcess(['serve', ...args], { env: { TTS_SERVER_API_KEYS: KEY_A } });
       assert.equal(r.code, 2, `${args.join(' ')}: ${r.stderr}`);
       assert.match(r.stderr, message);
     }
@@ -308,7 +308,7 @@ describe('tts voices', () => {
   ];
 
   it('lists the four voices with language and gender', async () => {
-    const r = await runTts(['voices']);
+    const r = await runTtsInProcess(['voices']);
     assert.equal(r.code, 0, r.stderr);
     const lines = r.stdout.toString('utf8').trim().split('\n');
     assert.match(lines[0]!, /^VOICE\s+LANGUAGE\s+GENDER/);
@@ -317,7 +317,7 @@ describe('tts voices', () => {
   });
 
   it('--json prints one array with id, language and gender', async () => {
-    const r = await runTts(['voices', '--json']);
+    const r = await runTtsInProcess(['voices', '--json']);
     assert.equal(r.code, 0, r.stderr);
     const voices = JSON.parse(r.stdout.toString('utf8')) as { id: string; language: string; gender: string }[];
     assert.deepEqual(
