@@ -7,8 +7,14 @@
  * - real-time factor (synthesis seconds per second of audio) of a paragraph on a warm engine in
  *   this process, against native `espeak-ng --stdout PARAGRAPH` (wall time of the process over
  *   the seconds of audio it wrote), with the same eSpeak voice; and, for information, the RTF of
- *   the whole CLI run (start-up, engine start, synthesis, output).
+ *   the whole CLI run (start-up, engine start, synthesis, output). eSpeak NG is another engine
+ *   than Flite, which speaks English here: that ratio compares two engines;
+ * - Flite's real-time factor on ~1,000 words against native `flite` with the same voice (rms):
+ *   the same engine, so that ratio is what WebAssembly and our host cost.
  */
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { createEngine } from '../src/engine/index.js';
 import { espeakVoiceName } from '../src/engine/voices.js';
 import { cleanEnv } from '../test/helpers/cli.js';
@@ -32,6 +38,12 @@ const EN_PARAGRAPH =
 const JA_PARAGRAPH =
   '今日は良い天気です。明日は雨が降るかもしれませんので、傘を持って出かけてください。東京駅から新幹線に乗って、' +
   '大阪まで二時間半ほどかかります。音声合成の速さを測るために、この段落にはいくつかの文があります。';
+
+/** Target: Flite's real-time factor at most this many times native `flite`'s (same voice). */
+export const ENGINE_FLITE_RTF_RATIO_MAX = 1.1;
+
+/** About 1,000 words of English (the paragraph, 71 words, 14 times). */
+const EN_THOUSAND_WORDS = Array.from({ length: 14 }, () => EN_PARAGRAPH).join(' ');
 
 /** Bytes per second of the SSE channel's audio: 24 kHz mono pcm16. */
 const OUR_BYTES_PER_SECOND = 24000 * 2;
@@ -121,6 +133,28 @@ export async function benchEngine(options: BenchOptions): Promise<Figure[]> {
       });
     }
     options.log(`engine: real-time factors, ${rtfRuns} run(s) per paragraph`);
+    // Flite against native Flite: the same engine and voice (rms), ~1,000 words (issue 20).
+    const flite = which('flite');
+    if (flite !== undefined) {
+      const job = { voice: 'en-man-1', language: 'en' as const, format: 'pcm16' as const, sampleRate: 24000, channels: 1, text: EN_THOUSAND_WORDS };
+      await synthesizeTimed(engine, job);
+      const ours: number[] = [];
+      const native: number[] = [];
+      for (let r = 0; r < rtfRuns; r++) {
+        const t = await synthesizeTimed(engine, job);
+        ours.push(t.seconds / (t.bytes / OUR_BYTES_PER_SECOND));
+        native.push(await nativeFliteRtf(flite, EN_THOUSAND_WORDS));
+      }
+      figures.push({
+        bench: 'engine',
+        name: 'engine: RTF, English 1,000 words (warm; Flite rms)',
+        value: median(ours),
+        unit: 'x',
+        baseline: { name: 'native flite -voice rms', value: median(native) },
+        targets: [{ kind: 'ratio-max', limit: ENGINE_FLITE_RTF_RATIO_MAX }],
+        note: `median of ${rtfRuns}; synthesis s / audio s; native: process wall / audio s`,
+      });
+    }
   } finally {
     await engine.close();
   }
@@ -136,6 +170,22 @@ async function synthesizeTimed(
   let bytes = 0;
   for await (const chunk of engine.synthesize(job)) bytes += chunk.length;
   return { seconds: (performance.now() - started) / 1000, bytes };
+}
+
+/**
+ * Real-time factor of native CMU Flite: wall time of `flite -voice rms -t TEXT -o FILE.wav`
+ * (process start included) over the seconds of audio in the WAV (16000 Hz mono 16-bit).
+ */
+async function nativeFliteRtf(flite: string, text: string): Promise<number> {
+  const dir = mkdtempSync(path.join(tmpdir(), 'tts-bench-flite-'));
+  try {
+    const wav = path.join(dir, 'x.wav');
+    const run = await timedSpawn(flite, ['-voice', 'rms', '-t', text, '-o', wav]);
+    const seconds = (statSync(wav).size - 44) / 2 / 16000;
+    return run.exitMs / 1000 / seconds;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 /**

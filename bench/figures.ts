@@ -15,7 +15,8 @@ export interface BenchOptions {
 }
 
 /** Units a figure is printed in. `x` is a plain factor (e.g. a real-time factor). */
-export type Unit = 'ms' | 's' | 'MB' | 'MB/s' | 'x' | '%';
+/** `MB` is 10⁶ bytes, `MiB` 2²⁰ bytes. */
+export type Unit = 'ms' | 's' | 'MB' | 'MiB' | 'MB/s' | 'x' | '%';
 
 /**
  * A target a figure must meet. Ratios are `value / baseline`.
@@ -83,6 +84,8 @@ export function formatValue(value: number, unit: Unit): string {
       return `${value.toFixed(2)} s`;
     case 'MB':
       return `${value.toFixed(1)} MB`;
+    case 'MiB':
+      return `${value.toFixed(1)} MiB`;
     case 'MB/s':
       return `${value.toFixed(0)} MB/s`;
     case 'x':

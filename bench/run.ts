@@ -18,6 +18,7 @@ import { benchDecode } from './decode.js';
 import { benchEngine } from './engine.js';
 import { benchLongText } from './long-text.js';
 import { benchMemory } from './memory.js';
+import { benchOneshot } from './oneshot.js';
 import { benchServerFairness } from './server-fairness.js';
 import { benchServerLoad } from './server-load.js';
 import { benchServerStalled } from './server-stalled.js';
@@ -35,6 +36,7 @@ const BENCHES: Record<string, (o: BenchOptions) => Promise<Figure[]>> = {
   'audio-stage': benchAudioStage,
   containers: benchContainers,
   engine: benchEngine,
+  oneshot: benchOneshot,
   'server-load': benchServerLoad,
   'server-stalled': benchServerStalled,
   'server-fairness': benchServerFairness,

@@ -160,3 +160,16 @@ export class TtsError extends Error {
     return exitCodeFor(this.code);
   }
 }
+
+/**
+ * Why a file could not be read, in words for a message: `no such file`, `permission denied`,
+ * `it is a directory`, else the system's code (`ELOOP`…) or the error's text.
+ * @param cause what `fs` threw (a NodeJS.ErrnoException, or anything).
+ */
+export function fileProblem(cause: unknown): string {
+  const code = (cause as NodeJS.ErrnoException | undefined)?.code;
+  if (code === 'ENOENT') return 'no such file';
+  if (code === 'EACCES' || code === 'EPERM') return 'permission denied';
+  if (code === 'EISDIR') return 'it is a directory';
+  return code ?? (cause instanceof Error ? cause.message : String(cause));
+}

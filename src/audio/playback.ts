@@ -7,6 +7,7 @@
 import type { AudioSpec } from '../dsp/spec.js';
 import { TtsError } from '../errors.js';
 import { SYSTEM_PLAYERS } from './players.js';
+import { alsaCards, failedState, playbackError, speakerBuild, speakerDetail, type BackendReport } from './playback-diagnosis.js';
 import type { AudioSink } from './sink.js';
 
 /** Options of {@link openPlayback}. */
@@ -17,42 +18,45 @@ export interface PlaybackOptions {
   env: NodeJS.ProcessEnv;
   /** --verbose: names the backend chosen and why the others were not. */
   verbose?: ((line: string) => void) | undefined;
+  /** Opens speaker (default: the speaker package, probed in a child process); tests inject failures. */
+  openSpeaker?: ((spec: AudioSpec) => Promise<AudioSink>) | undefined;
+  /** ALSA's sound cards (default: alsaCards(), from /proc/asound/cards); tests inject a count. */
+  cards?: (() => number | undefined) | undefined;
 }
 
-/** What one backend can do here, for `tts doctor` and for messages. */
-export interface BackendReport {
-  name: string;
-  ok: boolean;
-  /** A path, or why it cannot be used. */
-  detail: string;
-}
-
-/**
- * Commands that give this system a way to play, one line: a system player's package, or what
- * builds `speaker` (`speakerHint`, from the speaker failure), or a file instead.
- */
-export function playbackFixHint(speakerHint: string | undefined): string {
-  const speaker = speakerHint === undefined ? '' : `; or build speaker: ${speakerHint}`;
-  if (process.platform === 'darwin') return `install sox (brew install sox, gives \`play\`)${speaker}; or write a file: -o speech.wav`;
-  if (process.platform === 'linux') return `install a player: apt-get install alsa-utils (gives aplay)${speaker}; or write a file: -o speech.wav`;
-  return `install sox or ffmpeg (gives \`play\` or \`ffplay\`)${speaker}; or write a file: -o speech.wav`;
-}
+export type { BackendReport } from './playback-diagnosis.js';
+export { playbackFixHint } from './playback-diagnosis.js';
 
 /**
  * Opens the sound card through the chosen backend for audio of `spec`.
  * @throws TtsError `no_playback_device` (exit 7): the named player is missing or cannot play;
- *   with `auto`, when neither speaker nor any system player works (the message says why for
- *   each, the hint how to fix it). Later failures while playing are `io_error` (exit 7).
+ *   with `auto`, when neither speaker nor any system player works: one short line naming the
+ *   cause (playback-diagnosis.ts: no sound card, no player could open the device, nothing
+ *   installed), the hint the fix for that case; each backend's own error goes to `verbose`.
+ *   Later failures while playing are `io_error` (exit 7).
  */
 export async function openPlayback(spec: AudioSpec, options: PlaybackOptions): Promise<AudioSink> {
   const choice = options.player ?? 'auto';
   const verbose = options.verbose ?? ((): void => {});
+  const speaker = options.openSpeaker ?? openSpeaker;
   if (choice === 'speaker') {
-    const sink = await openSpeaker(spec);
+    const sink = await speaker(spec);
     verbose('playback: speaker (the speaker package, ALSA)');
     return sink;
   }
   const [{ findOnPath, openSystemPlayerSink }] = await Promise.all([import('./system-player.js')]);
+  /** Opens one system player: its sink, or its failure (said under --verbose). */
+  const trySystemPlayer = async (player: (typeof SYSTEM_PLAYERS)[number], path: string): Promise<{ sink: AudioSink } | { failure: BackendReport }> => {
+    try {
+      const sink = await openSystemPlayerSink(spec, player, path);
+      verbose(`playback: ${player.name} (${path})`);
+      return { sink };
+    } catch (error) {
+      if (!(error instanceof TtsError)) throw error;
+      verbose(`playback: ${error.message}`);
+      return { failure: { name: player.name, ok: false, state: 'no-device', detail: error.message } };
+    }
+  };
   if (choice !== 'auto') {
     const player = SYSTEM_PLAYERS.find((p) => p.name === choice);
     if (player === undefined) throw new TtsError('usage', `--player ${choice} is not a player tts knows`, { hint: `use one of: speaker, ${SYSTEM_PLAYERS.map((p) => p.name).join(', ')}` });
@@ -60,45 +64,32 @@ export async function openPlayback(spec: AudioSpec, options: PlaybackOptions): P
     if (path === undefined) {
       throw new TtsError('no_playback_device', `--player ${choice}: ${choice} is not on PATH`, { hint: `install ${player.from}, or choose another --player` });
     }
-    const sink = await openSystemPlayerSink(spec, player, path);
-    verbose(`playback: ${player.name} (${path})`);
-    return sink;
+    const opened = await trySystemPlayer(player, path);
+    if ('sink' in opened) return opened.sink;
+    // The same short cause as with `auto`; the player's own words under --verbose.
+    throw playbackError([opened.failure], (options.cards ?? alsaCards)());
   }
-  const failures: string[] = [];
-  let speakerHint: string | undefined;
+  // Each failure is kept for the one-line cause; the details go to --verbose (and `tts doctor`).
+  const failures: BackendReport[] = [];
   try {
-    const sink = await openSpeaker(spec);
+    const sink = await speaker(spec);
     verbose('playback: speaker (the speaker package, ALSA)');
     return sink;
   } catch (error) {
     if (!(error instanceof TtsError)) throw error;
-    failures.push(`speaker: ${error.message.replace(/^cannot play audio: /, '')}`);
-    // A device problem is not fixed by building speaker: then only its missing build is hinted.
-    if (/speaker/.test(error.hint ?? '')) speakerHint = error.hint;
-    verbose(`playback: speaker cannot be used: ${error.message}`);
+    const detail = error.message.replace(/^cannot play audio: /, '');
+    failures.push({ name: 'speaker', ok: false, state: failedState('speaker', error.message), detail });
+    verbose(`playback: speaker cannot be used: ${detail}`);
   }
   for (const player of SYSTEM_PLAYERS) {
     const path = findOnPath(player.name, options.env);
     if (path === undefined) continue;
-    try {
-      const sink = await openSystemPlayerSink(spec, player, path);
-      verbose(`playback: ${player.name} (${path})`);
-      return sink;
-    } catch (error) {
-      if (!(error instanceof TtsError)) throw error;
-      failures.push(error.message);
-      verbose(`playback: ${error.message}`);
-    }
+    const opened = await trySystemPlayer(player, path);
+    if ('sink' in opened) return opened.sink;
+    failures.push(opened.failure);
   }
-  const none = SYSTEM_PLAYERS.filter((p) => findOnPath(p.name, options.env) === undefined).map((p) => p.name);
-  if (none.length === SYSTEM_PLAYERS.length) {
-    failures.push(`no system player on PATH (${none.join(', ')})`);
-    throw new TtsError('no_playback_device', `cannot play audio: ${failures.join('; ')}`, { hint: playbackFixHint(speakerHint) });
-  }
-  // Players are there but none could open a device: installing more would not help.
-  throw new TtsError('no_playback_device', `cannot play audio: ${failures.join('; ')}`, {
-    hint: 'no sound device is usable here (check the sound card, or PipeWire/PulseAudio); write a file instead (-o speech.wav) or pipe `tts stream` to a player',
-  });
+  if (failures.length === 1) verbose(`playback: no system player on PATH (${SYSTEM_PLAYERS.map((p) => p.name).join(', ')})`);
+  throw playbackError(failures, (options.cards ?? alsaCards)());
 }
 
 /**
@@ -108,27 +99,29 @@ export async function openPlayback(spec: AudioSpec, options: PlaybackOptions): P
  */
 export async function playbackBackends(env: NodeJS.ProcessEnv): Promise<BackendReport[]> {
   const reports: BackendReport[] = [];
+  const build = speakerBuild();
   try {
     const { loadSpeaker } = await import('./speaker-sink.js');
     await loadSpeaker();
-    reports.push({ name: 'speaker', ok: true, detail: 'the speaker package loads and ALSA has a default device' });
+    reports.push({ name: 'speaker', ok: true, state: 'ok', detail: 'built, loads, and ALSA has a default device' });
   } catch (error) {
-    const hint = error instanceof TtsError && /speaker/.test(error.hint ?? '') ? ` (to build it: ${error.hint})` : '';
-    reports.push({ name: 'speaker', ok: false, detail: `${error instanceof Error ? error.message : String(error)}${hint}` });
+    const message = error instanceof Error ? error.message : String(error);
+    const state = failedState('speaker', message);
+    reports.push({ name: 'speaker', ok: false, state, detail: speakerDetail(build, state, message) });
   }
   const { findOnPath, openSystemPlayerSink } = await import('./system-player.js');
   for (const p of SYSTEM_PLAYERS) {
     const path = findOnPath(p.name, env);
     if (path === undefined) {
-      reports.push({ name: p.name, ok: false, detail: `not on PATH (${p.from})` });
+      reports.push({ name: p.name, ok: false, state: 'missing', detail: `not on PATH (${p.from})` });
       continue;
     }
     try {
       const sink = await openSystemPlayerSink({ format: 'pcm16', sampleRate: 24000, channels: 1 }, p, path);
       await sink.abort();
-      reports.push({ name: p.name, ok: true, detail: `${path} starts and keeps the device open` });
+      reports.push({ name: p.name, ok: true, state: 'ok', detail: `${path} starts and keeps the device open` });
     } catch (error) {
-      reports.push({ name: p.name, ok: false, detail: `${path}: ${error instanceof Error ? error.message : String(error)}` });
+      reports.push({ name: p.name, ok: false, state: 'no-device', detail: `${path}: ${error instanceof Error ? error.message : String(error)}` });
     }
   }
   return reports;

@@ -15,8 +15,9 @@
  */
 import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { pathToFileURL } from 'node:url';
 import { TtsError } from '../errors.js';
+import { speakerFix } from './playback-diagnosis.js';
 import { toPcm16Bytes } from '../dsp/encoding.js';
 import { FrameAligner } from './containers/pcm.js';
 import type { AudioSink } from './sink.js';
@@ -61,17 +62,12 @@ export interface SpeakerSinkOptions {
   load?: () => Promise<SpeakerConstructor>;
 }
 
-/** tts's own folder: npm must run there to add or rebuild its optional `speaker`. */
-const PACKAGE_DIR = fileURLToPath(new URL('../../..', import.meta.url)).replace(/\/$/, '');
-/** The ALSA headers speaker compiles against, per system. */
-const ALSA_HEADERS = process.platform === 'linux' ? 'apt-get install libasound2-dev (Debian/Ubuntu; dnf install alsa-lib-devel on Fedora)' : 'a C++ compiler';
 /**
- * What builds speaker when npm could not (verified with npm 10): a failed optional build leaves
- * no `speaker` folder, and `npm install speaker` in tts's folder fetches and builds it again; a
- * folder whose binding does not load is rebuilt in place by `npm rebuild speaker`.
+ * What builds speaker (playback-diagnosis.ts speakerFix): npm left it out → `npm install
+ * --include=optional`; its folder is there but does not load → `npm rebuild speaker`.
  */
-const INSTALL_HINT = `${ALSA_HEADERS}, then: cd ${PACKAGE_DIR} && npm install speaker`;
-const REBUILD_HINT = `${ALSA_HEADERS}, then: cd ${PACKAGE_DIR} && npm rebuild speaker`;
+const installHint = (): string => speakerFix('absent');
+const rebuildHint = (): string => speakerFix('unbuilt');
 const NO_DEVICE_HINT =
   'no sound card is usable here; write a file instead (-o speech.wav) or pipe `tts stream` to a player';
 
@@ -143,7 +139,7 @@ export async function loadSpeaker(specifier = 'speaker'): Promise<SpeakerConstru
     resolved = createRequire(import.meta.url).resolve(specifier);
   } catch (err) {
     throw new TtsError('no_playback_device', 'cannot play audio: the `speaker` package is not installed', {
-      hint: INSTALL_HINT,
+      hint: installHint(),
       cause: err,
     });
   }
@@ -157,7 +153,7 @@ export async function loadSpeaker(specifier = 'speaker'): Promise<SpeakerConstru
     return mod.default;
   } catch (err) {
     throw new TtsError('no_playback_device', 'cannot play audio: the `speaker` package failed to load', {
-      hint: REBUILD_HINT,
+      hint: rebuildHint(),
       cause: err,
     });
   }
@@ -181,7 +177,7 @@ function probeSpeaker(resolved: string): Promise<string> {
       if (broken) {
         const why = stderr.split('\n').find((l) => /Error|error/.test(l))?.trim() ?? `exit ${code ?? signal}`;
         const message = `cannot play audio: the \`speaker\` package failed to load (${why})`;
-        reject(new TtsError('no_playback_device', message, { hint: REBUILD_HINT }));
+        reject(new TtsError('no_playback_device', message, { hint: rebuildHint() }));
         return;
       }
       // alsa-lib's first complaint names the cause ("cannot find card '0'", "Unknown PCM x");

@@ -5,8 +5,9 @@
  * reads at playback speed — so the pipe's backpressure paces the producer, as the card does.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { accessSync, constants, statSync } from 'node:fs';
-import { delimiter, isAbsolute, join } from 'node:path';
+import { delimiter, isAbsolute } from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
+import which from 'which';
 import { toPcm16Bytes } from '../dsp/encoding.js';
 import { FrameAligner } from './containers/pcm.js';
 import { assertAudioSpec, type AudioSpec } from '../dsp/spec.js';
@@ -24,20 +25,16 @@ const STDERR_BYTES = 4096;
 const KILL_AFTER_MS = 1000;
 
 /**
- * The full path of program `name` on `env.PATH`, if there is an executable file by that name.
- * A name with a slash is taken as a path.
+ * The full path of program `name` on `env.PATH` (the first executable file by that name, as the
+ * shell finds it, relative PATH entries skipped), if any; a name with a slash is taken as a path. Uses the `which` package
+ * (npm's own), so PATH rules (empty entries, PATHEXT on Windows) are not ours to get right.
  */
 export function findOnPath(name: string, env: NodeJS.ProcessEnv): string | undefined {
-  const candidates = name.includes('/') ? [name] : (env['PATH'] ?? '').split(delimiter).filter((d) => d !== '' && isAbsolute(d)).map((d) => join(d, name));
-  for (const path of candidates) {
-    try {
-      accessSync(path, constants.X_OK);
-      if (statSync(path).isFile()) return path;
-    } catch {
-      // Not here.
-    }
-  }
-  return undefined;
+  // Relative entries (`.`, empty) would make the current folder's files players: left out.
+  const path = (env['PATH'] ?? '').split(delimiter).filter((d) => isAbsolute(d)).join(delimiter);
+  // `which` falls back to this process's PATH when given an empty one: nothing to search is nothing found.
+  if (path === '' && !name.includes('/')) return undefined;
+  return which.sync(name, { path, nothrow: true }) ?? undefined;
 }
 
 /**
@@ -66,7 +63,7 @@ export async function openSystemPlayerSink(spec: AudioSpec, player: PlayerComman
     child.stdin?.write(Buffer.alloc(Math.round(spec.sampleRate * 0.05) * spec.channels * 2));
     wait = PRIMED_EXIT_MS;
   }
-  const early = await Promise.race([sink.exited.then(() => 'exited' as const), delay(wait).then(() => 'running' as const)]);
+  const early = await Promise.race([sink.exited.then(() => 'exited' as const), delay(wait, undefined, { ref: false }).then(() => 'running' as const)]);
   if (early === 'exited') {
     await sink.abort();
     throw new TtsError('no_playback_device', `${player.name} cannot play here (${sink.why()})`, {
@@ -76,9 +73,6 @@ export async function openSystemPlayerSink(spec: AudioSpec, player: PlayerComman
   return sink;
 }
 
-function delay(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms).unref());
-}
 
 class PlayerSink implements AudioSink {
   /** Resolves when the player process has ended (or could not start). */

@@ -4,7 +4,9 @@
  *
  * A temporary file is `.<name>.tts-<pid>-<12 hex>.tmp` beside its target. The clean-up of a
  * normal failure is the sink's own; what cannot wait for it — a second Ctrl-C, an uncaught
- * exception — calls {@link removeTempFilesSync} right before the process exits; and what no code
+ * exception, `process.exit`, a SIGTERM or SIGHUP nobody handles — is done by
+ * {@link removeTempFilesSync} on the way out, hooked with the `signal-exit` package (which knows
+ * which signals can be caught on each platform and re-raises them after); and what no code
  * of the dying process can run for — SIGKILL, the kernel's out-of-memory killer — is swept by
  * the next run that writes to the same name ({@link removeStaleTempFiles}), recognised by a
  * process id that no longer runs.
@@ -13,6 +15,7 @@ import { randomBytes } from 'node:crypto';
 import { unlinkSync } from 'node:fs';
 import { readdir, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
+import { onExit } from 'signal-exit';
 
 /** Temporary files this process is still writing. */
 const live = new Set<string>();
@@ -25,8 +28,18 @@ export function tempPathFor(dir: string, base: string): string {
   return join(dir, `.${cutBase(base)}.tts-${process.pid}-${randomBytes(6).toString('hex')}.tmp`);
 }
 
-/** Remembers a temporary file as being written by this process. */
+/** Whether the exit hook is installed (once, with the first temporary file). */
+let hooked = false;
+
+/**
+ * Remembers a temporary file as being written by this process; it is removed when the process
+ * exits or dies of a catchable signal before {@link untrackTempFile}.
+ */
 export function trackTempFile(path: string): void {
+  if (!hooked) {
+    hooked = true;
+    onExit(() => removeTempFilesSync());
+  }
   live.add(path);
 }
 

@@ -1,8 +1,12 @@
 /**
- * What decides a piece's audio, and so its cache key (docs/cli.md §8): the service (its base URL,
- * or the built-in engine and its version), the channel, the voice, the language, the format
- * requested from the service (the encoding; on the WebSocket also the sample rate and channels)
- * and the text. The API key is not part of it: the same service speaks the same for every key.
+ * What decides a piece's audio, and so its cache key (docs/cli.md §8): what was sent — the channel,
+ * the voice, the language, the format requested from the service (the encoding; on the WebSocket
+ * also the sample rate and channels) and the text — and who answered: the service (its base URL,
+ * or the built-in engine and its version) and, for the built-in one, who must speak (the voice
+ * package's name, version and code). Nothing after the service (conversion to -r/-c, speed,
+ * volume, pauses, containers) is in it: a piece holds the service's bytes, and every later stage
+ * is recomputed on replay. The API key is not part of it: the same service speaks the same for
+ * every key.
  */
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -23,21 +27,33 @@ export interface CacheIdentity {
   language: Language;
   /** The encoding requested; rate (Hz) and channels count only where they are requested (the WebSocket). */
   spec: AudioSpec;
+  /**
+   * Who must speak for an answer to be stored (built-in service only; engine/voices.ts
+   * `voiceIdentity`): `builtin`, or a voice package's `package:<name>@<version>#<code hash>`.
+   * An answer whose `done` names someone else (a fallback) is never stored under this key.
+   * Undefined for a remote service, which does not say.
+   */
+  speaker?: string | undefined;
+  /**
+   * Another dialect than the native one, with its model: `openai:tts-1` (docs/protocol.md §10).
+   * Undefined for the native dialect.
+   */
+  dialect?: string | undefined;
 }
 
 /** Version of the key's layout: changing what goes into a key changes this. */
-const KEY_VERSION = 1;
+const KEY_VERSION = 2;
 
 /**
  * The cache key of one piece: SHA-256 (hex, 64 characters) of the identity and the text, exactly
  * as it is sent to the service.
  */
 export function pieceKey(identity: CacheIdentity, text: string): string {
-  const { service, channel, voice, language, spec } = identity;
+  const { service, channel, voice, language, spec, speaker, dialect } = identity;
   const requested = channel === 'realtime' ? [spec.format, spec.sampleRate, spec.channels] : [spec.format, null, null];
-  return createHash('sha256')
-    .update(JSON.stringify([KEY_VERSION, service, channel, voice, language, ...requested, text]))
-    .digest('hex');
+  // The dialect goes in only when there is one, so native keys stay what they were.
+  const fields = [KEY_VERSION, service, speaker ?? null, channel, voice, language, ...requested, ...(dialect === undefined ? [] : [dialect]), text];
+  return createHash('sha256').update(JSON.stringify(fields)).digest('hex');
 }
 
 let builtin: string | undefined;
@@ -88,6 +104,8 @@ export function builtinEngineIdentity(): string {
  * The identity of a run's pieces.
  * @param service the resolved service: the built-in one is named by its engine, not its
  *   ephemeral port; a remote one by its base URL (the WebSocket base for `realtime`).
+ * @param speaker who must speak (built-in service only, {@link CacheIdentity.speaker}).
+ * @param dialect `openai:<model>` with `--api openai`; undefined for the native dialect.
  */
 export function identityFor(
   channel: 'sse' | 'realtime',
@@ -95,7 +113,9 @@ export function identityFor(
   voice: string,
   language: Language,
   spec: AudioSpec,
+  speaker?: string | undefined,
+  dialect?: string | undefined,
 ): CacheIdentity {
   const name = service.embedded ? builtinEngineIdentity() : (channel === 'realtime' ? service.wsBaseUrl : service.baseUrl).replace(/\/+$/, '');
-  return { service: name, channel, voice, language, spec };
+  return { service: name, channel, voice, language, spec, speaker, dialect };
 }

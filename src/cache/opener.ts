@@ -1,10 +1,15 @@
 /**
- * The piece cache in front of a channel (docs/cli.md §8): an {@link OpenStream} that answers a
+ * The piece cache in front of a channel (docs/cli.md §8): an {@link OpenRequest} that answers a
  * piece from the cache when a whole entry exists, and otherwise asks the service, storing the
- * audio once the service said `done` — never before, so an interrupted, failed or cut-back
- * request leaves nothing behind. The pipeline (src/speak/pipeline.ts) does not know about it.
+ * audio exactly as the service sent it once the service said `done` — never before, so an
+ * interrupted, failed or cut-back request leaves nothing behind. Conversion to the run's spec,
+ * speed, volume, pauses and containers all come after it (channels.ts `converted`, the audio
+ * stage), so they are recomputed on every replay and runs that differ only in them share pieces.
+ * The pipeline (src/speak/pipeline.ts) does not know about it.
  */
-import type { OpenStream } from '../speak/pipeline.js';
+import { sameSpec } from '../dsp/convert.js';
+import { bytesPerFrame, type AudioSpec } from '../dsp/spec.js';
+import type { OpenRequest } from '../speak/channels.js';
 import type { AudioChunk } from '../wire/delta.js';
 import { pieceKey, type CacheIdentity } from './identity.js';
 import type { PieceCache } from './store.js';
@@ -17,59 +22,79 @@ export interface CacheCounters {
 
 /** How to wrap a channel's opener. */
 export interface CachedOpenerOptions {
-  /** The cache; undefined with `--no-cache` (then only `onPieceDone` is added). */
+  /** The cache; undefined with `--no-cache` (then the opener is the channel's own). */
   cache: PieceCache | undefined;
   identity: CacheIdentity;
+  /**
+   * The spec the service is asked for (channels.ts `requestedSpec`): a hit replays audio in it,
+   * and an answer that arrived in another spec is never stored.
+   */
+  requested: AudioSpec;
   counters: CacheCounters;
-  /** Bytes of one sample frame of the stream: a piece whose audio is not whole frames is never stored. */
-  frameBytes?: number | undefined;
-  /** Called when a piece's audio was all handed on: `text` as sent, `fromCache` when it was replayed. */
-  onPieceDone?: ((text: string, fromCache: boolean) => void) | undefined;
+  /** Called (for --verbose) when an answer is not stored because someone else than the key names spoke. */
+  verbose?: ((line: string) => void) | undefined;
 }
 
 /**
  * Wraps `open` with the cache.
- * @returns an opener with the same contract: chunks of the piece's audio, ending after `done`;
- *   a hit yields the stored bytes (in blocks of at most 64 KiB, with no item id) and makes no
- *   request. Failures are the service's; the cache's own problems only make it a miss.
+ * @returns an opener with the same contract: the service's chunks, ending after `done`; a hit
+ *   yields the stored bytes (in blocks of at most 64 KiB, with no item id) in `requested`, and
+ *   makes no request. An answer is stored only when it is whole samples of `requested` and, when
+ *   the identity names who must speak ({@link CacheIdentity.speaker}), the service's `done` named
+ *   that same engine: a fallback's audio is never stored under the primary's key. Failures are the
+ *   service's; the cache's own problems only make it a miss.
  */
-export function cachedOpener(open: OpenStream, options: CachedOpenerOptions): OpenStream {
-  const { cache, identity, counters, onPieceDone } = options;
-  return async function* (text: string, signal: AbortSignal): AsyncGenerator<AudioChunk, void, undefined> {
-    const key = cache === undefined ? undefined : pieceKey(identity, text);
-    if (cache !== undefined && key !== undefined) {
-      const hit = await cache.read(key);
-      if (hit !== undefined) {
-        if (signal.aborted) {
-          await hit.close();
-          throw signal.reason;
+export function cachedOpener(open: OpenRequest, options: CachedOpenerOptions): OpenRequest {
+  const { cache, identity, counters, requested } = options;
+  const frameBytes = bytesPerFrame(requested);
+  return (text, signal) => {
+    let answer: ReturnType<OpenRequest> | undefined;
+    let fromCache = false;
+    async function* chunks(): AsyncGenerator<AudioChunk, void, undefined> {
+      const key = cache === undefined ? undefined : pieceKey(identity, text);
+      if (cache !== undefined && key !== undefined) {
+        const hit = await cache.read(key);
+        if (hit !== undefined) {
+          if (signal.aborted) {
+            await hit.close();
+            throw signal.reason;
+          }
+          fromCache = true;
+          counters.cacheHits = (counters.cacheHits ?? 0) + 1;
+          for await (const data of hit.chunks()) {
+            if (signal.aborted) throw signal.reason;
+            yield { data, itemId: undefined };
+          }
+          return;
         }
-        counters.cacheHits = (counters.cacheHits ?? 0) + 1;
-        for await (const data of hit.chunks()) {
-          if (signal.aborted) throw signal.reason;
-          yield { data, itemId: undefined };
+      }
+      answer = open(text, signal);
+      const writer = cache === undefined || key === undefined ? undefined : await cache.begin(key);
+      let complete = false;
+      let bytes = 0;
+      try {
+        for await (const chunk of answer.chunks) {
+          if (chunk.data.length > 0) await writer?.write(chunk.data);
+          bytes += chunk.data.length;
+          yield chunk;
         }
-        onPieceDone?.(text, true);
-        return;
+        const spoke = answer.spoke();
+        const rightSpeaker = identity.speaker === undefined || spoke === identity.speaker;
+        if (!rightSpeaker && writer !== undefined) options.verbose?.(`cache: not storing a piece spoken by ${spoke ?? 'an unnamed engine'}, not ${identity.speaker}`);
+        complete = bytes % frameBytes === 0 && sameSpec(answer.arriving(), requested) && rightSpeaker;
+      } finally {
+        // Only a request that reached `done` (the channel's iterable ended by itself) is stored.
+        // The entry is finished behind the stream: the piece's end is not delayed by the disk
+        // (PieceCache.settle waits for it before the process ends).
+        if (complete && !signal.aborted) void writer?.commit();
+        else void writer?.discard();
       }
     }
-    const writer = cache === undefined || key === undefined ? undefined : await cache.begin(key);
-    let complete = false;
-    let bytes = 0;
-    try {
-      for await (const chunk of open(text, signal)) {
-        if (chunk.data.length > 0) await writer?.write(chunk.data);
-        bytes += chunk.data.length;
-        yield chunk;
-      }
-      complete = bytes % (options.frameBytes ?? 1) === 0;
-    } finally {
-      // Only a request that reached `done` (the channel's iterable ended by itself) is stored.
-      // The entry is finished behind the stream: the piece's end is not delayed by the disk
-      // (PieceCache.settle waits for it before the process ends).
-      if (complete && !signal.aborted) void writer?.commit();
-      else void writer?.discard();
-    }
-    onPieceDone?.(text, false);
+    return {
+      chunks: chunks(),
+      arriving: () => (fromCache || answer === undefined ? requested : answer.arriving()),
+      spoke: () => (fromCache ? identity.speaker : answer?.spoke()),
+      replayed: () => fromCache,
+    };
   };
 }

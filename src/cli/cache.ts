@@ -2,10 +2,12 @@
  * `tts cache stats|clear` (docs/cli.md §8): what the piece cache holds, and emptying it. A listing,
  * not audio, so it goes to stdout like `tts voices`.
  */
+import { formatByteSize } from '../byte-size.js';
 import type { Command } from 'commander';
 import { EXIT } from '../errors.js';
-import type { CommandDone } from './options.js';
-import { escapeControls, type CommandIo } from './report.js';
+import type { CommandDone } from './flags.js';
+import { escapeControls } from './escape.js';
+import type { CommandIo } from './report.js';
 
 /** Adds `cache` with its subcommands `stats` and `clear` to the program. */
 export function addCacheCommand(program: Command, io: CommandIo, done: CommandDone): void {
@@ -27,7 +29,7 @@ export function addCacheCommand(program: Command, io: CommandIo, done: CommandDo
  *   be read (not a folder, no permission).
  */
 export async function cacheStats(flags: { json?: boolean }, io: CommandIo): Promise<number> {
-  const [{ cacheDir }, { PieceCache }] = await Promise.all([import('../cache/use.js'), import('../cache/store.js')]);
+  const [{ cacheDir }, { PieceCache }] = await Promise.all([import('../cache/dir.js'), import('../cache/store.js')]);
   let stats: Awaited<ReturnType<InstanceType<typeof PieceCache>['stats']>>;
   try {
     stats = await new PieceCache(cacheDir(io.env), 0, () => {}).stats();
@@ -38,7 +40,7 @@ export async function cacheStats(flags: { json?: boolean }, io: CommandIo): Prom
   if (flags.json === true) {
     io.stdout.write(`${JSON.stringify(stats)}\n`);
   } else {
-    io.stdout.write(`${escapeControls(stats.dir)}\n${stats.entries} piece(s), ${formatSize(stats.bytes)}\n`);
+    io.stdout.write(`${escapeControls(stats.dir)}\n${stats.entries} piece(s), ${formatByteSize(stats.bytes)}\n`);
   }
   return EXIT.ok;
 }
@@ -49,21 +51,13 @@ export async function cacheStats(flags: { json?: boolean }, io: CommandIo): Prom
  *   nothing but entries was touched).
  */
 export async function cacheClear(io: CommandIo): Promise<number> {
-  const [{ cacheDir }, { PieceCache }] = await Promise.all([import('../cache/use.js'), import('../cache/store.js')]);
+  const [{ cacheDir }, { PieceCache }] = await Promise.all([import('../cache/dir.js'), import('../cache/store.js')]);
   try {
     const removed = await new PieceCache(cacheDir(io.env), 0, () => {}).clear();
-    io.stdout.write(`removed ${removed.entries} piece(s), ${formatSize(removed.bytes)} from ${escapeControls(removed.dir)}\n`);
+    io.stdout.write(`removed ${removed.entries} piece(s), ${formatByteSize(removed.bytes)} from ${escapeControls(removed.dir)}\n`);
     return EXIT.ok;
   } catch (error) {
     io.stderr.write(`tts: error: cannot clear the cache (${escapeControls((error as NodeJS.ErrnoException).code ?? String(error))}) [io_error]\n`);
     return EXIT.io;
   }
-}
-
-/** Bytes as `12.3 MiB`, `512 KiB` or `100 bytes`. */
-function formatSize(n: number): string {
-  if (n >= 2 ** 30) return `${(n / 2 ** 30).toFixed(1)} GiB`;
-  if (n >= 2 ** 20) return `${(n / 2 ** 20).toFixed(1)} MiB`;
-  if (n >= 2 ** 10) return `${(n / 2 ** 10).toFixed(1)} KiB`;
-  return `${n} bytes`;
 }

@@ -7,8 +7,8 @@
 import { Argument, type Command, type Option } from 'commander';
 import { EXIT } from '../errors.js';
 import { AUDIO_FORMATS, LANGUAGES } from '../protocol/types.js';
-import { VOICES } from '../protocol/voices.js';
-import type { CommandDone } from './options.js';
+import { engineVoices } from '../engine/catalogue.js';
+import type { CommandDone } from './flags.js';
 import type { CommandIo } from './report.js';
 
 /** Shells with a script. */
@@ -74,7 +74,7 @@ function flagSpec(o: Option): FlagSpec {
   const names = [o.long, o.short].filter((n): n is string => n !== undefined);
   let values: FlagSpec['values'];
   if (o.argChoices !== undefined) values = [...o.argChoices];
-  else if (o.long === '--voice') values = VOICES.map((v) => v.id);
+  else if (o.long === '--voice') values = engineVoices().map((v) => v.id);
   else if (o.long === '--language') values = [...LANGUAGES];
   else if (o.long === '--format') values = [...AUDIO_FORMATS];
   else if (o.required || o.optional) values = /<(path|file|dir|folder)[^>]*>/i.test(o.flags) ? 'files' : 'free';
@@ -140,7 +140,9 @@ complete -F _tts tts
 /** The zsh script: the bash one through zsh's bashcompinit (load with `source <(tts completion zsh)`). */
 export function zshScript(specs: readonly CommandSpec[]): string {
   return `# zsh completion for tts (printed by \`tts completion zsh\`; docs/cli.md §1)
-# Install: add  source <(tts completion zsh)  to ~/.zshrc (after compinit)
+# Install: add  source <(tts completion zsh)  to ~/.zshrc
+# bashcompinit needs compinit's compdef: load compinit when ~/.zshrc has not (-i: skip insecure dirs).
+(( \${+functions[compdef]} )) || { autoload -Uz compinit && compinit -i; }
 autoload -U +X bashcompinit && bashcompinit
 ${bashScript(specs).split('\n').filter((l) => !l.startsWith('# ')).join('\n')}`;
 }

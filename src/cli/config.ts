@@ -6,9 +6,10 @@
  */
 import type { Command, Option } from 'commander';
 import { TtsError } from '../errors.js';
-import { configPath, loadConfigFile, type ConfigEntry, type ConfigFile } from './config-file.js';
-import type { CommandDone } from './options.js';
-import { createReporter, escapeControls, reportError, type CommandIo } from './report.js';
+import { configPath, loadConfigFile, NOT_SETTINGS, type ConfigEntry, type ConfigFile } from './config-file.js';
+import type { CommandDone } from './flags.js';
+import { createReporter, reportError, type CommandIo } from './report.js';
+import { escapeControls } from './escape.js';
 
 /** Environment variables that stand for a setting (docs/cli.md §1); they win over the file. */
 const ENV_FOR: Readonly<Record<string, string>> = {
@@ -18,8 +19,8 @@ const ENV_FOR: Readonly<Record<string, string>> = {
   'api-key-file': 'TTS_API_KEY',
 };
 
-/** Flags shown by `config show` only when set: they are about one run, or about the file itself. */
-const PER_RUN = new Set(['output', 'file', 'lines', 'help', 'version', 'profile']);
+/** Flags shown by `config show` only when set: they are about one run, or about the file itself (the ones the file refuses). */
+const PER_RUN = NOT_SETTINGS;
 
 /** Where one effective setting came from. */
 export type SettingSource = 'flag' | 'environment' | 'profile' | 'config file' | 'default';
@@ -62,6 +63,8 @@ export function chosenProfile(flag: string | undefined, env: NodeJS.ProcessEnv):
  */
 export async function loadSettingsFile(program: Command, env: NodeJS.ProcessEnv, profile: { name: string; from: string } | undefined): Promise<ConfigFile> {
   const file = await loadConfigFile(configPath(env), synthesisOptions(program));
+  checkContainerChoice(file.path, file.top, '');
+  for (const [name, table] of file.profiles) checkContainerChoice(file.path, table, `[profile.${name}] `);
   if (profile !== undefined && !file.profiles.has(profile.name)) {
     const names = [...file.profiles.keys()];
     throw new TtsError('usage', `${profile.from} ${profile.name}: ${file.path} has no [profile.${profile.name}]`, {
@@ -69,6 +72,33 @@ export async function loadSettingsFile(program: Command, env: NodeJS.ProcessEnv,
     });
   }
   return file;
+}
+
+/** The attributes that together choose the container (docs/cli.md §7). */
+const CONTAINER_KEYS: readonly string[] = ['container', 'wav', 'raw'];
+
+/**
+ * One table of the file chooses at most one container (docs/cli.md §7): `wav = true` beside
+ * `raw = true`, or either beside a `container` that names another, contradict each other as the
+ * flags would (`--wav --raw` is exit 2), and no run could say which the user meant.
+ * @param where `''` for the top level, `[profile.NAME] ` for a profile, for the message.
+ * @throws TtsError `usage` (exit 2) naming the file, both keys and their lines.
+ */
+function checkContainerChoice(path: string, table: ReadonlyMap<string, ConfigEntry>, where: string): void {
+  const chosen: { entry: ConfigEntry; container: string }[] = [];
+  const container = table.get('container');
+  if (container !== undefined) chosen.push({ entry: container, container: String(container.value) });
+  for (const attr of ['wav', 'raw'] as const) {
+    const entry = table.get(attr);
+    if (entry !== undefined && entry.value === true) chosen.push({ entry, container: attr });
+  }
+  // The earlier line is the choice, the later one contradicts it.
+  chosen.sort((a, b) => a.entry.line - b.entry.line);
+  const [first, other] = [chosen[0], chosen.find((c) => c.container !== chosen[0]?.container)];
+  if (first === undefined || other === undefined) return;
+  throw new TtsError('usage', `${path}:${other.entry.line}: ${where}${other.entry.key} contradicts ${first.entry.key} (line ${first.entry.line}): a table chooses one container`, {
+    hint: 'keep one of them: container = "wav|raw|flac|mp3|opus", wav = true or raw = true',
+  });
 }
 
 /**
@@ -80,6 +110,10 @@ export function effectiveSettings(cmd: Command, file: ConfigFile, profile: strin
   const seen = new Set<string>();
   const settings: Setting[] = [];
   const at = (e: ConfigEntry): string => `${file.path}:${e.line}`;
+  // `container`, `wav` and `raw` are one setting (the container): when the profile chooses it,
+  // the top level's choice is not merged beside it (profile > top level, §7), else top-level
+  // `wav = true` beat a profile's `raw = true`, or contradicted a profile's `wav` as if flags.
+  const profileChoosesContainer = CONTAINER_KEYS.some((attr) => chosen?.has(attr) === true);
   for (const option of cmd.options) {
     const key = option.long?.slice(2);
     if (key === undefined || PER_RUN.has(key)) continue;
@@ -89,7 +123,7 @@ export function effectiveSettings(cmd: Command, file: ConfigFile, profile: strin
     const source = cmd.getOptionValueSource(attr);
     const envName = option.envVar ?? ENV_FOR[key];
     const fromProfile = chosen?.get(attr);
-    const fromTop = file.top.get(attr);
+    const fromTop = profileChoosesContainer && CONTAINER_KEYS.includes(attr) ? undefined : file.top.get(attr);
     const negate = option.negate;
     let s: Setting;
     if (source === 'cli') s = { key, attr, negate, value: cmd.getOptionValue(attr), source: 'flag' };
@@ -104,15 +138,18 @@ export function effectiveSettings(cmd: Command, file: ConfigFile, profile: strin
 }
 
 /**
- * Applies the config file to a synthesis command about to run (a commander `preAction` hook):
- * every setting whose winner is the file is set on `cmd` with source `config`.
+ * Applies the config file to a command about to run (a commander `preAction` hook): every
+ * setting whose winner is the file is set on `cmd` with source `config`.
+ * @param only the long option names (without `--`) the file may set on `cmd`; all when absent
+ *   (a synthesis command). `tts voices` takes only its service keys (`api`, `base-url`…).
  * @throws TtsError `usage` (exit 2) for a bad file or a missing profile.
  */
-export async function applyConfig(program: Command, cmd: Command, env: NodeJS.ProcessEnv): Promise<void> {
+export async function applyConfig(program: Command, cmd: Command, env: NodeJS.ProcessEnv, only?: ReadonlySet<string>): Promise<void> {
   const profile = chosenProfile(cmd.getOptionValue('profile') as string | undefined, env);
   const file = await loadSettingsFile(program, env, profile);
   if (!file.exists) return;
   for (const s of effectiveSettings(cmd, file, profile?.name, env)) {
+    if (only !== undefined && !only.has(s.key)) continue;
     if (s.source === 'profile' || s.source === 'config file') cmd.setOptionValueWithSource(s.attr, s.value, 'config');
   }
 }

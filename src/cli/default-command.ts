@@ -3,7 +3,7 @@
  * almost a command's name (`serv`, `voice`, `stram`) is more likely a typo than text to speak,
  * so it is refused with "did you mean" instead of being read aloud.
  */
-import { distance } from './config-file.js';
+import leven from 'leven';
 
 /**
  * The command `word` is a near miss of, if any: one edit away (two for words of six letters or
@@ -24,10 +24,10 @@ export function nearMissCommand(word: string | undefined, names: readonly string
 
 /** Edit distance where swapping two neighbouring letters (`sya` → `say`) counts as one edit. */
 function swaps(a: string, b: string): number {
-  let d = distance(a, b);
+  let d = leven(a, b);
   for (let i = 0; i + 1 < a.length; i++) {
     const swapped = a.slice(0, i) + a[i + 1] + a[i] + a.slice(i + 2);
-    if (swapped !== a) d = Math.min(d, 1 + distance(swapped, b));
+    if (swapped !== a) d = Math.min(d, 1 + leven(swapped, b));
   }
   return d;
 }

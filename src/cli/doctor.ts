@@ -6,13 +6,14 @@
  * `tts say` needs works, 1 otherwise.
  */
 import { stat } from 'node:fs/promises';
-import { isAbsolute, join } from 'node:path';
-import { homedir } from 'node:os';
 import type { Command } from 'commander';
 import { EXIT } from '../errors.js';
+import { cacheDir } from '../cache/dir.js';
+import { safeOrigin } from '../client/safe-origin.js';
 import { chosenProfile, describeSource, effectiveSettings, keySource, loadSettingsFile, type Setting } from './config.js';
-import type { CommandDone } from './options.js';
-import { escapeControls, reportError, createReporter, type CommandIo } from './report.js';
+import type { CommandDone } from './flags.js';
+import { escapeControls } from './escape.js';
+import { reportError, createReporter, type CommandIo } from './report.js';
 
 /** Oldest Node major tts runs on (package.json `engines`). */
 const MIN_NODE_MAJOR = 20;
@@ -61,12 +62,19 @@ export async function doctor(program: Command, flags: { profile?: string }, io: 
   const backends = await playbackBackends(io.env);
   const wanted = (get('player')?.value as string | undefined) ?? 'auto';
   const usable = backends.filter((b) => b.ok && (wanted === 'auto' || b.name === wanted));
-  out('playback', usable.length > 0 ? `${usable[0]!.name} will be used${wanted === 'auto' ? '' : ' (--player)'}` : `nothing can play${wanted === 'auto' ? '' : ` with --player ${wanted}`}`);
+  const { alsaCards, playbackDiagnosis, speakerBuild, speakerFix } = await import('../audio/playback-diagnosis.js');
+  const { cause, fix } = playbackDiagnosis(backends.filter((b) => wanted === 'auto' || b.name === wanted), alsaCards());
+  out('playback', usable.length > 0 ? `${usable[0]!.name} will be used${wanted === 'auto' ? '' : ' (--player)'}` : `nothing can play${wanted === 'auto' ? '' : ` with --player ${wanted}`}: ${cause}`);
   for (const b of backends) out('', `${b.ok ? 'ok ' : 'no '} ${b.name}: ${b.detail}`);
   if (usable.length === 0) {
-    const { playbackFixHint } = await import('../audio/playback.js');
-    problems.push('no playback backend works (`tts say -o FILE` and `tts stream` still do)');
-    out('', `fix: ${playbackFixHint(undefined)}`);
+    problems.push(`${cause} (\`tts say -o FILE\` and \`tts stream\` still work)`);
+    out('', `fix: ${fix}`);
+  }
+  // A speaker that is not built is worth building even when a system player works (gapless, no child process).
+  const speaker = backends.find((b) => b.name === 'speaker');
+  if (speaker !== undefined && (speaker.state === 'missing' || speaker.state === 'unbuilt')) {
+    const build = speakerBuild();
+    out('', `to build speaker: ${speakerFix(build.state === 'built' ? 'unbuilt' : build.state)}`);
   }
 
   // The service: where it is and where the key comes from (never the key).
@@ -136,19 +144,5 @@ async function engineCheck(problems: string[], needed: boolean): Promise<string>
     const why = error instanceof Error ? error.message : String(error);
     if (needed) problems.push(`the built-in engine does not work (${why})`);
     return `the built-in engine failed: ${why}`;
-  }
-}
-
-/** The cache folder of docs/cli.md: `$XDG_CACHE_HOME/tts` when absolute, else `~/.cache/tts`. */
-function cacheDir(env: NodeJS.ProcessEnv): string {
-  const xdg = env['XDG_CACHE_HOME'];
-  return join(xdg !== undefined && isAbsolute(xdg) ? xdg : join(env['HOME'] || homedir(), '.cache'), 'tts');
-}
-
-function safeOrigin(url: string): string {
-  try {
-    return new URL(url).origin;
-  } catch {
-    return `an invalid URL (${url.slice(0, 40)})`;
   }
 }

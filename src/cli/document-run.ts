@@ -15,13 +15,13 @@ import { tempPathFor, trackTempFile, untrackTempFile } from '../audio/temp-files
 import { bytesPerFrame, type AudioSpec } from '../dsp/spec.js';
 import { TtsError } from '../errors.js';
 import { ChapterClock } from '../speak/chapter-clock.js';
-import type { OutputPlan } from '../speak/outputs.js';
-import { sentencesOf } from '../speak/sentences.js';
-import { inputFormatOf, readDocument } from '../text/documents/index.js';
+import type { OutputPlan } from '../speak/output-plan.js';
+import { sentencesOf } from '../text/sentences.js';
+import { inputFormatOf } from '../text/documents/formats.js';
 import { chaptersOf, type SpokenChapter, type SpokenDocument } from '../text/documents/model.js';
 import { openText } from '../text/read.js';
 import { splitText } from '../text/split.js';
-import type { SynthesisFlags } from './options.js';
+import type { SynthesisFlags } from './flags.js';
 import type { CommandIo } from './report.js';
 
 /** A document ready to be spoken. */
@@ -62,6 +62,8 @@ export async function documentSource(words: string[], flags: SynthesisFlags, io:
     for await (const block of await openText({ words: [], file: undefined, stdin: io.stdin, maxInputBytes: flags.maxInput, signal })) parts.push(block);
     text = parts.join('');
   }
+  // The readers (and their parsers) are loaded only for a document.
+  const { readDocument } = await import('../text/documents/index.js');
   const doc = await readDocument(format, path, text, { chapterLevel: flags.chapterLevel, codePhrase: flags.codePhrase ?? '', maxInputBytes: flags.maxInput });
   if (doc.skippedCode > 0) verbose(`${path}: ${doc.skippedCode} code block(s) not read${flags.codePhrase ? ` (said "${flags.codePhrase}")` : ''}`);
   const all = chaptersOf(doc);
@@ -184,19 +186,20 @@ export function chapterFileName(index: number, count: number, title: string, ext
  * (written atomically; a run again after Ctrl-C takes the pieces already made from the cache),
  * tagged with the chapter's name as title, the document's title as album, its author as artist
  * and the chapter's number as track.
- * @param run one synthesis run of `text` into `output` (runSynthesis); returns its exit code.
+ * @param signal stops reading the document (Ctrl-C); each chapter's run has its own signals.
+ * @param run one synthesis run of `text` into `output` (runSynthesisCommand); returns its exit code.
  * @returns the first non-zero exit code, else 0.
  */
 export async function splitChapters(
   words: string[],
   flags: SynthesisFlags,
   io: CommandIo,
+  signal: AbortSignal,
   run: (text: string, output: string, flags: SynthesisFlags) => Promise<number>,
   warn: (line: string) => void,
 ): Promise<number> {
   const dir = flags.splitChapters!;
-  const controller = new AbortController();
-  const source = await documentSource(words, flags, io, controller.signal, (l) => (flags.verbose === true ? warn(l) : undefined));
+  const source = await documentSource(words, flags, io, signal, (l) => (flags.verbose === true ? warn(l) : undefined));
   if (source === undefined) throw new TtsError('usage', '--split-chapters needs a document (Markdown, HTML or EPUB)', { hint: 'give -f FILE.md, .html or .epub, or --input-format' });
   if (flags.output !== undefined) throw new TtsError('usage', '--split-chapters writes its own files; drop -o');
   const container = flags.container ?? (flags.wav === true ? 'wav' : flags.raw === true ? 'raw' : 'mp3');

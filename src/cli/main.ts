@@ -3,9 +3,9 @@
  * Actions return exit codes; `bin/tts.js` sets `process.exitCode` once (docs/style.md §5).
  * Modules beyond commander are imported only on the path that needs them, to keep start-up fast.
  */
+import type { EventEmitter } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
-import { removeTempFilesSync } from '../audio/temp-files.js';
 import { EXIT, TtsError } from '../errors.js';
 import { addCompletionCommand } from './completion.js';
 import { addConfigCommand, applyConfig, synthesisCommands } from './config.js';
@@ -14,7 +14,8 @@ import { addDoctorCommand } from './doctor.js';
 import { addBatchCommand } from './batch.js';
 import { addCacheCommand } from './cache.js';
 import { addRealtimeCommand } from './realtime.js';
-import { createReporter, escapeControls, reportError, type CommandIo } from './report.js';
+import { createReporter, reportError, type CommandIo } from './report.js';
+import { escapeControls } from './escape.js';
 import { addSayCommand } from './say.js';
 import { addServeCommand } from './serve.js';
 import { addStreamCommand } from './stream.js';
@@ -32,7 +33,7 @@ function installFatalHandler(io: CommandIo): void {
   if (fatalHandlerInstalled || io.stderr !== process.stderr) return;
   fatalHandlerInstalled = true;
   process.on('uncaughtException', (error: unknown) => {
-    removeTempFilesSync();
+    // process.exit below takes the temporary files with it (temp-files.ts, signal-exit).
     const text = error instanceof Error ? (error.stack ?? error.message) : String(error);
     io.stderr.write(`tts: internal error: ${escapeControls(text.split('\n')[0] ?? '')}\n`);
     io.stderr.write('tts:   this is a bug in tts; please report it with the lines below\n');
@@ -48,6 +49,50 @@ function version(): string {
     return pkg.version ?? '0.0.0';
   } catch {
     return '0.0.0';
+  }
+}
+
+/** What a repeated short flag was probably meant as (`-vv` is verbosity in many tools; here `-v` is --voice). */
+const REPEAT_MEANT: Readonly<Record<string, string>> = { v: '--verbose', q: '-q (--quiet)' };
+
+/**
+ * The first argument before `--` made of one short flag's letter repeated (`-vv`, `-qqq`), which
+ * commander would read as the flag with the rest as its value (`-vv` = `--voice v`), if any.
+ * Refused with exit 2 (docs/cli.md §3) rather than run with a voice nobody asked for.
+ */
+export function repeatedShortFlag(argv: readonly string[]): { arg: string; meant: string | undefined } | undefined {
+  for (const arg of argv) {
+    if (arg === '--') return undefined;
+    const m = /^-([a-zA-Z])\1+$/.exec(arg);
+    if (m !== null) return { arg, meant: REPEAT_MEANT[m[1]!] };
+  }
+  return undefined;
+}
+
+/**
+ * Commander reads an option's environment variable (`Option.env`: TTS_API for --api) from
+ * `process.env`, but main's environment is `io.env` (a test runs main in this process with an
+ * environment of its own). Reads those options again from `env`, by commander's own rule: a flag
+ * on the command line wins, a variable beats the default (docs/cli.md §7: flag > environment >
+ * config file > default); a variable only in `process.env` falls back to the default. Does
+ * nothing when `env` is `process.env`. A bad value throws commander's usage error (exit 2).
+ */
+function readOptionEnv(command: Command, env: NodeJS.ProcessEnv): void {
+  if (env === process.env) return;
+  for (const option of command.options) {
+    const variable = option.envVar;
+    if (variable === undefined) continue;
+    const key = option.attributeName();
+    const source = command.getOptionValueSource(key);
+    if (source !== undefined && source !== 'default' && source !== 'env') continue;
+    if (env[variable] === undefined) {
+      if (source === 'env') command.setOptionValueWithSource(key, option.defaultValue, 'default');
+    } else {
+      // Commander's Command is an EventEmitter (its typings omit it); this event runs the option's parser.
+      const emitter = command as unknown as EventEmitter;
+      if (option.required || option.optional) emitter.emit(`optionEnv:${option.name()}`, env[variable]);
+      else emitter.emit(`optionEnv:${option.name()}`);
+    }
   }
 }
 
@@ -82,8 +127,11 @@ export async function main(argv: string[], io: CommandIo = { stdin: process.stdi
   addDoctorCommand(program, io, done);
   addConfigCommand(program, io, done);
   addCompletionCommand(program, io, done);
+  addCacheCommand(program, io, done);
+  addBatchCommand(program, io, done);
   // The config file and its profiles, under the flags (docs/cli.md §7), for every synthesis command.
   program.hook('preAction', async (_program, action) => {
+    readOptionEnv(action, io.env);
     if (synthesisCommands(program).includes(action)) await applyConfig(program, action, io.env);
   });
 
@@ -101,8 +149,13 @@ export async function main(argv: string[], io: CommandIo = { stdin: process.stdi
     program.outputHelp({ error: true });
     return EXIT.usage;
   }
-  addCacheCommand(program, io, done);
-  addBatchCommand(program, io, done);
+  const stuck = repeatedShortFlag(argv);
+  if (stuck !== undefined) {
+    const reporter = createReporter(io.stderr, {});
+    reporter.error(`error: ${stuck.arg} is not a flag (short flags take no repeats)${stuck.meant === undefined ? '' : `; did you mean ${stuck.meant}?`}`);
+    reporter.error(`  to speak it, write: tts say -- ${stuck.arg}`);
+    return EXIT.usage;
+  }
 
   try {
     await program.parseAsync(argv, { from: 'user' });

@@ -4,6 +4,7 @@
  * 0.5 s × 2ⁿ capped at 8 s, less up to 25 % jitter, or the service's own `retry-after-ms` /
  * `Retry-After` (already capped at 60 s by service-error.ts).
  */
+import { setTimeout as delay } from 'node:timers/promises';
 import { TtsError } from '../errors.js';
 
 /** First backoff, in seconds. */
@@ -28,22 +29,15 @@ export function shouldRetry(error: unknown): error is TtsError {
 }
 
 /**
- * Sleeps `seconds`, or rejects with `signal.reason` as soon as the signal aborts.
+ * Sleeps `seconds`, or rejects with `signal.reason` as soon as the signal aborts (Node's
+ * timers/promises would reject with a generic AbortError; callers tell an interrupt from a
+ * timeout by the reason).
  */
-export function sleep(seconds: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) {
-      reject(signal.reason);
-      return;
-    }
-    const onAbort = (): void => {
-      clearTimeout(timer);
-      reject(signal?.reason);
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, seconds * 1000);
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
+export async function sleep(seconds: number, signal?: AbortSignal): Promise<void> {
+  try {
+    await delay(seconds * 1000, undefined, signal === undefined ? {} : { signal });
+  } catch (error) {
+    if (signal?.aborted === true) throw signal.reason;
+    throw error;
+  }
 }

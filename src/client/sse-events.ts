@@ -21,7 +21,7 @@ export const MAX_PENDING_EVENT_CHARS = 16 * 1024 * 1024;
 /** One protocol-level reading of an event (docs/protocol.md §6.1). */
 export type SseOutcome =
   | { kind: 'audio'; chunk: AudioChunk }
-  | { kind: 'done' }
+  | { kind: 'done'; engine?: string | undefined }
   | { kind: 'error'; error: TtsError }
   | { kind: 'ignored'; name: string };
 
@@ -36,8 +36,11 @@ export class EventStreamDecoder {
   readonly #ready: SseOutcome[] = [];
   #overflow = false;
   #lastText = '';
+  /** @param interpret reads one message (default: docs/protocol.md §6.1's; client/openai.ts has the OpenAI dialect's). */
+  constructor(private readonly interpret: (event: EventSourceMessage) => SseOutcome = interpretEvent) {}
+
   readonly #parser = createParser({
-    onEvent: (event) => this.#ready.push(interpretEvent(event)),
+    onEvent: (event) => this.#ready.push(this.interpret(event)),
     onError: (error) => {
       if (error.type === 'max-buffer-size-exceeded') this.#overflow = true;
     },
@@ -93,7 +96,17 @@ export function interpretEvent(event: EventSourceMessage): SseOutcome {
     const chunk = decodeDelta(data, 'a delta event');
     return chunk instanceof TtsError ? { kind: 'error', error: chunk } : { kind: 'audio', chunk };
   }
-  if (kind === 'done' || kind === 'speech.audio.done') return { kind: 'done' };
+  if (kind === 'done' || kind === 'speech.audio.done') return { kind: 'done', engine: engineOf(data) };
   if (kind !== undefined && kind.includes('error')) return { kind: 'error', error: errorFromEvent(event.data, 'SSE') };
   return { kind: 'ignored', name: kind ?? '(unnamed)' };
+}
+
+/**
+ * The built-in service's extension of `done` / `tts.output.completed` (docs/protocol.md §2.3):
+ * `engine`, a string naming who spoke. Undefined when absent or not a short string; a client
+ * that does not know the extension ignores it.
+ */
+export function engineOf(data: unknown): string | undefined {
+  const engine = isRecord(data) ? data['engine'] : undefined;
+  return typeof engine === 'string' && engine.length > 0 && engine.length <= 256 ? engine : undefined;
 }

@@ -8,11 +8,12 @@
 import { SSE_PATH, type SseRequestBody } from '../protocol/types.js';
 import { TtsError } from '../errors.js';
 import { CappedBuffer } from '../wire/capped-read.js';
-import { ChunkQueue } from '../wire/chunk-queue.js';
+import { ChunkQueue } from '../queue/chunk-queue.js';
 import type { AudioChunk } from '../wire/delta.js';
 import { assertSecureTransport, bearer } from './auth.js';
 import { errorFromResponse } from './service-error.js';
-import { EventStreamDecoder, type SseOutcome } from './sse-events.js';
+import { EventStreamDecoder, interpretEvent, type SseOutcome } from './sse-events.js';
+import type { EventSourceMessage } from 'eventsource-parser';
 import { transportError } from './transport-error.js';
 import type { VerboseLog } from './types.js';
 
@@ -33,7 +34,7 @@ export interface SseStreamOptions {
   /** API key, sent only as `Authorization: Bearer` (docs/protocol.md §5). */
   apiKey: string;
   /** The request body; all four fields are always sent (docs/cli.md §4). */
-  body: SseRequestBody;
+  body: SseRequestBody | (Record<string, unknown> & { input: string });
   /** Limit in milliseconds for connect + first delta, and for silence between deltas and `done`. */
   timeoutMs: number;
   /** Aborts the request (Ctrl-C); the iterator then throws `signal.reason`. */
@@ -42,6 +43,30 @@ export interface SseStreamOptions {
   allowInsecure?: boolean;
   /** Receives protocol detail for `--verbose` (the key is always shown as `***`). */
   verbose?: VerboseLog;
+  /** Called at `done` with its `engine` field (built-in extension, docs/protocol.md §2.3), if any. */
+  onDone?: ((engine: string | undefined) => void) | undefined;
+  /**
+   * How another dialect differs (the OpenAI speech API, client/openai.ts; docs/protocol.md §10);
+   * absent = the native route of docs/protocol.md §4.1.
+   */
+  dialect?: SseDialect | undefined;
+}
+
+/** What a dialect changes in the request and in reading its answer. */
+export interface SseDialect {
+  /** Endpoint path appended to the base URL, e.g. `/v1/audio/speech`. */
+  path: string;
+  /** `Accept` header of the request. */
+  accept: string;
+  /** Reads one event-stream message (default: docs/protocol.md §6.1's {@link interpretEvent}). */
+  interpret: (event: EventSourceMessage) => SseOutcome;
+  /**
+   * True for a 2xx content type that is raw audio rather than an event stream: its body bytes are
+   * the audio, in order, and the end of the body is the end of the audio.
+   */
+  rawAudio: (contentType: string) => boolean;
+  /** Builds the error of an HTTP refusal (status, headers, at most 64 KiB of body text). */
+  refusal: (status: number, headers: Record<string, string | string[] | undefined>, body: string) => TtsError;
 }
 
 /** Joins a base URL and an endpoint path, keeping any path prefix of the base. */
@@ -68,7 +93,8 @@ export function endpointUrl(baseUrl: string, path: string): URL {
  *   oversize line), `stream_ended_early` (no `done`), `server_error` (exit 6).
  */
 export async function* streamSse(options: SseStreamOptions): AsyncGenerator<AudioChunk, void, undefined> {
-  const url = endpointUrl(options.baseUrl, SSE_PATH);
+  const dialect = options.dialect;
+  const url = endpointUrl(options.baseUrl, dialect?.path ?? SSE_PATH);
   assertSecureTransport(url, options.allowInsecure ?? false);
   const verbose = options.verbose;
   const [{ stream }, { Writable }] = await Promise.all([import('undici'), import('node:stream')]);
@@ -112,7 +138,9 @@ export async function* streamSse(options: SseStreamOptions): AsyncGenerator<Audi
   // Outcomes decoded but not yet taken by the consumer. The writable holds back its callback
   // while the queue is full, so a slow consumer (the sound card) slows the socket, not memory.
   const queue = new ChunkQueue<SseOutcome>({ highWaterBytes: QUEUE_HIGH_WATER_BYTES, sizeOf: (o) => (o.kind === 'audio' ? o.chunk.data.length : 0) });
-  const decoder = new EventStreamDecoder();
+  const decoder = new EventStreamDecoder(dialect?.interpret ?? interpretEvent);
+  // Set for a raw audio answer (a dialect's): body bytes are audio, its end is `done`.
+  let raw = false;
   let refusal: TtsError | undefined;
   let settled = false;
 
@@ -127,7 +155,7 @@ export async function* streamSse(options: SseStreamOptions): AsyncGenerator<Audi
       headers: {
         authorization: bearer(options.apiKey),
         'content-type': 'application/json',
-        accept: 'text/event-stream',
+        accept: dialect?.accept ?? 'text/event-stream',
         // The event stream is read as it comes; a compressed one could not be (docs/cli.md §4).
         'accept-encoding': 'identity',
       },
@@ -150,7 +178,7 @@ export async function* streamSse(options: SseStreamOptions): AsyncGenerator<Audi
           final(cb) {
             const encoded = contentEncoding(headers);
             // A compressed body would print as gibberish: name its encoding instead.
-            refusal = errorFromResponse(statusCode, headers, encoded === undefined ? body.text() : `a ${encoded}-encoded body, which tts does not decode`);
+            refusal = (dialect?.refusal ?? errorFromResponse)(statusCode, headers, encoded === undefined ? body.text() : `a ${encoded}-encoded body, which tts does not decode`);
             cb();
           },
         });
@@ -165,6 +193,8 @@ export async function* streamSse(options: SseStreamOptions): AsyncGenerator<Audi
           { urgent: true },
         );
         controller.abort();
+      } else if (dialect?.rawAudio(contentType) === true) {
+        raw = true;
       } else if (!/^\s*text\/event-stream\s*(;|$)/i.test(contentType)) {
         queue.fail(
           new TtsError('protocol_error', `expected text/event-stream, got ${contentType || 'no content type'}`, {
@@ -178,7 +208,7 @@ export async function* streamSse(options: SseStreamOptions): AsyncGenerator<Audi
         write(chunk: Buffer, _enc, cb) {
           let outcomes: SseOutcome[];
           try {
-            outcomes = decoder.push(chunk);
+            outcomes = raw ? [{ kind: 'audio', chunk: { data: chunk, itemId: undefined } }] : decoder.push(chunk);
           } catch (error) {
             cb(error as Error);
             return;
@@ -189,7 +219,10 @@ export async function* streamSse(options: SseStreamOptions): AsyncGenerator<Audi
           else void queue.room().then(() => cb());
         },
         final(cb) {
-          for (const outcome of decoder.end()) queue.push(outcome);
+          // A raw audio body that ended cleanly (undici checks Content-Length and the chunked
+          // framing, so a cut is an error, not an end) is the whole audio.
+          if (raw) queue.push({ kind: 'done' });
+          else for (const outcome of decoder.end()) queue.push(outcome);
           cb();
         },
       });
@@ -224,6 +257,7 @@ export async function* streamSse(options: SseStreamOptions): AsyncGenerator<Audi
         yield outcome.chunk;
       } else if (outcome.kind === 'done') {
         verbose?.('< done');
+        options.onDone?.(outcome.engine);
         return;
       } else if (outcome.kind === 'error') {
         throw outcome.error;

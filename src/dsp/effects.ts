@@ -3,13 +3,9 @@
  * `--speed`, `--volume`): bytes of the output spec in, bytes of the same spec out, chunk by
  * chunk, in pieces (a piece = one request's audio; its end flushes the tempo changer).
  */
-import { encodeFloat } from './encoding.js';
-import { decodeToFloat } from './samples.js';
+import { decodeToFloat, encodeFloat } from './encoding.js';
 import { bytesPerFrame, type AudioSpec } from './spec.js';
 import { Tempo } from './tempo.js';
-
-/** Loudest gain offered (docs/cli.md §1 `--volume`); 1 = unchanged. */
-export const VOLUME_MAX = 4;
 
 /** Above this magnitude the limiter bends peaks down smoothly toward full scale. */
 const LIMIT_KNEE = 0.9;
@@ -60,10 +56,11 @@ export class EffectChain {
 
   /**
    * An effect chain for audio of `spec`; Sonic is loaded now when the speed changes.
-   * @throws RangeError for a speed Sonic cannot take (tempo.ts).
+   * @param speedRange slowest and fastest speed allowed (default: the CLI's, tempo.ts).
+   * @throws RangeError for a speed outside it (tempo.ts).
    */
-  static async create(spec: AudioSpec, settings: EffectSettings): Promise<EffectChain> {
-    const tempo = settings.speed === 1 ? undefined : await Tempo.create(spec.sampleRate, spec.channels, settings.speed);
+  static async create(spec: AudioSpec, settings: EffectSettings, speedRange?: readonly [number, number]): Promise<EffectChain> {
+    const tempo = settings.speed === 1 ? undefined : await Tempo.create(spec.sampleRate, spec.channels, settings.speed, speedRange);
     return new EffectChain(spec, settings, tempo);
   }
 

@@ -60,11 +60,13 @@ export class Tempo {
 
   /**
    * A tempo changer (`speed` 2 = twice as fast).
-   * @throws RangeError for a speed outside {@link SPEED_MIN} … {@link SPEED_MAX}, or when Sonic
-   *   cannot allocate its stream.
+   * @param range slowest and fastest speed allowed: the CLI's {@link SPEED_MIN} … {@link SPEED_MAX}
+   *   unless given (the service's OpenAI route allows OpenAI's 0.25 … 4, docs/protocol.md §10.1).
+   * @throws RangeError for a speed outside `range`, or when Sonic cannot allocate its stream.
    */
-  static async create(sampleRate: number, channels: number, speed: number): Promise<Tempo> {
-    if (!(speed >= SPEED_MIN && speed <= SPEED_MAX)) throw new RangeError(`speed must be ${SPEED_MIN} … ${SPEED_MAX}, got ${speed}`);
+  static async create(sampleRate: number, channels: number, speed: number, range: readonly [number, number] = [SPEED_MIN, SPEED_MAX]): Promise<Tempo> {
+    const [min, max] = range;
+    if (!(speed >= min && speed <= max)) throw new RangeError(`speed must be ${min} … ${max}, got ${speed}`);
     return new Tempo(await loadSonic(), sampleRate, channels, speed);
   }
 

@@ -19,11 +19,12 @@
  * after at most one unit, and the worker goes to other streams.
  */
 import { Worker } from 'node:worker_threads';
-import { ChunkQueue } from '../wire/chunk-queue.js';
+import { ChunkQueue } from '../queue/chunk-queue.js';
 import { validateJob, workerExecArgv } from './job.js';
-import type { EngineWorkerData, JobReport, JobRequest, WorkerReply } from './messages.js';
+import type { SharedDictionary } from './kuromoji-dictionary.js';
+import type { DictionaryMessage, EngineWorkerData, JobRequest, WorkerReply } from './messages.js';
 import { Scheduler } from './scheduler.js';
-import { EngineError, STREAM_BUFFER_BYTES, type EngineOptions, type EngineStats, type SpeechEngine, type SynthesisJob, type SynthesisOptions } from './types.js';
+import { EngineError, STREAM_BUFFER_BYTES, type EngineOptions, type EngineStats, type JobReport, type SpeechEngine, type SynthesisJob, type SynthesisOptions } from './types.js';
 import { mergeReports, speechUnits } from './units.js';
 
 export type { EngineOptions, EngineStats } from './types.js';
@@ -44,6 +45,8 @@ interface Run {
   queue: ChunkQueue<Buffer>;
   /** Reports of the units done so far. */
   reports: JobReport[];
+  /** {@link SynthesisOptions.onReport}. */
+  onReport?: ((report: JobReport) => void) | undefined;
 }
 
 /** A worker thread, its abort flag and the run whose unit it is synthesizing. */
@@ -60,6 +63,8 @@ interface Slot {
  */
 export class EspeakEngine implements SpeechEngine {
   private readonly maxWorkers: number;
+  /** kuromoji's dictionary in shared memory, read on a worker's first request (several workers). */
+  private sharedDictionary: Promise<SharedDictionary> | undefined;
   private readonly workerUrl: URL;
   private readonly bufferBytes: number;
   private readonly slots: Slot[] = [];
@@ -109,6 +114,7 @@ export class EspeakEngine implements SpeechEngine {
       nextUnit: units.next().value ?? undefined,
       queue: new ChunkQueue<Buffer>({ highWaterBytes: this.bufferBytes, sizeOf: (b) => b.length }),
       reports: [],
+      onReport: options.onReport,
     };
     const onAbort = (): void => {
       run.queue.fail(signal?.reason, { urgent: true });
@@ -173,13 +179,18 @@ export class EspeakEngine implements SpeechEngine {
   }
 
   /**
-   * Starts every worker now, without running a job: each begins loading eSpeak NG and the
-   * resampler at once (and kuromoji with `japanese: true`), so a job that arrives meanwhile only
-   * waits for what is still loading — not, as after {@link warmUp}, for a warm-up job too.
+   * Starts every worker now, without running a job: each begins loading Flite and the resamplers
+   * at once (eSpeak NG and kuromoji too with `japanese: true`), so a job that arrives meanwhile
+   * only waits for what is still loading — not, as after {@link warmUp}, for a warm-up job too.
+   * With `text` (the text about to be spoken, in the embedded one-shot), only what it needs:
+   * Flite when it has a Latin letter, eSpeak NG when it has kana or kanji (issue 20).
    * Returns at once; a worker that fails to start is reported by the first job it gets.
    */
-  prestart(options: { japanese?: boolean } = {}): void {
-    while (!this.closed && this.slots.length < this.maxWorkers) this.spawn(options.japanese === true);
+  prestart(options: { japanese?: boolean; text?: string } = {}): void {
+    const { text } = options;
+    const expect =
+      text === undefined ? undefined : { flite: /\p{Script=Latin}/u.test(text), espeak: options.japanese === true || /[\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Han}]/u.test(text) };
+    while (!this.closed && this.slots.length < this.maxWorkers) this.spawn(options.japanese === true, expect);
   }
 
   /** A snapshot of the pool's counters. */
@@ -225,9 +236,12 @@ export class EspeakEngine implements SpeechEngine {
     }
   }
 
-  private spawn(preloadJapanese = false): Slot {
+  private spawn(preloadJapanese = false, expect?: EngineWorkerData['expect']): Slot {
     const abortFlag = new SharedArrayBuffer(4);
     const workerData: EngineWorkerData = { abortFlag, preloadJapanese };
+    if (expect !== undefined) workerData.expect = expect;
+    // Several workers read kuromoji's dictionary from one shared copy (issue 20).
+    if (this.maxWorkers > 1) workerData.shareDictionary = true;
     const worker = new Worker(this.workerUrl, { workerData, execArgv: workerExecArgv() });
     worker.unref();
     const slot: Slot = { worker, abortFlag: new Int32Array(abortFlag), alive: true, kuromojiLoaded: false };
@@ -239,6 +253,10 @@ export class EspeakEngine implements SpeechEngine {
   }
 
   private onReply(slot: Slot, reply: WorkerReply): void {
+    if (reply.type === 'dictionary-request') {
+      this.sendDictionary(slot);
+      return;
+    }
     const run = slot.run;
     if (!slot.alive || run === undefined || reply.id !== run.unitId) return;
     switch (reply.type) {
@@ -268,6 +286,23 @@ export class EspeakEngine implements SpeechEngine {
     this.dispatch();
   }
 
+  /**
+   * Sends a worker the process's shared kuromoji dictionary, read once on the first request
+   * (kuromoji-dictionary.ts); a failed read is not kept, and the worker then reads the files.
+   */
+  private sendDictionary(slot: Slot): void {
+    this.sharedDictionary ??= import('./kuromoji-dictionary.js').then((m) => m.loadSharedDictionary());
+    this.sharedDictionary.then(
+      (dictionary) => {
+        if (slot.alive) slot.worker.postMessage({ type: 'dictionary', dictionary } satisfies DictionaryMessage);
+      },
+      (err: unknown) => {
+        this.sharedDictionary = undefined;
+        if (slot.alive) slot.worker.postMessage({ type: 'dictionary', error: String(err) } satisfies DictionaryMessage);
+      },
+    );
+  }
+
   /** A worker died (uncaught error, out of memory, process.exit): fail its stream, replace it lazily. */
   private onDeath(slot: Slot, err: Error): void {
     if (!slot.alive) return; // 'exit' follows 'error'; or close() terminated it
@@ -289,7 +324,9 @@ export class EspeakEngine implements SpeechEngine {
     run.state = 'ended';
     this.scheduler.remove(run, run.key);
     this.counters.completed++;
-    this.lastReport = mergeReports(run.reports) ?? this.lastReport;
+    const merged = mergeReports(run.reports);
+    this.lastReport = merged ?? this.lastReport;
+    if (merged !== undefined) run.onReport?.(merged);
     run.queue.end();
   }
 

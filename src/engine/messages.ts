@@ -9,8 +9,8 @@
  * job id in every eSpeak callback. Storing an id (not a boolean) means a late abort of a finished
  * job can never stop the next one.
  */
-import type { SynthesisJob } from './types.js';
-import type { SpeechSegment } from './japanese.js';
+import type { JobReport, SynthesisJob } from './types.js';
+import type { SharedDictionary } from './kuromoji-dictionary.js';
 
 /** `workerData` of an engine worker. */
 export interface EngineWorkerData {
@@ -18,6 +18,31 @@ export interface EngineWorkerData {
   abortFlag: SharedArrayBuffer;
   /** Load kuromoji's dictionary at start, beside eSpeak NG: Japanese text with kanji is coming. */
   preloadJapanese?: boolean;
+  /**
+   * What the coming job needs, when the pool was told (Engine.prestart): Flite for text with Latin
+   * letters, eSpeak NG for Japanese. Present: only that is loaded at start (a kanji-only text never
+   * loads Flite, English never loads eSpeak NG). Absent: Flite and the resamplers are, as for a
+   * service that may get any job.
+   */
+  expect?: { flite: boolean; espeak: boolean };
+  /**
+   * Ask the pool for kuromoji's dictionary (a {@link DictionaryRequest}) instead of reading it:
+   * the pool has several workers and holds one copy for all (issue 20).
+   */
+  shareDictionary?: boolean;
+}
+
+/** Worker → pool: send the shared dictionary (id 0: not about a job). */
+export interface DictionaryRequest {
+  type: 'dictionary-request';
+  id: 0;
+}
+
+/** Pool → worker: the shared dictionary, or why there is none (the worker then reads the files). */
+export interface DictionaryMessage {
+  type: 'dictionary';
+  dictionary?: SharedDictionary;
+  error?: string;
 }
 
 /** Pool → worker: synthesize `job`; ids are positive and increase per engine. */
@@ -49,26 +74,5 @@ export interface ErrorReply {
 }
 
 /** Any message a worker sends. */
-export type WorkerReply = ChunkReply | EndReply | ErrorReply;
+export type WorkerReply = ChunkReply | EndReply | ErrorReply | DictionaryRequest;
 
-/** What a worker measured for one job (diagnostics and tests; all times in milliseconds). */
-export interface JobReport {
-  /** True when the job was stopped by the abort flag before it completed. */
-  aborted: boolean;
-  /** The text as handed to eSpeak NG, piece by piece, with the language each was read in. */
-  segments: SpeechSegment[];
-  /** Samples eSpeak NG made, at 22050 Hz mono. */
-  inputSamples: number;
-  /** Frames sent, at the job's sample rate. */
-  outputFrames: number;
-  /** Whether this worker has kuromoji's dictionary loaded (after this job). */
-  kuromojiLoaded: boolean;
-  /** Dictionary load time, if this worker has loaded it. */
-  kuromojiLoadMs?: number;
-  /** eSpeak NG WebAssembly start-up time; only in the report of a worker's first job. */
-  espeakInitMs?: number;
-  /** From receiving the job to the first chunk sent, if any was sent. */
-  firstChunkMs?: number;
-  /** From receiving the job to its end. */
-  totalMs: number;
-}

@@ -13,7 +13,7 @@
  * rounded to whole frames on its own).
  */
 import { hasSpeech, StreamSplitter, WINDOW_CHARS } from '../text/split.js';
-import type { JobReport } from './messages.js';
+import type { JobReport } from './types.js';
 
 /**
  * Longest unit, in code points: one or two ordinary sentences, about 10 s of speech and, with
@@ -62,6 +62,8 @@ export function mergeReports(reports: readonly JobReport[]): JobReport | undefin
   };
   const kuromojiLoadMs = reports.find((r) => r.kuromojiLoadMs !== undefined)?.kuromojiLoadMs;
   if (kuromojiLoadMs !== undefined) merged.kuromojiLoadMs = kuromojiLoadMs;
+  const dictionarySource = last.dictionarySource;
+  if (dictionarySource !== undefined) merged.dictionarySource = dictionarySource;
   const espeakInitMs = reports.find((r) => r.espeakInitMs !== undefined)?.espeakInitMs;
   if (espeakInitMs !== undefined) merged.espeakInitMs = espeakInitMs;
   const withChunk = reports.find((r) => r.firstChunkMs !== undefined);

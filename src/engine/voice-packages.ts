@@ -19,6 +19,7 @@
  * and its main module exports `createSynthesizer()` (see {@link VoicePackageModule}), loaded lazily
  * in an engine worker on the first job for one of its voices.
  */
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -70,12 +71,16 @@ export interface VoicePackageInfo {
   problem?: string;
   /** Absolute file URL of its main module, when installed. */
   mainUrl?: string;
+  /** Its package.json `version`, when installed (`?` when it has none). */
+  version?: string;
+  /** SHA-256 (hex) of its package.json and main module, when installed: other code, other audio. */
+  codeHash?: string;
 }
 
 /** Packages `tts` knows by name even before they are installed, with the voices they will bring. */
 export const DECLARED_VOICE_PACKAGES: readonly { package: string; voices: PackageVoice[] }[] = [];
 
-/** The ids of the built-in voices (src/protocol/voices.ts), which a package may not take. */
+/** The ids of the built-in voices (src/engine/catalogue.ts), which a package may not take. */
 const BUILTIN_IDS = new Set(['ja-man-1', 'ja-woman-1', 'en-man-1', 'en-woman-1']);
 
 function isVoice(v: unknown): v is PackageVoice {
@@ -98,13 +103,16 @@ function isVoice(v: unknown): v is PackageVoice {
 function inspect(name: string, declared: PackageVoice[]): VoicePackageInfo {
   try {
     const manifest = path.isAbsolute(name) ? path.join(name, 'package.json') : createRequire(import.meta.url).resolve(`${name}/package.json`);
-    const json = JSON.parse(readFileSync(manifest, 'utf8')) as { main?: unknown; ttsVoices?: { apiVersion?: unknown; engine?: unknown; voices?: unknown } };
+    const manifestText = readFileSync(manifest);
+    const json = JSON.parse(manifestText.toString('utf8')) as { version?: unknown; main?: unknown; ttsVoices?: { apiVersion?: unknown; engine?: unknown; voices?: unknown } };
     const meta = json.ttsVoices;
     if (meta?.apiVersion !== 1 || !Array.isArray(meta.voices) || !meta.voices.every(isVoice)) {
       return { package: name, installed: false, voices: declared, problem: 'its package.json has no valid "ttsVoices" (apiVersion 1)' };
     }
     const main = path.join(path.dirname(manifest), typeof json.main === 'string' ? json.main : 'index.js');
-    return { package: name, installed: true, engine: String(meta.engine ?? name), voices: meta.voices, mainUrl: pathToFileURL(main).href };
+    const codeHash = createHash('sha256').update(manifestText).update(readFileSync(main)).digest('hex');
+    const version = typeof json.version === 'string' ? json.version : '?';
+    return { package: name, installed: true, engine: String(meta.engine ?? name), voices: meta.voices, mainUrl: pathToFileURL(main).href, version, codeHash };
   } catch {
     return { package: name, installed: false, voices: declared, problem: 'not installed' };
   }

@@ -1,5 +1,5 @@
 /**
- * Which synthesizer speaks each built-in preset voice (src/protocol/voices.ts) in each language.
+ * Which synthesizer speaks each built-in preset voice (src/engine/catalogue.ts) in each language.
  *
  * - English is spoken by CMU Flite (flite.ts): `rms` for the men, `slt` for the women — also for a
  *   Latin-letter run inside Japanese text, so a word keeps the speaker's gender. Measured with
@@ -16,7 +16,7 @@
  */
 import type { Language } from '../protocol/types.js';
 import type { FliteVoice } from './flite.js';
-import { voicePackages } from './voice-packages.js';
+import { packageVoice, voicePackages } from './voice-packages.js';
 
 /** eSpeak NG language (voice) names for the service's languages. */
 export const ESPEAK_LANGUAGE: Readonly<Record<Language, string>> = {
@@ -85,7 +85,7 @@ export function backendsFor(voiceId: string, language: Language): { preferred: B
 /**
  * The eSpeak NG voice name that reads `language` with preset voice `voiceId`,
  * e.g. (`ja-woman-1`, `en`) → `en-us+f2`, (`en-man-1`, `en`) → `en-us+adam`.
- * @throws RangeError when `voiceId` is not a preset voice (callers validate against VOICES first).
+ * @throws RangeError when `voiceId` is not a preset voice (callers validate against engineVoices() of catalogue.ts first).
  */
 export function espeakVoiceName(voiceId: string, language: Language): string {
   const variant = VOICE_VARIANTS[voiceId];
@@ -103,4 +103,35 @@ export function engineDescription(voiceId: string, language: Language): string {
   const espeak = espeakVoiceName(voiceId, language);
   if (language === 'en') return flite === undefined ? `eSpeak NG ${espeak}` : `CMU Flite ${flite} (fallback eSpeak NG ${espeak})`;
   return `eSpeak NG ${espeak} + kuromoji${flite === undefined ? '' : `; Latin words: CMU Flite ${flite}`}`;
+}
+
+/**
+ * Who speaks voice `voiceId` when nothing falls back (docs/cli.md §8, the piece cache's key):
+ * `builtin` for a built-in voice (its engines are those of {@link backendsFor}, fixed by the
+ * engine's code, which the cache key names separately); for a voice-package voice
+ * `package:<name>@<version>#<SHA-256 of its package.json and main module>`.
+ * Known before any request: the key of a piece is decided up front.
+ */
+export function voiceIdentity(voiceId: string): string {
+  const found = PACKAGE_FALLBACKS[voiceId] === undefined ? undefined : packageVoice(voiceId);
+  if (found === undefined) return 'builtin';
+  return `package:${found.info.package}@${found.info.version ?? '?'}#${found.info.codeHash ?? '?'}`;
+}
+
+/**
+ * Who actually spoke a job of voice `voiceId` (the `engine` field of the built-in service's
+ * `done`, docs/protocol.md §2.3): {@link voiceIdentity} when every segment was spoken by its
+ * preferred backend, else `fallback:` and the engines that spoke, in order of first use (e.g.
+ * `fallback:espeak` when Flite could not start, `fallback:flite,espeak` when it failed on a piece).
+ * @param segments the job's report's segments, each with the `engine` that spoke it.
+ */
+export function spokenBy(voiceId: string, segments: readonly { language: Language; engine?: 'flite' | 'espeak' | 'package' }[]): string {
+  const used: string[] = [];
+  let fellBack = false;
+  for (const segment of segments) {
+    if (segment.engine === undefined) continue;
+    if (!used.includes(segment.engine)) used.push(segment.engine);
+    if (segment.engine !== backendsFor(voiceId, segment.language).preferred.engine) fellBack = true;
+  }
+  return fellBack ? `fallback:${used.join(',')}` : voiceIdentity(voiceId);
 }

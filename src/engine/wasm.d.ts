@@ -6,6 +6,12 @@
 declare namespace WebAssembly {
   /** A compiled module: instantiate it any number of times. */
   class Module {
+    /** Compiles synchronously (tests only: the engine uses {@link compile}). */
+    constructor(bytes: ArrayBufferView | ArrayBuffer);
+    /** The module's exports: name and kind (`function`, `memory`, ...). */
+    static exports(module: Module): { name: string; kind: string }[];
+    /** The module's imports: module, name and kind. */
+    static imports(module: Module): { module: string; name: string; kind: string }[];
     private readonly brand: 'WebAssembly.Module';
   }
   /** An instantiated module with its exports. */

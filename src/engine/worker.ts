@@ -13,8 +13,10 @@
  * Protocol and the abort flag: see messages.ts. A job may be one sentence or a whole text.
  */
 import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
-import { isTokenizerLoaded, loadTokenizer, speechSegments, tokenizerLoadTime, type SpeechSegment } from './japanese.js';
-import type { EngineWorkerData, JobReport, JobRequest, WorkerReply } from './messages.js';
+import { dictionarySource, isTokenizerLoaded, loadTokenizer, speechSegments, tokenizerLoadTime, useSharedDictionary, type SpeechSegment } from './japanese.js';
+import type { SharedDictionary } from './kuromoji-dictionary.js';
+import type { DictionaryMessage, EngineWorkerData, JobRequest, WorkerReply } from './messages.js';
+import type { JobReport } from './types.js';
 import { SSE_SAMPLE_RATE } from '../protocol/types.js';
 import { AudioOutput } from './output.js';
 import { backendsFor } from './voices.js';
@@ -183,7 +185,12 @@ async function runJob(port: MessagePort, abortFlag: Int32Array, { id, job }: Job
     // Japanese needs eSpeak NG: start it (if this worker has not yet) beside kuromoji's dictionary.
     if (job.language === 'ja') loadESpeak().catch(() => undefined);
     const segments = await speechSegments(job.text, job.language);
-    const out = (output = await AudioOutput.create(job));
+    // Flite is loaded only for a job with a segment it speaks (never for kanji/kana-only text),
+    // and the output starts at the first segment's rate (no converter made for another rate).
+    const backends = segments.map((s) => backendsFor(job.voice, s.language).preferred.engine);
+    if (backends.includes('flite')) fliteOrNothing().catch(() => undefined);
+    const firstRate = backends[0] === 'flite' ? FLITE_SAMPLE_RATE : ESPEAK_SAMPLE_RATE;
+    const out = (output = await AudioOutput.create(job, firstRate));
     let reset: Promise<EspeakSynth> | undefined;
     const ctx: JobContext = {
       out,
@@ -217,6 +224,8 @@ async function runJob(port: MessagePort, abortFlag: Int32Array, { id, job }: Job
     };
     const loadMs = tokenizerLoadTime();
     if (loadMs !== undefined) report.kuromojiLoadMs = loadMs;
+    const source = dictionarySource();
+    if (source !== undefined && isTokenizerLoaded()) report.dictionarySource = source;
     if (espeakInitMs !== undefined && !espeakInitReported) report.espeakInitMs = espeakInitMs;
     // Only the worker's first job reports it (eSpeak may still be loading then, for English).
     espeakInitReported = true;
@@ -232,27 +241,50 @@ async function runJob(port: MessagePort, abortFlag: Int32Array, { id, job }: Job
 /** Serves jobs from the pool on `port` (the worker's parentPort). */
 function serve(port: MessagePort, data: EngineWorkerData): void {
   const abortFlag = new Int32Array(data.abortFlag);
-  // A worker is spawned for a job that is about to arrive: start compiling Flite (English, mostly
-  // off this thread) now, while the job message is in flight. eSpeak NG (~150 ms of this thread's
-  // time: its JavaScript and 24 MB of data) starts with the first job that needs it — Japanese,
-  // or English when Flite cannot speak — unless Japanese is announced. A failure here is reported
-  // by (or, for Flite, falls back in) that job; both loaders retry.
-  loadFlite().catch(() => undefined);
-  if (data.preloadJapanese === true) {
-    loadESpeak().catch(() => undefined);
-    loadTokenizer().catch(() => undefined);
+  // With several workers, the pool holds kuromoji's dictionary once for all: ask it for it.
+  let dictionaryWaiter: ((message: DictionaryMessage) => void) | undefined;
+  if (data.shareDictionary === true) {
+    useSharedDictionary(
+      () =>
+        new Promise<SharedDictionary>((resolve, reject) => {
+          dictionaryWaiter = (message) => {
+            dictionaryWaiter = undefined;
+            if (message.dictionary !== undefined) resolve(message.dictionary);
+            else reject(new Error(message.error ?? 'no shared dictionary'));
+          };
+          post(port, { type: 'dictionary-request', id: 0 });
+        }),
+    );
   }
-  // Likewise compile libsamplerate's WebAssembly (~40 ms the first time) and leave idle
-  // converters for the service's usual rate (SSE streams 24000 Hz) from both synthesizers' rates.
-  for (const inputRate of [FLITE_SAMPLE_RATE, ESPEAK_SAMPLE_RATE]) {
+  // A worker is spawned for a job that is about to arrive: start what it will need now, while the
+  // job message is in flight (Flite compiles mostly off this thread). Without a hint that is
+  // Flite and resamplers for the service's usual rate (SSE streams 24000 Hz) from both
+  // synthesizers' rates (libsamplerate compiles in ~40 ms the first time); with one, only what
+  // the hint names. eSpeak NG (~150 ms of this thread's time: its JavaScript and 24 MB of data)
+  // starts with the first job that needs it unless Japanese is announced. A failure here is
+  // reported by (or, for Flite, falls back in) that job; every loader retries.
+  const expect = data.expect ?? { flite: true, espeak: false };
+  const rates: number[] = [];
+  if (expect.flite) {
+    loadFlite().catch(() => undefined);
+    rates.push(FLITE_SAMPLE_RATE);
+  }
+  if (data.preloadJapanese === true || expect.espeak) {
+    loadESpeak().catch(() => undefined);
+    rates.push(ESPEAK_SAMPLE_RATE);
+  }
+  if (data.preloadJapanese === true) loadTokenizer().catch(() => undefined);
+  if (data.expect === undefined && !rates.includes(ESPEAK_SAMPLE_RATE)) rates.push(ESPEAK_SAMPLE_RATE);
+  for (const inputRate of rates) {
     AudioOutput.create({ format: 'pcm16', sampleRate: SSE_SAMPLE_RATE, channels: 1 }, inputRate)
       .then((output) => output.destroy())
       .catch(() => undefined);
   }
   // The pool sends one job at a time; chaining keeps the order even if it ever sent two.
   let chain = Promise.resolve();
-  port.on('message', (message: JobRequest) => {
+  port.on('message', (message: JobRequest | DictionaryMessage) => {
     if (message.type === 'job') chain = chain.then(() => runJob(port, abortFlag, message));
+    else if (message.type === 'dictionary') dictionaryWaiter?.(message);
   });
 }
 

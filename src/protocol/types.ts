@@ -44,6 +44,11 @@ export interface SseDeltaData {
 export interface SseDoneData {
   type: 'speech.audio.done';
   item_id: string;
+  /**
+   * Built-in extension (docs/protocol.md §2.3): who spoke — the voice's own engines, or a
+   * fallback. A client may ignore it.
+   */
+  engine?: string;
 }
 
 /** Error body the built-in service sends, over HTTP and in `error` events (docs/cli.md §4). */

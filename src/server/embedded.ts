@@ -5,7 +5,7 @@
  */
 import { createEngine } from '../engine/index.js';
 import { generateKey } from './keys.js';
-import { createService, listen, type RunningService } from './service.js';
+import { createService, listen, type RunningService } from './builtin-server.js';
 
 /** The embedded service and the credentials to reach it. */
 export interface EmbeddedService extends RunningService {
@@ -17,9 +17,11 @@ export interface EmbeddedService extends RunningService {
  * Starts the built-in service on loopback for this process. The engine's worker starts at once,
  * so its start-up overlaps the client's own (loading undici, connecting, sending).
  * @param options.japanese the text has kanji: load the Japanese dictionary ahead too.
+ * @param options.text the text about to be spoken, when known: the worker loads only the
+ *   synthesizers it needs (Engine.prestart).
  * @throws when the engine or the listening socket cannot start.
  */
-export async function startEmbeddedService(options: { japanese?: boolean } = {}): Promise<EmbeddedService> {
+export async function startEmbeddedService(options: { japanese?: boolean; text?: string } = {}): Promise<EmbeddedService> {
   const apiKey = generateKey();
   const engine = createEngine({ workers: 1 });
   engine.prestart(options);

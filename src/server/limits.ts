@@ -49,7 +49,10 @@ export class RateLimiter {
     const tat = Math.max(this.#tat.get(key) ?? now, now);
     const next = tat + interval;
     const allowAt = next - period;
-    if (now < allowAt) {
+    // Compared as `tat − now > period − interval`, not `now < allowAt`: `now + interval − period`
+    // can round above `now` (1234.567 + 60000 − 60000), refusing the first request of a
+    // 1-per-window limit.
+    if (tat - now > period - interval) {
       return { ok: false, remaining: 0, resetSeconds: Math.ceil((tat - now) / 1000), retryAfterSeconds: Math.max(1, Math.ceil((allowAt - now) / 1000)) };
     }
     this.#tat.set(key, next);

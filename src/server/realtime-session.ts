@@ -11,6 +11,7 @@ import { randomBytes } from 'node:crypto';
 import type { RawData, WebSocket } from 'ws';
 import { audioSeconds } from '../dsp/encoding.js';
 import type { SpeechEngine } from '../engine/types.js';
+import { spokenBy } from '../engine/voices.js';
 import type { ErrorBody } from '../protocol/types.js';
 import { voiceToWire } from '../protocol/voices.js';
 import { rawToBuffer } from '../wire/ws-data.js';
@@ -171,8 +172,9 @@ async function synthesize(ws: WebSocket, id: string, request: ValidRealtimeReque
   const audio = ctx.engine.synthesize(
     { text: request.text, voice: request.voice, language: request.language, format: request.format, sampleRate: request.sampleRate, channels: request.channels },
     signal,
-    { key },
+    { key, onReport: (report) => (spoke = spokenBy(request.voice, report.segments)) },
   );
+  let spoke: string | undefined;
   for await (const chunk of audio) {
     if (signal.aborted) return 'done';
     if (chunk.length === 0) continue;
@@ -181,7 +183,7 @@ async function synthesize(ws: WebSocket, id: string, request: ValidRealtimeReque
   }
   if (signal.aborted) return 'done';
   const seconds = audioSeconds(bytes, request.format, request.sampleRate, request.channels);
-  send(ws, { type: 'tts.output.completed', session_id: id, audio_seconds: Math.round(seconds * 1e6) / 1e6 });
+  send(ws, { type: 'tts.output.completed', session_id: id, audio_seconds: Math.round(seconds * 1e6) / 1e6, ...(spoke === undefined ? {} : { engine: spoke }) });
   return 'done';
 }
 

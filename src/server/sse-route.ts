@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { SpeechEngine } from '../engine/types.js';
 import { SSE_SAMPLE_RATE, type SseDeltaData, type SseDoneData, type SseErrorData } from '../protocol/types.js';
+import { spokenBy } from '../engine/voices.js';
 import { readBody, sendError, sendJson } from './http-util.js';
 import { isRefusal, SSE_FIELDS, validateSynthesis, type Refusal } from './validate.js';
 
@@ -86,11 +87,12 @@ export async function handleSse(req: IncomingMessage, res: ServerResponse, ctx: 
   // Headers go out now, so the client's connect phase ends before synthesis starts.
   res.flushHeaders();
   const stop = AbortSignal.any([signal, ctx.shutdown]);
+  let spoke: string | undefined;
   try {
     const audio = ctx.engine.synthesize(
       { text: request.text, voice: request.voice, language: request.language, format: request.format, sampleRate: SSE_SAMPLE_RATE, channels: 1 },
       stop,
-      { key: String(ctx.keyIndex ?? '') },
+      { key: String(ctx.keyIndex ?? ''), onReport: (report) => (spoke = spokenBy(request.voice, report.segments)) },
     );
     for await (const chunk of audio) {
       if (stop.aborted) break;
@@ -109,7 +111,7 @@ export async function handleSse(req: IncomingMessage, res: ServerResponse, ctx: 
       res.end(sseEvent('error', shuttingDown()));
       return;
     }
-    const done: SseDoneData = { type: 'speech.audio.done', item_id: itemId };
+    const done: SseDoneData = { type: 'speech.audio.done', item_id: itemId, ...(spoke === undefined ? {} : { engine: spoke }) };
     res.end(sseEvent('done', done));
   } catch (error) {
     if (signal.aborted) return;
@@ -128,9 +130,10 @@ function shuttingDown(): SseErrorData {
 
 /**
  * Resolves when the response can take more (`drained`), the stream was stopped (`stopped`), or
- * `timeoutMs` passed without either (`timeout`; never when it is Infinity).
+ * `timeoutMs` passed without either (`timeout`; never when it is Infinity). Shared with the
+ * OpenAI route (openai-route.ts), so both honour `--write-timeout` the same way.
  */
-function drained(res: ServerResponse, signal: AbortSignal, timeoutMs: number): Promise<'drained' | 'stopped' | 'timeout'> {
+export function drained(res: ServerResponse, signal: AbortSignal, timeoutMs: number): Promise<'drained' | 'stopped' | 'timeout'> {
   return new Promise((resolve) => {
     const done = (outcome: 'drained' | 'stopped' | 'timeout'): void => {
       clearTimeout(timer);

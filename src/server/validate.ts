@@ -4,7 +4,11 @@
  */
 import type { ServiceErrorCode } from '../errors.js';
 import { AUDIO_FORMATS, LANGUAGES, REALTIME_SAMPLE_RATES, type AudioFormat, type Language } from '../protocol/types.js';
-import { findVoice, DEFAULT_VOICE, VOICES, voiceFromWire, voiceToWire } from '../protocol/voices.js';
+import { isSpeakable } from '../protocol/speakable.js';
+import { DEFAULT_VOICE, voiceFromWire, voiceToWire } from '../protocol/voices.js';
+import { engineVoices, findVoice } from '../engine/catalogue.js';
+
+export { isSpeakable };
 
 /** A request the engine can run. */
 export interface ValidRequest {
@@ -90,16 +94,6 @@ export function validateSynthesis(
   };
 }
 
-/**
- * True when `text` has something to speak: a letter or a digit (any script), or a symbol that is
- * not part of an emoji (eSpeak NG reads `+`, `$`, `=`). Punctuation, emoji (with their skin tones,
- * flags and keycaps), zero-width characters,
- * spaces and control characters alone make no speech (docs/protocol.md §7 `text_string_required`).
- */
-export function isSpeakable(text: string): boolean {
-  return /[\p{L}\p{N}]/u.test(text) || /(?![\p{Extended_Pictographic}\p{Emoji_Component}])\p{S}/u.test(text);
-}
-
 /** True when `v` is a refusal rather than a request. */
 export function isRefusal(v: ValidRequest | Refusal): v is Refusal {
   return 'code' in v;
@@ -143,7 +137,7 @@ export function validateRealtimeSession(session: unknown, maxChars: number): Val
   if (isRefusal(common)) {
     if (common.code === 'voice_not_found') {
       const raw = (session as Record<string, unknown>)[REALTIME_FIELDS.voice];
-      return { code: common.code, message: `no voice \`${String(raw)}\`; voices: ${VOICES.map((v) => voiceToWire(v.id)).join(', ')}` };
+      return { code: common.code, message: `no voice \`${String(raw)}\`; voices: ${engineVoices().map((v) => voiceToWire(v.id)).join(', ')}` };
     }
     return common;
   }

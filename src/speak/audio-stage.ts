@@ -42,6 +42,8 @@ export class AudioStage {
   #pieceStart: number | undefined;
   /** Whether any piece has delivered audio yet (a pause goes only between pieces). */
   #spoken = false;
+  /** Whether the current piece begins a new sentence (a pause goes only between sentences). */
+  #newSentence = true;
   readonly #frameBytes: number;
 
   private constructor(
@@ -63,11 +65,19 @@ export class AudioStage {
     return new AudioStage(spec, settings, chain);
   }
 
+  /**
+   * Starts a piece (the pipeline's PieceStart): `newSentence` false for a later part of the
+   * sentence before it, which gets no pause before it. Without a call, a piece is a new sentence.
+   */
+  pieceStart(newSentence: boolean): void {
+    this.#newSentence = newSentence;
+  }
+
   /** Takes one chunk of the current piece; returns what goes to the outputs now. */
   audio(data: Buffer): Buffer[] {
     const out: Buffer[] = [];
     if (this.#pieceStart === undefined) {
-      if (this.#spoken && this.settings.pauseMs > 0) out.push(...this.#silence(Math.round((this.settings.pauseMs * this.spec.sampleRate) / 1000)));
+      if (this.#spoken && this.#newSentence && this.settings.pauseMs > 0) out.push(...this.#silence(Math.round((this.settings.pauseMs * this.spec.sampleRate) / 1000)));
       this.#pieceStart = this.#frames(out);
     }
     const processed = this.chain === undefined ? data : this.chain.push(data);
@@ -94,6 +104,7 @@ export class AudioStage {
     }
     this.#pieceStart = undefined;
     this.#pieceMark = this.#bytes;
+    this.#newSentence = true;
     return { out, cue };
   }
 

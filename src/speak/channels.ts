@@ -1,15 +1,17 @@
 /**
  * Picks and opens the channel a run speaks over (docs/cli.md §1): SSE (`POST /v1/tts/sse`) for
  * `say` and `stream`, the WebSocket (`/v1/realtime_tts`) for `realtime`. Both give the pipeline
- * the same {@link OpenStream}: one request per piece of text, yielding decoded audio chunks in
- * the run's spec — converted when what arrives differs (convert-stream.ts, docs/cli.md §4).
+ * the same {@link OpenRequest}: one request per piece of text, yielding the decoded audio chunks
+ * the service sent; {@link converted} then makes them the run's spec (convert-stream.ts, docs/cli.md
+ * §4) — after the piece cache, which stores what the service sent (docs/cli.md §8).
  */
 import type { AudioSpec } from '../dsp/spec.js';
 import { SSE_SAMPLE_RATE, type Language } from '../protocol/types.js';
 import { warmUpResampler } from '../dsp/resample.js';
 import { convertChunks, reportedSpec } from './convert-stream.js';
 import type { OpenStream } from './pipeline.js';
-import type { ServiceTarget } from './service.js';
+import type { AudioChunk } from '../wire/delta.js';
+import type { ServiceTarget } from './choose-service.js';
 
 /** Which channel: SSE, or the experimental WebSocket. */
 export type ChannelKind = 'sse' | 'realtime';
@@ -27,18 +29,61 @@ export interface ChannelSettings {
   allowInsecure: boolean;
   /** --verbose lines. */
   verbose: (line: string) => void;
+  /** `--api openai` and its `--model` (docs/protocol.md §10); undefined = the native dialect. */
+  openai?: { model: string } | undefined;
 }
 
 /**
- * The request opener of a channel. The channel's module is imported here, on first use, so a
- * run loads only the client it speaks through.
+ * One request's answer exactly as the service sent it (docs/cli.md §8): the decoded audio bytes,
+ * before any conversion to the run's spec.
  */
-export async function openChannel(kind: ChannelKind, target: ServiceTarget, settings: ChannelSettings): Promise<OpenStream> {
+export interface ServiceAnswer {
+  /** Audio chunks in the spec {@link arriving} gives; the iterable ends after the service's `done`. */
+  chunks: AsyncIterable<AudioChunk>;
+  /**
+   * The spec the audio arrives in: for SSE always 24000 Hz mono of the requested encoding
+   * (docs/protocol.md §2.1); for the WebSocket what `tts_session.updated` reported (known before
+   * the first audio chunk).
+   */
+  arriving(): AudioSpec;
+  /**
+   * Who spoke, once the iterable ended: the `engine` field of the built-in service's `done`
+   * (docs/protocol.md, built-in extension), undefined when the service did not say.
+   */
+  spoke(): string | undefined;
+  /** True when the piece cache answered (replayed) it instead of the service (cache/opener.ts). */
+  replayed?(): boolean;
+}
+
+/** Opens one request for one piece of text and returns the service's answer, unconverted. */
+export type OpenRequest = (text: string, signal: AbortSignal) => ServiceAnswer;
+
+/**
+ * The spec a channel asks the service for: SSE cannot ask for a rate or channels
+ * (docs/protocol.md §2.1), so its audio is 24000 Hz mono of the run's encoding; the WebSocket
+ * asks for the run's spec.
+ */
+export function requestedSpec(kind: ChannelKind, spec: AudioSpec, openai?: { model: string }): AudioSpec {
+  // The OpenAI dialect is always asked for pcm: 24000 Hz mono s16le (docs/protocol.md §10.1).
+  if (openai !== undefined) return OPENAI_SPEC;
+  return kind === 'realtime' ? spec : { format: spec.format, sampleRate: SSE_SAMPLE_RATE, channels: 1 };
+}
+
+/** What the OpenAI dialect's `response_format: "pcm"` sends (docs/protocol.md §10.1). */
+const OPENAI_SPEC: AudioSpec = { format: 'pcm16', sampleRate: SSE_SAMPLE_RATE, channels: 1 };
+
+/**
+ * The request opener of a channel, giving what the service sent (see {@link converted} for the
+ * run's spec). The channel's module is imported here, on first use, so a run loads only the
+ * client it speaks through.
+ */
+export async function openChannel(kind: ChannelKind, target: ServiceTarget, settings: ChannelSettings): Promise<OpenRequest> {
   const { voice, language, spec, timeoutMs, allowInsecure, verbose } = settings;
   if (kind === 'realtime') {
     const { streamRealtime } = await import('../client/realtime.js');
     return (text, signal) => {
       let arriving: AudioSpec = spec;
+      let spoke: string | undefined;
       const chunks = streamRealtime({
         wsBaseUrl: target.wsBaseUrl,
         apiKey: target.apiKey,
@@ -57,28 +102,63 @@ export async function openChannel(kind: ChannelKind, target: ServiceTarget, sett
         onSession: (session) => {
           arriving = reportedSpec(session, spec);
         },
+        onDone: (engine) => {
+          spoke = engine;
+        },
       });
-      return convertChunks(chunks, () => arriving, spec);
+      return { chunks, arriving: () => arriving, spoke: () => spoke };
     };
   }
+  if (settings.openai !== undefined) return openOpenAi(target, settings, settings.openai.model);
   const { streamSse } = await import('../client/sse.js');
   // The SSE request cannot ask for a rate or channels (docs/protocol.md §2.1): its audio is taken
   // as 24000 Hz mono of the requested encoding (docs/cli.md §4) and converted to the run's spec.
-  const arriving: AudioSpec = { format: spec.format, sampleRate: SSE_SAMPLE_RATE, channels: 1 };
+  const arriving = requestedSpec('sse', spec);
   // Compiles libsamplerate while the first request is on its way, not when its audio is.
   if (arriving.sampleRate !== spec.sampleRate) void warmUpResampler(1, arriving.sampleRate, spec.sampleRate);
-  return (text, signal) =>
-    convertChunks(
-      streamSse({
-        baseUrl: target.baseUrl,
-        apiKey: target.apiKey,
-        body: { input: text, voice, response_format: spec.format, language },
-        timeoutMs,
-        signal,
-        allowInsecure,
-        verbose,
-      }),
-      () => arriving,
-      spec,
-    );
+  return (text, signal) => {
+    let spoke: string | undefined;
+    const chunks = streamSse({
+      baseUrl: target.baseUrl,
+      apiKey: target.apiKey,
+      body: { input: text, voice, response_format: spec.format, language },
+      timeoutMs,
+      signal,
+      allowInsecure,
+      verbose,
+      onDone: (engine) => {
+        spoke = engine;
+      },
+    });
+    return { chunks, arriving: () => arriving, spoke: () => spoke };
+  };
+}
+
+/**
+ * Makes an opener of service answers one of audio in the run's spec `wanted` (convert-stream.ts):
+ * the conversion runs on every request's audio, fresh from the service or replayed from the cache.
+ */
+export function converted(open: OpenRequest, wanted: AudioSpec): OpenStream {
+  return (text, signal) => {
+    const answer = open(text, signal);
+    return convertChunks(answer.chunks, () => answer.arriving(), wanted);
+  };
+}
+
+/**
+ * The OpenAI dialect's request opener (client/openai.ts): pcm16, 24000 Hz, mono whatever was
+ * asked (docs/protocol.md §10.1), unconverted like every {@link ServiceAnswer} ({@link converted}
+ * makes it the run's spec after the cache). The voice is passed as given. Whether the server takes
+ * `stream_format: "sse"` is learnt once per run. The dialect does not say who spoke.
+ */
+async function openOpenAi(target: ServiceTarget, settings: ChannelSettings, model: string): Promise<OpenRequest> {
+  const { streamOpenAi } = await import('../client/openai.js');
+  const { voice, spec, timeoutMs, allowInsecure, verbose } = settings;
+  if (OPENAI_SPEC.sampleRate !== spec.sampleRate) void warmUpResampler(1, OPENAI_SPEC.sampleRate, spec.sampleRate);
+  const sse = { supported: true };
+  return (text, signal) => ({
+    chunks: streamOpenAi({ baseUrl: target.baseUrl, apiKey: target.apiKey, model, input: text, voice, timeoutMs, signal, allowInsecure, verbose, sse }),
+    arriving: () => OPENAI_SPEC,
+    spoke: () => undefined,
+  });
 }

@@ -1,5 +1,5 @@
 /**
- * Where one piece's audio ends in the pipeline's output (pipeline.ts `synthesizePieces`): what
+ * Where one piece's audio ends in the pipeline's output (pipeline.ts `audioInOrderMarked`): what
  * the audio stage needs to flush the tempo changer, put a pause between sentences and time a
  * subtitle cue (docs/cli.md §1 `--speed`, `--pause`, `--subtitles`).
  */
@@ -14,10 +14,28 @@ export interface PieceEnd {
   pieceEnd: string;
 }
 
-/** What `synthesizePieces` yields: audio, and where each piece's audio ends. */
-export type PipelineItem = AudioChunk | PieceEnd;
+/**
+ * Marks where one piece's audio starts (yielded again when a piece is requested again after a
+ * rewind): whether it begins a new sentence (a new line with `--lines`), or continues the one of
+ * the piece before it — a part of a sentence cut at `--max-chars`, or halved after
+ * `max_character_length_exceeded`. A pause goes only before a new sentence (docs/cli.md §1).
+ */
+export interface PieceStart {
+  /** The text that is requested for the piece. */
+  pieceStart: string;
+  /** True when the piece begins a sentence (or line), false when it continues the previous one. */
+  newSentence: boolean;
+}
+
+/** What `audioInOrderMarked` yields: audio, and where each piece's audio starts and ends. */
+export type PipelineItem = AudioChunk | PieceEnd | PieceStart;
 
 /** True for a {@link PieceEnd} marker. */
 export function isPieceEnd(item: PipelineItem): item is PieceEnd {
   return 'pieceEnd' in item;
+}
+
+/** True for a {@link PieceStart} marker. */
+export function isPieceStart(item: PipelineItem): item is PieceStart {
+  return 'pieceStart' in item;
 }

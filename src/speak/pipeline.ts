@@ -8,12 +8,14 @@
  */
 import { EXIT, TtsError } from '../errors.js';
 import { backoffSeconds, shouldRetry, sleep } from '../client/retry.js';
-import { ChunkQueue } from '../wire/chunk-queue.js';
+import { ChunkQueue } from '../queue/chunk-queue.js';
 import type { AudioChunk } from '../wire/delta.js';
-import { codePointLength, hasSpeech, requestText, splitText } from '../text/split.js';
-import { isPieceEnd, type PipelineItem } from './piece-end.js';
+import { isSpeakable } from '../protocol/speakable.js';
+import { codePointLength, requestText, splitText } from '../text/split.js';
+import { isPieceEnd, isPieceStart, type PipelineItem } from './piece-end.js';
+import { sentenceBreakBetween } from '../text/sentences.js';
 
-export { isPieceEnd, type PieceEnd, type PipelineItem } from './piece-end.js';
+export { isPieceEnd, isPieceStart, type PieceEnd, type PieceStart, type PipelineItem } from './piece-end.js';
 
 /** Counters a run reports in its `--json` summary. */
 export interface RequestStats {
@@ -51,6 +53,23 @@ export interface PipelineOptions {
   verbose: (line: string) => void;
   /** Notices that matter (printed unless -q). */
   warn: (line: string) => void;
+  /**
+   * What the input's pieces are, for {@link PieceStart.newSentence}: `sentences` (default) — text
+   * split at sentence ends and, within a sentence over `maxChars`, at clauses and words, so an
+   * input piece begins a sentence only where the text has a sentence boundary; `lines` — each
+   * input piece (a `--lines` line) begins a unit of its own.
+   */
+  units?: 'sentences' | 'lines' | undefined;
+}
+
+/** What the run's one abort listener calls: each piece whose request is running (audioInOrderMarked). */
+type PieceAborts = Set<() => void>;
+
+/** A piece of text on its way to a request, and whether it continues the piece before it. */
+interface QueuedPiece {
+  text: string;
+  /** True when it is a later part of the same sentence (or line) as the piece before it. */
+  joins: boolean;
 }
 
 /**
@@ -61,24 +80,27 @@ export interface PipelineOptions {
  * @throws TtsError the first failure that retries could not mend; for a break after audio was
  *   delivered to an output that cannot rewind, the message says how much audio was delivered.
  */
-export async function* synthesizeTexts(pieces: AsyncIterable<string>, options: PipelineOptions): AsyncGenerator<AudioChunk, void, undefined> {
-  for await (const item of synthesizePieces(pieces, options)) if (!isPieceEnd(item)) yield item;
+export async function* audioInOrder(pieces: AsyncIterable<string>, options: PipelineOptions): AsyncGenerator<AudioChunk, void, undefined> {
+  for await (const item of audioInOrderMarked(pieces, options)) if (!isPieceEnd(item) && !isPieceStart(item)) yield item;
 }
 
 /**
- * {@link synthesizeTexts}, with a {@link PieceEnd} after each piece's last chunk (a piece the
- * pipeline split again after `max_character_length_exceeded` ends once per part). A rewind (see
- * {@link PipelineOptions.rewind}) always goes back to just after the last marker yielded.
+ * {@link audioInOrder}, with a {@link PieceStart} before each piece's first chunk and a
+ * {@link PieceEnd} after its last (a piece the pipeline split again — over a lowered limit, or
+ * after `max_character_length_exceeded` — starts and ends once per part, each later part marked
+ * as continuing its sentence). A rewind (see {@link PipelineOptions.rewind}) always goes back to
+ * just after the last PieceEnd yielded.
  * @returns audio chunks in text order, and the markers.
- * @throws as {@link synthesizeTexts}.
+ * @throws as {@link audioInOrder}.
  */
-export async function* synthesizePieces(pieces: AsyncIterable<string>, options: PipelineOptions): AsyncGenerator<PipelineItem, void, undefined> {
+export async function* audioInOrderMarked(pieces: AsyncIterable<string>, options: PipelineOptions): AsyncGenerator<PipelineItem, void, undefined> {
   let limit = options.maxChars;
   // Pieces taken back (after halving, or refused as busy) go before the input's next ones.
-  const again: string[] = [];
+  const again: QueuedPiece[] = [];
   // The input is read beside synthesis (so `--lines` speaks a line while the next is awaited),
   // but only a bounded lookahead ahead of the requests: a book is never read far ahead.
-  const lookahead = new ChunkQueue<string>({ highWaterBytes: Math.max(LOOKAHEAD_CHARS, 4 * options.maxChars), sizeOf: (p) => p.length });
+  const lookahead = new ChunkQueue<QueuedPiece>({ highWaterBytes: Math.max(LOOKAHEAD_CHARS, 4 * options.maxChars), sizeOf: (p) => p.text.length });
+  const bySentence = (options.units ?? 'sentences') === 'sentences';
   // Bad input (invalid UTF-8 halfway through a file) fails the run at once, not after the
   // pieces before it were spoken.
   let inputError: unknown;
@@ -86,9 +108,18 @@ export async function* synthesizePieces(pieces: AsyncIterable<string>, options: 
   let refill = (): void => {};
   void (async () => {
     try {
+      let previous: string | undefined;
       for await (const piece of pieces) {
-        if (!hasSpeech(piece)) continue;
-        const room = lookahead.push(piece);
+        // A piece with nothing to speak (a sentence's "." cut off at --max-chars, emoji alone) is
+        // never sent: the service refuses it (docs/protocol.md §7 text_string_required).
+        if (!isSpeakable(piece)) {
+          // Bounded: only the join's context counts.
+          previous = ((previous ?? '') + piece).slice(-1024);
+          continue;
+        }
+        const joins = bySentence && previous !== undefined && !sentenceBreakBetween(previous, piece);
+        previous = piece;
+        const room = lookahead.push({ text: piece, joins });
         refill();
         if (!room) await lookahead.room();
         // The run is over (failed, aborted, or the output closed): stop reading the input.
@@ -100,9 +131,20 @@ export async function* synthesizePieces(pieces: AsyncIterable<string>, options: 
       lookahead.fail(error, { urgent: true });
     }
   })();
-  const onAbort = (): void => lookahead.fail(options.signal.reason, { urgent: true });
+  // One listener on the run's signal fans out to the pieces in flight (each adds itself while its
+  // request runs): a listener per piece would pass Node's limit of 10 at --concurrency 9 and up.
+  const pieceAborts: PieceAborts = new Set();
+  const onAbort = (): void => {
+    lookahead.fail(options.signal.reason, { urgent: true });
+    for (const abort of [...pieceAborts]) abort();
+  };
   options.signal.addEventListener('abort', onAbort, { once: true });
-  const next = (): string | undefined => again.shift() ?? lookahead.poll();
+  const next = (): QueuedPiece | undefined => again.shift() ?? lookahead.poll();
+  /** `text` split at `at` (code points), the parts marked: the first joins as `piece` did, the rest continue it. */
+  const parts = (piece: QueuedPiece, at: number): QueuedPiece[] =>
+    splitText(piece.text, at)
+      .filter(isSpeakable)
+      .map((text, i) => ({ text, joins: i === 0 ? piece.joins : true }));
 
   const window: PieceRun[] = [];
   let concurrency = options.concurrency;
@@ -115,23 +157,23 @@ export async function* synthesizePieces(pieces: AsyncIterable<string>, options: 
     options.verbose(`too_many_concurrent_requests: running ${concurrency} request(s) at once from now on`);
     const behind = window.splice(at);
     for (const r of behind) r.cancel();
-    again.unshift(...behind.map((r) => r.text));
+    again.unshift(...behind.map((r) => r.piece));
     return true;
   };
   const fill = (): void => {
     while (window.length < concurrency) {
-      const text = next();
-      if (text === undefined) return;
-      if (codePointLength(text.trimEnd()) > limit) {
-        const parts = splitText(text, limit).filter(hasSpeech);
+      const piece = next();
+      if (piece === undefined) return;
+      if (codePointLength(piece.text.trimEnd()) > limit) {
+        const split = parts(piece, limit);
         // A single grapheme longer than the limit (👍🏽, e + U+0301 at a limit of 1) cannot be
         // split: it goes as it is rather than back into the queue unchanged, forever.
-        if (!(parts.length === 1 && parts[0] === text)) {
-          again.unshift(...parts);
+        if (!(split.length === 1 && split[0]!.text === piece.text)) {
+          again.unshift(...split);
           continue;
         }
       }
-      window.push(new PieceRun(requestText(text, limit), options.retries, options, onBusy));
+      window.push(new PieceRun({ text: requestText(piece.text, limit), joins: piece.joins }, options.retries, options, onBusy, pieceAborts));
     }
   };
   // Only while a head is playing: with an empty window the loop below is waiting to take the
@@ -154,6 +196,7 @@ export async function* synthesizePieces(pieces: AsyncIterable<string>, options: 
         continue;
       }
       const pieceStart = delivered;
+      yield { pieceStart: head.text, newSentence: !head.piece.joins };
       try {
         for await (const chunk of head.take()) {
           if (inputError !== undefined) throw inputError;
@@ -171,7 +214,7 @@ export async function* synthesizePieces(pieces: AsyncIterable<string>, options: 
           window.shift();
           const rest = window.splice(0);
           for (const run of rest) run.cancel();
-          again.unshift(...splitText(head.text, limit).filter(hasSpeech), ...rest.map((run) => run.text));
+          again.unshift(...parts(head.piece, limit), ...rest.map((run) => run.piece));
           continue;
         }
         // After audio began only a broken transport is worth another request (exit 6 kinds);
@@ -179,14 +222,14 @@ export async function* synthesizePieces(pieces: AsyncIterable<string>, options: 
         if (head.gotAudio && head.retriesLeft > 0 && error instanceof TtsError && error.exitCode === EXIT.transport && !error.final) {
           if (delivered === pieceStart) {
             options.verbose(`piece broke before any of its audio was delivered (${describe(error)}); requesting it again`);
-            window[0] = new PieceRun(head.text, head.retriesLeft - 1, options, onBusy);
+            window[0] = new PieceRun(head.piece, head.retriesLeft - 1, options, onBusy, pieceAborts);
             continue;
           }
           if (options.rewind !== undefined) {
             options.warn(`the stream broke after ${seconds(delivered - pieceStart, options)} s of a piece (${describe(error)}); cutting back and requesting it again`);
             await options.rewind(pieceStart);
             delivered = pieceStart;
-            window[0] = new PieceRun(head.text, head.retriesLeft - 1, options, onBusy);
+            window[0] = new PieceRun(head.piece, head.retriesLeft - 1, options, onBusy, pieceAborts);
             continue;
           }
         }
@@ -244,6 +287,7 @@ const BUFFER_LOW_WATER_BYTES = 128 * 1024;
  * byte (docs/cli.md §1).
  */
 class PieceRun {
+  readonly piece: QueuedPiece;
   readonly text: string;
   retriesLeft: number;
   /** True once any audio of the current attempt arrived. */
@@ -259,18 +303,24 @@ class PieceRun {
   readonly #controller = new AbortController();
   readonly #options: PipelineOptions;
   readonly #onBusy: (run: PieceRun) => boolean;
+  readonly #aborts: PieceAborts;
   readonly #onAbort = (): void => {
     this.#controller.abort(this.#options.signal.reason);
     this.#queue.fail(this.#options.signal.reason, { urgent: true });
   };
 
-  /** @param onBusy offered a `too_many_concurrent_requests` refusal first; true when it took the piece back. */
-  constructor(text: string, retries: number, options: PipelineOptions, onBusy: (run: PieceRun) => boolean) {
-    this.text = text;
+  /**
+   * @param onBusy offered a `too_many_concurrent_requests` refusal first; true when it took the piece back.
+   * @param aborts the run's fan-out of its signal's abort: the piece is in it while its request runs.
+   */
+  constructor(piece: QueuedPiece, retries: number, options: PipelineOptions, onBusy: (run: PieceRun) => boolean, aborts: PieceAborts) {
+    this.piece = piece;
+    this.text = piece.text;
     this.retriesLeft = retries;
     this.#options = options;
     this.#onBusy = onBusy;
-    options.signal.addEventListener('abort', this.#onAbort, { once: true });
+    this.#aborts = aborts;
+    if (!options.signal.aborted) aborts.add(this.#onAbort);
     void this.#run();
   }
 
@@ -321,7 +371,7 @@ class PieceRun {
         break;
       }
     }
-    this.#options.signal.removeEventListener('abort', this.#onAbort);
+    this.#aborts.delete(this.#onAbort);
   }
 
   #fail(error: unknown): void {
@@ -341,6 +391,6 @@ class PieceRun {
   cancel(): void {
     this.#controller.abort(new TtsError('interrupted', 'cancelled'));
     this.#queue.close();
-    this.#options.signal.removeEventListener('abort', this.#onAbort);
+    this.#aborts.delete(this.#onAbort);
   }
 }

@@ -10,11 +10,13 @@ import type { PieceCache } from '../cache/store.js';
 import { bytesPerFrame, type AudioSpec } from '../dsp/spec.js';
 import { EXIT, TtsError } from '../errors.js';
 import { SSE_SAMPLE_RATE, type Language } from '../protocol/types.js';
-import { openChannel, type ChannelKind } from './channels.js';
-import { openOutputs, type OutputPlan } from './outputs.js';
+import { converted, openChannel, requestedSpec, type ChannelKind } from './channels.js';
+import { openOutputs } from './open-outputs.js';
+import type { OutputPlan } from './output-plan.js';
+import { reportingPieceDone } from './progress.js';
 import { AudioStage, type Cue, type StageSettings } from './audio-stage.js';
-import { isPieceEnd, synthesizePieces, synthesizeTexts, type PipelineItem } from './pipeline.js';
-import type { ServiceTarget } from './service.js';
+import { isPieceEnd, isPieceStart, audioInOrderMarked, audioInOrder, type PipelineItem } from './pipeline.js';
+import type { ServiceTarget } from './choose-service.js';
 import type { SubtitleWriter } from './subtitles.js';
 
 /** Lines a run prints on stderr, by importance; none carries the key. */
@@ -80,6 +82,11 @@ export interface SpeakOptions {
   onAudio?: ((bytes: number) => void) | undefined;
   /** --speed, --volume, --pause (docs/cli.md §1); absent = none. */
   effects?: { speed: number; volume: number; pauseMs: number } | undefined;
+  /**
+   * What the input's pieces are (pipeline.ts {@link PipelineOptions.units}): `lines` with
+   * `--lines`, each its own unit for `--pause`; default `sentences`.
+   */
+  units?: 'sentences' | 'lines' | undefined;
   /** --subtitles: the file to write the cues to. */
   subtitles?: string | undefined;
   /** The piece cache (docs/cli.md §8); undefined with --no-cache. */
@@ -88,6 +95,8 @@ export interface SpeakOptions {
   onPieceEnd?: ((text: string, cue: Cue | undefined) => void) | undefined;
   /** Called when a piece's audio was all received (`text` as sent), e.g. for progress. */
   onPieceDone?: ((text: string, fromCache: boolean) => void) | undefined;
+  /** `--api openai` (docs/protocol.md §10) with its `--model`; undefined for the native dialect. */
+  openai?: { model: string } | undefined;
 }
 
 /**
@@ -121,7 +130,8 @@ export function prepareAudio(channel: ChannelKind, spec: AudioSpec, effects: { s
 }
 
 /**
- * Runs the synthesis to its end.
+ * One run of the client core: the text's pieces requested in order (the pipeline), their audio
+ * converted and delivered to the opened outputs, to its end.
  * @throws TtsError — the first failure the pipeline could not mend (exit codes of docs/cli.md §3),
  *   an output failure (`io_error`, `no_playback_device`: exit 7; a ClosedPipeError when stdout's
  *   reader left), or `signal.reason` once aborted. The outputs are aborted before it throws: an
@@ -129,7 +139,7 @@ export function prepareAudio(channel: ChannelKind, spec: AudioSpec, effects: { s
  *   failed beside a file or stdout (`--play -o FILE`) is thrown (exit 7) only after they were
  *   written whole, the message saying so (docs/cli.md §1).
  */
-export async function speak(options: SpeakOptions): Promise<void> {
+export async function deliverSpeech(options: SpeakOptions): Promise<void> {
   const { spec, stats, signal } = options;
   const opened = await openOutputs(options.plan, spec, options.stdout, signal, { env: options.env, verbose: options.log.verbose });
   const sink = opened.sink;
@@ -156,18 +166,23 @@ export async function speak(options: SpeakOptions): Promise<void> {
       timeoutMs: options.timeoutMs,
       allowInsecure: options.allowInsecure,
       verbose: options.log.verbose,
+      openai: options.openai,
     });
-    // Both channels hand over audio already converted to the run's spec (convert-stream.ts).
     const frameBytes = bytesPerFrame(spec);
-    // The piece cache wraps the channel (docs/cli.md §8): the pipeline asks only for what it lacks.
+    // The piece cache wraps the channel (docs/cli.md §8) and holds what the service sent; the
+    // conversion to the run's spec comes after it, fresh or replayed (convert-stream.ts), and
+    // the pipeline asks only for what the cache lacks.
     await options.cache?.prepare();
-    const open = cachedOpener(channelOpen, {
+    const speaker = options.target.embedded ? (await import('../engine/voices.js')).voiceIdentity(options.voice) : undefined;
+    const cached = cachedOpener(channelOpen, {
       cache: options.cache,
-      identity: identityFor(options.channel, options.target, options.voice, options.language, spec),
+      identity: identityFor(options.channel, options.target, options.voice, options.language, spec, speaker, options.openai === undefined ? undefined : `openai:${options.openai.model}`),
+      requested: requestedSpec(options.channel, spec, options.openai),
       counters: stats,
-      frameBytes,
-      onPieceDone: options.onPieceDone,
+      verbose: options.log.verbose,
     });
+    const onPieceDone = options.onPieceDone;
+    const open = converted(onPieceDone === undefined ? cached : reportingPieceDone(cached, onPieceDone), spec);
     const fileOnly = opened.fileOnly;
     const marked = stage;
     const pipelineOptions = {
@@ -191,9 +206,10 @@ export async function speak(options: SpeakOptions): Promise<void> {
             },
       verbose: options.log.verbose,
       warn: options.log.warn,
+      units: options.units,
     };
     // Pieces are marked only when the stage needs their ends (tempo flush, pauses, cues).
-    const items: AsyncIterable<PipelineItem> = marked === undefined ? synthesizeTexts(options.pieces, pipelineOptions) : synthesizePieces(options.pieces, pipelineOptions);
+    const items: AsyncIterable<PipelineItem> = marked === undefined ? audioInOrder(options.pieces, pipelineOptions) : audioInOrderMarked(options.pieces, pipelineOptions);
     const deliver = async (data: Buffer): Promise<void> => {
       if (data.length === 0) return;
       stats.firstAudioAt ??= performance.now();
@@ -202,6 +218,10 @@ export async function speak(options: SpeakOptions): Promise<void> {
       options.onAudio?.(data.length);
     };
     for await (const item of items) {
+      if (isPieceStart(item)) {
+        marked!.pieceStart(item.newSentence);
+        continue;
+      }
       if (isPieceEnd(item)) {
         const { out, cue } = marked!.pieceEnd(item.pieceEnd);
         for (const data of out) await deliver(data);
@@ -220,7 +240,7 @@ export async function speak(options: SpeakOptions): Promise<void> {
     if (signal.aborted) throw signal.reason;
     // Nothing to say reaches no service (docs/cli.md §1); a service that said nothing for a text
     // must not leave an empty file behind as if it had.
-    if (stats.requests === 0) throw new TtsError('usage', 'the text is empty', { hint: 'give some text to speak' });
+    if (stats.requests === 0) throw new TtsError('usage', 'the text has nothing to speak (only punctuation, emoji, invisible or control characters)', { hint: 'give some text to speak' });
     if (stats.bytes === 0) throw new TtsError('no_audio', 'the service returned no audio for this text', { hint: 'check the text and the voice; the service answered with `done` alone' });
     await sink.finish();
     await subtitles?.finish();

@@ -9,25 +9,30 @@
  *
  * Lengths are counted in Unicode code points, as the built-in service counts them.
  *
- * ICU's segmenters take time (and, spread into an array, memory) that grows faster than the
- * text: 100 000 characters segment in ~0.1 s, 200 000 in ~1.5 s, 1 MB runs out of memory. So
- * text is segmented in windows of {@link WINDOW_CHARS}: the complete sentences of a window are
- * packed into pieces and handed on, and the window's last sentence — which may go on past the
- * window — is carried into the next one. Since the greedy packing restarts from the last piece
- * of each window, the pieces are the same as one pass over the whole text would make, as long as
- * no sentence is longer than half a window (one that is gets cut at the window, and the words at
- * the cut may be segmented otherwise; the pieces still join back to the text and fit the limit).
+ * ICU's segmenters take time and memory that grow with the text's length times its number of
+ * segments (every segment object carries its own copy of the input): 1.2 MB of prose segmented
+ * at once runs out of memory, and one 100 000-character word split into graphemes took 1.1 GB.
+ * So text is segmented into sentences in windows of {@link WINDOW_CHARS} whatever `--max-chars`:
+ * the complete sentences of a window are packed into the piece being built and the window's last
+ * sentence — which may go on past the window — is carried into the next one; words and graphemes
+ * are segmented in slices (see `segmentsOf`), keeping only the segments' strings. The greedy
+ * packing runs on across windows, so the pieces are the same as one pass over the whole text
+ * would make, as long as no sentence is longer than a window (one that is gets cut at the
+ * window, and the words at the cut may be segmented otherwise; the pieces still join back to the
+ * text and fit the limit).
  */
+import { isSpeakable } from '../protocol/speakable.js';
 
-// Made on first use: building ICU segmenters costs ~13 ms, which short texts never need.
-let segmenters: { sentence: Intl.Segmenter; word: Intl.Segmenter; grapheme: Intl.Segmenter } | undefined;
-function segmenter(kind: 'sentence' | 'word' | 'grapheme'): Intl.Segmenter {
-  segmenters ??= {
-    sentence: new Intl.Segmenter(undefined, { granularity: 'sentence' }),
-    word: new Intl.Segmenter('ja', { granularity: 'word' }),
-    grapheme: new Intl.Segmenter(undefined, { granularity: 'grapheme' }),
-  };
-  return segmenters[kind];
+// Made on first use, each kind alone: building ICU segmenters costs ~13 ms, which short texts never need.
+const segmenters = new Map<'sentence' | 'word' | 'grapheme', Intl.Segmenter>();
+/** The one segmenter of each kind (UAX #29 through ICU; words in Japanese rules), made on first use. */
+export function segmenter(kind: 'sentence' | 'word' | 'grapheme'): Intl.Segmenter {
+  let made = segmenters.get(kind);
+  if (made === undefined) {
+    made = new Intl.Segmenter(kind === 'word' ? 'ja' : undefined, { granularity: kind });
+    segmenters.set(kind, made);
+  }
+  return made;
 }
 
 /** Length of `s` in code points. */
@@ -55,9 +60,9 @@ export function splitText(text: string, maxChars: number): string[] {
   if (!(maxChars >= 1)) throw new RangeError(`maxChars must be at least 1, got ${maxChars}`);
   if (text === '') return [];
   if (codePointLength(text) <= maxChars) return [text];
-  const pieces: string[] = [];
   const splitter = new StreamSplitter(maxChars);
-  pieces.push(...splitter.push(text), ...splitter.end());
+  const pieces = splitter.push(text);
+  for (const piece of splitter.end()) pieces.push(piece);
   return pieces;
 }
 
@@ -73,79 +78,126 @@ export async function* splitStream(blocks: AsyncIterable<string>, maxChars: numb
 }
 
 /**
- * Text of at most this many UTF-16 code units is segmented at once (see the module comment); a
- * window always holds several pieces of the largest sensible limit.
+ * Text of at most this many UTF-16 code units is segmented into sentences at once (see the module
+ * comment), whatever `--max-chars`: the memory of splitting follows the pieces, not the limit.
  */
 export const WINDOW_CHARS = 16 * 1024;
 
 /**
  * Splits text that arrives in blocks (a file read as a stream) into the pieces
  * {@link splitText} would make of the whole, handing each on as soon as the text after it can no
- * longer change it. Holds at most about {@link WINDOW_CHARS} (or, for a larger `maxChars`, a few
- * pieces) plus one block of text.
+ * longer change it. Holds at most about {@link WINDOW_CHARS} of unsegmented text plus the piece
+ * being packed (at most `maxChars` code points): a piece larger than the window is packed from
+ * the sentences of several windows.
  */
 export class StreamSplitter {
   readonly #maxChars: number;
-  /** Text received and not yet handed on as pieces. */
+  /** Text received and not yet segmented. */
   #text = '';
   readonly #window: number;
+  /** The piece being packed, and its length in code points. */
+  #current = '';
+  #currentLength = 0;
 
   /**
    * @param maxChars the limit per piece, in code points (≥ 1).
-   * @param windowChars text segmented at once, in UTF-16 code units (tests make it small); at
-   *   least 4 × maxChars is used.
+   * @param windowChars text segmented into sentences at once, in UTF-16 code units (tests make it small).
    */
   constructor(maxChars: number, windowChars: number = WINDOW_CHARS) {
     if (!(maxChars >= 1)) throw new RangeError(`maxChars must be at least 1, got ${maxChars}`);
     this.#maxChars = maxChars;
-    this.#window = Math.max(windowChars, 4 * maxChars);
+    this.#window = Math.max(2, windowChars);
   }
 
   /** Takes the next block of text. @returns the pieces that are final now, in order. */
   push(block: string): string[] {
-    this.#text += block;
     const pieces: string[] = [];
-    while (this.#text.length >= this.#window) {
-      const taken = this.#settled();
-      pieces.push(...taken);
-      this.#text = this.#text.slice(taken.reduce((n, p) => n + p.length, 0));
+    // A window at a time, so a large block is never held twice nor segmented at once.
+    for (let at = 0; at < block.length; at += this.#window) {
+      this.#text += block.slice(at, at + this.#window);
+      while (this.#text.length >= this.#window) {
+        let end = this.#window;
+        // Never cut a surrogate pair in two.
+        if (/[\ud800-\udbff]/.test(this.#text[end - 1] ?? '')) end--;
+        const sentences = segmentsOf(this.#text.slice(0, end), 'sentence');
+        // The last sentence may go on past the window: it is segmented again with what follows.
+        if (sentences.length > 1) sentences.pop();
+        // A sentence longer than the window is cut at the window's last grapheme boundary
+        // (👍 + 🏽, e + U+0301 stay whole).
+        else sentences[0] = wholeGraphemes(sentences[0] ?? '');
+        let used = 0;
+        for (const sentence of sentences) {
+          this.#add(sentence, pieces);
+          used += sentence.length;
+        }
+        this.#text = this.#text.slice(used);
+      }
     }
     return pieces;
   }
 
   /** Ends the text. @returns the last pieces. */
   end(): string[] {
-    const text = this.#text;
+    const pieces: string[] = [];
+    for (const sentence of segmentsOf(this.#text, 'sentence')) this.#add(sentence, pieces);
     this.#text = '';
-    if (text === '') return [];
-    if (codePointLength(text) <= this.#maxChars) return [text];
-    return pack(
-      [...segmenter('sentence').segment(text)].flatMap((s) => fit(s.segment, this.#maxChars, 0)),
-      this.#maxChars,
-    );
-  }
-
-  /**
-   * The pieces at the start of the held text that more text cannot change: those of the
-   * window's complete sentences but the last piece (which later sentences may still join).
-   * Never empty, so every call makes progress.
-   */
-  #settled(): string[] {
-    let end = this.#window;
-    // Never cut a surrogate pair in two.
-    if (/[\ud800-\udbff]/.test(this.#text[end - 1] ?? '')) end--;
-    const window = this.#text.slice(0, end);
-    const sentences = [...segmenter('sentence').segment(window)].map((s) => s.segment);
-    // The last sentence may go on past the window: it is segmented again with what follows.
-    if (sentences.length > 1) sentences.pop();
-    const pieces = pack(
-      sentences.flatMap((s) => fit(s, this.#maxChars, 0)),
-      this.#maxChars,
-    );
-    // The last piece may still be joined by the next sentences; keep it unless it is all there is.
-    if (pieces.length > 1) pieces.pop();
+    if (this.#current !== '') pieces.push(this.#current);
+    this.#current = '';
+    this.#currentLength = 0;
     return pieces;
   }
+
+  /** Packs one sentence's parts into the current piece, handing on each piece that is full. */
+  #add(sentence: string, out: string[]): void {
+    for (const part of fit(sentence, this.#maxChars, 0)) {
+      const len = codePointLength(part);
+      // As {@link pack}: trailing whitespace never starts a piece.
+      if (this.#current !== '' && this.#currentLength + len > this.#maxChars && hasSpeech(part)) {
+        out.push(this.#current);
+        this.#current = '';
+        this.#currentLength = 0;
+      }
+      this.#current += part;
+      this.#currentLength += len;
+    }
+  }
+}
+
+/**
+ * `text` without its last grapheme, which more text could still extend (at most the last 64 code
+ * units are segmented); `text` itself when it is one grapheme.
+ */
+function wholeGraphemes(text: string): string {
+  const tail = text.slice(-64);
+  const last = segmentsOf(tail, 'grapheme').at(-1) ?? '';
+  return last.length < text.length ? text.slice(0, text.length - last.length) : text;
+}
+
+/** Code units segmented at once by {@link segmentsOf}. */
+const SEGMENT_CHUNK_CHARS = 2048;
+
+/**
+ * The segments of `text`, as strings. ICU gives every segment object its own copy of the whole
+ * input, so segmenting N code units into K segments costs K × N: the text is segmented in slices
+ * of {@link SEGMENT_CHUNK_CHARS} (each slice's last segment, which may go on, carried into the
+ * next), and only the segment strings are kept. Memory and time follow the text's length.
+ * @returns the segments in order; joined, they give `text` back.
+ */
+export function segmentsOf(text: string, kind: 'sentence' | 'word' | 'grapheme'): string[] {
+  const seg = segmenter(kind);
+  if (text.length <= SEGMENT_CHUNK_CHARS) return Array.from(seg.segment(text), (s) => s.segment);
+  const out: string[] = [];
+  let carry = '';
+  for (let at = 0; at < text.length; ) {
+    let end = Math.min(text.length, at + SEGMENT_CHUNK_CHARS);
+    if (end < text.length && /[\ud800-\udbff]/.test(text[end - 1] ?? '')) end++;
+    const parts = Array.from(seg.segment(carry + text.slice(at, end)), (s) => s.segment);
+    at = end;
+    carry = at < text.length ? (parts.pop() ?? '') : '';
+    for (const part of parts) out.push(part);
+  }
+  if (carry !== '') out.push(carry);
+  return out;
 }
 
 /**
@@ -169,13 +221,39 @@ function fit(unit: string, maxChars: number, level: number): string[] {
   if (codePointLength(unit) <= maxChars) return [unit];
   let parts: string[];
   if (level === 0) parts = splitClauses(unit);
-  else if (level === 1) parts = [...segmenter('word').segment(unit)].map((s) => s.segment);
-  else return pack([...segmenter('grapheme').segment(unit)].map((s) => s.segment), maxChars);
+  else if (level === 1) parts = glue(segmentsOf(unit, 'word'), maxChars);
+  else return pack(glue(segmentsOf(unit, 'grapheme'), maxChars), maxChars);
   if (parts.length <= 1) return fit(unit, maxChars, level + 1);
   return pack(
     parts.flatMap((p) => fit(p, maxChars, level + 1)),
     maxChars,
   );
+}
+
+/**
+ * Joins each part that has nothing to speak but is not whitespace (a full stop, a bracket, an
+ * emoji) to the part before it, when both fit in `maxChars` code points: cut alone into a piece of
+ * its own, the service would refuse it (`text_string_required`, docs/protocol.md §7), e.g. the `.`
+ * left after "This is sentence number 1 here" at `--max-chars 30`. Whitespace is left to
+ * {@link pack}. A part that does not fit beside the one before it (a word of exactly `maxChars`
+ * and its full stop) stays alone: the piece must keep to the limit first.
+ */
+function glue(parts: string[], maxChars: number): string[] {
+  const out: string[] = [];
+  for (const part of parts) {
+    if (hasSpeech(part) && !isSpeakable(part)) {
+      // To the last part with content, with the whitespace between: "word 😀", not " 😀".
+      let k = out.length - 1;
+      while (k >= 0 && !hasSpeech(out[k]!)) k--;
+      const joined = k < 0 ? undefined : out.slice(k).join('') + part;
+      if (joined !== undefined && codePointLength(joined) <= maxChars) {
+        out.splice(k, out.length - k, joined);
+        continue;
+      }
+    }
+    out.push(part);
+  }
+  return out;
 }
 
 /** Splits after clause punctuation (and the spaces that follow it). */

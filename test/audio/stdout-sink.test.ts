@@ -70,7 +70,8 @@ describe('createStdoutSink', () => {
     const sink = createStdoutSink(PCM, 'raw', slow);
     let resolved = false;
     const w = sink.write(Buffer.alloc(16)).then(() => (resolved = true));
-    await new Promise((r) => setTimeout(r, 20));
+    // A full turn of the event loop: only the drain (release below) can accept it.
+    await new Promise((r) => setImmediate(r));
     assert.equal(resolved, false, 'over the high-water mark: not accepted until drain');
     release();
     await w;

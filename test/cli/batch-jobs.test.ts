@@ -8,7 +8,8 @@ import { describe, it } from 'node:test';
 import { Command } from 'commander';
 import { jsonJobs, plainJobs } from '../../src/cli/batch-jobs.js';
 import { moreSevere } from '../../src/cli/batch-run.js';
-import { addSynthesisOptions, intIn, type SynthesisFlags } from '../../src/cli/options.js';
+import { intIn, type SynthesisFlags } from '../../src/cli/flags.js';
+import { addSynthesisOptions } from '../../src/cli/synthesis-command.js';
 
 function command(): { cmd: Command; flags: SynthesisFlags } {
   const cmd = addSynthesisOptions(new Command('batch')).option('--later-flag <n>', 'a flag added by another change', intIn(1, 9, '--later-flag'));
@@ -52,6 +53,14 @@ describe('batch jobs', () => {
     for (const j of jobs.slice(1)) assert.equal(j.invalid?.exitCode, 2, `line ${j.line}`);
     assert.match(jobs[3]!.invalid!.message, /sample-rate/);
     assert.match(jobs[5]!.invalid!.message, /not a flag a line can set/);
+  });
+
+  it('the dialect is the whole batch\'s (a line cannot set `api`), the model a line\'s own', () => {
+    const { cmd, flags } = command();
+    const [api, model] = jsonJobs(['{"text":"x","output":"x.wav","api":"openai"}', '{"text":"x","output":"y.wav","model":"tts-1-hd"}'], cmd, flags, undefined);
+    assert.equal(api!.invalid?.exitCode, 2);
+    assert.match(api!.invalid!.message, /not a flag a line can set/);
+    assert.equal(model!.invalid, undefined);
   });
 
   it('names outputs by line number under --output-dir, and numbers the plain form by non-empty line', () => {

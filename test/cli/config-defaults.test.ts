@@ -41,6 +41,27 @@ describe('config defaults never beat an -o extension or a flag', () => {
     return b.length === PCM_BYTES ? 'raw' : `unknown (${b.length} bytes)`;
   };
 
+  it('one table choosing two containers (wav = true and raw = true, or container = "mp3" and wav = true) is exit 2 naming the file and both lines', async () => {
+    for (const [text, second, first] of [
+      ['raw = true\nwav = true\n', 'wav', 'raw'],
+      ['container = "mp3"\n\nwav = true\n', 'wav', 'container'],
+      ['[profile.p]\nraw = true\ncontainer = "flac"\n', 'container', 'raw'],
+    ] as const) {
+      await config(text);
+      const r = await run(['stream', '--no-cache', '-q', 'hi']);
+      assert.equal(r.code, 2, `${JSON.stringify(text)}: ${r.stderr}`);
+      assert.match(r.stderr, new RegExp(`config\\.toml:\\d+: (\\[profile\\.p\\] )?${second} contradicts ${first} \\(line \\d+\\)`));
+      assert.equal(r.stdout.length, 0);
+    }
+    // Agreeing keys are one choice: container = "wav" with wav = true, or raw = false beside wav = true.
+    for (const text of ['container = "wav"\nwav = true\n', 'wav = true\nraw = false\n']) {
+      await config(text);
+      const r = await run(['stream', '--no-cache', '-q', 'hi']);
+      assert.equal(r.code, 0, `${JSON.stringify(text)}: ${r.stderr}`);
+      assert.equal(kind(r.stdout), 'wav');
+    }
+  });
+
   it('raw = true does not make -o a.wav headerless', async () => {
     await config('raw = true\n');
     const r = await run(['stream', '--no-cache', '-q', '-o', join(home, 'a.wav'), 'hi']);
@@ -62,6 +83,22 @@ describe('config defaults never beat an -o extension or a flag', () => {
     // Where nothing else decides, the file's default applies.
     const plain = await run(['stream', '--no-cache', '-q', 'hi']);
     assert.equal(kind(plain.stdout), 'wav');
+  });
+
+  it('a profile\'s container choice (container, wav, raw: one setting) beats the top level\'s', async () => {
+    // Found by review1: top-level `wav = true` with a profile's `raw = true` wrote WAV; top-level
+    // `container = "mp3"` with a profile's `wav = true` was exit 2 "--container mp3 contradicts --wav".
+    await config('wav = true\n[profile.p]\nraw = true\n');
+    const raw = await run(['stream', '--no-cache', '-q', '--profile', 'p', 'hi']);
+    assert.equal(raw.code, 0, raw.stderr);
+    assert.equal(kind(raw.stdout), 'raw');
+    await config('container = "mp3"\n[profile.p]\nwav = true\n');
+    const wav = await run(['stream', '--no-cache', '-q', '--profile', 'p', 'hi']);
+    assert.equal(wav.code, 0, wav.stderr);
+    assert.equal(kind(wav.stdout), 'wav');
+    const show = await run(['config', 'show', '--profile', 'p']);
+    assert.equal(show.code, 0, show.stderr);
+    assert.doesNotMatch(show.stdout.toString(), /^container\s+= "mp3"/m);
   });
 
   it('batch: a configured container or bitrate is a default per job; an output extension wins', async () => {

@@ -1,5 +1,6 @@
 /**
- * The config file and profiles (docs/cli.md §7), through the real `bin/tts.js`: precedence
+ * The config file and profiles (docs/cli.md §7), through `main` in-process (playback through the
+ * real `bin/tts.js`, for ALSA's per-HOME configuration): precedence
  * flag > environment > profile > top level > default (checked on the request a fake service
  * receives), errors naming file, key and line (exit 2), keys refused, `tts config path|show`.
  */
@@ -9,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { runTts, type CliResult } from '../helpers/cli.js';
+import { runTtsInProcess } from '../helpers/in-process.js';
 import { deltaEvent, doneEvent, patternBytes, startEventStream, startServer, type TestServer } from '../helpers/servers.js';
 
 const KEY = 'sk-test-SENTINEL-config-9090';
@@ -41,9 +43,9 @@ describe('config file and profiles', () => {
   const body = (): Record<string, unknown> => JSON.parse(server.requests.at(-1)!.body) as Record<string, unknown>;
 
   it('tts config path follows XDG_CONFIG_HOME, else ~/.config', async () => {
-    const a = await runTts(['config', 'path'], { env: env() });
+    const a = await runTtsInProcess(['config', 'path'], { env: env() });
     assert.equal(a.stdout.toString(), `${file}\n`);
-    const b = await runTts(['config', 'path'], { env: { HOME: home, XDG_CONFIG_HOME: undefined } as never });
+    const b = await runTtsInProcess(['config', 'path'], { env: { HOME: home, XDG_CONFIG_HOME: undefined } as never });
     assert.equal(b.stdout.toString(), `${join(home, '.config', 'tts', 'config.toml')}\n`);
   });
 
@@ -63,20 +65,20 @@ describe('config file and profiles', () => {
         '',
       ].join('\n'),
     );
-    const top = await runTts(['stream', '-o', '/dev/null', 'hi'], { env: env() });
+    const top = await runTtsInProcess(['stream', '-o', '/dev/null', 'hi'], { env: env() });
     assert.equal(top.code, 0, top.stderr);
     assert.deepEqual(body(), { input: 'hi', voice: 'en-woman-1', response_format: 'mulaw', language: 'en' });
     assert.equal(server.requests.at(-1)!.headers.authorization, `Bearer ${KEY}`);
 
-    const profile = await runTts(['stream', '--profile', 'work', '-o', '/dev/null', 'hi'], { env: env() });
+    const profile = await runTtsInProcess(['stream', '--profile', 'work', '-o', '/dev/null', 'hi'], { env: env() });
     assert.equal(profile.code, 0, profile.stderr);
     assert.deepEqual(body(), { input: 'hi', voice: 'en-man-1', response_format: 'mulaw', language: 'ja' });
 
-    const viaEnv = await runTts(['stream', '-o', '/dev/null', 'hi'], { env: env({ TTS_PROFILE: 'work' }) });
+    const viaEnv = await runTtsInProcess(['stream', '-o', '/dev/null', 'hi'], { env: env({ TTS_PROFILE: 'work' }) });
     assert.equal(viaEnv.code, 0, viaEnv.stderr);
     assert.equal(body()['voice'], 'en-man-1');
 
-    const flag = await runTts(['stream', '--profile', 'work', '-v', 'ja-woman-1', '--format', 'pcm16', '-o', '/dev/null', 'hi'], { env: env() });
+    const flag = await runTtsInProcess(['stream', '--profile', 'work', '-v', 'ja-woman-1', '--format', 'pcm16', '-o', '/dev/null', 'hi'], { env: env() });
     assert.equal(flag.code, 0, flag.stderr);
     assert.deepEqual(body(), { input: 'hi', voice: 'ja-woman-1', response_format: 'pcm16', language: 'ja' });
 
@@ -87,7 +89,7 @@ describe('config file and profiles', () => {
       res.end(doneEvent());
     });
     try {
-      const r = await runTts(['stream', '-o', '/dev/null', 'hi'], { env: env({ TTS_BASE_URL: other.url, TTS_API_KEY: 'sk-env-key' }) });
+      const r = await runTtsInProcess(['stream', '-o', '/dev/null', 'hi'], { env: env({ TTS_BASE_URL: other.url, TTS_API_KEY: 'sk-env-key' }) });
       assert.equal(r.code, 0, r.stderr);
       assert.equal(other.requests.length, 1);
       assert.equal(other.requests[0]!.headers.authorization, 'Bearer sk-env-key');
@@ -98,7 +100,7 @@ describe('config file and profiles', () => {
 
   it('tts config show lists each effective setting and its source, the key masked', async () => {
     await writeFile(file, `voice = "en-woman-1"\ntimeout = 5\n\n[profile.fast]\ntimeout = 1.5\n`);
-    const r = await runTts(['config', 'show', '--profile', 'fast'], { env: env({ TTS_API_KEY: KEY, TTS_BASE_URL: 'https://tts.example.com' }) });
+    const r = await runTtsInProcess(['config', 'show', '--profile', 'fast'], { env: env({ TTS_API_KEY: KEY, TTS_BASE_URL: 'https://tts.example.com' }) });
     assert.equal(r.code, 0, r.stderr);
     const out = r.stdout.toString();
     assert.match(out, /^voice += "en-woman-1" +# config file \(.*config\.toml:1\)$/m);
@@ -123,7 +125,7 @@ describe('config file and profiles', () => {
   for (const [what, text, message] of refused) {
     it(`refuses ${what}: exit 2 naming file, key and line, before any request`, async () => {
       await writeFile(file, text);
-      const r = await runTts(['stream', '--base-url', server.url, '-o', '/dev/null', 'hi'], { env: env({ TTS_API_KEY: KEY }) });
+      const r = await runTtsInProcess(['stream', '--base-url', server.url, '-o', '/dev/null', 'hi'], { env: env({ TTS_API_KEY: KEY }) });
       assert.equal(r.code, 2, r.stderr);
       assert.match(r.stderr, message);
       assert.ok(r.stderr.includes(file), r.stderr);
@@ -134,7 +136,7 @@ describe('config file and profiles', () => {
 
   it('a profile that is not in the file: exit 2 listing the profiles there', async () => {
     await writeFile(file, '[profile.home]\nvoice = "en-man-1"\n[profile.work]\nvoice = "ja-man-1"\n');
-    const r = await runTts(['say', '--profile', 'play', '-o', '/dev/null', 'hi'], { env: env() });
+    const r = await runTtsInProcess(['say', '--profile', 'play', '-o', '/dev/null', 'hi'], { env: env() });
     assert.equal(r.code, 2, r.stderr);
     assert.match(r.stderr, /--profile play: .*has no \[profile\.play\]/);
     assert.match(r.stderr, /profiles there: home, work/);
@@ -142,7 +144,7 @@ describe('config file and profiles', () => {
 
   it('booleans: quiet = true in the file silences notices', async () => {
     await writeFile(file, 'quiet = true\nvoice = "en-man-1"\n');
-    const r = await runTts(['say', '-o', '/dev/null', 'こんにちは'], { env: env() });
+    const r = await runTtsInProcess(['say', '-o', '/dev/null', 'こんにちは'], { env: env() });
     assert.equal(r.code, 0, r.stderr);
     assert.equal(r.stderr, '', 'no mismatch warning under quiet from the file');
   });
@@ -170,18 +172,19 @@ describe('config defaults that do not fit a run', () => {
 
   it('a configured container is the default for stdout; an -o extension and playback alone win over it', async () => {
     await config('container = "mp3"\nbitrate = 32\n');
-    const piped = await runTts(['stream', 'hi'], { env: env() });
+    const piped = await runTtsInProcess(['stream', 'hi'], { env: env() });
     assert.equal(piped.code, 0, piped.stderr);
     assert.ok(piped.stdout[0] === 0xff && (piped.stdout[1]! & 0xe0) === 0xe0, 'MP3 frames on stdout');
-    const wav = await runTts(['stream', '-o', join(home, 'x.wav'), 'hi'], { env: env() });
+    const wav = await runTtsInProcess(['stream', '-o', join(home, 'x.wav'), 'hi'], { env: env() });
     assert.equal(wav.code, 0, wav.stderr);
     assert.equal((await readFile(join(home, 'x.wav'))).subarray(0, 4).toString('latin1'), 'RIFF');
-    const flac = await runTts(['stream', '-o', join(home, 'x.flac'), 'hi'], { env: env() });
+    const flac = await runTtsInProcess(['stream', '-o', join(home, 'x.flac'), 'hi'], { env: env() });
     assert.equal(flac.code, 0, flac.stderr);
+    // Playback through the real process: ALSA reads the .asoundrc of its own HOME.
     const played = await runTts(['hi'], { env: env() });
     assert.equal(played.code, 0, played.stderr);
     // Given as flags they keep their strict meaning.
-    const strict = await runTts(['say', '--bitrate', '32', '-o', join(home, 'y.wav'), 'hi'], { env: env() });
+    const strict = await runTtsInProcess(['say', '--bitrate', '32', '-o', join(home, 'y.wav'), 'hi'], { env: env() });
     assert.equal(strict.code, 2, strict.stderr);
   });
 
@@ -189,7 +192,7 @@ describe('config defaults that do not fit a run', () => {
     await config('no-cache = true\n');
     const cacheHome = await mkdtemp(join(home, 'cache-'));
     const run = (): Promise<CliResult> =>
-      runTts(['stream', '--cache', '--json', '-o', join(home, 'c.wav'), 'cached words'], { env: { ...env(), XDG_CACHE_HOME: cacheHome, TTS_NO_CACHE: '1' } });
+      runTtsInProcess(['stream', '--cache', '--json', '-o', join(home, 'c.wav'), 'cached words'], { env: { ...env(), XDG_CACHE_HOME: cacheHome, TTS_NO_CACHE: '1' } });
     assert.equal((await run()).code, 0);
     const second = await run();
     assert.equal(second.code, 0, second.stderr);

@@ -11,9 +11,9 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { haveSox, soxInfo } from '../helpers/audio-sox.js';
 import { runTts, type CliResult } from '../helpers/cli.js';
-import { startServe, type ServeProcess } from '../helpers/serve-process.js';
+import { runTtsInProcess, startServeInProcess, type InProcessServe } from '../helpers/in-process.js';
+import { wavFileInfo } from '../helpers/wav-reader.js';
 import { deltaEvent, doneEvent, startEventStream, startServer } from '../helpers/servers.js';
 import { delay, sendJson, startWsServer, wsDelta } from '../helpers/ws-servers.js';
 
@@ -86,9 +86,9 @@ function assertMonotonic(cues: ParsedCue[]): void {
 
 describe('audio the user asked for (issue 11)', () => {
   let dir: string;
-  let srv: ServeProcess;
+  let srv: InProcessServe;
   let env: Record<string, string>;
-  const tts = (args: string[]): Promise<CliResult> => runTts(args, { env, timeoutMs: 120_000 });
+  const tts = (args: string[]): Promise<CliResult> => runTtsInProcess(args, { env, timeoutMs: 120_000 });
   const ok = async (args: string[]): Promise<CliResult> => {
     const r = await tts(args);
     assert.equal(r.code, 0, `tts ${args.join(' ')}: ${r.stderr}`);
@@ -98,29 +98,28 @@ describe('audio the user asked for (issue 11)', () => {
 
   before(async () => {
     dir = await mkdtemp(join(tmpdir(), 'tts-controls-'));
-    srv = await startServe(['--port', '0'], { TTS_SERVER_API_KEYS: KEY });
+    srv = await startServeInProcess(['--port', '0'], { TTS_SERVER_API_KEYS: KEY });
     env = { TTS_BASE_URL: srv.base, TTS_API_KEY: KEY };
     await ok(['stream', '-q', '--voice', 'en-woman-1', '-o', join(dir, 'original.wav'), TEXT]);
-    original = soxInfo(join(dir, 'original.wav')).duration;
+    original = wavFileInfo(join(dir, 'original.wav')).duration;
   });
   after(async () => {
-    srv?.child.kill('SIGTERM');
-    await srv?.exited;
+    await srv?.stop();
     await rm(dir, { recursive: true, force: true });
   });
 
-  it('say -r 44100: 0.76 s of こんにちは, not 0.41 s of chipmunk', { skip: !haveSox }, async () => {
+  it('say -r 44100: 0.76 s of こんにちは, not 0.41 s of chipmunk', async () => {
     const at24 = join(dir, 'ja24.wav');
     const at44 = join(dir, 'ja44.wav');
     await ok(['say', '-o', at24, 'こんにちは']);
     await ok(['say', '-r', '44100', '-o', at44, 'こんにちは']);
-    const a = soxInfo(at24);
-    const b = soxInfo(at44);
+    const a = wavFileInfo(at24);
+    const b = wavFileInfo(at44);
     assert.equal(b.rate, 44100);
     assert.ok(Math.abs(b.duration - a.duration) <= 0.01 * a.duration, `${b.duration} s at 44100 Hz vs ${a.duration} s at 24000 Hz`);
   });
 
-  it('every rate × channels × encoding lasts as long as the 24 kHz mono original (±1 %), with a true header', { skip: !haveSox }, async () => {
+  it('every rate × channels × encoding lasts as long as the 24 kHz mono original (±1 %), with a true header', async () => {
     const jobs: [string, number, number, RegExp][] = [];
     for (const [format, encoding] of [
       ['pcm16', /Signed Integer PCM/],
@@ -135,7 +134,7 @@ describe('audio the user asked for (issue 11)', () => {
         jobs.slice(i, i + 3).map(async ([format, rate, channels, encoding]) => {
           const out = join(dir, `m-${format}-${rate}-${channels}.wav`);
           await ok(['stream', '-q', '--voice', 'en-woman-1', '--format', format, '-r', String(rate), '-c', String(channels), '-o', out, TEXT]);
-          const info = soxInfo(out);
+          const info = wavFileInfo(out);
           const what = `${format} ${rate} Hz ${channels} ch`;
           assert.equal(info.rate, rate, what);
           assert.equal(info.channels, channels, what);
@@ -153,11 +152,11 @@ describe('audio the user asked for (issue 11)', () => {
   });
 
   for (const speed of [1.5, 0.75]) {
-    it(`--speed ${speed} lasts original / ${speed} (±8 %), pitch kept`, { skip: !haveSox }, async () => {
+    it(`--speed ${speed} lasts original / ${speed} (±8 %), pitch kept`, async () => {
       const out = join(dir, `speed-${speed}.wav`);
       await ok(['stream', '-q', '--voice', 'en-woman-1', '--speed', String(speed), '-o', out, TEXT]);
       const expected = original / speed;
-      const got = soxInfo(out).duration;
+      const got = wavFileInfo(out).duration;
       assert.ok(Math.abs(got - expected) <= 0.08 * expected, `${got} s, expected ${expected} s`);
       // Pitch kept: resampling to change the speed (the chipmunk) would move this by the speed.
       const pitch = roughFrequency(out) / roughFrequency(join(dir, 'original.wav'));
@@ -165,7 +164,7 @@ describe('audio the user asked for (issue 11)', () => {
     });
   }
 
-  it('--volume 0.5 halves the RMS (±10 %); --volume 4 limits peaks instead of wrapping', { skip: !haveSox }, async () => {
+  it('--volume 0.5 halves the RMS (±10 %); --volume 4 limits peaks instead of wrapping', async () => {
     const half = join(dir, 'half.wav');
     const loud = join(dir, 'loud.wav');
     await ok(['stream', '-q', '--voice', 'en-woman-1', '--volume', '0.5', '-o', half, TEXT]);
@@ -177,13 +176,13 @@ describe('audio the user asked for (issue 11)', () => {
     assert.ok(peakIn(loud, 0, original) <= 1);
   });
 
-  it('--pause 700 adds 0.7 s of silence at each of the 2 gaps (±0.15 s); the cues skip it', { skip: !haveSox }, async () => {
+  it('--pause 700 adds 0.7 s of silence at each of the 2 gaps (±0.15 s); the cues skip it', async () => {
     const plain = join(dir, 'sentences.wav');
     const paused = join(dir, 'paused.wav');
     const srt = join(dir, 'paused.srt');
     await ok(['stream', '-q', '--voice', 'en-woman-1', '--subtitles', join(dir, 'sentences.srt'), '-o', plain, TEXT]);
     await ok(['stream', '-q', '--voice', 'en-woman-1', '--pause', '700', '--subtitles', srt, '-o', paused, TEXT]);
-    const added = soxInfo(paused).duration - soxInfo(plain).duration;
+    const added = wavFileInfo(paused).duration - wavFileInfo(plain).duration;
     assert.ok(Math.abs(added - 1.4) <= 0.15, `added ${added} s`);
     const cues = parseCues(await readFile(srt, 'utf8'), 'srt');
     assert.equal(cues.length, 3);
@@ -196,7 +195,7 @@ describe('audio the user asked for (issue 11)', () => {
   });
 
   for (const format of ['srt', 'vtt'] as const) {
-    it(`--subtitles FILE.${format} with --speed 1.25: one cue per sentence, as written, in order, ending with the audio`, { skip: !haveSox }, async () => {
+    it(`--subtitles FILE.${format} with --speed 1.25: one cue per sentence, as written, in order, ending with the audio`, async () => {
       const out = join(dir, `subs-${format}.wav`);
       const subs = join(dir, `subs.${format}`);
       const r = await ok(['stream', '-q', '--json', '--voice', 'en-woman-1', '--speed', '1.25', '-r', '48000', '-c', '2', '--subtitles', subs, '-o', out, TEXT]);
@@ -206,16 +205,47 @@ describe('audio the user asked for (issue 11)', () => {
         SENTENCES,
       );
       assertMonotonic(cues);
-      const duration = soxInfo(out).duration;
+      const duration = wavFileInfo(out).duration;
       assert.ok(Math.abs(cues.at(-1)!.end - duration) <= 0.25, `last cue ends at ${cues.at(-1)!.end}, audio at ${duration}`);
       const summary = JSON.parse(r.stderr.trim().split('\n').at(-1)!) as Record<string, unknown>;
       assert.equal(summary['cues'], 3);
     });
   }
 
+  it('--pause goes between sentences only: not between the parts of one sentence cut at --max-chars or halved by the service (issue 18.7)', async () => {
+    const one = 'The morning was cold and bright and she walked slowly to the old station with a book under her arm.';
+    const two = `${one} They waited.`;
+    const small = await startServeInProcess(['--port', '0', '--max-chars', '40'], { TTS_SERVER_API_KEYS: KEY });
+    try {
+      for (const [label, base, extra] of [
+        ['--max-chars 30', env, ['--max-chars', '30']],
+        ['the service halving', { TTS_BASE_URL: small.base, TTS_API_KEY: KEY }, []],
+      ] as const) {
+        const run = async (name: string, text: string, pause: string[]): Promise<number> => {
+          const out = join(dir, `${name}.wav`);
+          // --subtitles in both runs: the text goes sentence by sentence with or without --pause,
+          // so both make the same requests (and the service halves the same pieces).
+          const subs = join(dir, `${name}.srt`);
+          const r = await runTtsInProcess(['stream', '-q', '--voice', 'en-man-1', ...extra, ...pause, '--subtitles', subs, '-o', out, text], { env: base, timeoutMs: 120_000 });
+          assert.equal(r.code, 0, `${label} ${name}: ${r.stderr}`);
+          return wavFileInfo(out).duration;
+        };
+        const plain = await run('one-plain', one, []);
+        const paused = await run('one-paused', one, ['--pause', '1000']);
+        assert.ok(Math.abs(paused - plain) < 0.05, `${label}: one sentence got ${(paused - plain).toFixed(2)} s of pauses`);
+        // Two sentences: one pause of 1 s between them.
+        const plain2 = await run('two-plain', two, []);
+        const paused2 = await run('two-paused', two, ['--pause', '1000']);
+        assert.ok(Math.abs(paused2 - plain2 - 1) < 0.05, `${label}: two sentences got ${(paused2 - plain2).toFixed(2)} s of pauses, not 1`);
+      }
+    } finally {
+      await small.stop();
+    }
+  });
+
   it('--subtitles and --pause with --lines: one cue and one pause per line; and with stdout as the output', async () => {
     const subs = join(dir, 'lines.vtt');
-    const r = await runTts(['stream', '-q', '--lines', '--voice', 'en-man-1', '--pause', '400', '--subtitles', subs], { env, input: 'First line. Still the first.\nSecond & <last> line\n' });
+    const r = await runTtsInProcess(['stream', '-q', '--lines', '--voice', 'en-man-1', '--pause', '400', '--subtitles', subs], { env, input: 'First line. Still the first.\nSecond & <last> line\n' });
     assert.equal(r.code, 0, r.stderr);
     const cues = parseCues(await readFile(subs, 'utf8'), 'vtt');
     assert.deepEqual(
@@ -248,11 +278,11 @@ describe('audio the user asked for (issue 11)', () => {
     }
   });
 
-  it('realtime takes the controls too: --speed 1.5 --pause 300 --subtitles at -r 16000 -c 2', { skip: !haveSox }, async () => {
+  it('realtime takes the controls too: --speed 1.5 --pause 300 --subtitles at -r 16000 -c 2', async () => {
     const out = join(dir, 'rt-controls.wav');
     const subs = join(dir, 'rt.vtt');
     await ok(['realtime', '-q', '--voice', 'en-woman-1', '-r', '16000', '-c', '2', '--speed', '1.5', '--pause', '300', '--subtitles', subs, '-o', out, TEXT]);
-    const info = soxInfo(out);
+    const info = wavFileInfo(out);
     assert.equal(info.rate, 16000);
     assert.equal(info.channels, 2);
     const cues = parseCues(await readFile(subs, 'utf8'), 'vtt');
@@ -321,7 +351,7 @@ describe('conversion against servers that differ', () => {
     });
   }
 
-  it('realtime converts only when the session reports other audio than asked for', { skip: !haveSox }, async () => {
+  it('realtime converts only when the session reports other audio than asked for', async () => {
     for (const reported of [
       { rate: 24000, channels: 1 },
       { rate: 48000, channels: 2 },
@@ -329,9 +359,9 @@ describe('conversion against servers that differ', () => {
       const service = await realtimeService(reported);
       try {
         const out = join(dir, `rt-${reported.rate}.wav`);
-        const r = await runTts(['realtime', '-r', '48000', '-c', '2', '-o', out, 'Hello'], { env: { TTS_WS_BASE_URL: service.url, TTS_BASE_URL: 'http://127.0.0.1:9', TTS_API_KEY: KEY } });
+        const r = await runTtsInProcess(['realtime', '-r', '48000', '-c', '2', '-o', out, 'Hello'], { env: { TTS_WS_BASE_URL: service.url, TTS_BASE_URL: 'http://127.0.0.1:9', TTS_API_KEY: KEY } });
         assert.equal(r.code, 0, r.stderr);
-        const info = soxInfo(out);
+        const info = wavFileInfo(out);
         assert.equal(info.rate, 48000);
         assert.equal(info.channels, 2);
         assert.equal(info.samples, 48000, `reported ${reported.rate} Hz × ${reported.channels}`);
@@ -341,7 +371,7 @@ describe('conversion against servers that differ', () => {
     }
   });
 
-  it('a piece that breaks mid-way with --speed, --pause and --subtitles is cut back and redone: same file, same cues', { skip: !haveSox }, async () => {
+  it('a piece that breaks mid-way with --speed, --pause and --subtitles is cut back and redone: same file, same cues', async () => {
     let breakNext = false;
     const tone = (seconds: number): Buffer => {
       const pcm = Buffer.alloc(Math.round(24000 * seconds) * 2);
@@ -365,7 +395,7 @@ describe('conversion against servers that differ', () => {
     try {
       const run = async (name: string): Promise<{ wav: Buffer; srt: string }> => {
         const args = ['stream', '-q', '--concurrency', '1', '--speed', '1.3', '--pause', '300', '--subtitles', join(dir, `${name}.srt`), '-o', join(dir, `${name}.wav`), 'One one. Two two two. Three.'];
-        const r = await runTts(args, { env: { TTS_BASE_URL: server.url, TTS_API_KEY: KEY } });
+        const r = await runTtsInProcess(args, { env: { TTS_BASE_URL: server.url, TTS_API_KEY: KEY } });
         assert.equal(r.code, 0, r.stderr);
         return { wav: await readFile(join(dir, `${name}.wav`)), srt: await readFile(join(dir, `${name}.srt`), 'utf8') };
       };

@@ -9,11 +9,9 @@ import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { runTts } from '../helpers/cli.js';
-import { haveSox, soxInfo } from '../helpers/audio-sox.js';
+import { runTtsInProcess, startServeInProcess, type InProcessServe } from '../helpers/in-process.js';
 import { waitFor } from '../helpers/serve-http.js';
-import { startServe, type ServeProcess } from '../helpers/serve-process.js';
-import { parseWavHeader } from '../helpers/wav-reader.js';
+import { parseWavHeader, wavFileInfo } from '../helpers/wav-reader.js';
 
 const KEY = 'batch-test-key-0123456789';
 
@@ -33,20 +31,19 @@ const results = (stderr: string): Result[] =>
     .filter((l) => l.startsWith('{'))
     .map((l) => JSON.parse(l) as Result);
 
-describe('tts batch against tts serve', { skip: !haveSox && 'sox is not installed' }, () => {
+describe('tts batch against tts serve', () => {
   let dir: string;
-  let srv: ServeProcess;
+  let srv: InProcessServe;
   const served = (): number => srv.stderr().split('\n').filter((l) => / POST \/v1\/tts\/sse \d+ /.test(l)).length;
   let env: (cacheHome?: string) => Record<string, string>;
 
   before(async () => {
     dir = await mkdtemp(join(tmpdir(), 'tts-batch-e2e-'));
-    srv = await startServe(['--port', '0', '--rate-limit', '100000/min', '--max-concurrent', '8', '--workers', '1'], { TTS_SERVER_API_KEYS: KEY });
+    srv = await startServeInProcess(['--port', '0', '--rate-limit', '100000/min', '--max-concurrent', '8', '--workers', '1'], { TTS_SERVER_API_KEYS: KEY });
     env = (cacheHome) => ({ TTS_BASE_URL: srv.base, TTS_API_KEY: KEY, ...(cacheHome === undefined ? {} : { XDG_CACHE_HOME: cacheHome }) });
   });
   after(async () => {
-    srv.child.kill('SIGTERM');
-    await srv.exited;
+    await srv.stop();
     await rm(dir, { recursive: true, force: true });
   });
 
@@ -61,7 +58,7 @@ describe('tts batch against tts serve', { skip: !haveSox && 'sox is not installe
     await writeFile(jobs, `${lines.join('\n')}\n`);
     const cacheHome = await mkdtemp(join(dir, 'home-'));
     const before = served();
-    const r = await runTts(['batch', jobs, '--output-dir', out, '--jobs', '3', '--json'], { env: env(cacheHome), timeoutMs: 120_000 });
+    const r = await runTtsInProcess(['batch', jobs, '--output-dir', out, '--jobs', '3', '--json'], { env: env(cacheHome), timeoutMs: 120_000 });
     assert.equal(r.code, 4, r.stderr);
     assert.match(r.stderr, /line 7: error: .*voice_not_found/);
     const rs = results(r.stderr);
@@ -71,12 +68,12 @@ describe('tts batch against tts serve', { skip: !haveSox && 'sox is not installe
     assert.equal(files.length, 11, files.join(' '));
     assert.ok(!files.includes('a7.wav'));
     assert.equal(parseWavHeader(await readFile(join(out, 'a4.wav'))).formatTag, 7);
-    for (const f of files) assert.ok(soxInfo(join(out, f)).duration > 0.5, f);
+    for (const f of files) assert.ok(wavFileInfo(join(out, f)).duration > 0.5, f);
     await waitFor(() => served() - before >= 12, 3000);
     assert.equal(served() - before, 12);
 
     // The same batch again: every good line from the cache, only the bad one asks again.
-    const again = await runTts(['batch', jobs, '--output-dir', join(dir, 'twelve-again'), '--json'], { env: env(cacheHome), timeoutMs: 120_000 });
+    const again = await runTtsInProcess(['batch', jobs, '--output-dir', join(dir, 'twelve-again'), '--json'], { env: env(cacheHome), timeoutMs: 120_000 });
     assert.equal(again.code, 4, again.stderr);
     const ra = results(again.stderr);
     assert.equal(ra.reduce((n, x) => n + x.requests, 0), 1);
@@ -86,10 +83,10 @@ describe('tts batch against tts serve', { skip: !haveSox && 'sox is not installe
 
   it('exits 0 when every line succeeded; --lines writes 0001.wav … for the non-empty lines, from stdin too', async () => {
     const out = join(dir, 'plain');
-    const r = await runTts(['batch', '--lines', '-', '--output-dir', out, '--voice', 'en-woman-1'], { env: env(), input: 'First line.\n\n   \nSecond line.\r\nThird line' });
+    const r = await runTtsInProcess(['batch', '--lines', '-', '--output-dir', out, '--voice', 'en-woman-1'], { env: env(), input: 'First line.\n\n   \nSecond line.\r\nThird line' });
     assert.equal(r.code, 0, r.stderr);
     assert.deepEqual((await readdir(out)).sort(), ['0001.wav', '0002.wav', '0003.wav']);
-    for (const f of ['0001.wav', '0002.wav', '0003.wav']) assert.ok(soxInfo(join(out, f)).duration > 0.3, f);
+    for (const f of ['0001.wav', '0002.wav', '0003.wav']) assert.ok(wavFileInfo(join(out, f)).duration > 0.3, f);
   });
 
   it('reports bad lines by number with exit 2 and still runs the others; a file job reads its file', async () => {
@@ -103,7 +100,7 @@ describe('tts batch against tts serve', { skip: !haveSox && 'sox is not installe
       JSON.stringify({ text: 'Fine.', output: 'fine.wav', voice: 'en-man-1', channels: 9 }),
     ].join('\n');
     const out = join(dir, 'bad');
-    const r = await runTts(['batch', '-', '--output-dir', out], { env: env(), input: jobs });
+    const r = await runTtsInProcess(['batch', '-', '--output-dir', out], { env: env(), input: jobs });
     assert.equal(r.code, 2, r.stderr);
     for (const n of [2, 3, 4, 5]) assert.match(r.stderr, new RegExp(`line ${n}: error`));
     assert.deepEqual(await readdir(out), ['story.wav']);
@@ -113,14 +110,14 @@ describe('tts batch against tts serve', { skip: !haveSox && 'sox is not installe
     const long = join(dir, 'long.jsonl');
     await writeFile(long, `${JSON.stringify({ text: 'ok', output: 'ok.wav' })}\n${JSON.stringify({ text: 'a'.repeat(1024 * 1024 + 10), output: 'x.wav' })}\n`);
     const before = served();
-    const r = await runTts(['batch', long, '--output-dir', join(dir, 'long')], { env: env() });
+    const r = await runTtsInProcess(['batch', long, '--output-dir', join(dir, 'long')], { env: env() });
     assert.equal(r.code, 2, r.stderr);
     assert.match(r.stderr, /line 2 of .* is longer than/);
     assert.equal(existsSync(join(dir, 'long', 'ok.wav')), false);
     assert.equal(served(), before);
-    const nul = await runTts(['batch', '-', '--output-dir', join(dir, 'nul')], { env: env(), input: Buffer.from('{"text":"a","output":"a.wav"}\n\0\n') });
+    const nul = await runTtsInProcess(['batch', '-', '--output-dir', join(dir, 'nul')], { env: env(), input: Buffer.from('{"text":"a","output":"a.wav"}\n\0\n') });
     assert.equal(nul.code, 2, nul.stderr);
-    const flags = await runTts(['batch', '-', '-o', 'x.wav'], { env: env(), input: '{}' });
+    const flags = await runTtsInProcess(['batch', '-', '-o', 'x.wav'], { env: env(), input: '{}' });
     assert.equal(flags.code, 2);
     assert.match(flags.stderr, /not a batch flag/);
   });
@@ -139,11 +136,11 @@ describe('tts batch against tts serve', { skip: !haveSox && 'sox is not installe
         JSON.stringify({ text, output: 'bad.mp3', bitrate: 7 }),
       ].join('\n') + '\n',
     );
-    const r = await runTts(['batch', jobs, '--output-dir', out, '--json'], { env: env(), timeoutMs: 120_000 });
+    const r = await runTtsInProcess(['batch', jobs, '--output-dir', out, '--json'], { env: env(), timeoutMs: 120_000 });
     assert.equal(r.code, 2, r.stderr);
     assert.deepEqual(results(r.stderr).filter((x) => !x.ok).map((x) => x.line), [5]);
-    const plain = soxInfo(join(out, 'plain.wav')).duration;
-    const fast = soxInfo(join(out, 'fast.wav')).duration;
+    const plain = wavFileInfo(join(out, 'plain.wav')).duration;
+    const fast = wavFileInfo(join(out, 'fast.wav')).duration;
     assert.ok(Math.abs(fast - plain / 1.5) < 0.08 * (plain / 1.5), `plain ${plain} s, --speed 1.5 ${fast} s`);
     const srt = await readFile(join(out, 'cued.srt'), 'utf8');
     assert.equal(srt.match(/-->/g)?.length, 2, srt);

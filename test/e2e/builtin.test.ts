@@ -11,6 +11,7 @@ import { after, before, describe, it } from 'node:test';
 import alawmulaw from 'alawmulaw';
 import { parseWavHeader } from '../helpers/wav-reader.js';
 import { runTts } from '../helpers/cli.js';
+import { runTtsInProcess } from '../helpers/in-process.js';
 import { soxInfo } from '../helpers/audio-sox.js';
 
 describe('tts on the built-in engine', () => {
@@ -24,7 +25,7 @@ describe('tts on the built-in engine', () => {
 
   it('writes Japanese with kanji to an exact pcm16 WAV (format tag 1, 24000 Hz, mono)', async () => {
     const out = join(dir, 'ja.wav');
-    const r = await runTts(['say', '-o', out, '今日は良い天気です。東京タワーに行きました。']);
+    const r = await runTtsInProcess(['say', '-o', out, '今日は良い天気です。東京タワーに行きました。']);
     assert.equal(r.code, 0, r.stderr);
     assert.equal(r.stdout.length, 0, 'nothing but audio on stdout, and say -o writes none');
     const bytes = await readFile(out);
@@ -51,7 +52,7 @@ describe('tts on the built-in engine', () => {
   ] as const) {
     it(`writes ${format} English to a WAV with format tag ${tag} that sox reads`, async () => {
       const out = join(dir, `en-${format}.wav`);
-      const r = await runTts(['stream', '--voice', 'en-woman-1', '--format', format, '-o', out, 'Good morning, world.']);
+      const r = await runTtsInProcess(['stream', '--voice', 'en-woman-1', '--format', format, '-o', out, 'Good morning, world.']);
       assert.equal(r.code, 0, r.stderr);
       const bytes = await readFile(out);
       const h = parseWavHeader(bytes);
@@ -68,20 +69,20 @@ describe('tts on the built-in engine', () => {
   }
 
   it('reads stdin and -f, and writes raw audio to stdout', async () => {
-    const viaStdin = await runTts(['stream', '--voice', 'en-man-1'], { input: 'Hello there\n' });
+    const viaStdin = await runTtsInProcess(['stream', '--voice', 'en-man-1'], { input: 'Hello there\n' });
     assert.equal(viaStdin.code, 0, viaStdin.stderr);
     assert.ok(viaStdin.stdout.length > 24000, `${viaStdin.stdout.length} bytes`);
     assert.equal(viaStdin.stdout.length % 2, 0);
     const file = join(dir, 'text.txt');
     await writeFile(file, 'Hello there\n');
-    const viaFile = await runTts(['stream', '--voice', 'en-man-1', '-f', file]);
+    const viaFile = await runTtsInProcess(['stream', '--voice', 'en-man-1', '-f', file]);
     assert.equal(viaFile.code, 0, viaFile.stderr);
     // The engine is deterministic: the same text gives the same bytes.
     assert.deepEqual(viaFile.stdout, viaStdin.stdout);
   });
 
   it('rejects an unknown voice with exit 4 naming voice_not_found', async () => {
-    const r = await runTts(['stream', '--voice', 'xx-robot-9', 'Hello']);
+    const r = await runTtsInProcess(['stream', '--voice', 'xx-robot-9', 'Hello']);
     assert.equal(r.code, 4, r.stderr);
     assert.match(r.stderr, /voice_not_found/);
     assert.equal(r.stdout.length, 0);
@@ -89,16 +90,16 @@ describe('tts on the built-in engine', () => {
 
   it('fails with exit 2 on empty, whitespace-only or invalid UTF-8 text, before any request', async () => {
     for (const input of ['', '   \n\t', Buffer.from([0x48, 0x69, 0xff, 0xfe])]) {
-      const r = await runTts(['stream', '--verbose'], { input });
+      const r = await runTtsInProcess(['stream', '--verbose'], { input });
       assert.equal(r.code, 2, `${JSON.stringify(input)}: ${r.stderr}`);
       assert.doesNotMatch(r.stderr, /POST /);
     }
-    const r = await runTts(['stream', '-f', join(dir, 'missing.txt')]);
+    const r = await runTtsInProcess(['stream', '-f', join(dir, 'missing.txt')]);
     assert.equal(r.code, 2);
   });
 
   it('prints a --json summary on stderr and only audio on stdout', async () => {
-    const r = await runTts(['stream', '--json', '--voice', 'en-man-1', 'Hi']);
+    const r = await runTtsInProcess(['stream', '--json', '--voice', 'en-man-1', 'Hi']);
     assert.equal(r.code, 0, r.stderr);
     const line = r.stderr.trim().split('\n').at(-1) ?? '';
     const s = JSON.parse(line) as Record<string, unknown>;

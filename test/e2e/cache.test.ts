@@ -12,10 +12,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { runTts } from '../helpers/cli.js';
-import { haveSox, soxInfo } from '../helpers/audio-sox.js';
 import { waitFor } from '../helpers/serve-http.js';
-import { startServe, type ServeProcess } from '../helpers/serve-process.js';
-import { parseWavHeader } from '../helpers/wav-reader.js';
+import { runTtsInProcess, startServeInProcess, type InProcessServe } from '../helpers/in-process.js';
+import { parseWavHeader, wavFileInfo } from '../helpers/wav-reader.js';
 import type { ChildProcess } from 'node:child_process';
 
 const KEY = 'cache-test-key-0123456789';
@@ -47,9 +46,9 @@ function summaryOf(stderr: string): Summary {
   return JSON.parse(stderr.trim().split('\n').at(-1)!) as Summary;
 }
 
-describe('the piece cache against tts serve', { skip: !haveSox && 'sox is not installed' }, () => {
+describe('the piece cache against tts serve', () => {
   let dir: string;
-  let srv: ServeProcess;
+  let srv: InProcessServe;
   /** SSE requests the server answered with 200, from its access log. */
   const served = (): number => srv.stderr().split('\n').filter((l) => / POST \/v1\/tts\/sse 200 /.test(l)).length;
   /** An onSpawn hook that sends `signal` to the run once the server answered `count` requests since `start`. */
@@ -67,20 +66,30 @@ describe('the piece cache against tts serve', { skip: !haveSox && 'sox is not in
   /** Waits until the access log holds `n` served requests (its line follows the response's end). */
   const servedReaches = async (n: number): Promise<number> => {
     await waitFor(() => served() >= n, 3000);
-    // Nothing more arrives late.
-    await new Promise((r) => setTimeout(r, 150));
+    await barrier();
     return served();
+  };
+  let barriers = 0;
+  /**
+   * Waits until the server logged a request of ours sent now, on a new connection: the runs
+   * before it have exited (their connections are closed), and the server logs each request when
+   * its response closes, so their lines are in the log before this one — no time to guess.
+   */
+  const barrier = async (): Promise<void> => {
+    const path = `/barrier-${++barriers}`;
+    const res = await fetch(`${srv.base}${path}`);
+    await res.arrayBuffer();
+    assert.ok(await waitFor(() => srv.stderr().includes(` GET ${path} `), 3000), `the barrier request ${path} was never logged`);
   };
   let env: (cacheHome: string, extra?: Record<string, string>) => Record<string, string>;
 
   before(async () => {
     dir = await mkdtemp(join(tmpdir(), 'tts-cache-e2e-'));
-    srv = await startServe(['--port', '0', '--rate-limit', '100000/min', '--max-concurrent', '8', '--workers', '1'], { TTS_SERVER_API_KEYS: KEY });
+    srv = await startServeInProcess(['--port', '0', '--rate-limit', '100000/min', '--max-concurrent', '8', '--workers', '1'], { TTS_SERVER_API_KEYS: KEY });
     env = (cacheHome, extra = {}) => ({ TTS_BASE_URL: srv.base, TTS_API_KEY: KEY, XDG_CACHE_HOME: cacheHome, ...extra });
   });
   after(async () => {
-    srv.child.kill('SIGTERM');
-    await srv.exited;
+    await srv.stop();
     await rm(dir, { recursive: true, force: true });
   });
 
@@ -91,7 +100,7 @@ describe('the piece cache against tts serve', { skip: !haveSox && 'sox is not in
     const args = (out: string): string[] => ['stream', '--voice', 'en-man-1', '--max-chars', '200', '-f', book, '-o', out, '--json'];
     const first = join(dir, 'first.wav');
     const before0 = served();
-    const r1 = await runTts(args(first), { env: env(cacheHome) });
+    const r1 = await runTtsInProcess(args(first), { env: env(cacheHome) });
     assert.equal(r1.code, 0, r1.stderr);
     const s1 = summaryOf(r1.stderr);
     assert.ok(s1.requests >= 6, `${s1.requests} requests`);
@@ -100,12 +109,12 @@ describe('the piece cache against tts serve', { skip: !haveSox && 'sox is not in
 
     const second = join(dir, 'second.wav');
     const before1 = served();
-    const r2 = await runTts(args(second), { env: env(cacheHome) });
+    const r2 = await runTtsInProcess(args(second), { env: env(cacheHome) });
     assert.equal(r2.code, 0, r2.stderr);
     const s2 = summaryOf(r2.stderr);
     assert.equal(s2.requests, 0);
     assert.equal(s2.cache_hits, s1.requests);
-    await new Promise((r) => setTimeout(r, 300));
+    await barrier();
     assert.equal(served() - before1, 0, 'the server saw requests on a cached rerun');
     assert.ok((await readFile(second)).equals(await readFile(first)), 'the cached rerun wrote other bytes');
 
@@ -122,7 +131,7 @@ describe('the piece cache against tts serve', { skip: !haveSox && 'sox is not in
       ['TTS_NO_CACHE=1', [], { TTS_NO_CACHE: '1' }],
     ] as const) {
       const before2 = served();
-      const r3 = await runTts([...args(join(dir, 'again.wav')), ...extraArgs], { env: env(cacheHome, extraEnv) });
+      const r3 = await runTtsInProcess([...args(join(dir, 'again.wav')), ...extraArgs], { env: env(cacheHome, extraEnv) });
       assert.equal(r3.code, 0, r3.stderr);
       const s3 = summaryOf(r3.stderr);
       assert.equal(s3.requests, s1.requests, label);
@@ -145,7 +154,7 @@ describe('the piece cache against tts serve', { skip: !haveSox && 'sox is not in
       for (const run of ['first', 'rerun', 'no-cache']) {
         const out = join(dir, `${run}-${name}`);
         const extra = run === 'no-cache' ? ['--no-cache'] : [];
-        const r = await runTts(['stream', '--voice', 'en-man-1', '--max-chars', '120', ...flags, ...extra, '-o', out, '--json', text], { env: env(cacheHome) });
+        const r = await runTtsInProcess(['stream', '--voice', 'en-man-1', '--max-chars', '120', ...flags, ...extra, '-o', out, '--json', text], { env: env(cacheHome) });
         assert.equal(r.code, 0, r.stderr);
         const s = summaryOf(r.stderr);
         if (run === 'rerun') assert.equal(s.requests, 0, `${name}: the rerun asked the server`);
@@ -158,13 +167,39 @@ describe('the piece cache against tts serve', { skip: !haveSox && 'sox is not in
     }
   });
 
+  it('pieces hold what the service sent: runs differing only in -r, -c, --speed, --volume or container share them and write the --no-cache bytes (issue 18.1)', async () => {
+    const cacheHome = await mkdtemp(join(dir, 'conv-'));
+    const text = '今日は良い天気です。東京タワーに行きました。';
+    const cases: [string, string[]][] = [
+      ['plain.wav', []],
+      ['r16.wav', ['-r', '16000']],
+      ['r48c2.wav', ['-r', '48000', '-c', '2']],
+      ['v.flac', ['--volume', '0.5', '--speed', '1.25']],
+      ['plain-again.wav', []],
+    ];
+    let firstRequests = 0;
+    for (const [i, [name, flags]] of cases.entries()) {
+      const outs: Buffer[] = [];
+      for (const run of ['cached', 'no-cache']) {
+        const out = join(dir, `${run}-${name}`);
+        const r = await runTtsInProcess(['stream', ...flags, ...(run === 'no-cache' ? ['--no-cache'] : []), '-o', out, '--json', text], { env: env(cacheHome) });
+        assert.equal(r.code, 0, `${name} ${run}: ${r.stderr}`);
+        const s = summaryOf(r.stderr);
+        if (run === 'cached' && i === 0) firstRequests = s.requests;
+        else if (run === 'cached') assert.equal(s.cache_hits, firstRequests, `${name}: the pieces of the plain run were not shared`);
+        outs.push(await readFile(out));
+      }
+      assert.ok(outs[0]!.equals(outs[1]!), `${name} ${flags.join(' ')}: the cached run wrote other bytes than --no-cache (${outs[0]!.length} vs ${outs[1]!.length})`);
+    }
+  });
+
   it('fetches a corrupt and a cut-off entry again, and writes the same file', async () => {
     const cacheHome = await mkdtemp(join(dir, 'home-'));
     const book = join(dir, 'corrupt.txt');
     await writeFile(book, bookText(1200));
     const args = (out: string): string[] => ['stream', '--voice', 'en-woman-1', '--max-chars', '200', '--concurrency', '1', '-f', book, '-o', out, '--json'];
     const first = join(dir, 'corrupt-first.wav');
-    const r1 = await runTts(args(first), { env: env(cacheHome) });
+    const r1 = await runTtsInProcess(args(first), { env: env(cacheHome) });
     assert.equal(r1.code, 0, r1.stderr);
     const pieces = join(cacheHome, 'tts', 'pieces');
     const names = (await readdir(pieces)).sort();
@@ -186,7 +221,7 @@ describe('the piece cache against tts serve', { skip: !haveSox && 'sox is not in
 
     const second = join(dir, 'corrupt-second.wav');
     const before = served();
-    const r2 = await runTts(args(second), { env: env(cacheHome) });
+    const r2 = await runTtsInProcess(args(second), { env: env(cacheHome) });
     assert.equal(r2.code, 0, r2.stderr);
     const s2 = summaryOf(r2.stderr);
     assert.equal(s2.requests, 2);
@@ -200,7 +235,7 @@ describe('the piece cache against tts serve', { skip: !haveSox && 'sox is not in
     assert.ok(written.subarray(parseWavHeader(written).dataOffset).equals(expected), 'the file is not the cached pieces in order');
     // The entries fetched again are whole: a run from the cache alone writes the same bytes.
     const third = join(dir, 'corrupt-third.wav');
-    const r3 = await runTts(args(third), { env: env(cacheHome) });
+    const r3 = await runTtsInProcess(args(third), { env: env(cacheHome) });
     assert.equal(summaryOf(r3.stderr).requests, 0, r3.stderr);
     assert.ok((await readFile(third)).equals(written));
   });
@@ -211,7 +246,7 @@ describe('the piece cache against tts serve', { skip: !haveSox && 'sox is not in
     const args = (out: string): string[] => ['stream', '--voice', 'en-man-1', '--max-chars', '150', '--concurrency', '1', '-f', book, '-o', out, '--json'];
     // A clean run, with a cache of its own, says how many pieces the book has.
     const clean = join(dir, 'resume-clean.wav');
-    const rc = await runTts(args(clean), { env: env(await mkdtemp(join(dir, 'home-'))), timeoutMs: 120_000 });
+    const rc = await runTtsInProcess(args(clean), { env: env(await mkdtemp(join(dir, 'home-'))), timeoutMs: 120_000 });
     assert.equal(rc.code, 0, rc.stderr);
     const total = summaryOf(rc.stderr).requests;
     assert.ok(total >= 30, `${total} pieces`);
@@ -230,9 +265,10 @@ describe('the piece cache against tts serve', { skip: !haveSox && 'sox is not in
     const stored = (await readdir(join(cacheHome, 'tts', 'pieces'))).filter((n) => !n.endsWith('.tmp')).length;
     assert.ok(stored >= total / 2 - 2 && stored < total, `${stored} of ${total} pieces stored before Ctrl-C`);
 
-    await new Promise((r) => setTimeout(r, 300));
+    // The interrupted run's last requests are logged before we count.
+    await barrier();
     const before = served();
-    const r2 = await runTts(args(out), { env: env(cacheHome), timeoutMs: 120_000 });
+    const r2 = await runTtsInProcess(args(out), { env: env(cacheHome), timeoutMs: 120_000 });
     assert.equal(r2.code, 0, r2.stderr);
     const s2 = summaryOf(r2.stderr);
     assert.equal(s2.cache_hits, stored);
@@ -242,7 +278,7 @@ describe('the piece cache against tts serve', { skip: !haveSox && 'sox is not in
     const h = parseWavHeader(whole);
     const hc = parseWavHeader(await readFile(clean));
     assert.equal(h.dataBytes, hc.dataBytes);
-    assert.equal(soxInfo(out).samples, soxInfo(clean).samples);
+    assert.equal(wavFileInfo(out).samples, wavFileInfo(clean).samples);
     assert.ok(whole.equals(await readFile(clean)), 'the resumed file differs from a clean run');
   });
 
@@ -262,7 +298,7 @@ describe('the piece cache against tts serve', { skip: !haveSox && 'sox is not in
     assert.equal(existsSync(out), false);
     const stored = (await readdir(join(cacheHome, 'tts', 'pieces'))).filter((n) => !n.endsWith('.tmp')).length;
     assert.ok(stored >= 4, `${stored} pieces stored before the crash`);
-    const r2 = await runTts(args(out), { env: env(cacheHome), timeoutMs: 120_000 });
+    const r2 = await runTtsInProcess(args(out), { env: env(cacheHome), timeoutMs: 120_000 });
     assert.equal(r2.code, 0, r2.stderr);
     const s2 = summaryOf(r2.stderr);
     assert.equal(s2.cache_hits, stored);
@@ -275,14 +311,14 @@ describe('the piece cache against tts serve', { skip: !haveSox && 'sox is not in
     const book = join(dir, 'twice.txt');
     await writeFile(book, bookText(1500));
     const args = (out: string): string[] => ['stream', '--voice', 'en-man-1', '--max-chars', '200', '-f', book, '-o', out, '--json'];
-    const [a, b] = await Promise.all([runTts(args(join(dir, 'twice-a.wav')), { env: env(cacheHome) }), runTts(args(join(dir, 'twice-b.wav')), { env: env(cacheHome) })]);
+    const [a, b] = await Promise.all([runTtsInProcess(args(join(dir, 'twice-a.wav')), { env: env(cacheHome) }), runTtsInProcess(args(join(dir, 'twice-b.wav')), { env: env(cacheHome) })]);
     assert.equal(a.code, 0, a.stderr);
     assert.equal(b.code, 0, b.stderr);
     const pieces = summaryOf(a.stderr).requests + summaryOf(a.stderr).cache_hits;
     const names = await readdir(join(cacheHome, 'tts', 'pieces'));
     assert.deepEqual(names.filter((n) => n.endsWith('.tmp')), []);
     assert.equal(names.length, pieces);
-    const c = await runTts(args(join(dir, 'twice-c.wav')), { env: env(cacheHome) });
+    const c = await runTtsInProcess(args(join(dir, 'twice-c.wav')), { env: env(cacheHome) });
     assert.equal(summaryOf(c.stderr).requests, 0, c.stderr);
     assert.equal(summaryOf(c.stderr).cache_hits, pieces);
     const third = await readFile(join(dir, 'twice-c.wav'));
@@ -293,26 +329,26 @@ describe('the piece cache against tts serve', { skip: !haveSox && 'sox is not in
     const cacheHome = await mkdtemp(join(dir, 'home-'));
     const book = join(dir, 'cap.txt');
     await writeFile(book, bookText(2000));
-    const r = await runTts(['stream', '--voice', 'en-man-1', '--max-chars', '200', '-f', book, '-o', join(dir, 'cap.wav'), '--json', '--cache-size', '3M'], { env: env(cacheHome) });
+    const r = await runTtsInProcess(['stream', '--voice', 'en-man-1', '--max-chars', '200', '-f', book, '-o', join(dir, 'cap.wav'), '--json', '--cache-size', '3M'], { env: env(cacheHome) });
     assert.equal(r.code, 0, r.stderr);
     const s = summaryOf(r.stderr);
-    const stats = await runTts(['cache', 'stats', '--json'], { env: { XDG_CACHE_HOME: cacheHome } });
+    const stats = await runTtsInProcess(['cache', 'stats', '--json'], { env: { XDG_CACHE_HOME: cacheHome } });
     assert.equal(stats.code, 0, stats.stderr);
     const info = JSON.parse(stats.stdout.toString()) as { dir: string; entries: number; bytes: number };
     assert.equal(info.dir, join(cacheHome, 'tts', 'pieces'));
     assert.ok(s.bytes > 3 * 2 ** 20, `${s.bytes} bytes of audio`);
     assert.ok(info.bytes <= 3 * 2 ** 20 && info.entries >= 1, `${info.entries} entries, ${info.bytes} bytes`);
 
-    const cleared = await runTts(['cache', 'clear'], { env: { XDG_CACHE_HOME: cacheHome } });
+    const cleared = await runTtsInProcess(['cache', 'clear'], { env: { XDG_CACHE_HOME: cacheHome } });
     assert.equal(cleared.code, 0, cleared.stderr);
     assert.match(cleared.stdout.toString(), /removed \d+ piece/);
-    const after = JSON.parse((await runTts(['cache', 'stats', '--json'], { env: { XDG_CACHE_HOME: cacheHome } })).stdout.toString()) as { entries: number };
+    const after = JSON.parse((await runTtsInProcess(['cache', 'stats', '--json'], { env: { XDG_CACHE_HOME: cacheHome } })).stdout.toString()) as { entries: number };
     assert.equal(after.entries, 0);
   });
   it('a FIFO or a symlink at an entry\'s path is never opened: the piece is fetched again, the run ends', async () => {
     const cacheHome = await mkdtemp(join(dir, 'home-'));
     const args = (out: string): string[] => ['stream', '--voice', 'en-man-1', '-o', out, '--json', 'Fifo hang test.'];
-    const r1 = await runTts(args(join(dir, 'fifo1.wav')), { env: env(cacheHome) });
+    const r1 = await runTtsInProcess(args(join(dir, 'fifo1.wav')), { env: env(cacheHome) });
     assert.equal(r1.code, 0, r1.stderr);
     const pieces = join(cacheHome, 'tts', 'pieces');
     const [name] = await readdir(pieces);
@@ -320,7 +356,7 @@ describe('the piece cache against tts serve', { skip: !haveSox && 'sox is not in
     await unlink(join(pieces, name));
     execFileSync('mkfifo', [join(pieces, name)]);
     const before0 = served();
-    const r2 = await runTts(args(join(dir, 'fifo2.wav')), { env: env(cacheHome), timeoutMs: 15000 });
+    const r2 = await runTtsInProcess(args(join(dir, 'fifo2.wav')), { env: env(cacheHome), timeoutMs: 15000 });
     assert.equal(r2.code, 0, r2.stderr.toString());
     const s2 = summaryOf(r2.stderr.toString());
     assert.equal(s2.requests, 1);
@@ -336,7 +372,7 @@ describe('the piece cache against tts serve', { skip: !haveSox && 'sox is not in
     await unlink(join(pieces, name));
     await symlink(elsewhere, join(pieces, name));
     const before1 = served();
-    const r3 = await runTts(args(join(dir, 'fifo3.wav')), { env: env(cacheHome), timeoutMs: 15000 });
+    const r3 = await runTtsInProcess(args(join(dir, 'fifo3.wav')), { env: env(cacheHome), timeoutMs: 15000 });
     assert.equal(r3.code, 0, r3.stderr.toString());
     const s3 = summaryOf(r3.stderr.toString());
     assert.equal(s3.cache_hits, 0, 'a symlinked entry was replayed');
@@ -351,16 +387,17 @@ describe('the piece cache against tts serve', { skip: !haveSox && 'sox is not in
       const file = which === 'pieces' ? join(cacheHome, 'tts', 'pieces') : join(cacheHome, 'tts');
       if (which === 'pieces') await mkdir(join(cacheHome, 'tts'), { mode: 0o700 });
       await writeFile(file, 'not a cache folder');
-      const stats = await runTts(['cache', 'stats'], { env: { XDG_CACHE_HOME: cacheHome } });
+      const stats = await runTtsInProcess(['cache', 'stats'], { env: { XDG_CACHE_HOME: cacheHome } });
       assert.equal(stats.code, 7, `${which}: ${stats.stdout.toString()}${stats.stderr.toString()}`);
       assert.match(stats.stderr.toString(), /cannot read the cache/);
       assert.doesNotMatch(stats.stdout.toString(), /0 piece/);
-      const json = await runTts(['cache', 'stats', '--json'], { env: { XDG_CACHE_HOME: cacheHome } });
+      const json = await runTtsInProcess(['cache', 'stats', '--json'], { env: { XDG_CACHE_HOME: cacheHome } });
       assert.equal(json.code, 7, which);
-      const cleared = await runTts(['cache', 'clear'], { env: { XDG_CACHE_HOME: cacheHome } });
+      const cleared = await runTtsInProcess(['cache', 'clear'], { env: { XDG_CACHE_HOME: cacheHome } });
       assert.equal(cleared.code, 7, `${which}: ${cleared.stdout.toString()}${cleared.stderr.toString()}`);
       assert.doesNotMatch(cleared.stdout.toString(), /removed/);
       assert.equal(await readFile(file, 'utf8'), 'not a cache folder', `${which}: clear deleted a file that is not an entry`);
+      // doctor loads speaker, which may abort a process that has no sound device: a child.
       const doctor = await runTts(['doctor'], { env: { XDG_CACHE_HOME: cacheHome, TTS_BASE_URL: srv.base, TTS_API_KEY: KEY } });
       assert.match(doctor.stdout.toString() + doctor.stderr.toString(), /cache.*(cannot be used|unusable)/, which);
     }

@@ -11,7 +11,8 @@ import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { TTS_BIN, cleanEnv, runTts } from '../helpers/cli.js';
+import { TTS_BIN, cleanEnv } from '../helpers/cli.js';
+import { runTtsInProcess } from '../helpers/in-process.js';
 import { decodedSeconds, haveFfmpeg, probe } from '../helpers/ffprobe.js';
 import { deltaEvent, doneEvent, startEventStream, withServer } from '../helpers/servers.js';
 
@@ -44,7 +45,7 @@ describe('containers by extension, judged by ffprobe and ffmpeg', { skip }, () =
     it(`writes FLAC, MP3 and Ogg Opus at ${rate} Hz × ${channels} (${format}) lasting what the WAV lasts`, async () => {
       const flags = ['--voice', 'en-woman-1', '-r', String(rate), '-c', String(channels), '--format', format, '-q'];
       const wav = join(dir, `ref-${rate}-${channels}.wav`);
-      const ref = await runTts(['stream', ...flags, '-o', wav, TEXT]);
+      const ref = await runTtsInProcess(['stream', ...flags, '-o', wav, TEXT]);
       assert.equal(ref.code, 0, ref.stderr);
       const seconds = decodedSeconds(wav).seconds;
       assert.ok(seconds > 1.5, `reference lasts ${seconds} s`);
@@ -56,7 +57,7 @@ describe('containers by extension, judged by ffprobe and ffmpeg', { skip }, () =
       } as const;
       for (const [ext, want] of Object.entries(expected)) {
         const out = join(dir, `out-${rate}-${channels}.${ext}`);
-        const r = await runTts(['stream', ...flags, '-o', out, TEXT]);
+        const r = await runTtsInProcess(['stream', ...flags, '-o', out, TEXT]);
         assert.equal(r.code, 0, `${ext}: ${r.stderr}`);
         const p = probe(out);
         assert.deepEqual({ codec: p.codec, format: p.format, sampleRate: p.sampleRate, channels: p.channels }, { ...want, channels }, ext);
@@ -71,7 +72,7 @@ describe('containers by extension, judged by ffprobe and ffmpeg', { skip }, () =
 
   it('--container overrides the name, and MP3 goes through a pipe into ffprobe', async () => {
     const forced = join(dir, 'forced.wav');
-    const r = await runTts(['stream', '--voice', 'en-man-1', '--container', 'flac', '-o', forced, 'Hello there.']);
+    const r = await runTtsInProcess(['stream', '--voice', 'en-man-1', '--container', 'flac', '-o', forced, 'Hello there.']);
     assert.equal(r.code, 0, r.stderr);
     assert.equal(probe(forced).codec, 'flac');
     const piped = spawnSync('bash', ['-o', 'pipefail', '-c', `"${process.execPath}" "${TTS_BIN}" stream --voice en-man-1 --container mp3 "${TEXT}" | ffprobe -v error -show_entries stream=codec_name,channels -of csv=p=0 -`], {
@@ -83,7 +84,7 @@ describe('containers by extension, judged by ffprobe and ffmpeg', { skip }, () =
     assert.equal(piped.stdout.trim(), 'mp3,1');
     // FLAC and Opus on a pipe cannot be patched afterwards: what went out must decode as it is.
     for (const container of ['flac', 'opus']) {
-      const s = await runTts(['stream', '--voice', 'en-man-1', '--container', container, TEXT]);
+      const s = await runTtsInProcess(['stream', '--voice', 'en-man-1', '--container', container, TEXT]);
       assert.equal(s.code, 0, s.stderr);
       const got = decodedSeconds(s.stdout);
       assert.equal(got.errors, '', container);
@@ -140,19 +141,19 @@ describe('containers by extension, judged by ffprobe and ffmpeg', { skip }, () =
       async (server) => {
         const env = { TTS_BASE_URL: server.url, TTS_API_KEY: KEY };
         for (const name of ['notes.txt', 'speech.m4a', 'noextension']) {
-          const r = await runTts(['stream', '-o', join(dir, name), 'Hello'], { env });
+          const r = await runTtsInProcess(['stream', '-o', join(dir, name), 'Hello'], { env });
           assert.equal(r.code, 2, r.stderr);
           assert.match(r.stderr, /\.wav, \.raw, \.pcm, \.flac, \.mp3, \.ogg, \.opus/);
           assert.match(r.stderr, /--container wav\|raw\|flac\|mp3\|opus/);
         }
-        const f = await runTts(['stream', '--format', 'mp3', '-o', join(dir, 'x.mp3'), 'Hello'], { env });
+        const f = await runTtsInProcess(['stream', '--format', 'mp3', '-o', join(dir, 'x.mp3'), 'Hello'], { env });
         assert.equal(f.code, 2, f.stderr);
         assert.match(f.stderr, /--format is the encoding the service sends \(pcm16\|float32\|mulaw\)/);
         assert.match(f.stderr, /--container mp3/);
-        const b = await runTts(['stream', '--bitrate', '33', '-o', join(dir, 'x.mp3'), 'Hello'], { env });
+        const b = await runTtsInProcess(['stream', '--bitrate', '33', '-o', join(dir, 'x.mp3'), 'Hello'], { env });
         assert.equal(b.code, 2, b.stderr);
         assert.match(b.stderr, /not an MP3 bit rate/);
-        const c = await runTts(['stream', '-c', '3', '-o', join(dir, 'x.opus'), 'Hello'], { env });
+        const c = await runTtsInProcess(['stream', '-c', '3', '-o', join(dir, 'x.opus'), 'Hello'], { env });
         assert.equal(c.code, 2, c.stderr);
         assert.equal(server.requests.length, 0, 'nothing was requested');
         assert.deepEqual((await readdir(dir)).filter((n) => /^(notes|speech|noextension|x)\b/.test(n)), []);
@@ -172,7 +173,7 @@ describe('containers by extension, judged by ffprobe and ffmpeg', { skip }, () =
         for (const ext of ['mp3', 'flac', 'opus']) {
           const target = join(keep, `good.${ext}`);
           await writeFile(target, 'precious old content');
-          const r = await runTts(['stream', '--retries', '0', '-o', target, 'Hello'], { env: { TTS_BASE_URL: server.url, TTS_API_KEY: KEY } });
+          const r = await runTtsInProcess(['stream', '--retries', '0', '-o', target, 'Hello'], { env: { TTS_BASE_URL: server.url, TTS_API_KEY: KEY } });
           assert.equal(r.code, 6, r.stderr);
           assert.equal(await readFile(target, 'utf8'), 'precious old content', ext);
         }

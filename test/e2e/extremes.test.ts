@@ -15,6 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { cleanEnv, runTts, runTtsMeasured, TTS_BIN } from '../helpers/cli.js';
+import { runTtsInProcess } from '../helpers/in-process.js';
 import { deltaEvent, doneEvent, sse, startEventStream, withServer, type TestServer } from '../helpers/servers.js';
 import { startWsServer } from '../helpers/ws-servers.js';
 
@@ -90,11 +91,11 @@ describe('the client at the extremes', () => {
     const path = join(dir, 'big.txt');
     await writeFile(path, 'Hello there. '.repeat(200));
     await withServer(echo, async (server) => {
-      const file = await runTts(['stream', '-f', path, '--max-input', '1K', '-o', join(dir, 'big.raw')], { env: env(server) });
+      const file = await runTtsInProcess(['stream', '-f', path, '--max-input', '1K', '-o', join(dir, 'big.raw')], { env: env(server) });
       assert.equal(file.code, 2, file.stderr);
       assert.match(file.stderr, /larger than --max-input \(1 KiB\)/);
       assert.equal(server.requests.length, 0);
-      const stdin = await runTts(['stream', '--max-input', '1KiB', '-o', join(dir, 'big.raw')], { env: env(server), input: 'Hello there. '.repeat(200) });
+      const stdin = await runTtsInProcess(['stream', '--max-input', '1KiB', '-o', join(dir, 'big.raw')], { env: env(server), input: 'Hello there. '.repeat(200) });
       assert.equal(stdin.code, 2, stdin.stderr);
       assert.equal(existsSync(join(dir, 'big.raw')), false);
     });
@@ -149,7 +150,7 @@ describe('the client at the extremes', () => {
         async (server) => {
           const out = join(dir, 'silent.raw');
           const started = performance.now();
-          const r = await runTts(['stream', '--timeout', '2', '--retries', '0', '-o', out, 'Hello.'], { env: env(server), timeoutMs: 20_000 });
+          const r = await runTtsInProcess(['stream', '--timeout', '2', '--retries', '0', '-o', out, 'Hello.'], { env: env(server), timeoutMs: 20_000 });
           const took = performance.now() - started;
           timers.forEach((t) => clearInterval(t));
           assert.equal(r.code, 6, r.stderr);
@@ -173,7 +174,7 @@ describe('the client at the extremes', () => {
     });
     try {
       const started = performance.now();
-      const r = await runTts(['realtime', '--timeout', '2', '--retries', '0', '-o', join(dir, 'ws.raw'), 'Hello.'], {
+      const r = await runTtsInProcess(['realtime', '--timeout', '2', '--retries', '0', '-o', join(dir, 'ws.raw'), 'Hello.'], {
         env: { TTS_BASE_URL: server.url.replace(/^ws/, 'http'), TTS_API_KEY: KEY },
         timeoutMs: 20_000,
       });
@@ -189,7 +190,7 @@ describe('the client at the extremes', () => {
   const hostile = '\u001b]0;pwned\u0007\u001b[2J\u009b31m\u202eevil\r\nfake line: all good';
   it('prints whatever the service says with control characters escaped (HTTP error, SSE error event, item ids)', async () => {
     const refusal = async (server: TestServer): Promise<void> => {
-      const r = await runTts(['stream', '-o', join(dir, 'x.raw'), '--verbose', '--json', 'Hello.'], { env: env(server) });
+      const r = await runTtsInProcess(['stream', '-o', join(dir, 'x.raw'), '--verbose', '--json', 'Hello.'], { env: env(server) });
       assert.equal(r.code, 4, r.stderr);
       for (const bad of ['\u001b', '\u0007', '\u009b', '\u202e', '\r']) assert.ok(!r.stderr.includes(bad), `raw ${JSON.stringify(bad)} on stderr`);
       assert.match(r.stderr, /\\x1b\]0;pwned\\x07\\x1b\[2J/);
@@ -207,7 +208,7 @@ describe('the client at the extremes', () => {
       startEventStream(res);
       res.end(deltaEvent(Buffer.alloc(480), `item_${hostile}`) + doneEvent());
     }, async (server) => {
-      const r = await runTts(['stream', '-o', join(dir, 'x.raw'), '--verbose', '--json', 'Hello.'], { env: env(server) });
+      const r = await runTtsInProcess(['stream', '-o', join(dir, 'x.raw'), '--verbose', '--json', 'Hello.'], { env: env(server) });
       assert.equal(r.code, 0, r.stderr);
       for (const bad of ['\u001b', '\u0007', '\u009b', '\u202e', '\r']) assert.ok(!r.stderr.includes(bad), `raw ${JSON.stringify(bad)} on stderr`);
       const summary = JSON.parse(r.stderr.trim().split('\n').at(-1)!) as { item_ids: string[] };
@@ -220,7 +221,7 @@ describe('the client at the extremes', () => {
     await writeFile(text, 'Hello there.');
     await withServer(echo, async (server) => {
       for (const args of [['-f', text, '-o', text], ['-f', text, '-o', join(dir, '.', 'same.txt')]]) {
-        const r = await runTts(['stream', ...args], { env: env(server) });
+        const r = await runTtsInProcess(['stream', ...args], { env: env(server) });
         assert.equal(r.code, 2, r.stderr);
         assert.match(r.stderr, /is the file the text is read from/);
       }
@@ -228,7 +229,7 @@ describe('the client at the extremes', () => {
       const code = await new Promise((resolve) => viaStdin.on('close', resolve));
       assert.equal(code, 2);
       assert.equal(await readFile(text, 'utf8'), 'Hello there.', 'the text is untouched');
-      const folder = await runTts(['stream', '-o', join(dir, 'newdir') + '/', 'Hello.'], { env: env(server) });
+      const folder = await runTtsInProcess(['stream', '-o', join(dir, 'newdir') + '/', 'Hello.'], { env: env(server) });
       assert.equal(folder.code, 2, folder.stderr);
       assert.match(folder.stderr, /names a folder/);
       assert.equal(existsSync(join(dir, 'newdir')), false);
@@ -244,7 +245,7 @@ describe('the client at the extremes', () => {
       res.end(doneEvent());
     }, async (server) => {
       for (const target of [out, join(dir, 'new.raw')]) {
-        const r = await runTts(['stream', '-o', target, 'Hello.'], { env: env(server) });
+        const r = await runTtsInProcess(['stream', '-o', target, 'Hello.'], { env: env(server) });
         assert.equal(r.code, 4, r.stderr);
         assert.match(r.stderr, /returned no audio for this text \[no_audio\]/);
       }
@@ -260,7 +261,7 @@ describe('the client at the extremes', () => {
         res.end(deltaEvent(Buffer.alloc(size)) + doneEvent());
       }, async (server) => {
         const out = join(dir, `odd-${format}.wav`);
-        const r = await runTts(['stream', '--format', format, '--retries', '0', '-o', out, 'Hello.'], { env: env(server) });
+        const r = await runTtsInProcess(['stream', '--format', format, '--retries', '0', '-o', out, 'Hello.'], { env: env(server) });
         assert.equal(r.code, 6, r.stderr);
         assert.match(r.stderr, /not a whole number of \d-byte samples/);
         assert.equal(existsSync(out), false);
@@ -323,7 +324,7 @@ describe('the client at the extremes', () => {
     await writeFile(stale, 'left by a killed run');
     await writeFile(alive, 'still being written by a live process');
     await withServer(echo, async (server) => {
-      const r = await runTts(['stream', '-o', join(dir, 'swept.raw'), 'Hello.'], { env: env(server) });
+      const r = await runTtsInProcess(['stream', '-o', join(dir, 'swept.raw'), 'Hello.'], { env: env(server) });
       assert.equal(r.code, 0, r.stderr);
     });
     assert.equal(existsSync(stale), false);

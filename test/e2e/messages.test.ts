@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { after, before, describe, it } from 'node:test';
-import { runTts } from '../helpers/cli.js';
+import { runTtsInProcess } from '../helpers/in-process.js';
 import { deltaEvent, patternBytes, sse, startEventStream, withServer } from '../helpers/servers.js';
 
 const KEY = 'sk-test-SENTINEL-messages-1234';
@@ -28,7 +28,7 @@ describe('error events whose code is missing or unknown are final (docs/cli.md Â
       },
       async (server) => {
         const out = join(dir, 'plain.wav');
-        const r = await runTts(['stream', '--retries', '2', '-o', out, 'Hello'], { env: { TTS_BASE_URL: server.url, TTS_API_KEY: KEY } });
+        const r = await runTtsInProcess(['stream', '--retries', '2', '-o', out, 'Hello'], { env: { TTS_BASE_URL: server.url, TTS_API_KEY: KEY } });
         assert.equal(r.code, 6, r.stderr);
         assert.equal(server.requests.length, 1, r.stderr);
         assert.match(r.stderr, /an error with no code on the SSE stream: the engine fell over/);
@@ -46,7 +46,7 @@ describe('error events whose code is missing or unknown are final (docs/cli.md Â
       },
       async (server) => {
         const out = join(dir, 'unknown.wav');
-        const r = await runTts(['stream', '--retries', '2', '-o', out, 'Hello'], { env: { TTS_BASE_URL: server.url, TTS_API_KEY: KEY } });
+        const r = await runTtsInProcess(['stream', '--retries', '2', '-o', out, 'Hello'], { env: { TTS_BASE_URL: server.url, TTS_API_KEY: KEY } });
         assert.equal(r.code, 6, r.stderr);
         assert.equal(server.requests.length, 1, r.stderr);
         assert.match(r.stderr, /engine_exploded/);
@@ -63,7 +63,7 @@ describe('error events whose code is missing or unknown are final (docs/cli.md Â
         res.end(sse('error', { type: 'error', error: { code: 'rate_limit_exceeded', message: 'slow down' } }));
       },
       async (server) => {
-        const r = await runTts(['stream', '--retries', '1', '-o', join(dir, 'limit.raw'), 'Hello'], { env: { TTS_BASE_URL: server.url, TTS_API_KEY: KEY } });
+        const r = await runTtsInProcess(['stream', '--retries', '1', '-o', join(dir, 'limit.raw'), 'Hello'], { env: { TTS_BASE_URL: server.url, TTS_API_KEY: KEY } });
         assert.equal(r.code, 5, r.stderr);
         assert.equal(server.requests.length, 2);
       },
@@ -73,20 +73,20 @@ describe('error events whose code is missing or unknown are final (docs/cli.md Â
 
 describe('messages that say the right thing', () => {
   it('-o /proc/x.wav says the folder takes no new files, not that it does not exist (exit 7)', async () => {
-    const r = await runTts(['say', '-o', '/proc/x.wav', 'Hello']);
+    const r = await runTtsInProcess(['say', '-o', '/proc/x.wav', 'Hello']);
     assert.equal(r.code, 7, r.stderr);
     assert.match(r.stderr, /\/proc does not allow new files/);
     assert.doesNotMatch(r.stderr, /does not exist/);
   });
 
   it('-o into a folder that really does not exist still says so', async () => {
-    const r = await runTts(['say', '-o', '/tmp/tts-no-such-folder-xyz/x.wav', 'Hello']);
+    const r = await runTtsInProcess(['say', '-o', '/tmp/tts-no-such-folder-xyz/x.wav', 'Hello']);
     assert.equal(r.code, 7, r.stderr);
     assert.match(r.stderr, /the folder \/tmp\/tts-no-such-folder-xyz does not exist/);
   });
 
   it('no API key is a sentence naming what to set (exit 3)', async () => {
-    const r = await runTts(['stream', 'Hello'], { env: { TTS_BASE_URL: 'http://127.0.0.1:9' } });
+    const r = await runTtsInProcess(['stream', 'Hello'], { env: { TTS_BASE_URL: 'http://127.0.0.1:9' } });
     assert.equal(r.code, 3, r.stderr);
     assert.match(r.stderr, /a service is configured \(http:\/\/127\.0\.0\.1:9\), but no API key was given for it \[no_api_key\]/);
     assert.match(r.stderr, /TTS_API_KEY/);
@@ -98,7 +98,7 @@ describe('messages that say the right thing', () => {
         startEventStream(res); // â€¦and nothing more
       },
       async (server) => {
-        const r = await runTts(['stream', '--timeout', '0.5', '--retries', '2', 'Hello'], { env: { TTS_BASE_URL: server.url, TTS_API_KEY: KEY } });
+        const r = await runTtsInProcess(['stream', '--timeout', '0.5', '--retries', '2', 'Hello'], { env: { TTS_BASE_URL: server.url, TTS_API_KEY: KEY } });
         assert.equal(r.code, 6, r.stderr);
         assert.equal(server.requests.length, 3);
         assert.match(r.stderr, /no audio from the service for 0\.5 s \(--timeout\) \(after 3 tries over \d+\.\d s\) \[timeout\]/);
@@ -113,7 +113,7 @@ describe('messages that say the right thing', () => {
         res.end(gzipSync(deltaEvent(patternBytes(100)) + 'event: done\ndata: {"type":"speech.audio.done"}\n\n'));
       },
       async (server) => {
-        const r = await runTts(['stream', 'Hello'], { env: { TTS_BASE_URL: server.url, TTS_API_KEY: KEY } });
+        const r = await runTtsInProcess(['stream', 'Hello'], { env: { TTS_BASE_URL: server.url, TTS_API_KEY: KEY } });
         assert.equal(r.code, 6, r.stderr);
         assert.match(r.stderr, /gzip-encoded \(compressed\) response/);
         assert.doesNotMatch(r.stderr, /stream_ended_early/);
@@ -130,7 +130,7 @@ describe('messages that say the right thing', () => {
         res.end(gzipSync('{"error":{"code":"server_error","message":"x"}}'));
       },
       async (server) => {
-        const r = await runTts(['stream', '--retries', '0', 'Hello'], { env: { TTS_BASE_URL: server.url, TTS_API_KEY: KEY } });
+        const r = await runTtsInProcess(['stream', '--retries', '0', 'Hello'], { env: { TTS_BASE_URL: server.url, TTS_API_KEY: KEY } });
         assert.equal(r.code, 6, r.stderr);
         assert.match(r.stderr, /a gzip-encoded body, which tts does not decode/);
       },

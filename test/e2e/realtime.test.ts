@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { parseWavHeader } from '../helpers/wav-reader.js';
 import { runTts } from '../helpers/cli.js';
+import { runTtsInProcess } from '../helpers/in-process.js';
 import { soxInfo } from '../helpers/audio-sox.js';
 
 describe('tts realtime on the built-in engine', () => {
@@ -17,7 +18,7 @@ describe('tts realtime on the built-in engine', () => {
   let sseSeconds: number;
   before(async () => {
     dir = await mkdtemp(join(tmpdir(), 'tts-realtime-'));
-    const r = await runTts(['stream', '--voice', 'en-man-1', 'Good morning']);
+    const r = await runTtsInProcess(['stream', '--voice', 'en-man-1', 'Good morning']);
     assert.equal(r.code, 0, r.stderr);
     sseSeconds = r.stdout.length / 2 / 24000;
   });
@@ -34,7 +35,7 @@ describe('tts realtime on the built-in engine', () => {
   ] as const) {
     it(`writes ${format} at ${rate} Hz, ${channels} channel(s), as long as the speech`, async () => {
       const out = join(dir, `rt-${format}-${rate}-${channels}.wav`);
-      const r = await runTts(['realtime', '--voice', 'en-man-1', '--format', format, '--sample-rate', String(rate), '--channels', String(channels), '-o', out, 'Good morning']);
+      const r = await runTtsInProcess(['realtime', '--voice', 'en-man-1', '--format', format, '--sample-rate', String(rate), '--channels', String(channels), '-o', out, 'Good morning']);
       assert.equal(r.code, 0, r.stderr);
       const file = await readFile(out);
       const h = parseWavHeader(file);
@@ -53,7 +54,7 @@ describe('tts realtime on the built-in engine', () => {
   }
 
   it('interleaves identical channels for stereo', async () => {
-    const r = await runTts(['realtime', '--voice', 'en-woman-1', '-r', '24000', '-c', '2', '-o', '-', 'Hi there']);
+    const r = await runTtsInProcess(['realtime', '--voice', 'en-woman-1', '-r', '24000', '-c', '2', '-o', '-', 'Hi there']);
     assert.equal(r.code, 0, r.stderr);
     const frames = r.stdout.length / 4;
     assert.ok(frames > 2400);
@@ -67,10 +68,10 @@ describe('tts realtime on the built-in engine', () => {
   });
 
   it('rejects an unsupported sample rate (exit 4, invalid_parameters) and an unknown voice (exit 4)', async () => {
-    const rate = await runTts(['realtime', '-r', '12345', '-o', '-', 'Hi']);
+    const rate = await runTtsInProcess(['realtime', '-r', '12345', '-o', '-', 'Hi']);
     assert.equal(rate.code, 4, rate.stderr);
     assert.match(rate.stderr, /invalid_parameters/);
-    const voice = await runTts(['realtime', '--voice', 'xx-robot-9', '-o', '-', 'Hi']);
+    const voice = await runTtsInProcess(['realtime', '--voice', 'xx-robot-9', '-o', '-', 'Hi']);
     assert.equal(voice.code, 4, voice.stderr);
     assert.match(voice.stderr, /voice_not_found/);
   });

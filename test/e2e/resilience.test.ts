@@ -12,7 +12,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ServerResponse } from 'node:http';
 import { after, before, describe, it } from 'node:test';
-import { cleanEnv, runTts, TTS_BIN } from '../helpers/cli.js';
+import { cleanEnv, TTS_BIN } from '../helpers/cli.js';
+import { runTtsInProcess } from '../helpers/in-process.js';
 import { deltaEvent, doneEvent, sse as sseEvent, startEventStream, withServer, type TestServer } from '../helpers/servers.js';
 
 const KEY = 'sk-live-SENTINEL-0123456789abcdef';
@@ -84,7 +85,7 @@ describe('retries, recovery, long text, lines and interrupts', () => {
           else await speak(res, audio);
         },
         async (server) => {
-          const r = await runTts(['stream', '--verbose', 'Hello'], { env: env(server) });
+          const r = await runTtsInProcess(['stream', '--verbose', 'Hello'], { env: env(server) });
           assert.equal(r.code, 0, r.stderr);
           assert.deepEqual(r.stdout, audio);
           assert.equal(server.requests.length, 2);
@@ -111,7 +112,7 @@ describe('retries, recovery, long text, lines and interrupts', () => {
       await withServer(
         (_req, res) => refuse(res, status, code, { 'retry-after': '0' }),
         async (server) => {
-          const r = await runTts(['stream', 'Hello'], { env: env(server) });
+          const r = await runTtsInProcess(['stream', 'Hello'], { env: env(server) });
           assert.equal(r.code, exit, r.stderr);
           assert.match(r.stderr, new RegExp(code));
           assert.equal(server.requests.length, 1);
@@ -129,7 +130,7 @@ describe('retries, recovery, long text, lines and interrupts', () => {
       },
       async (server) => {
         const t0 = performance.now();
-        const r = await runTts(['stream', 'x'], { env: env(server) });
+        const r = await runTtsInProcess(['stream', 'x'], { env: env(server) });
         assert.equal(r.code, 0, r.stderr);
         assert.ok(performance.now() - t0 >= 1000, 'waited at least the second the service asked for');
       },
@@ -140,7 +141,7 @@ describe('retries, recovery, long text, lines and interrupts', () => {
     await withServer(
       (_req, res) => refuse(res, 429, 'rate_limit_exceeded', { 'retry-after-ms': '10' }),
       async (server) => {
-        const r = await runTts(['stream', '--retries', '3', 'x'], { env: env(server) });
+        const r = await runTtsInProcess(['stream', '--retries', '3', 'x'], { env: env(server) });
         assert.equal(r.code, 5, r.stderr);
         assert.equal(server.requests.length, 4);
       },
@@ -151,7 +152,7 @@ describe('retries, recovery, long text, lines and interrupts', () => {
     await withServer(
       (_req, res) => speak(res, audioFor('Hello there'), 100, { stopAfter: 2 }),
       async (server) => {
-        const r = await runTts(['stream', 'Hello there'], { env: env(server) });
+        const r = await runTtsInProcess(['stream', 'Hello there'], { env: env(server) });
         assert.equal(r.code, 6, r.stderr);
         assert.equal(server.requests.length, 1);
         assert.equal(r.stdout.length, 200);
@@ -175,7 +176,7 @@ describe('retries, recovery, long text, lines and interrupts', () => {
         }
       },
       async (server) => {
-        const r = await runTts(['stream', '--max-chars', '23', '--concurrency', '1', '-o', out, text], { env: env(server) });
+        const r = await runTtsInProcess(['stream', '--max-chars', '23', '--concurrency', '1', '-o', out, text], { env: env(server) });
         assert.equal(r.code, 0, r.stderr);
         const inputs = server.requests.map((q) => (JSON.parse(q.body) as { input: string }).input);
         assert.equal(inputs.length, 4);
@@ -194,7 +195,7 @@ describe('retries, recovery, long text, lines and interrupts', () => {
       },
       async (server) => {
         const t0 = performance.now();
-        const r = await runTts(['stream', '--timeout', '2', 'a'], { env: env(server) });
+        const r = await runTtsInProcess(['stream', '--timeout', '2', 'a'], { env: env(server) });
         assert.equal(r.code, 6, r.stderr);
         assert.match(r.stderr, /timeout/);
         assert.ok(performance.now() - t0 >= 2000);
@@ -214,7 +215,7 @@ describe('retries, recovery, long text, lines and interrupts', () => {
         await speak(res, audioFor(input), 128, { delayMs: Math.random() < 0.3 ? 5 : undefined });
       },
       async (server) => {
-        const r = await runTts(['stream', '--max-chars', String(max), '--concurrency', '4', text], { env: env(server) });
+        const r = await runTtsInProcess(['stream', '--max-chars', String(max), '--concurrency', '4', text], { env: env(server) });
         assert.equal(r.code, 0, r.stderr);
         const inputs = server.requests.map((q) => (JSON.parse(q.body) as { input: string }).input);
         for (const input of inputs) assert.ok([...input].length <= max, `${input.length}: ${input}`);
@@ -234,7 +235,7 @@ describe('retries, recovery, long text, lines and interrupts', () => {
         else await speak(res, audioFor(input));
       },
       async (server) => {
-        const r = await runTts(['stream', '--max-chars', '100', '--concurrency', '1', text], { env: env(server) });
+        const r = await runTtsInProcess(['stream', '--max-chars', '100', '--concurrency', '1', text], { env: env(server) });
         assert.equal(r.code, 0, r.stderr);
         const accepted = server.requests.map((q) => (JSON.parse(q.body) as { input: string }).input).filter((i) => [...i].length <= 30);
         assert.equal(accepted.join(''), text);
@@ -301,12 +302,12 @@ describe('retries, recovery, long text, lines and interrupts', () => {
         else await speak(res, audioFor('x'));
       },
       async (server) => {
-        const r = await runTts(['stream', '--verbose', '--json', '--api-key-file', keyFile, 'x'], { env: { TTS_BASE_URL: server.url } });
+        const r = await runTtsInProcess(['stream', '--verbose', '--json', '--api-key-file', keyFile, 'x'], { env: { TTS_BASE_URL: server.url } });
         assert.equal(r.code, 0, r.stderr);
         assert.match(r.stderr, /readable by others/);
         assert.ok(!r.stderr.includes(KEY) && !r.stdout.includes(Buffer.from(KEY)));
         await chmod(keyFile, 0o600);
-        const quiet = await runTts(['stream', '--api-key-file', keyFile, 'x'], { env: { TTS_BASE_URL: server.url } });
+        const quiet = await runTtsInProcess(['stream', '--api-key-file', keyFile, 'x'], { env: { TTS_BASE_URL: server.url } });
         assert.doesNotMatch(quiet.stderr, /readable by others/);
       },
     );
@@ -321,7 +322,7 @@ describe('retries, recovery, long text, lines and interrupts', () => {
         else await speak(res, audioFor(input), 64, { delayMs: Math.random() * 5 });
       },
       async (server) => {
-        const r = await runTts(['stream', '--max-chars', '30', '--concurrency', '4', text], { env: env(server) });
+        const r = await runTtsInProcess(['stream', '--max-chars', '30', '--concurrency', '4', text], { env: env(server) });
         assert.equal(r.code, 0, r.stderr);
         const accepted = server.requests.map((q) => (JSON.parse(q.body) as { input: string }).input).filter((i) => [...i].length <= 14);
         const ordered = [...new Set(accepted)].sort((a, b) => text.indexOf(a) - text.indexOf(b));
@@ -335,7 +336,7 @@ describe('retries, recovery, long text, lines and interrupts', () => {
     await withServer(
       async (_req, res, body) => speak(res, audioFor((JSON.parse(body) as { input: string }).input)),
       async (server) => {
-        const r = await runTts(['stream', '--max-chars', '1', 'a👍🏽e\u0301'], { env: env(server), timeoutMs: 15_000 });
+        const r = await runTtsInProcess(['stream', '--max-chars', '1', 'a👍🏽e\u0301'], { env: env(server), timeoutMs: 15_000 });
         assert.equal(r.code, 0, r.stderr);
         const inputs = server.requests.map((q) => (JSON.parse(q.body) as { input: string }).input);
         assert.equal(inputs.join(''), 'a👍🏽e\u0301');
@@ -354,7 +355,7 @@ describe('retries, recovery, long text, lines and interrupts', () => {
         } else await speak(res, audioFor('x'));
       },
       async (server) => {
-        const r = await runTts(['stream', 'x'], { env: env(server) });
+        const r = await runTtsInProcess(['stream', 'x'], { env: env(server) });
         assert.equal(r.code, 0, r.stderr);
         assert.equal(server.requests.length, 2);
         assert.deepEqual(r.stdout, audioFor('x'));
@@ -378,7 +379,7 @@ describe('retries, recovery, long text, lines and interrupts', () => {
         }
       },
       async (server) => {
-        const r = await runTts(['stream', '--max-chars', '22', '--concurrency', '2', text], { env: env(server) });
+        const r = await runTtsInProcess(['stream', '--max-chars', '22', '--concurrency', '2', text], { env: env(server) });
         assert.equal(r.code, 0, r.stderr);
         assert.equal(server.requests.length, 3);
         assert.deepEqual(r.stdout, Buffer.concat(['First sentence here. ', 'Second sentence there.'].map(audioFor)));

@@ -16,8 +16,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { SHUTDOWN_GRACE_SECONDS } from '../../src/cli/serve.js';
 import { parseWavHeader } from '../helpers/wav-reader.js';
 import { runTts } from '../helpers/cli.js';
-import { allEvents, errorBody, postSse } from '../helpers/serve-http.js';
-import { serveExpectingExit, startServe, type ServeProcess } from '../helpers/serve-process.js';
+import { allEvents, errorBody, postSse, waitFor } from '../helpers/serve-http.js';
+import { startServe, type ServeProcess } from '../helpers/serve-process.js';
+import { runTtsInProcess, startServeInProcess, type InProcessServe } from '../helpers/in-process.js';
 import { connect, refused, update } from '../helpers/serve-ws.js';
 
 const KEY_A = 'sk-serve-e2e-AAAA-0123456789';
@@ -39,16 +40,14 @@ async function exitWithin(p: ServeProcess, ms: number): Promise<{ code: number |
 
 describe('tts serve (keys from TTS_SERVER_API_KEYS)', () => {
   let dir: string;
-  let srv: ServeProcess;
+  // In this process (main's serve); the signal tests below start the real `tts serve`.
+  let srv: InProcessServe;
   before(async () => {
     dir = await mkdtemp(join(tmpdir(), 'tts-serve-'));
-    srv = await startServe(['--port', '0'], { TTS_SERVER_API_KEYS: ` ${KEY_A} , ${KEY_B} ` });
+    srv = await startServeInProcess(['--port', '0'], { TTS_SERVER_API_KEYS: ` ${KEY_A} , ${KEY_B} ` });
   });
   after(async () => {
-    if (srv.child.exitCode === null) {
-      srv.child.kill('SIGTERM');
-      await srv.exited;
-    }
+    await srv.stop();
     await rm(dir, { recursive: true, force: true });
   });
 
@@ -111,12 +110,15 @@ describe('tts serve (keys from TTS_SERVER_API_KEYS)', () => {
 
   it('exits 7 when the port is taken', async () => {
     const { port } = new URL(srv.base);
-    const r = await serveExpectingExit(['--port', port], { TTS_SERVER_API_KEYS: KEY_A });
+    const r = await runTtsInProcess(['serve', '--port', port], { env: { TTS_SERVER_API_KEYS: KEY_A } });
     assert.equal(r.code, 7, r.stderr);
     assert.match(r.stderr, /EADDRINUSE/);
   });
 
-  it('on SIGTERM drains: new connections refused, running streams get the grace period, then end with an error event / close 1001; exit 0', async () => {
+  it('on SIGTERM drains: new connections refused, running streams get the grace period, then end with an error event / close 1001; exit 0', async (t) => {
+    // The real process: the signal comes from outside.
+    const srv = await startServe(['--port', '0'], { TTS_SERVER_API_KEYS: ` ${KEY_A} , ${KEY_B} ` });
+    t.after(() => srv.child.kill('SIGKILL'));
     const res = await postSse(srv.base, { input: LONG, voice: 'en-man-1' }, KEY_A);
     assert.equal(res.status, 200);
     const iterator = res.events[Symbol.asyncIterator]();
@@ -132,7 +134,8 @@ describe('tts serve (keys from TTS_SERVER_API_KEYS)', () => {
     srv.child.kill('SIGTERM');
     while (!/SIGTERM: stopping/.test(srv.stderr())) await sleep(10);
     await assert.rejects(postSse(srv.base, { input: 'Hi.' }, KEY_A), /ECONNREFUSED/, 'no new connection during the drain');
-    await sleep(SHUTDOWN_GRACE_SECONDS * 1000 + 500);
+    // The server says when the grace period is over; the streams' last events are sent then.
+    assert.ok(await waitFor(() => /s are over: ending the streams still running/.test(srv.stderr()), SHUTDOWN_GRACE_SECONDS * 1000 + 5000), srv.stderr());
     s.ws.resume();
     const rest: string[] = [];
     let lastData: Record<string, unknown> | undefined;
@@ -147,8 +150,9 @@ describe('tts serve (keys from TTS_SERVER_API_KEYS)', () => {
     assert.equal(s.events.at(-1)?.type, 'error');
     const exit = await exitWithin(srv, SHUTDOWN_GRACE_SECONDS * 1000 + 5000);
     assert.equal(exit.code, 0, srv.stderr());
-    const took = exit.at - t0;
-    assert.ok(took >= SHUTDOWN_GRACE_SECONDS * 1000 && took < SHUTDOWN_GRACE_SECONDS * 1000 + 3000, `exited ${took.toFixed(0)} ms after SIGTERM`);
+    // A timer never fires early: the streams had the whole grace period (how much later it
+    // exits is a figure for the bench, not a bound here).
+    assert.ok(exit.at - t0 >= SHUTDOWN_GRACE_SECONDS * 1000, `exited ${(exit.at - t0).toFixed(0)} ms after SIGTERM`);
   });
 });
 
@@ -160,6 +164,7 @@ describe('tts serve with a generated key', () => {
       assert.ok(m !== null, srv.stderr());
       const key = m[1]!;
       assert.match(key, /^tts_[A-Za-z0-9_-]{43}$/);
+      assert.ok(srv.stderr().includes(`OpenAI speech on ${srv.base}/v1/audio/speech\n`), `the start-up line names the OpenAI route: ${srv.stderr()}`);
       const r = await runTts(['stream', '--voice', 'en-man-1', 'Hi.'], { env: { TTS_BASE_URL: srv.base, TTS_API_KEY: key } });
       assert.equal(r.code, 0, r.stderr);
       assert.ok(r.stdout.length > 0);
@@ -206,7 +211,7 @@ describe('tts serve with a generated key', () => {
   });
 
   it('refuses --host 0.0.0.0 without configured keys: exit 2, nothing served', async () => {
-    const r = await serveExpectingExit(['--host', '0.0.0.0', '--port', '0']);
+    const r = await runTtsInProcess(['serve', '--host', '0.0.0.0', '--port', '0']);
     assert.equal(r.code, 2, r.stderr);
     assert.match(r.stderr, /refusing to serve on 0\.0\.0\.0 without configured keys/);
     assert.match(r.stderr, /TTS_SERVER_API_KEYS|--api-keys-file/);
@@ -217,7 +222,7 @@ describe('tts serve with a generated key', () => {
     const dir = await mkdtemp(join(tmpdir(), 'tts-serve-keys-'));
     const file = join(dir, 'keys');
     await writeFile(file, `# keys for the test\n${KEY_A}\n\n${KEY_B}\r\n`);
-    const srv = await startServe(['--host', '0.0.0.0', '--port', '0', '--api-keys-file', file]);
+    const srv = await startServeInProcess(['--host', '0.0.0.0', '--port', '0', '--api-keys-file', file]);
     try {
       const { port } = new URL(srv.base);
       const res = await postSse(`http://127.0.0.1:${port}`, { input: 'Hi.', voice: 'en-man-1' }, KEY_B);
@@ -226,10 +231,9 @@ describe('tts serve with a generated key', () => {
       const bad = await postSse(`http://127.0.0.1:${port}`, { input: 'Hi.' }, '# keys for the test');
       assert.equal(bad.status, 401);
       await bad.text();
-      srv.child.kill('SIGTERM');
-      assert.equal((await exitWithin(srv, 5000)).code, 0);
+      assert.equal(await srv.stop('SIGTERM', true), 0);
     } finally {
-      srv.child.kill('SIGKILL');
+      await srv.stop();
       await rm(dir, { recursive: true, force: true });
     }
   });
@@ -237,7 +241,7 @@ describe('tts serve with a generated key', () => {
 
 describe('tts serve limit flags', () => {
   it('--max-chars, --rate-limit, --max-concurrent and --quota-chars reach the service', async () => {
-    const srv = await startServe(['--port', '0', '--max-chars', '10', '--rate-limit', '4/min', '--max-concurrent', '1', '--quota-chars', '15'], {
+    const srv = await startServeInProcess(['--port', '0', '--max-chars', '10', '--rate-limit', '4/min', '--max-concurrent', '1', '--quota-chars', '15'], {
       TTS_SERVER_API_KEYS: `${KEY_A},${KEY_B}`,
     });
     try {
@@ -249,7 +253,8 @@ describe('tts serve limit flags', () => {
       assert.equal(errorBody(await busy.text()).code, 'too_many_concurrent_requests');
       s.ws.close();
       await s.closed;
-      await new Promise((r) => setTimeout(r, 100));
+      // The server frees the slot, then logs the session's end.
+      assert.ok(await waitFor(() => / GET \/v1\/realtime_tts 101 close=/.test(srv.stderr()), 5000), srv.stderr());
       const long = await postSse(srv.base, { input: 'eleven char' }, KEY_A);
       assert.equal(long.status, 422);
       assert.equal(errorBody(await long.text()).code, 'max_character_length_exceeded');
@@ -273,10 +278,9 @@ describe('tts serve limit flags', () => {
       const over = await postSse(srv.base, { input: 'Hello!' }, KEY_B);
       assert.equal(over.status, 402);
       assert.equal(errorBody(await over.text()).code, 'quota_exceeded');
-      srv.child.kill('SIGTERM');
-      assert.equal((await exitWithin(srv, 5000)).code, 0);
+      assert.equal(await srv.stop('SIGTERM', true), 0);
     } finally {
-      srv.child.kill('SIGKILL');
+      await srv.stop();
     }
   });
 
@@ -288,7 +292,7 @@ describe('tts serve limit flags', () => {
       [['--port', '0', '--api-keys-file', '/nonexistent/keys'], /cannot read \/nonexistent\/keys/],
     ];
     for (const [args, message] of cases) {
-      const r = await serveExpectingExit(args, { TTS_SERVER_API_KEYS: KEY_A });
+      const r = await runTtsInProcess(['serve', ...args], { env: { TTS_SERVER_API_KEYS: KEY_A } });
       assert.equal(r.code, 2, `${args.join(' ')}: ${r.stderr}`);
       assert.match(r.stderr, message);
     }
@@ -304,7 +308,7 @@ describe('tts voices', () => {
   ];
 
   it('lists the four voices with language and gender', async () => {
-    const r = await runTts(['voices']);
+    const r = await runTtsInProcess(['voices']);
     assert.equal(r.code, 0, r.stderr);
     const lines = r.stdout.toString('utf8').trim().split('\n');
     assert.match(lines[0]!, /^VOICE\s+LANGUAGE\s+GENDER/);
@@ -313,7 +317,7 @@ describe('tts voices', () => {
   });
 
   it('--json prints one array with id, language and gender', async () => {
-    const r = await runTts(['voices', '--json']);
+    const r = await runTtsInProcess(['voices', '--json']);
     assert.equal(r.code, 0, r.stderr);
     const voices = JSON.parse(r.stdout.toString('utf8')) as { id: string; language: string; gender: string }[];
     assert.deepEqual(

@@ -7,7 +7,7 @@ import { mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { runTts } from '../helpers/cli.js';
+import { runTtsInProcess } from '../helpers/in-process.js';
 import { deltaEvent, doneEvent, patternBytes, sse, startEventStream, startServer, withServer } from '../helpers/servers.js';
 
 const KEY = 'sk-test-SENTINEL-6f1e2d3c4b5a';
@@ -35,7 +35,7 @@ describe('tts stream against a hand-written SSE server', () => {
         res.end(doneEvent('item_1', '\r\n'));
       },
       async (server) => {
-        const r = await runTts(['stream', '--voice', 'en-man-1', 'Hello'], { env: { TTS_BASE_URL: server.url, TTS_API_KEY: KEY } });
+        const r = await runTtsInProcess(['stream', '--voice', 'en-man-1', 'Hello'], { env: { TTS_BASE_URL: server.url, TTS_API_KEY: KEY } });
         assert.equal(r.code, 0, r.stderr);
         assert.deepEqual(r.stdout, Buffer.concat(audio));
         const req = server.requests[0]!;
@@ -55,7 +55,7 @@ describe('tts stream against a hand-written SSE server', () => {
         res.end(sse(undefined, { type: 'speech.audio.done', item_id: 'i' }));
       },
       async (server) => {
-        const r = await runTts(['stream', 'x'], { env: { TTS_BASE_URL: server.url, TTS_API_KEY: KEY } });
+        const r = await runTtsInProcess(['stream', 'x'], { env: { TTS_BASE_URL: server.url, TTS_API_KEY: KEY } });
         assert.equal(r.code, 0, r.stderr);
         assert.deepEqual(r.stdout, audio);
       },
@@ -72,7 +72,7 @@ describe('tts stream against a hand-written SSE server', () => {
         res.end();
       },
       async (server) => {
-        const r = await runTts(['stream', '-o', target, 'Hello'], { env: { TTS_BASE_URL: server.url, TTS_API_KEY: KEY } });
+        const r = await runTtsInProcess(['stream', '-o', target, 'Hello'], { env: { TTS_BASE_URL: server.url, TTS_API_KEY: KEY } });
         assert.equal(r.code, 6, r.stderr);
         assert.match(r.stderr, /stream_ended_early/);
         assert.equal(await readFile(target, 'utf8'), 'precious old content');
@@ -88,7 +88,7 @@ describe('tts stream against a hand-written SSE server', () => {
         res.end(JSON.stringify({ error: { code: 'invalid_api_key', message: `key ${String(req.headers.authorization)} is wrong` } }));
       },
       async (server) => {
-        const r = await runTts(['stream', '--verbose', '--json', 'Hello'], { env: { TTS_BASE_URL: server.url, TTS_API_KEY: KEY } });
+        const r = await runTtsInProcess(['stream', '--verbose', '--json', 'Hello'], { env: { TTS_BASE_URL: server.url, TTS_API_KEY: KEY } });
         assert.equal(r.code, 3);
         assert.match(r.stderr, /invalid_api_key/);
         assert.ok(!r.stderr.includes(KEY) && !r.stdout.toString('latin1').includes(KEY), r.stderr);
@@ -110,7 +110,7 @@ describe('tts stream against a hand-written SSE server', () => {
           res.end(JSON.stringify({ error: { code, message: 'nope' } }));
         },
         async (server) => {
-          const r = await runTts(['stream', 'Hello'], { env: { TTS_BASE_URL: server.url, TTS_API_KEY: KEY } });
+          const r = await runTtsInProcess(['stream', 'Hello'], { env: { TTS_BASE_URL: server.url, TTS_API_KEY: KEY } });
           assert.equal(r.code, exit, `${code}: ${r.stderr}`);
           assert.match(r.stderr, new RegExp(code));
           assert.equal(r.stdout.length, 0);
@@ -128,7 +128,7 @@ describe('tts stream against a hand-written SSE server', () => {
       },
       async (server) => {
         const t0 = Date.now();
-        const r = await runTts(['stream', '--timeout', '1', 'Hello'], { env: { TTS_BASE_URL: server.url, TTS_API_KEY: KEY } });
+        const r = await runTtsInProcess(['stream', '--timeout', '1', 'Hello'], { env: { TTS_BASE_URL: server.url, TTS_API_KEY: KEY } });
         assert.equal(r.code, 6, r.stderr);
         assert.match(r.stderr, /timeout/);
         assert.ok(Date.now() - t0 < 15_000);
@@ -144,7 +144,7 @@ describe('tts stream against a hand-written SSE server', () => {
         res.end(sse('error', { type: 'error', error: { code: 'server_error', message: 'engine died' } }));
       },
       async (server) => {
-        const r = await runTts(['stream', 'Hello'], { env: { TTS_BASE_URL: server.url, TTS_API_KEY: KEY } });
+        const r = await runTtsInProcess(['stream', 'Hello'], { env: { TTS_BASE_URL: server.url, TTS_API_KEY: KEY } });
         assert.equal(r.code, 6, r.stderr);
         assert.match(r.stderr, /engine died/);
       },
@@ -157,7 +157,7 @@ describe('tts stream against a hand-written SSE server', () => {
         res.end();
       },
       async (server) => {
-        const r = await runTts(['stream', 'Hello'], { env: { TTS_BASE_URL: server.url } });
+        const r = await runTtsInProcess(['stream', 'Hello'], { env: { TTS_BASE_URL: server.url } });
         assert.equal(r.code, 3, r.stderr);
         assert.equal(server.requests.length, 0);
       },
@@ -165,7 +165,7 @@ describe('tts stream against a hand-written SSE server', () => {
   });
 
   it('refuses to send the key over plain http to a non-loopback host (exit 2)', async () => {
-    const r = await runTts(['stream', 'Hello'], { env: { TTS_BASE_URL: 'http://192.0.2.1:9', TTS_API_KEY: KEY } });
+    const r = await runTtsInProcess(['stream', 'Hello'], { env: { TTS_BASE_URL: 'http://192.0.2.1:9', TTS_API_KEY: KEY } });
     assert.equal(r.code, 2, r.stderr);
     assert.match(r.stderr, /--allow-insecure/);
   });
@@ -186,7 +186,7 @@ describe('tts stream: redirects and pipes', () => {
       res.end();
     });
     try {
-      const r = await runTts(['stream', 'Hello'], { env: { TTS_BASE_URL: redirecting.url, TTS_API_KEY: KEY } });
+      const r = await runTtsInProcess(['stream', 'Hello'], { env: { TTS_BASE_URL: redirecting.url, TTS_API_KEY: KEY } });
       assert.equal(r.code, 6, r.stderr);
       assert.match(r.stderr, /redirect/);
       assert.doesNotMatch(r.stderr, /token=abc/);
@@ -253,7 +253,7 @@ describe('tts stream -o: what is already at the path', () => {
       const got: Buffer[] = [];
       reader.stdout.on('data', (d: Buffer) => got.push(d));
       const readerDone = new Promise((r) => reader.on('close', r));
-      const r = await runTts(['stream', '-o', fifo, 'Hello'], { env: { TTS_BASE_URL: server.url, TTS_API_KEY: KEY } });
+      const r = await runTtsInProcess(['stream', '-o', fifo, 'Hello'], { env: { TTS_BASE_URL: server.url, TTS_API_KEY: KEY } });
       await readerDone;
       assert.equal(r.code, 0, r.stderr);
       assert.deepEqual(Buffer.concat(got), audio);
@@ -272,7 +272,7 @@ describe('tts stream -o: what is already at the path', () => {
     await chmod(target, 0o600);
     const server = await startServer(handler);
     try {
-      const r = await runTts(['stream', '-o', target, 'Hello'], { env: { TTS_BASE_URL: server.url, TTS_API_KEY: KEY } });
+      const r = await runTtsInProcess(['stream', '-o', target, 'Hello'], { env: { TTS_BASE_URL: server.url, TTS_API_KEY: KEY } });
       assert.equal(r.code, 0, r.stderr);
       assert.deepEqual(await rf(target), audio);
       assert.equal((await st(target)).mode & 0o777, 0o600);

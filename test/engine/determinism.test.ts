@@ -8,7 +8,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { VOICES } from '../../src/protocol/voices.js';
+import { engineVoices } from '../../src/engine/catalogue.js';
 import { runTts } from '../helpers/cli.js';
 import { allEvents, audioOf, postSse } from '../helpers/serve-http.js';
 import { startServe, type ServeProcess } from '../helpers/serve-process.js';
@@ -45,7 +45,7 @@ async function served(body: { input: string; voice: string }): Promise<Buffer> {
   return audio;
 }
 
-for (const voice of VOICES.map((v) => v.id)) {
+for (const voice of engineVoices().map((v) => v.id)) {
   test(`${voice}: same request → same bytes after other requests in one server, and from fresh processes`, async () => {
     const input = TEXT[voice.slice(0, 2)]!;
     const first = await served({ input, voice });

@@ -58,28 +58,25 @@ test('chunks are whole frames of at most 100 ms and the total is exact, at 8000�
   }
 });
 
-test('the first chunk arrives long before a long text is finished, and the event loop stays free meanwhile', async (t) => {
-  let lastTick = performance.now();
-  let worstLag = 0;
-  const timer = setInterval(() => {
-    const now = performance.now();
-    worstLag = Math.max(worstLag, now - lastTick);
-    lastTick = now;
-  }, 5);
-  const result = await collect(engine, job({ text: LONG_TEXT }));
+test('the first chunk arrives while a long text is still being made, and the event loop runs meanwhile', async (t) => {
+  // Orders, not times: how long the first chunk and the whole text take is `npm run bench`'s.
+  let ticks = 0;
+  const timer = setInterval(() => ticks++, 1);
+  const completedBefore = engine.stats().completed;
+  let atFirst: { completed: number; busy: number; ticks: number } | undefined;
+  const chunks: Buffer[] = [];
+  for await (const chunk of engine.synthesize(job({ text: LONG_TEXT }))) {
+    atFirst ??= { completed: engine.stats().completed, busy: engine.stats().busy, ticks };
+    chunks.push(chunk);
+  }
   clearInterval(timer);
-  const seconds = result.audio.length / 2 / 24000;
-  t.diagnostic(
-    `${seconds.toFixed(1)} s of audio: first chunk after ${result.firstChunkMs.toFixed(0)} ms, all after ${result.totalMs.toFixed(0)} ms ` +
-      `(real-time factor ${(result.totalMs / 1000 / seconds).toFixed(3)}), worst event-loop lag ${worstLag.toFixed(0)} ms`,
-  );
+  const seconds = Buffer.concat(chunks).length / 2 / 24000;
+  t.diagnostic(`${seconds.toFixed(1)} s of audio in ${chunks.length} chunks; ${ticks - atFirst!.ticks} timer turns while they came`);
   assert.ok(seconds > 30, `expected over half a minute of audio, got ${seconds.toFixed(1)} s`);
-  assert.ok(
-    result.firstChunkMs < result.totalMs / 5,
-    `first chunk after ${result.firstChunkMs.toFixed(0)} ms of ${result.totalMs.toFixed(0)} ms in total`,
-  );
-  // Synthesis on the main thread would block it for (nearly) the whole total.
-  assert.ok(worstLag < Math.max(100, result.totalMs / 3), `event loop blocked for ${worstLag.toFixed(0)} ms of ${result.totalMs.toFixed(0)} ms`);
+  assert.equal(atFirst!.completed, completedBefore, 'the first chunk came before the job was done');
+  assert.equal(atFirst!.busy, 1, 'the worker was still making the rest');
+  // Synthesis on the main thread would leave the timer no turn between the chunks.
+  assert.ok(ticks - atFirst!.ticks >= chunks.length / 10, `the timer ran ${ticks - atFirst!.ticks} times during ${chunks.length} chunks`);
 });
 
 test('aborting stops the synthesis promptly; the worker is clean for the next job', async (t) => {
@@ -91,26 +88,29 @@ test('aborting stops the synthesis promptly; the worker is clean for the next jo
 
   const controller = new AbortController();
   let received = 0;
-  let abortedAt = 0;
+  let afterAbort = 0;
   await assert.rejects(
     (async () => {
       for await (const chunk of engine.synthesize(job({ text: LONG_TEXT }), controller.signal)) {
+        if (controller.signal.aborted) afterAbort++;
         received += chunk.length;
-        if (received > 24000 * 2) {
-          abortedAt = performance.now();
-          controller.abort();
-        }
+        if (received > 24000 * 2) controller.abort();
       }
     })(),
     { name: 'AbortError' },
   );
-  assert.ok(performance.now() - abortedAt < 50, 'the loop ends at once on abort');
+  assert.equal(afterAbort, 0, 'the loop ends at once on abort: no chunk after it');
+  // The worker acknowledges the stop with its report: it stopped the job early, rather than
+  // finishing it first (how soon is `npm run bench`'s figure).
+  const deadline = performance.now() + 5000;
+  while (engine.stats().aborted === abortedBefore && performance.now() < deadline) await new Promise((r) => setTimeout(r, 5));
+  const stopped = engine.stats().lastReport!;
+  assert.equal(stopped.aborted, true);
+  t.diagnostic(`the aborted job made ${(stopped.inputSamples / 16000).toFixed(1)} s of ${(fullSamples / 16000).toFixed(1)} s (full run ${full.totalMs.toFixed(0)} ms)`);
+  assert.ok(stopped.inputSamples < fullSamples / 2, `the aborted job still made ${(stopped.inputSamples / 16000).toFixed(1)} s`);
   const next = await collect(engine, probe);
-  const untilNextDone = performance.now() - abortedAt;
-  assert.ok(untilNextDone < full.totalMs / 2, `next job done ${untilNextDone.toFixed(0)} ms after the abort; the full text takes ${full.totalMs.toFixed(0)} ms`);
   assert.ok(next.audio.equals(before), 'the next job sounds exactly as it did before the abort');
   const stats = engine.stats();
-  t.diagnostic(`full text ${full.totalMs.toFixed(0)} ms; after the abort the next job was done in ${untilNextDone.toFixed(0)} ms`);
   assert.equal(stats.aborted, abortedBefore + 1);
   assert.equal(stats.busy, 0);
   assert.equal(stats.workers, 1);
@@ -190,6 +190,24 @@ test('kuromoji is loaded for kanji only, never for kana or English', async () =>
   }
 });
 
+test('several workers share one kuromoji dictionary from the pool; one worker reads its own; same bytes', async () => {
+  const texts = ['漢字の読みを共有します。', '東京駅から歩いて行きます。'];
+  const single = createEngine({ workers: 1 });
+  const pair = createEngine({ workers: 2 });
+  try {
+    const alone: Buffer[] = [];
+    for (const text of texts) alone.push((await collect(single, job({ text, voice: 'ja-man-1', language: 'ja' }))).audio);
+    assert.notEqual(single.stats().lastReport?.dictionarySource, 'shared');
+    // Both at once: each worker takes one, and each asks the pool for the dictionary.
+    const both = await Promise.all(texts.map((text) => collect(pair, job({ text, voice: 'ja-man-1', language: 'ja' }))));
+    assert.equal(pair.stats().workers, 2);
+    assert.equal(pair.stats().lastReport?.dictionarySource, 'shared');
+    both.forEach((r, i) => assert.ok(r.audio.equals(alone[i]!), texts[i]));
+  } finally {
+    await Promise.all([single.close(), pair.close()]);
+  }
+});
+
 test('a crashed worker fails its job with EngineError and is replaced for the next job', async () => {
   const pool = createEngine({ workerUrl: new URL('../helpers/engine-crash-worker.js', import.meta.url) });
   try {
@@ -212,7 +230,9 @@ test('close() fails the running and queued jobs with EngineError, and later jobs
   // Handlers are attached now: the rejections happen during close().
   const running = assert.rejects(collect(pool, job({ text: LONG_TEXT })), EngineError);
   const queued = assert.rejects(collect(pool, job({ text: 'Queued.' })), EngineError);
-  await new Promise((r) => setTimeout(r, 50));
+  // The running job has the only worker; the other waits for it.
+  const deadline = performance.now() + 10_000;
+  while (pool.stats().busy === 0 && performance.now() < deadline) await new Promise((r) => setTimeout(r, 5));
   assert.equal(pool.stats().queued, 1);
   await pool.close();
   await running;

@@ -7,10 +7,11 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { createEngine, type EspeakEngine } from '../../src/engine/index.js';
 import { backendsFor, engineDescription } from '../../src/engine/voices.js';
-import { fliteInstanceBytes, flitePieces, fliteSynthesize, FLITE_SAMPLE_RATE, loadFlite, wavSamples } from '../../src/engine/flite.js';
+import { fliteInstanceBytes, fliteInstanceMemory, flitePieces, fliteSynthesize, FLITE_SAMPLE_RATE, loadFlite, wavSamples } from '../../src/engine/flite.js';
 import { EspeakSynth, byteBoundedParts } from '../../src/engine/espeak.js';
+import { MemoryWasi } from '../../src/engine/wasi-memfs.js';
 import type { Language } from '../../src/protocol/types.js';
-import { VOICES } from '../../src/protocol/voices.js';
+import { engineVoices } from '../../src/engine/catalogue.js';
 import { collect, job, medianF0, pcm16ToFloat } from '../helpers/engine-audio.js';
 
 let engine: EspeakEngine;
@@ -65,6 +66,30 @@ test('Flite through the in-memory WASI host: a one-word text is spoken (not open
   assert.throws(() => wavSamples(Buffer.from('not a wav file at all')), /no WAV/);
 });
 
+test('Flite never writes its .rodata, so restoring only the rest gives a fresh instance\'s samples', async () => {
+  const module = await loadFlite();
+  // wasm-ld's name section marks one .rodata segment of ~16 MB (the voices); the rest (.data,
+  // .bss, stack: ~83 KB) is what fliteSynthesize restores between runs.
+  const rodata = module.readOnly.reduce((n, r) => n + r.end - r.start, 0);
+  assert.ok(rodata > 15_000_000, `${rodata} bytes of .rodata`);
+  const fresh = new Uint8Array((new WebAssembly.Instance(module.module, new MemoryWasi([]).imports()).exports['memory'] as { buffer: ArrayBuffer }).buffer);
+  const texts = [
+    'Hello',
+    'On 3/14/2025 at 10:45pm, Dr. Smith paid $1,234.56 for 17 items (about 72.6 each) — really?',
+    "I can't believe it's not butter! AT&T, NASA, e-mail, naïve café.",
+    'x'.repeat(500),
+    'The quick brown fox jumps over the lazy dog. '.repeat(8).trim(),
+  ];
+  const reused = texts.map((text, i) => fliteSynthesize(module, i % 2 === 0 ? 'rms' : 'slt', text));
+  const memory = fliteInstanceMemory();
+  assert.ok(memory !== undefined);
+  for (const { start, end } of module.readOnly) {
+    assert.ok(Buffer.from(memory.subarray(start, end)).equals(fresh.subarray(start, end)), `.rodata ${start}–${end} was written`);
+  }
+  // A fresh instance for each text (another FliteModule object makes fliteSynthesize start anew).
+  texts.forEach((text, i) => assert.deepEqual(fliteSynthesize({ ...module }, i % 2 === 0 ? 'rms' : 'slt', text), reused[i], text));
+});
+
 test('byteBoundedParts cuts long text for eSpeak at spaces, within the byte limit, losing nothing', () => {
   const text = 'あいう えお。'.repeat(1000);
   const parts = byteBoundedParts(text, 1000);
@@ -90,7 +115,7 @@ test('eSpeak NG alone: reset() makes the same text give the same samples after a
   assert.deepEqual(speak('ja+f2', 'きょうは いい てんきです。'), first);
 });
 
-for (const voice of VOICES.map((v) => v.id)) {
+for (const voice of engineVoices().map((v) => v.id)) {
   test(`${voice}: the same job gives the same bytes after other jobs in the same worker, and in a fresh engine`, async () => {
     const language: Language = voice.startsWith('en') ? 'en' : 'ja';
     const target = job({ text: TEXT[language], voice, language });

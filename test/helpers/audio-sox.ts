@@ -23,22 +23,29 @@ export interface SoxInfo {
   warnings: string;
 }
 
-/** Runs `sox --i` for each field; throws if sox fails. */
+/** Runs `sox --i` once and reads its fields; throws if sox fails or a field is missing. */
 export function soxInfo(file: string): SoxInfo {
-  let warnings = '';
-  const field = (flag: string): string => {
-    const r = spawnSync('sox', ['--i', flag, file], { encoding: 'utf8' });
-    if (r.status !== 0) throw new Error(`sox --i ${flag} ${file} failed: ${r.stderr}`);
-    warnings += r.stderr;
-    return r.stdout.trim();
+  const r = spawnSync('sox', ['--i', file], { encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`sox --i ${file} failed: ${r.stderr}`);
+  const field = (name: string): string => {
+    const m = new RegExp(`^${name}\\s*: (.*)$`, 'm').exec(r.stdout);
+    if (m === null) throw new Error(`sox --i ${file} printed no ${name}:\n${r.stdout}`);
+    return m[1]!.trim();
   };
+  // "Duration       : 00:00:01.43 = 68545 samples ~ 107.102 CDDA sectors"; no such line for a
+  // file without audio (where `sox --i -s` says 0).
+  const duration = /^Duration\s*: .*= (\d+) samples/m.exec(r.stdout);
+  if (duration === null && /^Duration/m.test(r.stdout)) throw new Error(`sox --i ${file}: unreadable Duration:\n${r.stdout}`);
+  const samples = duration === null ? 0 : Number(duration[1]);
+  const rate = Number(field('Sample Rate'));
   return {
-    rate: Number(field('-r')),
-    channels: Number(field('-c')),
-    encoding: field('-e'),
-    samples: Number(field('-s')),
-    duration: Number(field('-D')),
-    warnings: warnings.trim(),
+    rate,
+    channels: Number(field('Channels')),
+    // "16-bit Signed Integer PCM": the encoding without the precision, as `sox --i -e` names it.
+    encoding: field('Sample Encoding').replace(/^\d+-bit /, ''),
+    samples,
+    duration: samples / rate,
+    warnings: r.stderr.trim(),
   };
 }
 

@@ -2,7 +2,7 @@
  * Clients of `tts serve` that send a request and then never read (docs/cli.md §5, "Clients that
  * do not read"): raw node:net sockets, paused as soon as the request is out, for both channels —
  * an SSE POST, and a WebSocket handshake followed by one masked `tts_session.update` text frame
- * (RFC 6455 §5.2, §5.3). Node has no way to shrink SO_RCVBUF, so the kernel's buffers still take
+ * (RFC 6455 §5.2, §5.3) — each resolved once the answer began, i.e. the server admitted it. Node has no way to shrink SO_RCVBUF, so the kernel's buffers still take
  * what fits; after that the server's writes stop draining. Also: a process's memory from
  * /proc/PID/status.
  */
@@ -30,18 +30,31 @@ export interface StalledClient {
   socket: Socket;
 }
 
-function stalled(socket: Socket): StalledClient {
-  // Never read: no 'data' listener, and the stream paused.
-  socket.pause();
+/**
+ * Waits for the first bytes of the answer (the status line: the server admitted the request),
+ * then reads nothing more: no 'data' listener, and the stream paused.
+ * @throws Error when the server closes the connection before answering.
+ */
+async function stalled(socket: Socket): Promise<StalledClient> {
+  await new Promise<void>((resolve, reject) => {
+    socket.once('data', () => {
+      socket.pause();
+      resolve();
+    });
+    socket.once('close', () => reject(new Error('the server closed the connection before answering')));
+  });
   return { socket };
 }
 
-/** POSTs `body` to `/v1/tts/sse` with key `key`, then never reads the answer. */
-export async function stalledSse(base: string, key: string, body: unknown): Promise<StalledClient> {
+/**
+ * POSTs `body` to `path` (default `/v1/tts/sse`; the OpenAI route's `/v1/audio/speech` too) with
+ * key `key`, waits for the answer's first bytes, then never reads.
+ */
+export async function stalledSse(base: string, key: string, body: unknown, path = '/v1/tts/sse'): Promise<StalledClient> {
   const socket = await open(base);
   const payload = Buffer.from(JSON.stringify(body), 'utf8');
   const head = [
-    'POST /v1/tts/sse HTTP/1.1',
+    `POST ${path} HTTP/1.1`,
     'Host: 127.0.0.1',
     `Authorization: Bearer ${key}`,
     'Content-Type: application/json',
@@ -74,7 +87,8 @@ export function maskedTextFrame(text: string): Buffer {
 
 /**
  * Opens `/v1/realtime_tts` with key `key`, sends one `tts_session.update` with `session` right
- * behind the handshake (the server reads it once the session is open), then never reads.
+ * behind the handshake (the server reads it once the session is open), waits for the handshake's
+ * answer, then never reads.
  */
 export async function stalledWs(base: string, key: string, session: Record<string, unknown>): Promise<StalledClient> {
   const socket = await open(base);

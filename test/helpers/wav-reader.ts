@@ -3,6 +3,7 @@
  * WAV). Follows the same sources as src/audio/wav.ts: the RIFF layout, `fmt `, `fact`, skipping
  * other chunks with their pad byte.
  */
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { WAVE_FORMAT } from '../../src/audio/wav.js';
 
 /** What {@link parseWavHeader} read. Sizes are in bytes unless named otherwise. */
@@ -93,4 +94,52 @@ export function parseWavHeader(buf: Uint8Array): WavInfo {
 
 function malformed(why: string): never {
   throw new Error(`not a valid WAV header: ${why}`);
+}
+
+/** What {@link wavFileInfo} reads from a WAV file: the fields tests used to ask `sox --i` for. */
+export interface WavFileInfo {
+  /** Sample frames per second, Hz. */
+  rate: number;
+  channels: number;
+  /** In sox's words: "Signed Integer PCM", "Floating Point PCM", "u-law", else `tag 0x…`. */
+  encoding: string;
+  /** Sample frames (per channel) in the `data` chunk. */
+  samples: number;
+  /** Seconds: samples / rate. */
+  duration: number;
+  /** The header as read. */
+  header: WavInfo;
+}
+
+/** Bytes read from the start of a file for its header (ours is 44 bytes; room for LIST chunks). */
+const HEADER_READ_BYTES = 64 * 1024;
+
+/**
+ * Reads a WAV file's header with {@link parseWavHeader}, in-process (no `sox` spawned), and the
+ * length of its audio: the `data` size, or for a streamed header (size 0xFFFFFFFF) the rest of
+ * the file, in whole frames.
+ * @throws Error when the header is malformed, the `data` chunk claims more bytes than the file
+ *   holds, or it is not whole frames.
+ */
+export function wavFileInfo(path: string): WavFileInfo {
+  const fd = openSync(path, 'r');
+  let header: WavInfo;
+  let fileBytes: number;
+  try {
+    fileBytes = fstatSync(fd).size;
+    const head = Buffer.alloc(Math.min(HEADER_READ_BYTES, fileBytes));
+    readSync(fd, head, 0, head.length, 0);
+    header = parseWavHeader(head);
+  } finally {
+    closeSync(fd);
+  }
+  const available = fileBytes - header.dataOffset;
+  const dataBytes = header.dataBytes === 0xffffffff ? available : header.dataBytes;
+  if (dataBytes > available) malformed(`"data" claims ${dataBytes} bytes, the file holds ${available}`);
+  if (dataBytes % header.blockAlign !== 0) malformed(`"data" of ${dataBytes} bytes is not whole ${header.blockAlign}-byte frames`);
+  const tag = header.formatTag === WAVE_FORMAT.EXTENSIBLE ? (header.subFormatTag ?? header.formatTag) : header.formatTag;
+  const encoding =
+    tag === WAVE_FORMAT.PCM ? 'Signed Integer PCM' : tag === WAVE_FORMAT.IEEE_FLOAT ? 'Floating Point PCM' : tag === WAVE_FORMAT.MULAW ? 'u-law' : `tag 0x${tag.toString(16)}`;
+  const samples = dataBytes / header.blockAlign;
+  return { rate: header.sampleRate, channels: header.channels, encoding, samples, duration: samples / header.sampleRate, header };
 }

@@ -42,7 +42,8 @@ describe('fair scheduling between keys', () => {
     };
     const longs = Array.from({ length: 4 }, () => timeline(LONG, KEY_A));
     // Both workers are busy with key A's units before the short request comes.
-    await sleep(300);
+    const deadline = performance.now() + 10_000;
+    while (engine.stats().busy < 2 && performance.now() < deadline) await sleep(5);
     assert.equal(engine.stats().busy, 2);
     const short = await timeline('Hello.', KEY_B);
     const done = await Promise.all(longs);

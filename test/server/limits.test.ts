@@ -4,6 +4,16 @@ import { describe, it } from 'node:test';
 import { CharacterQuota, ConcurrencyLimiter, parseRate, RateLimiter } from '../../src/server/limits.js';
 
 describe('RateLimiter (GCRA)', () => {
+  it('admits the first request of a 1-per-window limit at any clock value (no rounding refusal)', () => {
+    // 1234.567 + 60000 − 60000 > 1234.567 in floating point: comparing `now < tat + interval −
+    // period` refused the very first request at such instants (about 3 in 10 of them).
+    for (const now of [1234.567, 0.3, 98765.4321]) {
+      const rl = new RateLimiter(1, 60, () => now);
+      assert.equal(rl.take('k').ok, true, `first request at ${now} ms`);
+      assert.equal(rl.take('k').ok, false, `second request at ${now} ms`);
+    }
+  });
+
   it('allows a burst of `limit`, then refuses with the exact wait, and refills one per interval', () => {
     let now = 1_000_000;
     const rl = new RateLimiter(60, 60, () => now);

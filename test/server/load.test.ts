@@ -2,8 +2,8 @@
  * `tts serve` under load, on loopback with the real engine (docs/cli.md §5): synthesis runs in the
  * worker pool, so a long text never stalls another stream's deltas or the accept loop; and 50
  * concurrent SSE streams all complete with the same correct audio while the server's memory
- * comes back near its baseline. Timed bounds are deliberately generous (tests must not be
- * flaky); the real figures belong to the benchmark (bench/server-load.ts).
+ * comes back near its baseline. No timed bounds: the order of events is checked, and the
+ * timings are the benchmark's figures (bench/server-load.ts).
  */
 import assert from 'node:assert/strict';
 import { request } from 'node:http';
@@ -47,7 +47,7 @@ describe('tts serve: a long text does not stall other work (worker pool)', () =>
     assert.ok(defaultWorkers() >= 2);
   });
 
-  it('answers a short request and the accept loop quickly while a long text streams, and the long stream keeps flowing', async () => {
+  it('answers a short request and the accept loop while a long text streams, and the long stream keeps flowing', async (t) => {
     const long = await postSse(svc.base, { input: LONG, voice: 'en-man-1' }, KEY);
     assert.equal(long.status, 200);
     const longEvents: SseEvent[] = [];
@@ -59,8 +59,12 @@ describe('tts serve: a long text does not stall other work (worker pool)', () =>
       for (let r = await iterator.next(); r.done !== true; r = await iterator.next()) longEvents.push(r.value);
     })();
 
+    // Orders, not times (the timings are bench/server-load.ts's): each ping and each short
+    // request is answered while the long text is still being made, and the long stream gets
+    // new deltas meanwhile.
     const pings: number[] = [];
     const shortFirstDelta: number[] = [];
+    const longBefore = longEvents.length;
     for (let i = 0; i < 3; i++) {
       pings.push(await pingMs(svc.base));
       const t0 = performance.now();
@@ -68,17 +72,15 @@ describe('tts serve: a long text does not stall other work (worker pool)', () =>
       const events = await allEvents(short);
       assert.equal(events.at(-1)?.event, 'done');
       shortFirstDelta.push(events[0]!.at - t0);
+      assert.notEqual(longEvents.at(-1)?.event, 'done', `short request ${i + 1} waited for the long text to end`);
     }
     const stillRunning = engine.stats().busy > 0;
+    const longDuring = longEvents.length - longBefore;
     long.destroy();
     await rest;
+    t.diagnostic(`accept loop answered after ${pings.map((p) => p.toFixed(0)).join(', ')} ms; short first delta after ${shortFirstDelta.map((p) => p.toFixed(0)).join(', ')} ms`);
     assert.ok(stillRunning, 'the long text was still being synthesized while the short ones ran');
-    // Medians of three: one slow sample on a loaded machine is noise, a stall shows in all three.
-    const median = (xs: number[]): number => [...xs].sort((x, y) => x - y)[1]!;
-    assert.ok(median(pings) < 500, `accept loop answered after ${pings.map((p) => p.toFixed(0)).join(', ')} ms`);
-    assert.ok(median(shortFirstDelta) < 1500, `short first delta after ${shortFirstDelta.map((p) => p.toFixed(0)).join(', ')} ms`);
-    const gaps = longEvents.slice(1).map((e, i) => e.at - longEvents[i]!.at);
-    assert.ok(Math.max(...gaps) < 1500, `the long stream paused ${Math.max(...gaps).toFixed(0)} ms between deltas`);
+    assert.ok(longDuring > 0, 'the long stream got no delta while the short ones ran');
   });
 });
 
@@ -124,8 +126,9 @@ describe('tts serve: 50 concurrent SSE streams (server in a child process)', () 
       for (const audio of audios) assert.ok(audio.equals(reference), 'the same text gives the same bytes');
     }
     const seconds = (performance.now() - t0) / 1000;
-    await new Promise((r) => setTimeout(r, 500));
-    const afterLoad = await svc.memory();
+    // The last streams' engine work is over before the memory is read.
+    let afterLoad = await svc.memory();
+    for (let i = 0; i < 50 && afterLoad.engine.busy + afterLoad.engine.queued > 0; i++) afterLoad = await svc.memory();
     t.diagnostic(`${rounds} × 50 streams in ${seconds.toFixed(1)} s on ${defaultWorkers()} workers`);
     t.diagnostic(`rss ${mb(baseline.rss)} → ${mb(afterLoad.rss)}; heapUsed ${mb(baseline.heapUsed)} → ${mb(afterLoad.heapUsed)}; external ${mb(baseline.external)} → ${mb(afterLoad.external)}`);
     assert.equal(afterLoad.engine.completed - baseline.engine.completed, rounds * 50);

@@ -13,7 +13,7 @@ import { after, before, describe, it } from 'node:test';
 import { Admission, ServiceLimits, type AdmissionLimits } from '../../src/server/admission.js';
 import { KeyRing } from '../../src/server/keys.js';
 import { attachRealtime } from '../../src/server/realtime-route.js';
-import { createService, listen } from '../../src/server/service.js';
+import { createService, listen } from '../../src/server/builtin-server.js';
 import { connect as connectWs, handshake, type WsSession } from '../helpers/serve-ws.js';
 import { fakeAudio, fakeEngine, type FakeEngine } from '../helpers/fake-engine.js';
 

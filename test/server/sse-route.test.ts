@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createEngine } from '../../src/engine/index.js';
 import type { SpeechEngine } from '../../src/engine/types.js';
-import { createService, listen } from '../../src/server/service.js';
+import { createService, listen } from '../../src/server/builtin-server.js';
 import type { SseOutcome } from '../../src/client/sse-events.js';
 import { decodeEventStream } from '../helpers/sse-decode.js';
 
@@ -81,7 +81,8 @@ describe('POST /v1/tts/sse (built-in service)', () => {
     const text = raw.join('');
     // The service always names its events (docs/cli.md §4).
     assert.match(text, /^event: delta\ndata: \{"type":"speech\.audio\.delta","item_id":"item_[0-9a-f]+","delta":"/);
-    assert.match(text, /event: done\ndata: \{"type":"speech\.audio\.done","item_id":"item_[0-9a-f]+"\}\n\n$/);
+    // `engine` is the built-in extension (docs/protocol.md §2.3): who spoke, here the voice's own engines.
+    assert.match(text, /event: done\ndata: \{"type":"speech\.audio\.done","item_id":"item_[0-9a-f]+","engine":"builtin"\}\n\n$/);
     const audio = outcomes.filter((o) => o.kind === 'audio');
     assert.ok(audio.length >= 5, `only ${audio.length} deltas`);
     assert.equal(outcomes.at(-1)?.kind, 'done');

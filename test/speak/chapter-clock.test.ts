@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ChapterClock } from '../../src/speak/chapter-clock.js';
 import { splitText } from '../../src/text/split.js';
-import { sentencesOf } from '../../src/speak/sentences.js';
+import { sentencesOf } from '../../src/text/sentences.js';
 
 const TEXTS = ['Intro. Words here.', 'Second chapter! More text; and more.', '第三章。日本語の文です。'];
 const TITLES = ['One', 'Two', 'Three'];

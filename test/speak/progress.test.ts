@@ -4,7 +4,8 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { formatClock, formatProgress, formatRunSummary, progressMode } from '../../src/cli/report.js';
+import { formatClock, formatProgress, formatRunSummary } from '../../src/cli/run-lines.js';
+import { progressMode } from '../../src/cli/progress-display.js';
 import { Progress } from '../../src/speak/progress.js';
 
 describe('progress', () => {
@@ -33,6 +34,15 @@ describe('progress', () => {
     const s = new Progress(undefined, 48000, 0);
     s.pieceDone('abc', false);
     assert.equal(formatProgress(s.snapshot(2000)), '3 chars · 0.0 s audio · 0:02 elapsed');
+  });
+
+  it('while the first piece still streams, says so rather than "0% · 0 chars" beside its audio (issue 19)', () => {
+    const p = new Progress(16_000, 48000, 0);
+    p.audio(48000 * 46.2);
+    const s = p.snapshot(5000);
+    assert.equal(formatProgress(s), 'first piece · 46.2 s audio · 0:05 elapsed');
+    p.pieceDone('x'.repeat(1000), false);
+    assert.match(formatProgress(p.snapshot(6000)), /^6% · 1000 chars · 46\.2 s audio · 0:06 elapsed/);
   });
 
   it('formats clocks and the summary line', () => {

@@ -4,33 +4,13 @@
  * it keeps the streaming reader of text/read.ts.
  */
 import { readFile, stat } from 'node:fs/promises';
-import { extname } from 'node:path';
 import { TtsError } from '../../errors.js';
 import { readEpub } from './epub.js';
 import { readHtml } from './html.js';
 import { readMarkdownBounded } from './markdown-bounded.js';
 import { MAX_MARKDOWN_CHARS } from './markdown.js';
 import type { SpokenDocument } from './model.js';
-
-/** The input formats of `--input-format`. */
-export const INPUT_FORMATS = ['text', 'markdown', 'html', 'epub'] as const;
-/** One of {@link INPUT_FORMATS}. */
-export type InputFormat = (typeof INPUT_FORMATS)[number];
-
-/**
- * The format of an input: the flag when given, else by the file's extension (`.md`,
- * `.markdown`; `.html`, `.htm`, `.xhtml`; `.epub`; case-insensitive), else text. Stdin and
- * words are text unless the flag says otherwise.
- */
-export function inputFormatOf(flag: InputFormat | undefined, file: string | undefined): InputFormat {
-  if (flag !== undefined) return flag;
-  if (file === undefined || file === '-') return 'text';
-  const ext = extname(file).toLowerCase();
-  if (ext === '.md' || ext === '.markdown') return 'markdown';
-  if (ext === '.html' || ext === '.htm' || ext === '.xhtml') return 'html';
-  if (ext === '.epub') return 'epub';
-  return 'text';
-}
+import type { InputFormat } from './formats.js';
 
 /** What reading a document needs. */
 export interface DocumentOptions {

@@ -10,6 +10,8 @@ import { Admission, ServiceLimits } from './admission.js';
 import { accessPrefix, pathOf, sendJson } from './http-util.js';
 import { KeyRing } from './keys.js';
 import type { Clock } from './limits.js';
+import { fromServiceCode, sendOpenAiError } from './openai-errors.js';
+import { handleModels, handleOpenAiSpeech, handleVoices, OPENAI_MODELS_PATH, OPENAI_SPEECH_PATH, OPENAI_VOICES_PATH } from './openai-route.js';
 import { attachRealtime, type RealtimeRoute } from './realtime-route.js';
 import { handleSse } from './sse-route.js';
 
@@ -68,8 +70,9 @@ const states = new WeakMap<Server, ServiceState>();
 
 /**
  * Creates the HTTP server of the built-in service (not yet listening).
- * Routes: `POST /v1/tts/sse` (docs/protocol.md §4.1) and the WebSocket `/v1/realtime_tts` (docs/protocol.md §4.2,
- * see realtime-route.ts). Anything else is 404/405 with a JSON body. Limits are per key
+ * Routes: `POST /v1/tts/sse` (docs/protocol.md §4.1), the WebSocket `/v1/realtime_tts` (docs/protocol.md §4.2,
+ * see realtime-route.ts) and the OpenAI dialect: `POST /v1/audio/speech`, `GET /v1/models`,
+ * `GET /v1/audio/voices` (docs/protocol.md §10, openai-route.ts), admitted alike. Anything else is 404/405 with a JSON body. Limits are per key
  * (docs/protocol.md §8, docs/cli.md §4); every answer to an authenticated request carries the IETF draft
  * `RateLimit` / `RateLimit-Policy` headers when a rate limit is set.
  */
@@ -105,8 +108,9 @@ export function createService(options: ServiceOptions): Server {
     });
     const ctx = { engine: options.engine, maxChars, shutdown: shutdown.signal, writeTimeoutMs };
     route(req, res, admission, ctx, controller.signal, meta).catch(() => {
-      if (!res.headersSent) sendJson(res, 500, { error: { code: 'server_error', message: 'internal error' } });
-      else res.end();
+      if (res.headersSent) res.end();
+      else if (isOpenAiPath(pathOf(req))) sendOpenAiError(res, fromServiceCode('server_error', 'internal error'));
+      else sendJson(res, 500, { error: { code: 'server_error', message: 'internal error' } });
     });
   });
   const realtime = attachRealtime(server, { engine: options.engine, admission, maxChars, writeTimeoutMs, accessLog: options.accessLog });
@@ -121,6 +125,8 @@ export interface CloseOptions {
    * New requests are refused (503) from the start either way.
    */
   graceMs?: number | undefined;
+  /** Called when the grace period ran out with streams still running, just before they are ended. */
+  onGraceOver?: (() => void) | undefined;
 }
 
 /**
@@ -139,8 +145,9 @@ export async function closeService(server: Server, options: CloseOptions = {}): 
     if (!state.stopping.value && graceMs > 0) {
       state.stopping.value = true;
       let timer: NodeJS.Timeout | undefined;
-      await Promise.race([state.admission.idle(), new Promise<void>((resolve) => (timer = setTimeout(resolve, graceMs)))]);
+      const over = await Promise.race([state.admission.idle().then(() => false), new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(true), graceMs)))]);
       clearTimeout(timer);
+      if (over) options.onGraceOver?.();
     }
     state.stopping.value = true;
     state.shutdown.abort();
@@ -171,23 +178,38 @@ async function route(
   meta: RequestMeta,
 ): Promise<void> {
   const path = pathOf(req);
-  if (path !== SSE_PATH) {
-    sendJson(res, 404, { error: { code: 'not_found', message: `no route ${path}; the service has POST /v1/tts/sse and /v1/realtime_tts` } });
+  const openai = isOpenAiPath(path);
+  if (path !== SSE_PATH && !openai) {
+    sendJson(res, 404, { error: { code: 'not_found', message: `no route ${path}; the service has POST /v1/tts/sse, /v1/realtime_tts and the OpenAI dialect's POST /v1/audio/speech, GET /v1/models` } });
     return;
   }
-  if (req.method !== 'POST') {
-    sendJson(res, 405, { error: { code: 'method_not_allowed', message: 'use POST' } }, { allow: 'POST' });
+  const method = path === SSE_PATH || path === OPENAI_SPEECH_PATH ? 'POST' : 'GET';
+  if (req.method !== method) {
+    const message = `use ${method}`;
+    if (openai) sendOpenAiError(res, { status: 405, message, type: 'invalid_request_error', param: null, code: 'method_not_allowed' }, { allow: method });
+    else sendJson(res, 405, { error: { code: 'method_not_allowed', message } }, { allow: method });
     return;
   }
   const admitted = admission.admit(req);
   meta.keyIndex = admitted.keyIndex;
   if (!admitted.ok) {
-    sendJson(res, admitted.status, { error: { code: admitted.code, message: admitted.message } }, admitted.headers);
+    // The same admission for both dialects; only the body's shape (and the quota's status) differs.
+    if (openai) sendOpenAiError(res, fromServiceCode(admitted.code, admitted.message, admitted.status), admitted.headers);
+    else sendJson(res, admitted.status, { error: { code: admitted.code, message: admitted.message } }, admitted.headers);
     return;
   }
   meta.release = admitted.release;
   for (const [name, value] of Object.entries(admitted.headers)) res.setHeader(name, value);
-  await handleSse(req, res, { ...ctx, keyIndex: admitted.keyIndex, charge: admitted.charge, onWriteTimeout: () => (meta.note = ' write-timeout') }, signal);
+  const routeCtx = { ...ctx, keyIndex: admitted.keyIndex, charge: admitted.charge, onWriteTimeout: () => (meta.note = `${meta.note ?? ''} write-timeout`) };
+  if (path === SSE_PATH) await handleSse(req, res, routeCtx, signal);
+  else if (path === OPENAI_SPEECH_PATH) await handleOpenAiSpeech(req, res, { ...routeCtx, onModel: (model) => (meta.note = ` model=${model}`) }, signal);
+  else if (path === OPENAI_MODELS_PATH) handleModels(res);
+  else handleVoices(res);
+}
+
+/** True for the paths of the OpenAI dialect (docs/protocol.md §10). */
+function isOpenAiPath(path: string): boolean {
+  return path === OPENAI_SPEECH_PATH || path === OPENAI_MODELS_PATH || path === OPENAI_VOICES_PATH;
 }
 
 /**

@@ -57,19 +57,9 @@ export class ChunkQueue<T> {
     return this.#items.length;
   }
 
-  /** True while the queue is below its high-water mark and still open for items. */
-  get hasRoom(): boolean {
-    return this.#bytes < this.highWaterBytes && this.isOpen;
-  }
-
   /** True until the queue was ended, failed or closed. */
   get isOpen(): boolean {
     return !this.#ended && !this.#closed && this.#failure === undefined;
-  }
-
-  /** True once the consumer closed the queue. */
-  get isClosed(): boolean {
-    return this.#closed;
   }
 
   /**

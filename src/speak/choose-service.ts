@@ -3,8 +3,9 @@
  * `--base-url` / `TTS_BASE_URL` with `TTS_API_KEY` or `--api-key-file`, or — with none configured,
  * or `--offline` — the embedded built-in service.
  */
+import { safeOrigin } from '../client/safe-origin.js';
 import { readFile, stat } from 'node:fs/promises';
-import { TtsError } from '../errors.js';
+import { fileProblem, TtsError } from '../errors.js';
 
 /** Where requests go and the key they carry. */
 export interface ServiceTarget {
@@ -41,7 +42,9 @@ export async function resolveService(choice: ServiceChoice): Promise<ServiceTarg
   if (choice.offline || baseUrl === undefined) {
     const { startEmbeddedService } = await import('../server/embedded.js');
     const { containsKanji } = await import('../engine/japanese.js');
-    const svc = await startEmbeddedService({ japanese: choice.text !== undefined && containsKanji(choice.text) });
+    const svc = await startEmbeddedService(
+      choice.text === undefined ? {} : { japanese: containsKanji(choice.text), text: choice.text },
+    );
     return { baseUrl: svc.baseUrl, wsBaseUrl: svc.baseUrl, apiKey: svc.apiKey, embedded: true, close: () => svc.close() };
   }
   const apiKey = choice.apiKeyFile !== undefined ? await readKeyFile(choice.apiKeyFile, choice.warn) : nonEmpty(choice.env['TTS_API_KEY']);
@@ -68,8 +71,7 @@ async function readKeyFile(path: string, warn: (line: string) => void): Promise<
     }
     text = await readFile(path, 'utf8');
   } catch (cause) {
-    const code = (cause as NodeJS.ErrnoException).code ?? 'error';
-    throw new TtsError('usage', `cannot read the API key file ${path} (${code})`, { cause });
+    throw new TtsError('usage', `cannot read the API key file ${path}: ${fileProblem(cause)}`, { cause });
   }
   const key = text.split(/\r?\n/, 1)[0]?.trim();
   if (key === undefined || key === '') throw new TtsError('no_api_key', `the API key file ${path} is empty`, { hint: 'put the key on its first line' });
@@ -78,12 +80,4 @@ async function readKeyFile(path: string, warn: (line: string) => void): Promise<
 
 function nonEmpty(v: string | undefined): string | undefined {
   return v === undefined || v.trim() === '' ? undefined : v.trim();
-}
-
-function safeOrigin(url: string): string {
-  try {
-    return new URL(url).origin;
-  } catch {
-    return 'an invalid URL';
-  }
 }

@@ -1,0 +1,139 @@
+/**
+ * One-shot runs of the built-in engine as a user pays them (issue 20): `tts stream` of one English
+ * sentence and one Japanese sentence with kanji, no service configured, no piece cache —
+ * - spawn → first audio byte on stdout, against `node -e 0` (spawn → exit) in the same run;
+ * - the whole process writing a WAV file (`-o FILE.wav`), spawn → exit, against `node -e 0`;
+ * - its peak RSS (the kernel's high-water mark, measurePeakRss) in MiB, against `node -e 0`'s;
+ * and native CMU Flite (`flite -voice rms -t TEXT -o FILE.wav`, the same voice as en-man-1) and
+ * native `espeak-ng` on the same sentences as information rows, when installed.
+ * Runs are interleaved (ours, node, native per round) so drift of a shared machine hits all alike.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { espeakVoiceName } from '../src/engine/voices.js';
+import { cleanEnv } from '../test/helpers/cli.js';
+import type { BenchOptions, Figure } from './figures.js';
+import { measurePeakRss, timedSpawn, ttsArgs, which } from './process.js';
+import { median } from './stats.js';
+
+/** Targets of issue 20, as ratios to `node -e 0` and peak RSS in MiB. */
+export const ONESHOT_TARGETS = {
+  en: { firstByteRatio: 5, wallRatio: 6, peakMiB: 150 },
+  ja: { firstByteRatio: 10, wallRatio: 12, peakMiB: 230 },
+} as const;
+
+const MIB = 1024 * 1024;
+
+const SENTENCES = [
+  { lang: 'en' as const, voice: 'en-man-1', text: 'The build finished without errors, and all tests passed.', label: 'English sentence' },
+  { lang: 'ja' as const, voice: 'ja-man-1', text: '今日は良い天気なので、東京駅から歩いて行きます。', label: 'Japanese sentence (kanji)' },
+];
+
+/**
+ * Measures medians of 3 rounds with `--quick`, 7 otherwise (after one discarded round that fills
+ * the page cache). Each round: ours to stdout (first byte), ours to a WAV (wall and peak RSS),
+ * `node -e 0` (wall and peak RSS), native flite / espeak-ng to a WAV.
+ */
+export async function benchOneshot(options: BenchOptions): Promise<Figure[]> {
+  const rounds = options.quick ? 3 : 7;
+  const env = cleanEnv({ TTS_NO_CACHE: '1' });
+  const flite = which('flite');
+  const espeak = which('espeak-ng');
+  const dir = mkdtempSync(path.join(tmpdir(), 'tts-bench-oneshot-'));
+  const wav = path.join(dir, 'x.wav');
+  const figures: Figure[] = [];
+  try {
+    for (const s of SENTENCES) {
+      const first: number[] = [];
+      const wall: number[] = [];
+      const peak: number[] = [];
+      const nodeWall: number[] = [];
+      const nodePeak: number[] = [];
+      const native: number[] = [];
+      const nativePeak: number[] = [];
+      const nativeCommand: [string, string[]] | undefined =
+        s.lang === 'en' && flite !== undefined
+          ? [flite, ['-voice', 'rms', '-t', s.text, '-o', wav]]
+          : espeak !== undefined
+            ? [espeak, ['-v', espeakVoiceName(s.voice, s.lang), '-w', wav, s.text]]
+            : undefined;
+      for (let r = -1; r < rounds; r++) {
+        const streamed = await timedSpawn(process.execPath, ttsArgs('stream', '-q', '-v', s.voice, s.text), { env });
+        if (streamed.firstByteMs === undefined) throw new Error(`tts stream wrote no audio for the ${s.label}: ${streamed.stderr.trim()}`);
+        const file = await measurePeakRss(process.execPath, ttsArgs('stream', '-q', '-v', s.voice, '-o', wav, s.text), { env });
+        const node = await measurePeakRss(process.execPath, ['-e', '0'], { env });
+        const nat = nativeCommand === undefined ? undefined : await measurePeakRss(nativeCommand[0], nativeCommand[1], { env });
+        if (r < 0) continue;
+        first.push(streamed.firstByteMs);
+        wall.push(file.run.exitMs);
+        peak.push(file.bytes / MIB);
+        nodeWall.push(node.run.exitMs);
+        nodePeak.push(node.bytes / MIB);
+        if (nat !== undefined) {
+          native.push(nat.run.exitMs);
+          nativePeak.push(nat.bytes / MIB);
+        }
+      }
+      const t = ONESHOT_TARGETS[s.lang];
+      const nodeBase = { name: 'node -e 0', value: median(nodeWall) };
+      const note = `median of ${rounds}`;
+      figures.push(
+        {
+          bench: 'oneshot',
+          name: `one-shot: ${s.label}, spawn → first audio byte (stdout)`,
+          value: median(first),
+          unit: 'ms',
+          baseline: nodeBase,
+          targets: [{ kind: 'ratio-max', limit: t.firstByteRatio }],
+          note,
+        },
+        {
+          bench: 'oneshot',
+          name: `one-shot: ${s.label} to a WAV file, whole process`,
+          value: median(wall),
+          unit: 'ms',
+          baseline: nodeBase,
+          targets: [{ kind: 'ratio-max', limit: t.wallRatio }],
+          note,
+        },
+        {
+          bench: 'oneshot',
+          name: `one-shot: ${s.label} to a WAV file, peak RSS`,
+          value: median(peak),
+          unit: 'MiB',
+          baseline: { name: 'node -e 0', value: median(nodePeak) },
+          targets: [{ kind: 'max', limit: t.peakMiB }],
+          note: `${note}; kernel high-water mark`,
+        },
+      );
+      if (nativeCommand !== undefined) {
+        const name = path.basename(nativeCommand[0]);
+        figures.push(
+          {
+            bench: 'oneshot',
+            name: `one-shot: native ${name}, ${s.label} to a WAV file, whole process`,
+            value: median(native),
+            unit: 'ms',
+            baseline: nodeBase,
+            targets: [],
+            note: `${note}; the same sentence${name === 'flite' ? ', voice rms (en-man-1)' : ''}`,
+          },
+          {
+            bench: 'oneshot',
+            name: `one-shot: native ${name}, ${s.label}, peak RSS`,
+            value: median(nativePeak),
+            unit: 'MiB',
+            baseline: { name: 'node -e 0', value: median(nodePeak) },
+            targets: [],
+            note,
+          },
+        );
+      }
+      options.log(`oneshot: ${s.label}, ${rounds} interleaved rounds`);
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  return figures;
+}
