@@ -185,6 +185,18 @@ describe('documents end to end', () => {
     assert.ok((await readFile(out)).equals(await readFile(clean)), 'the resumed file differs from a clean run');
   });
 
+  it('chapter flags where they would do nothing are exit 2: on plain text, on a batch', async () => {
+    const text = await runTts(['stream', '--chapters', join(dir, 'x.vtt'), '-o', join(dir, 'x.wav'), 'hello'], { env: env() });
+    assert.equal(text.code, 2, text.stderr);
+    assert.match(text.stderr, /--chapters needs a document/);
+    const jobs = join(dir, 'jobs.jsonl');
+    writeFileSync(jobs, '{"text":"hi","output":"a.wav"}\n');
+    const batch = await runTts(['batch', jobs, '--output-dir', join(dir, 'out'), '--split-chapters', join(dir, 'split2')], { env: env() });
+    assert.equal(batch.code, 2, batch.stderr);
+    assert.match(batch.stderr, /--split-chapters is not a batch flag/);
+    assert.equal(existsSync(join(dir, 'x.wav')) || existsSync(join(dir, 'out')), false);
+  });
+
   describe('hostile documents: exit 2, a clear message, nothing written', () => {
     const refused = async (file: string, pattern: RegExp): Promise<void> => {
       const out = join(dir, 'hostile.mp3');
