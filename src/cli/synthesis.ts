@@ -209,6 +209,8 @@ export async function runSynthesis(command: CommandName, words: string[], flags:
       code = EXIT.ok;
     } else {
       code = reportError(err, reporter);
+      // A document: say where it stopped (docs/cli.md §10 "Progress and summaries").
+      if (chapterNote() !== '') reporter.warn(`stopped in ${chapterNote().slice(3)}`);
       if (interrupted !== undefined) code = signalExitCode(interrupted);
     }
     if (flags.json === true) writeSummary(io, closedPipe ? summary(true, undefined) : summary(false, err));

@@ -178,6 +178,7 @@ describe('documents end to end', () => {
       },
     });
     assert.equal(r1.code, 130, r1.stderr);
+    assert.match(r1.stderr, /stopped in chapter 11: Communication in Ubuntu Development/);
     assert.equal(existsSync(out), false, 'an interrupted run left its output');
     const r2 = await runTts(args(out), { env: { XDG_CACHE_HOME: home }, timeoutMs: 120_000 });
     assert.equal(r2.code, 0, r2.stderr);
