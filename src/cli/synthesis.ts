@@ -68,6 +68,16 @@ export async function runSynthesisCommand(command: SynthesisCommandSpec, words: 
   const spec: AudioSpec = specOf(flags);
   let plan: OutputPlan | undefined;
   let chapters: { title: string; start: number; end: number }[] | undefined;
+  let document: DocumentSource | undefined;
+  /** The chapter being read (` · chapter 3: Title`), '' for plain text or before the first (docs/cli.md §10). */
+  const chapterNote = (): string => {
+    const at = document?.clock.current ?? -1;
+    return document === undefined || at < 0 ? '' : ` · chapter ${document.firstIndex + at + 1}: ${document.clock.titles[at]}`;
+  };
+  // A document that fails or is interrupted says where it stopped (docs/cli.md §10 "Progress and summaries").
+  const afterFailure = (): void => {
+    if (chapterNote() !== '') reporter.warn(`stopped in ${chapterNote().slice(3)}`);
+  };
   const summary = (ok: boolean, err: unknown): RunSummary | undefined => {
     if (flags.json !== true) return undefined;
     const s: RunSummary = {
@@ -88,7 +98,7 @@ export async function runSynthesisCommand(command: SynthesisCommandSpec, words: 
   };
   // Only the stdout sink's own marker ends the run quietly: an EPIPE from the network is a transport failure.
   const quietEnd = (err: unknown): number | undefined => (err instanceof ClosedPipeError ? EXIT.ok : undefined);
-  return runLifecycle({ reporter, io, quietEnd, summary }, async ({ signal, atEnd }) => {
+  return runLifecycle({ reporter, io, quietEnd, summary, afterFailure }, async ({ signal, atEnd }) => {
     // The converter and the tempo changer get ready while the text is read and the service found.
     prepareAudio(command.channel, spec, { speed: flags.speed ?? 1, volume: flags.volume ?? 1 });
     let spinner: ProgressDisplay | undefined;
@@ -96,11 +106,6 @@ export async function runSynthesisCommand(command: SynthesisCommandSpec, words: 
     const text = { words, file: flags.file, lines: flags.lines === true };
     const progress = new Progress(await knownTextBytes(text), bytesPerFrame(spec) * spec.sampleRate, started);
     let label = 'Synthesizing…';
-    let document: DocumentSource | undefined;
-    const chapterNote = (): string => {
-      const at = document?.clock.current ?? -1;
-      return document === undefined || at < 0 ? '' : ` · chapter ${document.firstIndex + at + 1}: ${document.clock.titles[at]}`;
-    };
     // Audio arrives in many small deltas: the line is redrawn at most ten times a second.
     let shownAt = -Infinity;
     const show = (): void => {

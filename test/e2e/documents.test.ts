@@ -178,11 +178,24 @@ describe('documents end to end', () => {
       },
     });
     assert.equal(r1.code, 130, r1.stderr);
+    assert.match(r1.stderr, /stopped in chapter 11: Communication in Ubuntu Development/);
     assert.equal(existsSync(out), false, 'an interrupted run left its output');
     const r2 = await runTts(args(out), { env: { XDG_CACHE_HOME: home }, timeoutMs: 120_000 });
     assert.equal(r2.code, 0, r2.stderr);
     assert.ok(summaryOf(r2.stderr).cache_hits >= 3);
     assert.ok((await readFile(out)).equals(await readFile(clean)), 'the resumed file differs from a clean run');
+  });
+
+  it('chapter flags where they would do nothing are exit 2: on plain text, on a batch', async () => {
+    const text = await runTts(['stream', '--chapters', join(dir, 'x.vtt'), '-o', join(dir, 'x.wav'), 'hello'], { env: env() });
+    assert.equal(text.code, 2, text.stderr);
+    assert.match(text.stderr, /--chapters needs a document/);
+    const jobs = join(dir, 'jobs.jsonl');
+    writeFileSync(jobs, '{"text":"hi","output":"a.wav"}\n');
+    const batch = await runTts(['batch', jobs, '--output-dir', join(dir, 'out'), '--split-chapters', join(dir, 'split2')], { env: env() });
+    assert.equal(batch.code, 2, batch.stderr);
+    assert.match(batch.stderr, /--split-chapters is not a batch flag/);
+    assert.equal(existsSync(join(dir, 'x.wav')) || existsSync(join(dir, 'out')), false);
   });
 
   describe('hostile documents: exit 2, a clear message, nothing written', () => {
