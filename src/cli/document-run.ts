@@ -7,11 +7,11 @@
  * What is sent to the service — and so each piece's cache key (docs/cli.md §8) — is the
  * document's spoken text alone: chapters and tags never change it.
  */
-import { mkdir, open, rename, stat, unlink } from 'node:fs/promises';
-import { basename, dirname, join, resolve } from 'node:path';
+import { mkdir, stat } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
 import { webvttChapters, type AudioChapter, type AudioTags } from '../audio/containers/chapters.js';
 import { writeChapterMetadata, type TaggedContainer } from '../audio/containers/chapter-files.js';
-import { tempPathFor, trackTempFile, untrackTempFile } from '../audio/temp-files.js';
+import { commitAtomicFile, discardAtomicFile, ioError, openAtomicFile } from '../audio/file-sink.js';
 import { bytesPerFrame, type AudioSpec } from '../dsp/spec.js';
 import { TtsError } from '../errors.js';
 import { ChapterClock } from '../speak/chapter-clock.js';
@@ -152,24 +152,19 @@ export function checkChapterPaths(flags: SynthesisFlags): void {
   }
 }
 
-/** Writes a small text file to a temporary name beside it, then renames it into place (docs/cli.md §2). */
+/**
+ * Writes a small text file atomically: a temporary file beside it renamed over it when whole
+ * (docs/cli.md §2; the one atomic writer of audio/file-sink.ts).
+ * @throws TtsError `io_error` (exit 7) naming `path`; nothing is left behind.
+ */
 async function writeTextAtomically(path: string, text: string): Promise<void> {
-  const temp = tempPathFor(dirname(resolve(path)), basename(path));
+  const file = await openAtomicFile(path);
   try {
-    const fh = await open(temp, 'wx', 0o666);
-    trackTempFile(temp);
-    try {
-      await fh.writeFile(text, 'utf8');
-      await fh.sync();
-    } finally {
-      await fh.close();
-    }
-    await rename(temp, path);
-    untrackTempFile(temp);
+    await file.fh.writeFile(text, 'utf8');
+    await commitAtomicFile(file);
   } catch (cause) {
-    await unlink(temp).catch(() => {});
-    untrackTempFile(temp);
-    throw new TtsError('io_error', `cannot write ${path}: ${(cause as NodeJS.ErrnoException).code ?? (cause as Error).message}`, { cause, hint: 'check the folder and its permissions' });
+    await discardAtomicFile(file);
+    throw ioError(cause, path);
   }
 }
 

@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { lstatSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -123,6 +123,18 @@ describe('chapter writers', () => {
     await assert.rejects(writeChapterMetadata(path, 'flac', TAGS, CHAPTERS, 24000), (e: unknown) => e instanceof Error && (e as { exitCode?: number }).exitCode === 7);
     assert.equal(readFileSync(path, 'utf8'), 'not audio at all');
     assert.deepEqual(readdirSync(dir).filter((f) => f.endsWith('.tmp')), []);
+  });
+
+  it('-o through a symbolic link: the chapters go into the file the audio went to, the link stays a link', async () => {
+    // The audio sink writes through links (audio/file-sink.ts resolves them); the chapters must follow it there.
+    const target = await audioFile('wav');
+    const before = readFileSync(target);
+    const link = join(dir, 'link.wav');
+    symlinkSync(target, link);
+    await writeChapterMetadata(link, 'wav', TAGS, CHAPTERS, SPEC.sampleRate);
+    assert.equal(lstatSync(link).isSymbolicLink(), true, 'the link was replaced by a file');
+    const after = readFileSync(target);
+    assert.ok(after.length > before.length && after.includes(Buffer.from('cue ')), 'the linked file did not get the chapters');
   });
 });
 

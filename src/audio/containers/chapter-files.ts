@@ -10,10 +10,9 @@
  *   renumbered and their CRCs redone when the new packet takes another number of pages.
  * - WAV: `LIST`/`INFO`, `cue ` and `LIST`/`adtl` chunks after the audio, the RIFF size updated.
  */
-import { open, rename, unlink, type FileHandle } from 'node:fs/promises';
-import { basename, dirname } from 'node:path';
+import { open, type FileHandle } from 'node:fs/promises';
 import { TtsError } from '../../errors.js';
-import { tempPathFor, trackTempFile, untrackTempFile } from '../temp-files.js';
+import { commitAtomicFile, discardAtomicFile, openAtomicFile, type AtomicFile } from '../file-sink.js';
 import { vorbisChapterComments, vorbisCommentBody, wavChapterChunks, type AudioChapter, type AudioTags } from './chapters.js';
 import { id3v24Tag, id3v2Length } from './id3.js';
 import { oggCrc } from './ogg.js';
@@ -32,29 +31,20 @@ const VENDOR = 'tts';
  *   container; the original is then untouched and no temporary file is left.
  */
 export async function writeChapterMetadata(path: string, container: TaggedContainer, tags: AudioTags, chapters: readonly AudioChapter[], sampleRate: number): Promise<void> {
-  const temp = tempPathFor(dirname(path), basename(path));
   let src: FileHandle | undefined;
-  let dst: FileHandle | undefined;
+  let file: AtomicFile | undefined;
   try {
     src = await open(path, 'r');
-    const mode = (await src.stat()).mode & 0o7777;
-    dst = await open(temp, 'wx', 0o666);
-    trackTempFile(temp);
-    await dst.chmod(mode).catch(() => {});
-    const out = new Output(dst);
+    // The one atomic writer (docs/cli.md §2): beside the file, with its mode, renamed over it when whole.
+    file = await openAtomicFile(path);
+    const out = new Output(file.fh);
     if (container === 'mp3') await mp3(src, out, tags, chapters);
     else if (container === 'flac') await flac(src, out, tags, chapters);
     else if (container === 'opus') await opus(src, out, tags, chapters);
     else await wav(src, out, tags, chapters, sampleRate);
-    await dst.sync();
-    await dst.close();
-    dst = undefined;
-    await rename(temp, path);
-    untrackTempFile(temp);
+    await commitAtomicFile(file);
   } catch (cause) {
-    await dst?.close().catch(() => {});
-    await unlink(temp).catch(() => {});
-    untrackTempFile(temp);
+    if (file !== undefined) await discardAtomicFile(file);
     if (cause instanceof TtsError) throw cause;
     throw new TtsError('io_error', `cannot write the chapters into ${path}: ${(cause as Error).message}`, { cause, hint: 'check the folder and the disk' });
   } finally {
