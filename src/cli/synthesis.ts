@@ -105,6 +105,8 @@ export async function runSynthesis(command: CommandName, words: string[], flags:
     if (words.length === 0 && flags.lines !== true && (flags.file === undefined || flags.file === '-') && io.stdin.isTTY === true) {
       reporter.warn('reading text from the terminal; end with Ctrl-D');
     }
+    // Said once the stop signals are handled: a test waits for it before it signals (issue 19 §6).
+    if (words.length === 0 && (flags.file === undefined || flags.file === '-')) reporter.verbose('reading the text from standard input');
     const source = await textSource(words, flags, io, controller.signal);
     const text = source.text;
     const mismatch = text === undefined ? undefined : mismatchWarning(text, flags.voice, flags.language);
