@@ -163,7 +163,7 @@ function hasServeCommand(): boolean {
 
 /** The service in this process: `createService` + `createEngine()` (default worker count). */
 async function inProcessService(keys: string[]): Promise<Subject> {
-  const [{ createEngine }, service] = await Promise.all([import('../src/engine/index.js'), import('../src/server/service.js')]);
+  const [{ createEngine }, service] = await Promise.all([import('../src/engine/index.js'), import('../src/server/builtin-server.js')]);
   const engine = createEngine();
   // createService returned the http.Server at first and a { server, close } later: take either.
   const created = service.createService({ apiKeys: keys, engine } as Parameters<typeof service.createService>[0]) as unknown;

@@ -68,33 +68,7 @@ export interface FileSink extends AudioSink {
  */
 export async function openFileSink(path: string, spec: AudioSpec, container: FileContainer): Promise<FileSink> {
   assertAudioSpec(spec);
-  let target = resolve(path);
-  try {
-    target = await realpath(target);
-  } catch {
-    // Does not exist yet (or a dangling link): write to the path as given.
-  }
-  // Catch "target is a folder" now rather than at the final rename, after all the synthesis.
-  let existing: Stats | undefined;
-  try {
-    existing = await stat(target);
-  } catch (err) {
-    if (codeOf(err) !== 'ENOENT') throw ioError(err, path);
-  }
-  if (existing?.isDirectory() === true) throw ioError(Object.assign(new Error(`${path} is a folder`), { code: 'EISDIR' }), path);
-  // A run that was killed outright (SIGKILL, out of memory) left its temporary file: take it away.
-  await removeStaleTempFiles(dirname(target), basename(target));
-  const tempPath = tempPathFor(dirname(target), basename(target));
-  let fh: FileHandle;
-  try {
-    // 'wx' = O_CREAT | O_EXCL: never reuse or follow something already there.
-    fh = await open(tempPath, 'wx', 0o666);
-    trackTempFile(tempPath);
-    // Replacing a file keeps its permissions (a 0600 file must not come back 0644).
-    if (existing !== undefined) await fh.chmod(existing.mode & 0o7777).catch(() => {});
-  } catch (err) {
-    throw ioError(err, path);
-  }
+  const { target, tempPath, fh } = await openAtomicFile(path);
   const sink = new AtomicFileSink(path, target, tempPath, fh, spec, container);
   if (container === 'wav') {
     try {
@@ -105,6 +79,75 @@ export async function openFileSink(path: string, spec: AudioSpec, container: Fil
     }
   }
   return sink;
+}
+
+/** A file being written atomically: a temporary file beside its target (docs/cli.md §2). */
+export interface AtomicFile {
+  /** The target with links resolved: what the temporary file is renamed over. */
+  target: string;
+  /** The temporary file, tracked for removal at exit (temp-files.ts). */
+  tempPath: string;
+  /** Open for writing at the start of the temporary file. */
+  fh: FileHandle;
+}
+
+/**
+ * Opens the temporary file of an atomic write of `path`: the target's links resolved, a folder
+ * there refused now (rather than at the final rename, after all the synthesis), temporary files
+ * a killed run left removed, the new one created exclusively with the mode of a new file — or
+ * of the file it will replace (a 0600 file must not come back 0644).
+ * Complete it with {@link commitAtomicFile}, or drop it with {@link discardAtomicFile}.
+ * @throws TtsError `io_error` (exit 7) naming `path`.
+ */
+export async function openAtomicFile(path: string): Promise<AtomicFile> {
+  let target = resolve(path);
+  try {
+    target = await realpath(target);
+  } catch {
+    // Does not exist yet (or a dangling link): write to the path as given.
+  }
+  let existing: Stats | undefined;
+  try {
+    existing = await stat(target);
+  } catch (err) {
+    if (codeOf(err) !== 'ENOENT') throw ioError(err, path);
+  }
+  if (existing?.isDirectory() === true) throw ioError(Object.assign(new Error(`${path} is a folder`), { code: 'EISDIR' }), path);
+  // A run that was killed outright (SIGKILL, out of memory) left its temporary file: take it away.
+  await removeStaleTempFiles(dirname(target), basename(target));
+  const tempPath = tempPathFor(dirname(target), basename(target));
+  let fh: FileHandle | undefined;
+  try {
+    // 'wx' = O_CREAT | O_EXCL: never reuse or follow something already there.
+    fh = await open(tempPath, 'wx', 0o666);
+    trackTempFile(tempPath);
+    if (existing !== undefined) await fh.chmod(existing.mode & 0o7777).catch(() => {});
+  } catch (err) {
+    if (fh !== undefined) await discardAtomicFile({ tempPath, fh });
+    throw ioError(err, path);
+  }
+  return { target, tempPath, fh };
+}
+
+/**
+ * Puts a complete atomic file in place: fsync (the data is on disk before the name points at
+ * it: a crash after the rename must not leave a file that has its name but not its bytes),
+ * close, rename over the target, fsync of the folder (best effort).
+ * @throws the fs error of the sync, close or rename; the temporary file is then still there.
+ */
+export async function commitAtomicFile(file: AtomicFile): Promise<void> {
+  await file.fh.sync();
+  await file.fh.close();
+  await rename(file.tempPath, file.target);
+  untrackTempFile(file.tempPath);
+  await syncFolder(dirname(file.target));
+}
+
+/** Closes and deletes an atomic file's temporary file; never rejects (there is nothing better to do). */
+export async function discardAtomicFile(file: Pick<AtomicFile, 'tempPath'> & { fh: FileHandle | undefined }): Promise<void> {
+  if (file.fh !== undefined) await file.fh.close().catch(() => undefined);
+  await unlink(file.tempPath).catch(() => undefined);
+  untrackTempFile(file.tempPath);
 }
 
 type State = 'open' | 'done' | 'failed' | 'aborted';
@@ -173,15 +216,10 @@ class AtomicFileSink implements FileSink {
         if (wavPadLength(this.bytes) === 1) await writeAll(fh, Buffer.alloc(1), this.headerLength + this.bytes);
         await writeAll(fh, wavHeader(this.spec, this.bytes), 0);
       }
-      // Data on disk before the name points at it: a crash after rename must not leave a
-      // file that has its name but not its bytes.
-      await fh.sync();
+      // On a failure the handle stays with the sink, whose clean-up closes it (again) and deletes the file.
+      await commitAtomicFile({ target: this.target, tempPath: this.tempPath, fh });
       this.fh = undefined;
-      await fh.close();
-      await rename(this.tempPath, this.target);
-      untrackTempFile(this.tempPath);
       this.state = 'done';
-      await syncFolder(dirname(this.target));
     });
   }
 
@@ -223,9 +261,8 @@ class AtomicFileSink implements FileSink {
   private async cleanup(): Promise<void> {
     const fh = this.fh;
     this.fh = undefined;
-    if (fh !== undefined) await fh.close().catch(() => undefined);
-    if (this.state !== 'done') await unlink(this.tempPath).catch(() => undefined);
-    untrackTempFile(this.tempPath);
+    if (this.state !== 'done') await discardAtomicFile({ tempPath: this.tempPath, fh });
+    else untrackTempFile(this.tempPath);
   }
 }
 
@@ -270,7 +307,7 @@ function codeOf(err: unknown): string | undefined {
  * A file-system error as the TtsError the CLI reports (exit 7), naming the path the user gave
  * and saying what to do.
  */
-function ioError(err: unknown, path: string): TtsError {
+export function ioError(err: unknown, path: string): TtsError {
   const folder = dirname(resolve(path));
   const [what, hint] = ((): [string, string] => {
     switch (codeOf(err)) {

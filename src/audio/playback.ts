@@ -45,6 +45,18 @@ export async function openPlayback(spec: AudioSpec, options: PlaybackOptions): P
     return sink;
   }
   const [{ findOnPath, openSystemPlayerSink }] = await Promise.all([import('./system-player.js')]);
+  /** Opens one system player: its sink, or its failure (said under --verbose). */
+  const trySystemPlayer = async (player: (typeof SYSTEM_PLAYERS)[number], path: string): Promise<{ sink: AudioSink } | { failure: BackendReport }> => {
+    try {
+      const sink = await openSystemPlayerSink(spec, player, path);
+      verbose(`playback: ${player.name} (${path})`);
+      return { sink };
+    } catch (error) {
+      if (!(error instanceof TtsError)) throw error;
+      verbose(`playback: ${error.message}`);
+      return { failure: { name: player.name, ok: false, state: 'no-device', detail: error.message } };
+    }
+  };
   if (choice !== 'auto') {
     const player = SYSTEM_PLAYERS.find((p) => p.name === choice);
     if (player === undefined) throw new TtsError('usage', `--player ${choice} is not a player tts knows`, { hint: `use one of: speaker, ${SYSTEM_PLAYERS.map((p) => p.name).join(', ')}` });
@@ -52,16 +64,10 @@ export async function openPlayback(spec: AudioSpec, options: PlaybackOptions): P
     if (path === undefined) {
       throw new TtsError('no_playback_device', `--player ${choice}: ${choice} is not on PATH`, { hint: `install ${player.from}, or choose another --player` });
     }
-    try {
-      const sink = await openSystemPlayerSink(spec, player, path);
-      verbose(`playback: ${player.name} (${path})`);
-      return sink;
-    } catch (error) {
-      if (!(error instanceof TtsError)) throw error;
-      // The same short cause as with `auto`; the player's own words under --verbose.
-      verbose(`playback: ${error.message}`);
-      throw playbackError([{ name: player.name, ok: false, state: 'no-device', detail: error.message }], (options.cards ?? alsaCards)());
-    }
+    const opened = await trySystemPlayer(player, path);
+    if ('sink' in opened) return opened.sink;
+    // The same short cause as with `auto`; the player's own words under --verbose.
+    throw playbackError([opened.failure], (options.cards ?? alsaCards)());
   }
   // Each failure is kept for the one-line cause; the details go to --verbose (and `tts doctor`).
   const failures: BackendReport[] = [];
@@ -78,15 +84,9 @@ export async function openPlayback(spec: AudioSpec, options: PlaybackOptions): P
   for (const player of SYSTEM_PLAYERS) {
     const path = findOnPath(player.name, options.env);
     if (path === undefined) continue;
-    try {
-      const sink = await openSystemPlayerSink(spec, player, path);
-      verbose(`playback: ${player.name} (${path})`);
-      return sink;
-    } catch (error) {
-      if (!(error instanceof TtsError)) throw error;
-      failures.push({ name: player.name, ok: false, state: 'no-device', detail: error.message });
-      verbose(`playback: ${error.message}`);
-    }
+    const opened = await trySystemPlayer(player, path);
+    if ('sink' in opened) return opened.sink;
+    failures.push(opened.failure);
   }
   if (failures.length === 1) verbose(`playback: no system player on PATH (${SYSTEM_PLAYERS.map((p) => p.name).join(', ')})`);
   throw playbackError(failures, (options.cards ?? alsaCards)());

@@ -22,7 +22,7 @@ export interface CacheCounters {
 
 /** How to wrap a channel's opener. */
 export interface CachedOpenerOptions {
-  /** The cache; undefined with `--no-cache` (then only `onPieceDone` is added). */
+  /** The cache; undefined with `--no-cache` (then the opener is the channel's own). */
   cache: PieceCache | undefined;
   identity: CacheIdentity;
   /**
@@ -31,8 +31,6 @@ export interface CachedOpenerOptions {
    */
   requested: AudioSpec;
   counters: CacheCounters;
-  /** Called when a piece's audio was all handed on: `text` as sent, `fromCache` when it was replayed. */
-  onPieceDone?: ((text: string, fromCache: boolean) => void) | undefined;
   /** Called (for --verbose) when an answer is not stored because someone else than the key names spoke. */
   verbose?: ((line: string) => void) | undefined;
 }
@@ -47,7 +45,7 @@ export interface CachedOpenerOptions {
  *   service's; the cache's own problems only make it a miss.
  */
 export function cachedOpener(open: OpenRequest, options: CachedOpenerOptions): OpenRequest {
-  const { cache, identity, counters, onPieceDone, requested } = options;
+  const { cache, identity, counters, requested } = options;
   const frameBytes = bytesPerFrame(requested);
   return (text, signal) => {
     let answer: ReturnType<OpenRequest> | undefined;
@@ -67,7 +65,6 @@ export function cachedOpener(open: OpenRequest, options: CachedOpenerOptions): O
             if (signal.aborted) throw signal.reason;
             yield { data, itemId: undefined };
           }
-          onPieceDone?.(text, true);
           return;
         }
       }
@@ -92,12 +89,12 @@ export function cachedOpener(open: OpenRequest, options: CachedOpenerOptions): O
         if (complete && !signal.aborted) void writer?.commit();
         else void writer?.discard();
       }
-      onPieceDone?.(text, false);
     }
     return {
       chunks: chunks(),
       arriving: () => (fromCache || answer === undefined ? requested : answer.arriving()),
       spoke: () => (fromCache ? identity.speaker : answer?.spoke()),
+      replayed: () => fromCache,
     };
   };
 }

@@ -3,19 +3,8 @@
  * `$XDG_CACHE_HOME/tts` (or `~/.cache/tts`); off with `--no-cache` or `TTS_NO_CACHE` set to
  * anything but empty or `0`; capped by `--cache-size`.
  */
-import { homedir } from 'node:os';
-import { isAbsolute, join } from 'node:path';
+import { cacheDir } from './dir.js';
 import { DEFAULT_CACHE_BYTES, PieceCache } from './store.js';
-
-/**
- * The cache's folder: `$XDG_CACHE_HOME/tts` when that is an absolute path (the XDG Base
- * Directory Specification ignores a relative one), else `~/.cache/tts`.
- */
-export function cacheDir(env: NodeJS.ProcessEnv): string {
-  const xdg = env['XDG_CACHE_HOME'];
-  const base = xdg !== undefined && xdg !== '' && isAbsolute(xdg) ? xdg : join(env['HOME'] !== undefined && env['HOME'] !== '' ? env['HOME'] : homedir(), '.cache');
-  return join(base, 'tts');
-}
 
 /** The cache flags of a synthesis command. */
 export interface CacheFlags {

@@ -9,8 +9,8 @@
 import { join } from 'node:path';
 import type { Command, Option } from 'commander';
 import { TtsError } from '../errors.js';
-import { openText } from '../text/read.js';
-import type { SynthesisFlags } from './options.js';
+import { LineCutter, openText } from '../text/read.js';
+import { flagValue, type SynthesisFlags } from './flags.js';
 import type { CommandIo } from './report.js';
 
 /** Longest line of a batch input, in UTF-8 bytes (1 MiB). */
@@ -53,26 +53,21 @@ export async function readBatchLines(path: string, io: CommandIo, maxInputBytes:
   const what = path === '-' ? 'standard input' : path;
   const blocks = await openText({ words: [], file: path, stdin: io.stdin, maxInputBytes, signal });
   const lines: string[] = [];
-  let current = '';
+  const cutter = new LineCutter<string>('\n', (parts) => parts.join(''), (part) => Buffer.byteLength(part));
   const tooLong = (): TtsError =>
     new TtsError('usage', `line ${lines.length + 1} of ${what} is longer than ${MAX_LINE_BYTES} bytes`, { hint: 'put a long text in a file and give it as {"file": …}' });
   const push = (line: string): void => {
     if (lines.length >= MAX_LINES) throw new TtsError('usage', `${what} has more than ${MAX_LINES} lines`, { hint: 'split the batch into several' });
     if (Buffer.byteLength(line) > MAX_LINE_BYTES) throw tooLong();
-    lines.push(line.endsWith('\r') ? line.slice(0, -1) : line);
+    lines.push(line);
   };
   for await (const block of blocks) {
-    let start = 0;
-    for (let nl = block.indexOf('\n'); nl !== -1; nl = block.indexOf('\n', start)) {
-      push(current + block.slice(start, nl));
-      current = '';
-      start = nl + 1;
-    }
-    current += block.slice(start);
+    for (const line of cutter.cut(block)) push(line);
     // A line that never ends is refused as it grows, not once it is all in memory.
-    if (Buffer.byteLength(current) > MAX_LINE_BYTES) throw tooLong();
+    if (cutter.pendingSize > MAX_LINE_BYTES) throw tooLong();
   }
-  if (current !== '') push(current);
+  const last = cutter.end();
+  if (last !== undefined) push(last);
   return lines;
 }
 
@@ -151,31 +146,12 @@ function parseJsonJob(raw: string, job: BatchJob, command: Command): void {
     if (option === undefined || BATCH_WIDE.has(kebab)) {
       throw new TtsError('usage', `"${key}" is not a flag a line can set`, { hint: 'use the long name of a synthesis flag (voice, language, format, sample-rate, …); service and output flags go on the command line' });
     }
-    flags[option.attributeName()] = optionValue(option, kebab, v);
+    flags[option.attributeName()] = flagValue(option, v, (why) => new TtsError('usage', `"${kebab}" ${why}`));
     job.own.add(option.attributeName());
   }
   if ((job.text === undefined) === (job.file === undefined)) throw new TtsError('usage', 'give either "text" or "file"');
   if (job.file === '-') throw new TtsError('usage', '"file" cannot be standard input in a batch');
   if (job.flags.wav === true && job.flags.raw === true) throw new TtsError('usage', '"wav" and "raw" cannot both be set');
-}
-
-/** A line's value for `option`, parsed as the command line would parse it. */
-function optionValue(option: Option, name: string, v: unknown): unknown {
-  if (option.isBoolean()) {
-    if (typeof v !== 'boolean') throw new TtsError('usage', `"${name}" must be true or false`);
-    return v;
-  }
-  if (typeof v !== 'string' && typeof v !== 'number') throw new TtsError('usage', `"${name}" must be a string or a number`);
-  const text = String(v);
-  if (option.argChoices !== undefined && !option.argChoices.includes(text)) {
-    throw new TtsError('usage', `"${name}" must be one of ${option.argChoices.join(', ')}`);
-  }
-  if (option.parseArg === undefined) return text;
-  try {
-    return option.parseArg(text, undefined as never);
-  } catch (error) {
-    throw new TtsError('usage', `"${name}": ${error instanceof Error ? error.message : String(error)}`);
-  }
 }
 
 /** The extension of the files a batch names itself: `--container`'s (opus → .opus), else raw or wav. */

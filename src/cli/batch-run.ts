@@ -2,23 +2,29 @@
  * Running `tts batch FILE.jsonl` and `tts batch --lines FILE --output-dir DIR` (docs/cli.md §9): many
  * syntheses in one process, `--jobs N` at once, sharing the service (its connections, or the
  * one built-in engine) and the piece cache. Each job is one run of the client core (src/speak
- * run.ts `speak`) into its own file. A failing line is reported with its line number and stops
+ * run.ts `deliverSpeech`) into its own file. A failing line is reported with its line number and stops
  * no other; the exit code is the most severe of all lines.
  */
 import { mkdir } from 'node:fs/promises';
 import type { Command } from 'commander';
-import { removeTempFilesSync } from '../audio/temp-files.js';
 import { cacheFor } from '../cache/use.js';
 import { audioSeconds } from '../dsp/encoding.js';
 import { EXIT, TtsError } from '../errors.js';
-import { assertOutputIsNotInput, planOutput } from '../speak/outputs.js';
-import { speak, type RunStats } from '../speak/run.js';
-import { resolveService, type ServiceTarget } from '../speak/service.js';
+import { assertOutputIsNotInput, checkSubtitlesPath } from '../speak/output-checks.js';
+import { planOutput } from '../speak/output-plan.js';
+import { deliverSpeech, type RunStats } from '../speak/run.js';
+import { resolveService, type ServiceTarget } from '../speak/choose-service.js';
+import { textSource } from '../text/source.js';
 import { assertNoCollisions } from './batch-collisions.js';
 import { jsonJobs, plainJobs, readBatchLines, type BatchJob } from './batch-jobs.js';
-import { cacheEnv, fitConfigDefaults, markCacheForced, type SynthesisFlags } from './options.js';
+import { cacheEnv, fitConfigDefaults, markCacheForced } from './config-defaults.js';
 import { piecesFor, speakSettings, specOf } from './speak-settings.js';
-import { createReporter, formatClock, jsonLine, reportError, startProgressDisplay, type CommandIo, type ProgressDisplay, type Reporter } from './report.js';
+import { createReporter, reportError, type CommandIo, type Reporter } from './report.js';
+import { formatClock } from './run-lines.js';
+import { jsonLine } from './escape.js';
+import { startProgressDisplay, type ProgressDisplay } from './progress-display.js';
+import { runLifecycle } from './run-lifecycle.js';
+import type { SynthesisFlags } from './flags.js';
 
 /** The flags of `tts batch`: the synthesis flags (defaults for every line) and its own. */
 export interface BatchFlags extends SynthesisFlags {
@@ -65,107 +71,87 @@ export function moreSevere(a: number, b: number): number {
 export async function runBatch(file: string, flags: BatchFlags, command: Command, io: CommandIo): Promise<number> {
   const started = performance.now();
   const reporter = createReporter(io.stderr, flags);
-  const controller = new AbortController();
-  let interrupted: NodeJS.Signals | undefined;
-  const onSignal = (signal: NodeJS.Signals): void => {
-    if (interrupted !== undefined) {
-      // A second signal: leave now, but still take the temporary files away (docs/cli.md §2).
-      removeTempFilesSync();
-      process.exit(signal === 'SIGINT' ? EXIT.interrupted : 128 + (signal === 'SIGTERM' ? 15 : 1));
-    }
-    interrupted = signal;
-    controller.abort(new TtsError('interrupted', signal === 'SIGINT' ? 'interrupted' : `stopped by ${signal}`));
-  };
-  const signals: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
-  for (const s of signals) process.on(s, onSignal);
-  let target: ServiceTarget | undefined;
-  let display: ProgressDisplay | undefined;
-  try {
-    for (const [flag, set] of [['-o/--output', flags.output], ['-f/--file', flags.file], ['--play', flags.play]] as const) {
-      if (set !== undefined) throw new TtsError('usage', `${flag} is not a batch flag`, { hint: 'each line names its own "output" (and "text" or "file"); --output-dir DIR sets their folder' });
-    }
-    if (flags.lines === true && flags.outputDir === undefined) throw new TtsError('usage', '--lines needs --output-dir DIR', { hint: 'tts batch --lines FILE --output-dir DIR writes DIR/0001.wav, …' });
-    const lines = await readBatchLines(file, io, flags.maxInput, controller.signal);
-    const jobs = flags.lines === true ? plainJobs(lines, flags.outputDir!, flags) : jsonJobs(lines, command, flags, flags.outputDir);
-    // The config file's container, wav, raw and bitrate are defaults that fit each job (docs/cli.md §7).
-    for (const job of jobs) {
-      if (job.invalid === undefined) fitConfigDefaults(job.flags, (attr) => command.getOptionValueSource(attr) === 'config' && !job.own.has(attr), job.output, false);
-    }
-    if (jobs.length === 0) throw new TtsError('usage', `${file === '-' ? 'standard input' : file} has no jobs`, { hint: 'one JSON object per line, or with --lines one text per line' });
-    // Nothing is written over an input or twice, checked before the first job (docs/cli.md §9).
-    await assertNoCollisions(jobs, file);
-    if (flags.outputDir !== undefined) await mkdir(flags.outputDir, { recursive: true });
-
-    const inline = jobs.map((j) => j.text ?? '').join('\n').slice(0, 64 * 1024);
-    target = await resolveService({ text: inline, baseUrl: flags.baseUrl, wsBaseUrl: flags.wsBaseUrl, apiKeyFile: flags.apiKeyFile, offline: flags.offline === true, env: io.env, warn: (l) => reporter.warn(l) });
-    reporter.setSecret(target.apiKey);
-    if (target.embedded) reporter.notice('no service configured (TTS_BASE_URL): using the built-in offline engine');
-    markCacheForced(flags, command);
-    const cache = cacheFor(flags, cacheEnv(flags, io.env), (l) => reporter.warn(l));
-
-    display = await startProgressDisplay(io, flags, `jobs 0/${jobs.length}`);
-    const totals = { done: 0, failed: 0, bytes: 0, seconds: 0, requests: 0, hits: 0 };
-    const show = (): void => {
-      const elapsed = (performance.now() - started) / 1000;
-      const finished = totals.done + totals.failed;
-      const left = finished > 0 ? ` · ~${formatClock((elapsed * (jobs.length - finished)) / finished)} left` : '';
-      display?.update(`jobs ${finished}/${jobs.length} (${Math.floor((finished / jobs.length) * 100)}%) · ${totals.failed} failed · ${totals.seconds.toFixed(1)} s audio · ${formatClock(elapsed)} elapsed${left}`);
-    };
-    const say = (line: string): void => {
-      if (display !== undefined) display.log(line);
-      else io.stderr.write(`${line}\n`);
-    };
-    const lineReporter = (job: BatchJob): Reporter => {
-      const r = createReporter({ write: (t: string) => (say(t.replace(/\n$/, '').replace(/^tts: /, `tts: line ${job.line}: `)), true), isTTY: io.stderr.isTTY } as never, flags);
-      r.setSecret(target!.apiKey);
-      return r;
-    };
-
-    let code: number = EXIT.ok;
-    let next = 0;
-    const shared = target;
-    const worker = async (): Promise<void> => {
-      while (!controller.signal.aborted) {
-        const job = jobs[next++];
-        if (job === undefined) return;
-        // Each job listens on a signal of its own, which follows the batch's without adding a
-        // listener to it: the run and each piece in flight listen on the signal they get, so
-        // --jobs 8 sharing one signal passed Node's 10 listeners (MaxListenersExceededWarning).
-        const result = await runJob(job, shared, cache, lineReporter(job), io, AbortSignal.any([controller.signal]));
-        if (controller.signal.aborted) return;
-        code = moreSevere(code, result.exit_code);
-        if (result.ok) totals.done++;
-        else totals.failed++;
-        totals.bytes += result.bytes;
-        totals.seconds += result.audio_seconds;
-        totals.requests += result.requests;
-        totals.hits += result.cache_hits;
-        if (flags.json === true) say(jsonLine(result));
-        show();
+  return runLifecycle({ reporter, io }, async ({ signal, atEnd }) => {
+    let display: ProgressDisplay | undefined;
+    try {
+      for (const [flag, set] of [['-o/--output', flags.output], ['-f/--file', flags.file], ['--play', flags.play]] as const) {
+        if (set !== undefined) throw new TtsError('usage', `${flag} is not a batch flag`, { hint: 'each line names its own "output" (and "text" or "file"); --output-dir DIR sets their folder' });
       }
-    };
-    await Promise.all(Array.from({ length: Math.min(flags.jobs, jobs.length) }, worker));
-    if (interrupted !== undefined) throw controller.signal.reason;
-    display?.stop();
-    display = undefined;
-    await cache?.settle();
-    if (io.stderr.isTTY === true && flags.quiet !== true && flags.json !== true) {
-      reporter.warn(
-        `batch: ${totals.done} of ${jobs.length} job(s) done${totals.failed > 0 ? `, ${totals.failed} failed` : ''} · ${formatClock(totals.seconds)} audio · ${formatClock((performance.now() - started) / 1000)} elapsed · ${totals.requests} requests, ${totals.hits} from cache`,
-      );
+      if (flags.lines === true && flags.outputDir === undefined) throw new TtsError('usage', '--lines needs --output-dir DIR', { hint: 'tts batch --lines FILE --output-dir DIR writes DIR/0001.wav, …' });
+      const lines = await readBatchLines(file, io, flags.maxInput, signal);
+      const jobs = flags.lines === true ? plainJobs(lines, flags.outputDir!, flags) : jsonJobs(lines, command, flags, flags.outputDir);
+      // The config file's container, wav, raw and bitrate are defaults that fit each job (docs/cli.md §7).
+      for (const job of jobs) {
+        if (job.invalid === undefined) fitConfigDefaults(job.flags, (attr) => command.getOptionValueSource(attr) === 'config' && !job.own.has(attr), job.output, false);
+      }
+      if (jobs.length === 0) throw new TtsError('usage', `${file === '-' ? 'standard input' : file} has no jobs`, { hint: 'one JSON object per line, or with --lines one text per line' });
+      // Nothing is written over an input or twice, checked before the first job (docs/cli.md §9).
+      await assertNoCollisions(jobs, file);
+      if (flags.outputDir !== undefined) await mkdir(flags.outputDir, { recursive: true });
+
+      const inline = jobs.map((j) => j.text ?? '').join('\n').slice(0, 64 * 1024);
+      const target: ServiceTarget = await resolveService({ text: inline, baseUrl: flags.baseUrl, wsBaseUrl: flags.wsBaseUrl, apiKeyFile: flags.apiKeyFile, offline: flags.offline === true, env: io.env, warn: (l) => reporter.warn(l) });
+      atEnd(() => target.close());
+      reporter.setSecret(target.apiKey);
+      if (target.embedded) reporter.notice('no service configured (TTS_BASE_URL): using the built-in offline engine');
+      markCacheForced(flags, command);
+      const cache = cacheFor(flags, cacheEnv(flags, io.env), (l) => reporter.warn(l));
+
+      display = await startProgressDisplay(io, flags, `jobs 0/${jobs.length}`);
+      const totals = { done: 0, failed: 0, bytes: 0, seconds: 0, requests: 0, hits: 0 };
+      const show = (): void => {
+        const elapsed = (performance.now() - started) / 1000;
+        const finished = totals.done + totals.failed;
+        const left = finished > 0 ? ` · ~${formatClock((elapsed * (jobs.length - finished)) / finished)} left` : '';
+        display?.update(`jobs ${finished}/${jobs.length} (${Math.floor((finished / jobs.length) * 100)}%) · ${totals.failed} failed · ${totals.seconds.toFixed(1)} s audio · ${formatClock(elapsed)} elapsed${left}`);
+      };
+      const say = (line: string): void => {
+        if (display !== undefined) display.log(line);
+        else io.stderr.write(`${line}\n`);
+      };
+      const lineReporter = (job: BatchJob): Reporter => {
+        const r = createReporter({ write: (t: string) => (say(t.replace(/\n$/, '').replace(/^tts: /, `tts: line ${job.line}: `)), true), isTTY: io.stderr.isTTY } as never, flags);
+        r.setSecret(target.apiKey);
+        return r;
+      };
+
+      let code: number = EXIT.ok;
+      let next = 0;
+      const worker = async (): Promise<void> => {
+        while (!signal.aborted) {
+          const job = jobs[next++];
+          if (job === undefined) return;
+          // Each job listens on a signal of its own, which follows the batch's without adding a
+          // listener to it: the run and each piece in flight listen on the signal they get, so
+          // --jobs 8 sharing one signal passed Node's 10 listeners (MaxListenersExceededWarning).
+          const result = await runJob(job, target, cache, lineReporter(job), io, AbortSignal.any([signal]));
+          if (signal.aborted) return;
+          code = moreSevere(code, result.exit_code);
+          if (result.ok) totals.done++;
+          else totals.failed++;
+          totals.bytes += result.bytes;
+          totals.seconds += result.audio_seconds;
+          totals.requests += result.requests;
+          totals.hits += result.cache_hits;
+          if (flags.json === true) say(jsonLine(result));
+          show();
+        }
+      };
+      await Promise.all(Array.from({ length: Math.min(flags.jobs, jobs.length) }, worker));
+      signal.throwIfAborted();
+      display?.stop();
+      display = undefined;
+      await cache?.settle();
+      if (io.stderr.isTTY === true && flags.quiet !== true && flags.json !== true) {
+        reporter.warn(
+          `batch: ${totals.done} of ${jobs.length} job(s) done${totals.failed > 0 ? `, ${totals.failed} failed` : ''} · ${formatClock(totals.seconds)} audio · ${formatClock((performance.now() - started) / 1000)} elapsed · ${totals.requests} requests, ${totals.hits} from cache`,
+        );
+      }
+      return code;
+    } finally {
+      display?.stop();
     }
-    return code;
-  } catch (error) {
-    display?.stop();
-    display = undefined;
-    const code = reportError(interrupted !== undefined ? controller.signal.reason : error, reporter);
-    return interrupted === undefined ? code : interrupted === 'SIGINT' ? EXIT.interrupted : 128 + (interrupted === 'SIGTERM' ? 15 : 1);
-  } finally {
-    display?.stop();
-    for (const s of signals) process.off(s, onSignal);
-    if (!controller.signal.aborted) controller.abort(new TtsError('interrupted', 'finished'));
-    await target?.close().catch(() => {});
-  }
+  });
 }
 
 /**
@@ -184,13 +170,10 @@ async function runJob(job: BatchJob, target: ServiceTarget, cache: ReturnType<ty
     // The line's own flags (container, bit rate…), but never playback or stdout: a job writes its file.
     const plan = planOutput('stream', { ...flags, output: job.output, play: false }, false, spec);
     if (plan.file !== undefined) await assertOutputIsNotInput(plan.file.path, job.file);
-    const { checkSubtitlesPath, textSource } = await import('./synthesis.js');
-    const textFlags: SynthesisFlags = { ...flags };
-    if (job.file !== undefined) textFlags.file = job.file;
-    else delete textFlags.file;
     if (flags.subtitles !== undefined) await checkSubtitlesPath(flags.subtitles, plan, job.file);
-    const { pieces } = await textSource(job.text !== undefined ? [job.text] : [], textFlags, io, signal);
-    await speak({
+    const words = job.text !== undefined ? [job.text] : [];
+    const { pieces } = await textSource({ words, file: job.file, lines: false, maxInputBytes: flags.maxInput, maxChars: flags.maxChars, stdin: io.stdin, signal });
+    await deliverSpeech({
       ...speakSettings(flags),
       channel: 'sse',
       pieces: piecesFor(pieces, flags),

@@ -4,7 +4,8 @@
  */
 import type { Command } from 'commander';
 import type { BatchFlags } from './batch-run.js';
-import { addSynthesisOptions, intIn, type CommandDone } from './options.js';
+import { intIn, type CommandDone } from './flags.js';
+import { addSynthesisOptions } from './synthesis-command.js';
 import type { CommandIo } from './report.js';
 
 /** Adds `batch` to the program. */

@@ -5,8 +5,9 @@
 import { formatByteSize } from '../byte-size.js';
 import type { Command } from 'commander';
 import { EXIT } from '../errors.js';
-import type { CommandDone } from './options.js';
-import { escapeControls, type CommandIo } from './report.js';
+import type { CommandDone } from './flags.js';
+import { escapeControls } from './escape.js';
+import type { CommandIo } from './report.js';
 
 /** Adds `cache` with its subcommands `stats` and `clear` to the program. */
 export function addCacheCommand(program: Command, io: CommandIo, done: CommandDone): void {
@@ -28,7 +29,7 @@ export function addCacheCommand(program: Command, io: CommandIo, done: CommandDo
  *   be read (not a folder, no permission).
  */
 export async function cacheStats(flags: { json?: boolean }, io: CommandIo): Promise<number> {
-  const [{ cacheDir }, { PieceCache }] = await Promise.all([import('../cache/use.js'), import('../cache/store.js')]);
+  const [{ cacheDir }, { PieceCache }] = await Promise.all([import('../cache/dir.js'), import('../cache/store.js')]);
   let stats: Awaited<ReturnType<InstanceType<typeof PieceCache>['stats']>>;
   try {
     stats = await new PieceCache(cacheDir(io.env), 0, () => {}).stats();
@@ -50,7 +51,7 @@ export async function cacheStats(flags: { json?: boolean }, io: CommandIo): Prom
  *   nothing but entries was touched).
  */
 export async function cacheClear(io: CommandIo): Promise<number> {
-  const [{ cacheDir }, { PieceCache }] = await Promise.all([import('../cache/use.js'), import('../cache/store.js')]);
+  const [{ cacheDir }, { PieceCache }] = await Promise.all([import('../cache/dir.js'), import('../cache/store.js')]);
   try {
     const removed = await new PieceCache(cacheDir(io.env), 0, () => {}).clear();
     io.stdout.write(`removed ${removed.entries} piece(s), ${formatByteSize(removed.bytes)} from ${escapeControls(removed.dir)}\n`);

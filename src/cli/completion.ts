@@ -7,8 +7,8 @@
 import { Argument, type Command, type Option } from 'commander';
 import { EXIT } from '../errors.js';
 import { AUDIO_FORMATS, LANGUAGES } from '../protocol/types.js';
-import { VOICES } from '../protocol/voices.js';
-import type { CommandDone } from './options.js';
+import { engineVoices } from '../engine/catalogue.js';
+import type { CommandDone } from './flags.js';
 import type { CommandIo } from './report.js';
 
 /** Shells with a script. */
@@ -74,7 +74,7 @@ function flagSpec(o: Option): FlagSpec {
   const names = [o.long, o.short].filter((n): n is string => n !== undefined);
   let values: FlagSpec['values'];
   if (o.argChoices !== undefined) values = [...o.argChoices];
-  else if (o.long === '--voice') values = VOICES.map((v) => v.id);
+  else if (o.long === '--voice') values = engineVoices().map((v) => v.id);
   else if (o.long === '--language') values = [...LANGUAGES];
   else if (o.long === '--format') values = [...AUDIO_FORMATS];
   else if (o.required || o.optional) values = /<(path|file|dir|folder)[^>]*>/i.test(o.flags) ? 'files' : 'free';

@@ -13,6 +13,8 @@ import { isAbsolute, join } from 'node:path';
 import type { Option } from 'commander';
 import leven from 'leven';
 import { TtsError } from '../errors.js';
+import { flagValue } from './flags.js';
+import { formatByteSize } from '../byte-size.js';
 
 /** One setting read from the file. */
 export interface ConfigEntry {
@@ -39,7 +41,7 @@ export interface ConfigFile {
  * Flags that are about one run, not a setting: refused in the file with a word on why.
  * `profile` chooses the table, so it cannot be in one.
  */
-const NOT_SETTINGS = new Set(['output', 'file', 'lines', 'help', 'version', 'profile']);
+export const NOT_SETTINGS: ReadonlySet<string> = new Set(['output', 'file', 'lines', 'help', 'version', 'profile']);
 
 /**
  * Largest config file read, in bytes (4 MiB: some 100,000 profiles). A bigger file, or a name
@@ -120,27 +122,7 @@ function addSetting(into: Map<string, ConfigEntry>, byLong: Map<string, Option>,
     const near = [...byLong.keys()].filter((k) => !NOT_SETTINGS.has(k) && leven(k, key) <= 2);
     throw bad(path, lines, table, key, `is not a setting of tts${near.length > 0 ? ` (did you mean ${near.join(' or ')}?)` : ''}`, 'the keys are the long flag names of `tts say --help`, without the dashes');
   }
-  into.set(option.attributeName(), { key, value: parseValue(option, value, (why) => bad(path, lines, table, key, why)), line: where() });
-}
-
-/**
- * The value a flag would have had on the command line: booleans for flags without a value
- * (`--no-x` stores the opposite), else the TOML string or number run through the flag's parser.
- */
-function parseValue(option: Option, value: unknown, fail: (why: string) => TtsError): unknown {
-  if (option.isBoolean() || option.negate) {
-    if (typeof value !== 'boolean') throw fail('must be true or false');
-    return option.negate ? !value : value;
-  }
-  if (typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'bigint') throw fail('must be a string or a number');
-  const raw = String(value);
-  if (option.parseArg === undefined) return raw;
-  try {
-    return option.parseArg(raw, undefined as never);
-  } catch (error) {
-    const why = error instanceof Error ? error.message.replace(/^error: /, '') : String(error);
-    throw fail(`has a bad value ${JSON.stringify(raw)}: ${why}`);
-  }
+  into.set(option.attributeName(), { key, value: flagValue(option, value, (why) => bad(path, lines, table, key, why)), line: where() });
 }
 
 function bad(path: string, lines: LineIndex, table: string[], key: string, why: string, hint?: string): TtsError {
@@ -177,7 +159,7 @@ async function readConfigText(path: string): Promise<string | undefined> {
       throw new TtsError('usage', `the config file ${path} is ${what}, not a regular file`, { hint: 'make it a regular file, or move it away' });
     }
     const tooBig = (): TtsError =>
-      new TtsError('usage', `the config file ${path} is larger than ${MAX_CONFIG_BYTES / 1024 / 1024} MiB`, { hint: 'a config file holds settings and profiles; move this one away' });
+      new TtsError('usage', `the config file ${path} is larger than ${formatByteSize(MAX_CONFIG_BYTES)}`, { hint: 'a config file holds settings and profiles; move this one away' });
     if (info.size > MAX_CONFIG_BYTES) throw tooBig();
     const buffer = Buffer.alloc(MAX_CONFIG_BYTES + 1);
     let length = 0;

@@ -6,9 +6,10 @@
  */
 import type { Command, Option } from 'commander';
 import { TtsError } from '../errors.js';
-import { configPath, loadConfigFile, type ConfigEntry, type ConfigFile } from './config-file.js';
-import type { CommandDone } from './options.js';
-import { createReporter, escapeControls, reportError, type CommandIo } from './report.js';
+import { configPath, loadConfigFile, NOT_SETTINGS, type ConfigEntry, type ConfigFile } from './config-file.js';
+import type { CommandDone } from './flags.js';
+import { createReporter, reportError, type CommandIo } from './report.js';
+import { escapeControls } from './escape.js';
 
 /** Environment variables that stand for a setting (docs/cli.md §1); they win over the file. */
 const ENV_FOR: Readonly<Record<string, string>> = {
@@ -18,8 +19,8 @@ const ENV_FOR: Readonly<Record<string, string>> = {
   'api-key-file': 'TTS_API_KEY',
 };
 
-/** Flags shown by `config show` only when set: they are about one run, or about the file itself. */
-const PER_RUN = new Set(['output', 'file', 'lines', 'help', 'version', 'profile']);
+/** Flags shown by `config show` only when set: they are about one run, or about the file itself (the ones the file refuses). */
+const PER_RUN = NOT_SETTINGS;
 
 /** Where one effective setting came from. */
 export type SettingSource = 'flag' | 'environment' | 'profile' | 'config file' | 'default';

@@ -6,13 +6,14 @@
  * `tts say` needs works, 1 otherwise.
  */
 import { stat } from 'node:fs/promises';
-import { isAbsolute, join } from 'node:path';
-import { homedir } from 'node:os';
 import type { Command } from 'commander';
 import { EXIT } from '../errors.js';
+import { cacheDir } from '../cache/dir.js';
+import { safeOrigin } from '../client/safe-origin.js';
 import { chosenProfile, describeSource, effectiveSettings, keySource, loadSettingsFile, type Setting } from './config.js';
-import type { CommandDone } from './options.js';
-import { escapeControls, reportError, createReporter, type CommandIo } from './report.js';
+import type { CommandDone } from './flags.js';
+import { escapeControls } from './escape.js';
+import { reportError, createReporter, type CommandIo } from './report.js';
 
 /** Oldest Node major tts runs on (package.json `engines`). */
 const MIN_NODE_MAJOR = 20;
@@ -143,19 +144,5 @@ async function engineCheck(problems: string[], needed: boolean): Promise<string>
     const why = error instanceof Error ? error.message : String(error);
     if (needed) problems.push(`the built-in engine does not work (${why})`);
     return `the built-in engine failed: ${why}`;
-  }
-}
-
-/** The cache folder of docs/cli.md: `$XDG_CACHE_HOME/tts` when absolute, else `~/.cache/tts`. */
-function cacheDir(env: NodeJS.ProcessEnv): string {
-  const xdg = env['XDG_CACHE_HOME'];
-  return join(xdg !== undefined && isAbsolute(xdg) ? xdg : join(env['HOME'] || homedir(), '.cache'), 'tts');
-}
-
-function safeOrigin(url: string): string {
-  try {
-    return new URL(url).origin;
-  } catch {
-    return `an invalid URL (${url.slice(0, 40)})`;
   }
 }

@@ -4,7 +4,8 @@
  * When most of the letters are Japanese script and the voice (or `--language`) is English, or
  * the text has no Japanese at all and `--language ja` was given, say once which voice to use.
  */
-import { VOICES, findVoice, languageForVoice } from '../protocol/voices.js';
+import { languageForVoice } from '../protocol/voices.js';
+import { engineVoices, findVoice } from '../engine/catalogue.js';
 
 const JAPANESE = /[\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Han}]/u;
 const LATIN = /\p{Script=Latin}/u;
@@ -29,7 +30,7 @@ export function mismatchWarning(text: string, voice: string, language: string | 
   const { japanese, latin } = countScripts(text.slice(0, 4096));
   const spoken = language ?? languageForVoice(voice);
   const gender = findVoice(voice)?.gender ?? 'male';
-  const suggest = (lang: 'ja' | 'en'): string => VOICES.find((v) => v.language === lang && v.gender === gender)?.id ?? `${lang}-man-1`;
+  const suggest = (lang: 'ja' | 'en'): string => engineVoices().find((v) => v.language === lang && v.gender === gender)?.id ?? `${lang}-man-1`;
   if (japanese > latin && spoken === 'en') {
     if (language === 'en' && languageForVoice(voice) === 'ja') return `the text is mostly Japanese but --language en says English; drop --language, or use --language ja`;
     return `the text is mostly Japanese but ${voice} is an English voice and reads it letter by letter; use -v ${suggest('ja')}`;

@@ -3,10 +3,11 @@
  * requested from the service.
  */
 import type { Command } from 'commander';
-import { synthesisCommand, type CommandDone } from './options.js';
+import type { CommandDone } from './flags.js';
+import { synthesisCommand } from './synthesis-command.js';
 import type { CommandIo } from './report.js';
 
 /** Adds `realtime` to the program. */
 export function addRealtimeCommand(program: Command, io: CommandIo, done: CommandDone): void {
-  synthesisCommand(program, 'realtime', 'speak over the WebSocket channel (experimental); -r and -c are requested from the service', io, done);
+  synthesisCommand(program, { name: 'realtime', summary: 'speak over the WebSocket channel (experimental); -r and -c are requested from the service', channel: 'realtime' }, io, done);
 }

@@ -8,9 +8,10 @@ import { availableParallelism } from 'node:os';
 import { isLoopbackHost } from '../client/auth.js';
 import { TtsError } from '../errors.js';
 import { EXIT } from '../errors.js';
-import { InvalidArgumentError, type Command } from 'commander';
-import { intIn, type CommandDone } from './options.js';
-import { createReporter, escapeControls, reportError, type CommandIo } from './report.js';
+import type { Command } from 'commander';
+import { intIn, secondsIn, type CommandDone } from './flags.js';
+import { createReporter, reportError, type CommandIo } from './report.js';
+import { escapeControls } from './escape.js';
 
 /** Flags of `tts serve`. */
 export interface ServeFlags {
@@ -33,13 +34,6 @@ export interface ServeFlags {
  */
 export const SHUTDOWN_GRACE_SECONDS = 5;
 
-/** A parser for `--write-timeout`: seconds above 0, at most a day. */
-function writeTimeoutSeconds(value: string): number {
-  const n = Number(value);
-  if (value.trim() === '' || !Number.isFinite(n) || n <= 0 || n > 86_400) throw new InvalidArgumentError('--write-timeout must be a number of seconds above 0');
-  return n;
-}
-
 /** Adds `serve` to the program. */
 export function addServeCommand(program: Command, io: CommandIo, done: CommandDone): void {
   program
@@ -53,7 +47,7 @@ export function addServeCommand(program: Command, io: CommandIo, done: CommandDo
     .option('--max-concurrent <n>', 'requests in progress per key, both channels', intIn(1, 10_000, '--max-concurrent'), 4)
     .option('--quota-chars <n>', 'characters each key may synthesize (default: no quota)', intIn(1, Number.MAX_SAFE_INTEGER, '--quota-chars'))
     .option('--workers <n>', 'synthesis worker threads (default: one per core, at least 2)', intIn(1, 64, '--workers'))
-    .option('--write-timeout <sec>', 'close a stream whose client accepts nothing for this long, freeing its slot', writeTimeoutSeconds, 30)
+    .option('--write-timeout <sec>', 'close a stream whose client accepts nothing for this long, freeing its slot', secondsIn('--write-timeout'), 30)
     .option('-q, --quiet', 'no notices')
     .action(async (flags: ServeFlags) => done(await serve(flags, io)));
 }
@@ -87,7 +81,7 @@ export async function serve(flags: ServeFlags, io: CommandIo): Promise<number> {
       keys = [generateKey()];
       generated = true;
     }
-    const [{ createEngine }, { createService, closeService, listen }] = await Promise.all([import('../engine/index.js'), import('../server/service.js')]);
+    const [{ createEngine }, { createService, closeService, listen }] = await Promise.all([import('../engine/index.js'), import('../server/builtin-server.js')]);
     const engine = createEngine({ workers: flags.workers ?? defaultWorkers() });
     const service = createService({
       apiKeys: keys,

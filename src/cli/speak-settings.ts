@@ -1,5 +1,5 @@
 /**
- * The part of one run of the client core (src/speak/run.ts `speak()`) that comes straight from a
+ * The part of one run of the client core (src/speak/run.ts `deliverSpeech()`) that comes straight from a
  * command's synthesis flags, shared by `say`/`stream`/`realtime` (synthesis.ts) and every line of
  * `tts batch` (batch-run.ts), so a flag added to one is honoured by both (docs/cli.md §1, §9).
  */
@@ -7,8 +7,8 @@ import type { AudioSpec } from '../dsp/spec.js';
 import type { Language } from '../protocol/types.js';
 import { languageForVoice } from '../protocol/voices.js';
 import type { SpeakOptions } from '../speak/run.js';
-import { sentencePieces } from '../speak/sentences.js';
-import type { SynthesisFlags } from './options.js';
+import { sentencePieces } from '../text/sentences.js';
+import type { SynthesisFlags } from './flags.js';
 
 /** The flag-derived settings of {@link SpeakOptions}. */
 export type FlagSettings = Pick<

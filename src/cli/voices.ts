@@ -3,12 +3,12 @@
  * This is a listing, not audio, so it goes to stdout like any listing command's output.
  */
 import { EXIT } from '../errors.js';
-import { ALL_VOICES } from '../protocol/voices.js';
+import { allVoices, engineVoices } from '../engine/catalogue.js';
 import { voicePackages } from '../engine/voice-packages.js';
 import { Option, type Command } from 'commander';
 import { applyConfig } from './config.js';
 import { createReporter, reportError } from './report.js';
-import type { CommandDone } from './options.js';
+import type { CommandDone } from './flags.js';
 import type { CommandIo } from './report.js';
 
 /** Adds `voices` to the program. */
@@ -54,11 +54,10 @@ async function listOpenAiVoices(flags: VoicesFlags, io: CommandIo): Promise<numb
   const baseUrl = flags.baseUrl ?? io.env['TTS_BASE_URL'];
   if (baseUrl === undefined || baseUrl.trim() === '') {
     const { OPENAI_VOICES } = await import('../server/openai-voices.js');
-    const { VOICES } = await import('../protocol/voices.js');
-    return print([...Object.keys(OPENAI_VOICES), ...VOICES.map((v) => v.id)]);
+    return print([...Object.keys(OPENAI_VOICES), ...engineVoices().map((v) => v.id)]);
   }
   try {
-    const { resolveService } = await import('../speak/service.js');
+    const { resolveService } = await import('../speak/choose-service.js');
     const target = await resolveService({ baseUrl, wsBaseUrl: undefined, apiKeyFile: flags.apiKeyFile, offline: false, env: io.env, warn: (l) => reporter.warn(l) });
     reporter.setSecret(target.apiKey);
     const { fetchOpenAiVoices } = await import('../client/openai-voices.js');
@@ -79,13 +78,13 @@ async function listOpenAiVoices(flags: VoicesFlags, io: CommandIo): Promise<numb
  */
 export function listVoices(flags: { json?: boolean }, io: CommandIo): number {
   if (flags.json === true) {
-    io.stdout.write(`${JSON.stringify(ALL_VOICES)}\n`);
+    io.stdout.write(`${JSON.stringify(allVoices())}\n`);
     return EXIT.ok;
   }
   const missing = voicePackages().filter((p) => !p.installed && p.voices.length === 0);
   const rows = [
     ['VOICE', 'LANGUAGE', 'GENDER', 'INSTALLED', 'ENGINE'],
-    ...ALL_VOICES.map((v) => [v.id, v.language, v.gender, v.installed ? 'yes' : 'no', v.engine]),
+    ...allVoices().map((v) => [v.id, v.language, v.gender, v.installed ? 'yes' : 'no', v.engine]),
     ...missing.map((p) => ['-', '-', '-', 'no', `package ${p.package} (${p.problem ?? 'not installed'})`]),
   ];
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));

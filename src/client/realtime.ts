@@ -5,16 +5,17 @@
  * `tts.output.completed` — the same `AsyncIterable<AudioChunk>` as the SSE client (docs/style.md §1).
  *
  * Layers (docs/style.md §2): ws frames → protocol outcomes (realtime-frames.ts, pure) → a bounded
- * queue of audio chunks (wire/chunk-queue.ts) → the consumer. The iterator owns cleanup (docs/style.md §3): completion closes
+ * queue of audio chunks (queue/chunk-queue.ts) → the consumer. The iterator owns cleanup (docs/style.md §3): completion closes
  * with 1000; leaving the loop early, an abort, a timeout or an error terminates the socket.
  */
 import type { ClientRequest, IncomingMessage } from 'node:http';
+import { formatByteSize } from '../byte-size.js';
 import type { RawData, WebSocket } from 'ws';
 import { REALTIME_PATH, type RealtimeSession, type RealtimeSessionUpdate } from '../protocol/types.js';
 import { voiceToWire } from '../protocol/voices.js';
 import { TtsError } from '../errors.js';
 import { readCapped } from '../wire/capped-read.js';
-import { ChunkQueue } from '../wire/chunk-queue.js';
+import { ChunkQueue } from '../queue/chunk-queue.js';
 import { malformed, type AudioChunk } from '../wire/delta.js';
 import { rawToBuffer } from '../wire/ws-data.js';
 import { assertSecureTransport, bearer } from './auth.js';
@@ -313,7 +314,7 @@ function closeNormally(ws: WebSocket): void {
 function wsError(err: Error, url: URL, timeoutMs: number): TtsError {
   const code = (err as { code?: unknown }).code;
   if (typeof code === 'string' && code.startsWith('WS_ERR_')) {
-    const what = code === 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH' ? `a frame over ${MAX_FRAME_BYTES / 1024 / 1024} MiB` : `an invalid WebSocket frame (${err.message})`;
+    const what = code === 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH' ? `a frame over ${formatByteSize(MAX_FRAME_BYTES)}` : `an invalid WebSocket frame (${err.message})`;
     return new TtsError('protocol_error', `the service sent ${what}`, { cause: err, hint: 'the service broke the protocol; try again or report it' });
   }
   if (/handshake has timed out/i.test(err.message)) {

@@ -8,7 +8,7 @@
 import { SSE_PATH, type SseRequestBody } from '../protocol/types.js';
 import { TtsError } from '../errors.js';
 import { CappedBuffer } from '../wire/capped-read.js';
-import { ChunkQueue } from '../wire/chunk-queue.js';
+import { ChunkQueue } from '../queue/chunk-queue.js';
 import type { AudioChunk } from '../wire/delta.js';
 import { assertSecureTransport, bearer } from './auth.js';
 import { errorFromResponse } from './service-error.js';

@@ -5,9 +5,9 @@
  * libsamplerate (resample.ts), and the result is encoded once.
  */
 import { TtsError } from '../errors.js';
-import { bytesPerSample, encodeFloat } from './encoding.js';
+import { bytesPerSample, decodeToFloat, encodeFloat } from './encoding.js';
 import { StreamResampler } from './resample.js';
-import { decodeToFloat, mixChannels } from './samples.js';
+import { mixChannels } from './mix.js';
 import { bytesPerFrame, type AudioSpec } from './spec.js';
 
 /** True when two specs describe the same bytes (nothing to convert). */

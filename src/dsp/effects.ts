@@ -3,8 +3,7 @@
  * `--speed`, `--volume`): bytes of the output spec in, bytes of the same spec out, chunk by
  * chunk, in pieces (a piece = one request's audio; its end flushes the tempo changer).
  */
-import { encodeFloat } from './encoding.js';
-import { decodeToFloat } from './samples.js';
+import { decodeToFloat, encodeFloat } from './encoding.js';
 import { bytesPerFrame, type AudioSpec } from './spec.js';
 import { Tempo } from './tempo.js';
 

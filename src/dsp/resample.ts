@@ -12,18 +12,31 @@
 import type libsamplerate from '@alexanderolsen/libsamplerate-js';
 
 /** One libsamplerate converter (one instance of its compiled module). */
-type Converter = Awaited<ReturnType<(typeof libsamplerate)['create']>>;
+export type Converter = Awaited<ReturnType<(typeof libsamplerate)['create']>>;
 
 let library: Promise<typeof libsamplerate> | undefined;
 
-/** The library, imported on first use: a run that converts nothing never loads it (~60 ms). */
+/**
+ * The library, imported on first use (its JavaScript is 2 MB, ~60–100 ms to load): a run, an
+ * engine worker or an encoder that converts nothing never loads it (issue 20). A failed import is
+ * retried by the next call. The one place the package is imported.
+ */
 function loadLibrary(): Promise<typeof libsamplerate> {
-  library ??= import('@alexanderolsen/libsamplerate-js').then((m) => m.default);
+  library ??= import('@alexanderolsen/libsamplerate-js')
+    .then((m) => m.default)
+    .catch((err: unknown) => {
+      library = undefined;
+      throw err;
+    });
   return library;
 }
 
-/** A new converter (sinc, medium quality: libsamplerate's 90 % bandwidth, 121 dB SNR). */
-async function newConverter(channels: number, fromRate: number, toRate: number): Promise<Converter> {
+/**
+ * A new streaming converter of interleaved float samples from `fromRate` to `toRate` Hz (sinc,
+ * medium quality: libsamplerate's 90 % bandwidth, 121 dB SNR); the one wrapper of libsamplerate
+ * (the client's conversion, the engine's output, the Opus encoder).
+ */
+export async function newConverter(channels: number, fromRate: number, toRate: number): Promise<Converter> {
   const { create, ConverterType } = await loadLibrary();
   return create(channels, fromRate, toRate, { converterType: ConverterType.SRC_SINC_MEDIUM_QUALITY });
 }

@@ -19,12 +19,12 @@
  * after at most one unit, and the worker goes to other streams.
  */
 import { Worker } from 'node:worker_threads';
-import { ChunkQueue } from '../wire/chunk-queue.js';
+import { ChunkQueue } from '../queue/chunk-queue.js';
 import { validateJob, workerExecArgv } from './job.js';
 import type { SharedDictionary } from './kuromoji-dictionary.js';
-import type { DictionaryMessage, EngineWorkerData, JobReport, JobRequest, WorkerReply } from './messages.js';
+import type { DictionaryMessage, EngineWorkerData, JobRequest, WorkerReply } from './messages.js';
 import { Scheduler } from './scheduler.js';
-import { EngineError, STREAM_BUFFER_BYTES, type EngineOptions, type EngineStats, type SpeechEngine, type SynthesisJob, type SynthesisOptions } from './types.js';
+import { EngineError, STREAM_BUFFER_BYTES, type EngineOptions, type EngineStats, type JobReport, type SpeechEngine, type SynthesisJob, type SynthesisOptions } from './types.js';
 import { mergeReports, speechUnits } from './units.js';
 
 export type { EngineOptions, EngineStats } from './types.js';

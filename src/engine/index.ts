@@ -14,7 +14,6 @@
  */
 export { createEngine, EspeakEngine } from './engine.js';
 export type { SchedulingPolicy } from './scheduler.js';
-export { EngineError, STREAM_BUFFER_BYTES, type EngineOptions, type EngineStats, type SpeechEngine, type SynthesisJob, type SynthesisOptions } from './types.js';
-export type { JobReport } from './messages.js';
+export { EngineError, STREAM_BUFFER_BYTES, type EngineOptions, type EngineStats, type JobReport, type SpeechEngine, type SynthesisJob, type SynthesisOptions } from './types.js';
 export type { SpeechSegment } from './japanese.js';
 export { espeakVoiceName } from './voices.js';

@@ -9,8 +9,7 @@
  * job id in every eSpeak callback. Storing an id (not a boolean) means a late abort of a finished
  * job can never stop the next one.
  */
-import type { SynthesisJob } from './types.js';
-import type { SpeechSegment } from './japanese.js';
+import type { JobReport, SynthesisJob } from './types.js';
 import type { SharedDictionary } from './kuromoji-dictionary.js';
 
 /** `workerData` of an engine worker. */
@@ -77,26 +76,3 @@ export interface ErrorReply {
 /** Any message a worker sends. */
 export type WorkerReply = ChunkReply | EndReply | ErrorReply | DictionaryRequest;
 
-/** What a worker measured for one job (diagnostics and tests; all times in milliseconds). */
-export interface JobReport {
-  /** True when the job was stopped by the abort flag before it completed. */
-  aborted: boolean;
-  /** The text as handed to eSpeak NG, piece by piece, with the language each was read in. */
-  segments: SpeechSegment[];
-  /** Samples eSpeak NG made, at 22050 Hz mono. */
-  inputSamples: number;
-  /** Frames sent, at the job's sample rate. */
-  outputFrames: number;
-  /** Whether this worker has kuromoji's dictionary loaded (after this job). */
-  kuromojiLoaded: boolean;
-  /** Where this worker's dictionary came from (japanese.ts dictionarySource), once loaded. */
-  dictionarySource?: 'shared' | 'unpacked' | 'gzip';
-  /** Dictionary load time, if this worker has loaded it. */
-  kuromojiLoadMs?: number;
-  /** eSpeak NG WebAssembly start-up time; only in the report of a worker's first job. */
-  espeakInitMs?: number;
-  /** From receiving the job to the first chunk sent, if any was sent. */
-  firstChunkMs?: number;
-  /** From receiving the job to its end. */
-  totalMs: number;
-}

@@ -12,28 +12,9 @@
  * word inside it from Flite) is a sequence of runs, one per change of rate, each drained and
  * trimmed like that on its own.
  */
-import type pkg from '@alexanderolsen/libsamplerate-js';
-import { encodeFloat } from '../dsp/encoding.js';
+import { newConverter, type Converter } from '../dsp/resample.js';
+import { encodeFloat, int16ToFloat } from '../dsp/encoding.js';
 import type { AudioFormat } from '../protocol/types.js';
-
-/** A libsamplerate converter instance (one WebAssembly module instance). */
-type Converter = Awaited<ReturnType<typeof pkg.create>>;
-
-let library: Promise<typeof pkg> | undefined;
-
-/**
- * libsamplerate's module, imported on first need (its JavaScript is 2 MB): an output at its
- * input's rate never loads it (issue 20). A failed import is retried by the next call.
- */
-function libsamplerate(): Promise<typeof pkg> {
-  library ??= import('@alexanderolsen/libsamplerate-js')
-    .then((m) => m.default)
-    .catch((err: unknown) => {
-      library = undefined;
-      throw err;
-    });
-  return library;
-}
 
 /**
  * Idle converters by `inputRate→outputRate`. Instantiating one costs ~5 ms (~40 ms for the first, which
@@ -50,8 +31,7 @@ async function acquireConverter(inputRate: number, sampleRate: number): Promise<
     reused.outputSampleRate = sampleRate;
     return reused;
   }
-  const { create, ConverterType } = await libsamplerate();
-  return create(1, inputRate, sampleRate, { converterType: ConverterType.SRC_SINC_MEDIUM_QUALITY });
+  return newConverter(1, inputRate, sampleRate);
 }
 
 function releaseConverter(converter: Converter): void {
@@ -169,8 +149,7 @@ export class AudioOutput {
     if (samples.length === 0) return [];
     this.inputSamples += samples.length;
     this.runSamples += samples.length;
-    const float = new Float32Array(samples.length);
-    for (let i = 0; i < samples.length; i++) float[i] = samples[i]! / 32768;
+    const float = int16ToFloat(samples);
     this.hold(this.resampler ? this.resampler.full(float) : float);
     // The resampler lags its input, so this cap never bites in practice; it guarantees that we
     // never hand out more than the exact total, which could not be taken back later.

@@ -2,7 +2,7 @@
  * The offline synthesizer's interface, as the built-in service uses it (docs/cli.md §5).
  */
 import type { AudioFormat, Language } from '../protocol/types.js';
-import type { JobReport } from './messages.js';
+import type { SpeechSegment } from './japanese.js';
 import type { SchedulingPolicy } from './scheduler.js';
 
 /** Default per-stream buffer between the engine's workers and the caller, in bytes (~2.7 s of 24 kHz pcm16). */
@@ -13,7 +13,7 @@ export const STREAM_BUFFER_BYTES = 128 * 1024;
 export interface SynthesisJob {
   /** Text to speak, non-empty. */
   text: string;
-  /** Preset voice id with hyphens (`ja-man-1`); must be one of VOICES (validated by the caller). */
+  /** Preset voice id with hyphens (`ja-man-1`); must be one of engineVoices() (validated by the caller). */
   voice: string;
   /** Language the text is read in. */
   language: Language;
@@ -106,4 +106,28 @@ export interface SpeechEngine {
 /** Failure inside the engine (worker crash, WebAssembly error, dictionary load failure). */
 export class EngineError extends Error {
   override readonly name = 'EngineError';
+}
+
+/** What a worker measured for one job (diagnostics and tests; all times in milliseconds). */
+export interface JobReport {
+  /** True when the job was stopped by the abort flag before it completed. */
+  aborted: boolean;
+  /** The text as handed to eSpeak NG, piece by piece, with the language each was read in. */
+  segments: SpeechSegment[];
+  /** Samples eSpeak NG made, at 22050 Hz mono. */
+  inputSamples: number;
+  /** Frames sent, at the job's sample rate. */
+  outputFrames: number;
+  /** Whether this worker has kuromoji's dictionary loaded (after this job). */
+  kuromojiLoaded: boolean;
+  /** Where this worker's dictionary came from (japanese.ts dictionarySource), once loaded. */
+  dictionarySource?: 'shared' | 'unpacked' | 'gzip';
+  /** Dictionary load time, if this worker has loaded it. */
+  kuromojiLoadMs?: number;
+  /** eSpeak NG WebAssembly start-up time; only in the report of a worker's first job. */
+  espeakInitMs?: number;
+  /** From receiving the job to the first chunk sent, if any was sent. */
+  firstChunkMs?: number;
+  /** From receiving the job to its end. */
+  totalMs: number;
 }

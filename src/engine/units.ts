@@ -13,7 +13,7 @@
  * rounded to whole frames on its own).
  */
 import { hasSpeech, StreamSplitter, WINDOW_CHARS } from '../text/split.js';
-import type { JobReport } from './messages.js';
+import type { JobReport } from './types.js';
 
 /**
  * Longest unit, in code points: one or two ordinary sentences, about 10 s of speech and, with

@@ -80,7 +80,7 @@ export interface VoicePackageInfo {
 /** Packages `tts` knows by name even before they are installed, with the voices they will bring. */
 export const DECLARED_VOICE_PACKAGES: readonly { package: string; voices: PackageVoice[] }[] = [];
 
-/** The ids of the built-in voices (src/protocol/voices.ts), which a package may not take. */
+/** The ids of the built-in voices (src/engine/catalogue.ts), which a package may not take. */
 const BUILTIN_IDS = new Set(['ja-man-1', 'ja-woman-1', 'en-man-1', 'en-woman-1']);
 
 function isVoice(v: unknown): v is PackageVoice {

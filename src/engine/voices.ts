@@ -1,5 +1,5 @@
 /**
- * Which synthesizer speaks each built-in preset voice (src/protocol/voices.ts) in each language.
+ * Which synthesizer speaks each built-in preset voice (src/engine/catalogue.ts) in each language.
  *
  * - English is spoken by CMU Flite (flite.ts): `rms` for the men, `slt` for the women — also for a
  *   Latin-letter run inside Japanese text, so a word keeps the speaker's gender. Measured with
@@ -85,7 +85,7 @@ export function backendsFor(voiceId: string, language: Language): { preferred: B
 /**
  * The eSpeak NG voice name that reads `language` with preset voice `voiceId`,
  * e.g. (`ja-woman-1`, `en`) → `en-us+f2`, (`en-man-1`, `en`) → `en-us+adam`.
- * @throws RangeError when `voiceId` is not a preset voice (callers validate against VOICES first).
+ * @throws RangeError when `voiceId` is not a preset voice (callers validate against engineVoices() of catalogue.ts first).
  */
 export function espeakVoiceName(voiceId: string, language: Language): string {
   const variant = VOICE_VARIANTS[voiceId];

@@ -15,7 +15,8 @@
 import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
 import { dictionarySource, isTokenizerLoaded, loadTokenizer, speechSegments, tokenizerLoadTime, useSharedDictionary, type SpeechSegment } from './japanese.js';
 import type { SharedDictionary } from './kuromoji-dictionary.js';
-import type { DictionaryMessage, EngineWorkerData, JobReport, JobRequest, WorkerReply } from './messages.js';
+import type { DictionaryMessage, EngineWorkerData, JobRequest, WorkerReply } from './messages.js';
+import type { JobReport } from './types.js';
 import { SSE_SAMPLE_RATE } from '../protocol/types.js';
 import { AudioOutput } from './output.js';
 import { backendsFor } from './voices.js';

@@ -5,7 +5,7 @@
  */
 import { createEngine } from '../engine/index.js';
 import { generateKey } from './keys.js';
-import { createService, listen, type RunningService } from './service.js';
+import { createService, listen, type RunningService } from './builtin-server.js';
 
 /** The embedded service and the credentials to reach it. */
 export interface EmbeddedService extends RunningService {

@@ -1,11 +1,11 @@
 /**
  * The built-in service's OpenAI dialect (docs/protocol.md §10): `POST /v1/audio/speech`,
  * `GET /v1/models` and `GET /v1/audio/voices`. Admission (keys, rate, concurrency), the quota,
- * fair scheduling and the write timeout are the native route's (service.ts, sse-route.ts); only
+ * fair scheduling and the write timeout are the native route's (builtin-server.ts, sse-route.ts); only
  * the body, the audio containers and the error shape are OpenAI's.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { VOICES } from '../protocol/voices.js';
+import { engineVoices } from '../engine/catalogue.js';
 import { readBody, sendJson } from './http-util.js';
 import { openSpeechAudio, OPENAI_CONTENT_TYPES, OPENAI_PCM_SPEC, type SpeechAudio } from './openai-audio.js';
 import { fromServiceCode, invalidRequest, sendOpenAiError } from './openai-errors.js';
@@ -39,7 +39,7 @@ export function handleModels(res: ServerResponse): void {
 
 /** `GET /v1/audio/voices` (docs/protocol.md §10.3): OpenAI's names, then our preset ids. */
 export function handleVoices(res: ServerResponse): void {
-  sendJson(res, 200, { voices: [...Object.keys(OPENAI_VOICES), ...VOICES.map((v) => v.id)] });
+  sendJson(res, 200, { voices: [...Object.keys(OPENAI_VOICES), ...engineVoices().map((v) => v.id)] });
 }
 
 /** A model name as it may appear in a log line: at most 64 of `[A-Za-z0-9._:/-]`, others `?`. */

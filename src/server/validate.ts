@@ -5,7 +5,8 @@
 import type { ServiceErrorCode } from '../errors.js';
 import { AUDIO_FORMATS, LANGUAGES, REALTIME_SAMPLE_RATES, type AudioFormat, type Language } from '../protocol/types.js';
 import { isSpeakable } from '../protocol/speakable.js';
-import { findVoice, DEFAULT_VOICE, VOICES, voiceFromWire, voiceToWire } from '../protocol/voices.js';
+import { DEFAULT_VOICE, voiceFromWire, voiceToWire } from '../protocol/voices.js';
+import { engineVoices, findVoice } from '../engine/catalogue.js';
 
 export { isSpeakable };
 
@@ -136,7 +137,7 @@ export function validateRealtimeSession(session: unknown, maxChars: number): Val
   if (isRefusal(common)) {
     if (common.code === 'voice_not_found') {
       const raw = (session as Record<string, unknown>)[REALTIME_FIELDS.voice];
-      return { code: common.code, message: `no voice \`${String(raw)}\`; voices: ${VOICES.map((v) => voiceToWire(v.id)).join(', ')}` };
+      return { code: common.code, message: `no voice \`${String(raw)}\`; voices: ${engineVoices().map((v) => voiceToWire(v.id)).join(', ')}` };
     }
     return common;
   }

@@ -11,7 +11,7 @@ import { warmUpResampler } from '../dsp/resample.js';
 import { convertChunks, reportedSpec } from './convert-stream.js';
 import type { OpenStream } from './pipeline.js';
 import type { AudioChunk } from '../wire/delta.js';
-import type { ServiceTarget } from './service.js';
+import type { ServiceTarget } from './choose-service.js';
 
 /** Which channel: SSE, or the experimental WebSocket. */
 export type ChannelKind = 'sse' | 'realtime';
@@ -51,6 +51,8 @@ export interface ServiceAnswer {
    * (docs/protocol.md, built-in extension), undefined when the service did not say.
    */
   spoke(): string | undefined;
+  /** True when the piece cache answered (replayed) it instead of the service (cache/opener.ts). */
+  replayed?(): boolean;
 }
 
 /** Opens one request for one piece of text and returns the service's answer, unconverted. */

@@ -1,5 +1,5 @@
 /**
- * Where one piece's audio ends in the pipeline's output (pipeline.ts `synthesizePieces`): what
+ * Where one piece's audio ends in the pipeline's output (pipeline.ts `audioInOrderMarked`): what
  * the audio stage needs to flush the tempo changer, put a pause between sentences and time a
  * subtitle cue (docs/cli.md §1 `--speed`, `--pause`, `--subtitles`).
  */
@@ -27,7 +27,7 @@ export interface PieceStart {
   newSentence: boolean;
 }
 
-/** What `synthesizePieces` yields: audio, and where each piece's audio starts and ends. */
+/** What `audioInOrderMarked` yields: audio, and where each piece's audio starts and ends. */
 export type PipelineItem = AudioChunk | PieceEnd | PieceStart;
 
 /** True for a {@link PieceEnd} marker. */

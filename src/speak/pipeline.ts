@@ -8,12 +8,12 @@
  */
 import { EXIT, TtsError } from '../errors.js';
 import { backoffSeconds, shouldRetry, sleep } from '../client/retry.js';
-import { ChunkQueue } from '../wire/chunk-queue.js';
+import { ChunkQueue } from '../queue/chunk-queue.js';
 import type { AudioChunk } from '../wire/delta.js';
 import { isSpeakable } from '../protocol/speakable.js';
 import { codePointLength, requestText, splitText } from '../text/split.js';
 import { isPieceEnd, isPieceStart, type PipelineItem } from './piece-end.js';
-import { sentenceBreakBetween } from './sentences.js';
+import { sentenceBreakBetween } from '../text/sentences.js';
 
 export { isPieceEnd, isPieceStart, type PieceEnd, type PieceStart, type PipelineItem } from './piece-end.js';
 
@@ -62,7 +62,7 @@ export interface PipelineOptions {
   units?: 'sentences' | 'lines' | undefined;
 }
 
-/** What the run's one abort listener calls: each piece whose request is running (synthesizePieces). */
+/** What the run's one abort listener calls: each piece whose request is running (audioInOrderMarked). */
 type PieceAborts = Set<() => void>;
 
 /** A piece of text on its way to a request, and whether it continues the piece before it. */
@@ -80,20 +80,20 @@ interface QueuedPiece {
  * @throws TtsError the first failure that retries could not mend; for a break after audio was
  *   delivered to an output that cannot rewind, the message says how much audio was delivered.
  */
-export async function* synthesizeTexts(pieces: AsyncIterable<string>, options: PipelineOptions): AsyncGenerator<AudioChunk, void, undefined> {
-  for await (const item of synthesizePieces(pieces, options)) if (!isPieceEnd(item) && !isPieceStart(item)) yield item;
+export async function* audioInOrder(pieces: AsyncIterable<string>, options: PipelineOptions): AsyncGenerator<AudioChunk, void, undefined> {
+  for await (const item of audioInOrderMarked(pieces, options)) if (!isPieceEnd(item) && !isPieceStart(item)) yield item;
 }
 
 /**
- * {@link synthesizeTexts}, with a {@link PieceStart} before each piece's first chunk and a
+ * {@link audioInOrder}, with a {@link PieceStart} before each piece's first chunk and a
  * {@link PieceEnd} after its last (a piece the pipeline split again — over a lowered limit, or
  * after `max_character_length_exceeded` — starts and ends once per part, each later part marked
  * as continuing its sentence). A rewind (see {@link PipelineOptions.rewind}) always goes back to
  * just after the last PieceEnd yielded.
  * @returns audio chunks in text order, and the markers.
- * @throws as {@link synthesizeTexts}.
+ * @throws as {@link audioInOrder}.
  */
-export async function* synthesizePieces(pieces: AsyncIterable<string>, options: PipelineOptions): AsyncGenerator<PipelineItem, void, undefined> {
+export async function* audioInOrderMarked(pieces: AsyncIterable<string>, options: PipelineOptions): AsyncGenerator<PipelineItem, void, undefined> {
   let limit = options.maxChars;
   // Pieces taken back (after halving, or refused as busy) go before the input's next ones.
   const again: QueuedPiece[] = [];

@@ -1,11 +1,12 @@
 /**
  * How far a run is (docs/cli.md §2 "Progress"): text done of the total, audio produced, time
- * elapsed and an estimate of what is left. Only counts; src/cli/report.ts draws it.
+ * elapsed and an estimate of what is left. Only counts; src/cli/run-lines.ts writes the line and progress-display.ts draws it.
  *
  * Text is counted in UTF-8 bytes against the total, because the total of a file is known before
  * it is read only as its size; characters (code points) are counted beside it for display. A
  * piece counts as done once all its audio arrived (from the service or the cache).
  */
+import type { OpenRequest } from './channels.js';
 
 /** One reading of a run's progress. */
 export interface ProgressSnapshot {
@@ -88,4 +89,24 @@ export class Progress {
       cachedPieces: this.#cached,
     };
   }
+}
+
+/**
+ * Wraps `open` to tell when each piece's audio was all handed on — `text` as sent, `fromCache`
+ * when the piece cache replayed it ({@link ServiceAnswer.replayed}) — for the progress line.
+ * @returns an opener with `open`'s contract.
+ */
+export function reportingPieceDone(open: OpenRequest, onPieceDone: (text: string, fromCache: boolean) => void): OpenRequest {
+  return (text, signal) => {
+    const answer = open(text, signal);
+    return {
+      chunks: (async function* () {
+        yield* answer.chunks;
+        onPieceDone(text, answer.replayed?.() === true);
+      })(),
+      arriving: () => answer.arriving(),
+      spoke: () => answer.spoke(),
+      replayed: () => answer.replayed?.() === true,
+    };
+  };
 }

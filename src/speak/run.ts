@@ -11,10 +11,12 @@ import { bytesPerFrame, type AudioSpec } from '../dsp/spec.js';
 import { EXIT, TtsError } from '../errors.js';
 import { SSE_SAMPLE_RATE, type Language } from '../protocol/types.js';
 import { converted, openChannel, requestedSpec, type ChannelKind } from './channels.js';
-import { openOutputs, type OutputPlan } from './outputs.js';
+import { openOutputs } from './open-outputs.js';
+import type { OutputPlan } from './output-plan.js';
+import { reportingPieceDone } from './progress.js';
 import { AudioStage, type StageSettings } from './audio-stage.js';
-import { isPieceEnd, isPieceStart, synthesizePieces, synthesizeTexts, type PipelineItem } from './pipeline.js';
-import type { ServiceTarget } from './service.js';
+import { isPieceEnd, isPieceStart, audioInOrderMarked, audioInOrder, type PipelineItem } from './pipeline.js';
+import type { ServiceTarget } from './choose-service.js';
 import type { SubtitleWriter } from './subtitles.js';
 
 /** Lines a run prints on stderr, by importance; none carries the key. */
@@ -126,7 +128,8 @@ export function prepareAudio(channel: ChannelKind, spec: AudioSpec, effects: { s
 }
 
 /**
- * Runs the synthesis to its end.
+ * One run of the client core: the text's pieces requested in order (the pipeline), their audio
+ * converted and delivered to the opened outputs, to its end.
  * @throws TtsError — the first failure the pipeline could not mend (exit codes of docs/cli.md §3),
  *   an output failure (`io_error`, `no_playback_device`: exit 7; a ClosedPipeError when stdout's
  *   reader left), or `signal.reason` once aborted. The outputs are aborted before it throws: an
@@ -134,7 +137,7 @@ export function prepareAudio(channel: ChannelKind, spec: AudioSpec, effects: { s
  *   failed beside a file or stdout (`--play -o FILE`) is thrown (exit 7) only after they were
  *   written whole, the message saying so (docs/cli.md §1).
  */
-export async function speak(options: SpeakOptions): Promise<void> {
+export async function deliverSpeech(options: SpeakOptions): Promise<void> {
   const { spec, stats, signal } = options;
   const opened = await openOutputs(options.plan, spec, options.stdout, signal, { env: options.env, verbose: options.log.verbose });
   const sink = opened.sink;
@@ -169,17 +172,15 @@ export async function speak(options: SpeakOptions): Promise<void> {
     // the pipeline asks only for what the cache lacks.
     await options.cache?.prepare();
     const speaker = options.target.embedded ? (await import('../engine/voices.js')).voiceIdentity(options.voice) : undefined;
-    const open = converted(
-      cachedOpener(channelOpen, {
-        cache: options.cache,
-        identity: identityFor(options.channel, options.target, options.voice, options.language, spec, speaker, options.openai === undefined ? undefined : `openai:${options.openai.model}`),
-        requested: requestedSpec(options.channel, spec, options.openai),
-        counters: stats,
-        onPieceDone: options.onPieceDone,
-        verbose: options.log.verbose,
-      }),
-      spec,
-    );
+    const cached = cachedOpener(channelOpen, {
+      cache: options.cache,
+      identity: identityFor(options.channel, options.target, options.voice, options.language, spec, speaker, options.openai === undefined ? undefined : `openai:${options.openai.model}`),
+      requested: requestedSpec(options.channel, spec, options.openai),
+      counters: stats,
+      verbose: options.log.verbose,
+    });
+    const onPieceDone = options.onPieceDone;
+    const open = converted(onPieceDone === undefined ? cached : reportingPieceDone(cached, onPieceDone), spec);
     const fileOnly = opened.fileOnly;
     const marked = stage;
     const pipelineOptions = {
@@ -206,7 +207,7 @@ export async function speak(options: SpeakOptions): Promise<void> {
       units: options.units,
     };
     // Pieces are marked only when the stage needs their ends (tempo flush, pauses, cues).
-    const items: AsyncIterable<PipelineItem> = marked === undefined ? synthesizeTexts(options.pieces, pipelineOptions) : synthesizePieces(options.pieces, pipelineOptions);
+    const items: AsyncIterable<PipelineItem> = marked === undefined ? audioInOrder(options.pieces, pipelineOptions) : audioInOrderMarked(options.pieces, pipelineOptions);
     const deliver = async (data: Buffer): Promise<void> => {
       if (data.length === 0) return;
       stats.firstAudioAt ??= performance.now();

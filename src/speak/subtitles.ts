@@ -2,13 +2,11 @@
  * `--subtitles FILE.srt|FILE.vtt` (docs/cli.md §1): one cue per piece of text (a sentence; a line
  * with `--lines`), written as the cues come — so subtitles work while playing, and a book's cues
  * are never all held — to a temporary file beside the target, renamed into place only when the
- * run completed, like audio files (docs/cli.md §2; temp names of src/audio/temp-files.ts).
+ * run completed, like audio files (docs/cli.md §2; the atomic writer of src/audio/file-sink.ts).
  * Formats: SubRip (`HH:MM:SS,mmm`, numbered cues) and WebVTT (W3C WebVTT §4: a `WEBVTT` header,
  * `HH:MM:SS.mmm`, `&` and `<` escaped in cue text).
  */
-import { open, realpath, rename, stat, unlink, type FileHandle } from 'node:fs/promises';
-import { basename, dirname, resolve } from 'node:path';
-import { removeStaleTempFiles, tempPathFor, trackTempFile, untrackTempFile } from '../audio/temp-files.js';
+import { commitAtomicFile, discardAtomicFile, openAtomicFile, type AtomicFile } from '../audio/file-sink.js';
 import { TtsError } from '../errors.js';
 import type { Cue } from './audio-stage.js';
 
@@ -44,32 +42,24 @@ export interface SubtitleWriter {
  */
 export async function openSubtitles(path: string): Promise<SubtitleWriter> {
   const format = subtitleFormat(path);
-  let target = resolve(path);
-  target = await realpath(target).catch(() => target);
-  const existing = await stat(target).catch(() => undefined);
-  if (existing?.isDirectory() === true) throw ioError(Object.assign(new Error('is a folder'), { code: 'EISDIR' }), path);
-  await removeStaleTempFiles(dirname(target), basename(target));
-  const temp = tempPathFor(dirname(target), basename(target));
-  let fh: FileHandle | undefined;
+  let file: AtomicFile;
   try {
-    fh = await open(temp, 'wx', 0o666);
-    trackTempFile(temp);
-    if (existing !== undefined) await fh.chmod(existing.mode & 0o7777).catch(() => {});
-    if (format === 'vtt') await fh.write('WEBVTT\n\n');
+    file = await openAtomicFile(path);
   } catch (error) {
-    await fh?.close().catch(() => {});
-    await unlink(temp).catch(() => {});
-    untrackTempFile(temp);
-    throw ioError(error, path);
+    // Said as subtitles' own: the file system's code, not the audio file's wording.
+    throw ioError(error instanceof TtsError && error.cause !== undefined ? error.cause : error, path);
+  }
+  const handle = file.fh;
+  if (format === 'vtt') {
+    try {
+      await handle.write('WEBVTT\n\n');
+    } catch (error) {
+      await discardAtomicFile(file);
+      throw ioError(error, path);
+    }
   }
   let count = 0;
   let done = false;
-  const handle = fh;
-  const dropTemp = async (): Promise<void> => {
-    await handle.close().catch(() => {});
-    await unlink(temp).catch(() => {});
-    untrackTempFile(temp);
-  };
   return {
     get count() {
       return count;
@@ -84,20 +74,17 @@ export async function openSubtitles(path: string): Promise<SubtitleWriter> {
     },
     async finish() {
       try {
-        await handle.sync();
-        await handle.close();
-        await rename(temp, target);
-        untrackTempFile(temp);
+        await commitAtomicFile(file);
         done = true;
       } catch (error) {
-        await dropTemp();
+        await discardAtomicFile(file);
         throw ioError(error, path);
       }
     },
     async abort() {
       if (done) return;
       done = true;
-      await dropTemp();
+      await discardAtomicFile(file);
     },
   };
 }

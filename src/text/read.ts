@@ -61,34 +61,76 @@ export async function openText(input: TextInput): Promise<AsyncIterable<string>>
  *   past `maxInputBytes` without a line break; naming the line and its byte offset.
  */
 export async function* readLines(stdin: NodeJS.ReadableStream, maxInputBytes: number, signal: AbortSignal): AsyncGenerator<string, void, undefined> {
-  let pending: Buffer[] = [];
-  let pendingBytes = 0;
+  const lines = new LineCutter<Buffer>(0x0a, (parts) => Buffer.concat(parts), (b) => b.length);
   let lineNumber = 0;
   const emit = (bytes: Buffer): string | undefined => {
     lineNumber++;
-    const body = bytes.length > 0 && bytes[bytes.length - 1] === 0x0d ? bytes.subarray(0, -1) : bytes;
-    const line = strictUtf8(body, `line ${lineNumber} of standard input`, 0, true);
+    const line = strictUtf8(bytes, `line ${lineNumber} of standard input`, 0, true);
     return line.trim() === '' ? undefined : line;
   };
   for await (const chunk of abortable(stdin, signal)) {
-    let start = 0;
-    for (let nl = chunk.indexOf(0x0a); nl !== -1; nl = chunk.indexOf(0x0a, start)) {
-      const line = emit(Buffer.concat([...pending, chunk.subarray(start, nl)]));
-      pending = [];
-      pendingBytes = 0;
-      start = nl + 1;
+    for (const bytes of lines.cut(chunk)) {
+      const line = emit(bytes);
       if (line !== undefined) yield line;
     }
-    if (start < chunk.length) {
-      pending.push(chunk.subarray(start));
-      pendingBytes += chunk.length - start;
-      checkSize(pendingBytes, maxInputBytes, `line ${lineNumber + 1} of standard input`);
-    }
+    checkSize(lines.pendingSize, maxInputBytes, `line ${lineNumber + 1} of standard input`);
   }
   if (signal.aborted) throw signal.reason;
-  if (pendingBytes > 0) {
-    const line = emit(Buffer.concat(pending));
+  const last = lines.end();
+  if (last !== undefined) {
+    const line = emit(last);
     if (line !== undefined) yield line;
+  }
+}
+
+/**
+ * Cuts chunks of bytes or text into lines at each LF, as the chunks come; a CR before the LF is
+ * dropped (CRLF files). The one line splitter of `--lines` (bytes) and `tts batch` (text).
+ * Holds only the unfinished line; {@link pendingSize} lets the caller refuse one that grows too long.
+ */
+export class LineCutter<C extends Buffer | string> {
+  private pending: C[] = [];
+  /** Size of the unfinished line so far, as `size` measures it. */
+  pendingSize = 0;
+
+  /**
+   * @param newline `0x0a` for bytes, `'\n'` for text.
+   * @param join concatenates parts of one line.
+   * @param size measures a part (bytes for both, so limits mean the same).
+   */
+  constructor(
+    private readonly newline: C extends string ? '\n' : 0x0a,
+    private readonly join: (parts: C[]) => C,
+    private readonly size: (part: C) => number,
+  ) {}
+
+  /** The lines `chunk` completes, without their line break. */
+  *cut(chunk: C): Generator<C, void, undefined> {
+    let start = 0;
+    for (let nl = chunk.indexOf(this.newline as never); nl !== -1; nl = chunk.indexOf(this.newline as never, start)) {
+      this.pending.push(chunk.slice(start, nl) as C);
+      yield this.take();
+      start = nl + 1;
+    }
+    if (start < chunk.length) {
+      const rest = chunk.slice(start) as C;
+      this.pending.push(rest);
+      this.pendingSize += this.size(rest);
+    }
+  }
+
+  /** The last line, when the input did not end with a line break; undefined when it did. */
+  end(): C | undefined {
+    return this.pending.length === 0 ? undefined : this.take();
+  }
+
+  private take(): C {
+    const line = this.join(this.pending);
+    this.pending = [];
+    this.pendingSize = 0;
+    const last = line.length - 1;
+    const cr = typeof line === 'string' ? line[last] === '\r' : line[last] === 0x0d;
+    return (cr ? line.slice(0, last) : line) as C;
   }
 }
 

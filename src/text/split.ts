@@ -23,15 +23,16 @@
  */
 import { isSpeakable } from '../protocol/speakable.js';
 
-// Made on first use: building ICU segmenters costs ~13 ms, which short texts never need.
-let segmenters: { sentence: Intl.Segmenter; word: Intl.Segmenter; grapheme: Intl.Segmenter } | undefined;
-function segmenter(kind: 'sentence' | 'word' | 'grapheme'): Intl.Segmenter {
-  segmenters ??= {
-    sentence: new Intl.Segmenter(undefined, { granularity: 'sentence' }),
-    word: new Intl.Segmenter('ja', { granularity: 'word' }),
-    grapheme: new Intl.Segmenter(undefined, { granularity: 'grapheme' }),
-  };
-  return segmenters[kind];
+// Made on first use, each kind alone: building ICU segmenters costs ~13 ms, which short texts never need.
+const segmenters = new Map<'sentence' | 'word' | 'grapheme', Intl.Segmenter>();
+/** The one segmenter of each kind (UAX #29 through ICU; words in Japanese rules), made on first use. */
+export function segmenter(kind: 'sentence' | 'word' | 'grapheme'): Intl.Segmenter {
+  let made = segmenters.get(kind);
+  if (made === undefined) {
+    made = new Intl.Segmenter(kind === 'word' ? 'ja' : undefined, { granularity: kind });
+    segmenters.set(kind, made);
+  }
+  return made;
 }
 
 /** Length of `s` in code points. */

@@ -28,7 +28,10 @@ function noise(len: number, seed: number): Buffer {
   return b;
 }
 
-/** float32 samples in [-1.25, 1.25] (some clip) and their s16 values, computed here. */
+/**
+ * float32 samples in [-1.25, 1.25] (some clip) and their s16 values, computed here with the
+ * sample codec's convention (src/dsp/encoding.ts): × 32768, rounded, 1.0 clipped to 32767.
+ */
 function floatAudio(frames: number, channels: number): { f32: Buffer; s16: Buffer } {
   const n = frames * channels;
   const f32 = Buffer.alloc(n * 4);
@@ -37,7 +40,7 @@ function floatAudio(frames: number, channels: number): { f32: Buffer; s16: Buffe
     const x = Math.sin(i / 7) * 1.25;
     f32.writeFloatLE(x, i * 4);
     const clipped = Math.max(-1, Math.min(1, Math.fround(x)));
-    s16.writeInt16LE(Math.round(clipped * 32767), i * 2);
+    s16.writeInt16LE(Math.min(32767, Math.round(clipped * 32768)), i * 2);
   }
   return { f32, s16 };
 }

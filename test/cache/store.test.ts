@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { PieceCache } from '../../src/cache/store.js';
-import { cacheDir } from '../../src/cache/use.js';
+import { cacheDir } from '../../src/cache/dir.js';
 
 const key = (c: string): string => c.repeat(64);
 

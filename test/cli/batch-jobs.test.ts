@@ -8,7 +8,8 @@ import { describe, it } from 'node:test';
 import { Command } from 'commander';
 import { jsonJobs, plainJobs } from '../../src/cli/batch-jobs.js';
 import { moreSevere } from '../../src/cli/batch-run.js';
-import { addSynthesisOptions, intIn, type SynthesisFlags } from '../../src/cli/options.js';
+import { intIn, type SynthesisFlags } from '../../src/cli/flags.js';
+import { addSynthesisOptions } from '../../src/cli/synthesis-command.js';
 
 function command(): { cmd: Command; flags: SynthesisFlags } {
   const cmd = addSynthesisOptions(new Command('batch')).option('--later-flag <n>', 'a flag added by another change', intIn(1, 9, '--later-flag'));

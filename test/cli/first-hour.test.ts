@@ -12,7 +12,7 @@ import { PassThrough } from 'node:stream';
 import { describe, it } from 'node:test';
 import { Command } from 'commander';
 import { main } from '../../src/cli/main.js';
-import { addSynthesisOptions } from '../../src/cli/options.js';
+import { addSynthesisOptions } from '../../src/cli/synthesis-command.js';
 import { findOnPath } from '../../src/audio/system-player.js';
 import type { CommandIo } from '../../src/cli/report.js';
 

@@ -1,11 +1,11 @@
 /**
- * Output planning (src/speak/outputs.ts planOutput, docs/cli.md §1–§2): which destinations a
+ * Output planning (src/speak/open-outputs.ts planOutput, docs/cli.md §1–§2): which destinations a
  * command's flags give, and the containers they get.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { TtsError } from '../../src/errors.js';
-import { aplayCommand, planOutput } from '../../src/speak/outputs.js';
+import { aplayCommand, planOutput } from '../../src/speak/output-plan.js';
 
 describe('planOutput', () => {
   it('say plays, stream writes stdout, and -o writes a file instead', () => {
@@ -73,7 +73,7 @@ describe('checkSubtitlesPath', () => {
     const { mkdtemp, rm, writeFile } = await import('node:fs/promises');
     const { tmpdir } = await import('node:os');
     const { join } = await import('node:path');
-    const { checkSubtitlesPath } = await import('../../src/cli/synthesis.js');
+    const { checkSubtitlesPath } = await import('../../src/speak/output-checks.js');
     const dir = await mkdtemp(join(tmpdir(), 'tts-subs-input-'));
     try {
       const input = join(dir, 'notes.srt');

@@ -9,7 +9,7 @@ import type { Server } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import { TtsError } from '../../src/errors.js';
 import { streamRealtime, type RealtimeStreamOptions } from '../../src/client/realtime.js';
-import { createService, listen } from '../../src/server/service.js';
+import { createService, listen } from '../../src/server/builtin-server.js';
 import { fakeAudio, fakeEngine, type FakeEngine } from '../helpers/fake-engine.js';
 
 const KEY = 'tts_builtin-test-key-000111';

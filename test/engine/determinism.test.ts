@@ -8,7 +8,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { VOICES } from '../../src/protocol/voices.js';
+import { engineVoices } from '../../src/engine/catalogue.js';
 import { runTts } from '../helpers/cli.js';
 import { allEvents, audioOf, postSse } from '../helpers/serve-http.js';
 import { startServeInProcess, type InProcessServe } from '../helpers/in-process.js';
@@ -46,7 +46,7 @@ async function served(body: { input: string; voice: string }): Promise<Buffer> {
   return audio;
 }
 
-for (const voice of VOICES.map((v) => v.id)) {
+for (const voice of engineVoices().map((v) => v.id)) {
   test(`${voice}: same request → same bytes after other requests in one server`, async () => {
     const input = TEXT[voice.slice(0, 2)]!;
     const first = await served({ input, voice });
@@ -57,7 +57,7 @@ for (const voice of VOICES.map((v) => v.id)) {
 }
 
 test('every voice: fresh `tts stream` processes give the bytes the server gives', async () => {
-  for (const voice of VOICES.map((v) => v.id)) {
+  for (const voice of engineVoices().map((v) => v.id)) {
     const input = TEXT[voice.slice(0, 2)]!;
     const reference = await served({ input, voice });
     const runs = await Promise.all([0, 1].map(() => runTts(['stream', '-q', '--offline', '-v', voice, input])));

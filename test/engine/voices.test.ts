@@ -11,7 +11,7 @@ import { fliteInstanceBytes, fliteInstanceMemory, flitePieces, fliteSynthesize, 
 import { EspeakSynth, byteBoundedParts } from '../../src/engine/espeak.js';
 import { MemoryWasi } from '../../src/engine/wasi-memfs.js';
 import type { Language } from '../../src/protocol/types.js';
-import { VOICES } from '../../src/protocol/voices.js';
+import { engineVoices } from '../../src/engine/catalogue.js';
 import { collect, job, medianF0, pcm16ToFloat } from '../helpers/engine-audio.js';
 
 let engine: EspeakEngine;
@@ -115,7 +115,7 @@ test('eSpeak NG alone: reset() makes the same text give the same samples after a
   assert.deepEqual(speak('ja+f2', 'きょうは いい てんきです。'), first);
 });
 
-for (const voice of VOICES.map((v) => v.id)) {
+for (const voice of engineVoices().map((v) => v.id)) {
   test(`${voice}: the same job gives the same bytes after other jobs in the same worker, and in a fresh engine`, async () => {
     const language: Language = voice.startsWith('en') ? 'en' : 'ja';
     const target = job({ text: TEXT[language], voice, language });

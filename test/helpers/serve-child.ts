@@ -64,7 +64,7 @@ export async function startChildService(options: ChildServiceOptions): Promise<C
 }
 
 async function runChild(options: ChildServiceOptions): Promise<void> {
-  const [{ createEngine }, { createService, closeService, listen }] = await Promise.all([import('../../src/engine/index.js'), import('../../src/server/service.js')]);
+  const [{ createEngine }, { createService, closeService, listen }] = await Promise.all([import('../../src/engine/index.js'), import('../../src/server/builtin-server.js')]);
   const engine = createEngine({ workers: options.workers });
   await engine.warmUp();
   const server = createService({ apiKeys: options.apiKeys, engine, maxConcurrent: options.maxConcurrent, maxChars: options.maxChars });

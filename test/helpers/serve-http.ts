@@ -1,5 +1,5 @@
 /**
- * The built-in service (src/server/service.ts) on 127.0.0.1, port 0, for tests of `tts serve`'s
+ * The built-in service (src/server/builtin-server.ts) on 127.0.0.1, port 0, for tests of `tts serve`'s
  * HTTP side: start it with any options, send SSE requests with node:http (so a test can destroy
  * the socket at an exact moment), and read the event stream strictly as the service writes it
  * (`event:` line, one `data:` line of JSON, blank line; docs/cli.md §4).
@@ -7,7 +7,7 @@
 import { request, type IncomingHttpHeaders } from 'node:http';
 import type { Server } from 'node:http';
 import { connect as connectTcp, type Socket } from 'node:net';
-import { closeService, createService, listen, type ServiceOptions } from '../../src/server/service.js';
+import { closeService, createService, listen, type ServiceOptions } from '../../src/server/builtin-server.js';
 
 /** A running service and what it logged. */
 export interface TestService {

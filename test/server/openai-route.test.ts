@@ -14,7 +14,7 @@ import { WAVE_FORMAT } from '../../src/audio/wav.js';
 import { fakeEngine, scriptedEngine } from '../helpers/fake-engine.js';
 import { startService, type TestService } from '../helpers/serve-http.js';
 import { stalledSse } from '../helpers/stalled-clients.js';
-import { createService, closeService, listen } from '../../src/server/service.js';
+import { createService, closeService, listen } from '../../src/server/builtin-server.js';
 
 const KEY = 'test-key-openai-1';
 const TEXT = 'Hello there, this is a test.';

@@ -1,7 +1,7 @@
 /** The OpenAI voice table of the built-in service (docs/protocol.md §10.3). */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { findVoice } from '../../src/protocol/voices.js';
+import { findVoice } from '../../src/engine/catalogue.js';
 import { mapOpenAiVoice, OPENAI_VOICES } from '../../src/server/openai-voices.js';
 
 describe('mapOpenAiVoice', () => {

@@ -9,7 +9,7 @@ import { after, before, describe, it } from 'node:test';
 import { streamRealtime } from '../../src/client/realtime.js';
 import { createEngine } from '../../src/engine/index.js';
 import type { SpeechEngine } from '../../src/engine/types.js';
-import { createService, listen } from '../../src/server/service.js';
+import { createService, listen } from '../../src/server/builtin-server.js';
 
 const KEY = 'tts_engine-test-key-42';
 

@@ -15,7 +15,7 @@ import { Admission, ServiceLimits, type AdmissionLimits } from '../../src/server
 import { KeyRing } from '../../src/server/keys.js';
 import { attachRealtime } from '../../src/server/realtime-route.js';
 import { SEND_HIGH_WATER_BYTES } from '../../src/server/realtime-session.js';
-import { createService, listen } from '../../src/server/service.js';
+import { createService, listen } from '../../src/server/builtin-server.js';
 import { connect as connectWs, handshake, type WsSession } from '../helpers/serve-ws.js';
 import { fakeAudio, fakeEngine, type FakeEngine } from '../helpers/fake-engine.js';
 

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createEngine } from '../../src/engine/index.js';
 import type { SpeechEngine } from '../../src/engine/types.js';
-import { createService, listen } from '../../src/server/service.js';
+import { createService, listen } from '../../src/server/builtin-server.js';
 import type { SseOutcome } from '../../src/client/sse-events.js';
 import { decodeEventStream } from '../helpers/sse-decode.js';
 

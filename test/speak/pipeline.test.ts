@@ -8,7 +8,7 @@ import { getEventListeners } from 'node:events';
 import { describe, it } from 'node:test';
 import { setTimeout as delay } from 'node:timers/promises';
 import { TtsError } from '../../src/errors.js';
-import { isPieceEnd, isPieceStart, synthesizePieces, synthesizeTexts, type OpenStream, type PipelineOptions } from '../../src/speak/pipeline.js';
+import { isPieceEnd, isPieceStart, audioInOrderMarked, audioInOrder, type OpenStream, type PipelineOptions } from '../../src/speak/pipeline.js';
 import type { AudioChunk } from '../../src/wire/delta.js';
 
 /** A seeded pseudo-random generator (mulberry32), so a failing order can be replayed. */
@@ -56,7 +56,7 @@ async function collect(chunks: AsyncIterable<AudioChunk>): Promise<string> {
 
 const BOOK = Array.from({ length: 30 }, (_, i) => `Sentence number ${i + 1} is here.`).join(' ');
 
-describe('synthesizeTexts', () => {
+describe('audioInOrder', () => {
   it('keeps text order whatever the delays of the requests (3 in flight)', async () => {
     for (const seed of [1, 2, 3, 4, 5]) {
       const rnd = random(seed);
@@ -77,7 +77,7 @@ describe('synthesizeTexts', () => {
         }
       };
       const opts = options(open);
-      assert.equal(await collect(synthesizeTexts(once(BOOK), opts)), BOOK, `seed ${seed}`);
+      assert.equal(await collect(audioInOrder(once(BOOK), opts)), BOOK, `seed ${seed}`);
       assert.equal(most, 3, 'requests overlap up to --concurrency');
       assert.ok(opts.stats.requests >= 30);
     }
@@ -95,7 +95,7 @@ describe('synthesizeTexts', () => {
     // A piece over the limit by its trailing space alone is sent without it (requestText), so
     // the audio is compared without white space.
     const words = (s: string): string => s.replace(/\s+/g, '');
-    assert.equal(words(await collect(synthesizeTexts(once(text), opts))), words(text));
+    assert.equal(words(await collect(audioInOrder(once(text), opts))), words(text));
     assert.ok(seen.some((t) => [...t].length > 12), 'the first pieces were too long');
     assert.ok(opts.warnings.some((w) => /splitting at \d+ from now on/.test(w)), opts.warnings.join('\n'));
     // Once halved to 7, every later request fits the service's limit of 12.
@@ -113,14 +113,14 @@ describe('synthesizeTexts', () => {
       yield { data: audioOf(text), itemId: undefined };
     };
     const letters = (s: string): string => s.replace(/[^\p{L}]/gu, '');
-    assert.equal(letters(await collect(synthesizeTexts(once('abcdefgh.'), options(open, { maxChars: 8 })))), 'abcdefgh');
-    assert.equal(letters(await collect(synthesizeTexts(once('Hello, world!'), options(open, { maxChars: 5 })))), 'Helloworld');
-    assert.equal(letters(await collect(synthesizeTexts(once('Nice 👍👍👍👍👍👍 indeed.'), options(open, { maxChars: 5 })))), 'Niceindeed');
+    assert.equal(letters(await collect(audioInOrder(once('abcdefgh.'), options(open, { maxChars: 8 })))), 'abcdefgh');
+    assert.equal(letters(await collect(audioInOrder(once('Hello, world!'), options(open, { maxChars: 5 })))), 'Helloworld');
+    assert.equal(letters(await collect(audioInOrder(once('Nice 👍👍👍👍👍👍 indeed.'), options(open, { maxChars: 5 })))), 'Niceindeed');
     // The same as pieces already cut by the splitter (splitStream gives "abcdefgh" then ".").
     async function* pieces(...list: string[]): AsyncGenerator<string> {
       yield* list;
     }
-    assert.equal(letters(await collect(synthesizeTexts(pieces('abcdefgh', '.', ' Next', ' 👍👍'), options(open, { maxChars: 8 })))), 'abcdefghNext');
+    assert.equal(letters(await collect(audioInOrder(pieces('abcdefgh', '.', ' Next', ' 👍👍'), options(open, { maxChars: 8 })))), 'abcdefghNext');
     assert.ok(seen.every((t) => /[\p{L}\p{N}]/u.test(t)), JSON.stringify(seen));
   });
 
@@ -143,7 +143,7 @@ describe('synthesizeTexts', () => {
       }
     };
     const opts = options(open, { concurrency: 4, retries: 0 });
-    assert.equal(await collect(synthesizeTexts(once(BOOK), opts)), BOOK);
+    assert.equal(await collect(audioInOrder(once(BOOK), opts)), BOOK);
     assert.ok(refused >= 1, 'the service refused at least once');
     // After the first refusal only 2 run at once, so the service has no reason to refuse again.
     assert.ok(refused <= 2, `refused ${refused} times`);
@@ -172,7 +172,7 @@ describe('synthesizeTexts', () => {
         written = written.subarray(0, bytes);
       },
     });
-    for await (const c of synthesizeTexts(once(BOOK), opts)) written = Buffer.concat([written, c.data]);
+    for await (const c of audioInOrder(once(BOOK), opts)) written = Buffer.concat([written, c.data]);
     assert.equal(written.toString('utf8'), BOOK);
     assert.equal(rewinds.length, 1);
     assert.equal(rewinds[0], Buffer.byteLength('Sentence number 1 is here. '));
@@ -202,7 +202,7 @@ describe('synthesizeTexts', () => {
         piece = '';
       },
     });
-    for await (const item of synthesizePieces(once(BOOK), opts)) {
+    for await (const item of audioInOrderMarked(once(BOOK), opts)) {
       if (isPieceEnd(item)) {
         assert.equal(piece, item.pieceEnd, 'the mark follows all of its piece');
         ends.push(item.pieceEnd);
@@ -222,7 +222,7 @@ describe('synthesizeTexts', () => {
       if (text.startsWith('Sentence number 3 ')) throw new TtsError('stream_ended_early', 'cut', { retriable: true });
     };
     await assert.rejects(
-      collect(synthesizeTexts(once(BOOK), options(open, { maxChars: 30, concurrency: 1 }))),
+      collect(audioInOrder(once(BOOK), options(open, { maxChars: 30, concurrency: 1 }))),
       (e: unknown) => e instanceof TtsError && e.code === 'stream_ended_early' && /after 0\.30 s of audio had been delivered/.test(e.message),
     );
   });
@@ -236,7 +236,7 @@ describe('synthesizeTexts', () => {
       yield { data: audioOf(text), itemId: undefined };
     };
     const opts = options(open, { retries: 1 });
-    const done = collect(synthesizeTexts(once('Hello there.'), opts));
+    const done = collect(audioInOrder(once('Hello there.'), opts));
     let finished = false;
     void done.then(() => (finished = true));
     for (let i = 0; i < 20; i++) await Promise.resolve();
@@ -256,7 +256,7 @@ describe('synthesizeTexts', () => {
       throw new TtsError('server_error', 'down', { retriable: true, retryAfterSeconds: 0 });
     };
     const opts = options(open, { retries: 2 });
-    await assert.rejects(collect(synthesizeTexts(once('Hello.'), opts)), (e: unknown) => e instanceof TtsError && e.code === 'server_error');
+    await assert.rejects(collect(audioInOrder(once('Hello.'), opts)), (e: unknown) => e instanceof TtsError && e.code === 'server_error');
     assert.equal(opts.stats.requests, 3);
   });
 
@@ -270,7 +270,7 @@ describe('synthesizeTexts', () => {
       throw signal.reason;
     };
     const reason = new TtsError('interrupted', 'interrupted');
-    const run = collect(synthesizeTexts(once(BOOK), options(open, { signal: controller.signal })));
+    const run = collect(audioInOrder(once(BOOK), options(open, { signal: controller.signal })));
     await delay(20);
     controller.abort(reason);
     await assert.rejects(run, (e: unknown) => e === reason);
@@ -301,7 +301,7 @@ describe('synthesizeTexts', () => {
       const pieces = async function* (): AsyncGenerator<string> {
         yield* sentences;
       };
-      const got = await collect(synthesizeTexts(pieces(), options(opener, { concurrency: inFlight, maxChars: 20, signal: controller.signal })));
+      const got = await collect(audioInOrder(pieces(), options(opener, { concurrency: inFlight, maxChars: 20, signal: controller.signal })));
       assert.equal(got, sentences.join(''));
       // process.emitWarning reports on the next tick: let it.
       await new Promise((resolve) => setImmediate(resolve));

@@ -4,7 +4,8 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { formatClock, formatProgress, formatRunSummary, progressMode } from '../../src/cli/report.js';
+import { formatClock, formatProgress, formatRunSummary } from '../../src/cli/run-lines.js';
+import { progressMode } from '../../src/cli/progress-display.js';
 import { Progress } from '../../src/speak/progress.js';
 
 describe('progress', () => {

@@ -22,17 +22,9 @@ import { Application, createEncoder, loadLibopus } from 'libopus-wasm';
 import type { AudioSpec } from '../../dsp/spec.js';
 import type { AudioEncoder } from './encoder.js';
 import { oggCrc, OggWriter, opusHead, opusTags } from './ogg.js';
+import { newConverter } from '../../dsp/resample.js';
 import { toFloat32, warmUpTone } from './pcm.js';
 import { opusRateFor } from './rates.js';
-
-/**
- * A streaming libsamplerate converter from `from` to `to` Hz. Imported only when needed: the
- * package is a 2 MB JavaScript build that takes 100+ ms to load.
- */
-async function createResampler(channels: number, from: number, to: number): Promise<{ full(samples: Float32Array): Float32Array; destroy(): void }> {
-  const { default: src } = await import('@alexanderolsen/libsamplerate-js');
-  return src.create(channels, from, to, { converterType: src.ConverterType.SRC_SINC_MEDIUM_QUALITY });
-}
 
 /** Frame duration: 20 ms, the usual one for speech (RFC 6716 §2.1.4). */
 const FRAME_SECONDS = 0.02;
@@ -59,7 +51,7 @@ export async function openOpusEncoder(spec: AudioSpec, bitrateKbps: number): Pro
   const [{ version }, opus, resampler] = await Promise.all([
     loadLibopus(),
     createEncoder({ sampleRate: rate, channels, application: Application.Voip, bitrate: bitrateKbps * 1000, frameSize: Math.round(rate * FRAME_SECONDS) }),
-    rate === spec.sampleRate ? undefined : createResampler(channels, spec.sampleRate, rate),
+    rate === spec.sampleRate ? undefined : newConverter(channels, spec.sampleRate, rate),
   ]);
   const frame = opus.frameSize * channels; // samples (all channels) per packet
   // Warm-up: V8 compiles WebAssembly functions on their first call, which made the first real

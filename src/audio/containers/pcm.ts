@@ -4,7 +4,7 @@
  * libraries take — Float32 channel planes (LAME), Float32 interleaved (libopus) or Int32
  * interleaved at 16 or 24 bits (libFLAC). Decoding follows src/dsp/encoding.ts.
  */
-import { toPcm16Bytes } from '../../dsp/encoding.js';
+import { clip, decodeToFloat, toPcm16Bytes } from '../../dsp/encoding.js';
 import { bytesPerFrame, type AudioSpec } from '../../dsp/spec.js';
 
 /**
@@ -43,19 +43,8 @@ export class FrameAligner {
  * @param bytes a whole number of samples, little-endian.
  */
 export function toFloat32(bytes: Buffer, format: AudioSpec['format']): Float32Array {
-  if (format === 'float32') {
-    const n = bytes.length >> 2;
-    const out = new Float32Array(n);
-    for (let i = 0; i < n; i++) {
-      const x = bytes.readFloatLE(i * 4);
-      out[i] = x > 1 ? 1 : x < -1 ? -1 : Number.isNaN(x) ? 0 : x;
-    }
-    return out;
-  }
-  const pcm = toPcm16Bytes(bytes, format);
-  const n = pcm.length >> 1;
-  const out = new Float32Array(n);
-  for (let i = 0; i < n; i++) out[i] = pcm.readInt16LE(i * 2) / 32768;
+  const out = decodeToFloat(bytes, format);
+  if (format === 'float32') for (let i = 0; i < out.length; i++) out[i] = clip(out[i]!);
   return out;
 }
 

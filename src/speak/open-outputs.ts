@@ -1,118 +1,14 @@
 /**
- * Where the audio goes (docs/cli.md §1, §2): the sound card, a file (its container — WAV, raw,
- * FLAC, MP3 or Ogg Opus — by its name's extension, or chosen by --container/--wav/--raw),
- * stdout, or a file and the card together (--play) — planned from the flags, then opened as
- * sinks (FIFOs and devices written in place, several joined by a tee; compressed containers
- * encode on the way, src/audio/containers).
+ * Opening the outputs a plan names (docs/cli.md §2): the atomic file, stdout, the sound card, a
+ * FIFO or a device, each with its container's encoder, behind one sink; the plan itself is made
+ * in output-plan.ts, and checked against the input in output-checks.ts.
  */
-import { statSync, type Stats } from 'node:fs';
 import type { AudioSink } from '../audio/sink.js';
 import type { FileSink } from '../audio/file-sink.js';
-import { CONTAINERS, assertContainerFits, bitrateFor, containerOfPath, extensionList, isEncoded, type Container } from '../audio/containers/registry.js';
+import { bitrateFor, isEncoded, type Container } from '../audio/containers/registry.js';
 import type { AudioSpec } from '../dsp/spec.js';
 import { TtsError } from '../errors.js';
-
-/** Which command is running: it sets the default destination. */
-export type CommandName = 'say' | 'stream' | 'realtime';
-
-/** The destinations of one run. */
-export interface OutputPlan {
-  /** A file to write atomically, with its container. */
-  file: { path: string; container: Container } | undefined;
-  /** Stdout, with its container (raw unless --container/--wav). */
-  stdout: { container: Container } | undefined;
-  /** Play on the sound card (PCM, whatever the container). */
-  play: boolean;
-  /** How to play (--player): `auto`, `speaker` or a system player (docs/cli.md §2). */
-  player?: string | undefined;
-  /** --bitrate in kbit/s for MP3/Opus; undefined = the container's speech default. */
-  bitrate?: number | undefined;
-}
-
-/** The flags that decide the destinations. */
-export interface OutputFlags {
-  output?: string | undefined;
-  wav?: boolean | undefined;
-  raw?: boolean | undefined;
-  /** --container: the file's or stdout's container, whatever the name. */
-  container?: Container | undefined;
-  /** --bitrate, kbit/s. */
-  bitrate?: number | undefined;
-  play?: boolean | undefined;
-  player?: string | undefined;
-}
-
-/**
- * Decides the destinations and their containers (docs/cli.md §1, §2 "Containers").
- * @param stdoutIsTerminal whether stdout is a TTY: `stream` refuses to write audio to one.
- * @param spec the audio written; when given, the container and bit rate are checked against it.
- * @throws TtsError `usage` (exit 2) when audio would go to a terminal, `-o` ends with `/`, the
- *   file's extension is not one of the containers' (the message lists them), --container
- *   contradicts --wav/--raw, --container/--bitrate have no file or stdout to apply to, or the
- *   container cannot hold `spec` / takes no such bit rate.
- */
-export function planOutput(command: CommandName, flags: OutputFlags, stdoutIsTerminal: boolean, spec?: AudioSpec): OutputPlan {
-  const shorthand = flags.wav === true ? 'wav' : flags.raw === true ? 'raw' : undefined;
-  if (flags.container !== undefined && shorthand !== undefined && flags.container !== shorthand) {
-    throw new TtsError('usage', `--container ${flags.container} contradicts --${shorthand}`, { hint: 'give one of them' });
-  }
-  const forced = flags.container ?? shorthand;
-  if (flags.output !== undefined && flags.output !== '-' && /[\\/]$/.test(flags.output)) {
-    throw new TtsError('usage', `-o ${flags.output} names a folder, not a file`, { hint: `give a file name, e.g. -o ${flags.output}speech.wav` });
-  }
-  let file: OutputPlan['file'];
-  let stdout: OutputPlan['stdout'];
-  if (flags.output !== undefined && flags.output !== '-') {
-    file = { path: flags.output, container: forced ?? containerOfName(flags.output) };
-  } else if (flags.output === '-' || command === 'stream') {
-    stdout = { container: forced ?? 'raw' };
-  }
-  const play = flags.play === true || (command !== 'stream' && flags.output === undefined);
-  if (file === undefined && stdout === undefined && (flags.container !== undefined || flags.bitrate !== undefined)) {
-    throw new TtsError('usage', `${flags.container !== undefined ? '--container' : '--bitrate'} applies to a file (-o) or stdout; playback takes PCM`, {
-      hint: 'add -o FILE (e.g. -o speech.mp3), or drop the flag',
-    });
-  }
-  if (stdout !== undefined && stdoutIsTerminal) {
-    throw new TtsError('usage', 'refusing to write audio to a terminal', {
-      hint: 'redirect stdout (tts stream "…" > out.raw), or use -o FILE, or `tts say` to play it',
-    });
-  }
-  const container = file?.container ?? stdout?.container;
-  if (spec !== undefined && container !== undefined) {
-    assertContainerFits(container, spec);
-    bitrateFor(container, spec, flags.bitrate);
-  }
-  const plan: OutputPlan = { file, stdout, play };
-  if (flags.player !== undefined) plan.player = flags.player;
-  if (flags.bitrate !== undefined) plan.bitrate = flags.bitrate;
-  return plan;
-}
-
-/**
- * The container a file name gives (docs/cli.md §2): by its extension; a FIFO or device with
- * none of the extensions (`-o /dev/null`, `-o fifo`) gets raw, like stdout.
- * @throws TtsError `usage` (exit 2) listing the extensions, for any other name: never silent raw.
- */
-function containerOfName(path: string): Container {
-  const container = containerOfPath(path);
-  if (container !== undefined) return container;
-  try {
-    const info = statSync(path);
-    if (!info.isFile() && !info.isDirectory()) return 'raw';
-  } catch {
-    // Does not exist yet: a file to create, which needs a known extension.
-  }
-  throw new TtsError('usage', `-o ${path}: the name does not say which container to write`, {
-    hint: `end the name with ${extensionList()}, or choose with --container ${CONTAINERS.join('|')}`,
-  });
-}
-
-/** An `aplay` command that plays raw audio of this spec (docs/cli.md §2 raw-output notice). */
-export function aplayCommand(format: 'pcm16' | 'float32' | 'mulaw', sampleRate: number, channels: number): string {
-  const f = format === 'pcm16' ? 'S16_LE' : format === 'float32' ? 'FLOAT_LE' : 'MU_LAW';
-  return `aplay -f ${f} -r ${sampleRate} -c ${channels}`;
-}
+import type { OutputPlan } from './output-plan.js';
 
 /** The destinations of a plan, opened. */
 export interface OpenOutputs {
@@ -274,32 +170,5 @@ async function openSpecialFile(path: string, kind: 'fifo' | 'device', signal: Ab
       // ENXIO: nobody reads the FIFO yet.
       await sleep(0.05, signal);
     }
-  }
-}
-
-/**
- * Refuses to write the audio (or the subtitles) over the text it is made from: `-o` or
- * `--subtitles` naming the `-f` file (or the file stdin was redirected from), compared by device
- * and inode, so another name for the same file (a link, `./x`) is caught too.
- * @param output the path written; nothing to check when it does not exist yet.
- * @param input the `-f` path, `-` for stdin (checked through its descriptor), or undefined when
- *   the text comes from the command line.
- * @param flag the flag that named `output`, for the message: `-o` (default) or `--subtitles`.
- * @throws TtsError `usage` (exit 2) when they are the same file.
- */
-export async function assertOutputIsNotInput(output: string, input: string | undefined, flag: '-o' | '--subtitles' = '-o'): Promise<void> {
-  if (input === undefined) return;
-  const { fstatSync } = await import('node:fs');
-  const { stat } = await import('node:fs/promises');
-  const out = await stat(output).catch(() => undefined);
-  if (out === undefined || !out.isFile()) return;
-  let inp: Stats | undefined;
-  try {
-    inp = input === '-' ? fstatSync(0) : await stat(input);
-  } catch {
-    return; // Unreadable input is reported when it is read.
-  }
-  if (inp.isFile() && inp.dev === out.dev && inp.ino === out.ino) {
-    throw new TtsError('usage', `${flag} ${output} is the file the text is read from`, { hint: flag === '-o' ? 'write the audio to another file' : 'write the subtitles to another file' });
   }
 }

@@ -1,9 +1,9 @@
 /**
- * The byte-bounded queue every producer/consumer pair uses (src/wire/chunk-queue.ts).
+ * The byte-bounded queue every producer/consumer pair uses (src/queue/chunk-queue.ts).
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ChunkQueue } from '../../src/wire/chunk-queue.js';
+import { ChunkQueue } from '../../src/queue/chunk-queue.js';
 
 const queue = (high = 10, low = 2): ChunkQueue<Buffer> => new ChunkQueue<Buffer>({ highWaterBytes: high, lowWaterBytes: low, sizeOf: (b) => b.length });
 

@@ -3,6 +3,7 @@
  * `--base-url` / `TTS_BASE_URL` with `TTS_API_KEY` or `--api-key-file`, or — with none configured,
  * or `--offline` — the embedded built-in service.
  */
+import { safeOrigin } from '../client/safe-origin.js';
 import { readFile, stat } from 'node:fs/promises';
 import { fileProblem, TtsError } from '../errors.js';
 
@@ -79,12 +80,4 @@ async function readKeyFile(path: string, warn: (line: string) => void): Promise<
 
 function nonEmpty(v: string | undefined): string | undefined {
   return v === undefined || v.trim() === '' ? undefined : v.trim();
-}
-
-function safeOrigin(url: string): string {
-  try {
-    return new URL(url).origin;
-  } catch {
-    return 'an invalid URL';
-  }
 }

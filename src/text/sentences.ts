@@ -5,9 +5,7 @@
  * each piece further at every sentence end, with the same segmenter (Unicode UAX #29 through
  * `Intl.Segmenter`, so "e.g." and "3.14" stay whole and 。！？ and line breaks end sentences).
  */
-import { segmentsOf } from '../text/split.js';
-
-let sentenceSegmenter: Intl.Segmenter | undefined;
+import { segmenter, segmentsOf } from './split.js';
 
 /**
  * The sentences of one piece, in order; joined, they give the piece back exactly (whitespace
@@ -33,10 +31,9 @@ const JOIN_CONTEXT_CHARS = 256;
  */
 export function sentenceBreakBetween(before: string, after: string): boolean {
   if (before.trim() === '') return true;
-  sentenceSegmenter ??= new Intl.Segmenter(undefined, { granularity: 'sentence' });
   const tail = before.slice(-JOIN_CONTEXT_CHARS);
   const text = tail + after.slice(0, JOIN_CONTEXT_CHARS);
-  for (const s of sentenceSegmenter.segment(text)) {
+  for (const s of segmenter('sentence').segment(text)) {
     if (s.index === tail.length) return true;
     if (s.index > tail.length) return false;
   }

@@ -1,0 +1,62 @@
+/**
+ * How settings from the config file (docs/cli.md §7) meet a run's own flags: container choosers
+ * and bit rate that fit the output, and `--cache` given as a flag beating `no-cache` in the file
+ * or TTS_NO_CACHE (docs/cli.md §8). Shared by the synthesis commands and every line of `tts batch`.
+ */
+import type { Command } from 'commander';
+import { containerOfPath } from '../audio/containers/registry.js';
+import type { SynthesisFlags } from './flags.js';
+
+/**
+ * Keeps settings that came from the config file (docs/cli.md §7) from refusing a run they were
+ * not written for, or from overriding what the run says itself: the configured container
+ * choosers (`container`, `wav`, `raw`) are a default for stdout and for names without a known
+ * extension — an `-o` extension or any of `--container`/`--wav`/`--raw` given as a flag wins over
+ * all three, and playback alone ignores them —; a configured `bitrate` applies only to the MP3
+ * and Opus outputs. Given as flags, they keep their strict meaning (an override, exit 2 where
+ * they cannot apply). Also marks `--cache` given as a flag ({@link SynthesisFlags.cacheForced}).
+ * @returns `flags`, adjusted in place.
+ */
+export function softenConfigDefaults<F extends SynthesisFlags>(flags: F, cmd: Command): F {
+  const toStdout = flags.output === '-' || (flags.output === undefined && cmd.name() !== 'say');
+  fitConfigDefaults(flags, (attr) => cmd.getOptionValueSource(attr) === 'config', flags.output === '-' ? undefined : flags.output, toStdout);
+  markCacheForced(flags, cmd);
+  return flags;
+}
+
+/** The attributes that choose the container of a file or stdout. */
+const CONTAINER_CHOOSERS = ['container', 'wav', 'raw'] as const;
+
+/**
+ * The rule of {@link softenConfigDefaults} for one output, shared by the synthesis commands and
+ * every job of `tts batch` (docs/cli.md §7, §9).
+ * @param fromConfig whether an attribute's value came from the config file (for a batch job: and
+ *   was not set by the job's own line, which counts as a flag).
+ * @param output the file written (`-o` or a job's `output`), undefined for none or stdout.
+ * @param toStdout whether the audio goes to stdout.
+ * @returns `flags`, adjusted in place.
+ */
+export function fitConfigDefaults<F extends SynthesisFlags>(flags: F, fromConfig: (attr: string) => boolean, output: string | undefined, toStdout: boolean): F {
+  const chosen = (attr: (typeof CONTAINER_CHOOSERS)[number]): boolean => (attr === 'container' ? flags.container !== undefined : flags[attr] === true);
+  const byFlag = CONTAINER_CHOOSERS.some((attr) => chosen(attr) && !fromConfig(attr));
+  const named = output !== undefined && containerOfPath(output) !== undefined;
+  const playOnly = output === undefined && !toStdout;
+  if (byFlag || named || playOnly) {
+    for (const attr of CONTAINER_CHOOSERS) if (fromConfig(attr)) delete flags[attr];
+  }
+  if (fromConfig('bitrate')) {
+    const container = flags.container ?? (flags.wav === true ? 'wav' : flags.raw === true ? 'raw' : output === undefined ? undefined : containerOfPath(output));
+    if (container !== 'mp3' && container !== 'opus') delete flags.bitrate;
+  }
+  return flags;
+}
+
+/** Marks `--cache` given as a flag on `cmd` ({@link SynthesisFlags.cacheForced}): it beats `no-cache` in the file and TTS_NO_CACHE. */
+export function markCacheForced(flags: SynthesisFlags, cmd: Command): void {
+  if (cmd.getOptionValueSource('cache') === 'cli' && flags.cache === true) flags.cacheForced = true;
+}
+
+/** The environment the piece cache is chosen from: without TTS_NO_CACHE when `--cache` was given (docs/cli.md §8). */
+export function cacheEnv(flags: SynthesisFlags, env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  return flags.cacheForced === true ? { ...env, TTS_NO_CACHE: undefined } : env;
+}

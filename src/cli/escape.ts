@@ -1,0 +1,32 @@
+/**
+ * Text from outside (the service, file names, the key's neighbours) made safe for a terminal and
+ * for one JSON line on stderr: control and bidirectional characters written as escapes.
+ */
+
+
+/**
+ * Control characters, which a terminal would obey rather than show: C0 (but tab) and DEL, C1
+ * (U+0080–U+009F; U+009B is a one-byte CSI), line and paragraph separators, and the bidirectional
+ * overrides and isolates that can make text read in another order (CVE-2021-42574).
+ */
+const CONTROLS = /[\u0000-\u0008\u000a-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+
+/**
+ * Makes text safe to print on a terminal: every control character becomes visible as `\xHH` or
+ * `\uHHHH`, so text that came from a service (an error message, a code, an item id) can never
+ * move the cursor, set the title, clear the screen or fake a line of output.
+ */
+export function escapeControls(text: string): string {
+  return text.replace(CONTROLS, (c) => {
+    const code = c.charCodeAt(0);
+    return code <= 0xff ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`;
+  });
+}
+
+/**
+ * JSON for one line on stderr: JSON.stringify already escapes C0 controls, but leaves C1 and
+ * the bidirectional controls as they are; those are written as `\uHHHH` escapes too.
+ */
+export function jsonLine(value: unknown): string {
+  return JSON.stringify(value).replace(CONTROLS, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}

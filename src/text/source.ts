@@ -1,0 +1,82 @@
+/**
+ * The text of one run as pieces to request (docs/cli.md §1 "Text input"): the whole input read as
+ * a stream and split at sentence ends, or with `--lines` each non-empty stdin line as soon as it
+ * arrives. Shared by `say`/`stream`/`realtime` and every line of `tts batch`.
+ */
+import { stat } from 'node:fs/promises';
+import { TtsError } from '../errors.js';
+import { openText, readLines } from './read.js';
+import { splitStream, splitText } from './split.js';
+
+/** Where the text of a run comes from and how it is cut (the flags of docs/cli.md §1). */
+export interface TextSourceOptions {
+  /** Positional words (joined with single spaces); empty for stdin or `-f`. */
+  words: readonly string[];
+  /** `-f PATH`; `-` or undefined is stdin. */
+  file: string | undefined;
+  /** `--lines`: speak stdin line by line. */
+  lines: boolean;
+  /** `--max-input`, in bytes. */
+  maxInputBytes: number;
+  /** `--max-chars`: longest piece, in characters (code points). */
+  maxChars: number;
+  /** The process's stdin. */
+  stdin: NodeJS.ReadableStream & { isTTY?: boolean };
+  /** Stops reading (Ctrl-C, the end of the run). */
+  signal: AbortSignal;
+}
+
+/**
+ * The text to speak, as pieces of at most `maxChars`. Input that is empty or white space only
+ * fails here, before any service or output is opened.
+ * @returns the pieces, and the first text read (lets the built-in engine prepare for kanji;
+ *   absent with `--lines`).
+ * @throws TtsError `usage` (exit 2, docs/cli.md §3): `--lines` with words or `-f FILE`; empty
+ *   text; and what {@link openText} refuses.
+ */
+export async function textSource(options: TextSourceOptions): Promise<{ pieces: AsyncIterable<string>; text?: string }> {
+  const { words, file, maxChars } = options;
+  if (options.lines) {
+    if (words.length > 0 || (file !== undefined && file !== '-')) {
+      throw new TtsError('usage', '--lines reads standard input; give no words and no -f FILE with it');
+    }
+    const lines = readLines(options.stdin, options.maxInputBytes, options.signal);
+    return {
+      pieces: (async function* () {
+        for await (const line of lines) yield* splitText(line, maxChars);
+      })(),
+    };
+  }
+  const blocks = (await openText({ words, file, stdin: options.stdin, maxInputBytes: options.maxInputBytes, signal: options.signal }))[Symbol.asyncIterator]();
+  // Read until there is something to say (or the end), so empty text fails before anything starts.
+  const head: string[] = [];
+  let ended = false;
+  for (;;) {
+    const next = await blocks.next();
+    if (next.done === true) {
+      ended = true;
+      break;
+    }
+    head.push(next.value);
+    if (next.value.trim() !== '') break;
+  }
+  if (ended && head.every((b) => b.trim() === '')) throw new TtsError('usage', 'the text is empty', { hint: 'give some text to speak' });
+  const text = head.join('');
+  const rest = (async function* () {
+    yield text;
+    if (!ended) yield* { [Symbol.asyncIterator]: () => blocks };
+  })();
+  return { pieces: splitStream(rest, maxChars), text };
+}
+
+/**
+ * UTF-8 bytes of the whole text when known before reading it: the words' length, or the size of
+ * a regular `-f` file; undefined for stdin and `--lines` (progress then shows no share).
+ */
+export async function knownTextBytes(options: Pick<TextSourceOptions, 'words' | 'file' | 'lines'>): Promise<number | undefined> {
+  if (options.lines) return undefined;
+  if (options.words.length > 0) return Buffer.byteLength(options.words.join(' '));
+  if (options.file === undefined || options.file === '-') return undefined;
+  const info = await stat(options.file).catch(() => undefined);
+  return info?.isFile() === true ? info.size : undefined;
+}
