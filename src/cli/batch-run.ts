@@ -77,6 +77,9 @@ export async function runBatch(file: string, flags: BatchFlags, command: Command
       for (const [flag, set] of [['-o/--output', flags.output], ['-f/--file', flags.file], ['--play', flags.play]] as const) {
         if (set !== undefined) throw new TtsError('usage', `${flag} is not a batch flag`, { hint: 'each line names its own "output" (and "text" or "file"); --output-dir DIR sets their folder' });
       }
+      // Batch reads plain text; documents and chapters are a run's own (docs/cli.md §9, §10).
+      const documentFlag = (['inputFormat', 'chapterLevel', 'chapters', 'splitChapters', 'chapterRange', 'codePhrase', 'printText', 'dryRun'] as const).find((k) => flags[k] !== undefined);
+      if (documentFlag !== undefined) throw new TtsError('usage', `--${documentFlag.replace(/[A-Z]/gu, (c) => `-${c.toLowerCase()}`)} is not a batch flag: tts batch reads plain text`, { hint: 'speak a document with tts stream -f FILE' });
       if (flags.lines === true && flags.outputDir === undefined) throw new TtsError('usage', '--lines needs --output-dir DIR', { hint: 'tts batch --lines FILE --output-dir DIR writes DIR/0001.wav, …' });
       const lines = await readBatchLines(file, io, flags.maxInput, signal);
       const jobs = flags.lines === true ? plainJobs(lines, flags.outputDir!, flags) : jsonJobs(lines, command, flags, flags.outputDir);

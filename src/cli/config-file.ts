@@ -41,7 +41,7 @@ export interface ConfigFile {
  * Flags that are about one run, not a setting: refused in the file with a word on why.
  * `profile` chooses the table, so it cannot be in one.
  */
-export const NOT_SETTINGS: ReadonlySet<string> = new Set(['output', 'file', 'lines', 'help', 'version', 'profile']);
+export const NOT_SETTINGS: ReadonlySet<string> = new Set(['output', 'file', 'lines', 'help', 'version', 'profile', 'chapters', 'splitChapters', 'chapterRange', 'printText', 'dryRun']);
 
 /**
  * Largest config file read, in bytes (4 MiB: some 100,000 profiles). A bigger file, or a name

@@ -9,6 +9,7 @@ import { parseByteSize } from '../byte-size.js';
 import { AUDIO_FORMATS, type AudioFormat } from '../protocol/types.js';
 import { CONTAINERS, type Container } from '../audio/containers/registry.js';
 import type { CommandName } from '../speak/output-plan.js';
+import type { InputFormat } from '../text/documents/formats.js';
 
 /** Parsed flags of a synthesis command, as commander hands them over. */
 export interface SynthesisFlags {
@@ -63,6 +64,22 @@ export interface SynthesisFlags {
   api?: 'native' | 'openai';
   /** --model: the model asked for with `--api openai` (default tts-1). */
   model?: string;
+  /** --input-format (docs/cli.md §10): overrides the file's extension (stdin and words are text unless given). */
+  inputFormat?: InputFormat;
+  /** --chapter-level: headings (table of contents entries) of this level or above start chapters. */
+  chapterLevel?: number;
+  /** --chapters FILE.vtt: a WebVTT chapters track. */
+  chapters?: string;
+  /** --split-chapters DIR: one numbered file per chapter. */
+  splitChapters?: string;
+  /** --chapter-range A-B: speak only chapters A to B (1-based, inclusive). */
+  chapterRange?: { first: number; last: number };
+  /** --code-phrase TEXT: spoken for each skipped code block (default nothing). */
+  codePhrase?: string;
+  /** --print-text: print the text as it will be spoken, one sentence a line, and stop. */
+  printText?: boolean;
+  /** --dry-run: the same as --print-text. */
+  dryRun?: boolean;
 }
 
 /** What sets one synthesis command apart (docs/cli.md §1). */
@@ -171,4 +188,19 @@ export function flagValue(option: Option, value: unknown, fail: (why: string) =>
     const why = error instanceof Error ? error.message.replace(/^error: /, '') : String(error);
     throw fail(`has a bad value ${JSON.stringify(raw)}: ${why}`);
   }
+}
+
+/**
+ * Parses `A-B`, `A-` or `A` (1-based chapter numbers, inclusive; `A-` runs to the last) for
+ * --chapter-range (docs/cli.md §10).
+ * @throws InvalidArgumentError (exit 2) for anything else, a 0, or B before A.
+ */
+export function chapterRangeOf(value: string): { first: number; last: number } {
+  const m = /^\s*(\d+)\s*(?:(-)\s*(\d*))?\s*$/u.exec(value);
+  const first = Number(m?.[1]);
+  const last = m?.[2] === undefined ? first : m[3] === '' || m[3] === undefined ? Number.MAX_SAFE_INTEGER : Number(m[3]);
+  if (m === null || first < 1 || last < first) {
+    throw new InvalidArgumentError('--chapter-range must be A-B, A- or A with chapter numbers from 1, e.g. 3-5');
+  }
+  return { first, last };
 }

@@ -36,6 +36,8 @@ export interface RunEnding {
    * closed stdout); undefined for a real failure.
    */
   quietEnd?: (error: unknown) => number | undefined;
+  /** Called after a failure was reported (not after a quiet end), e.g. to say where the run stopped. */
+  afterFailure?: () => void;
   /** The `--json` line (docs/cli.md §1) for how the run ended; none when undefined or absent. */
   summary?: (ok: boolean, error: unknown) => object | undefined;
 }
@@ -71,6 +73,7 @@ export async function runLifecycle(ending: RunEnding, body: (run: RunContext) =>
       code = quiet;
     } else {
       code = reportError(err, ending.reporter);
+      ending.afterFailure?.();
       if (interrupted !== undefined) code = signalExitCode(interrupted);
     }
   } finally {

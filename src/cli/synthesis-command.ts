@@ -8,11 +8,12 @@ import { AUDIO_FORMATS } from '../protocol/types.js';
 import { CONTAINERS } from '../audio/containers/registry.js';
 import { DEFAULT_VOICE } from '../protocol/voices.js';
 import { PLAYER_NAMES } from '../audio/players.js';
+import { INPUT_FORMATS } from '../text/documents/formats.js';
 import { softenConfigDefaults } from './config-defaults.js';
-import { bytesIn, DEFAULT_MAX_INPUT_BYTES, intIn, numberIn, secondsIn, serviceFormat, type CommandDone, type SynthesisCommandSpec, type SynthesisFlags } from './flags.js';
+import { bytesIn, chapterRangeOf, DEFAULT_MAX_INPUT_BYTES, intIn, numberIn, secondsIn, serviceFormat, type CommandDone, type SynthesisCommandSpec, type SynthesisFlags } from './flags.js';
 import type { CommandIo } from './report.js';
 
-/** Adds the synthesis flags of docs/cli.md §1 to a command. */
+/** Adds the synthesis flags of docs/cli.md §1 (and the document flags of §10) to a command. */
 export function addSynthesisOptions(cmd: Command): Command {
   return cmd
     .option('-v, --voice <id>', 'preset voice id, e.g. ja-man-1, en-woman-1', DEFAULT_VOICE)
@@ -51,7 +52,16 @@ export function addSynthesisOptions(cmd: Command): Command {
     .option('--cache', 'use the piece cache even when the config file or TTS_NO_CACHE turns it off')
     .option('--cache-size <size>', 'size cap of the piece cache; least recently used pieces go first (default 1GiB)', bytesIn(0, 2 ** 50, '--cache-size'))
     .addOption(new Option('--api <dialect>', 'the service\'s dialect: native (docs/protocol.md) or openai (POST /v1/audio/speech)').choices(['native', 'openai']).env('TTS_API').default('native'))
-    .option('--model <name>', 'model asked for with --api openai', 'tts-1');
+    .option('--model <name>', 'model asked for with --api openai', 'tts-1')
+    // Documents (docs/cli.md §10).
+    .addOption(new Option('--input-format <format>', 'read the input as text, markdown, html or epub (default: by the -f extension; stdin is text)').choices(INPUT_FORMATS))
+    .option('--chapter-level <n>', 'headings of this level or above start chapters (default: 1 for EPUB tables of contents, 2 for Markdown/HTML)', intIn(1, 6, '--chapter-level'))
+    .option('--chapters <file.vtt>', 'write the chapters as a WebVTT chapters track')
+    .option('--split-chapters <dir>', 'write one numbered file per chapter into DIR (e.g. "01 Introduction.mp3"; --container picks the format, default mp3)')
+    .option('--chapter-range <a-b>', 'speak only these chapters (1-based, e.g. 2-4, 3-, 5)', chapterRangeOf)
+    .option('--code-phrase <text>', 'say this for each skipped code block (default: nothing)')
+    .option('--print-text', 'print the text as it will be spoken, one sentence per line, on stdout; synthesize nothing')
+    .option('--dry-run', 'the same as --print-text');
 }
 
 /**

@@ -23,6 +23,7 @@ import { createReporter, type CommandIo } from './report.js';
 import { formatProgress, formatRunSummary } from './run-lines.js';
 import { startProgressDisplay, type ProgressDisplay } from './progress-display.js';
 import { runLifecycle } from './run-lifecycle.js';
+import { checkChapterPaths, documentSource, finishDocument, printSpokenText, splitChapters, type DocumentSource } from './document-run.js';
 
 /** The `--json` summary line (docs/cli.md §1). */
 export interface RunSummary {
@@ -45,6 +46,8 @@ export interface RunSummary {
   error?: string;
   /** Subtitle cues written, with --subtitles (docs/cli.md §1). */
   cues?: number;
+  /** The chapters heard, in seconds (a document; docs/cli.md §10). */
+  chapters?: { title: string; start: number; end: number }[];
 }
 
 /**
@@ -54,9 +57,27 @@ export interface RunSummary {
 export async function runSynthesisCommand(command: SynthesisCommandSpec, words: string[], flags: SynthesisFlags, io: CommandIo): Promise<number> {
   const started = performance.now();
   const reporter = createReporter(io.stderr, flags);
+  if (flags.printText === true || flags.dryRun === true || flags.splitChapters !== undefined) {
+    // Documents (docs/cli.md §10): print the spoken text, or one run per chapter.
+    return runLifecycle({ reporter, io }, async ({ signal }) => {
+      if (flags.splitChapters === undefined) return printSpokenText(words, flags, io, signal, (l) => reporter.verbose(l));
+      return splitChapters(words, flags, io, signal, (text, output, f) => runSynthesisCommand(command, [text], { ...f, output }, io), (l) => reporter.warn(l));
+    });
+  }
   const stats: RunStats = { requests: 0, bytes: 0, itemIds: new Set(), firstAudioAt: undefined };
   const spec: AudioSpec = specOf(flags);
   let plan: OutputPlan | undefined;
+  let chapters: { title: string; start: number; end: number }[] | undefined;
+  let document: DocumentSource | undefined;
+  /** The chapter being read (` · chapter 3: Title`), '' for plain text or before the first (docs/cli.md §10). */
+  const chapterNote = (): string => {
+    const at = document?.clock.current ?? -1;
+    return document === undefined || at < 0 ? '' : ` · chapter ${document.firstIndex + at + 1}: ${document.clock.titles[at]}`;
+  };
+  // A document that fails or is interrupted says where it stopped (docs/cli.md §10 "Progress and summaries").
+  const afterFailure = (): void => {
+    if (chapterNote() !== '') reporter.warn(`stopped in ${chapterNote().slice(3)}`);
+  };
   const summary = (ok: boolean, err: unknown): RunSummary | undefined => {
     if (flags.json !== true) return undefined;
     const s: RunSummary = {
@@ -72,11 +93,12 @@ export async function runSynthesisCommand(command: SynthesisCommandSpec, words: 
     };
     if (!ok) s.error = err instanceof TtsError ? err.code : 'internal';
     if (stats.cues !== undefined) s.cues = stats.cues;
+    if (chapters !== undefined) s.chapters = chapters;
     return s;
   };
   // Only the stdout sink's own marker ends the run quietly: an EPIPE from the network is a transport failure.
   const quietEnd = (err: unknown): number | undefined => (err instanceof ClosedPipeError ? EXIT.ok : undefined);
-  return runLifecycle({ reporter, io, quietEnd, summary }, async ({ signal, atEnd }) => {
+  return runLifecycle({ reporter, io, quietEnd, summary, afterFailure }, async ({ signal, atEnd }) => {
     // The converter and the tempo changer get ready while the text is read and the service found.
     prepareAudio(command.channel, spec, { speed: flags.speed ?? 1, volume: flags.volume ?? 1 });
     let spinner: ProgressDisplay | undefined;
@@ -90,7 +112,7 @@ export async function runSynthesisCommand(command: SynthesisCommandSpec, words: 
       const now = performance.now();
       if (spinner === undefined || now - shownAt < 100) return;
       shownAt = now;
-      spinner.update(`${label} ${formatProgress(progress.snapshot(now))}`);
+      spinner.update(`${label} ${formatProgress(progress.snapshot(now))}${chapterNote()}`);
     };
     try {
       if (command.channel === 'realtime' && flags.api === 'openai') {
@@ -109,7 +131,10 @@ export async function runSynthesisCommand(command: SynthesisCommandSpec, words: 
       }
       // Said once the stop signals are handled: a test waits for it before it signals (issue 19 §6).
       if (words.length === 0 && (flags.file === undefined || flags.file === '-')) reporter.verbose('reading the text from standard input');
-      const source = await textSource({ ...text, maxInputBytes: flags.maxInput, maxChars: flags.maxChars, stdin: io.stdin, signal });
+      checkChapterPaths(flags);
+      document = await documentSource(words, flags, io, signal, (l) => reporter.verbose(l));
+      const source = document ?? (await textSource({ ...text, maxInputBytes: flags.maxInput, maxChars: flags.maxChars, stdin: io.stdin, signal }));
+      if (document !== undefined) progress.setTotal(document.chapters.reduce((n, c) => n + Buffer.byteLength(c.text), 0));
       const mismatch = source.text === undefined ? undefined : mismatchWarning(source.text, flags.voice, flags.language);
       if (mismatch !== undefined) reporter.warn(`warning: ${mismatch}`);
       const target: ServiceTarget = await resolveService({
@@ -140,6 +165,7 @@ export async function runSynthesisCommand(command: SynthesisCommandSpec, words: 
         log: { verbose: (l) => reporter.verbose(l), warn: (l) => reporter.warn(l) },
         stats,
         cache,
+        onPieceEnd: document === undefined ? undefined : (text, cue) => document?.clock.pieceEnd(text, cue),
         onPieceDone: (text, fromCache) => {
           progress.pieceDone(text, fromCache);
           show();
@@ -159,6 +185,9 @@ export async function runSynthesisCommand(command: SynthesisCommandSpec, words: 
           show();
         },
       });
+      if (document !== undefined) {
+        chapters = (await finishDocument(document, plan, spec, stats.bytes, flags)).map((c) => ({ title: c.title, start: Number(c.start.toFixed(3)), end: Number(c.end.toFixed(3)) }));
+      }
       progress.finish();
       spinner?.stop();
       spinner = undefined;
@@ -178,7 +207,7 @@ export async function runSynthesisCommand(command: SynthesisCommandSpec, words: 
             elapsedSeconds: (performance.now() - started) / 1000,
             requests: stats.requests - (stats.cacheHits ?? 0),
             cacheHits: stats.cacheHits ?? 0,
-          }),
+          }) + (chapters === undefined ? '' : ` · ${chapters.length} chapter${chapters.length === 1 ? '' : 's'}`),
         );
       }
       return EXIT.ok;

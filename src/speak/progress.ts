@@ -31,7 +31,7 @@ export interface ProgressSnapshot {
 
 /** Counts a run's progress. */
 export class Progress {
-  readonly #totalBytes: number | undefined;
+  #totalBytes: number | undefined;
   readonly #bytesPerSecond: number;
   readonly #started: number;
   #doneBytes = 0;
@@ -50,6 +50,14 @@ export class Progress {
     this.#totalBytes = totalBytes !== undefined && totalBytes > 0 ? totalBytes : undefined;
     this.#bytesPerSecond = bytesPerSecond;
     this.#started = started;
+  }
+
+  /**
+   * Sets the total once it is known only after reading (a document's spoken text, in UTF-8
+   * bytes, rather than its file's size; docs/cli.md §10).
+   */
+  setTotal(totalBytes: number): void {
+    this.#totalBytes = totalBytes > 0 ? totalBytes : undefined;
   }
 
   /** A piece's audio all arrived; `text` as it was sent. */

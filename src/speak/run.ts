@@ -14,7 +14,7 @@ import { converted, openChannel, requestedSpec, type ChannelKind } from './chann
 import { openOutputs } from './open-outputs.js';
 import type { OutputPlan } from './output-plan.js';
 import { reportingPieceDone } from './progress.js';
-import { AudioStage, type StageSettings } from './audio-stage.js';
+import { AudioStage, type Cue, type StageSettings } from './audio-stage.js';
 import { isPieceEnd, isPieceStart, audioInOrderMarked, audioInOrder, type PipelineItem } from './pipeline.js';
 import type { ServiceTarget } from './choose-service.js';
 import type { SubtitleWriter } from './subtitles.js';
@@ -91,6 +91,8 @@ export interface SpeakOptions {
   subtitles?: string | undefined;
   /** The piece cache (docs/cli.md §8); undefined with --no-cache. */
   cache?: PieceCache | undefined;
+  /** Called as each piece's audio has gone to the outputs, with its timing (undefined: no audio), in text order; asks for piece timing like --subtitles (chapters). */
+  onPieceEnd?: ((text: string, cue: Cue | undefined) => void) | undefined;
   /** Called when a piece's audio was all received (`text` as sent), e.g. for progress. */
   onPieceDone?: ((text: string, fromCache: boolean) => void) | undefined;
   /** `--api openai` (docs/protocol.md §10) with its `--model`; undefined for the native dialect. */
@@ -154,7 +156,7 @@ export async function deliverSpeech(options: SpeakOptions): Promise<void> {
       subtitles = await openSubtitles(options.subtitles);
       stats.cues = 0;
     }
-    const settings: StageSettings = { speed: 1, volume: 1, pauseMs: 0, ...options.effects, cues: subtitles !== undefined };
+    const settings: StageSettings = { speed: 1, volume: 1, pauseMs: 0, ...options.effects, cues: subtitles !== undefined || options.onPieceEnd !== undefined };
     stage = await AudioStage.create(spec, settings);
     await options.onOpened?.();
     const channelOpen = await openChannel(options.channel, options.target, {
@@ -227,6 +229,7 @@ export async function deliverSpeech(options: SpeakOptions): Promise<void> {
           await subtitles.add(cue);
           stats.cues = subtitles.count;
         }
+        options.onPieceEnd?.(item.pieceEnd, cue);
         continue;
       }
       if (item.itemId !== undefined) stats.itemIds.add(item.itemId);

@@ -1,0 +1,219 @@
+/**
+ * Documents through the synthesis commands (docs/cli.md §10): reading a Markdown, HTML or EPUB
+ * input into its spoken text and chapters, the pieces to request (split chapter by chapter, so a
+ * piece never spans two), `--print-text`, `--split-chapters`, and the chapter outputs once the
+ * audio is written (container metadata, `--chapters FILE.vtt`).
+ *
+ * What is sent to the service — and so each piece's cache key (docs/cli.md §8) — is the
+ * document's spoken text alone: chapters and tags never change it.
+ */
+import { mkdir, stat } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { webvttChapters, type AudioChapter, type AudioTags } from '../audio/containers/chapters.js';
+import { writeChapterMetadata, type TaggedContainer } from '../audio/containers/chapter-files.js';
+import { commitAtomicFile, discardAtomicFile, ioError, openAtomicFile } from '../audio/file-sink.js';
+import { bytesPerFrame, type AudioSpec } from '../dsp/spec.js';
+import { TtsError } from '../errors.js';
+import { ChapterClock } from '../speak/chapter-clock.js';
+import type { OutputPlan } from '../speak/output-plan.js';
+import { sentencesOf } from '../text/sentences.js';
+import { inputFormatOf } from '../text/documents/formats.js';
+import { chaptersOf, type SpokenChapter, type SpokenDocument } from '../text/documents/model.js';
+import { openText } from '../text/read.js';
+import { splitText } from '../text/split.js';
+import type { SynthesisFlags } from './flags.js';
+import type { CommandIo } from './report.js';
+
+/** A document ready to be spoken. */
+export interface DocumentSource {
+  doc: SpokenDocument;
+  /** The chapters to speak (after --chapter-range), in order. */
+  chapters: SpokenChapter[];
+  /** Index (0-based) of the first of {@link chapters} in the whole document's chapters. */
+  firstIndex: number;
+  /** The pieces of at most --max-chars, chapter by chapter. */
+  pieces: AsyncIterable<string>;
+  /** The start of the spoken text (for the language check and the engine's warm-up). */
+  text: string;
+  /** Times the chapters as their pieces end. */
+  clock: ChapterClock;
+}
+
+/**
+ * Reads the input as a document when `--input-format` or the `-f` extension says it is one.
+ * @returns undefined for plain text (read as a stream by text/read.ts, as before).
+ * @throws TtsError `usage` (exit 2): --lines with a document, an unreadable or hostile document,
+ *   nothing to speak, a --chapter-range past the last chapter.
+ */
+export async function documentSource(words: string[], flags: SynthesisFlags, io: CommandIo, signal: AbortSignal, verbose: (line: string) => void): Promise<DocumentSource | undefined> {
+  const format = inputFormatOf(flags.inputFormat, words.length > 0 ? undefined : flags.file);
+  if (format === 'text') {
+    // Chapter flags on plain text would do nothing: say so rather than ignore them.
+    const given = ([['--chapters', flags.chapters], ['--chapter-level', flags.chapterLevel], ['--chapter-range', flags.chapterRange], ['--code-phrase', flags.codePhrase]] as const).find(([, v]) => v !== undefined);
+    if (given !== undefined) throw new TtsError('usage', `${given[0]} needs a document (Markdown, HTML or EPUB); the input is plain text`, { hint: 'give -f FILE.md, .html or .epub, or --input-format markdown|html|epub' });
+    return undefined;
+  }
+  if (flags.lines === true) throw new TtsError('usage', `--lines reads plain text; it cannot read ${format}`, { hint: 'drop --lines, or --input-format' });
+  const path = words.length > 0 ? 'the words' : flags.file === undefined || flags.file === '-' ? 'standard input' : flags.file;
+  let text: string | undefined;
+  if (words.length > 0) text = words.join(' ');
+  else if (path === 'standard input') {
+    const parts: string[] = [];
+    for await (const block of await openText({ words: [], file: undefined, stdin: io.stdin, maxInputBytes: flags.maxInput, signal })) parts.push(block);
+    text = parts.join('');
+  }
+  // The readers (and their parsers) are loaded only for a document.
+  const { readDocument } = await import('../text/documents/index.js');
+  const doc = await readDocument(format, path, text, { chapterLevel: flags.chapterLevel, codePhrase: flags.codePhrase ?? '', maxInputBytes: flags.maxInput });
+  if (doc.skippedCode > 0) verbose(`${path}: ${doc.skippedCode} code block(s) not read${flags.codePhrase ? ` (said "${flags.codePhrase}")` : ''}`);
+  const all = chaptersOf(doc);
+  if (all.length === 0) throw new TtsError('usage', `${path} has no text to speak`, { hint: 'check the file; code blocks, scripts and navigation are not read' });
+  const range = flags.chapterRange ?? { first: 1, last: all.length };
+  if (range.first > all.length) throw new TtsError('usage', `--chapter-range starts at chapter ${range.first}, but ${path} has ${all.length}`, { hint: 'see them with --print-text --verbose' });
+  const chapters = all.slice(range.first - 1, range.last);
+  verbose(`${path}: ${all.length} chapter(s)${flags.chapterRange ? `, speaking ${range.first}–${range.first + chapters.length - 1}` : ''}`);
+  const maxChars = flags.maxChars;
+  return {
+    doc,
+    chapters,
+    firstIndex: range.first - 1,
+    text: chapters[0]!.text.slice(0, 4096),
+    clock: new ChapterClock(
+      chapters.map((c) => c.title),
+      chapters.map((c) => c.text),
+    ),
+    pieces: (async function* () {
+      for (const chapter of chapters) yield* splitText(chapter.text, maxChars);
+    })(),
+  };
+}
+
+/**
+ * `--print-text` / `--dry-run`: the text as it will be spoken, one sentence per line, on stdout
+ * (the one case where stdout gets text: asked for by name). Nothing is synthesized.
+ * @returns exit code 0.
+ * @throws TtsError `usage` as {@link documentSource}, or for an unreadable or empty text.
+ */
+export async function printSpokenText(words: string[], flags: SynthesisFlags, io: CommandIo, signal: AbortSignal, verbose: (line: string) => void): Promise<number> {
+  const source = await documentSource(words, flags, io, signal, verbose);
+  const write = (line: string): void => void io.stdout.write(`${line}\n`);
+  if (source !== undefined) {
+    source.chapters.forEach((c, i) => {
+      verbose(`chapter ${source.firstIndex + i + 1}: ${c.title}`);
+      for (const block of c.text.split('\n\n')) for (const s of sentencesOf(block)) if (s.trim() !== '') write(s.replace(/\s+/gu, ' ').trim());
+    });
+    return 0;
+  }
+  const parts: string[] = [];
+  for await (const block of await openText({ words, file: flags.file, stdin: io.stdin, maxInputBytes: flags.maxInput, signal })) parts.push(block);
+  const text = parts.join('');
+  if (text.trim() === '') throw new TtsError('usage', 'the text is empty', { hint: 'give some text to speak' });
+  for (const s of sentencesOf(text)) if (s.trim() !== '') write(s.replace(/\s+/gu, ' ').trim());
+  return 0;
+}
+
+/** The document's tags for a whole-document file (title, author, album = title). */
+export function documentTags(doc: SpokenDocument): AudioTags {
+  return { title: doc.title, artist: doc.author, album: doc.title };
+}
+
+/**
+ * After the audio was written: the chapters with their times, put into the output file (MP3,
+ * FLAC, Ogg Opus, WAV) and into `--chapters FILE.vtt`.
+ * @returns the chapters heard (for `--json`).
+ * @throws TtsError `io_error` (exit 7) when a file cannot be written; the audio file is then as
+ *   it was written, without chapters.
+ */
+export async function finishDocument(source: DocumentSource, plan: OutputPlan, spec: AudioSpec, audioBytes: number, flags: SynthesisFlags): Promise<AudioChapter[]> {
+  const seconds = audioBytes / bytesPerFrame(spec) / spec.sampleRate;
+  const chapters = source.clock.chapters(seconds);
+  const file = plan.file;
+  if (file !== undefined && file.container !== 'raw' && (await stat(file.path).catch(() => undefined))?.isFile() === true) {
+    await writeChapterMetadata(file.path, file.container as TaggedContainer, documentTags(source.doc), chapters, spec.sampleRate);
+  }
+  if (flags.chapters !== undefined) await writeTextAtomically(flags.chapters, webvttChapters(chapters));
+  return chapters;
+}
+
+/**
+ * Refuses a `--chapters` path that is not `.vtt` or is the audio output, the subtitles or the
+ * input (docs/cli.md §10), before anything runs.
+ * @throws TtsError `usage` (exit 2).
+ */
+export function checkChapterPaths(flags: SynthesisFlags): void {
+  if (flags.chapters === undefined) return;
+  if (!/\.vtt$/iu.test(flags.chapters)) throw new TtsError('usage', `--chapters ${flags.chapters}: the chapters track is WebVTT; give a name ending in .vtt`);
+  for (const [other, what] of [
+    [flags.output, 'the audio output (-o)'],
+    [flags.subtitles, 'the --subtitles file'],
+    [flags.file, 'the input (-f)'],
+  ] as const) {
+    if (other !== undefined && other !== '-' && resolve(other) === resolve(flags.chapters)) throw new TtsError('usage', `--chapters ${flags.chapters} is ${what}`, { hint: 'give the chapters a name of their own, e.g. book.chapters.vtt' });
+  }
+}
+
+/**
+ * Writes a small text file atomically: a temporary file beside it renamed over it when whole
+ * (docs/cli.md §2; the one atomic writer of audio/file-sink.ts).
+ * @throws TtsError `io_error` (exit 7) naming `path`; nothing is left behind.
+ */
+async function writeTextAtomically(path: string, text: string): Promise<void> {
+  const file = await openAtomicFile(path);
+  try {
+    await file.fh.writeFile(text, 'utf8');
+    await commitAtomicFile(file);
+  } catch (cause) {
+    await discardAtomicFile(file);
+    throw ioError(cause, path);
+  }
+}
+
+/** A chapter's name made safe as a file name: no `/`, NUL or control characters, at most 80 characters. */
+export function chapterFileName(index: number, count: number, title: string, extension: string): string {
+  const digits = Math.max(2, String(count).length);
+  // eslint-disable-next-line no-control-regex
+  const safe = title.replace(/[\u0000-\u001f\u007f/\\:*?"<>|]+/gu, ' ').replace(/\s+/gu, ' ').trim().replace(/^\.+/u, '').slice(0, 80).trim();
+  return `${String(index).padStart(digits, '0')}${safe === '' ? '' : ` ${safe}`}.${extension}`;
+}
+
+/**
+ * `--split-chapters DIR`: one file per chapter, `DIR/01 Title.mp3` …, each a run of its own
+ * (written atomically; a run again after Ctrl-C takes the pieces already made from the cache),
+ * tagged with the chapter's name as title, the document's title as album, its author as artist
+ * and the chapter's number as track.
+ * @param signal stops reading the document (Ctrl-C); each chapter's run has its own signals.
+ * @param run one synthesis run of `text` into `output` (runSynthesisCommand); returns its exit code.
+ * @returns the first non-zero exit code, else 0.
+ */
+export async function splitChapters(
+  words: string[],
+  flags: SynthesisFlags,
+  io: CommandIo,
+  signal: AbortSignal,
+  run: (text: string, output: string, flags: SynthesisFlags) => Promise<number>,
+  warn: (line: string) => void,
+): Promise<number> {
+  const dir = flags.splitChapters!;
+  const source = await documentSource(words, flags, io, signal, (l) => (flags.verbose === true ? warn(l) : undefined));
+  if (source === undefined) throw new TtsError('usage', '--split-chapters needs a document (Markdown, HTML or EPUB)', { hint: 'give -f FILE.md, .html or .epub, or --input-format' });
+  if (flags.output !== undefined) throw new TtsError('usage', '--split-chapters writes its own files; drop -o');
+  const container = flags.container ?? (flags.wav === true ? 'wav' : flags.raw === true ? 'raw' : 'mp3');
+  const extension = container === 'opus' ? 'ogg' : container;
+  try {
+    await mkdir(dir, { recursive: true });
+  } catch (cause) {
+    throw new TtsError('io_error', `cannot create ${dir}: ${(cause as NodeJS.ErrnoException).code ?? cause}`, { cause, hint: 'check the path and its permissions' });
+  }
+  const total = source.firstIndex + source.chapters.length;
+  for (const [i, chapter] of source.chapters.entries()) {
+    const number = source.firstIndex + i + 1;
+    const output = join(dir, chapterFileName(number, total, chapter.title, extension));
+    const { splitChapters: _s, chapters: _c, chapterRange: _r, inputFormat: _f, file: _file, play: _p, ...rest } = flags;
+    const code = await run(chapter.text, output, { ...rest, container, inputFormat: 'text' });
+    if (code !== 0) return code;
+    if (container !== 'raw') {
+      await writeChapterMetadata(output, container, { title: chapter.title, artist: source.doc.author, album: source.doc.title, track: number }, [], flags.sampleRate);
+    }
+  }
+  return 0;
+}
