@@ -42,6 +42,8 @@ describe('progress on a terminal', { skip: !haveScript && 'script (util-linux) i
   let dir: string;
   let srv: ServeProcess;
   let book: string;
+  /** A few sentences: enough for the rules that do not need a run long enough to show a share. */
+  let short: string;
   let env: Record<string, string>;
   before(async () => {
     dir = await mkdtemp(join(tmpdir(), 'tts-progress-'));
@@ -51,6 +53,8 @@ describe('progress on a terminal', { skip: !haveScript && 'script (util-linux) i
     let text = '';
     for (let i = 1; text.length < 4000; i++) text += `Sentence number ${i} of a book that takes a while to read aloud. `;
     await writeFile(book, text);
+    short = join(dir, 'short.txt');
+    await writeFile(short, 'A short text. It has three sentences. That is all.');
   });
   after(async () => {
     srv.child.kill('SIGTERM');
@@ -77,7 +81,7 @@ describe('progress on a terminal', { skip: !haveScript && 'script (util-linux) i
 
   it('finishes under a pty of zero size, with the summary and the file', async () => {
     const out = join(dir, 'zero.wav');
-    const { code, screen } = await underPty('cols 0 rows 0', ['stream', '--voice', 'en-man-1', '--max-chars', '150', '-f', book, '-o', out], env);
+    const { code, screen } = await underPty('cols 0 rows 0', ['stream', '--voice', 'en-man-1', '--max-chars', '150', '-f', short, '-o', out], env);
     assert.equal(code, 0, screen);
     assert.ok(existsSync(out));
     assert.ok(screen.length < 64 * 1024, `${screen.length} bytes on the terminal`);
@@ -87,7 +91,7 @@ describe('progress on a terminal', { skip: !haveScript && 'script (util-linux) i
   it('does not animate with TERM=dumb or NO_COLOR, and still prints the summary', async () => {
     for (const extra of [{ TERM: 'dumb' }, { NO_COLOR: '1' }]) {
       const out = join(dir, 'dumb.wav');
-      const { code, screen } = await underPty('cols 100 rows 30', ['stream', '--voice', 'en-man-1', '-f', book, '-o', out], { ...env, ...extra });
+      const { code, screen } = await underPty('cols 100 rows 30', ['stream', '--voice', 'en-man-1', '-f', short, '-o', out], { ...env, ...extra });
       assert.equal(code, 0, screen);
       assert.doesNotMatch(screen, /\x1b\[\?25l/, `cursor hidden (a spinner) with ${JSON.stringify(extra)}`);
       assert.match(screen, /tts: wrote .*dumb\.wav/);
@@ -105,10 +109,10 @@ describe('progress on a terminal', { skip: !haveScript && 'script (util-linux) i
   });
 
   it('prints none of it off a terminal or with -q', async () => {
-    const r = await runTts(['stream', '--voice', 'en-man-1', '-f', book, '-o', join(dir, 'plain.wav')], { env });
+    const r = await runTts(['stream', '--voice', 'en-man-1', '-f', short, '-o', join(dir, 'plain.wav')], { env });
     assert.equal(r.code, 0, r.stderr);
     assert.equal(r.stderr, '');
-    const q = await underPty('cols 100 rows 30', ['stream', '-q', '--voice', 'en-man-1', '-f', book, '-o', join(dir, 'quiet.wav')], env);
+    const q = await underPty('cols 100 rows 30', ['stream', '-q', '--voice', 'en-man-1', '-f', short, '-o', join(dir, 'quiet.wav')], env);
     assert.equal(q.code, 0, q.screen);
     assert.doesNotMatch(q.screen, /%|wrote/);
   });
