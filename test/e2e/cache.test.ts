@@ -242,14 +242,15 @@ describe('the piece cache against tts serve', () => {
 
   it('after Ctrl-C at about half a book, the same command asks only for the rest and writes the whole file', async () => {
     const book = join(dir, 'resume.txt');
-    await writeFile(book, bookText(6000));
+    // About 20 pieces of ≤ 150 characters: enough for "half a book" to be a run cut midway.
+    await writeFile(book, bookText(3000));
     const args = (out: string): string[] => ['stream', '--voice', 'en-man-1', '--max-chars', '150', '--concurrency', '1', '-f', book, '-o', out, '--json'];
     // A clean run, with a cache of its own, says how many pieces the book has.
     const clean = join(dir, 'resume-clean.wav');
     const rc = await runTtsInProcess(args(clean), { env: env(await mkdtemp(join(dir, 'home-'))), timeoutMs: 120_000 });
     assert.equal(rc.code, 0, rc.stderr);
     const total = summaryOf(rc.stderr).requests;
-    assert.ok(total >= 30, `${total} pieces`);
+    assert.ok(total >= 16, `${total} pieces`);
 
     const cacheHome = await mkdtemp(join(dir, 'home-'));
     const out = join(dir, 'resume.wav');
