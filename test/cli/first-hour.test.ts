@@ -8,25 +8,16 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
 import { describe, it } from 'node:test';
 import { Command } from 'commander';
-import { main } from '../../src/cli/main.js';
+import { runMainWith } from '../helpers/in-process.js';
 import { addSynthesisOptions } from '../../src/cli/synthesis-command.js';
 import { findOnPath } from '../../src/audio/system-player.js';
-import type { CommandIo } from '../../src/cli/report.js';
 
+/** `tts ARGV…` in-process (test/helpers/in-process.ts), with stdout as text. */
 async function run(argv: string[], options: { env?: NodeJS.ProcessEnv; tty?: boolean } = {}): Promise<{ code: number; stderr: string; stdout: string }> {
-  const stderr = new PassThrough();
-  const stdout = new PassThrough();
-  let err = '';
-  let out = '';
-  stderr.on('data', (d: Buffer) => (err += d.toString()));
-  stdout.on('data', (d: Buffer) => (out += d.toString()));
-  const stdin = Object.assign(new PassThrough(), { isTTY: options.tty === true });
-  const io: CommandIo = { stdin, stdout, stderr, env: options.env ?? {} };
-  const code = await main(argv, io);
-  return { code, stderr: err, stdout: out };
+  const r = await runMainWith(argv, options.env ?? {}, { tty: options.tty, keepStdinOpen: true });
+  return { code: r.code, stderr: r.stderr, stdout: r.stdout.toString() };
 }
 
 describe('the first hour (issue 19)', () => {

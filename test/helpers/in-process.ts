@@ -33,6 +33,8 @@ export interface MainOptions {
   keepStdinOpen?: boolean | undefined;
   /** Rejects (the test fails) if main has not returned after this many ms (default 60 s). */
   timeoutMs?: number | undefined;
+  /** stdin says it is a terminal (`isTTY`), as when the user typed `tts` at a prompt. */
+  tty?: boolean | undefined;
 }
 
 /**
@@ -53,7 +55,7 @@ export async function runMainWith(argv: string[], env: NodeJS.ProcessEnv, option
     const p = new PassThrough();
     if (options.input !== undefined) p.end(options.input);
     else if (options.keepStdinOpen !== true) p.end();
-    stdin = p;
+    stdin = options.tty === true ? Object.assign(p, { isTTY: true }) : p;
   }
   const io: CommandIo = { stdin, stdout, stderr, env };
   let timer: NodeJS.Timeout | undefined;
