@@ -8,7 +8,6 @@ import { isSpeakable } from '../protocol/speakable.js';
 import { DEFAULT_VOICE, voiceFromWire, voiceToWire } from '../protocol/voices.js';
 import { engineVoices, findVoice } from '../engine/catalogue.js';
 
-export { isSpeakable };
 
 /** A request the engine can run. */
 export interface ValidRequest {
