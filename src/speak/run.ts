@@ -154,7 +154,8 @@ export function prepareAudio(channel: ChannelKind, spec: AudioSpec, effects: { s
  */
 export async function deliverSpeech(options: SpeakOptions): Promise<void> {
   const { spec, stats, signal } = options;
-  const pieces = options.spans !== undefined ? spanPieces(options.spans, options.maxChars) : options.pieces;
+  const bySentence = options.subtitles !== undefined || (options.effects?.pauseMs ?? 0) > 0;
+  const pieces = options.spans !== undefined ? spanPieces(options.spans, options.maxChars, bySentence) : options.pieces;
   if (pieces === undefined || (options.spans !== undefined && options.pieces !== undefined)) throw new TypeError('deliverSpeech: give pieces or spans, one of them');
   if (options.spans !== undefined) stats.marks = [];
   const opened = await openOutputs(options.plan, spec, options.stdout, signal, { env: options.env, verbose: options.log.verbose });

@@ -5,6 +5,7 @@
  * and the audio stage (rate, gain; break and marks on the span's first piece only).
  */
 import type { SpeechSpan } from './spans.js';
+import { sentencesOf } from './sentences.js';
 import { splitText } from './split.js';
 
 /** One piece of one span, as the pipeline takes it (speak/pipeline.ts). */
@@ -22,10 +23,13 @@ export interface SpanPiece {
  * so that its break and marks reach the audio stage.
  * @param spans in document order; read lazily (one span ahead of the pieces given out).
  * @param maxChars longest piece, in code points (--max-chars, ≥ 1).
+ * @param bySentence one sentence per piece (with `--pause` or `--subtitles`, as for plain text:
+ *   a pause goes between sentences and a cue spans one).
  */
-export async function* spanPieces(spans: AsyncIterable<SpeechSpan> | Iterable<SpeechSpan>, maxChars: number): AsyncGenerator<SpanPiece, void, undefined> {
+export async function* spanPieces(spans: AsyncIterable<SpeechSpan> | Iterable<SpeechSpan>, maxChars: number, bySentence = false): AsyncGenerator<SpanPiece, void, undefined> {
   for await (const span of spans) {
-    const parts = splitText(span.text, maxChars);
+    const split = splitText(span.text, maxChars);
+    const parts = bySentence ? split.flatMap(sentencesOf) : split;
     if (parts.length === 0) {
       yield { text: '', span, first: true };
       continue;
