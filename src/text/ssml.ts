@@ -71,7 +71,7 @@ interface Frame {
   rate: number;
   gainDb: number;
   /** Inside `sub` or `say-as`: the text is collected, not spoken as it is. */
-  collect?: { kind: 'sub'; alias: string } | { kind: 'say-as'; as: SayAsKind; format: string | undefined; text: string } | undefined;
+  collect?: { kind: 'sub'; alias: string } | { kind: 'say-as'; as: SayAsKind; format: string | undefined; text: string; at: { line: number; column: number } } | undefined;
 }
 
 /**
@@ -232,7 +232,7 @@ export async function ssmlSpans(blocks: AsyncIterable<string> | Iterable<string>
         attrs.allow('interpret-as', 'format', 'detail');
         const as = attrs.require('interpret-as');
         if (!(SAY_AS_KINDS as readonly string[]).includes(as)) fail(`say-as interpret-as="${as}" is not one of ${SAY_AS_KINDS.join(', ')}`, at);
-        frame.collect = { kind: 'say-as', as: as as SayAsKind, format: attrs.get('format'), text: '' };
+        frame.collect = { kind: 'say-as', as: as as SayAsKind, format: attrs.get('format'), text: '', at };
         break;
       }
       case 'mark': {
@@ -253,14 +253,13 @@ export async function ssmlSpans(blocks: AsyncIterable<string> | Iterable<string>
   parser.on('closetag', (tag) => {
     endText();
     const frame = top();
-    const at = { line: parser.line, column: parser.column };
     // Replacements go in as written: the text around them has its own spaces (or none, in Japanese).
     if (frame.collect?.kind === 'sub') buffer += frame.collect.alias;
     else if (frame.collect?.kind === 'say-as') {
       try {
         buffer += `${renderSayAs(frame.collect.as, frame.collect.format, frame.collect.text, languageOf(frame))}`;
       } catch (error) {
-        if (error instanceof SayAsError) fail(error.message, at);
+        if (error instanceof SayAsError) fail(error.message, frame.collect.at);
         throw error;
       }
     }
