@@ -23,6 +23,9 @@ import { openText } from '../text/read.js';
 import { splitText } from '../text/split.js';
 import type { SynthesisFlags } from './flags.js';
 import type { CommandIo } from './report.js';
+import { ssmlSpansOf } from './ssml-input.js';
+import { languageForVoice } from '../protocol/voices.js';
+import type { Language } from '../protocol/types.js';
 
 /** A document ready to be spoken. */
 export interface DocumentSource {
@@ -109,7 +112,9 @@ export async function printSpokenText(words: string[], flags: SynthesisFlags, io
   for await (const block of await openText({ words, file: flags.file, stdin: io.stdin, maxInputBytes: flags.maxInput, signal })) parts.push(block);
   const text = parts.join('');
   if (text.trim() === '') throw new TtsError('usage', 'the text is empty', { hint: 'give some text to speak' });
-  for (const s of sentencesOf(text)) if (s.trim() !== '') write(s.replace(/\s+/gu, ' ').trim());
+  // SSML (docs/cli.md §11.1): the spans' text as it will be sent.
+  const spans = await ssmlSpansOf(words, flags, { text, whole: [text] }, (flags.language ?? languageForVoice(flags.voice)) as Language);
+  for (const block of spans === undefined ? [text] : spans.map((s) => s.text)) for (const s of sentencesOf(block)) if (s.trim() !== '') write(s.replace(/\s+/gu, ' ').trim());
   return 0;
 }
 

@@ -105,6 +105,13 @@ describe('tts say with SSML', () => {
     assert.match(srt, /^1\n00:00:00,000 --> 00:00:00,200\nFirst line\.\n\n2\n00:00:00,700 --> 00:00:00,900\nSecond line\.\n/u);
   });
 
+  it('--print-text prints the spans as they will be sent, and requests nothing', async () => {
+    const r = await tts(['--print-text', '<speak><s>Room <say-as interpret-as="cardinal">12</say-as>.</s><s>Ask <sub alias="doctor">Dr.</sub> Lee.</s></speak>']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(r.stdout.toString(), 'Room twelve.\nAsk doctor Lee.\n');
+    assert.equal(server.requests.length, 0);
+  });
+
   describe('refused: exit 2, no request, nothing written', () => {
     const refused = async (name: string, doc: string, pattern: RegExp, args: string[] = []): Promise<void> => {
       const path = join(dir, `${name}.ssml`);
