@@ -144,6 +144,8 @@ export async function runSynthesisCommand(command: SynthesisCommandSpec, words: 
       // SSML (docs/cli.md §11.1) is read whole into speech spans before anything is requested.
       const spans: SpeechSpan[] | undefined = document === undefined ? await ssmlSpansOf(words, flags, source, speakSettings(flags).language) : undefined;
       const spoken = spans === undefined ? source.text : spans.map((s) => s.text).join(' ').slice(0, 4096);
+      // Progress counts the text sent, not the markup around it.
+      if (spans !== undefined) progress.setTotal(spans.reduce((n, s) => n + Buffer.byteLength(s.text), 0));
       // Spans carry their own voices and languages: the check is for plain text in one voice.
       const mismatch = source.text === undefined || spans !== undefined ? undefined : mismatchWarning(source.text, flags.voice, flags.language);
       if (mismatch !== undefined) reporter.warn(`warning: ${mismatch}`);
