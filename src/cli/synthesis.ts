@@ -23,7 +23,7 @@ import { createReporter, type CommandIo } from './report.js';
 import { formatProgress, formatRunSummary } from './run-lines.js';
 import { startProgressDisplay, type ProgressDisplay } from './progress-display.js';
 import { runLifecycle } from './run-lifecycle.js';
-import { checkChapterPaths, documentSource, finishDocument, printSpokenText, splitChapters, type DocumentSource } from './document-run.js';
+import { checkChapterPaths, documentSource, finishDocument, finishMarkChapters, printSpokenText, splitChapters, type DocumentSource } from './document-run.js';
 import { ssmlByName, ssmlSpansOf } from './ssml-input.js';
 import type { SpeechSpan } from '../text/spans.js';
 
@@ -199,6 +199,9 @@ export async function runSynthesisCommand(command: SynthesisCommandSpec, words: 
       });
       if (document !== undefined) {
         chapters = (await finishDocument(document, plan, spec, stats.bytes, flags)).map((c) => ({ title: c.title, start: Number(c.start.toFixed(3)), end: Number(c.end.toFixed(3)) }));
+      }
+      if (stats.marks !== undefined) {
+        chapters = (await finishMarkChapters(stats.marks, plan, spec, stats.bytes, flags))?.map((c) => ({ title: c.title, start: Number(c.start.toFixed(3)), end: Number(c.end.toFixed(3)) }));
       }
       progress.finish();
       spinner?.stop();

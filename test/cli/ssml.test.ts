@@ -112,6 +112,20 @@ describe('tts say with SSML', () => {
     assert.equal(server.requests.length, 0);
   });
 
+  it('--chapters: each mark starts a chapter, in the WebVTT track, the WAV and --json', async () => {
+    const vtt = join(dir, 'marks.vtt');
+    const wav = join(dir, 'marks.wav');
+    const r = await tts(['--input-format', 'ssml', '--json', '--chapters', vtt, '-o', wav, '<speak>Intro.<mark name="Part one"/>One.<break time="100ms"/><mark name="Part two"/>Two.</speak>']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.deepEqual((summary(r) as unknown as { chapters: unknown }).chapters, [
+      { title: 'Opening', start: 0, end: 0.2 },
+      { title: 'Part one', start: 0.2, end: 0.5 },
+      { title: 'Part two', start: 0.5, end: 0.7 },
+    ]);
+    assert.match(await readFile(vtt, 'utf8'), /^WEBVTT\n\n1\n00:00:00\.000 --> 00:00:00\.200\nOpening\n\n2\n00:00:00\.200 --> 00:00:00\.500\nPart one\n/u);
+    assert.ok((await readFile(wav)).includes(Buffer.from('cue ')), 'a cue chunk in the WAV');
+  });
+
   describe('refused: exit 2, no request, nothing written', () => {
     const refused = async (name: string, doc: string, pattern: RegExp, args: string[] = []): Promise<void> => {
       const path = join(dir, `${name}.ssml`);
