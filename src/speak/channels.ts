@@ -126,6 +126,7 @@ export async function openChannel(kind: ChannelKind, target: ServiceTarget, sett
       signal,
       allowInsecure,
       verbose,
+      connect: target.connect,
       onDone: (engine) => {
         spoke = engine;
       },
