@@ -49,11 +49,12 @@ describe('lazy commands', () => {
     }
   });
 
-  it('a run loads its command; the synthesis commands and config load the synthesis group; completion loads all; text means say', () => {
+  it('a run loads its command; the synthesis commands and those reading the config file load the synthesis group; completion loads all; text means say', () => {
     assert.deepEqual([...commandsToLoad(['serve', '--port', '0'])], ['serve']);
-    assert.deepEqual([...commandsToLoad(['help', 'doctor'])], ['doctor']);
+    assert.deepEqual([...commandsToLoad(['help', 'serve'])], ['serve']);
     assert.deepEqual([...commandsToLoad(['stream', 'hi'])].sort(), [...SYNTHESIS].sort());
-    assert.deepEqual([...commandsToLoad(['config', 'show'])].sort(), ['config', ...SYNTHESIS].sort());
+    for (const reader of ['config', 'doctor', 'voices']) assert.deepEqual([...commandsToLoad([reader])].sort(), [reader, ...SYNTHESIS].sort(), reader);
+    assert.deepEqual([...commandsToLoad(['cache', 'stats'])], ['cache']);
     assert.deepEqual([...commandsToLoad(['completion', 'bash'])].sort(), [...ALL].sort());
     for (const argv of [['Hello', 'world'], ['-v', 'en-man-1', 'hi'], []]) assert.deepEqual([...commandsToLoad(argv)].sort(), [...SYNTHESIS].sort(), argv.join(' '));
   });
