@@ -22,6 +22,7 @@ import { benchOneshot } from './oneshot.js';
 import { benchServerFairness } from './server-fairness.js';
 import { benchServerLoad } from './server-load.js';
 import { benchServerStalled } from './server-stalled.js';
+import { benchServeMemory } from './serve-memory.js';
 import { benchStartup } from './startup.js';
 import { benchVoices } from './voices.js';
 import { type BenchOptions, type Figure, formatTable, judge } from './figures.js';
@@ -40,6 +41,7 @@ const BENCHES: Record<string, (o: BenchOptions) => Promise<Figure[]>> = {
   'server-load': benchServerLoad,
   'server-stalled': benchServerStalled,
   'server-fairness': benchServerFairness,
+  'serve-memory': benchServeMemory,
   batch: benchBatch,
   voices: benchVoices,
 };

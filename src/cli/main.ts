@@ -1,25 +1,17 @@
 /**
  * The commander program (docs/style.md: the entry only assembles commands; one file per command).
  * Actions return exit codes; `bin/tts.js` sets `process.exitCode` once (docs/style.md §5).
- * Modules beyond commander are imported only on the path that needs them, to keep start-up fast.
+ * Modules beyond commander are imported only on the path that needs them, to keep start-up fast:
+ * of the commands, only those the run needs (commands.ts); the others are listed from its table.
  */
 import type { EventEmitter } from 'node:events';
 import { readFileSync } from 'node:fs';
-import { Command, CommanderError } from 'commander';
+import { Command, CommanderError, Help } from 'commander';
 import { EXIT, TtsError } from '../errors.js';
-import { addCompletionCommand } from './completion.js';
-import { addConfigCommand, applyConfig, synthesisCommands } from './config.js';
+import { COMMANDS, commandsToLoad } from './commands.js';
 import { nearMissCommand } from './default-command.js';
-import { addDoctorCommand } from './doctor.js';
-import { addBatchCommand } from './batch.js';
-import { addCacheCommand } from './cache.js';
-import { addRealtimeCommand } from './realtime.js';
 import { createReporter, reportError, type CommandIo } from './report.js';
 import { escapeControls } from './escape.js';
-import { addSayCommand } from './say.js';
-import { addServeCommand } from './serve.js';
-import { addStreamCommand } from './stream.js';
-import { addVoicesCommand } from './voices.js';
 
 let fatalHandlerInstalled = false;
 
@@ -97,12 +89,34 @@ function readOptionEnv(command: Command, env: NodeJS.ProcessEnv): void {
 }
 
 /**
+ * Adds the commands in `load` for real and the others as names and summaries for `tts --help`
+ * only (commands.ts), in the table's order; the help lists every command by the table's term.
+ */
+async function addCommands(program: Command, io: CommandIo, done: (code: number) => void, load: ReadonlySet<string>): Promise<void> {
+  const adders = await Promise.all(COMMANDS.map((c) => (load.has(c.name) ? c.load() : undefined)));
+  COMMANDS.forEach((entry, i) => {
+    const add = adders[i];
+    if (add !== undefined) add(program, io, done);
+    else program.command(entry.name).description(entry.summary);
+  });
+  const terms = new Map(COMMANDS.map((c) => [c.name, c.term]));
+  const help = new Help();
+  program.configureHelp({ subcommandTerm: (cmd) => terms.get(cmd.name()) ?? help.subcommandTerm(cmd) });
+}
+
+/**
  * Runs the CLI.
  * @param argv arguments after `node bin/tts.js`.
  * @param io the process's streams (tests may inject their own).
+ * @param options.load the commands to load for real (default: those the arguments need,
+ *   commands.ts); the others are listed in the help only. Tests load them all.
  * @returns the exit code of docs/cli.md §3.
  */
-export async function main(argv: string[], io: CommandIo = { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, env: process.env }): Promise<number> {
+export async function main(
+  argv: string[],
+  io: CommandIo = { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, env: process.env },
+  options: { load?: ReadonlySet<string> } = {},
+): Promise<number> {
   installFatalHandler(io);
   let exitCode: number = EXIT.ok;
   const program = new Command('tts')
@@ -112,6 +126,7 @@ export async function main(argv: string[], io: CommandIo = { stdin: process.stdi
     .addHelpText('after', '\n`tts "text"` is `tts say "text"` (say is the default command). `tts doctor` checks the set-up.')
     .exitOverride()
     .configureOutput({
+      writeOut: (s) => io.stdout.write(s),
       writeErr: (s) => io.stderr.write(s),
       outputError: (s, write) => write(`tts: ${s.replace(/^error: /, 'error: ')}`),
     });
@@ -119,19 +134,12 @@ export async function main(argv: string[], io: CommandIo = { stdin: process.stdi
   const done = (code: number): void => {
     exitCode = code;
   };
-  addSayCommand(program, io, done);
-  addStreamCommand(program, io, done);
-  addRealtimeCommand(program, io, done);
-  addServeCommand(program, io, done);
-  addVoicesCommand(program, io, done);
-  addDoctorCommand(program, io, done);
-  addConfigCommand(program, io, done);
-  addCompletionCommand(program, io, done);
-  addCacheCommand(program, io, done);
-  addBatchCommand(program, io, done);
+  await addCommands(program, io, done, options.load ?? commandsToLoad(argv));
   // The config file and its profiles, under the flags (docs/cli.md §7), for every synthesis command.
   program.hook('preAction', async (_program, action) => {
     readOptionEnv(action, io.env);
+    if (!action.options.some((o) => o.long === '--voice')) return;
+    const { applyConfig, synthesisCommands } = await import('./config.js');
     if (synthesisCommands(program).includes(action)) await applyConfig(program, action, io.env);
   });
 

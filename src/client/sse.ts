@@ -16,6 +16,8 @@ import { EventStreamDecoder, interpretEvent, type SseOutcome } from './sse-event
 import type { EventSourceMessage } from 'eventsource-parser';
 import { transportError } from './transport-error.js';
 import type { VerboseLog } from './types.js';
+import type { Duplex, Writable as WritableType } from 'node:stream';
+import type { HttpOverHead, HttpOverRequest } from './http-over.js';
 
 /**
  * Audio bytes decoded and not yet taken by the consumer above which we stop reading the response
@@ -50,6 +52,12 @@ export interface SseStreamOptions {
    * absent = the native route of docs/protocol.md §4.1.
    */
   dialect?: SseDialect | undefined;
+  /**
+   * Makes the connection to carry the request, instead of undici's TCP: the embedded service's
+   * in-memory connection (server/embedded.ts, issue 20). The request, its event-stream bytes and
+   * everything read from them are the same; absent = TCP/TLS through undici.
+   */
+  connect?: (() => Duplex) | undefined;
 }
 
 /** What a dialect changes in the request and in reading its answer. */
@@ -84,9 +92,10 @@ export function endpointUrl(baseUrl: string, path: string): URL {
 /**
  * Streams one synthesis over SSE.
  *
- * The response is consumed through `undici.stream`, whose writable receives every body chunk
- * as it is parsed off the socket: when the connection breaks right after some deltas, those
- * deltas are still delivered before the error (a Readable body would drop what it had buffered).
+ * The response is consumed through `undici.stream` (or, over `options.connect`, client/http-over.ts
+ * which reads the same way), whose writable receives every body chunk as it is parsed off the
+ * socket: when the connection breaks right after some deltas, those deltas are still delivered
+ * before the error (a Readable body would drop what it had buffered).
  * @returns an async iterable of decoded audio chunks, in order; it completes on `done`.
  * @throws TtsError — the service's code for an HTTP error or `error` event (exit 3/4/5);
  *   `timeout`, `connection_failed`, `protocol_error` (bad content type, malformed delta,
@@ -97,7 +106,7 @@ export async function* streamSse(options: SseStreamOptions): AsyncGenerator<Audi
   const url = endpointUrl(options.baseUrl, dialect?.path ?? SSE_PATH);
   assertSecureTransport(url, options.allowInsecure ?? false);
   const verbose = options.verbose;
-  const [{ stream }, { Writable }] = await Promise.all([import('undici'), import('node:stream')]);
+  const [stream, { Writable }] = await Promise.all([requester(options.connect), import('node:stream')]);
 
   // One controller aborts the request for every reason: the caller's signal, our timeout,
   // or the consumer leaving the loop (finally below).
@@ -273,6 +282,19 @@ export async function* streamSse(options: SseStreamOptions): AsyncGenerator<Audi
     if (!settled) controller.abort();
     queue.close();
   }
+}
+
+/** Sends a request and pours its answer into the writable chosen by the answer's head. */
+type Requester = (url: URL, init: HttpOverRequest & { headersTimeout: number; bodyTimeout: number }, factory: (head: HttpOverHead) => WritableType) => Promise<unknown>;
+
+/** undici's `stream()` for TCP/TLS; client/http-over.ts over the given connection (no undici). */
+async function requester(connect: (() => Duplex) | undefined): Promise<Requester> {
+  if (connect !== undefined) {
+    const { streamOver } = await import('./http-over.js');
+    return (url, init, factory) => streamOver(connect, url, init, factory);
+  }
+  const { stream } = await import('undici');
+  return (url, init, factory) => stream(url, init, factory);
 }
 
 /**

@@ -22,7 +22,8 @@ import { Worker } from 'node:worker_threads';
 import { ChunkQueue } from '../queue/chunk-queue.js';
 import { validateJob, workerExecArgv } from './job.js';
 import type { SharedDictionary } from './kuromoji-dictionary.js';
-import type { DictionaryMessage, EngineWorkerData, JobRequest, WorkerReply } from './messages.js';
+import type { FliteModule } from './flite.js';
+import type { DictionaryMessage, EngineWorkerData, FliteMessage, JobRequest, WorkerReply } from './messages.js';
 import { Scheduler } from './scheduler.js';
 import { EngineError, STREAM_BUFFER_BYTES, type EngineOptions, type EngineStats, type JobReport, type SpeechEngine, type SynthesisJob, type SynthesisOptions } from './types.js';
 import { mergeReports, speechUnits } from './units.js';
@@ -65,6 +66,8 @@ export class EspeakEngine implements SpeechEngine {
   private readonly maxWorkers: number;
   /** kuromoji's dictionary in shared memory, read on a worker's first request (several workers). */
   private sharedDictionary: Promise<SharedDictionary> | undefined;
+  /** Flite compiled once for every worker (a WebAssembly.Module is shared, not copied, by postMessage). */
+  private sharedFlite: Promise<FliteModule> | undefined;
   private readonly workerUrl: URL;
   private readonly bufferBytes: number;
   private readonly slots: Slot[] = [];
@@ -241,7 +244,11 @@ export class EspeakEngine implements SpeechEngine {
     const workerData: EngineWorkerData = { abortFlag, preloadJapanese };
     if (expect !== undefined) workerData.expect = expect;
     // Several workers read kuromoji's dictionary from one shared copy (issue 20).
-    if (this.maxWorkers > 1) workerData.shareDictionary = true;
+    if (this.maxWorkers > 1) {
+      workerData.shareDictionary = true;
+      // And run one compiled Flite module (issue 20).
+      workerData.shareFlite = true;
+    }
     const worker = new Worker(this.workerUrl, { workerData, execArgv: workerExecArgv() });
     worker.unref();
     const slot: Slot = { worker, abortFlag: new Int32Array(abortFlag), alive: true, kuromojiLoaded: false };
@@ -255,6 +262,10 @@ export class EspeakEngine implements SpeechEngine {
   private onReply(slot: Slot, reply: WorkerReply): void {
     if (reply.type === 'dictionary-request') {
       this.sendDictionary(slot);
+      return;
+    }
+    if (reply.type === 'flite-request') {
+      this.sendFlite(slot);
       return;
     }
     const run = slot.run;
@@ -284,6 +295,23 @@ export class EspeakEngine implements SpeechEngine {
     slot.run = undefined;
     slot.worker.unref();
     this.dispatch();
+  }
+
+  /**
+   * Sends a worker Flite's module, compiled once in this thread on the first request; a failed
+   * compile is not kept, and the worker then compiles its own (which reports the error).
+   */
+  private sendFlite(slot: Slot): void {
+    this.sharedFlite ??= import('./flite.js').then((m) => m.loadFlite());
+    this.sharedFlite.then(
+      (flite) => {
+        if (slot.alive) slot.worker.postMessage({ type: 'flite', flite } satisfies FliteMessage);
+      },
+      (err: unknown) => {
+        this.sharedFlite = undefined;
+        if (slot.alive) slot.worker.postMessage({ type: 'flite', error: err instanceof Error ? err.message : String(err) } satisfies FliteMessage);
+      },
+    );
   }
 
   /**

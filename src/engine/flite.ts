@@ -38,6 +38,8 @@ export const FLITE_PHONE_BUDGET = 600;
 
 let compiled: Promise<FliteModule> | undefined;
 let wasmPath: string | undefined;
+/** Where this thread's module came from: the pool ({@link useCompiledFlite}) or its own compile. */
+let source: 'shared' | 'own' | undefined;
 
 /**
  * Flite's compiled WebAssembly module, and where its `.rodata` sits in linear memory (byte ranges;
@@ -58,6 +60,30 @@ export interface FliteModule {
 export function setFliteWasmPath(file: string): void {
   wasmPath = file;
   compiled = undefined;
+}
+
+/**
+ * Uses a module compiled elsewhere (by the pool, for all its workers: engine.ts, issue 20) instead
+ * of compiling one in this thread. Ignored after {@link setFliteWasmPath} (a test's own file wins)
+ * or once a module is loading. If `module` rejects, the next {@link loadFlite} compiles here.
+ */
+export function useCompiledFlite(module: Promise<FliteModule>): void {
+  if (wasmPath !== undefined || compiled !== undefined) return;
+  compiled = module.then(
+    (m) => {
+      source = 'shared';
+      return m;
+    },
+    (err: unknown) => {
+      compiled = undefined;
+      throw err;
+    },
+  );
+}
+
+/** Where this thread's Flite module came from, once one has loaded (see {@link useCompiledFlite}). */
+export function fliteSource(): 'shared' | 'own' | undefined {
+  return source;
 }
 
 /**
@@ -86,7 +112,9 @@ async function compileFlite(file: string): Promise<FliteModule> {
     // Unreadable sections: compile() below reports a broken binary; restore everything.
     readOnly = [];
   }
-  return { module: await WebAssembly.compile(bytes), readOnly, file };
+  const module = await WebAssembly.compile(bytes);
+  source = 'own';
+  return { module, readOnly, file };
 }
 
 /**

@@ -11,6 +11,7 @@
  */
 import type { JobReport, SynthesisJob } from './types.js';
 import type { SharedDictionary } from './kuromoji-dictionary.js';
+import type { FliteModule } from './flite.js';
 
 /** `workerData` of an engine worker. */
 export interface EngineWorkerData {
@@ -30,6 +31,25 @@ export interface EngineWorkerData {
    * the pool has several workers and holds one copy for all (issue 20).
    */
   shareDictionary?: boolean;
+  /**
+   * Ask the pool for Flite's compiled module (a {@link FliteRequest}) instead of compiling it: the
+   * pool has several workers, and one module (its 17 MB of code and data segments) serves all
+   * (issue 20).
+   */
+  shareFlite?: boolean;
+}
+
+/** Worker → pool: send the shared Flite module (id 0: not about a job). */
+export interface FliteRequest {
+  type: 'flite-request';
+  id: 0;
+}
+
+/** Pool → worker: Flite's compiled module, or why there is none (the worker then compiles it). */
+export interface FliteMessage {
+  type: 'flite';
+  flite?: FliteModule;
+  error?: string;
 }
 
 /** Worker → pool: send the shared dictionary (id 0: not about a job). */
@@ -74,5 +94,5 @@ export interface ErrorReply {
 }
 
 /** Any message a worker sends. */
-export type WorkerReply = ChunkReply | EndReply | ErrorReply | DictionaryRequest;
+export type WorkerReply = ChunkReply | EndReply | ErrorReply | DictionaryRequest | FliteRequest;
 

@@ -122,6 +122,8 @@ export interface JobReport {
   kuromojiLoaded: boolean;
   /** Where this worker's dictionary came from (japanese.ts dictionarySource), once loaded. */
   dictionarySource?: 'shared' | 'unpacked' | 'gzip';
+  /** Whether this worker runs Flite compiled by the pool (`shared`) or by itself (`own`), once loaded. */
+  fliteSource?: 'shared' | 'own';
   /** Dictionary load time, if this worker has loaded it. */
   kuromojiLoadMs?: number;
   /** eSpeak NG WebAssembly start-up time; only in the report of a worker's first job. */

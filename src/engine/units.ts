@@ -64,6 +64,7 @@ export function mergeReports(reports: readonly JobReport[]): JobReport | undefin
   if (kuromojiLoadMs !== undefined) merged.kuromojiLoadMs = kuromojiLoadMs;
   const dictionarySource = last.dictionarySource;
   if (dictionarySource !== undefined) merged.dictionarySource = dictionarySource;
+  if (last.fliteSource !== undefined) merged.fliteSource = last.fliteSource;
   const espeakInitMs = reports.find((r) => r.espeakInitMs !== undefined)?.espeakInitMs;
   if (espeakInitMs !== undefined) merged.espeakInitMs = espeakInitMs;
   const withChunk = reports.find((r) => r.firstChunkMs !== undefined);

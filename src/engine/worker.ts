@@ -15,13 +15,13 @@
 import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
 import { dictionarySource, isTokenizerLoaded, loadTokenizer, speechSegments, tokenizerLoadTime, useSharedDictionary, type SpeechSegment } from './japanese.js';
 import type { SharedDictionary } from './kuromoji-dictionary.js';
-import type { DictionaryMessage, EngineWorkerData, JobRequest, WorkerReply } from './messages.js';
+import type { DictionaryMessage, EngineWorkerData, FliteMessage, JobRequest, WorkerReply } from './messages.js';
 import type { JobReport } from './types.js';
 import { SSE_SAMPLE_RATE } from '../protocol/types.js';
 import { AudioOutput } from './output.js';
 import { backendsFor } from './voices.js';
 import { ESPEAK_SAMPLE_RATE, EspeakSynth } from './espeak.js';
-import { FLITE_SAMPLE_RATE, fliteSynthesize, flitePieces, loadFlite } from './flite.js';
+import { FLITE_SAMPLE_RATE, fliteSynthesize, flitePieces, fliteSource, loadFlite, useCompiledFlite, type FliteModule } from './flite.js';
 import { loadPackage, packageVoice, type PackageSynthesizer } from './voice-packages.js';
 
 let espeak: Promise<EspeakSynth> | undefined;
@@ -226,6 +226,8 @@ async function runJob(port: MessagePort, abortFlag: Int32Array, { id, job }: Job
     if (loadMs !== undefined) report.kuromojiLoadMs = loadMs;
     const source = dictionarySource();
     if (source !== undefined && isTokenizerLoaded()) report.dictionarySource = source;
+    const flite = fliteSource();
+    if (flite !== undefined) report.fliteSource = flite;
     if (espeakInitMs !== undefined && !espeakInitReported) report.espeakInitMs = espeakInitMs;
     // Only the worker's first job reports it (eSpeak may still be loading then, for English).
     espeakInitReported = true;
@@ -256,6 +258,20 @@ function serve(port: MessagePort, data: EngineWorkerData): void {
         }),
     );
   }
+  // With several workers, the pool compiles Flite once for all: ask it for the module.
+  let fliteWaiter: ((message: FliteMessage) => void) | undefined;
+  if (data.shareFlite === true) {
+    useCompiledFlite(
+      new Promise<FliteModule>((resolve, reject) => {
+        fliteWaiter = (message) => {
+          fliteWaiter = undefined;
+          if (message.flite !== undefined) resolve(message.flite);
+          else reject(new Error(message.error ?? 'no shared Flite module'));
+        };
+        post(port, { type: 'flite-request', id: 0 });
+      }),
+    );
+  }
   // A worker is spawned for a job that is about to arrive: start what it will need now, while the
   // job message is in flight (Flite compiles mostly off this thread). Without a hint that is
   // Flite and resamplers for the service's usual rate (SSE streams 24000 Hz) from both
@@ -282,9 +298,10 @@ function serve(port: MessagePort, data: EngineWorkerData): void {
   }
   // The pool sends one job at a time; chaining keeps the order even if it ever sent two.
   let chain = Promise.resolve();
-  port.on('message', (message: JobRequest | DictionaryMessage) => {
+  port.on('message', (message: JobRequest | DictionaryMessage | FliteMessage) => {
     if (message.type === 'job') chain = chain.then(() => runJob(port, abortFlag, message));
     else if (message.type === 'dictionary') dictionaryWaiter?.(message);
+    else if (message.type === 'flite') fliteWaiter?.(message);
   });
 }
 

@@ -3,7 +3,9 @@
  * service in-process on 127.0.0.1, on an ephemeral port, with a random one-time key, and talks
  * to it through the same client code as to the hosted service.
  */
+import type { Duplex } from 'node:stream';
 import { createEngine } from '../engine/index.js';
+import { duplexPair } from '../wire/duplex-pair.js';
 import { generateKey } from './keys.js';
 import { createService, listen, type RunningService } from './builtin-server.js';
 
@@ -11,6 +13,11 @@ import { createService, listen, type RunningService } from './builtin-server.js'
 export interface EmbeddedService extends RunningService {
   /** The one-time key accepted by this instance only. */
   apiKey: string;
+  /**
+   * Opens an in-memory connection to this service (wire/duplex-pair.ts): the client end, over
+   * which HTTP/1.1 reaches the same server as `baseUrl` does over TCP, without a socket (issue 20).
+   */
+  connect(): Duplex;
 }
 
 /**
@@ -35,6 +42,11 @@ export async function startEmbeddedService(options: { japanese?: boolean; text?:
     server,
     baseUrl,
     apiKey,
+    connect: () => {
+      const [client, end] = duplexPair();
+      server.emit('connection', end);
+      return client;
+    },
     close: async () => {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));

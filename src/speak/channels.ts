@@ -130,6 +130,7 @@ export async function openChannel(kind: ChannelKind, target: ServiceTarget, sett
       signal,
       allowInsecure,
       verbose,
+      connect: target.connect,
       onDone: (engine) => {
         spoke = engine;
       },

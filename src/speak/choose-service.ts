@@ -3,6 +3,7 @@
  * `--base-url` / `TTS_BASE_URL` with `TTS_API_KEY` or `--api-key-file`, or — with none configured,
  * or `--offline` — the embedded built-in service.
  */
+import type { Duplex } from 'node:stream';
 import { safeOrigin } from '../client/safe-origin.js';
 import { readFile, stat } from 'node:fs/promises';
 import { fileProblem, TtsError } from '../errors.js';
@@ -15,6 +16,11 @@ export interface ServiceTarget {
   apiKey: string;
   /** True for the in-process built-in service. */
   embedded: boolean;
+  /**
+   * The embedded service's in-memory connection (server/embedded.ts), which SSE requests take
+   * instead of TCP; absent for a remote service.
+   */
+  connect?: (() => Duplex) | undefined;
   /** Stops the embedded service; a no-op for a remote one. */
   close(): Promise<void>;
 }
@@ -45,7 +51,7 @@ export async function resolveService(choice: ServiceChoice): Promise<ServiceTarg
     const svc = await startEmbeddedService(
       choice.text === undefined ? {} : { japanese: containsKanji(choice.text), text: choice.text },
     );
-    return { baseUrl: svc.baseUrl, wsBaseUrl: svc.baseUrl, apiKey: svc.apiKey, embedded: true, close: () => svc.close() };
+    return { baseUrl: svc.baseUrl, wsBaseUrl: svc.baseUrl, apiKey: svc.apiKey, embedded: true, connect: () => svc.connect(), close: () => svc.close() };
   }
   const apiKey = choice.apiKeyFile !== undefined ? await readKeyFile(choice.apiKeyFile, choice.warn) : nonEmpty(choice.env['TTS_API_KEY']);
   if (apiKey === undefined) {

@@ -3,8 +3,10 @@
  * service (docs/protocol.md §3, §5, §7; docs/cli.md §1 --timeout, §4): what is sent (path,
  * Bearer key, identity encoding, the JSON body), deltas decoded in order up to `done`, and each
  * way a stream can fail — an HTTP refusal with the service's code, the wrong content type, a
- * compressed body, an `error` event, the end before `done`, silence past --timeout, Ctrl-C.
- * No process is spawned.
+ * compressed body, an `error` event, the end before `done`, a broken connection, silence past
+ * --timeout, Ctrl-C. Every case runs twice: over TCP through undici (remote services) and over
+ * the in-memory connection the embedded service uses (`connect`, wire/duplex-pair.ts, issue 20),
+ * which must read the same bytes the same way. No process is spawned.
  */
 import assert from 'node:assert/strict';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -12,6 +14,7 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { streamSse, type SseStreamOptions } from '../../src/client/sse.js';
 import { TtsError } from '../../src/errors.js';
+import { duplexPair } from '../../src/wire/duplex-pair.js';
 
 const KEY = 'sk-sse-unit-SENTINEL-1234';
 
@@ -32,7 +35,7 @@ const delta = (bytes: Buffer): string => event('delta', { type: 'delta', delta: 
 const DONE = event('done', { type: 'done' });
 const sseHead = { 'content-type': 'text/event-stream' };
 
-describe('streamSse against a local server', () => {
+for (const via of ['tcp', 'memory'] as const) describe(`streamSse against a local server, ${via === 'tcp' ? 'over TCP (undici)' : 'over an in-memory connection (the embedded path)'}`, () => {
   let server: Server;
   let base: string;
   let handler: Handler = (res) => res.end();
@@ -60,6 +63,15 @@ describe('streamSse against a local server', () => {
     apiKey: KEY,
     body: { input: 'Hello.', voice: 'en-man-1', response_format: 'pcm16', language: 'en' } as SseStreamOptions['body'],
     timeoutMs: 30_000,
+    ...(via === 'memory'
+      ? {
+          connect: () => {
+            const [client, end] = duplexPair();
+            server.emit('connection', end);
+            return client;
+          },
+        }
+      : {}),
     ...extra,
   });
 
@@ -150,6 +162,17 @@ describe('streamSse against a local server', () => {
     const r = await run(options());
     assert.deepEqual(r.chunks, [Buffer.from([1, 0])]);
     assert.equal(codeOf(r.error), 'stream_ended_early');
+    assert.equal((r.error as TtsError).retriable, true);
+  });
+
+  it('the connection breaks after some audio: that audio, then connection_failed (retriable)', async () => {
+    handler = (res) => {
+      res.writeHead(200, sseHead);
+      res.write(delta(Buffer.from([7, 0])), () => res.destroy());
+    };
+    const r = await run(options());
+    assert.deepEqual(r.chunks, [Buffer.from([7, 0])]);
+    assert.equal(codeOf(r.error), 'connection_failed');
     assert.equal((r.error as TtsError).retriable, true);
   });
 

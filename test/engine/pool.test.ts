@@ -208,6 +208,23 @@ test('several workers share one kuromoji dictionary from the pool; one worker re
   }
 });
 
+test('several workers run one Flite module compiled by the pool; one worker compiles its own; same bytes', async () => {
+  const texts = ['The pool compiles Flite once.', 'Every worker runs the same module.'];
+  const single = createEngine({ workers: 1 });
+  const pair = createEngine({ workers: 2 });
+  try {
+    const alone: Buffer[] = [];
+    for (const text of texts) alone.push((await collect(single, job({ text, voice: 'en-man-1', language: 'en' }))).audio);
+    assert.equal(single.stats().lastReport?.fliteSource, 'own');
+    const both = await Promise.all(texts.map((text) => collect(pair, job({ text, voice: 'en-man-1', language: 'en' }))));
+    assert.equal(pair.stats().workers, 2);
+    assert.equal(pair.stats().lastReport?.fliteSource, 'shared');
+    both.forEach((r, i) => assert.ok(r.audio.equals(alone[i]!), texts[i]));
+  } finally {
+    await Promise.all([single.close(), pair.close()]);
+  }
+});
+
 test('a crashed worker fails its job with EngineError and is replaced for the next job', async () => {
   const pool = createEngine({ workerUrl: new URL('../helpers/engine-crash-worker.js', import.meta.url) });
   try {

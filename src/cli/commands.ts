@@ -1,0 +1,70 @@
+/**
+ * The table of `tts`'s commands (docs/cli.md §1), so that a run imports only the module of the
+ * command it runs (issue 20: `tts --help` and one-shot runs pay for no other command). Each entry
+ * repeats the line `tts --help` shows for the command (its term and summary): the commands not
+ * loaded are listed from here. test/cli/lazy-commands.test.ts checks that every line equals what
+ * the loaded command itself shows, so the table cannot drift from the commands.
+ */
+import type { Command } from 'commander';
+import type { CommandDone } from './flags.js';
+import type { CommandIo } from './report.js';
+
+/** Adds one command (with its flags and action) to the program. */
+export type AddCommand = (program: Command, io: CommandIo, done: CommandDone) => void;
+
+/** One command of the table. */
+export interface CommandEntry {
+  name: string;
+  /** Its line's left column in `tts --help`, as commander writes it: name, `[options]`, arguments. */
+  term: string;
+  /** Its description, as the command module gives it. */
+  summary: string;
+  /**
+   * A command with the synthesis flags (`--voice`): the config file's keys are the union of their
+   * flags (config-file.ts), so running any of them loads them all.
+   */
+  synthesis: boolean;
+  /**
+   * Reads the config file (config.ts: `config show`, `doctor`, `voices`), whose keys are checked
+   * against the synthesis commands' flags: running it loads those commands too.
+   */
+  readsConfig: boolean;
+  /** Imports the command's module. */
+  load: () => Promise<AddCommand>;
+}
+
+/** Every command, in the order of `tts --help`. */
+export const COMMANDS: readonly CommandEntry[] = [
+  { name: 'say', term: 'say [options] [text...]', summary: 'speak text on the sound card (over SSE); -o writes a file instead', synthesis: true, readsConfig: true, load: async () => (await import('./say.js')).addSayCommand },
+  { name: 'stream', term: 'stream [options] [text...]', summary: 'write audio to -o FILE or stdout as it arrives (over SSE)', synthesis: true, readsConfig: true, load: async () => (await import('./stream.js')).addStreamCommand },
+  { name: 'realtime', term: 'realtime [options] [text...]', summary: 'speak over the WebSocket channel (experimental); -r and -c are requested from the service', synthesis: true, readsConfig: true, load: async () => (await import('./realtime.js')).addRealtimeCommand },
+  { name: 'serve', term: 'serve [options]', summary: 'run the built-in service (SSE + WebSocket) for apps to test against', synthesis: false, readsConfig: false, load: async () => (await import('./serve.js')).addServeCommand },
+  { name: 'voices', term: 'voices [options]', summary: "list the built-in engine's voices, the engine behind each, and optional voice packages", synthesis: false, readsConfig: true, load: async () => (await import('./voices.js')).addVoicesCommand },
+  { name: 'doctor', term: 'doctor [options]', summary: 'check what `tts say` needs (Node, playback, service, engine) and print a report for bug reports', synthesis: false, readsConfig: true, load: async () => (await import('./doctor.js')).addDoctorCommand },
+  { name: 'config', term: 'config', summary: 'where the config file is, and the settings in effect', synthesis: false, readsConfig: true, load: async () => (await import('./config.js')).addConfigCommand },
+  { name: 'completion', term: 'completion <shell>', summary: 'print a shell completion script (bash, zsh or fish); see docs/cli.md for installing it', synthesis: false, readsConfig: false, load: async () => (await import('./completion.js')).addCompletionCommand },
+  { name: 'cache', term: 'cache', summary: 'the piece cache: `stats` shows what it holds, `clear` empties it', synthesis: false, readsConfig: false, load: async () => (await import('./cache.js')).addCacheCommand },
+  { name: 'batch', term: 'batch [options] <file>', summary: 'many syntheses in one process: one job per line of a JSON Lines file, or with --lines one file per line of text', synthesis: true, readsConfig: true, load: async () => (await import('./batch.js')).addBatchCommand },
+];
+
+/** The default command (docs/cli.md §1: `tts "text"` is `tts say "text"`). */
+const DEFAULT_COMMAND = 'say';
+
+/**
+ * The names of the commands a run must load, from its arguments (after `node bin/tts.js`):
+ * - `tts --help`, `tts -h`, `tts help`: none (the table lists them all);
+ * - `tts NAME …` or `tts help NAME`: that command; a synthesis command, or one that reads the
+ *   config file (`config`, `doctor`, `voices`), brings the synthesis commands (their flags are the
+ *   config file's keys); `completion` (which completes every command's flags) all of them;
+ * - anything else (text, flags of the default command, nothing): `say` and its group.
+ * Loading more than needed is harmless; loading less would make commander see a stub.
+ */
+export function commandsToLoad(argv: readonly string[]): Set<string> {
+  const first = argv[0];
+  if (argv.length === 1 && (first === '--help' || first === '-h' || first === 'help')) return new Set();
+  const named = first === 'help' ? argv[1] : first;
+  const entry = COMMANDS.find((c) => c.name === named) ?? COMMANDS.find((c) => c.name === DEFAULT_COMMAND)!;
+  if (entry.name === 'completion') return new Set(COMMANDS.map((c) => c.name));
+  if (entry.synthesis || entry.readsConfig) return new Set([entry.name, ...COMMANDS.filter((c) => c.synthesis).map((c) => c.name)]);
+  return new Set([entry.name]);
+}

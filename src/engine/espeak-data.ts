@@ -1,0 +1,127 @@
+/**
+ * eSpeak NG's data package (`espeak-ng.data`, 24.0 MB) with only the files `tts` can read in it
+ * (issue 20). Emscripten's loader reads the whole package into one buffer that its in-memory file
+ * system then keeps for good, in every worker; 23.3 MB of it are pronunciation dictionaries of
+ * languages no voice of ours speaks (Russian alone 8.5 MB, Faroese 5.7 MB). eSpeak NG opens a
+ * language's `*_dict` only when a voice of that language is selected or its text switches to it,
+ * so those bytes are never read.
+ *
+ * We hand the loader (its documented `getPreloadedPackage` hook) a buffer of the package's size in
+ * which only the kept files are read from disk: every other file is there, at its offset, as
+ * zeros the kernel never maps, so the loader and eSpeak see the same layout and the bytes of every
+ * file they use. The layout (file names and offsets) is read from the package's own loader
+ * (espeak-ng.js); if it cannot be read, or disagrees with the data file, the package loads as
+ * shipped.
+ */
+import { closeSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+
+/**
+ * The dictionaries kept: English and Japanese (our voices' languages) and the two eSpeak NG may
+ * switch to for Han characters left in a text (Mandarin, Cantonese). Every other file of the
+ * package (phoneme data, intonation, voices, language definitions: 0.7 MB) is always kept.
+ */
+export const KEPT_DICTIONARIES: ReadonlySet<string> = new Set(['en_dict', 'ja_dict', 'cmn_dict', 'yue_dict']);
+
+/** One file in the package: its path in eSpeak's file system and its byte range in the package. */
+export interface PackagedFile {
+  filename: string;
+  /** Offset of its first byte in espeak-ng.data. */
+  start: number;
+  /** Offset just past its last byte. */
+  end: number;
+}
+
+/** The layout of the data package as the loader script declares it. */
+export interface PackageLayout {
+  files: PackagedFile[];
+  /** The package's size in bytes (`remote_package_size`). */
+  size: number;
+}
+
+/**
+ * Reads the package layout from the text of Emscripten's loader (`loadPackage({files:[{filename:
+ * "…",start:N,end:N},…],remote_package_size:N})`).
+ * @returns undefined when the text has no such declaration, or one that is not contiguous.
+ */
+export function parsePackageLayout(loaderJs: string): PackageLayout | undefined {
+  const begin = loaderJs.indexOf('loadPackage({files:[');
+  if (begin === -1) return undefined;
+  const sizeMatch = /remote_package_size:(\d+)/.exec(loaderJs.slice(begin));
+  if (sizeMatch === null) return undefined;
+  const declaration = loaderJs.slice(begin, begin + sizeMatch.index);
+  const files: PackagedFile[] = [];
+  for (const m of declaration.matchAll(/\{filename:"([^"]+)",start:(\d+),end:(\d+)/g)) {
+    files.push({ filename: m[1]!, start: Number(m[2]), end: Number(m[3]) });
+  }
+  const size = Number(sizeMatch[1]);
+  // The files tile the package end to end; anything else is a format we do not know.
+  let at = 0;
+  for (const f of files) {
+    if (f.start !== at || f.end < f.start) return undefined;
+    at = f.end;
+  }
+  return files.length === 0 || at !== size ? undefined : { files, size };
+}
+
+/** Whether `tts` may read the file (see {@link KEPT_DICTIONARIES}). */
+export function isKept(filename: string): boolean {
+  const base = path.posix.basename(filename);
+  return !base.endsWith('_dict') || KEPT_DICTIONARIES.has(base);
+}
+
+/**
+ * The package as a buffer of its full size holding the bytes of the kept files only (the rest
+ * zero, never touched, so never resident).
+ * @param dataPath espeak-ng.data.
+ * @throws Error when the file cannot be read or its size is not the layout's.
+ */
+export function sparsePackage(dataPath: string, layout: PackageLayout): ArrayBuffer {
+  if (statSync(dataPath).size !== layout.size) throw new Error(`${dataPath} is not ${layout.size} bytes`);
+  const buffer = new ArrayBuffer(layout.size);
+  const bytes = new Uint8Array(buffer);
+  const fd = openSync(dataPath, 'r');
+  try {
+    for (const f of layout.files) {
+      if (!isKept(f.filename)) continue;
+      for (let at = f.start; at < f.end; ) {
+        const n = readSync(fd, bytes, at, f.end - at, at);
+        if (n === 0) throw new Error(`${dataPath} ended at byte ${at}`);
+        at += n;
+      }
+    }
+  } finally {
+    closeSync(fd);
+  }
+  return buffer;
+}
+
+/**
+ * Options for the package's module factory: `getPreloadedPackage` giving {@link sparsePackage}, or
+ * none (the package then reads its data file whole) when the layout cannot be read or trusted.
+ */
+export function espeakModuleOptions(): { getPreloadedPackage?: (name: string, size: number) => ArrayBuffer | null } {
+  let dir: string;
+  let layout: PackageLayout | undefined;
+  try {
+    const main = createRequire(import.meta.url).resolve('@echogarden/espeak-ng-emscripten');
+    dir = path.dirname(main);
+    layout = parsePackageLayout(readFileSync(main, 'utf8'));
+  } catch {
+    return {};
+  }
+  if (layout === undefined) return {};
+  const known = layout;
+  return {
+    getPreloadedPackage: (name, size) => {
+      if (size !== known.size) return null;
+      try {
+        return sparsePackage(path.isAbsolute(name) ? name : path.join(dir, name), known);
+      } catch {
+        // null: the loader reads the file itself, as shipped.
+        return null;
+      }
+    },
+  };
+}
