@@ -13,6 +13,8 @@ import { AudioStage } from '../../src/speak/audio-stage.js';
 import { formatKaraokeCue } from '../../src/speak/subtitles.js';
 import { TextOffsets, wordLine } from '../../src/speak/word-outputs.js';
 import { runTtsInProcess } from '../helpers/in-process.js';
+import { interpretEvent } from '../../src/client/sse-events.js';
+import { interpretFrame } from '../../src/client/realtime-frames.js';
 
 let dir: string;
 before(async () => {
@@ -84,6 +86,15 @@ describe('word timings out of a run', () => {
     });
     const gap = fast.find((w) => w.piece === 1)!.start - fast.filter((w) => w.piece === 0).at(-1)!.end;
     assert.ok(gap >= 0.3, `the pause is between the pieces' words (${gap} s)`);
+    // The WebSocket channel: the session's rate (16000 Hz asked), the same instants.
+    const ws = await runTtsInProcess(['realtime', '--offline', '-v', 'en-woman-1', '-r', '16000', '-o', join(dir, 'r.wav'), '--word-timings', join(dir, 'r.jsonl'), TEXT], { env });
+    assert.equal(ws.code, 0, ws.stderr);
+    const viaWs = lines(await readFile(join(dir, 'r.jsonl'), 'utf8'));
+    assert.deepEqual(
+      viaWs.map((w) => [w.word, w.char_start]),
+      words.map((w) => [w.word, w.char_start]),
+    );
+    viaWs.forEach((w, i) => assert.ok(Math.abs(w.start - words[i]!.start) <= 0.002, `${w.word}: ${w.start} vs ${words[i]!.start}`));
     const srt = await readFile(join(dir, 'c.srt'), 'utf8');
     assert.match(srt, /^1\n00:00:00,\d{3} --> 00:00:00,\d{3}\nHello\n\n2\n/);
     assert.equal(srt.split('\n\n').filter((c) => c.trim() !== '').length, 11);
@@ -110,6 +121,16 @@ describe('the pieces of the outputs', () => {
     const b = stage.pieceEnd('Yes.', { sampleRate: 24000, words: [{ text: 'Yes.', start: 12000, end: 30000, charStart: 0, charEnd: 4 }] });
     // After the 0.5 s pause; a word past the piece's end is cut at it.
     assert.deepEqual(b.cue?.words, [{ text: 'Yes.', start: 2, end: 2.5, charStart: 0, charEnd: 4 }]);
+  });
+
+  it('the client reads words from done and completed; a malformed array is no timings', () => {
+    const words = [{ text: 'Hi', start: 0, end: 480, charStart: 0, charEnd: 2 }];
+    const done = interpretEvent({ event: 'done', data: JSON.stringify({ type: 'speech.audio.done', item_id: 'i', words }), id: undefined });
+    assert.deepEqual(done, { kind: 'done', engine: undefined, words });
+    const completed = interpretFrame(JSON.stringify({ type: 'tts.output.completed', session_id: 's', words }));
+    assert.deepEqual(completed, { kind: 'completed', engine: undefined, words });
+    const bad = interpretEvent({ event: 'done', data: JSON.stringify({ type: 'speech.audio.done', item_id: 'i', words: [{ text: 'Hi', start: 5, end: 1, charStart: 0, charEnd: 2 }] }), id: undefined });
+    assert.deepEqual(bad, { kind: 'done', engine: undefined, words: undefined });
   });
 
   it('karaoke cue text, JSON lines and text offsets', () => {
