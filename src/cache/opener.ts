@@ -14,6 +14,7 @@ import type { PieceVoice } from '../speak/piece-end.js';
 import type { AudioChunk } from '../wire/delta.js';
 import { pieceKey, type CacheIdentity } from './identity.js';
 import type { PieceCache } from './store.js';
+import { parseWordTimings, type WordTiming } from '../protocol/words.js';
 
 /** What a cached opener counts, in the run's stats. */
 export interface CacheCounters {
@@ -59,6 +60,7 @@ export function cachedOpener(open: OpenRequest, options: CachedOpenerOptions): O
     let fromCache = false;
     // A span in another voice or language is its own request, and so its own key (docs/cli.md §11).
     const own = pieceIdentity(identity, piece, options.speakerOf);
+    let cachedWords: WordTiming[] | undefined;
     async function* chunks(): AsyncGenerator<AudioChunk, void, undefined> {
       const key = cache === undefined ? undefined : pieceKey(own, text);
       if (cache !== undefined && key !== undefined) {
@@ -69,6 +71,7 @@ export function cachedOpener(open: OpenRequest, options: CachedOpenerOptions): O
             throw signal.reason;
           }
           fromCache = true;
+          cachedWords = storedWords(hit.meta);
           counters.cacheHits = (counters.cacheHits ?? 0) + 1;
           for await (const data of hit.chunks()) {
             if (signal.aborted) throw signal.reason;
@@ -95,7 +98,7 @@ export function cachedOpener(open: OpenRequest, options: CachedOpenerOptions): O
         // Only a request that reached `done` (the channel's iterable ended by itself) is stored.
         // The entry is finished behind the stream: the piece's end is not delayed by the disk
         // (PieceCache.settle waits for it before the process ends).
-        if (complete && !signal.aborted) void writer?.commit();
+        if (complete && !signal.aborted) void writer?.commit(wordsMeta(answer.words?.()));
         else void writer?.discard();
       }
     }
@@ -103,6 +106,7 @@ export function cachedOpener(open: OpenRequest, options: CachedOpenerOptions): O
       chunks: chunks(),
       arriving: () => (fromCache || answer === undefined ? requested : answer.arriving()),
       spoke: () => (fromCache ? own.speaker : answer?.spoke()),
+      words: () => (fromCache ? cachedWords : answer?.words?.()),
       replayed: () => fromCache,
     };
   };
@@ -117,4 +121,20 @@ export function pieceIdentity(identity: CacheIdentity, piece: PieceVoice | undef
   const language = piece?.language ?? identity.language;
   if (voice === identity.voice && language === identity.language) return identity;
   return { ...identity, voice, language, speaker: voice === identity.voice || speakerOf === undefined ? identity.speaker : speakerOf(voice) };
+}
+
+/** The metadata stored with a piece (cache/entry.ts): its word timings as JSON, or none. */
+function wordsMeta(words: WordTiming[] | undefined): Buffer | undefined {
+  return words === undefined ? undefined : Buffer.from(JSON.stringify({ words }), 'utf8');
+}
+
+/** The word timings in a piece's stored metadata; undefined when it has none or they are not well-formed. */
+function storedWords(meta: Buffer | undefined): WordTiming[] | undefined {
+  if (meta === undefined) return undefined;
+  try {
+    const parsed = JSON.parse(meta.toString('utf8')) as unknown;
+    return typeof parsed === 'object' && parsed !== null ? parseWordTimings((parsed as { words?: unknown }).words) : undefined;
+  } catch {
+    return undefined;
+  }
 }

@@ -10,6 +10,19 @@ import { encodeFloat } from '../dsp/encoding.js';
 import { EffectChain, isNeutral, type EffectSettings } from '../dsp/effects.js';
 import { bytesPerFrame, type AudioSpec } from '../dsp/spec.js';
 import type { SpeechSpan } from '../text/spans.js';
+import type { PieceWords } from './word-source.js';
+
+/** One word of a cue, timed in the delivered audio. */
+export interface CueWord {
+  /** The word as written in the piece's text. */
+  text: string;
+  /** Seconds from the start of the audio to the word's first sample, and to just after its last. */
+  start: number;
+  end: number;
+  /** UTF-16 range of the word in the piece's text ({@link Cue.text}). */
+  charStart: number;
+  charEnd: number;
+}
 
 /** One subtitle cue: a piece of the text and when it is heard, in seconds from the start. */
 export interface Cue {
@@ -19,6 +32,8 @@ export interface Cue {
   end: number;
   /** The piece's text as the user wrote it (as split; surrounding whitespace included). */
   text: string;
+  /** Its words, when the piece came with word timings (word-source.ts). */
+  words?: CueWord[];
 }
 
 /** A span's mark (SSML `mark`, W3C SSML 1.1 §3.3.2) and when it is reached. */
@@ -66,6 +81,8 @@ export class AudioStage {
   #pieceMark = 0;
   /** Frame at which the current piece's own audio began; undefined before its first chunk. */
   #pieceStart: number | undefined;
+  /** Frames of the current piece as the stage received them (before tempo): the words' clock. */
+  #pieceInFrames = 0;
   /** Whether any piece has delivered audio yet (a pause goes only between pieces). */
   #spoken = false;
   /** Whether the current piece begins a new sentence (a pause goes only between sentences). */
@@ -126,6 +143,7 @@ export class AudioStage {
       out.push(...this.#gap());
       this.#pieceStart = this.#frames(out);
     }
+    this.#pieceInFrames += data.length / this.#frameBytes;
     const processed = this.chain === undefined ? data : this.chain.push(data);
     if (processed.length > 0) out.push(processed);
     this.#count(out);
@@ -133,10 +151,13 @@ export class AudioStage {
   }
 
   /**
-   * Ends the current piece (the pipeline's marker).
+   * Ends the current piece (the pipeline's marker). With `words` (frames of the audio as the
+   * service sent it), the cue has them in seconds of the delivered audio: a word at `t` seconds of
+   * the piece as sent is heard at the piece's start + t × (the piece's delivered length ÷ its
+   * length as received), so -r, --speed and pauses move words like the piece itself.
    * @returns what goes to the outputs now, and the piece's cue — none for a piece without audio.
    */
-  pieceEnd(text: string): { out: Buffer[]; cue: Cue | undefined; marks: TimedMark[] } {
+  pieceEnd(text: string, words?: PieceWords): { out: Buffer[]; cue: Cue | undefined; marks: TimedMark[] } {
     const tail = this.chain?.endPiece();
     const out = tail === undefined || tail.length === 0 ? [] : [tail];
     // A piece with no audio (a span with a break or marks alone): its break is still heard, and
@@ -154,11 +175,13 @@ export class AudioStage {
       if (end > start) {
         this.#spoken = true;
         cue = { start: start / this.spec.sampleRate, end: end / this.spec.sampleRate, text };
+        if (words !== undefined) cue.words = timeWords(words, cue, this.#pieceInFrames / this.spec.sampleRate);
       }
     }
     const marks = this.#marks.map((name) => ({ name, time: start / this.spec.sampleRate }));
     this.#afterBreak = silent && (this.#breakMs !== undefined || this.#afterBreak);
     this.#pieceStart = undefined;
+    this.#pieceInFrames = 0;
     this.#pieceMark = this.#bytes;
     this.#newSentence = true;
     this.#breakMs = undefined;
@@ -174,6 +197,7 @@ export class AudioStage {
     this.chain?.reset();
     this.#bytes = this.#pieceMark;
     this.#pieceStart = undefined;
+    this.#pieceInFrames = 0;
     return this.#bytes;
   }
 
@@ -230,4 +254,21 @@ export class AudioStage {
     }
     return out;
   }
+}
+
+/**
+ * `words` (frames at `words.sampleRate` of the piece as sent) in seconds of the delivered audio:
+ * scaled by the piece's delivered length over `receivedSeconds` (its length as received), from the
+ * cue's start, kept inside the cue; words with nothing left are dropped.
+ */
+function timeWords(words: PieceWords, cue: Cue, receivedSeconds: number): CueWord[] {
+  const scale = receivedSeconds > 0 ? (cue.end - cue.start) / receivedSeconds : 1;
+  const at = (frames: number): number => Math.min(cue.end, cue.start + (frames / words.sampleRate) * scale);
+  const out: CueWord[] = [];
+  for (const w of words.words) {
+    const start = at(w.start);
+    const end = at(w.end);
+    if (end > start) out.push({ text: w.text, start, end, charStart: w.charStart, charEnd: w.charEnd });
+  }
+  return out;
 }

@@ -13,6 +13,7 @@ import type { OpenStream } from './pipeline.js';
 import type { PieceVoice } from './piece-end.js';
 import type { AudioChunk } from '../wire/delta.js';
 import type { ServiceTarget } from './choose-service.js';
+import type { WordTiming } from '../protocol/words.js';
 
 /** Which channel: SSE, or the experimental WebSocket. */
 export type ChannelKind = 'sse' | 'realtime';
@@ -52,6 +53,13 @@ export interface ServiceAnswer {
    * (docs/protocol.md, built-in extension), undefined when the service did not say.
    */
   spoke(): string | undefined;
+  /**
+   * Where each word of the piece is in the arriving audio, once the iterable ended: the `words` of
+   * the built-in service's `done` (docs/protocol.md §2.4; frames of {@link arriving}'s rate, char
+   * offsets of the piece's text), or what the cache stored with the piece. Undefined when the
+   * service sent none (a remote service: the aligner's case, speak/word-source.ts).
+   */
+  words?(): WordTiming[] | undefined;
   /** True when the piece cache answered (replayed) it instead of the service (cache/opener.ts). */
   replayed?(): boolean;
 }
@@ -88,6 +96,7 @@ export async function openChannel(kind: ChannelKind, target: ServiceTarget, sett
     return (text, signal, piece) => {
       let arriving: AudioSpec = spec;
       let spoke: string | undefined;
+      let words: WordTiming[] | undefined;
       const chunks = streamRealtime({
         wsBaseUrl: target.wsBaseUrl,
         apiKey: target.apiKey,
@@ -106,11 +115,12 @@ export async function openChannel(kind: ChannelKind, target: ServiceTarget, sett
         onSession: (session) => {
           arriving = reportedSpec(session, spec);
         },
-        onDone: (engine) => {
+        onDone: (engine, timings) => {
           spoke = engine;
+          words = timings;
         },
       });
-      return { chunks, arriving: () => arriving, spoke: () => spoke };
+      return { chunks, arriving: () => arriving, spoke: () => spoke, words: () => words };
     };
   }
   if (settings.openai !== undefined) return openOpenAi(target, settings, settings.openai.model);
@@ -122,6 +132,7 @@ export async function openChannel(kind: ChannelKind, target: ServiceTarget, sett
   if (arriving.sampleRate !== spec.sampleRate) void warmUpResampler(1, arriving.sampleRate, spec.sampleRate);
   return (text, signal, piece) => {
     let spoke: string | undefined;
+    let words: WordTiming[] | undefined;
     const chunks = streamSse({
       baseUrl: target.baseUrl,
       apiKey: target.apiKey,
@@ -131,11 +142,12 @@ export async function openChannel(kind: ChannelKind, target: ServiceTarget, sett
       allowInsecure,
       verbose,
       connect: target.connect,
-      onDone: (engine) => {
+      onDone: (engine, timings) => {
         spoke = engine;
+        words = timings;
       },
     });
-    return { chunks, arriving: () => arriving, spoke: () => spoke };
+    return { chunks, arriving: () => arriving, spoke: () => spoke, words: () => words };
   };
 }
 

@@ -206,7 +206,9 @@ describe('the piece cache against tts serve', () => {
     assert.ok(names.length >= 4, `${names.length} entries`);
     // Each entry's place in the book: where its audio sits in the first file.
     const firstAudio = await readFile(first);
-    const audioOf = async (name: string): Promise<Buffer> => (await readFile(join(pieces, name))).subarray(56);
+    // An entry: a 56-byte header (the audio's length at byte 16), the audio, then its word timings.
+    const audioPart = (entry: Buffer): Buffer => entry.subarray(56, 56 + Number(entry.readBigUInt64LE(16)));
+    const audioOf = async (name: string): Promise<Buffer> => audioPart(await readFile(join(pieces, name)));
     const at = new Map<string, number>();
     for (const n of names) at.set(n, firstAudio.indexOf(await audioOf(n)));
     assert.ok([...at.values()].every((o) => o > 0));
@@ -216,7 +218,7 @@ describe('the piece cache against tts serve', () => {
     const bytes = await readFile(flipped);
     bytes[bytes.length >> 1] = bytes[bytes.length >> 1]! ^ 0x01;
     await writeFile(flipped, bytes);
-    const corruptAudio = bytes.subarray(56);
+    const corruptAudio = audioPart(bytes);
     await truncate(join(pieces, names[1]!), (await stat(join(pieces, names[1]!))).size - 100);
 
     const second = join(dir, 'corrupt-second.wav');
