@@ -10,6 +10,7 @@ import type { PieceCache } from '../cache/store.js';
 import { bytesPerFrame, type AudioSpec } from '../dsp/spec.js';
 import { EXIT, TtsError } from '../errors.js';
 import { SSE_SAMPLE_RATE, type Language } from '../protocol/types.js';
+import type { AudioSink } from '../audio/sink.js';
 import { converted, openChannel, requestedSpec, type ChannelKind } from './channels.js';
 import { openOutputs } from './open-outputs.js';
 import type { OutputPlan } from './output-plan.js';
@@ -95,6 +96,11 @@ export interface SpeakOptions {
   onPieceEnd?: ((text: string, cue: Cue | undefined) => void) | undefined;
   /** Called when a piece's audio was all received (`text` as sent), e.g. for progress. */
   onPieceDone?: ((text: string, fromCache: boolean) => void) | undefined;
+  /**
+   * The interactive player (docs/cli.md §12.2; player/interactive.ts): wraps the playback sink
+   * and is told where each piece starts. Absent: the audio goes to the outputs as it comes.
+   */
+  player?: ((sink: AudioSink, spec: AudioSpec) => AudioSink & { pieceStart(text: string, newSentence: boolean): void }) | undefined;
   /** `--api openai` (docs/protocol.md §10) with its `--model`; undefined for the native dialect. */
   openai?: { model: string } | undefined;
 }
@@ -142,7 +148,8 @@ export function prepareAudio(channel: ChannelKind, spec: AudioSpec, effects: { s
 export async function deliverSpeech(options: SpeakOptions): Promise<void> {
   const { spec, stats, signal } = options;
   const opened = await openOutputs(options.plan, spec, options.stdout, signal, { env: options.env, verbose: options.log.verbose });
-  const sink = opened.sink;
+  const player = options.player?.(opened.sink, spec);
+  const sink = player ?? opened.sink;
   let stage: AudioStage | undefined;
   let subtitles: SubtitleWriter | undefined;
   // Stop playback and drop the temporary file as soon as the run is aborted, not when the
@@ -156,7 +163,7 @@ export async function deliverSpeech(options: SpeakOptions): Promise<void> {
       subtitles = await openSubtitles(options.subtitles);
       stats.cues = 0;
     }
-    const settings: StageSettings = { speed: 1, volume: 1, pauseMs: 0, ...options.effects, cues: subtitles !== undefined || options.onPieceEnd !== undefined };
+    const settings: StageSettings = { speed: 1, volume: 1, pauseMs: 0, ...options.effects, cues: subtitles !== undefined || options.onPieceEnd !== undefined || player !== undefined };
     stage = await AudioStage.create(spec, settings);
     await options.onOpened?.();
     const channelOpen = await openChannel(options.channel, options.target, {
@@ -220,6 +227,7 @@ export async function deliverSpeech(options: SpeakOptions): Promise<void> {
     for await (const item of items) {
       if (isPieceStart(item)) {
         marked!.pieceStart(item.newSentence);
+        player?.pieceStart(item.pieceStart, item.newSentence);
         continue;
       }
       if (isPieceEnd(item)) {

@@ -1,0 +1,75 @@
+/**
+ * What the player shows on stderr (docs/cli.md §12.2): one line, redrawn in place, with the
+ * sentence being spoken, its number, `paused` and the player's speed. The sentence is shown in
+ * reverse video; with NO_COLOR no SGR escape at all is written (the sentence is set between
+ * `[` and `]` instead). Where redrawing is unwelcome — a terminal that reports no width, or
+ * TERM=dumb — each sentence gets a plain line of its own as it begins, and nothing moves.
+ * Text from the user or the service is escaped (escape.ts) before it is drawn.
+ */
+import stringWidth from 'string-width';
+import { escapeControls } from '../cli/escape.js';
+import type { PlayerState } from './player.js';
+
+/** How the display draws: see the module comment. */
+export type DisplayMode = 'redraw' | 'lines';
+
+/** Options of {@link PlayerDisplay}. */
+export interface DisplayOptions {
+  mode: DisplayMode;
+  /** No colour or other SGR escapes (NO_COLOR, https://no-color.org). */
+  noColor: boolean;
+  /** The terminal's width in columns now (may change while playing); ignored for `lines`. */
+  columns: () => number;
+}
+
+/** Reverse video on and off (ECMA-48 SGR 7 / 27). */
+const REVERSE = ['\x1b[7m', '\x1b[27m'] as const;
+
+/** The player's line on stderr. */
+export class PlayerDisplay {
+  #drawn = false;
+  #lastSentence = -1;
+  #lastStatus = '';
+
+  constructor(
+    private readonly out: NodeJS.WritableStream,
+    private readonly options: DisplayOptions,
+  ) {}
+
+  /** Draws `state` (in `lines` mode: a line per new sentence, and one per pause or speed change). */
+  show(state: PlayerState): void {
+    const status = `${state.paused ? 'paused ' : ''}×${state.speed.toFixed(1)}`;
+    const text = escapeControls(state.text.trim().replace(/\s+/g, ' '));
+    if (this.options.mode === 'lines') {
+      if (state.sentence === this.#lastSentence && status === this.#lastStatus) return;
+      this.#lastSentence = state.sentence;
+      this.#lastStatus = status;
+      this.out.write(`tts: [${state.sentence + 1}] ${status} ${text}\n`);
+      return;
+    }
+    const head = `${state.sentence + 1} ${status} `;
+    const room = Math.max(0, this.options.columns() - 1 - stringWidth(head) - 2);
+    const shown = fit(text, room);
+    const [on, off] = this.options.noColor ? ['[', ']'] : REVERSE;
+    this.out.write(`\r\x1b[K${head}${on}${shown}${off}`);
+    this.#drawn = true;
+  }
+
+  /** Clears the line (redraw mode), so later lines start clean. */
+  stop(): void {
+    if (this.#drawn) this.out.write('\r\x1b[K');
+    this.#drawn = false;
+  }
+}
+
+/** `text` cut to at most `columns` terminal columns, with `…` when cut. */
+export function fit(text: string, columns: number): string {
+  if (stringWidth(text) <= columns) return text;
+  if (columns <= 0) return '';
+  let out = '';
+  for (const ch of text) {
+    if (stringWidth(out + ch) > columns - 1) break;
+    out += ch;
+  }
+  return `${out}…`;
+}
