@@ -176,7 +176,7 @@ export async function runSynthesisCommand(command: SynthesisCommandSpec, words: 
       await deliverSpeech({
         ...speakSettings(flags),
         channel: command.channel,
-        pieces: piecesFor(source.pieces, flags),
+        pieces: piecesFor(source.pieces, flags, interactive !== undefined),
         plan: outputs,
         target,
         stdout: io.stdout,
