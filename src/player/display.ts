@@ -62,14 +62,18 @@ export class PlayerDisplay {
   }
 }
 
+const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+
 /** `text` cut to at most `columns` terminal columns, with `…` when cut. */
 export function fit(text: string, columns: number): string {
   if (stringWidth(text) <= columns) return text;
   if (columns <= 0) return '';
   let out = '';
-  for (const ch of text) {
-    if (stringWidth(out + ch) > columns - 1) break;
-    out += ch;
+  let width = 0;
+  for (const { segment } of graphemes.segment(text)) {
+    width += stringWidth(segment);
+    if (width > columns - 1) break;
+    out += segment;
   }
   return `${out}…`;
 }
