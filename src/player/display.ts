@@ -1,9 +1,8 @@
 /**
  * What the player shows on stderr (docs/cli.md §12.2): one line, redrawn in place, with the
- * sentence being spoken, its number, `paused` and the player's speed. The sentence is shown in
- * reverse video; with NO_COLOR no SGR escape at all is written (the sentence is set between
- * `[` and `]` instead). Where redrawing is unwelcome — a terminal that reports no width, or
- * TERM=dumb — each sentence gets a plain line of its own as it begins, and nothing moves.
+ * sentence being spoken (in reverse video), its number, `paused` and the player's speed. Where
+ * escapes are unwelcome — NO_COLOR, TERM=dumb, a terminal that reports no width — each sentence
+ * gets a plain line of its own as it begins, with no escape at all, and nothing moves.
  * Text from the user or the service is escaped (escape.ts) before it is drawn.
  */
 import stringWidth from 'string-width';
@@ -16,8 +15,6 @@ export type DisplayMode = 'redraw' | 'lines';
 /** Options of {@link PlayerDisplay}. */
 export interface DisplayOptions {
   mode: DisplayMode;
-  /** No colour or other SGR escapes (NO_COLOR, https://no-color.org). */
-  noColor: boolean;
   /** The terminal's width in columns now (may change while playing); ignored for `lines`. */
   columns: () => number;
 }
@@ -50,8 +47,7 @@ export class PlayerDisplay {
     const head = `${state.sentence + 1} ${status} `;
     const room = Math.max(0, this.options.columns() - 1 - stringWidth(head) - 2);
     const shown = fit(text, room);
-    const [on, off] = this.options.noColor ? ['[', ']'] : REVERSE;
-    this.out.write(`\r\x1b[K${head}${on}${shown}${off}`);
+    this.out.write(`\r\x1b[K${head}${REVERSE[0]}${shown}${REVERSE[1]}`);
     this.#drawn = true;
   }
 

@@ -36,7 +36,7 @@ export function startInteractive(
   openKeys: (onAction: (action: PlayerAction) => void) => KeyInput | undefined,
 ): InteractiveSession {
   const stop = new AbortController();
-  const display = new PlayerDisplay(stderr, { mode: mode.display, noColor: mode.noColor, columns: () => stderr.columns ?? 80 });
+  const display = new PlayerDisplay(stderr, { mode: mode.display, columns: () => stderr.columns ?? 80 });
   let keys: KeyInput | undefined;
   let crashArmed = env['TTS_TEST_PLAYER_CRASH'] === '1';
   return {

@@ -7,7 +7,6 @@ import type { DisplayMode } from './display.js';
 /** How the player runs: how it draws, and whether it reads keys. */
 export interface InteractiveMode {
   display: DisplayMode;
-  noColor: boolean;
   keys: boolean;
 }
 
@@ -27,7 +26,8 @@ export interface InteractiveInputs {
 /**
  * Whether and how to play interactively (docs/cli.md §12.2): only on a terminal (stderr), only
  * when nothing but the sound card is written, never with -q (no display, no keys: -q plays as
- * before). Redrawn in place unless the terminal reports no width, TERM=dumb or --verbose (whose
+ * before). Redrawn in place unless the terminal reports no width, NO_COLOR or TERM=dumb ask for
+ * plain output (no escapes at all, as for the progress line, docs/cli.md §2), or --verbose (whose
  * lines would tear it): then a line per sentence. Keys unless the text itself is typed at the
  * terminal.
  * @returns undefined when the player is off (the run behaves exactly as without it).
@@ -36,7 +36,7 @@ export function interactiveMode(inputs: InteractiveInputs): InteractiveMode | un
   if (inputs.stderr.isTTY !== true || inputs.quiet || !inputs.playOnly) return undefined;
   const columns = inputs.stderr.columns;
   const noColor = inputs.env['NO_COLOR'] !== undefined && inputs.env['NO_COLOR'] !== '';
-  const plain = columns === undefined || !(columns > 0) || inputs.env['TERM'] === 'dumb' || inputs.verbose;
-  return { display: plain ? 'lines' : 'redraw', noColor, keys: !inputs.textFromTerminal };
+  const plain = columns === undefined || !(columns > 0) || noColor || inputs.env['TERM'] === 'dumb' || inputs.verbose;
+  return { display: plain ? 'lines' : 'redraw', keys: !inputs.textFromTerminal };
 }
 
