@@ -62,14 +62,15 @@ export class KeyDecoder {
 
 /**
  * Where the escape sequence starting at `start` ends (exclusive), or undefined when the text
- * ends first. CSI (`ESC [`) runs to its final byte 0x40–0x7E (ECMA-48 §5.4); SS3 (`ESC O`) and
- * any other `ESC x` take one byte more.
+ * ends first. CSI (`ESC [`) runs to its final byte 0x40–0x7E (ECMA-48 §5.4) and SS3 (`ESC O`)
+ * takes one byte more; any other ESC is the Esc key alone, and the byte after it a key of its
+ * own (so Esc then space still pauses).
  */
 function sequenceEnd(text: string, start: number): number | undefined {
   const kind = text[start + 1];
   if (kind === undefined) return undefined;
   if (kind === 'O') return start + 2 < text.length ? start + 3 : undefined;
-  if (kind !== '[') return start + 2;
+  if (kind !== '[') return start + 1;
   for (let j = start + 2; j < text.length; j++) {
     const code = text.charCodeAt(j);
     if (code >= 0x40 && code <= 0x7e) return j + 1;

@@ -24,6 +24,13 @@ describe('player keys (docs/cli.md §12.2)', () => {
     assert.deepEqual(d.push(' '), ['pause'], 'the decoder is not left waiting after them');
   });
 
+  it('Esc alone, then a key: the key counts, also when Esc came in an earlier read', () => {
+    const d = new KeyDecoder();
+    assert.deepEqual(d.push('\x1b q'), ['pause', 'quit']);
+    assert.deepEqual(d.push('\x1b'), []);
+    assert.deepEqual(d.push(' '), ['pause']);
+  });
+
   it('holds at most 16 bytes of an unfinished sequence (bounded memory)', () => {
     const d = new KeyDecoder();
     assert.deepEqual(d.push(`\x1b[${'1'.repeat(40)}`), []);
