@@ -12,6 +12,7 @@ import { decodeToFloat, encodeFloat } from '../dsp/encoding.js';
 import { bytesPerFrame, type AudioSpec } from '../dsp/spec.js';
 import { SPEED_MAX, SPEED_MIN, Tempo } from '../dsp/tempo.js';
 import { TtsError } from '../errors.js';
+import type { Cue } from '../speak/audio-stage.js';
 import type { PlayerAction } from './keys.js';
 import { PlayerStopped } from './stopped.js';
 import { DEFAULT_WINDOW_BYTES, SentenceWindow } from './window.js';
@@ -25,6 +26,8 @@ export interface PlayerState {
   paused: boolean;
   /** The player's tempo factor, on top of --speed: 0.5 … 3 in steps of 0.1. */
   speed: number;
+  /** The word being spoken: its range in `text` (UTF-16 code units); absent without word timings. */
+  word?: { charStart: number; charEnd: number };
 }
 
 /** Options of {@link Player}. */
@@ -65,6 +68,12 @@ export class Player implements AudioSink {
   #aborted = false;
   #failed: unknown;
   #shown = -1;
+  /** The word shown (index in the sentence's words), -1 for none. */
+  #shownWord = -1;
+  /** Bytes of the sentence being played that were written so far. */
+  #played = 0;
+  /** Bytes of delivered audio per second. */
+  readonly #bytesPerSecond: number;
   readonly #loop: Promise<void>;
 
   /** @param out the playback sink; @param spec the audio's encoding, rate (Hz) and channels. */
@@ -74,6 +83,7 @@ export class Player implements AudioSink {
     this.#frames = new FrameAligner(spec);
     const frame = bytesPerFrame(spec);
     this.#sliceBytes = Math.max(1, Math.round(spec.sampleRate * (options.sliceSeconds ?? 0.05))) * frame;
+    this.#bytesPerSecond = spec.sampleRate * frame;
     this.#onState = options.onState ?? ((): void => {});
     this.window = new SentenceWindow(options.windowBytes ?? DEFAULT_WINDOW_BYTES);
     this.#loop = this.#play().catch((error: unknown) => {
@@ -85,7 +95,18 @@ export class Player implements AudioSink {
   /** The state shown now. */
   get state(): PlayerState {
     const s = this.window.sentence(this.#at.sentence);
-    return { sentence: s === undefined ? -1 : this.#at.sentence, text: s?.text ?? '', paused: this.#paused, speed: this.#speed };
+    const state: PlayerState = { sentence: s === undefined ? -1 : this.#at.sentence, text: s?.text ?? '', paused: this.#paused, speed: this.#speed };
+    const word = s?.words[this.#wordAt()];
+    if (word !== undefined) state.word = { charStart: word.charStart, charEnd: word.charEnd };
+    return state;
+  }
+
+  /** Index of the word being spoken in the current sentence (the last one begun), -1 for none. */
+  #wordAt(): number {
+    const words = this.window.sentence(this.#at.sentence)?.words ?? [];
+    let i = -1;
+    while (i + 1 < words.length && words[i + 1]!.startByte <= this.#played) i++;
+    return i;
   }
 
   /** A piece begins (pipeline.ts PieceStart): a new sentence, or more of the current one. */
@@ -95,7 +116,32 @@ export class Player implements AudioSink {
     if (newSentence && !(last !== undefined && !last.complete && last.bytes === 0)) this.window.startSentence(text);
     else if (newSentence) last!.text = text;
     else this.window.appendText(text);
+    const held = this.window.sentence(this.window.count - 1)!;
+    // Where this piece's text begins in the sentence's (its words' char offsets are the piece's).
+    this.#pieceChars = held.text.length - text.length;
     this.#show();
+  }
+
+  /** Chars of the current sentence's text before the current piece's. */
+  #pieceChars = 0;
+
+  /**
+   * A piece ended (audio-stage.ts Cue; undefined for a piece without audio): its timed words, if
+   * any, are placed in the sentence — their times (seconds of the delivered audio) become bytes
+   * from the sentence's first byte, counted back from the piece's end (the sentence's last byte
+   * so far: all of the piece's audio was written before its end is told).
+   */
+  pieceEnd(cue: Cue | undefined): void {
+    if (cue === undefined) return;
+    const held = this.window.sentence(this.window.count - 1);
+    if (held === undefined) return;
+    const frame = bytesPerFrame(this.#spec);
+    const bytes = (seconds: number): number => Math.max(0, held.bytes - Math.round(((cue.end - seconds) * this.#bytesPerSecond) / frame) * frame);
+    for (const w of cue.words ?? []) {
+      held.words.push({ startByte: bytes(w.start), endByte: bytes(w.end), charStart: this.#pieceChars + w.charStart, charEnd: this.#pieceChars + w.charEnd });
+    }
+    // Words that came after their sentence began playing show at once (also while paused).
+    if (held.index === this.#at.sentence) this.#show();
   }
 
   /**
@@ -171,6 +217,7 @@ export class Player implements AudioSink {
       if (this.#seek !== undefined) {
         this.#tempo?.reset();
         this.#at = { sentence: this.#seek, chunk: 0, offset: 0 };
+        this.#played = 0;
         this.#seek = undefined;
         this.window.setCursor(this.#at.sentence);
         this.#show();
@@ -195,6 +242,7 @@ export class Player implements AudioSink {
         await this.#flushTempo();
         if (this.window.finished && this.#at.sentence + 1 >= this.window.count) return;
         this.#at = { sentence: this.#at.sentence + 1, chunk: 0, offset: 0 };
+        this.#played = 0;
         this.window.setCursor(this.#at.sentence);
         this.#show();
         continue;
@@ -203,6 +251,8 @@ export class Player implements AudioSink {
       const slice = chunk.subarray(this.#at.offset, this.#at.offset + this.#sliceBytes);
       if (this.#at.offset + slice.length >= chunk.length) this.#at = { ...this.#at, chunk: this.#at.chunk + 1, offset: 0 };
       else this.#at = { ...this.#at, offset: this.#at.offset + slice.length };
+      // The word shown is the one whose first byte goes out now.
+      this.#played += slice.length;
       this.#show();
       await this.#write(slice);
     }
@@ -229,10 +279,12 @@ export class Player implements AudioSink {
 
   /** Tells the display, when the sentence changed (or always, after a key). */
   #show(always = false): void {
-    if (!always && this.#shown === this.#at.sentence) return;
+    const word = this.#wordAt();
+    if (!always && this.#shown === this.#at.sentence && this.#shownWord === word) return;
     const state = this.state;
     if (state.sentence < 0) return;
     this.#shown = this.#at.sentence;
+    this.#shownWord = word;
     this.#onState(state);
   }
 

@@ -20,6 +20,18 @@ export interface HeldSentence {
   bytes: number;
   /** True once the next sentence began or the producer finished: no more audio comes for it. */
   complete: boolean;
+  /** Its timed words, in order (none when the service sent no word timings). */
+  words: HeldWord[];
+}
+
+/** A word of a held sentence: where its audio is, in bytes of the sentence, and where its text is. */
+export interface HeldWord {
+  /** Bytes from the sentence's first byte to the word's first, and to just after its last. */
+  startByte: number;
+  endByte: number;
+  /** The word's range in the sentence's `text`, in UTF-16 code units. */
+  charStart: number;
+  charEnd: number;
 }
 
 /**
@@ -116,7 +128,7 @@ export class SentenceWindow {
   startSentence(text: string): void {
     const last = this.#sentences.at(-1);
     if (last !== undefined) last.complete = true;
-    this.#sentences.push({ index: this.count, text, chunks: [], bytes: 0, complete: false });
+    this.#sentences.push({ index: this.count, text, chunks: [], bytes: 0, complete: false, words: [] });
     this.changes.notify();
   }
 

@@ -109,9 +109,9 @@ export interface SpeakOptions {
   onPieceDone?: ((text: string, fromCache: boolean) => void) | undefined;
   /**
    * The interactive player (docs/cli.md §12.2; player/interactive.ts): wraps the playback sink
-   * and is told where each piece starts. Absent: the audio goes to the outputs as it comes.
+   * and is told where each piece starts, and each piece's cue (with its words, when timed). Absent: the audio goes to the outputs as it comes.
    */
-  player?: ((sink: AudioSink, spec: AudioSpec) => AudioSink & { pieceStart(text: string, newSentence: boolean): void }) | undefined;
+  player?: ((sink: AudioSink, spec: AudioSpec) => AudioSink & { pieceStart(text: string, newSentence: boolean): void; pieceEnd(cue: Cue | undefined): void }) | undefined;
   /** `--api openai` (docs/protocol.md §10) with its `--model`; undefined for the native dialect. */
   openai?: { model: string } | undefined;
 }
@@ -165,7 +165,8 @@ export async function deliverSpeech(options: SpeakOptions): Promise<void> {
   let subtitles: SubtitleWriter | undefined;
   let wordFile: WordTimingsWriter | undefined;
   let offsets: TextOffsets | undefined;
-  const wordsQueue = options.words === undefined ? undefined : new PieceWordsQueue();
+  // The player highlights the word being spoken when the service sends word timings (docs/cli.md §12.2).
+  const wordsQueue = options.words === undefined && player === undefined ? undefined : new PieceWordsQueue();
   let pieceNumber = 0;
   // Stop playback and drop the temporary file as soon as the run is aborted, not when the
   // network layer notices.
@@ -274,6 +275,7 @@ export async function deliverSpeech(options: SpeakOptions): Promise<void> {
           stats.words = (stats.words ?? 0) + (cue.words?.length ?? 0);
           pieceNumber++;
         }
+        player?.pieceEnd(cue);
         options.onPieceEnd?.(item.pieceEnd, cue);
         continue;
       }

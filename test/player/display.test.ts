@@ -1,6 +1,6 @@
 import { strict as assert } from 'node:assert';
 import { describe, it } from 'node:test';
-import { PlayerDisplay, fit } from '../../src/player/display.js';
+import { PlayerDisplay, fit, highlighted } from '../../src/player/display.js';
 import { interactiveMode, type InteractiveInputs } from '../../src/player/mode.js';
 
 /** A stderr that keeps what was written. */
@@ -27,10 +27,20 @@ describe('player display (docs/cli.md §12.2)', () => {
     const out = sink();
     new PlayerDisplay(out, { mode: 'redraw', columns: () => 20 }).show({ ...state, text: 'こんにちは、元気ですか。今日は' });
     const line = out.text.slice('\r\x1b[K'.length);
-    assert.equal(line, '3 ×1.0 \x1b[7mこんにち…\x1b[27m');
+    assert.equal(line, '3 ×1.0 \x1b[7mこんにちは…\x1b[27m');
     assert.equal(fit('abcdef', 4), 'abc…');
     assert.equal(fit('abc', 3), 'abc');
     assert.equal(fit('abc', 0), '');
+  });
+
+  it('with word timings, the word being spoken is highlighted and kept in view on a short line', () => {
+    const text = 'The quick brown\x1b[2J fox jumps over the lazy dog.';
+    const at = (word: string): { charStart: number; charEnd: number } => ({ charStart: text.indexOf(word), charEnd: text.indexOf(word) + word.length });
+    const s = { sentence: 0, text, paused: false, speed: 1 };
+    assert.equal(highlighted({ ...s, word: at('quick') }, 80), 'The \x1b[7mquick\x1b[27m brown\\x1b[2J fox jumps over the lazy dog.');
+    // 20 columns: the word and what comes before it that fits, cut from the left.
+    assert.equal(highlighted({ ...s, word: at('lazy') }, 20), '…jumps over the \x1b[7mlazy\x1b[27m');
+    assert.equal(highlighted({ ...s, word: at('The') }, 10), '\x1b[7mThe\x1b[27m quick…');
   });
 
   it('lines mode (NO_COLOR, TERM=dumb, no width, --verbose): a plain line per sentence or change, no escapes, nothing redrawn', () => {

@@ -70,6 +70,33 @@ describe('interactive player (docs/cli.md §12.2)', () => {
     assert.equal(player.window.sentence(1)?.text, 'Two continued.', 'a piece continuing a sentence is part of it');
   });
 
+  it('follows the word being spoken from the piece’s word timings (bytes counted back from its end)', async () => {
+    const card = new FakeCard();
+    card.hold = true;
+    const states: PlayerState[] = [];
+    const player = new Player(card, SPEC, { onState: (s) => states.push(s) });
+    // Two pieces of one sentence: 0.2 s each (3200 bytes), a word in each half of each piece.
+    player.pieceStart('Hello there. ', true);
+    await player.write(audio(1, 3200));
+    player.pieceEnd({ start: 1, end: 1.2, text: 'Hello there. ', words: [
+      { text: 'Hello', start: 1, end: 1.1, charStart: 0, charEnd: 5 },
+      { text: 'there', start: 1.1, end: 1.2, charStart: 6, charEnd: 11 },
+    ] });
+    player.pieceStart('Bye now.', false);
+    await player.write(audio(2, 3200));
+    player.pieceEnd({ start: 1.2, end: 1.4, text: 'Bye now.', words: [{ text: 'now', start: 1.3, end: 1.4, charStart: 4, charEnd: 7 }] });
+    player.window.finish();
+    const words = (): string[] => states.filter((s) => s.word !== undefined).map((s) => s.text.slice(s.word!.charStart, s.word!.charEnd));
+    for (let i = 0; i < 8; i++) {
+      await until(() => card.pending === 1, 'a slice');
+      card.release();
+    }
+    card.hold = false;
+    await player.finish();
+    assert.deepEqual(words(), ['Hello', 'there', 'now']);
+    assert.equal(player.window.sentence(0)?.words[2]?.startByte, 4800, 'the second piece’s word, 0.1 s into it, 0.3 s into the sentence');
+  });
+
   it('pause stops writing to the card; space again resumes where it stopped', async () => {
     const card = new FakeCard();
     card.hold = true;
