@@ -273,9 +273,11 @@ describe('tts say, interactive, in tmux (docs/cli.md §12.2)', { skip }, () => {
     ['q', 'q', '', 0],
     ['Ctrl-C', 'C-c', '', 130],
     ['a crash', '', 'TTS_TEST_PLAYER_CRASH=1', 1],
+    // The player is open before the first request, which fails (docs/cli.md §3: exit 6).
+    ['a failure', '', 'TTS_API_KEY=k TTS_BASE_URL=http://127.0.0.1:9', 6],
   ] as const) {
     it(`the terminal gets its mode back after ${how} (exit ${code})`, async () => {
-      start(`--no-cache '${SENTENCES.slice(0, 6).join(' ')}'`, env);
+      start(`--no-cache --retries 0 '${SENTENCES.slice(0, 6).join(' ')}'`, env);
       if (key !== '') {
         await poll(() => pane.screen(), (s) => /\d+ ×1\.0/.test(s), 'the player line');
         pane.keys('Space');
