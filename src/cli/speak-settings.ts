@@ -46,9 +46,10 @@ export function speakSettings(flags: SynthesisFlags): FlagSettings {
 
 /**
  * The pieces to request: with `--pause` or `--subtitles` one sentence per request (a pause goes
- * between sentences and a cue spans one); with `--lines` a line is the unit already.
+ * between sentences and a cue spans one), and so for the interactive player (`interactive`:
+ * ← / → step by sentence, docs/cli.md §12.2); with `--lines` a line is the unit already.
  */
-export function piecesFor(pieces: AsyncIterable<string>, flags: SynthesisFlags): AsyncIterable<string> {
-  const bySentence = (flags.pause !== undefined || flags.subtitles !== undefined) && flags.lines !== true;
+export function piecesFor(pieces: AsyncIterable<string>, flags: SynthesisFlags, interactive = false): AsyncIterable<string> {
+  const bySentence = (interactive || flags.pause !== undefined || flags.subtitles !== undefined) && flags.lines !== true;
   return bySentence ? sentencePieces(pieces) : pieces;
 }

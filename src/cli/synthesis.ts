@@ -26,6 +26,9 @@ import { runLifecycle } from './run-lifecycle.js';
 import { checkChapterPaths, documentSource, finishDocument, finishMarkChapters, printSpokenText, splitChapters, type DocumentSource } from './document-run.js';
 import { ssmlByName, ssmlSpansOf } from './ssml-input.js';
 import type { SpeechSpan } from '../text/spans.js';
+import type { InteractiveSession } from '../player/interactive.js';
+import { interactiveMode } from '../player/mode.js';
+import { PlayerStopped } from '../player/stopped.js';
 
 /** The `--json` summary line (docs/cli.md §1). */
 export interface RunSummary {
@@ -105,11 +108,13 @@ export async function runSynthesisCommand(command: SynthesisCommandSpec, words: 
     return s;
   };
   // Only the stdout sink's own marker ends the run quietly: an EPIPE from the network is a transport failure.
-  const quietEnd = (err: unknown): number | undefined => (err instanceof ClosedPipeError ? EXIT.ok : undefined);
+  // `q` in the player (docs/cli.md §12.2) ends the run as asked: exit 0.
+  const quietEnd = (err: unknown): number | undefined => (err instanceof ClosedPipeError || err instanceof PlayerStopped ? EXIT.ok : undefined);
   return runLifecycle({ reporter, io, quietEnd, summary, afterFailure }, async ({ signal, atEnd }) => {
     // The converter and the tempo changer get ready while the text is read and the service found.
     prepareAudio(command.channel, spec, { speed: flags.speed ?? 1, volume: flags.volume ?? 1 });
     let spinner: ProgressDisplay | undefined;
+    let interactive: InteractiveSession | undefined;
     const cache = cacheFor(flags, cacheEnv(flags, io.env), (l) => reporter.warn(l));
     const text = { words, file: flags.file, lines: flags.lines === true };
     const progress = new Progress(await knownTextBytes(text), bytesPerFrame(spec) * spec.sampleRate, started);
@@ -169,15 +174,31 @@ export async function runSynthesisCommand(command: SynthesisCommandSpec, words: 
       }
       const outputs = plan;
       let playing = false;
+      const mode =
+        command.name === 'say'
+          ? interactiveMode({
+              stderr: io.stderr as { isTTY?: boolean; columns?: number },
+              env: io.env,
+              quiet: flags.quiet === true,
+              verbose: flags.verbose === true,
+              playOnly: plan.play && plan.file === undefined && plan.stdout === undefined,
+              textFromTerminal: words.length === 0 && (flags.file === undefined || flags.file === '-') && io.stdin.isTTY === true,
+            })
+          : undefined;
+      if (mode !== undefined) {
+        const [{ openKeys }, { startInteractive }] = await Promise.all([import('../player/terminal.js'), import('../player/interactive.js')]);
+        interactive = startInteractive(mode, io.stderr, io.env, openKeys);
+      }
       await deliverSpeech({
         ...speakSettings(flags),
         channel: command.channel,
-        ...(spans === undefined ? { pieces: piecesFor(source.pieces, flags) } : { spans }),
+        ...(spans === undefined ? { pieces: piecesFor(source.pieces, flags, interactive !== undefined) } : { spans }),
         plan: outputs,
         target,
         stdout: io.stdout,
         env: io.env,
-        signal,
+        signal: interactive === undefined ? signal : AbortSignal.any([signal, interactive.stopped]),
+        player: interactive?.wrap,
         log: { verbose: (l) => reporter.verbose(l), warn: (l) => reporter.warn(l) },
         stats,
         cache,
@@ -190,7 +211,8 @@ export async function runSynthesisCommand(command: SynthesisCommandSpec, words: 
           if (outputs.stdout?.container === 'raw' || outputs.file?.container === 'raw') {
             reporter.notice(`raw ${spec.format}, ${spec.sampleRate} Hz, ${spec.channels} channel(s): play it with ${aplayCommand(spec.format, spec.sampleRate, spec.channels)}`);
           }
-          spinner = await startProgressDisplay(io, flags, label);
+          // The player's line replaces the spinner (docs/cli.md §12.2).
+          if (interactive === undefined) spinner = await startProgressDisplay(io, flags, label);
         },
         onAudio: (bytes) => {
           progress.audio(bytes);
@@ -208,6 +230,7 @@ export async function runSynthesisCommand(command: SynthesisCommandSpec, words: 
         chapters = (await finishMarkChapters(stats.marks, plan, spec, stats.bytes, flags))?.map((c) => ({ title: c.title, start: Number(c.start.toFixed(3)), end: Number(c.end.toFixed(3)) }));
       }
       progress.finish();
+      interactive?.close();
       spinner?.stop();
       spinner = undefined;
       await cache?.settle();
@@ -231,6 +254,7 @@ export async function runSynthesisCommand(command: SynthesisCommandSpec, words: 
       }
       return EXIT.ok;
     } finally {
+      interactive?.close();
       spinner?.stop();
     }
   });

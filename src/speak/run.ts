@@ -10,6 +10,7 @@ import type { PieceCache } from '../cache/store.js';
 import { bytesPerFrame, type AudioSpec } from '../dsp/spec.js';
 import { EXIT, TtsError } from '../errors.js';
 import { SSE_SAMPLE_RATE, type Language } from '../protocol/types.js';
+import type { AudioSink } from '../audio/sink.js';
 import { converted, openChannel, requestedSpec, type ChannelKind } from './channels.js';
 import { openOutputs } from './open-outputs.js';
 import type { OutputPlan } from './output-plan.js';
@@ -119,6 +120,11 @@ export interface SpeakOptions {
   onPieceEnd?: ((text: string, cue: Cue | undefined) => void) | undefined;
   /** Called when a piece's audio was all received (`text` as sent), e.g. for progress. */
   onPieceDone?: ((text: string, fromCache: boolean) => void) | undefined;
+  /**
+   * The interactive player (docs/cli.md §12.2; player/interactive.ts): wraps the playback sink
+   * and is told where each piece starts, and each piece's cue (with its words, when timed). Absent: the audio goes to the outputs as it comes.
+   */
+  player?: ((sink: AudioSink, spec: AudioSpec) => AudioSink & { pieceStart(text: string, newSentence: boolean): void; pieceEnd(cue: Cue | undefined): void }) | undefined;
   /** `--api openai` (docs/protocol.md §10) with its `--model`; undefined for the native dialect. */
   openai?: { model: string } | undefined;
 }
@@ -165,17 +171,19 @@ export function prepareAudio(channel: ChannelKind, spec: AudioSpec, effects: { s
  */
 export async function deliverSpeech(options: SpeakOptions): Promise<void> {
   const { spec, stats, signal } = options;
-  const bySentence = options.subtitles !== undefined || (options.effects?.pauseMs ?? 0) > 0;
+  const bySentence = options.subtitles !== undefined || (options.effects?.pauseMs ?? 0) > 0 || options.player !== undefined;
   const pieces = options.spans !== undefined ? spanPieces(options.spans, options.maxChars, bySentence) : options.pieces;
   if (pieces === undefined || (options.spans !== undefined && options.pieces !== undefined)) throw new TypeError('deliverSpeech: give pieces or spans, one of them');
   if (options.spans !== undefined) stats.marks = [];
   const opened = await openOutputs(options.plan, spec, options.stdout, signal, { env: options.env, verbose: options.log.verbose });
-  const sink = opened.sink;
+  const player = options.player?.(opened.sink, spec);
+  const sink = player ?? opened.sink;
   let stage: AudioStage | undefined;
   let subtitles: SubtitleWriter | undefined;
   let wordFile: WordTimingsWriter | undefined;
   let offsets: TextOffsets | undefined;
-  const wordsQueue = options.words === undefined ? undefined : new PieceWordsQueue();
+  // The player highlights the word being spoken when the service sends word timings (docs/cli.md §12.2).
+  const wordsQueue = options.words === undefined && player === undefined ? undefined : new PieceWordsQueue();
   let pieceNumber = 0;
   // Stop playback and drop the temporary file as soon as the run is aborted, not when the
   // network layer notices.
@@ -194,7 +202,14 @@ export async function deliverSpeech(options: SpeakOptions): Promise<void> {
       offsets = new TextOffsets();
       stats.words = 0;
     }
-    const settings: StageSettings = { speed: 1, volume: 1, pauseMs: 0, ...options.effects, cues: subtitles !== undefined || options.onPieceEnd !== undefined || wordsQueue !== undefined, spans: options.spans !== undefined };
+    const settings: StageSettings = {
+      speed: 1,
+      volume: 1,
+      pauseMs: 0,
+      ...options.effects,
+      cues: subtitles !== undefined || options.onPieceEnd !== undefined || wordsQueue !== undefined || player !== undefined,
+      spans: options.spans !== undefined,
+    };
     stage = await AudioStage.create(spec, settings);
     await options.onOpened?.();
     const channelOpen = await openChannel(options.channel, options.target, {
@@ -263,6 +278,7 @@ export async function deliverSpeech(options: SpeakOptions): Promise<void> {
     for await (const item of items) {
       if (isPieceStart(item)) {
         await marked!.pieceStart(item.newSentence, item.span, item.opensSpan);
+        player?.pieceStart(item.pieceStart, item.newSentence);
         continue;
       }
       if (isPieceEnd(item)) {
@@ -280,6 +296,7 @@ export async function deliverSpeech(options: SpeakOptions): Promise<void> {
           stats.words = (stats.words ?? 0) + (cue.words?.length ?? 0);
           pieceNumber++;
         }
+        player?.pieceEnd(cue);
         options.onPieceEnd?.(item.pieceEnd, cue);
         continue;
       }

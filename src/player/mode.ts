@@ -1,0 +1,42 @@
+/**
+ * Whether `tts say` plays interactively, and how (docs/cli.md §12.2). Its own small module: the
+ * command line decides here before it loads the player (interactive.ts).
+ */
+import type { DisplayMode } from './display.js';
+
+/** How the player runs: how it draws, and whether it reads keys. */
+export interface InteractiveMode {
+  display: DisplayMode;
+  keys: boolean;
+}
+
+/** What decides {@link interactiveMode}. */
+export interface InteractiveInputs {
+  /** stderr is a terminal (with its width when it reports one). */
+  stderr: { isTTY?: boolean; columns?: number };
+  env: NodeJS.ProcessEnv;
+  quiet: boolean;
+  verbose: boolean;
+  /** Only the sound card is written (no -o, no stdout beside it): replaying writes nothing twice. */
+  playOnly: boolean;
+  /** The text is read from stdin, and stdin is the terminal: keys would take the text's keystrokes. */
+  textFromTerminal: boolean;
+}
+
+/**
+ * Whether and how to play interactively (docs/cli.md §12.2): only on a terminal (stderr), only
+ * when nothing but the sound card is written, never with -q (no display, no keys: -q plays as
+ * before). Redrawn in place unless the terminal reports no width, NO_COLOR or TERM=dumb ask for
+ * plain output (no escapes at all, as for the progress line, docs/cli.md §2), or --verbose (whose
+ * lines would tear it): then a line per sentence. Keys unless the text itself is typed at the
+ * terminal.
+ * @returns undefined when the player is off (the run behaves exactly as without it).
+ */
+export function interactiveMode(inputs: InteractiveInputs): InteractiveMode | undefined {
+  if (inputs.stderr.isTTY !== true || inputs.quiet || !inputs.playOnly) return undefined;
+  const columns = inputs.stderr.columns;
+  const noColor = inputs.env['NO_COLOR'] !== undefined && inputs.env['NO_COLOR'] !== '';
+  const plain = columns === undefined || !(columns > 0) || noColor || inputs.env['TERM'] === 'dumb' || inputs.verbose;
+  return { display: plain ? 'lines' : 'redraw', keys: !inputs.textFromTerminal };
+}
+

@@ -1,0 +1,293 @@
+/**
+ * The interactive player through a real terminal (docs/cli.md §12.2; issue 23 point 6): tmux
+ * runs `tts say` in a pane, keys go in with `send-keys`, the screen comes back with
+ * `capture-pane`, and ALSA's file plugin ($HOME/.asoundrc) writes what `speaker` played to a
+ * file. ALSA's null device takes audio as fast as it comes, so the player plays as fast as the
+ * built-in engine speaks; the texts are long enough that the keys arrive while it speaks.
+ */
+import { strict as assert } from 'node:assert';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { cleanEnv, runTts, TTS_BIN } from '../helpers/cli.js';
+
+/**
+ * Sentences that differ from their first word: the engine renders a word the same way in
+ * every sentence, so sentences that began alike would make where one ends in the played audio
+ * ambiguous.
+ */
+const SENTENCES = [
+  'Apples ripen slowly in the autumn sun.',
+  'Bridges carry trains across the wide river.',
+  'Candles flicker when the door is opened.',
+  'Dolphins swim beside the boat at dawn.',
+  'Every morning the baker lights his oven.',
+  'Foxes hide their cubs under old roots.',
+  'Glaciers move a few metres every year.',
+  'Harbours fill with boats before a storm.',
+  'Islands appear on the horizon at noon.',
+  'Jugglers practise for hours in the park.',
+  'Kettles whistle loudly on the stove.',
+  'Lanterns guide the walkers through the fog.',
+  'Mountains look blue from very far away.',
+  'Nightingales sing long after the sunset.',
+  'Owls hunt quietly over the dark fields.',
+  'Pianos need tuning twice a year.',
+  'Quarries echo with the sound of hammers.',
+  'Rivers carve deep valleys over time.',
+  'Sailors read the stars to find their way.',
+  'Tulips open wide on warm spring days.',
+];
+const TEXT = SENTENCES.slice(0, 10).join(' ');
+
+const tmuxMissing = spawnSync('tmux', ['-V']).status !== 0 ? 'tmux is not installed' : undefined;
+const speakerMissing = ((): string | undefined => {
+  try {
+    import.meta.resolve('speaker');
+    return undefined;
+  } catch {
+    return 'the speaker package is not installed';
+  }
+})();
+const skip = tmuxMissing ?? speakerMissing;
+
+/** Polls `get` every 50 ms until `ok` holds, for at most `ms`; returns the last value. */
+async function poll<T>(get: () => T, ok: (v: T) => boolean, what: string, ms = 30_000): Promise<T> {
+  const end = performance.now() + ms;
+  for (;;) {
+    const v = get();
+    if (ok(v)) return v;
+    assert.ok(performance.now() < end, `gave up after ${ms} ms waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** A tmux server of its own with one pane running bash, HOME holding the ALSA file plugin. */
+class Pane {
+  readonly socket = `tts-player-${process.pid}`;
+  constructor(
+    readonly dir: string,
+    env: NodeJS.ProcessEnv,
+  ) {
+    const vars = Object.entries(env).flatMap(([k, v]) => (v === undefined ? [] : ['-e', `${k}=${v}`]));
+    this.tmux('new-session', '-d', '-s', 'p', '-x', '120', '-y', '30', ...vars, 'bash --norc --noprofile');
+  }
+  tmux(...args: string[]): string {
+    return execFileSync('tmux', ['-L', this.socket, ...args], { encoding: 'utf8' });
+  }
+  /** Types `line` and Enter. */
+  run(line: string): void {
+    this.tmux('send-keys', '-t', 'p', '-l', line);
+    this.tmux('send-keys', '-t', 'p', 'Enter');
+  }
+  keys(...keys: string[]): void {
+    this.tmux('send-keys', '-t', 'p', ...keys);
+  }
+  /** The screen, wrapped lines joined. */
+  screen(): string {
+    return this.tmux('capture-pane', '-p', '-J', '-t', 'p');
+  }
+  /** The pane's terminal device, to read its mode from outside. */
+  tty(): string {
+    return this.tmux('display-message', '-p', '-t', 'p', '#{pane_tty}').trim();
+  }
+  /** Ends the server and its pane's processes. */
+  close(): void {
+    spawnSync('tmux', ['-L', this.socket, 'kill-server']);
+  }
+}
+
+/** Size of `path` in bytes, 0 while it does not exist. */
+function size(path: string): number {
+  try {
+    return statSync(path).size;
+  } catch {
+    return 0;
+  }
+}
+
+/** Sentence starts in bytes of 24 kHz 16-bit mono, from SubRip cue starts (to the millisecond). */
+function cueStarts(srt: string): number[] {
+  return [...srt.matchAll(/^(\d\d):(\d\d):(\d\d),(\d\d\d) -->/gm)].map((m) => Math.round((Number(m[1]) * 3600 + Number(m[2]) * 60 + Number(m[3]) + Number(m[4]) / 1000) * 24000) * 2);
+}
+
+/** Bytes from `a[ai]` and `b[bi]` on that are equal. */
+function common(a: Buffer, ai: number, b: Buffer, bi: number): number {
+  let n = 0;
+  while (ai + n < a.length && bi + n < b.length && a[ai + n] === b[bi + n]) n++;
+  return n;
+}
+
+/**
+ * How the end of `played` lines up with `ref`: `played[x] = ref[x + delta]` from `from` to the
+ * end of `played`, `from` as early as the bytes agree. Found from a stretch of 100 ms near the
+ * end that occurs once in `ref` (silence occurs many times).
+ */
+function tailAlignment(played: Buffer, ref: Buffer): { delta: number; from: number } {
+  for (let probe = played.length - 24000; probe >= 0; probe -= 4800) {
+    const stretch = played.subarray(probe, probe + 4800);
+    const at = ref.indexOf(stretch);
+    if (at < 0 || ref.lastIndexOf(stretch) !== at) continue;
+    const delta = at - probe;
+    assert.equal(common(played, probe, ref, at), played.length - probe, 'the end of what was played is the reference');
+    let from = probe;
+    while (from > 0 && from + delta > 0 && played[from - 1] === ref[from - 1 + delta]) from--;
+    return { delta, from };
+  }
+  assert.fail('no stretch near the end of what was played occurs once in the reference');
+}
+
+/** True when [lo, hi] comes within `slack` of `x`. */
+const near = ([lo, hi]: [number, number], x: number, slack = 48): boolean => lo - slack <= x && x <= hi + slack;
+
+describe('tts say, interactive, in tmux (docs/cli.md §12.2)', { skip }, () => {
+  let dir: string;
+  let pane: Pane;
+  /** The pane's piece cache: the reference run replays the interactive run's pieces from it. */
+  let cache: string;
+  const played = (): string => join(dir, 'played.raw');
+  before(() => {
+    dir = mkdtempSync(join(tmpdir(), 'tts-player-'));
+    writeFileSync(join(dir, '.asoundrc'), `pcm.!default { type file; slave.pcm "null"; file "${played()}"; format "raw" }\n`);
+    const env = cleanEnv();
+    cache = env['XDG_CACHE_HOME']!;
+    pane = new Pane(dir, { ...env, HOME: dir, TERM: 'xterm-256color', PS1: '$ ', HISTFILE: '' });
+  });
+  after(() => {
+    pane?.close();
+    try {
+      rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 });
+    } catch (error) {
+      console.log(execFileSync('find', [dir, '-ls'], { encoding: 'utf8' }));
+      throw error;
+    }
+  });
+
+  /** Runs started, so that a run's exit line is never mistaken for the one before's. */
+  let runs = 0;
+  /** Starts `tts say` in the pane with the mode saved before and after. */
+  const start = (args: string, env = ''): void => {
+    rmSync(played(), { force: true });
+    rmSync(join(dir, 'after'), { force: true });
+    runs++;
+    pane.run(`clear; stty -g > ${dir}/before; ${env} node ${TTS_BIN} say ${args}; echo EXIT${runs}=$?; stty -g > ${dir}/after`);
+  };
+  /** The exit code the pane printed, once it did, and once the mode after it was saved. */
+  const exitCode = async (): Promise<number> => {
+    const line = new RegExp(`EXIT${runs}=(\\d+)`);
+    const screen = await poll(() => pane.screen(), (s) => line.test(s), 'the run to end');
+    await poll(() => size(join(dir, 'after')), (n) => n > 0, 'stty -g after the run');
+    return Number(line.exec(screen)![1]);
+  };
+  /** The sentence number (from 1) the line shows while paused. */
+  const pausedAt = async (): Promise<number> => Number(/(\d+) paused ×/.exec(await poll(() => pane.screen(), (s) => /\d+ paused ×/.test(s), 'the paused line'))![1]);
+  /** Waits until the played file stops growing (10 polls 50 ms apart unchanged); returns its size. */
+  const stable = async (): Promise<number> => {
+    let last = -1;
+    let same = 0;
+    await poll(
+      () => {
+        const now = size(played());
+        same = now === last ? same + 1 : 0;
+        last = now;
+        return same;
+      },
+      (n) => n >= 10,
+      'the played file to stop growing',
+      10_000,
+    );
+    return last;
+  };
+
+  /**
+   * Plays TEXT, pauses once some audio was played, checks that no byte more comes, presses `key`
+   * while paused, resumes, and waits for the end.
+   * @returns the sentence paused in (from 0), the size played when paused, the line shown after
+   *   the key, and the --json summary.
+   */
+  const pauseAndPress = async (key: 'Left' | 'Right', flags: string): Promise<{ k: number; paused: number; requests: number }> => {
+    start(`--json ${flags} '${TEXT}'`);
+    await poll(() => size(played()), (n) => n > 0, 'the first bytes played');
+    pane.keys('Space');
+    const k = (await pausedAt()) - 1;
+    const paused = await stable();
+    assert.equal(size(played()), paused, 'paused: no byte more');
+    pane.keys(key);
+    const to = key === 'Left' ? Math.max(k - 1, 0) : k + 1;
+    await poll(() => pane.screen(), (s) => s.includes(`${to + 1} paused ×`), `${key} shown`);
+    pane.keys('Space');
+    assert.equal(await exitCode(), 0, pane.screen());
+    const summary = JSON.parse(/\{"ok".*\}/.exec(pane.screen())![0]) as { requests: number };
+    assert.equal(readFileSync(join(dir, 'after'), 'utf8'), readFileSync(join(dir, 'before'), 'utf8'), 'the terminal mode is back');
+    return { k, paused, requests: summary.requests };
+  };
+
+  /** The reference: TEXT written to a file from the piece cache the first run filled, and where each sentence starts in it. */
+  let reference: { bytes: Buffer; starts: number[] } | undefined;
+  const referenceAudio = async (): Promise<{ bytes: Buffer; starts: number[] }> => {
+    if (reference !== undefined) return reference;
+    const ref = await runTts(['say', '-q', '-o', join(dir, 'ref.raw'), '--subtitles', join(dir, 'ref.srt'), TEXT], { env: { HOME: join(dir, 'ref'), XDG_CACHE_HOME: cache } });
+    assert.equal(ref.code, 0, ref.stderr);
+    reference = { bytes: readFileSync(join(dir, 'ref.raw')), starts: cueStarts(readFileSync(join(dir, 'ref.srt'), 'utf8')) };
+    assert.equal(reference.starts.length, 10);
+    return reference;
+  };
+
+  /**
+   * Checks that what was played is the reference from its start into sentence k (cut where it
+   * was paused), then the reference from sentence `to`'s first byte to the end.
+   */
+  const assertPlayed = (ref: { bytes: Buffer; starts: number[] }, k: number, paused: number, to: number): void => {
+    const out = readFileSync(played());
+    // DEBUG_PLAYER=folder keeps what was played and the reference there, to look at a failure.
+    if (process.env['DEBUG_PLAYER'] !== undefined) execFileSync('cp', [played(), join(dir, 'ref.raw'), join(dir, 'ref.srt'), process.env['DEBUG_PLAYER']]);
+    const { bytes, starts } = ref;
+    // The start: the reference from its first byte. The end: the reference to its end, shifted.
+    const p1 = common(out, 0, bytes, 0);
+    const tail = tailAlignment(out, bytes);
+    console.log(`paused in sentence ${k} at ${paused} bytes; played the reference to ${p1}, then from ${tail.from + tail.delta} (sentence ${to} at ${starts[to]}) to its end`);
+    // Nothing else between: the two parts meet. Where they meet in silence, the bytes there fit
+    // both, so the cut is only known to lie in [tail.from, p1].
+    assert.ok(tail.from <= p1, `${tail.from - p1} bytes between the two parts match neither`);
+    // The first part reaches into sentence k (ALSA may hold a period back) and no further.
+    assert.ok(p1 >= paused - 8192 && tail.from <= (starts[k + 1] ?? bytes.length) + 96, `first part to ${p1}, paused at ${paused}, sentence ${k} at ${starts[k]}`);
+    // The second part starts at sentence `to`'s first byte.
+    assert.ok(near([tail.from + tail.delta, p1 + tail.delta], starts[to]!), `then from [${tail.from + tail.delta}, ${p1 + tail.delta}], sentence ${to} at ${starts[to]}`);
+    assert.ok(bytes.length - (out.length + tail.delta) <= 8192, `to its end (ALSA's last period aside): ${bytes.length - out.length - tail.delta} bytes short`);
+  };
+
+  it('space stops the bytes; ← replays identical bytes from memory (no new request)', async () => {
+    const { k, paused, requests } = await pauseAndPress('Left', '');
+    assert.equal(requests, 10, 'one request per sentence, none for going back');
+    assertPlayed(await referenceAudio(), k, paused, Math.max(k - 1, 0));
+  });
+
+  it('→ goes on at the next sentence’s first byte', async () => {
+    const { k, paused } = await pauseAndPress('Right', '--no-cache');
+    assertPlayed(await referenceAudio(), k, paused, k + 1);
+  });
+
+  for (const [how, key, env, code] of [
+    ['q', 'q', '', 0],
+    ['Ctrl-C', 'C-c', '', 130],
+    ['a crash', '', 'TTS_TEST_PLAYER_CRASH=1', 1],
+    // The player is open before the first request, which fails (docs/cli.md §3: exit 6).
+    ['a failure', '', 'TTS_API_KEY=k TTS_BASE_URL=http://127.0.0.1:9', 6],
+  ] as const) {
+    it(`the terminal gets its mode back after ${how} (exit ${code})`, async () => {
+      start(`--no-cache --retries 0 '${SENTENCES.slice(0, 6).join(' ')}'`, env);
+      if (key !== '') {
+        await poll(() => pane.screen(), (s) => /\d+ ×1\.0/.test(s), 'the player line');
+        pane.keys('Space');
+        await pausedAt();
+        const raw = execFileSync('stty', ['-F', pane.tty(), '-g'], { encoding: 'utf8' }).trim();
+        assert.notEqual(raw, readFileSync(join(dir, 'before'), 'utf8').trim(), 'raw mode while playing');
+        pane.keys(key);
+      }
+      assert.equal(await exitCode(), code, pane.screen());
+      assert.equal(readFileSync(join(dir, 'after'), 'utf8'), readFileSync(join(dir, 'before'), 'utf8'));
+    });
+  }
+});

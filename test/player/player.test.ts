@@ -1,0 +1,230 @@
+import { strict as assert } from 'node:assert';
+import { describe, it } from 'node:test';
+import type { AudioSink } from '../../src/audio/sink.js';
+import type { AudioSpec } from '../../src/dsp/spec.js';
+import { Player, type PlayerState } from '../../src/player/player.js';
+import { PlayerStopped } from '../../src/player/stopped.js';
+
+/** 8 kHz 16-bit mono: the player's 50 ms slice is 800 bytes. */
+const SPEC: AudioSpec = { format: 'pcm16', sampleRate: 8000, channels: 1 };
+const SLICE = 800;
+
+/** A sound card that records what it got; with `hold`, each write waits until `release()`. */
+class FakeCard implements AudioSink {
+  written: Buffer[] = [];
+  finished = false;
+  aborted = false;
+  hold = false;
+  #waiting: (() => void)[] = [];
+  async write(chunk: Buffer): Promise<void> {
+    this.written.push(Buffer.from(chunk));
+    if (this.hold) await new Promise<void>((resolve) => this.#waiting.push(resolve));
+  }
+  async finish(): Promise<void> {
+    this.finished = true;
+  }
+  async abort(): Promise<void> {
+    this.aborted = true;
+    this.release();
+  }
+  /** Lets every held write complete. */
+  release(): void {
+    const w = this.#waiting;
+    this.#waiting = [];
+    for (const r of w) r();
+  }
+  get pending(): number {
+    return this.#waiting.length;
+  }
+  get bytes(): Buffer {
+    return Buffer.concat(this.written);
+  }
+}
+
+/** A sentence's audio: `n` bytes of a value of its own, so where each byte came from shows. */
+const audio = (value: number, n = SLICE): Buffer => Buffer.alloc(n, value);
+
+/** Runs pending callbacks until `cond` holds (at most 1000 turns of the event loop). */
+async function until(cond: () => boolean, what: string): Promise<void> {
+  for (let i = 0; i < 1000 && !cond(); i++) await new Promise((resolve) => setImmediate(resolve));
+  assert.ok(cond(), `gave up waiting: ${what}`);
+}
+
+describe('interactive player (docs/cli.md §12.2)', () => {
+  it('plays every sentence in order, in slices of at most 50 ms, then finishes the card', async () => {
+    const card = new FakeCard();
+    const states: PlayerState[] = [];
+    const player = new Player(card, SPEC, { onState: (s) => states.push(s) });
+    player.pieceStart('One. ', true);
+    await player.write(audio(1, 2000));
+    player.pieceStart('Two', true);
+    await player.write(audio(2, 100));
+    player.pieceStart(' continued.', false);
+    await player.write(audio(2, 100));
+    await player.finish();
+    assert.ok(card.finished);
+    assert.deepEqual(card.bytes, Buffer.concat([audio(1, 2000), audio(2, 200)]));
+    assert.ok(card.written.every((w) => w.length <= SLICE));
+    assert.deepEqual(states[0], { sentence: 0, text: 'One. ', paused: false, speed: 1 });
+    assert.equal(states.at(-1)?.sentence, 1);
+    assert.equal(player.window.sentence(1)?.text, 'Two continued.', 'a piece continuing a sentence is part of it');
+  });
+
+  it('follows the word being spoken from the piece’s word timings (bytes counted back from its end)', async () => {
+    const card = new FakeCard();
+    card.hold = true;
+    const states: PlayerState[] = [];
+    const player = new Player(card, SPEC, { onState: (s) => states.push(s) });
+    // Two pieces of one sentence: 0.2 s each (3200 bytes), a word in each half of each piece.
+    player.pieceStart('Hello there. ', true);
+    await player.write(audio(1, 3200));
+    player.pieceEnd({ start: 1, end: 1.2, text: 'Hello there. ', words: [
+      { text: 'Hello', start: 1, end: 1.1, charStart: 0, charEnd: 5 },
+      { text: 'there', start: 1.1, end: 1.2, charStart: 6, charEnd: 11 },
+    ] });
+    player.pieceStart('Bye now.', false);
+    await player.write(audio(2, 3200));
+    player.pieceEnd({ start: 1.2, end: 1.4, text: 'Bye now.', words: [{ text: 'now', start: 1.3, end: 1.4, charStart: 4, charEnd: 7 }] });
+    player.window.finish();
+    const words = (): string[] => states.filter((s) => s.word !== undefined).map((s) => s.text.slice(s.word!.charStart, s.word!.charEnd));
+    for (let i = 0; i < 8; i++) {
+      await until(() => card.pending === 1, 'a slice');
+      card.release();
+    }
+    card.hold = false;
+    await player.finish();
+    assert.deepEqual(words(), ['Hello', 'there', 'now']);
+    assert.equal(player.window.sentence(0)?.words[2]?.startByte, 4800, 'the second piece’s word, 0.1 s into it, 0.3 s into the sentence');
+  });
+
+  it('pause stops writing to the card; space again resumes where it stopped', async () => {
+    const card = new FakeCard();
+    card.hold = true;
+    const player = new Player(card, SPEC);
+    player.pieceStart('One.', true);
+    await player.write(audio(1, SLICE * 4));
+    await until(() => card.pending === 1, 'the first slice');
+    player.act('pause');
+    card.release();
+    // Bytes stop: however long we let the loop run, nothing more is written.
+    for (let i = 0; i < 50; i++) await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(card.written.length, 1);
+    assert.equal(player.state.paused, true);
+    player.act('pause');
+    await until(() => card.pending === 1 && card.written.length === 2, 'resumed');
+    card.hold = false;
+    card.release();
+    player.window.finish();
+    await player.finish();
+    assert.deepEqual(card.bytes, audio(1, SLICE * 4));
+  });
+
+  it('→ jumps to the next sentence’s first byte, waiting for it when it has not arrived', async () => {
+    const card = new FakeCard();
+    const player = new Player(card, SPEC);
+    player.pieceStart('One.', true);
+    await player.write(audio(1));
+    await until(() => card.written.length === 1, 'the first slice');
+    player.act('next');
+    await player.write(audio(1)); // the rest of sentence 1, skipped
+    player.pieceStart('Two.', true);
+    await player.write(audio(2));
+    await player.finish();
+    assert.deepEqual(card.bytes, Buffer.concat([audio(1), audio(2)]));
+  });
+
+  it('← replays the previous sentence’s very bytes from memory; r repeats the current one', async () => {
+    const card = new FakeCard();
+    card.hold = true;
+    const player = new Player(card, SPEC);
+    const one = Buffer.concat([audio(1), audio(11)]);
+    const two = Buffer.concat([audio(2), audio(22)]);
+    player.pieceStart('One.', true);
+    await player.write(one);
+    player.pieceStart('Two.', true);
+    await player.write(two);
+    player.window.finish();
+    while (card.written.length < 3) {
+      await until(() => card.pending === 1, 'a slice written');
+      if (card.written.length < 3) card.release();
+    }
+    player.act('previous'); // in sentence two: back to one
+    card.hold = false;
+    card.release();
+    await player.finish();
+    // one, the first slice of two, then one again whole and two whole.
+    assert.deepEqual(card.bytes, Buffer.concat([one, audio(2), one, two]));
+
+    const card2 = new FakeCard();
+    card2.hold = true;
+    const p2 = new Player(card2, SPEC);
+    p2.pieceStart('One.', true);
+    await p2.write(one);
+    p2.window.finish();
+    await until(() => card2.pending === 1, 'the first slice');
+    card2.release();
+    await until(() => card2.pending === 1 && card2.written.length === 2, 'the second slice');
+    p2.act('repeat');
+    card2.hold = false;
+    card2.release();
+    await p2.finish();
+    assert.deepEqual(card2.bytes, Buffer.concat([one, one]));
+  });
+
+  it('↑ / ↓ change the tempo by 0.1 (Sonic, pitch kept): 1.5 makes a sentence about a third shorter', async () => {
+    const card = new FakeCard();
+    const player = new Player(card, SPEC);
+    for (let i = 0; i < 5; i++) player.act('faster');
+    player.act('slower');
+    for (let i = 0; i < 2; i++) player.act('faster');
+    assert.equal(player.state.speed, 1.6);
+    player.act('slower');
+    assert.equal(player.state.speed, 1.5);
+    // One second of a 200 Hz tone.
+    const tone = Buffer.alloc(16000);
+    for (let i = 0; i < 8000; i++) tone.writeInt16LE(Math.round(8000 * Math.sin((2 * Math.PI * 200 * i) / 8000)), i * 2);
+    player.pieceStart('Tone.', true);
+    await player.write(tone);
+    await player.finish();
+    const ratio = card.bytes.length / tone.length;
+    assert.ok(Math.abs(ratio - 1 / 1.5) < 0.03, `output/input = ${ratio}`);
+    for (let i = 0; i < 40; i++) player.act('slower');
+    assert.equal(player.state.speed, 0.5, 'no slower than --speed allows');
+  });
+
+  it('q stops: the producer’s next write throws PlayerStopped, finish() stops the card without error', async () => {
+    const card = new FakeCard();
+    card.hold = true;
+    const player = new Player(card, SPEC);
+    player.pieceStart('One.', true);
+    await player.write(audio(1, SLICE * 3));
+    await until(() => card.pending === 1, 'playing');
+    player.act('quit');
+    await assert.rejects(player.write(audio(1)), PlayerStopped);
+    card.release();
+    await player.finish();
+    assert.ok(card.aborted && !card.finished);
+  });
+
+  it('abort (Ctrl-C, a failure elsewhere) stops the card, and a finish() after it is no success', async () => {
+    const card = new FakeCard();
+    const player = new Player(card, SPEC);
+    player.pieceStart('One.', true);
+    player.act('pause');
+    await player.write(audio(1));
+    await player.abort();
+    assert.ok(card.aborted);
+    await assert.rejects(player.finish(), /aborted/);
+  });
+
+  it('a card that fails fails the producer’s writes and finish() with its error', async () => {
+    const card = new FakeCard();
+    card.write = async () => {
+      throw new Error('device gone');
+    };
+    const player = new Player(card, SPEC);
+    player.pieceStart('One.', true);
+    await player.write(audio(1));
+    await assert.rejects(player.finish(), /device gone/);
+  });
+});
