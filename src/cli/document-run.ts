@@ -22,6 +22,8 @@ import { chaptersOf, type SpokenChapter, type SpokenDocument } from '../text/doc
 import { openText } from '../text/read.js';
 import { splitText } from '../text/split.js';
 import type { SynthesisFlags } from './flags.js';
+import type { Rewrite } from '../text/lexicon.js';
+import type { Language } from '../protocol/types.js';
 import type { CommandIo } from './report.js';
 
 /** A document ready to be spoken. */
@@ -45,7 +47,14 @@ export interface DocumentSource {
  * @throws TtsError `usage` (exit 2): --lines with a document, an unreadable or hostile document,
  *   nothing to speak, a --chapter-range past the last chapter.
  */
-export async function documentSource(words: string[], flags: SynthesisFlags, io: CommandIo, signal: AbortSignal, verbose: (line: string) => void): Promise<DocumentSource | undefined> {
+export async function documentSource(
+  words: string[],
+  flags: SynthesisFlags,
+  io: CommandIo,
+  signal: AbortSignal,
+  verbose: (line: string) => void,
+  lexicon?: { apply: Rewrite; language: Language },
+): Promise<DocumentSource | undefined> {
   const format = inputFormatOf(flags.inputFormat, words.length > 0 ? undefined : flags.file);
   if (format === 'text') {
     // Chapter flags on plain text would do nothing: say so rather than ignore them.
@@ -70,7 +79,8 @@ export async function documentSource(words: string[], flags: SynthesisFlags, io:
   if (all.length === 0) throw new TtsError('usage', `${path} has no text to speak`, { hint: 'check the file; code blocks, scripts and navigation are not read' });
   const range = flags.chapterRange ?? { first: 1, last: all.length };
   if (range.first > all.length) throw new TtsError('usage', `--chapter-range starts at chapter ${range.first}, but ${path} has ${all.length}`, { hint: 'see them with --print-text --verbose' });
-  const chapters = all.slice(range.first - 1, range.last);
+  // The lexicon rewrites each chapter's text once, before it is split and counted (docs/cli.md §11.3).
+  const chapters = all.slice(range.first - 1, range.last).map((c) => (lexicon === undefined ? c : { ...c, text: lexicon.apply(c.text, lexicon.language) }));
   verbose(`${path}: ${all.length} chapter(s)${flags.chapterRange ? `, speaking ${range.first}–${range.first + chapters.length - 1}` : ''}`);
   const maxChars = flags.maxChars;
   return {
@@ -94,8 +104,15 @@ export async function documentSource(words: string[], flags: SynthesisFlags, io:
  * @returns exit code 0.
  * @throws TtsError `usage` as {@link documentSource}, or for an unreadable or empty text.
  */
-export async function printSpokenText(words: string[], flags: SynthesisFlags, io: CommandIo, signal: AbortSignal, verbose: (line: string) => void): Promise<number> {
-  const source = await documentSource(words, flags, io, signal, verbose);
+export async function printSpokenText(
+  words: string[],
+  flags: SynthesisFlags,
+  io: CommandIo,
+  signal: AbortSignal,
+  verbose: (line: string) => void,
+  lexicon?: { apply: Rewrite; language: Language },
+): Promise<number> {
+  const source = await documentSource(words, flags, io, signal, verbose, lexicon);
   const write = (line: string): void => void io.stdout.write(`${line}\n`);
   if (source !== undefined) {
     source.chapters.forEach((c, i) => {
@@ -108,7 +125,7 @@ export async function printSpokenText(words: string[], flags: SynthesisFlags, io
   for await (const block of await openText({ words, file: flags.file, stdin: io.stdin, maxInputBytes: flags.maxInput, signal })) parts.push(block);
   const text = parts.join('');
   if (text.trim() === '') throw new TtsError('usage', 'the text is empty', { hint: 'give some text to speak' });
-  for (const s of sentencesOf(text)) if (s.trim() !== '') write(s.replace(/\s+/gu, ' ').trim());
+  for (const s of sentencesOf(text)) if (s.trim() !== '') write((lexicon === undefined ? s : lexicon.apply(s, lexicon.language)).replace(/\s+/gu, ' ').trim());
   return 0;
 }
 

@@ -80,6 +80,8 @@ export interface SynthesisFlags {
   printText?: boolean;
   /** --dry-run: the same as --print-text. */
   dryRun?: boolean;
+  /** --lexicon FILE (docs/cli.md §11.3); false with --no-lexicon; undefined: lexicon.toml beside the config file. */
+  lexicon?: string | boolean;
 }
 
 /** What sets one synthesis command apart (docs/cli.md §1). */

@@ -20,6 +20,7 @@ import { addSayCommand } from './say.js';
 import { addServeCommand } from './serve.js';
 import { addStreamCommand } from './stream.js';
 import { addVoicesCommand } from './voices.js';
+import { addLexiconCommand } from './lexicon.js';
 
 let fatalHandlerInstalled = false;
 
@@ -129,6 +130,7 @@ export async function main(argv: string[], io: CommandIo = { stdin: process.stdi
   addCompletionCommand(program, io, done);
   addCacheCommand(program, io, done);
   addBatchCommand(program, io, done);
+  addLexiconCommand(program, io, done);
   // The config file and its profiles, under the flags (docs/cli.md §7), for every synthesis command.
   program.hook('preAction', async (_program, action) => {
     readOptionEnv(action, io.env);

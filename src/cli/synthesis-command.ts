@@ -9,7 +9,7 @@ import { CONTAINERS } from '../audio/containers/registry.js';
 import { DEFAULT_VOICE } from '../protocol/voices.js';
 import { PLAYER_NAMES } from '../audio/players.js';
 import { INPUT_FORMATS } from '../text/documents/formats.js';
-import { softenConfigDefaults } from './config-defaults.js';
+import { configRelativePaths, softenConfigDefaults } from './config-defaults.js';
 import { bytesIn, chapterRangeOf, DEFAULT_MAX_INPUT_BYTES, intIn, numberIn, secondsIn, serviceFormat, type CommandDone, type SynthesisCommandSpec, type SynthesisFlags } from './flags.js';
 import type { CommandIo } from './report.js';
 
@@ -60,6 +60,9 @@ export function addSynthesisOptions(cmd: Command): Command {
     .option('--split-chapters <dir>', 'write one numbered file per chapter into DIR (e.g. "01 Introduction.mp3"; --container picks the format, default mp3)')
     .option('--chapter-range <a-b>', 'speak only these chapters (1-based, e.g. 2-4, 3-, 5)', chapterRangeOf)
     .option('--code-phrase <text>', 'say this for each skipped code block (default: nothing)')
+    // Controlling speech (docs/cli.md §11).
+    .option('--lexicon <file>', 'pronunciation lexicon (TOML; default: lexicon.toml beside the config file)')
+    .option('--no-lexicon', 'use no lexicon, not even lexicon.toml')
     .option('--print-text', 'print the text as it will be spoken, one sentence per line, on stdout; synthesize nothing')
     .option('--dry-run', 'the same as --print-text');
 }
@@ -73,7 +76,7 @@ export function synthesisCommand(program: Command, spec: SynthesisCommandSpec, i
   return addSynthesisOptions(program.command(name, { isDefault: name === 'say' }).argument('[text...]', 'text to speak (default: stdin)').description(summary)).action(
     async (words: string[], flags: SynthesisFlags, cmd: Command) => {
       const { runSynthesisCommand } = await import('./synthesis.js');
-      done(await runSynthesisCommand(spec, words, softenConfigDefaults(flags, cmd), io));
+      done(await runSynthesisCommand(spec, words, configRelativePaths(softenConfigDefaults(flags, cmd), cmd, io.env), io));
     },
   );
 }

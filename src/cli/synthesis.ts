@@ -15,6 +15,9 @@ import { deliverSpeech, prepareAudio, type RunStats } from '../speak/run.js';
 import { Progress } from '../speak/progress.js';
 import { resolveService, type ServiceTarget } from '../speak/choose-service.js';
 import { knownTextBytes, textSource } from '../text/source.js';
+import { lexiconFor, rewritePieces, type Rewrite } from '../text/lexicon.js';
+import { configPath } from './config-file.js';
+import type { Language } from '../protocol/types.js';
 import { cacheEnv } from './config-defaults.js';
 import type { SynthesisCommandSpec, SynthesisFlags } from './flags.js';
 import { mismatchWarning } from './mismatch.js';
@@ -60,7 +63,7 @@ export async function runSynthesisCommand(command: SynthesisCommandSpec, words: 
   if (flags.printText === true || flags.dryRun === true || flags.splitChapters !== undefined) {
     // Documents (docs/cli.md §10): print the spoken text, or one run per chapter.
     return runLifecycle({ reporter, io }, async ({ signal }) => {
-      if (flags.splitChapters === undefined) return printSpokenText(words, flags, io, signal, (l) => reporter.verbose(l));
+      if (flags.splitChapters === undefined) return printSpokenText(words, flags, io, signal, (l) => reporter.verbose(l), await runLexicon(flags, io.env));
       return splitChapters(words, flags, io, signal, (text, output, f) => runSynthesisCommand(command, [text], { ...f, output }, io), (l) => reporter.warn(l));
     });
   }
@@ -132,7 +135,9 @@ export async function runSynthesisCommand(command: SynthesisCommandSpec, words: 
       // Said once the stop signals are handled: a test waits for it before it signals (issue 19 §6).
       if (words.length === 0 && (flags.file === undefined || flags.file === '-')) reporter.verbose('reading the text from standard input');
       checkChapterPaths(flags);
-      document = await documentSource(words, flags, io, signal, (l) => reporter.verbose(l));
+      // The lexicon is read before any text or service: a bad file is exit 2 with nothing done (docs/cli.md §11.3).
+      const rewrite = await runLexicon(flags, io.env);
+      document = await documentSource(words, flags, io, signal, (l) => reporter.verbose(l), rewrite);
       const source = document ?? (await textSource({ ...text, maxInputBytes: flags.maxInput, maxChars: flags.maxChars, stdin: io.stdin, signal }));
       if (document !== undefined) progress.setTotal(document.chapters.reduce((n, c) => n + Buffer.byteLength(c.text), 0));
       const mismatch = source.text === undefined ? undefined : mismatchWarning(source.text, flags.voice, flags.language);
@@ -156,7 +161,8 @@ export async function runSynthesisCommand(command: SynthesisCommandSpec, words: 
       await deliverSpeech({
         ...speakSettings(flags),
         channel: command.channel,
-        pieces: piecesFor(source.pieces, flags),
+        // Documents had the lexicon applied to their chapters (so the chapter clock counts what is sent).
+        pieces: rewrite === undefined || document !== undefined ? piecesFor(source.pieces, flags) : rewritePieces(piecesFor(source.pieces, flags), rewrite.apply, rewrite.language, flags.maxChars),
         plan: outputs,
         target,
         stdout: io.stdout,
@@ -215,6 +221,12 @@ export async function runSynthesisCommand(command: SynthesisCommandSpec, words: 
       spinner?.stop();
     }
   });
+}
+
+/** The run's lexicon (docs/cli.md §11.3) bound to its language, or undefined when there is none. */
+async function runLexicon(flags: SynthesisFlags, env: NodeJS.ProcessEnv): Promise<{ apply: Rewrite; language: Language } | undefined> {
+  const apply = await lexiconFor(flags.lexicon, configPath(env));
+  return apply === undefined ? undefined : { apply, language: speakSettings(flags).language };
 }
 
 function describeOutput(plan: OutputPlan | undefined): string {
