@@ -9,7 +9,7 @@
  */
 import { sameSpec } from '../dsp/convert.js';
 import { bytesPerFrame, type AudioSpec } from '../dsp/spec.js';
-import type { OpenRequest } from '../speak/channels.js';
+import type { OpenRequest, PieceVoice } from '../speak/channels.js';
 import type { AudioChunk } from '../wire/delta.js';
 import { pieceKey, type CacheIdentity } from './identity.js';
 import type { PieceCache } from './store.js';
@@ -24,7 +24,13 @@ export interface CacheCounters {
 export interface CachedOpenerOptions {
   /** The cache; undefined with `--no-cache` (then the opener is the channel's own). */
   cache: PieceCache | undefined;
+  /** The run's identity; a piece in a span of its own voice or language is keyed with those instead. */
   identity: CacheIdentity;
+  /**
+   * Who must speak a voice ({@link CacheIdentity.speaker}; the built-in service's `voiceIdentity`),
+   * for a piece in another voice than the run's; absent = the run's speaker for every voice.
+   */
+  speakerOf?: ((voice: string) => string | undefined) | undefined;
   /**
    * The spec the service is asked for (channels.ts `requestedSpec`): a hit replays audio in it,
    * and an answer that arrived in another spec is never stored.
@@ -47,11 +53,13 @@ export interface CachedOpenerOptions {
 export function cachedOpener(open: OpenRequest, options: CachedOpenerOptions): OpenRequest {
   const { cache, identity, counters, requested } = options;
   const frameBytes = bytesPerFrame(requested);
-  return (text, signal) => {
+  return (text, signal, piece) => {
     let answer: ReturnType<OpenRequest> | undefined;
     let fromCache = false;
+    // A span in another voice or language is its own request, and so its own key (docs/cli.md §11).
+    const own = pieceIdentity(identity, piece, options.speakerOf);
     async function* chunks(): AsyncGenerator<AudioChunk, void, undefined> {
-      const key = cache === undefined ? undefined : pieceKey(identity, text);
+      const key = cache === undefined ? undefined : pieceKey(own, text);
       if (cache !== undefined && key !== undefined) {
         const hit = await cache.read(key);
         if (hit !== undefined) {
@@ -68,7 +76,7 @@ export function cachedOpener(open: OpenRequest, options: CachedOpenerOptions): O
           return;
         }
       }
-      answer = open(text, signal);
+      answer = open(text, signal, piece);
       const writer = cache === undefined || key === undefined ? undefined : await cache.begin(key);
       let complete = false;
       let bytes = 0;
@@ -79,8 +87,8 @@ export function cachedOpener(open: OpenRequest, options: CachedOpenerOptions): O
           yield chunk;
         }
         const spoke = answer.spoke();
-        const rightSpeaker = identity.speaker === undefined || spoke === identity.speaker;
-        if (!rightSpeaker && writer !== undefined) options.verbose?.(`cache: not storing a piece spoken by ${spoke ?? 'an unnamed engine'}, not ${identity.speaker}`);
+        const rightSpeaker = own.speaker === undefined || spoke === own.speaker;
+        if (!rightSpeaker && writer !== undefined) options.verbose?.(`cache: not storing a piece spoken by ${spoke ?? 'an unnamed engine'}, not ${own.speaker}`);
         complete = bytes % frameBytes === 0 && sameSpec(answer.arriving(), requested) && rightSpeaker;
       } finally {
         // Only a request that reached `done` (the channel's iterable ended by itself) is stored.
@@ -93,8 +101,19 @@ export function cachedOpener(open: OpenRequest, options: CachedOpenerOptions): O
     return {
       chunks: chunks(),
       arriving: () => (fromCache || answer === undefined ? requested : answer.arriving()),
-      spoke: () => (fromCache ? identity.speaker : answer?.spoke()),
+      spoke: () => (fromCache ? own.speaker : answer?.spoke()),
       replayed: () => fromCache,
     };
   };
+}
+
+/**
+ * The identity of one piece: the run's, with the piece's own voice and language when it has them
+ * (and who must speak that voice, from `speakerOf`). The same object when the piece has neither.
+ */
+export function pieceIdentity(identity: CacheIdentity, piece: PieceVoice | undefined, speakerOf?: (voice: string) => string | undefined): CacheIdentity {
+  const voice = piece?.voice ?? identity.voice;
+  const language = piece?.language ?? identity.language;
+  if (voice === identity.voice && language === identity.language) return identity;
+  return { ...identity, voice, language, speaker: voice === identity.voice || speakerOf === undefined ? identity.speaker : speakerOf(voice) };
 }

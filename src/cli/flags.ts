@@ -66,6 +66,8 @@ export interface SynthesisFlags {
   model?: string;
   /** --input-format (docs/cli.md §10): overrides the file's extension (stdin and words are text unless given). */
   inputFormat?: InputFormat;
+  /** --ssml-lenient (docs/cli.md §11.1): unknown SSML elements speak their text content. */
+  ssmlLenient?: boolean;
   /** --chapter-level: headings (table of contents entries) of this level or above start chapters. */
   chapterLevel?: number;
   /** --chapters FILE.vtt: a WebVTT chapters track. */

@@ -27,6 +27,8 @@ import { formatProgress, formatRunSummary } from './run-lines.js';
 import { startProgressDisplay, type ProgressDisplay } from './progress-display.js';
 import { runLifecycle } from './run-lifecycle.js';
 import { checkChapterPaths, documentSource, finishDocument, printSpokenText, splitChapters, type DocumentSource } from './document-run.js';
+import { ssmlByName, ssmlSpansOf } from './ssml-input.js';
+import type { SpeechSpan } from '../text/spans.js';
 
 /** The `--json` summary line (docs/cli.md §1). */
 export interface RunSummary {
@@ -51,6 +53,8 @@ export interface RunSummary {
   cues?: number;
   /** The chapters heard, in seconds (a document; docs/cli.md §10). */
   chapters?: { title: string; start: number; end: number }[];
+  /** The SSML marks reached, with their times in seconds (3 decimals; docs/cli.md §11.1). */
+  marks?: { name: string; time: number }[];
 }
 
 /**
@@ -97,6 +101,7 @@ export async function runSynthesisCommand(command: SynthesisCommandSpec, words: 
     if (!ok) s.error = err instanceof TtsError ? err.code : 'internal';
     if (stats.cues !== undefined) s.cues = stats.cues;
     if (chapters !== undefined) s.chapters = chapters;
+    if (stats.marks !== undefined) s.marks = stats.marks.map((m) => ({ name: m.name, time: Number(m.time.toFixed(3)) }));
     return s;
   };
   // Only the stdout sink's own marker ends the run quietly: an EPIPE from the network is a transport failure.
@@ -135,15 +140,20 @@ export async function runSynthesisCommand(command: SynthesisCommandSpec, words: 
       // Said once the stop signals are handled: a test waits for it before it signals (issue 19 §6).
       if (words.length === 0 && (flags.file === undefined || flags.file === '-')) reporter.verbose('reading the text from standard input');
       checkChapterPaths(flags);
+      ssmlByName(words, flags);
       // The lexicon is read before any text or service: a bad file is exit 2 with nothing done (docs/cli.md §11.3).
       const rewrite = await runLexicon(flags, io.env);
       document = await documentSource(words, flags, io, signal, (l) => reporter.verbose(l), rewrite);
       const source = document ?? (await textSource({ ...text, maxInputBytes: flags.maxInput, maxChars: flags.maxChars, stdin: io.stdin, signal }));
       if (document !== undefined) progress.setTotal(document.chapters.reduce((n, c) => n + Buffer.byteLength(c.text), 0));
-      const mismatch = source.text === undefined ? undefined : mismatchWarning(source.text, flags.voice, flags.language);
+      // SSML (docs/cli.md §11.1) is read whole into speech spans before anything is requested.
+      const spans: SpeechSpan[] | undefined = document === undefined ? await ssmlSpansOf(words, flags, source, speakSettings(flags).language, rewrite?.apply) : undefined;
+      const spoken = spans === undefined ? source.text : spans.map((s) => s.text).join(' ').slice(0, 4096);
+      // Spans carry their own voices and languages: the check is for plain text in one voice.
+      const mismatch = source.text === undefined || spans !== undefined ? undefined : mismatchWarning(source.text, flags.voice, flags.language);
       if (mismatch !== undefined) reporter.warn(`warning: ${mismatch}`);
       const target: ServiceTarget = await resolveService({
-        text: source.text,
+        text: spoken,
         baseUrl: flags.baseUrl,
         wsBaseUrl: flags.wsBaseUrl,
         apiKeyFile: flags.apiKeyFile,
@@ -161,8 +171,11 @@ export async function runSynthesisCommand(command: SynthesisCommandSpec, words: 
       await deliverSpeech({
         ...speakSettings(flags),
         channel: command.channel,
-        // Documents had the lexicon applied to their chapters (so the chapter clock counts what is sent).
-        pieces: rewrite === undefined || document !== undefined ? piecesFor(source.pieces, flags) : rewritePieces(piecesFor(source.pieces, flags), rewrite.apply, rewrite.language, flags.maxChars),
+        // Documents had the lexicon applied to their chapters (so the chapter clock counts what is
+        // sent), SSML to its text nodes; plain text has it applied piece by piece here.
+        ...(spans !== undefined
+          ? { spans }
+          : { pieces: rewrite === undefined || document !== undefined ? piecesFor(source.pieces, flags) : rewritePieces(piecesFor(source.pieces, flags), rewrite.apply, rewrite.language, flags.maxChars) }),
         plan: outputs,
         target,
         stdout: io.stdout,

@@ -1,12 +1,15 @@
 /**
  * The audio stage between the pipeline and the outputs (docs/cli.md §1 `--speed`, `--volume`,
- * `--pause`, `--subtitles`): applies the speech controls as chunks arrive, puts silence between
- * pieces, and times one cue per piece from the audio actually delivered — frames counted after
- * conversion, tempo and pauses, so the cues match the file and what is heard.
+ * `--pause`, `--subtitles`; §11 speech spans): applies the speech controls as chunks arrive —
+ * per piece, a span's rate and gain on top of the run's — puts silence between pieces (a span's
+ * break, else `--pause`), and times one cue per piece and each span's marks from the audio
+ * actually delivered — frames counted after conversion, tempo and pauses, so the times match the
+ * file and what is heard.
  */
 import { encodeFloat } from '../dsp/encoding.js';
 import { EffectChain, isNeutral, type EffectSettings } from '../dsp/effects.js';
 import { bytesPerFrame, type AudioSpec } from '../dsp/spec.js';
+import type { SpeechSpan } from '../text/spans.js';
 
 /** One subtitle cue: a piece of the text and when it is heard, in seconds from the start. */
 export interface Cue {
@@ -18,12 +21,35 @@ export interface Cue {
   text: string;
 }
 
+/** A span's mark (SSML `mark`, W3C SSML 1.1 §3.3.2) and when it is reached. */
+export interface TimedMark {
+  name: string;
+  /** Seconds from the start of the delivered audio to the span's first sample, after its break. */
+  time: number;
+}
+
 /** What the stage does. */
 export interface StageSettings extends EffectSettings {
   /** Silence between pieces, in milliseconds (0 = none); none after the last piece. */
   pauseMs: number;
   /** Whether cues are wanted. */
   cues: boolean;
+  /** True when the input is speech spans (docs/cli.md §11): the stage is needed even with neutral settings. */
+  spans?: boolean | undefined;
+}
+
+/**
+ * Slowest and fastest tempo of a span: `--speed` × the span's rate (SSML `prosody rate`), clamped
+ * to this (docs/cli.md §11.1), wider than `--speed`'s own 0.5 … 3 so x-slow at --speed 0.5 still slows.
+ */
+export const SPAN_SPEED_RANGE: readonly [number, number] = [0.25, 4];
+
+/** Effect chains kept for the speed/gain pairs a run's spans use (each holds a Sonic stream). */
+const MAX_CHAINS = 8;
+
+/** Linear gain of `db` decibels; 0 for -Infinity (SSML `silent`). */
+export function gainOfDb(db: number): number {
+  return db === -Infinity ? 0 : 10 ** (db / 20);
 }
 
 /** Longest buffer of silence handed out at once, in seconds (bounds one allocation). */
@@ -44,13 +70,25 @@ export class AudioStage {
   #spoken = false;
   /** Whether the current piece begins a new sentence (a pause goes only between sentences). */
   #newSentence = true;
+  /** The current piece's span break, in ms (replaces the pause); undefined = none. */
+  #breakMs: number | undefined;
+  /** The current piece's span marks, timed at its first sample. */
+  #marks: string[] = [];
+  /** True right after a piece that was only a break: the next piece gets no pause on top of it. */
+  #afterBreak = false;
+  /** The effects of the current piece (the run's, or its span's rate and gain on top). */
+  private chain: EffectChain | undefined;
+  /** Chains by `speed|volume` (at most {@link MAX_CHAINS}, oldest dropped first). */
+  readonly #chains = new Map<string, EffectChain | undefined>();
   readonly #frameBytes: number;
 
   private constructor(
     readonly spec: AudioSpec,
     readonly settings: StageSettings,
-    private readonly chain: EffectChain | undefined,
+    chain: EffectChain | undefined,
   ) {
+    this.chain = chain;
+    this.#chains.set(`${settings.speed}|${settings.volume}`, chain);
     this.#frameBytes = bytesPerFrame(spec);
   }
 
@@ -60,7 +98,7 @@ export class AudioStage {
    * @throws RangeError for settings the effects cannot take (validated as usage errors before).
    */
   static async create(spec: AudioSpec, settings: StageSettings): Promise<AudioStage | undefined> {
-    if (isNeutral(settings) && settings.pauseMs === 0 && !settings.cues) return undefined;
+    if (isNeutral(settings) && settings.pauseMs === 0 && !settings.cues && settings.spans !== true) return undefined;
     const chain = isNeutral(settings) ? undefined : await EffectChain.create(spec, settings);
     return new AudioStage(spec, settings, chain);
   }
@@ -68,16 +106,24 @@ export class AudioStage {
   /**
    * Starts a piece (the pipeline's PieceStart): `newSentence` false for a later part of the
    * sentence before it, which gets no pause before it. Without a call, a piece is a new sentence.
+   * @param span the piece's speech span: its rate multiplies `--speed` (clamped to
+   *   {@link SPAN_SPEED_RANGE}), its gain (dB) adds to `--volume`; when `opensSpan`, its break
+   *   replaces the pause before the piece and its marks are timed at the piece's first sample.
    */
-  pieceStart(newSentence: boolean): void {
+  async pieceStart(newSentence: boolean, span?: SpeechSpan, opensSpan = false): Promise<void> {
     this.#newSentence = newSentence;
+    this.#breakMs = opensSpan ? span?.breakBeforeMs : undefined;
+    this.#marks = opensSpan ? (span?.marks ?? []) : [];
+    const speed = span?.rate === undefined ? this.settings.speed : Math.min(SPAN_SPEED_RANGE[1], Math.max(SPAN_SPEED_RANGE[0], this.settings.speed * span.rate));
+    const volume = span?.gainDb === undefined ? this.settings.volume : this.settings.volume * gainOfDb(span.gainDb);
+    this.chain = await this.#chainFor(speed, volume);
   }
 
   /** Takes one chunk of the current piece; returns what goes to the outputs now. */
   audio(data: Buffer): Buffer[] {
     const out: Buffer[] = [];
     if (this.#pieceStart === undefined) {
-      if (this.#spoken && this.#newSentence && this.settings.pauseMs > 0) out.push(...this.#silence(Math.round((this.settings.pauseMs * this.spec.sampleRate) / 1000)));
+      out.push(...this.#gap());
       this.#pieceStart = this.#frames(out);
     }
     const processed = this.chain === undefined ? data : this.chain.push(data);
@@ -90,22 +136,34 @@ export class AudioStage {
    * Ends the current piece (the pipeline's marker).
    * @returns what goes to the outputs now, and the piece's cue — none for a piece without audio.
    */
-  pieceEnd(text: string): { out: Buffer[]; cue: Cue | undefined } {
+  pieceEnd(text: string): { out: Buffer[]; cue: Cue | undefined; marks: TimedMark[] } {
     const tail = this.chain?.endPiece();
     const out = tail === undefined || tail.length === 0 ? [] : [tail];
+    // A piece with no audio (a span with a break or marks alone): its break is still heard, and
+    // the next piece gets no pause on top of it.
+    const silent = this.#pieceStart === undefined;
+    if (silent) {
+      out.unshift(...this.#gap());
+      this.#pieceStart = this.#frames(out);
+    }
     this.#count(out);
+    const start = this.#pieceStart!;
     let cue: Cue | undefined;
-    if (this.#pieceStart !== undefined) {
+    if (!silent) {
       const end = this.#bytes / this.#frameBytes;
-      if (end > this.#pieceStart) {
+      if (end > start) {
         this.#spoken = true;
-        cue = { start: this.#pieceStart / this.spec.sampleRate, end: end / this.spec.sampleRate, text };
+        cue = { start: start / this.spec.sampleRate, end: end / this.spec.sampleRate, text };
       }
     }
+    const marks = this.#marks.map((name) => ({ name, time: start / this.spec.sampleRate }));
+    this.#afterBreak = silent && (this.#breakMs !== undefined || this.#afterBreak);
     this.#pieceStart = undefined;
     this.#pieceMark = this.#bytes;
     this.#newSentence = true;
-    return { out, cue };
+    this.#breakMs = undefined;
+    this.#marks = [];
+    return { out, cue, marks };
   }
 
   /**
@@ -121,7 +179,37 @@ export class AudioStage {
 
   /** Frees the effects. */
   destroy(): void {
-    this.chain?.destroy();
+    for (const chain of this.#chains.values()) chain?.destroy();
+    this.#chains.clear();
+  }
+
+  /**
+   * The silence before the current piece's audio: its span's break (which replaces the pause,
+   * docs/cli.md §11.1), else `--pause` before a new sentence after speech — unless a piece that
+   * was a break alone just came.
+   */
+  #gap(): Buffer[] {
+    const ms = this.#breakMs ?? (this.#spoken && this.#newSentence && !this.#afterBreak ? this.settings.pauseMs : 0);
+    return ms > 0 ? this.#silence(Math.round((ms * this.spec.sampleRate) / 1000)) : [];
+  }
+
+  /** The effect chain for a speed and linear volume (undefined when neutral), made once and kept. */
+  async #chainFor(speed: number, volume: number): Promise<EffectChain | undefined> {
+    const key = `${speed}|${volume}`;
+    if (this.#chains.has(key)) return this.#chains.get(key);
+    const settings = { speed, volume };
+    const chain = isNeutral(settings) ? undefined : await EffectChain.create(this.spec, settings, SPAN_SPEED_RANGE);
+    if (this.#chains.size >= MAX_CHAINS) {
+      // Every chain is flushed at its piece's end, so one not in use holds nothing: the oldest goes.
+      for (const [oldKey, old] of this.#chains) {
+        if (old === this.chain) continue;
+        old?.destroy();
+        this.#chains.delete(oldKey);
+        break;
+      }
+    }
+    this.#chains.set(key, chain);
+    return chain;
   }
 
   /** Frame position once `pending` (not yet counted) is handed out. */

@@ -55,8 +55,22 @@ export interface ServiceAnswer {
   replayed?(): boolean;
 }
 
-/** Opens one request for one piece of text and returns the service's answer, unconverted. */
-export type OpenRequest = (text: string, signal: AbortSignal) => ServiceAnswer;
+/**
+ * What one piece asks for beyond its text when it belongs to a speech span (text/spans.ts,
+ * docs/cli.md §11): its own voice and language; undefined fields are the run's.
+ */
+export interface PieceVoice {
+  /** Preset voice id with hyphens; undefined = the run's `--voice`. */
+  voice?: string | undefined;
+  /** Language of the request; undefined = the run's. */
+  language?: Language | undefined;
+}
+
+/**
+ * Opens one request for one piece of text and returns the service's answer, unconverted.
+ * `piece` gives the piece's own voice and language (a span in another voice); absent = the run's.
+ */
+export type OpenRequest = (text: string, signal: AbortSignal, piece?: PieceVoice) => ServiceAnswer;
 
 /**
  * The spec a channel asks the service for: SSE cannot ask for a rate or channels
@@ -81,19 +95,19 @@ export async function openChannel(kind: ChannelKind, target: ServiceTarget, sett
   const { voice, language, spec, timeoutMs, allowInsecure, verbose } = settings;
   if (kind === 'realtime') {
     const { streamRealtime } = await import('../client/realtime.js');
-    return (text, signal) => {
+    return (text, signal, piece) => {
       let arriving: AudioSpec = spec;
       let spoke: string | undefined;
       const chunks = streamRealtime({
         wsBaseUrl: target.wsBaseUrl,
         apiKey: target.apiKey,
         session: {
-          voice,
+          voice: piece?.voice ?? voice,
           input_text: text,
           output_audio_format: spec.format,
           output_audio_sample_rate: spec.sampleRate,
           output_audio_number_of_channels: spec.channels,
-          language,
+          language: piece?.language ?? language,
         },
         timeoutMs,
         signal,
@@ -116,12 +130,12 @@ export async function openChannel(kind: ChannelKind, target: ServiceTarget, sett
   const arriving = requestedSpec('sse', spec);
   // Compiles libsamplerate while the first request is on its way, not when its audio is.
   if (arriving.sampleRate !== spec.sampleRate) void warmUpResampler(1, arriving.sampleRate, spec.sampleRate);
-  return (text, signal) => {
+  return (text, signal, piece) => {
     let spoke: string | undefined;
     const chunks = streamSse({
       baseUrl: target.baseUrl,
       apiKey: target.apiKey,
-      body: { input: text, voice, response_format: spec.format, language },
+      body: { input: text, voice: piece?.voice ?? voice, response_format: spec.format, language: piece?.language ?? language },
       timeoutMs,
       signal,
       allowInsecure,
@@ -139,8 +153,8 @@ export async function openChannel(kind: ChannelKind, target: ServiceTarget, sett
  * the conversion runs on every request's audio, fresh from the service or replayed from the cache.
  */
 export function converted(open: OpenRequest, wanted: AudioSpec): OpenStream {
-  return (text, signal) => {
-    const answer = open(text, signal);
+  return (text, signal, piece) => {
+    const answer = open(text, signal, piece);
     return convertChunks(answer.chunks, () => answer.arriving(), wanted);
   };
 }
@@ -156,8 +170,9 @@ async function openOpenAi(target: ServiceTarget, settings: ChannelSettings, mode
   const { voice, spec, timeoutMs, allowInsecure, verbose } = settings;
   if (OPENAI_SPEC.sampleRate !== spec.sampleRate) void warmUpResampler(1, OPENAI_SPEC.sampleRate, spec.sampleRate);
   const sse = { supported: true };
-  return (text, signal) => ({
-    chunks: streamOpenAi({ baseUrl: target.baseUrl, apiKey: target.apiKey, model, input: text, voice, timeoutMs, signal, allowInsecure, verbose, sse }),
+  // The OpenAI dialect has no language field (docs/protocol.md §10): a span's language is not sent.
+  return (text, signal, piece) => ({
+    chunks: streamOpenAi({ baseUrl: target.baseUrl, apiKey: target.apiKey, model, input: text, voice: piece?.voice ?? voice, timeoutMs, signal, allowInsecure, verbose, sse }),
     arriving: () => OPENAI_SPEC,
     spoke: () => undefined,
   });

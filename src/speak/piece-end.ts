@@ -3,6 +3,7 @@
  * the audio stage needs to flush the tempo changer, put a pause between sentences and time a
  * subtitle cue (docs/cli.md §1 `--speed`, `--pause`, `--subtitles`).
  */
+import type { SpeechSpan } from '../text/spans.js';
 import type { AudioChunk } from '../wire/delta.js';
 
 /**
@@ -25,6 +26,10 @@ export interface PieceStart {
   pieceStart: string;
   /** True when the piece begins a sentence (or line), false when it continues the previous one. */
   newSentence: boolean;
+  /** The speech span the piece belongs to (its rate and gain; docs/cli.md §11); absent for plain text. */
+  span?: SpeechSpan | undefined;
+  /** True for the span's first piece: the span's break goes before it and its marks are timed at its start. */
+  opensSpan?: boolean | undefined;
 }
 
 /** What `audioInOrderMarked` yields: audio, and where each piece's audio starts and ends. */

@@ -14,6 +14,9 @@ import { isSpeakable } from '../protocol/speakable.js';
 import { codePointLength, requestText, splitText } from '../text/split.js';
 import { isPieceEnd, isPieceStart, type PipelineItem } from './piece-end.js';
 import { sentenceBreakBetween } from '../text/sentences.js';
+import { carriesTiming, type SpanPiece } from '../text/span-pieces.js';
+import type { SpeechSpan } from '../text/spans.js';
+import type { PieceVoice } from './channels.js';
 
 export { isPieceEnd, isPieceStart, type PieceEnd, type PieceStart, type PipelineItem } from './piece-end.js';
 
@@ -23,8 +26,17 @@ export interface RequestStats {
   requests: number;
 }
 
-/** Opens one request for one piece of text; the iterable ends after the service's `done`. */
-export type OpenStream = (text: string, signal: AbortSignal) => AsyncIterable<AudioChunk>;
+/**
+ * Opens one request for one piece of text; the iterable ends after the service's `done`.
+ * `piece` is the piece's own voice and language (its speech span's); absent = the run's.
+ */
+export type OpenStream = (text: string, signal: AbortSignal, piece?: PieceVoice) => AsyncIterable<AudioChunk>;
+
+/**
+ * What the pipeline reads: plain text already split (a string per piece), or pieces of speech
+ * spans (text/span-pieces.ts), each requested with its span's voice and language.
+ */
+export type PieceInput = string | SpanPiece;
 
 /** How to synthesize. */
 export interface PipelineOptions {
@@ -70,6 +82,10 @@ interface QueuedPiece {
   text: string;
   /** True when it is a later part of the same sentence (or line) as the piece before it. */
   joins: boolean;
+  /** The speech span it belongs to; undefined for plain text. */
+  span?: SpeechSpan | undefined;
+  /** True for the first piece of its span (the one that carries the span's break and marks). */
+  opensSpan?: boolean | undefined;
 }
 
 /**
@@ -80,7 +96,7 @@ interface QueuedPiece {
  * @throws TtsError the first failure that retries could not mend; for a break after audio was
  *   delivered to an output that cannot rewind, the message says how much audio was delivered.
  */
-export async function* audioInOrder(pieces: AsyncIterable<string>, options: PipelineOptions): AsyncGenerator<AudioChunk, void, undefined> {
+export async function* audioInOrder(pieces: AsyncIterable<PieceInput>, options: PipelineOptions): AsyncGenerator<AudioChunk, void, undefined> {
   for await (const item of audioInOrderMarked(pieces, options)) if (!isPieceEnd(item) && !isPieceStart(item)) yield item;
 }
 
@@ -93,13 +109,14 @@ export async function* audioInOrder(pieces: AsyncIterable<string>, options: Pipe
  * @returns audio chunks in text order, and the markers.
  * @throws as {@link audioInOrder}.
  */
-export async function* audioInOrderMarked(pieces: AsyncIterable<string>, options: PipelineOptions): AsyncGenerator<PipelineItem, void, undefined> {
+export async function* audioInOrderMarked(pieces: AsyncIterable<PieceInput>, options: PipelineOptions): AsyncGenerator<PipelineItem, void, undefined> {
   let limit = options.maxChars;
   // Pieces taken back (after halving, or refused as busy) go before the input's next ones.
   const again: QueuedPiece[] = [];
   // The input is read beside synthesis (so `--lines` speaks a line while the next is awaited),
   // but only a bounded lookahead ahead of the requests: a book is never read far ahead.
-  const lookahead = new ChunkQueue<QueuedPiece>({ highWaterBytes: Math.max(LOOKAHEAD_CHARS, 4 * options.maxChars), sizeOf: (p) => p.text.length });
+  // A span's piece with no text (a break or marks alone) counts as one character: the lookahead stays bounded.
+  const lookahead = new ChunkQueue<QueuedPiece>({ highWaterBytes: Math.max(LOOKAHEAD_CHARS, 4 * options.maxChars), sizeOf: (p) => Math.max(1, p.text.length) });
   const bySentence = (options.units ?? 'sentences') === 'sentences';
   // Bad input (invalid UTF-8 halfway through a file) fails the run at once, not after the
   // pieces before it were spoken.
@@ -109,17 +126,34 @@ export async function* audioInOrderMarked(pieces: AsyncIterable<string>, options
   void (async () => {
     try {
       let previous: string | undefined;
-      for await (const piece of pieces) {
+      // The span whose first piece had nothing to say: its next piece opens it instead.
+      let opening: SpeechSpan | undefined;
+      for await (const input of pieces) {
+        const piece = typeof input === 'string' ? input : input.text;
+        const span = typeof input === 'string' ? undefined : input.span;
+        const opensSpan = typeof input !== 'string' && (input.first || opening === input.span);
+        let queued: QueuedPiece;
         // A piece with nothing to speak (a sentence's "." cut off at --max-chars, emoji alone) is
         // never sent: the service refuses it (docs/protocol.md §7 text_string_required).
         if (!isSpeakable(piece)) {
           // Bounded: only the join's context counts.
           previous = ((previous ?? '') + piece).slice(-1024);
-          continue;
+          if (span === undefined || !opensSpan) continue;
+          // A span's break or marks still reach the audio stage, as a piece with no request.
+          if (!carriesTiming(span)) {
+            opening = span;
+            continue;
+          }
+          queued = { text: '', joins: span.newSentence === false, span, opensSpan };
+        } else {
+          // A span's first piece begins a sentence unless the span says it continues one
+          // (SSML text after a mid-sentence `break` or `prosody`).
+          const joins = opensSpan ? previous !== undefined && span!.newSentence === false : bySentence && previous !== undefined && !sentenceBreakBetween(previous, piece);
+          previous = piece;
+          queued = span === undefined ? { text: piece, joins } : { text: piece, joins, span, opensSpan };
         }
-        const joins = bySentence && previous !== undefined && !sentenceBreakBetween(previous, piece);
-        previous = piece;
-        const room = lookahead.push({ text: piece, joins });
+        opening = undefined;
+        const room = lookahead.push(queued);
         refill();
         if (!room) await lookahead.room();
         // The run is over (failed, aborted, or the output closed): stop reading the input.
@@ -144,7 +178,7 @@ export async function* audioInOrderMarked(pieces: AsyncIterable<string>, options
   const parts = (piece: QueuedPiece, at: number): QueuedPiece[] =>
     splitText(piece.text, at)
       .filter(isSpeakable)
-      .map((text, i) => ({ text, joins: i === 0 ? piece.joins : true }));
+      .map((text, i) => ({ text, joins: i === 0 ? piece.joins : true, span: piece.span, opensSpan: i === 0 && piece.opensSpan === true }));
 
   const window: PieceRun[] = [];
   let concurrency = options.concurrency;
@@ -173,7 +207,7 @@ export async function* audioInOrderMarked(pieces: AsyncIterable<string>, options
           continue;
         }
       }
-      window.push(new PieceRun({ text: requestText(piece.text, limit), joins: piece.joins }, options.retries, options, onBusy, pieceAborts));
+      window.push(new PieceRun({ ...piece, text: requestText(piece.text, limit) }, options.retries, options, onBusy, pieceAborts));
     }
   };
   // Only while a head is playing: with an empty window the loop below is waiting to take the
@@ -196,7 +230,7 @@ export async function* audioInOrderMarked(pieces: AsyncIterable<string>, options
         continue;
       }
       const pieceStart = delivered;
-      yield { pieceStart: head.text, newSentence: !head.piece.joins };
+      yield head.piece.span === undefined ? { pieceStart: head.text, newSentence: !head.piece.joins } : { pieceStart: head.text, newSentence: !head.piece.joins, span: head.piece.span, opensSpan: head.piece.opensSpan === true };
       try {
         for await (const chunk of head.take()) {
           if (inputError !== undefined) throw inputError;
@@ -327,12 +361,18 @@ class PieceRun {
   async #run(): Promise<void> {
     const options = this.#options;
     const started = performance.now();
+    // A span's piece with nothing to say (a break or marks alone) is no request: it ends at once.
+    if (this.text === '') {
+      this.#queue.end();
+      this.#aborts.delete(this.#onAbort);
+      return;
+    }
     for (let attempt = 0; ; attempt++) {
       this.gotAudio = false;
       let bytes = 0;
       try {
         options.stats.requests++;
-        for await (const chunk of options.open(this.text, this.#controller.signal)) {
+        for await (const chunk of options.open(this.text, this.#controller.signal, this.piece.span)) {
           if (chunk.data.length === 0) continue;
           this.gotAudio = true;
           bytes += chunk.data.length;

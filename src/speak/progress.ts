@@ -105,8 +105,8 @@ export class Progress {
  * @returns an opener with `open`'s contract.
  */
 export function reportingPieceDone(open: OpenRequest, onPieceDone: (text: string, fromCache: boolean) => void): OpenRequest {
-  return (text, signal) => {
-    const answer = open(text, signal);
+  return (text, signal, piece) => {
+    const answer = open(text, signal, piece);
     return {
       chunks: (async function* () {
         yield* answer.chunks;

@@ -14,8 +14,10 @@ import { converted, openChannel, requestedSpec, type ChannelKind } from './chann
 import { openOutputs } from './open-outputs.js';
 import type { OutputPlan } from './output-plan.js';
 import { reportingPieceDone } from './progress.js';
-import { AudioStage, type Cue, type StageSettings } from './audio-stage.js';
-import { isPieceEnd, isPieceStart, audioInOrderMarked, audioInOrder, type PipelineItem } from './pipeline.js';
+import { AudioStage, type Cue, type StageSettings, type TimedMark } from './audio-stage.js';
+import { isPieceEnd, isPieceStart, audioInOrderMarked, audioInOrder, type PieceInput, type PipelineItem } from './pipeline.js';
+import { spanPieces } from '../text/span-pieces.js';
+import type { SpeechSpan } from '../text/spans.js';
 import type { ServiceTarget } from './choose-service.js';
 import type { SubtitleWriter } from './subtitles.js';
 
@@ -41,14 +43,25 @@ export interface RunStats {
   cues?: number;
   /** Pieces answered from the piece cache (also counted in `requests`, which counts pieces opened). */
   cacheHits?: number | undefined;
+  /** Marks of the speech spans reached, in order (docs/cli.md §11.1 `--json` `marks`); set for a run of spans. */
+  marks?: TimedMark[] | undefined;
 }
 
 /** Everything one run needs. */
 export interface SpeakOptions {
   /** SSE or the WebSocket. */
   channel: ChannelKind;
-  /** The text to speak, already split into pieces of at most `maxChars` (text/split.ts), in order. */
-  pieces: AsyncIterable<string>;
+  /**
+   * The text to speak, already split into pieces of at most `maxChars` (text/split.ts), in order
+   * (or pieces of spans, text/span-pieces.ts). Give this or {@link spans}.
+   */
+  pieces?: AsyncIterable<PieceInput> | undefined;
+  /**
+   * The input as speech spans (docs/cli.md §11; text/spans.ts), instead of {@link pieces}: each
+   * span's text split on its own, requested in its own voice and language, with its rate, gain,
+   * break and marks applied by the audio stage. The marks reached go to `stats.marks`.
+   */
+  spans?: AsyncIterable<SpeechSpan> | Iterable<SpeechSpan> | undefined;
   /** Preset voice id with hyphens. */
   voice: string;
   language: Language;
@@ -141,6 +154,10 @@ export function prepareAudio(channel: ChannelKind, spec: AudioSpec, effects: { s
  */
 export async function deliverSpeech(options: SpeakOptions): Promise<void> {
   const { spec, stats, signal } = options;
+  const bySentence = options.subtitles !== undefined || (options.effects?.pauseMs ?? 0) > 0;
+  const pieces = options.spans !== undefined ? spanPieces(options.spans, options.maxChars, bySentence) : options.pieces;
+  if (pieces === undefined || (options.spans !== undefined && options.pieces !== undefined)) throw new TypeError('deliverSpeech: give pieces or spans, one of them');
+  if (options.spans !== undefined) stats.marks = [];
   const opened = await openOutputs(options.plan, spec, options.stdout, signal, { env: options.env, verbose: options.log.verbose });
   const sink = opened.sink;
   let stage: AudioStage | undefined;
@@ -156,7 +173,7 @@ export async function deliverSpeech(options: SpeakOptions): Promise<void> {
       subtitles = await openSubtitles(options.subtitles);
       stats.cues = 0;
     }
-    const settings: StageSettings = { speed: 1, volume: 1, pauseMs: 0, ...options.effects, cues: subtitles !== undefined || options.onPieceEnd !== undefined };
+    const settings: StageSettings = { speed: 1, volume: 1, pauseMs: 0, ...options.effects, cues: subtitles !== undefined || options.onPieceEnd !== undefined, spans: options.spans !== undefined };
     stage = await AudioStage.create(spec, settings);
     await options.onOpened?.();
     const channelOpen = await openChannel(options.channel, options.target, {
@@ -173,9 +190,11 @@ export async function deliverSpeech(options: SpeakOptions): Promise<void> {
     // conversion to the run's spec comes after it, fresh or replayed (convert-stream.ts), and
     // the pipeline asks only for what the cache lacks.
     await options.cache?.prepare();
-    const speaker = options.target.embedded ? (await import('../engine/voices.js')).voiceIdentity(options.voice) : undefined;
+    const voiceIdentity = options.target.embedded ? (await import('../engine/voices.js')).voiceIdentity : undefined;
+    const speaker = voiceIdentity?.(options.voice);
     const cached = cachedOpener(channelOpen, {
       cache: options.cache,
+      speakerOf: voiceIdentity,
       identity: identityFor(options.channel, options.target, options.voice, options.language, spec, speaker, options.openai === undefined ? undefined : `openai:${options.openai.model}`),
       requested: requestedSpec(options.channel, spec, options.openai),
       counters: stats,
@@ -209,7 +228,7 @@ export async function deliverSpeech(options: SpeakOptions): Promise<void> {
       units: options.units,
     };
     // Pieces are marked only when the stage needs their ends (tempo flush, pauses, cues).
-    const items: AsyncIterable<PipelineItem> = marked === undefined ? audioInOrder(options.pieces, pipelineOptions) : audioInOrderMarked(options.pieces, pipelineOptions);
+    const items: AsyncIterable<PipelineItem> = marked === undefined ? audioInOrder(pieces, pipelineOptions) : audioInOrderMarked(pieces, pipelineOptions);
     const deliver = async (data: Buffer): Promise<void> => {
       if (data.length === 0) return;
       stats.firstAudioAt ??= performance.now();
@@ -219,12 +238,13 @@ export async function deliverSpeech(options: SpeakOptions): Promise<void> {
     };
     for await (const item of items) {
       if (isPieceStart(item)) {
-        marked!.pieceStart(item.newSentence);
+        await marked!.pieceStart(item.newSentence, item.span, item.opensSpan);
         continue;
       }
       if (isPieceEnd(item)) {
-        const { out, cue } = marked!.pieceEnd(item.pieceEnd);
+        const { out, cue, marks } = marked!.pieceEnd(item.pieceEnd);
         for (const data of out) await deliver(data);
+        stats.marks?.push(...marks);
         if (cue !== undefined && subtitles !== undefined) {
           await subtitles.add(cue);
           stats.cues = subtitles.count;

@@ -30,11 +30,12 @@ export interface TextSourceOptions {
  * The text to speak, as pieces of at most `maxChars`. Input that is empty or white space only
  * fails here, before any service or output is opened.
  * @returns the pieces, and the first text read (lets the built-in engine prepare for kanji;
- *   absent with `--lines`).
+ *   absent with `--lines`), and — instead of the pieces, for a reader of markup such as SSML —
+ *   the whole text unsplit, as read (absent with `--lines`). Read one of them, not both.
  * @throws TtsError `usage` (exit 2, docs/cli.md §3): `--lines` with words or `-f FILE`; empty
  *   text; and what {@link openText} refuses.
  */
-export async function textSource(options: TextSourceOptions): Promise<{ pieces: AsyncIterable<string>; text?: string }> {
+export async function textSource(options: TextSourceOptions): Promise<{ pieces: AsyncIterable<string>; text?: string; whole?: AsyncIterable<string> }> {
   const { words, file, maxChars } = options;
   if (options.lines) {
     if (words.length > 0 || (file !== undefined && file !== '-')) {
@@ -66,7 +67,7 @@ export async function textSource(options: TextSourceOptions): Promise<{ pieces: 
     yield text;
     if (!ended) yield* { [Symbol.asyncIterator]: () => blocks };
   })();
-  return { pieces: splitStream(rest, maxChars), text };
+  return { pieces: splitStream(rest, maxChars), text, whole: rest };
 }
 
 /**

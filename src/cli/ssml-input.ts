@@ -1,0 +1,46 @@
+/**
+ * SSML through the synthesis commands (docs/cli.md §11.1): whether the input is SSML
+ * (`--input-format ssml`, a `.ssml` file, or a text that starts with `<speak`), and reading it
+ * into speech spans (text/ssml.ts) — whole, before anything is requested or written, so a bad
+ * document fails with exit 2 and nothing written.
+ */
+import { TtsError } from '../errors.js';
+import type { Language } from '../protocol/types.js';
+import { inputFormatOf } from '../text/documents/formats.js';
+import type { SpeechSpan } from '../text/spans.js';
+import type { SynthesisFlags } from './flags.js';
+
+/**
+ * True when the input is SSML by the flag or the file's extension (then it is read whole as
+ * SSML); a text that only starts with `<speak` is found by {@link ssmlSpansOf} once read.
+ * @throws TtsError `usage` (exit 2): SSML with `--lines`.
+ */
+export function ssmlByName(words: readonly string[], flags: SynthesisFlags): boolean {
+  const named = inputFormatOf(flags.inputFormat, words.length > 0 ? undefined : flags.file) === 'ssml';
+  if (named && flags.lines === true) throw new TtsError('usage', '--lines reads plain text; it cannot read SSML', { hint: 'drop --lines, or --input-format' });
+  return named;
+}
+
+/**
+ * The input's speech spans when it is SSML: named so ({@link ssmlByName}), or plain text (no
+ * `--input-format`) whose first text starts with `<speak`.
+ * @param source what text/source.ts read: the first text and the whole text unsplit.
+ * @param language the run's language (`--language`, else the voice's).
+ * @param rewrite the lexicon (text/lexicon.ts), applied to the document's text nodes.
+ * @returns the spans, or undefined for plain text (then read `source.pieces` as before).
+ * @throws TtsError `usage` (exit 2) as text/ssml.ts `ssmlSpans`.
+ */
+export async function ssmlSpansOf(
+  words: readonly string[],
+  flags: SynthesisFlags,
+  source: { text?: string | undefined; whole?: AsyncIterable<string> | undefined },
+  language: Language,
+  rewrite?: ((text: string, language: Language) => string) | undefined,
+): Promise<SpeechSpan[] | undefined> {
+  const named = ssmlByName(words, flags);
+  if (source.whole === undefined || source.text === undefined) return undefined;
+  const { looksLikeSsml, ssmlSpans } = await import('../text/ssml.js');
+  if (!named && (flags.inputFormat !== undefined || !looksLikeSsml(source.text))) return undefined;
+  const where = words.length > 0 ? 'the words' : flags.file === undefined || flags.file === '-' ? 'standard input' : flags.file;
+  return ssmlSpans(source.whole, { language, lenient: flags.ssmlLenient === true, source: where, rewrite });
+}

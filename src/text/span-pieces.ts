@@ -1,0 +1,44 @@
+/**
+ * Speech spans (text/spans.ts) → the pieces the pipeline requests (docs/cli.md §11): each span's
+ * text is split on its own (text/split.ts), so a piece never crosses a change of voice, language
+ * or prosody, and every piece keeps a reference to its span for the request (voice, language)
+ * and the audio stage (rate, gain; break and marks on the span's first piece only).
+ */
+import type { SpeechSpan } from './spans.js';
+import { sentencesOf } from './sentences.js';
+import { splitText } from './split.js';
+
+/** One piece of one span, as the pipeline takes it (speak/pipeline.ts). */
+export interface SpanPiece {
+  /** The piece's text, as split (whitespace rides with it; may be '' for a span with no text). */
+  text: string;
+  /** The span it belongs to (shared by all its pieces; never modified). */
+  span: SpeechSpan;
+  /** True for the span's first piece: the one its break, marks and `newSentence` belong to. */
+  first: boolean;
+}
+
+/**
+ * The pieces of `spans`, span by span, in order. A span with no text still gives one piece ('')
+ * so that its break and marks reach the audio stage.
+ * @param spans in document order; read lazily (one span ahead of the pieces given out).
+ * @param maxChars longest piece, in code points (--max-chars, ≥ 1).
+ * @param bySentence one sentence per piece (with `--pause` or `--subtitles`, as for plain text:
+ *   a pause goes between sentences and a cue spans one).
+ */
+export async function* spanPieces(spans: AsyncIterable<SpeechSpan> | Iterable<SpeechSpan>, maxChars: number, bySentence = false): AsyncGenerator<SpanPiece, void, undefined> {
+  for await (const span of spans) {
+    const split = splitText(span.text, maxChars);
+    const parts = bySentence ? split.flatMap(sentencesOf) : split;
+    if (parts.length === 0) {
+      yield { text: '', span, first: true };
+      continue;
+    }
+    for (const [i, text] of parts.entries()) yield { text, span, first: i === 0 };
+  }
+}
+
+/** True when a span's first piece must reach the audio stage even with nothing to say: it carries a break or marks. */
+export function carriesTiming(span: SpeechSpan): boolean {
+  return span.breakBeforeMs !== undefined || (span.marks !== undefined && span.marks.length > 0);
+}

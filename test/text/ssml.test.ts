@@ -1,0 +1,237 @@
+/**
+ * SSML → speech spans (text/ssml.ts, docs/cli.md §11.1): our own documents in the shapes of the
+ * W3C SSML 1.1 §2–§3 examples, each giving the spans (what is requested, in which voice and
+ * language, with which rate, gain, break and marks); and hostile documents refused with exit 2
+ * and their line:column.
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { TtsError } from '../../src/errors.js';
+import { looksLikeSsml, ssmlSpans, type SsmlOptions } from '../../src/text/ssml.js';
+import type { SpeechSpan } from '../../src/text/spans.js';
+
+const read = (doc: string, extra: Partial<SsmlOptions> = {}): Promise<SpeechSpan[]> => ssmlSpans([doc], { language: 'en', lenient: false, source: 'doc.ssml', ...extra });
+
+/** Rejects with a usage error (exit 2) whose message matches `pattern`. */
+async function refused(doc: string | string[], pattern: RegExp, extra: Partial<SsmlOptions> = {}): Promise<void> {
+  await assert.rejects(ssmlSpans(typeof doc === 'string' ? [doc] : doc, { language: 'en', lenient: false, source: 'doc.ssml', ...extra }), (error: unknown) => {
+    assert.ok(error instanceof TtsError, String(error));
+    assert.equal(error.exitCode, 2);
+    assert.match(error.message, pattern);
+    return true;
+  });
+}
+
+describe('SSML shapes (W3C SSML 1.1 §2–§3)', () => {
+  it('§2.1 a document: speak with version, namespace and xml:lang; p and s are sentences', async () => {
+    const spans = await read(
+      '<?xml version="1.0"?>\n<speak version="1.1" xmlns="http://www.w3.org/2001/10/synthesis" xml:lang="en-GB">\n  <p><s>The ferry is late</s><s>Please wait inside</s></p>\n  <p>Tickets are sold at the kiosk.</p>\n</speak>',
+    );
+    assert.deepEqual(spans, [
+      { text: 'The ferry is late', newSentence: true, language: 'en' },
+      { text: 'Please wait inside', newSentence: true, language: 'en' },
+      { text: 'Tickets are sold at the kiosk.', newSentence: true, language: 'en' },
+    ]);
+  });
+
+  it('§3.1.8 lang (and a voice of another language): each its own span in its language, the text after back in the first', async () => {
+    const spans = await read('<speak>The sign says <lang xml:lang="ja">出口</lang> in Japanese, and <voice name="ja-man-1">ありがとう</voice> too.</speak>');
+    assert.deepEqual(
+      spans.map((s) => [s.text, s.voice, s.language]),
+      [
+        ['The sign says', undefined, undefined],
+        ['出口', undefined, 'ja'],
+        ['in Japanese, and', undefined, undefined],
+        ['ありがとう', 'ja-man-1', 'ja'],
+        ['too.', undefined, undefined],
+      ],
+    );
+    assert.deepEqual(
+      spans.map((s) => s.newSentence),
+      [true, false, false, false, false],
+    );
+  });
+
+  it('§3.1.9 say-as and §3.1.10 sub: rendered before the request, in the text around them', async () => {
+    const spans = await read(
+      '<speak>Call <say-as interpret-as="telephone">555-0142</say-as> before <say-as interpret-as="date" format="mdy">7/4/2026</say-as> at <say-as interpret-as="time">9:05</say-as>, ask for <sub alias="the Acme Corporation">ACME</sub>, code <say-as interpret-as="characters">QX7</say-as>, room <say-as interpret-as="cardinal">1,204</say-as>, pin <say-as interpret-as="digits">908</say-as>.</speak>',
+    );
+    assert.deepEqual(spans, [
+      {
+        text: 'Call five five five, zero one four two before July fourth, twenty twenty-six at nine oh five A M, ask for the Acme Corporation, code Q X seven, room one thousand two hundred four, pin nine zero eight.',
+        newSentence: true,
+      },
+    ]);
+  });
+
+  it('say-as in Japanese reads numbers with their counters in katakana', async () => {
+    const spans = await read('<speak xml:lang="ja"><say-as interpret-as="date" format="md">4/1</say-as>の<say-as interpret-as="time">14:30</say-as>に<say-as interpret-as="cardinal">300</say-as>人。</speak>');
+    assert.equal(spans[0]!.text, 'シガツツイタチのジューヨジサンジュップンにサンビャク人。');
+  });
+
+  it('§3.2.1 voice: a change of voice is a span of its own; nested voices restore the outer one', async () => {
+    const spans = await read('<speak><voice name="en-woman-1">Good evening. <voice name="en-man-1">And good night.</voice> Sleep well.</voice></speak>');
+    assert.deepEqual(
+      spans.map((s) => [s.text, s.voice, s.newSentence]),
+      [
+        ['Good evening.', 'en-woman-1', true],
+        ['And good night.', 'en-man-1', true],
+        ['Sleep well.', 'en-woman-1', true],
+      ],
+    );
+  });
+
+  it('§3.2.2 emphasis: documented rate and gain; none changes nothing', async () => {
+    const spans = await read('<speak>This is <emphasis>very</emphasis> <emphasis level="strong">very</emphasis> <emphasis level="reduced">rarely</emphasis> <emphasis level="none">said</emphasis>.</speak>');
+    assert.deepEqual(
+      spans.map((s) => [s.text, s.rate, s.gainDb]),
+      [
+        ['This is', undefined, undefined],
+        ['very', 0.92, 2],
+        ['very', 0.85, 4],
+        ['rarely', 1.08, -3],
+        ['said', undefined, undefined],
+        ['.', undefined, undefined],
+      ],
+    );
+  });
+
+  it('§3.2.3 break: time in ms or s, strengths mapped, consecutive breaks add up, the break rides on the next span; a trailing break is a span with no text', async () => {
+    const spans = await read(
+      '<speak>One<break time="1.5s"/>two<break time="250ms"/><break strength="x-weak"/>three<break/>four<break strength="none"/>five<break strength="x-strong"/></speak>',
+    );
+    assert.deepEqual(
+      spans.map((s) => [s.text, s.breakBeforeMs]),
+      [
+        ['One', undefined],
+        ['two', 1500],
+        ['three', 350],
+        ['four', 500],
+        ['five', 0],
+        ['', 1200],
+      ],
+    );
+  });
+
+  it('§3.2.4 prosody: rate as % (absolute and relative) and names; volume in dB and names; nested prosody multiplies rates and adds dB', async () => {
+    const spans = await read(
+      '<speak><prosody rate="x-slow">a</prosody><prosody rate="150%">b</prosody><prosody rate="+20%">c</prosody><prosody rate="-50%" volume="x-loud">d<prosody rate="x-fast" volume="-4dB">e</prosody></prosody><prosody volume="silent">f</prosody><prosody volume="soft">g</prosody></speak>',
+    );
+    assert.deepEqual(
+      spans.map((s) => [s.text, s.rate, s.gainDb]),
+      [
+        ['a', 0.5, undefined],
+        ['b', 1.5, undefined],
+        ['c', 1.2, undefined],
+        ['d', 0.5, 10],
+        ['e', 0.75, 6],
+        ['f', undefined, -Infinity],
+        ['g', undefined, -6],
+      ],
+    );
+  });
+
+  it('§3.3.2 mark: the name rides on the span that follows it, the text around it split there', async () => {
+    const spans = await read('<speak>Ready <mark name="go"/>set <mark name="a"/><mark name="b"/>go<mark name="end"/></speak>');
+    assert.deepEqual(
+      spans.map((s) => [s.text, s.marks]),
+      [
+        ['Ready', undefined],
+        ['set', ['go']],
+        ['go', ['a', 'b']],
+        ['', ['end']],
+      ],
+    );
+  });
+
+  it('a rewrite (the lexicon) sees plain text nodes with their language, never a sub alias or say-as output', async () => {
+    const seen: [string, string][] = [];
+    const spans = await read('<speak>SQL and <sub alias="SQL">S.Q.L.</sub> and <say-as interpret-as="characters">SQL</say-as> <lang xml:lang="ja">SQL</lang></speak>', {
+      rewrite: (text, language) => {
+        seen.push([text, language]);
+        return text.replace(/SQL/gu, 'sequel');
+      },
+    });
+    assert.deepEqual(
+      spans.map((s) => s.text),
+      ['sequel and SQL and S Q L', 'sequel'],
+    );
+    assert.deepEqual(seen, [
+      ['SQL and ', 'en'],
+      [' and ', 'en'],
+      ['SQL', 'ja'],
+    ]);
+  });
+
+  it('a text node split across blocks reaches the rewrite whole', async () => {
+    const seen: string[] = [];
+    await ssmlSpans(['<speak>Structured Qu', 'ery Language</speak>'], { language: 'en', lenient: false, source: 'x', rewrite: (t) => (seen.push(t), t) });
+    assert.deepEqual(seen, ['Structured Query Language']);
+  });
+
+  it('looksLikeSsml: <speak at the start, after a BOM, white space or an XML declaration', () => {
+    assert.ok(looksLikeSsml('<speak>hi</speak>'));
+    assert.ok(looksLikeSsml('\uFEFF  <?xml version="1.0"?>\n<speak version="1.1">'));
+    assert.ok(!looksLikeSsml('Say <speak> aloud'));
+    assert.ok(!looksLikeSsml('<speaker>'));
+  });
+});
+
+describe('SSML refused (exit 2, line:column)', () => {
+  it('an unknown element names itself and where its tag starts', async () => {
+    await refused('<speak>\n  Hello <whisper>there</whisper></speak>', /^doc\.ssml:2:9: <whisper> is not an SSML element tts reads$/);
+  });
+
+  it('--ssml-lenient speaks an unknown element\'s text, and audio\'s fallback text, and ignores unknown attributes', async () => {
+    const spans = await read('<speak>Hello <whisper>there</whisper> <audio src="bell.wav">ding</audio> <prosody pitch="high">up</prosody></speak>', { lenient: true });
+    assert.deepEqual(
+      spans.map((s) => s.text),
+      ['Hello there ding', 'up'],
+    );
+  });
+
+  it('audio is refused clearly: tts fetches nothing', async () => {
+    await refused('<speak><audio src="https://example.invalid/a.wav"/></speak>', /1:8: <audio> is not supported: tts fetches no audio/);
+  });
+
+  it('an unsupported attribute, a bad value, a missing attribute', async () => {
+    await refused('<speak><prosody pitch="high">x</prosody></speak>', /1:8: <prosody> attribute pitch is not supported/);
+    await refused('<speak><prosody rate="fastest">x</prosody></speak>', /prosody rate="fastest" is not a percentage/);
+    await refused('<speak><prosody rate="1000%">x</prosody></speak>', /prosody rate 1000% is outside 25% … 400%/);
+    await refused('<speak><break time="2 minutes"/>x</speak>', /break time="2 minutes" is not a duration/);
+    await refused('<speak><break time="61s"/>x</speak>', /longer than 60 s/);
+    await refused('<speak><voice>x</voice></speak>', /<voice> needs a name="…" attribute/);
+    await refused('<speak><lang xml:lang="fr">bonjour</lang></speak>', /xml:lang="fr": tts speaks ja and en/);
+    await refused('<speak><say-as interpret-as="date" format="mdy">13/40/2020</say-as></speak>', /1:8: say-as date: month 13/);
+    await refused('<speak><say-as interpret-as="ordinal">3</say-as></speak>', /say-as interpret-as="ordinal" is not one of/);
+    await refused('<speak><sub alias="x"><s>y</s></sub></speak>', /<sub> holds text only, not <s>/);
+  });
+
+  it('malformed XML says where', async () => {
+    await refused('<speak>\nHello <s>there</speak>', /^doc\.ssml:2:22: malformed SSML: unexpected close tag/);
+    await refused('<speak>Fish & chips</speak>', /^doc\.ssml:1:\d+: malformed SSML: /);
+  });
+
+  it('a root other than speak, text outside it, no speak at all, nothing to say', async () => {
+    await refused('<p>Hello</p>', /the root element is <p>, not <speak>/);
+    await refused('<speak>a</speak>b', /text outside <speak>|malformed SSML/);
+    await refused('<speak><break time="1s"/><mark name="m"/></speak>', /the SSML has no text to speak/);
+  });
+
+  it('billion laughs: the DOCTYPE is refused before any entity is defined', async () => {
+    const lol = ['<?xml version="1.0"?>', '<!DOCTYPE speak [', ' <!ENTITY lol "lol">'];
+    for (let i = 1; i <= 9; i++) lol.push(` <!ENTITY lol${i} "${`&lol${i === 1 ? '' : i - 1};`.repeat(10)}">`);
+    lol.push(']>', '<speak>&lol9;</speak>');
+    await refused(lol.join('\n'), /^doc\.ssml:13:2: a DOCTYPE is not allowed in SSML/);
+  });
+
+  it('an external entity: the DOCTYPE is refused; an entity without one is undefined', async () => {
+    await refused('<?xml version="1.0"?>\n<!DOCTYPE speak [<!ENTITY xxe SYSTEM "file:///etc/passwd">]>\n<speak>&xxe;</speak>', /a DOCTYPE is not allowed/);
+    await refused('<speak>&xxe;</speak>', /1:12: malformed SSML: undefined entity/);
+  });
+
+  it('10,000 nested elements: refused at depth 64, without reading them all into a tree', async () => {
+    const deep = `<speak>${'<prosody>'.repeat(10_000)}x${'</prosody>'.repeat(10_000)}</speak>`;
+    await refused(deep, /^doc\.ssml:1:575: elements nested deeper than 64$/);
+  });
+});
