@@ -148,6 +148,11 @@ export async function applyConfig(program: Command, cmd: Command, env: NodeJS.Pr
   const profile = chosenProfile(cmd.getOptionValue('profile') as string | undefined, env);
   const file = await loadSettingsFile(program, env, profile);
   if (!file.exists) return;
+  // Dialogue scripts' voices (docs/cli.md §11.2): the profile's names over the top level's; --cast wins over both in the run.
+  if (only === undefined && (file.voices.size > 0 || file.profileVoices.size > 0)) {
+    const voices = new Map([...file.voices, ...(profile === undefined ? [] : (file.profileVoices.get(profile.name) ?? []))]);
+    cmd.setOptionValueWithSource('configVoices', voices, 'config');
+  }
   for (const s of effectiveSettings(cmd, file, profile?.name, env)) {
     if (only !== undefined && !only.has(s.key)) continue;
     if (s.source === 'profile' || s.source === 'config file') cmd.setOptionValueWithSource(s.attr, s.value, 'config');

@@ -56,11 +56,11 @@ export async function documentSource(
   lexicon?: { apply: Rewrite; language: Language },
 ): Promise<DocumentSource | undefined> {
   const format = inputFormatOf(flags.inputFormat, words.length > 0 ? undefined : flags.file);
-  // SSML is read by the synthesis command itself (text/ssml.ts), as speech spans.
-  if (format === 'text' || format === 'ssml') {
+  // SSML and dialogue scripts are read by the synthesis command itself (text/ssml.ts, text/script.ts), as speech spans.
+  if (format === 'text' || format === 'ssml' || format === 'script') {
     // Chapter flags on plain text would do nothing: say so rather than ignore them.
     const given = ([['--chapters', flags.chapters], ['--chapter-level', flags.chapterLevel], ['--chapter-range', flags.chapterRange], ['--code-phrase', flags.codePhrase]] as const).find(([, v]) => v !== undefined);
-    if (given !== undefined) throw new TtsError('usage', `${given[0]} needs a document (Markdown, HTML or EPUB); the input is ${format === 'text' ? 'plain text' : 'SSML'}`, { hint: 'give -f FILE.md, .html or .epub, or --input-format markdown|html|epub' });
+    if (given !== undefined) throw new TtsError('usage', `${given[0]} needs a document (Markdown, HTML or EPUB); the input is ${format === 'text' ? 'plain text' : format === 'ssml' ? 'SSML' : 'a dialogue script'}`, { hint: 'give -f FILE.md, .html or .epub, or --input-format markdown|html|epub' });
     return undefined;
   }
   if (flags.lines === true) throw new TtsError('usage', `--lines reads plain text; it cannot read ${format}`, { hint: 'drop --lines, or --input-format' });

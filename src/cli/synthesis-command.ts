@@ -10,7 +10,7 @@ import { DEFAULT_VOICE } from '../protocol/voices.js';
 import { PLAYER_NAMES } from '../audio/players.js';
 import { INPUT_FORMATS } from '../text/documents/formats.js';
 import { configRelativePaths, softenConfigDefaults } from './config-defaults.js';
-import { bytesIn, chapterRangeOf, DEFAULT_MAX_INPUT_BYTES, intIn, numberIn, secondsIn, serviceFormat, type CommandDone, type SynthesisCommandSpec, type SynthesisFlags } from './flags.js';
+import { bytesIn, castOf, chapterRangeOf, DEFAULT_MAX_INPUT_BYTES, intIn, numberIn, secondsIn, serviceFormat, type CommandDone, type SynthesisCommandSpec, type SynthesisFlags } from './flags.js';
 import type { CommandIo } from './report.js';
 
 /** Adds the synthesis flags of docs/cli.md §1 (and the document flags of §10) to a command. */
@@ -62,6 +62,7 @@ export function addSynthesisOptions(cmd: Command): Command {
     .option('--chapter-range <a-b>', 'speak only these chapters (1-based, e.g. 2-4, 3-, 5)', chapterRangeOf)
     .option('--code-phrase <text>', 'say this for each skipped code block (default: nothing)')
     // Controlling speech (docs/cli.md §11).
+    .option('--cast <name=voice,...>', 'voices of a dialogue script\'s speakers, e.g. Alice=en-woman-1,Bob=en-man-1 (over [voices] in the config file)', castOf)
     .option('--lexicon <file>', 'pronunciation lexicon (TOML; default: lexicon.toml beside the config file)')
     .option('--no-lexicon', 'use no lexicon, not even lexicon.toml')
     .option('--print-text', 'print the text as it will be spoken, one sentence per line, on stdout; synthesize nothing')

@@ -28,6 +28,7 @@ import { startProgressDisplay, type ProgressDisplay } from './progress-display.j
 import { runLifecycle } from './run-lifecycle.js';
 import { checkChapterPaths, documentSource, finishDocument, printSpokenText, splitChapters, type DocumentSource } from './document-run.js';
 import { ssmlByName, ssmlSpansOf } from './ssml-input.js';
+import { scriptByName, scriptSpansOf } from './script-input.js';
 import type { SpeechSpan } from '../text/spans.js';
 
 /** The `--json` summary line (docs/cli.md §1). */
@@ -51,6 +52,8 @@ export interface RunSummary {
   error?: string;
   /** Subtitle cues written, with --subtitles (docs/cli.md §1). */
   cues?: number;
+  /** A dialogue script's turns, in seconds of the audio (docs/cli.md §11.2). */
+  turns?: { speaker: string; voice: string; start: number; end: number }[];
   /** The chapters heard, in seconds (a document; docs/cli.md §10). */
   chapters?: { title: string; start: number; end: number }[];
   /** The SSML marks reached, with their times in seconds (3 decimals; docs/cli.md §11.1). */
@@ -75,6 +78,9 @@ export async function runSynthesisCommand(command: SynthesisCommandSpec, words: 
   const spec: AudioSpec = specOf(flags);
   let plan: OutputPlan | undefined;
   let chapters: { title: string; start: number; end: number }[] | undefined;
+  /** A dialogue script's turns as heard (docs/cli.md §11.2), for `--json`. */
+  let turns: { speaker: string; voice: string; start: number; end: number }[] | undefined;
+  let lastTurnSpan: SpeechSpan | undefined;
   let document: DocumentSource | undefined;
   /** The chapter being read (` · chapter 3: Title`), '' for plain text or before the first (docs/cli.md §10). */
   const chapterNote = (): string => {
@@ -101,6 +107,7 @@ export async function runSynthesisCommand(command: SynthesisCommandSpec, words: 
     if (!ok) s.error = err instanceof TtsError ? err.code : 'internal';
     if (stats.cues !== undefined) s.cues = stats.cues;
     if (chapters !== undefined) s.chapters = chapters;
+    if (turns !== undefined) s.turns = turns;
     if (stats.marks !== undefined) s.marks = stats.marks.map((m) => ({ name: m.name, time: Number(m.time.toFixed(3)) }));
     return s;
   };
@@ -141,13 +148,17 @@ export async function runSynthesisCommand(command: SynthesisCommandSpec, words: 
       if (words.length === 0 && (flags.file === undefined || flags.file === '-')) reporter.verbose('reading the text from standard input');
       checkChapterPaths(flags);
       ssmlByName(words, flags);
+      const isScript = scriptByName(words, flags);
       // The lexicon is read before any text or service: a bad file is exit 2 with nothing done (docs/cli.md §11.3).
       const rewrite = await runLexicon(flags, io.env);
       document = await documentSource(words, flags, io, signal, (l) => reporter.verbose(l), rewrite);
       const source = document ?? (await textSource({ ...text, maxInputBytes: flags.maxInput, maxChars: flags.maxChars, stdin: io.stdin, signal }));
       if (document !== undefined) progress.setTotal(document.chapters.reduce((n, c) => n + Buffer.byteLength(c.text), 0));
       // SSML (docs/cli.md §11.1) is read whole into speech spans before anything is requested.
-      const spans: SpeechSpan[] | undefined = document === undefined ? await ssmlSpansOf(words, flags, source, speakSettings(flags).language, rewrite?.apply) : undefined;
+      // A dialogue script (§11.2) likewise, one span per turn.
+      const spans: SpeechSpan[] | undefined =
+        document !== undefined ? undefined : isScript ? await scriptSpansOf(words, flags, source as { whole?: AsyncIterable<string> }, rewrite?.apply) : await ssmlSpansOf(words, flags, source, speakSettings(flags).language, rewrite?.apply);
+      if (isScript) turns = [];
       const spoken = spans === undefined ? source.text : spans.map((s) => s.text).join(' ').slice(0, 4096);
       // Spans carry their own voices and languages: the check is for plain text in one voice.
       const mismatch = source.text === undefined || spans !== undefined ? undefined : mismatchWarning(source.text, flags.voice, flags.language);
@@ -184,7 +195,19 @@ export async function runSynthesisCommand(command: SynthesisCommandSpec, words: 
         log: { verbose: (l) => reporter.verbose(l), warn: (l) => reporter.warn(l) },
         stats,
         cache,
-        onPieceEnd: document === undefined ? undefined : (text, cue) => document?.clock.pieceEnd(text, cue),
+        onPieceEnd:
+          document !== undefined
+            ? (text, cue) => document?.clock.pieceEnd(text, cue)
+            : turns !== undefined
+              ? (_text, cue) => {
+                  // A dialogue script's turns with their times (docs/cli.md §11.2 `--json`): a turn is one span.
+                  if (cue?.span?.speaker === undefined || turns === undefined) return;
+                  const last = turns[turns.length - 1];
+                  if (last !== undefined && lastTurnSpan === cue.span) last.end = Number(cue.end.toFixed(3));
+                  else turns.push({ speaker: cue.span.speaker, voice: cue.span.voice ?? flags.voice, start: Number(cue.start.toFixed(3)), end: Number(cue.end.toFixed(3)) });
+                  lastTurnSpan = cue.span;
+                }
+              : undefined,
         onPieceDone: (text, fromCache) => {
           progress.pieceDone(text, fromCache);
           show();
