@@ -9,7 +9,8 @@
  */
 import { sameSpec } from '../dsp/convert.js';
 import { bytesPerFrame, type AudioSpec } from '../dsp/spec.js';
-import type { OpenRequest, PieceVoice } from '../speak/channels.js';
+import type { OpenRequest } from '../speak/channels.js';
+import type { PieceVoice } from '../speak/piece-end.js';
 import type { AudioChunk } from '../wire/delta.js';
 import { pieceKey, type CacheIdentity } from './identity.js';
 import type { PieceCache } from './store.js';

@@ -23,8 +23,11 @@ import { openText } from '../text/read.js';
 import { splitText } from '../text/split.js';
 import type { SynthesisFlags } from './flags.js';
 import type { Rewrite } from '../text/lexicon.js';
-import type { Language } from '../protocol/types.js';
 import type { CommandIo } from './report.js';
+import { scriptSpansOf } from './script-input.js';
+import { ssmlSpansOf } from './ssml-input.js';
+import { languageForVoice } from '../protocol/voices.js';
+import type { Language } from '../protocol/types.js';
 
 /** A document ready to be spoken. */
 export interface DocumentSource {
@@ -58,8 +61,9 @@ export async function documentSource(
   const format = inputFormatOf(flags.inputFormat, words.length > 0 ? undefined : flags.file);
   // SSML and dialogue scripts are read by the synthesis command itself (text/ssml.ts, text/script.ts), as speech spans.
   if (format === 'text' || format === 'ssml' || format === 'script') {
-    // Chapter flags on plain text would do nothing: say so rather than ignore them.
-    const given = ([['--chapters', flags.chapters], ['--chapter-level', flags.chapterLevel], ['--chapter-range', flags.chapterRange], ['--code-phrase', flags.codePhrase]] as const).find(([, v]) => v !== undefined);
+    // Chapter flags on plain text would do nothing: say so rather than ignore them. SSML takes
+    // --chapters: its marks start the chapters (docs/cli.md §11.1).
+    const given = ([['--chapters', format === 'ssml' ? undefined : flags.chapters], ['--chapter-level', flags.chapterLevel], ['--chapter-range', flags.chapterRange], ['--code-phrase', flags.codePhrase]] as const).find(([, v]) => v !== undefined);
     if (given !== undefined) throw new TtsError('usage', `${given[0]} needs a document (Markdown, HTML or EPUB); the input is ${format === 'text' ? 'plain text' : format === 'ssml' ? 'SSML' : 'a dialogue script'}`, { hint: 'give -f FILE.md, .html or .epub, or --input-format markdown|html|epub' });
     return undefined;
   }
@@ -126,7 +130,11 @@ export async function printSpokenText(
   for await (const block of await openText({ words, file: flags.file, stdin: io.stdin, maxInputBytes: flags.maxInput, signal })) parts.push(block);
   const text = parts.join('');
   if (text.trim() === '') throw new TtsError('usage', 'the text is empty', { hint: 'give some text to speak' });
-  for (const s of sentencesOf(text)) if (s.trim() !== '') write((lexicon === undefined ? s : lexicon.apply(s, lexicon.language)).replace(/\s+/gu, ' ').trim());
+  // SSML (docs/cli.md §11.1) and dialogue scripts (§11.2): the spans' text as it will be sent; the lexicon (§11.3) in all.
+  const language = lexicon?.language ?? ((flags.language ?? languageForVoice(flags.voice)) as Language);
+  const spans = (await scriptSpansOf(words, flags, { whole: [text] }, lexicon?.apply)) ?? (await ssmlSpansOf(words, flags, { text, whole: [text] }, language, lexicon?.apply));
+  const blocks = spans !== undefined ? spans.map((s) => s.text) : [lexicon === undefined ? text : lexicon.apply(text, language)];
+  for (const block of blocks) for (const s of sentencesOf(block)) if (s.trim() !== '') write(s.replace(/\s+/gu, ' ').trim());
   return 0;
 }
 
@@ -145,12 +153,39 @@ export function documentTags(doc: SpokenDocument): AudioTags {
 export async function finishDocument(source: DocumentSource, plan: OutputPlan, spec: AudioSpec, audioBytes: number, flags: SynthesisFlags): Promise<AudioChapter[]> {
   const seconds = audioBytes / bytesPerFrame(spec) / spec.sampleRate;
   const chapters = source.clock.chapters(seconds);
+  await writeChapters(chapters, documentTags(source.doc), plan, spec, flags);
+  return chapters;
+}
+
+/**
+ * SSML with `--chapters FILE.vtt` (docs/cli.md §11.1): each mark starts a chapter named by it
+ * (audio before the first mark — all of it, without marks — is a chapter "Opening"; of marks at
+ * one time the last names it),
+ * written like a document's (into the file's metadata and FILE.vtt) once the audio is complete.
+ * @param marks the run's marks in order, times in seconds.
+ * @returns the chapters (for `--json`); undefined without `--chapters`.
+ * @throws TtsError `io_error` (exit 7) as {@link finishDocument}.
+ */
+export async function finishMarkChapters(marks: readonly { name: string; time: number }[], plan: OutputPlan, spec: AudioSpec, audioBytes: number, flags: SynthesisFlags): Promise<AudioChapter[] | undefined> {
+  if (flags.chapters === undefined) return undefined;
+  const seconds = audioBytes / bytesPerFrame(spec) / spec.sampleRate;
+  const starts: { title: string; start: number }[] = marks.length === 0 || marks[0]!.time > 0 ? [{ title: 'Opening', start: 0 }] : [];
+  for (const mark of marks) {
+    if (starts.length > 0 && starts[starts.length - 1]!.start === mark.time) starts.pop();
+    starts.push({ title: mark.name, start: mark.time });
+  }
+  const chapters = starts.map((c, i) => ({ ...c, end: starts[i + 1]?.start ?? seconds })).filter((c) => c.end > c.start);
+  await writeChapters(chapters, {}, plan, spec, flags);
+  return chapters;
+}
+
+/** The chapters into the audio file's metadata (not raw) and into `--chapters FILE.vtt`. */
+async function writeChapters(chapters: AudioChapter[], tags: AudioTags, plan: OutputPlan, spec: AudioSpec, flags: SynthesisFlags): Promise<void> {
   const file = plan.file;
   if (file !== undefined && file.container !== 'raw' && (await stat(file.path).catch(() => undefined))?.isFile() === true) {
-    await writeChapterMetadata(file.path, file.container as TaggedContainer, documentTags(source.doc), chapters, spec.sampleRate);
+    await writeChapterMetadata(file.path, file.container as TaggedContainer, tags, chapters, spec.sampleRate);
   }
   if (flags.chapters !== undefined) await writeTextAtomically(flags.chapters, webvttChapters(chapters));
-  return chapters;
 }
 
 /**

@@ -41,7 +41,7 @@ export function languageOfVoice(voice: string): Language {
 export async function scriptSpansOf(
   words: readonly string[],
   flags: SynthesisFlags,
-  source: { whole?: AsyncIterable<string> | undefined },
+  source: { whole?: AsyncIterable<string> | Iterable<string> | undefined },
   rewrite?: ((text: string, language: Language) => string) | undefined,
 ): Promise<SpeechSpan[] | undefined> {
   if (!scriptByName(words, flags) || source.whole === undefined) return undefined;

@@ -33,7 +33,7 @@ export function ssmlByName(words: readonly string[], flags: SynthesisFlags): boo
 export async function ssmlSpansOf(
   words: readonly string[],
   flags: SynthesisFlags,
-  source: { text?: string | undefined; whole?: AsyncIterable<string> | undefined },
+  source: { text?: string | undefined; whole?: AsyncIterable<string> | Iterable<string> | undefined },
   language: Language,
   rewrite?: ((text: string, language: Language) => string) | undefined,
 ): Promise<SpeechSpan[] | undefined> {

@@ -26,7 +26,7 @@ import { createReporter, type CommandIo } from './report.js';
 import { formatProgress, formatRunSummary } from './run-lines.js';
 import { startProgressDisplay, type ProgressDisplay } from './progress-display.js';
 import { runLifecycle } from './run-lifecycle.js';
-import { checkChapterPaths, documentSource, finishDocument, printSpokenText, splitChapters, type DocumentSource } from './document-run.js';
+import { checkChapterPaths, documentSource, finishDocument, finishMarkChapters, printSpokenText, splitChapters, type DocumentSource } from './document-run.js';
 import { ssmlByName, ssmlSpansOf } from './ssml-input.js';
 import { scriptByName, scriptSpansOf } from './script-input.js';
 import type { SpeechSpan } from '../text/spans.js';
@@ -160,6 +160,8 @@ export async function runSynthesisCommand(command: SynthesisCommandSpec, words: 
         document !== undefined ? undefined : isScript ? await scriptSpansOf(words, flags, source as { whole?: AsyncIterable<string> }, rewrite?.apply) : await ssmlSpansOf(words, flags, source, speakSettings(flags).language, rewrite?.apply);
       if (isScript) turns = [];
       const spoken = spans === undefined ? source.text : spans.map((s) => s.text).join(' ').slice(0, 4096);
+      // Progress counts the text sent, not the markup around it.
+      if (spans !== undefined) progress.setTotal(spans.reduce((n, s) => n + Buffer.byteLength(s.text), 0));
       // Spans carry their own voices and languages: the check is for plain text in one voice.
       const mismatch = source.text === undefined || spans !== undefined ? undefined : mismatchWarning(source.text, flags.voice, flags.language);
       if (mismatch !== undefined) reporter.warn(`warning: ${mismatch}`);
@@ -229,6 +231,9 @@ export async function runSynthesisCommand(command: SynthesisCommandSpec, words: 
       });
       if (document !== undefined) {
         chapters = (await finishDocument(document, plan, spec, stats.bytes, flags)).map((c) => ({ title: c.title, start: Number(c.start.toFixed(3)), end: Number(c.end.toFixed(3)) }));
+      }
+      if (stats.marks !== undefined) {
+        chapters = (await finishMarkChapters(stats.marks, plan, spec, stats.bytes, flags))?.map((c) => ({ title: c.title, start: Number(c.start.toFixed(3)), end: Number(c.end.toFixed(3)) }));
       }
       progress.finish();
       spinner?.stop();

@@ -10,6 +10,7 @@ import { SSE_SAMPLE_RATE, type Language } from '../protocol/types.js';
 import { warmUpResampler } from '../dsp/resample.js';
 import { convertChunks, reportedSpec } from './convert-stream.js';
 import type { OpenStream } from './pipeline.js';
+import type { PieceVoice } from './piece-end.js';
 import type { AudioChunk } from '../wire/delta.js';
 import type { ServiceTarget } from './choose-service.js';
 
@@ -53,17 +54,6 @@ export interface ServiceAnswer {
   spoke(): string | undefined;
   /** True when the piece cache answered (replayed) it instead of the service (cache/opener.ts). */
   replayed?(): boolean;
-}
-
-/**
- * What one piece asks for beyond its text when it belongs to a speech span (text/spans.ts,
- * docs/cli.md §11): its own voice and language; undefined fields are the run's.
- */
-export interface PieceVoice {
-  /** Preset voice id with hyphens; undefined = the run's `--voice`. */
-  voice?: string | undefined;
-  /** Language of the request; undefined = the run's. */
-  language?: Language | undefined;
 }
 
 /**

@@ -3,8 +3,20 @@
  * the audio stage needs to flush the tempo changer, put a pause between sentences and time a
  * subtitle cue (docs/cli.md §1 `--speed`, `--pause`, `--subtitles`).
  */
+import type { Language } from '../protocol/types.js';
 import type { SpeechSpan } from '../text/spans.js';
 import type { AudioChunk } from '../wire/delta.js';
+
+/**
+ * What one piece asks for beyond its text when it belongs to a speech span (text/spans.ts,
+ * docs/cli.md §11): its own voice and language; undefined fields are the run's.
+ */
+export interface PieceVoice {
+  /** Preset voice id with hyphens; undefined = the run's `--voice`. */
+  voice?: string | undefined;
+  /** Language of the request; undefined = the run's. */
+  language?: Language | undefined;
+}
 
 /**
  * Marks the end of one piece's audio: every chunk of the piece came before it, none of the next

@@ -12,13 +12,12 @@ import { ChunkQueue } from '../queue/chunk-queue.js';
 import type { AudioChunk } from '../wire/delta.js';
 import { isSpeakable } from '../protocol/speakable.js';
 import { codePointLength, requestText, splitText } from '../text/split.js';
-import { isPieceEnd, isPieceStart, type PipelineItem } from './piece-end.js';
+import { isPieceEnd, isPieceStart, type PieceVoice, type PipelineItem } from './piece-end.js';
 import { sentenceBreakBetween } from '../text/sentences.js';
 import { carriesTiming, type SpanPiece } from '../text/span-pieces.js';
 import type { SpeechSpan } from '../text/spans.js';
-import type { PieceVoice } from './channels.js';
 
-export { isPieceEnd, isPieceStart, type PieceEnd, type PieceStart, type PipelineItem } from './piece-end.js';
+export { isPieceEnd, isPieceStart, type PieceEnd, type PieceStart, type PieceVoice, type PipelineItem } from './piece-end.js';
 
 /** Counters a run reports in its `--json` summary. */
 export interface RequestStats {

@@ -11,6 +11,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { PieceCache } from '../../src/cache/store.js';
+import { TtsError } from '../../src/errors.js';
+import { audioInOrderMarked, isPieceStart, type OpenStream } from '../../src/speak/pipeline.js';
+import { spanPieces } from '../../src/text/span-pieces.js';
 import type { AudioSpec } from '../../src/dsp/spec.js';
 import { deliverSpeech, type RunStats } from '../../src/speak/run.js';
 import type { SpeechSpan } from '../../src/text/spans.js';
@@ -128,5 +131,39 @@ describe('deliverSpeech with spans', () => {
     const again = await run('cache2.raw', spans, { cache });
     assert.equal(again.bodies.length, 0);
     assert.equal(again.stats.cacheHits, 2);
+  });
+});
+
+describe('the pipeline with span pieces', () => {
+  it('a span piece halved after max_character_length_exceeded keeps its voice; only its first part carries the break', async () => {
+    const asked: [string, string | undefined][] = [];
+    const open: OpenStream = async function* (text, _signal, piece) {
+      asked.push([text, piece?.voice]);
+      if ([...text].length > 12) throw new TtsError('max_character_length_exceeded', 'too long');
+      yield { data: Buffer.from(text), itemId: undefined };
+    };
+    const spans: SpeechSpan[] = [{ text: 'Plain.' }, { text: 'A much longer span here.', voice: 'en-man-1', breakBeforeMs: 300 }];
+    const starts: [string, boolean, number | undefined][] = [];
+    for await (const item of audioInOrderMarked(spanPieces(spans, 100), {
+      open,
+      maxChars: 100,
+      concurrency: 1,
+      retries: 0,
+      signal: new AbortController().signal,
+      stats: { requests: 0 },
+      bytesPerSecond: 48_000,
+      verbose: () => {},
+      warn: () => {},
+    })) {
+      if (isPieceStart(item)) starts.push([item.pieceStart, item.opensSpan === true, item.span?.breakBeforeMs]);
+    }
+    assert.ok(asked.slice(1).every(([, voice]) => voice === 'en-man-1'), JSON.stringify(asked));
+    assert.deepEqual(asked[0], ['Plain.', undefined]);
+    const parts = starts.filter(([text]) => text !== 'Plain.' && [...text].length <= 12);
+    assert.ok(parts.length >= 2);
+    assert.deepEqual(
+      parts.map(([, opens]) => opens),
+      [true, ...parts.slice(1).map(() => false)],
+    );
   });
 });

@@ -1,0 +1,183 @@
+/**
+ * SSML through `tts say` (docs/cli.md §11.1), in-process against a fake SSE service that records
+ * what it is asked: the request sequence (text, voice, language per request) of documents in the
+ * shapes of the W3C SSML 1.1 examples, exact breaks, `--json` marks, SSML found by `--input-format`,
+ * by the `.ssml` extension and by a text starting with `<speak`; and hostile documents refused
+ * with exit 2 before any request, nothing written.
+ */
+import assert from 'node:assert/strict';
+import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, beforeEach, describe, it } from 'node:test';
+import { runMainWith, type MainResult } from '../helpers/in-process.js';
+import { deltaEvent, doneEvent, startEventStream, startServer, type TestServer } from '../helpers/servers.js';
+
+/** Frames the fake service answers per request: 0.2 s at 24000 Hz. */
+const FRAMES = 4800;
+
+describe('tts say with SSML', () => {
+  let dir: string;
+  let server: TestServer;
+  before(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'tts-ssml-'));
+    server = await startServer((_req, res) => {
+      startEventStream(res);
+      const pcm = Buffer.alloc(FRAMES * 2);
+      for (let i = 0; i < FRAMES; i++) pcm.writeInt16LE(1000 + (i % 100), i * 2);
+      res.write(deltaEvent(pcm));
+      res.end(doneEvent());
+    });
+  });
+  beforeEach(() => {
+    server.requests.length = 0;
+  });
+  after(async () => {
+    await server.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+  const env = (): NodeJS.ProcessEnv => ({ HOME: dir, TTS_BASE_URL: server.url, TTS_API_KEY: 'sk-test-ssml', TTS_NO_CACHE: '1' });
+  const tts = (args: string[], input?: string): Promise<MainResult> => runMainWith(['say', '-q', '--voice', 'en-woman-1', ...args], env(), { input });
+  /** The requests' text, voice and language, in the order they were made. */
+  const asked = (): [string, string, string][] =>
+    server.requests.map((r) => {
+      const body = JSON.parse(r.body) as { input: string; voice: string; language: string };
+      return [body.input, body.voice, body.language];
+    });
+  const summary = (r: MainResult): { marks?: { name: string; time: number }[]; audio_seconds: number } => JSON.parse(r.stderr.trim().split('\n').at(-1)!);
+  const rawFrames = async (path: string): Promise<number> => (await readFile(path)).length / 2;
+
+  it('an announcement (the shape of W3C §3.2.1/§3.2.3): voices, languages, breaks and marks, in order', async () => {
+    const doc = join(dir, 'announcement.ssml');
+    await writeFile(
+      doc,
+      `<?xml version="1.0" encoding="UTF-8"?>
+<speak version="1.1" xmlns="http://www.w3.org/2001/10/synthesis" xml:lang="en-US">
+  <voice name="en-woman-1"><s>Platform four.</s></voice>
+  <break time="300ms"/>
+  <mark name="japanese"/>
+  <voice name="ja-man-1"><s>四番線です。</s></voice>
+  <break strength="strong"/>
+  <s>Thank you.</s>
+</speak>`,
+    );
+    const out = join(dir, 'announcement.raw');
+    const r = await tts(['--voice', 'en-man-1', '--json', '-o', out, '-f', doc]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.deepEqual(asked(), [
+      ['Platform four.', 'en-woman-1', 'en'],
+      ['四番線です。', 'ja-man-1', 'ja'],
+      ['Thank you.', 'en-man-1', 'en'],
+    ]);
+    // 300 ms and the strong break (800 ms) exactly, at the output rate.
+    assert.equal(await rawFrames(out), 3 * FRAMES + 7200 + 19_200);
+    assert.deepEqual(summary(r).marks, [{ name: 'japanese', time: Number(((FRAMES + 7200) / 24000).toFixed(3)) }]);
+  });
+
+  it('a break replaces --pause where it stands; --pause stays between other sentences', async () => {
+    const out = join(dir, 'pause.raw');
+    const r = await tts(['--pause', '100', '-o', out, '--input-format', 'ssml', '-f', '-'], '<speak><s>One.</s><s>Two.</s><break time="40ms"/><s>Three.</s></speak>');
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(await rawFrames(out), 3 * FRAMES + 2400 + 960);
+  });
+
+  it('-r 48000: a break is its exact frame count at the output rate', async () => {
+    const out = join(dir, 'rate.raw');
+    const r = await tts(['-r', '48000', '-o', out, '<speak>A<break time="125ms"/>B</speak>']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(await rawFrames(out), 2 * 2 * FRAMES + 6000);
+  });
+
+  it('a text starting with <speak on stdin is SSML; --input-format text keeps it text', async () => {
+    const ssml = '<speak>Hello <sub alias="doctor">Dr.</sub> Who</speak>';
+    assert.equal((await tts(['-o', join(dir, 'stdin.raw')], ssml)).code, 0);
+    assert.deepEqual(asked(), [['Hello doctor Who', 'en-woman-1', 'en']]);
+    server.requests.length = 0;
+    assert.equal((await tts(['--input-format', 'text', '-o', join(dir, 'text.raw')], ssml)).code, 0);
+    assert.deepEqual(asked(), [[ssml, 'en-woman-1', 'en']]);
+  });
+
+  it('with --subtitles, cues stay one per piece', async () => {
+    const subs = join(dir, 'cues.srt');
+    const r = await tts(['-o', join(dir, 'cues.raw'), '--subtitles', subs, '<speak><s>First line.</s><break time="500ms"/><s>Second line.</s></speak>']);
+    assert.equal(r.code, 0, r.stderr);
+    const srt = await readFile(subs, 'utf8');
+    assert.match(srt, /^1\n00:00:00,000 --> 00:00:00,200\nFirst line\.\n\n2\n00:00:00,700 --> 00:00:00,900\nSecond line\.\n/u);
+  });
+
+  it('--print-text prints the spans as they will be sent, and requests nothing', async () => {
+    const r = await tts(['--print-text', '<speak><s>Room <say-as interpret-as="cardinal">12</say-as>.</s><s>Ask <sub alias="doctor">Dr.</sub> Lee.</s></speak>']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(r.stdout.toString(), 'Room twelve.\nAsk doctor Lee.\n');
+    assert.equal(server.requests.length, 0);
+  });
+
+  it('--chapters: each mark starts a chapter, in the WebVTT track, the WAV and --json', async () => {
+    const vtt = join(dir, 'marks.vtt');
+    const wav = join(dir, 'marks.wav');
+    const r = await tts(['--input-format', 'ssml', '--json', '--chapters', vtt, '-o', wav, '<speak>Intro.<mark name="Part one"/>One.<break time="100ms"/><mark name="Part two"/>Two.</speak>']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.deepEqual((summary(r) as unknown as { chapters: unknown }).chapters, [
+      { title: 'Opening', start: 0, end: 0.2 },
+      { title: 'Part one', start: 0.2, end: 0.5 },
+      { title: 'Part two', start: 0.5, end: 0.7 },
+    ]);
+    assert.match(await readFile(vtt, 'utf8'), /^WEBVTT\n\n1\n00:00:00\.000 --> 00:00:00\.200\nOpening\n\n2\n00:00:00\.200 --> 00:00:00\.500\nPart one\n/u);
+    assert.ok((await readFile(wav)).includes(Buffer.from('cue ')), 'a cue chunk in the WAV');
+  });
+
+  describe('refused: exit 2, no request, nothing written', () => {
+    const refused = async (name: string, doc: string, pattern: RegExp, args: string[] = []): Promise<void> => {
+      const path = join(dir, `${name}.ssml`);
+      await writeFile(path, doc);
+      const out = join(dir, `${name}.wav`);
+      const r = await tts(['-o', out, '-f', path, ...args]);
+      assert.equal(r.code, 2, r.stderr);
+      assert.match(r.stderr, pattern);
+      assert.equal(server.requests.length, 0);
+      assert.ok(!(await readdir(dir)).some((f) => f.startsWith(name) && !f.endsWith('.ssml')), 'nothing written');
+    };
+
+    it('an unknown element, with the file, line and column', async () => {
+      await refused('unknown', '<speak>\n<p>Hi <blink>there</blink></p></speak>', /unknown\.ssml:2:7: <blink> is not an SSML element tts reads/);
+    });
+
+    it('--ssml-lenient speaks it instead', async () => {
+      const r = await tts(['--ssml-lenient', '-o', join(dir, 'lenient.raw'), '<speak>Hi <blink>there</blink></speak>']);
+      assert.equal(r.code, 0, r.stderr);
+      assert.deepEqual(asked(), [['Hi there', 'en-woman-1', 'en']]);
+    });
+
+    it('malformed XML', async () => {
+      await refused('malformed', '<speak><s>Hi</speak>', /malformed\.ssml:1:\d+: malformed SSML: unexpected close tag/);
+    });
+
+    it('billion laughs', async () => {
+      const lines = ['<?xml version="1.0"?>', '<!DOCTYPE speak [', '<!ENTITY a "ha">'];
+      for (let i = 1; i <= 9; i++) lines.push(`<!ENTITY a${i} "${`&a${i === 1 ? '' : i - 1};`.repeat(10)}">`);
+      await refused('laughs', [...lines, ']>', '<speak>&a9;</speak>'].join('\n'), /a DOCTYPE is not allowed in SSML/);
+    });
+
+    it('an external entity', async () => {
+      await refused('external', '<!DOCTYPE speak [<!ENTITY secret SYSTEM "file:///etc/hostname">]><speak>&secret;</speak>', /a DOCTYPE is not allowed in SSML/);
+    });
+
+    it('10,000 nested elements', async () => {
+      await refused('nested', `<speak>${'<s>'.repeat(10_000)}x${'</s>'.repeat(10_000)}</speak>`, /elements nested deeper than 64/);
+    });
+
+    it('a document over --max-input', async () => {
+      await refused('oversize', `<speak>${'Long text. '.repeat(200)}</speak>`, /max-input|larger than/i, ['--max-input', '1K']);
+    });
+
+    it('audio', async () => {
+      await refused('audio', '<speak><audio src="chime.wav"/>Doors closing.</speak>', /<audio> is not supported: tts fetches no audio/);
+    });
+
+    it('SSML with --lines', async () => {
+      const r = await tts(['--lines', '--input-format', 'ssml']);
+      assert.equal(r.code, 2);
+      assert.match(r.stderr, /--lines reads plain text; it cannot read SSML/);
+    });
+  });
+});
