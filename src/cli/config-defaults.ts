@@ -69,8 +69,16 @@ export function cacheEnv(flags: SynthesisFlags, env: NodeJS.ProcessEnv): NodeJS.
  * @returns `flags`, adjusted in place.
  */
 export function configRelativePaths<F extends { lexicon?: string | boolean | undefined }>(flags: F, cmd: Command, env: NodeJS.ProcessEnv): F {
-  if (cmd.getOptionValueSource('lexicon') === 'config' && typeof flags.lexicon === 'string' && !isAbsolute(flags.lexicon)) {
-    flags.lexicon = resolve(dirname(configPath(env)), flags.lexicon);
-  }
+  return cmd.getOptionValueSource('lexicon') === 'config' ? lexiconBesideConfig(flags, env) : flags;
+}
+
+/**
+ * The rule of {@link configRelativePaths} for a `lexicon` known to come from the config file
+ * (also a `tts batch` job's that its line does not set, §9): a relative path is made relative to
+ * the config file's folder.
+ * @returns `flags`, adjusted in place.
+ */
+export function lexiconBesideConfig<F extends { lexicon?: string | boolean | undefined }>(flags: F, env: NodeJS.ProcessEnv): F {
+  if (typeof flags.lexicon === 'string' && !isAbsolute(flags.lexicon)) flags.lexicon = resolve(dirname(configPath(env)), flags.lexicon);
   return flags;
 }

@@ -92,4 +92,20 @@ describe('the lexicon on the command line', () => {
     const printed = await run(['say', '-v', 'en-man-1', '--print-text', 'I like SQL.']);
     assert.equal(printed.stdout.toString(), 'I like sequel.\n');
   });
+  it('applies to every job of tts batch, and a bad lexicon there is exit 2 before any job runs', async () => {
+    const list = join(home, 'jobs.txt');
+    await writeFile(list, 'SQL one.\nSQL two.\n');
+    let from = server.requests.length;
+    const r = await run(['batch', '--lines', list, '--output-dir', join(home, 'jobs'), '-v', 'en-man-1', '--no-cache']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.deepEqual(sent(from).sort(), ['sequel one.', 'sequel two.']);
+    const bad = join(home, 'bad-batch.toml');
+    await writeFile(bad, '[en]\n"" = "x"\n');
+    from = server.requests.length;
+    const refused = await run(['batch', '--lines', list, '--output-dir', join(home, 'jobs2'), '-v', 'en-man-1', '--lexicon', bad]);
+    assert.equal(refused.code, 2);
+    assert.match(refused.stderr, /bad-batch\.toml:2: \[en\] has an empty key/);
+    assert.equal(server.requests.length, from);
+    assert.equal(existsSync(join(home, 'jobs2')), false);
+  });
 });
