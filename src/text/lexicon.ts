@@ -133,11 +133,14 @@ const HINT = 'see docs/cli.md §11.3 for the format: [en] "SQL" = "sequel"';
 const WORD_CHAR = /[\p{L}\p{M}\p{N}_]/u;
 /** Kana and kanji (and the prolonged sound mark): scripts written without spaces, where keys match anywhere. */
 const UNSPACED = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}ー々〆]/u;
-/** One node of the keys' trie, by UTF-16 code unit. */
-interface TrieNode {
-  next: Map<string, TrieNode> | undefined;
-  /** The replacement of the key that ends here. */
-  value: string | undefined;
+/**
+ * The keys' trie, by UTF-16 code unit, kept compact: nodes are numbers (0 is the root), all edges
+ * live in one map keyed by `node * 65536 + code unit`, and the replacements in one map by node
+ * (a Map per node cost about 200 bytes a node: 200 MB for a lexicon of long keys).
+ */
+interface Trie {
+  edges: Map<number, number>;
+  values: Map<number, string>;
 }
 
 /** Whether a character is part of a word of a spaced script (Latin, Greek, Cyrillic…): a key ending in one needs a neighbour that is not one; kana and kanji neighbours are word breaks. */
@@ -160,22 +163,27 @@ function charAt(text: string, at: number): string {
 }
 
 /** The trie of one language's entries (keys folded to lower case per code unit when not case-sensitive). */
-function trieOf(entries: ReadonlyMap<string, string>, caseSensitive: boolean): TrieNode {
-  const root: TrieNode = { next: undefined, value: undefined };
+function trieOf(entries: ReadonlyMap<string, string>, caseSensitive: boolean): Trie {
+  const trie: Trie = { edges: new Map(), values: new Map() };
+  let nodes = 1;
   for (const [key, value] of entries) {
-    let node = root;
-    for (const unit of key) {
-      for (let k = 0; k < unit.length; k++) {
-        const c = caseSensitive ? unit[k]! : unit[k]!.toLowerCase();
-        node.next ??= new Map();
-        let child = node.next.get(c);
-        if (child === undefined) node.next.set(c, (child = { next: undefined, value: undefined }));
-        node = child;
-      }
+    let node = 0;
+    for (let k = 0; k < key.length; k++) {
+      const edge = node * 65536 + foldUnit(key.charCodeAt(k), caseSensitive);
+      let child = trie.edges.get(edge);
+      if (child === undefined) trie.edges.set(edge, (child = nodes++));
+      node = child;
     }
-    node.value = value;
+    trie.values.set(node, value);
   }
-  return root;
+  return trie;
+}
+
+/** A UTF-16 code unit, folded to lower case when not case-sensitive (when its lower case is one unit). */
+function foldUnit(code: number, caseSensitive: boolean): number {
+  if (caseSensitive || code < 0x41) return code;
+  const lower = String.fromCharCode(code).toLowerCase();
+  return lower.length === 1 ? lower.charCodeAt(0) : code;
 }
 
 /**
@@ -188,21 +196,22 @@ function trieOf(entries: ReadonlyMap<string, string>, caseSensitive: boolean): T
  * @returns a {@link Rewrite}; the identity for languages without entries.
  */
 export function compileLexicon(lexicon: Lexicon): Rewrite {
-  const tries = new Map<Language, TrieNode | null>();
-  const fold = (c: string): string => (lexicon.caseSensitive ? c : c.toLowerCase());
+  const tries = new Map<Language, Trie | null>();
+  const cs = lexicon.caseSensitive;
   return (text, language) => {
-    let root = tries.get(language);
-    if (root === undefined) {
+    let trie = tries.get(language);
+    if (trie === undefined) {
       const entries = lexicon.entries.get(language);
-      root = entries === undefined || entries.size === 0 ? null : trieOf(entries, lexicon.caseSensitive);
-      tries.set(language, root);
+      trie = entries === undefined || entries.size === 0 ? null : trieOf(entries, cs);
+      tries.set(language, trie);
     }
-    if (root === null || root.next === undefined) return text;
+    if (trie === null) return text;
+    const { edges, values } = trie;
     const out: string[] = [];
     let copied = 0;
     let i = 0;
     while (i < text.length) {
-      let node = root.next.get(fold(text[i]!));
+      let node = edges.get(foldUnit(text.charCodeAt(i), cs));
       // A key starting with a word character of a spaced script starts only where a word does.
       if (node === undefined || (needsBoundary(charAt(text, i)) && needsBoundary(charBefore(text, i)))) {
         i++;
@@ -211,9 +220,10 @@ export function compileLexicon(lexicon: Lexicon): Rewrite {
       let found: { end: number; value: string } | undefined;
       let j = i + 1;
       for (;;) {
-        if (node.value !== undefined && !(needsBoundary(charBefore(text, j)) && needsBoundary(charAt(text, j)))) found = { end: j, value: node.value };
-        if (j >= text.length || node.next === undefined) break;
-        const child: TrieNode | undefined = node.next.get(fold(text[j]!));
+        const value = values.get(node);
+        if (value !== undefined && !(needsBoundary(charBefore(text, j)) && needsBoundary(charAt(text, j)))) found = { end: j, value };
+        if (j >= text.length) break;
+        const child = edges.get(node * 65536 + foldUnit(text.charCodeAt(j), cs));
         if (child === undefined) break;
         node = child;
         j++;
