@@ -54,7 +54,7 @@ export function addSynthesisOptions(cmd: Command): Command {
     .addOption(new Option('--api <dialect>', 'the service\'s dialect: native (docs/protocol.md) or openai (POST /v1/audio/speech)').choices(['native', 'openai']).env('TTS_API').default('native'))
     .option('--model <name>', 'model asked for with --api openai', 'tts-1')
     // Documents (docs/cli.md §10).
-    .addOption(new Option('--input-format <format>', 'read the input as text, markdown, html, epub or ssml (default: by the -f extension; text starting with <speak is SSML)').choices(INPUT_FORMATS))
+    .addOption(new Option('--input-format <format>', 'read the input as text, markdown, html, epub, ssml or script (default: by the -f extension, .script.txt a dialogue script; text starting with <speak is SSML)').choices(INPUT_FORMATS))
     .option('--ssml-lenient', 'SSML: speak the text of elements tts does not read (and ignore unknown attributes) instead of failing')
     .option('--chapter-level <n>', 'headings of this level or above start chapters (default: 1 for EPUB tables of contents, 2 for Markdown/HTML)', intIn(1, 6, '--chapter-level'))
     .option('--chapters <file.vtt>', 'write the chapters as a WebVTT chapters track')
