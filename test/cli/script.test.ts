@@ -162,5 +162,13 @@ describe('dialogue scripts', () => {
       assert.equal(r.code, 2);
       assert.match(r.stderr, /--cast gives the voices of a dialogue script/);
     });
+    it('--lines and the chapter flags with a script are exit 2', async () => {
+      const lines = await served(['say', '--input-format', 'script', '--lines', '--cast', 'A=en-man-1', '-o', join(home, 'y.wav')], 'A: hi\n');
+      assert.equal(lines.code, 2);
+      assert.match(lines.stderr, /--lines reads plain text; it cannot read a dialogue script/);
+      const chapters = await served(['say', '--input-format', 'script', '--chapters', join(home, 'c.vtt'), '--cast', 'A=en-man-1', '-o', join(home, 'y.wav')], 'A: hi\n');
+      assert.equal(chapters.code, 2);
+      assert.match(chapters.stderr, /--chapters needs a document .*the input is a dialogue script/);
+    });
   });
 });
