@@ -43,9 +43,10 @@ export interface ConfigFile {
 
 /**
  * Flags that are about one run, not a setting: refused in the file with a word on why.
- * `profile` chooses the table, so it cannot be in one.
+ * `profile` chooses the table, so it cannot be in one; `cast` has the file's own `[voices]` table
+ * (docs/cli.md §11.2).
  */
-export const NOT_SETTINGS: ReadonlySet<string> = new Set(['output', 'file', 'lines', 'help', 'version', 'profile', 'chapters', 'splitChapters', 'chapterRange', 'printText', 'dryRun']);
+export const NOT_SETTINGS: ReadonlySet<string> = new Set(['output', 'file', 'lines', 'help', 'version', 'profile', 'chapters', 'splitChapters', 'chapterRange', 'printText', 'dryRun', 'cast']);
 
 /**
  * Largest config file read, in bytes (4 MiB: some 100,000 profiles). A bigger file, or a name
@@ -137,7 +138,8 @@ function addSetting(into: Map<string, ConfigEntry>, byLong: Map<string, Option>,
     });
   }
   if (NOT_SETTINGS.has(key)) {
-    throw bad(path, lines, table, key, key === 'profile' ? 'chooses a profile; give it as --profile NAME or TTS_PROFILE' : `is about one run, not a setting; give --${key} on the command line`);
+    const why = key === 'profile' ? 'chooses a profile; give it as --profile NAME or TTS_PROFILE' : key === 'cast' ? 'is not a setting: give the voices as a [voices] table (Alice = "en-woman-1")' : `is about one run, not a setting; give --${key} on the command line`;
+    throw bad(path, lines, table, key, why);
   }
   const option = byLong.get(key);
   if (option === undefined) {

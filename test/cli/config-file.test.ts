@@ -51,6 +51,8 @@ describe('loadConfigFile with options added later', () => {
     assert.deepEqual([...(file.profileVoices.get('x') ?? [])], [['Alice', 'en-man-1']]);
     await writeFile(path, '[voices]\nAlice = "en-woman-1"\nBob = 3\n');
     await assert.rejects(loadConfigFile(path, options()), (e: unknown) => e instanceof TtsError && e.exitCode === 2 && e.message === `${path}:3: voices.Bob must be a voice id such as "en-woman-1" (see \`tts voices\`)`);
+    await writeFile(path, 'cast = "Alice=en-woman-1"\n');
+    await assert.rejects(loadConfigFile(path, options()), (e: unknown) => e instanceof TtsError && e.exitCode === 2 && e.message.startsWith(`${path}:1: cast is not a setting: give the voices as a [voices] table`));
   });
 
   it("a value the flag's parser refuses is exit 2 with its message and line", async () => {
