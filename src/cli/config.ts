@@ -212,6 +212,11 @@ async function showConfig(program: Command, flags: { profile?: string }, io: Com
       const value = s.value === undefined ? `(not used: ${s.detail ?? 'the environment'} wins)` : JSON.stringify(s.negate ? !s.value : s.value);
       out(`${s.key.padEnd(width)} = ${value.padEnd(12)} # ${describeSource(s)}`);
     }
+    // The voices of dialogue scripts (docs/cli.md §11.2): the profile's names over the top level's.
+    const mine = profile === undefined ? undefined : file.profileVoices.get(profile.name);
+    for (const [name, voice] of new Map([...file.voices, ...(mine ?? [])])) {
+      out(`voices.${JSON.stringify(name)} = ${JSON.stringify(voice)} # ${mine?.has(name) === true ? `profile [profile.${profile!.name}.voices]` : 'config file [voices]'}`);
+    }
     return 0;
   } catch (error) {
     return reportError(error, createReporter(io.stderr, {}));
