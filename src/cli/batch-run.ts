@@ -17,7 +17,9 @@ import { resolveService, type ServiceTarget } from '../speak/choose-service.js';
 import { textSource } from '../text/source.js';
 import { assertNoCollisions } from './batch-collisions.js';
 import { jsonJobs, plainJobs, readBatchLines, type BatchJob } from './batch-jobs.js';
-import { cacheEnv, fitConfigDefaults, markCacheForced } from './config-defaults.js';
+import { cacheEnv, fitConfigDefaults, lexiconBesideConfig, markCacheForced } from './config-defaults.js';
+import { configPath } from './config-file.js';
+import { lexiconFor, rewritePieces, type Rewrite } from '../text/lexicon.js';
 import { piecesFor, speakSettings, specOf } from './speak-settings.js';
 import { createReporter, reportError, type CommandIo, type Reporter } from './report.js';
 import { formatClock } from './run-lines.js';
@@ -78,7 +80,7 @@ export async function runBatch(file: string, flags: BatchFlags, command: Command
         if (set !== undefined) throw new TtsError('usage', `${flag} is not a batch flag`, { hint: 'each line names its own "output" (and "text" or "file"); --output-dir DIR sets their folder' });
       }
       // Batch reads plain text; documents and chapters are a run's own (docs/cli.md §9, §10).
-      const documentFlag = (['inputFormat', 'chapterLevel', 'chapters', 'splitChapters', 'chapterRange', 'codePhrase', 'printText', 'dryRun'] as const).find((k) => flags[k] !== undefined);
+      const documentFlag = (['inputFormat', 'chapterLevel', 'chapters', 'splitChapters', 'chapterRange', 'codePhrase', 'printText', 'dryRun', 'cast'] as const).find((k) => flags[k] !== undefined);
       if (documentFlag !== undefined) throw new TtsError('usage', `--${documentFlag.replace(/[A-Z]/gu, (c) => `-${c.toLowerCase()}`)} is not a batch flag: tts batch reads plain text`, { hint: 'speak a document with tts stream -f FILE' });
       if (flags.lines === true && flags.outputDir === undefined) throw new TtsError('usage', '--lines needs --output-dir DIR', { hint: 'tts batch --lines FILE --output-dir DIR writes DIR/0001.wav, …' });
       const lines = await readBatchLines(file, io, flags.maxInput, signal);
@@ -90,6 +92,13 @@ export async function runBatch(file: string, flags: BatchFlags, command: Command
       if (jobs.length === 0) throw new TtsError('usage', `${file === '-' ? 'standard input' : file} has no jobs`, { hint: 'one JSON object per line, or with --lines one text per line' });
       // Nothing is written over an input or twice, checked before the first job (docs/cli.md §9).
       await assertNoCollisions(jobs, file);
+      // Each job's lexicon (docs/cli.md §11.3), read once per file before the first job: a bad one is exit 2 with nothing done.
+      const lexicons = new Map<string | boolean | undefined, Rewrite | undefined>();
+      for (const job of jobs) {
+        if (job.invalid !== undefined) continue;
+        if (command.getOptionValueSource('lexicon') === 'config' && !job.own.has('lexicon')) lexiconBesideConfig(job.flags, io.env);
+        if (!lexicons.has(job.flags.lexicon)) lexicons.set(job.flags.lexicon, await lexiconFor(job.flags.lexicon, configPath(io.env)));
+      }
       if (flags.outputDir !== undefined) await mkdir(flags.outputDir, { recursive: true });
 
       const inline = jobs.map((j) => j.text ?? '').join('\n').slice(0, 64 * 1024);
@@ -127,7 +136,7 @@ export async function runBatch(file: string, flags: BatchFlags, command: Command
           // Each job listens on a signal of its own, which follows the batch's without adding a
           // listener to it: the run and each piece in flight listen on the signal they get, so
           // --jobs 8 sharing one signal passed Node's 10 listeners (MaxListenersExceededWarning).
-          const result = await runJob(job, target, cache, lineReporter(job), io, AbortSignal.any([signal]));
+          const result = await runJob(job, target, cache, lineReporter(job), io, AbortSignal.any([signal]), lexicons.get(job.flags.lexicon));
           if (signal.aborted) return;
           code = moreSevere(code, result.exit_code);
           if (result.ok) totals.done++;
@@ -161,7 +170,15 @@ export async function runBatch(file: string, flags: BatchFlags, command: Command
  * One job: its text into its file, through the shared service and cache.
  * @returns its result; never throws (a failure is reported on stderr with the line number).
  */
-async function runJob(job: BatchJob, target: ServiceTarget, cache: ReturnType<typeof cacheFor>, reporter: Reporter, io: CommandIo, signal: AbortSignal): Promise<JobResult> {
+async function runJob(
+  job: BatchJob,
+  target: ServiceTarget,
+  cache: ReturnType<typeof cacheFor>,
+  reporter: Reporter,
+  io: CommandIo,
+  signal: AbortSignal,
+  rewrite: Rewrite | undefined,
+): Promise<JobResult> {
   const started = performance.now();
   const flags = job.flags;
   const stats: RunStats = { requests: 0, bytes: 0, itemIds: new Set(), firstAudioAt: undefined };
@@ -180,7 +197,7 @@ async function runJob(job: BatchJob, target: ServiceTarget, cache: ReturnType<ty
     await deliverSpeech({
       ...speakSettings(flags),
       channel: 'sse',
-      pieces: piecesFor(pieces, flags),
+      pieces: rewrite === undefined ? piecesFor(pieces, flags) : rewritePieces(piecesFor(pieces, flags), rewrite, speakSettings(flags).language, flags.maxChars),
       plan,
       target,
       stdout: io.stdout,

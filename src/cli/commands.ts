@@ -45,6 +45,7 @@ export const COMMANDS: readonly CommandEntry[] = [
   { name: 'completion', term: 'completion <shell>', summary: 'print a shell completion script (bash, zsh or fish); see docs/cli.md for installing it', synthesis: false, readsConfig: false, load: async () => (await import('./completion.js')).addCompletionCommand },
   { name: 'cache', term: 'cache', summary: 'the piece cache: `stats` shows what it holds, `clear` empties it', synthesis: false, readsConfig: false, load: async () => (await import('./cache.js')).addCacheCommand },
   { name: 'batch', term: 'batch [options] <file>', summary: 'many syntheses in one process: one job per line of a JSON Lines file, or with --lines one file per line of text', synthesis: true, readsConfig: true, load: async () => (await import('./batch.js')).addBatchCommand },
+  { name: 'lexicon', term: 'lexicon', summary: 'check the pronunciation lexicon (docs/cli.md §11.3)', synthesis: false, readsConfig: true, load: async () => (await import('./lexicon.js')).addLexiconCommand },
 ];
 
 /** The default command (docs/cli.md §1: `tts "text"` is `tts say "text"`). */

@@ -3,9 +3,11 @@
  * and bit rate that fit the output, and `--cache` given as a flag beating `no-cache` in the file
  * or TTS_NO_CACHE (docs/cli.md §8). Shared by the synthesis commands and every line of `tts batch`.
  */
+import { dirname, isAbsolute, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { containerOfPath } from '../audio/containers/registry.js';
 import type { SynthesisFlags } from './flags.js';
+import { configPath } from './config-file.js';
 
 /**
  * Keeps settings that came from the config file (docs/cli.md §7) from refusing a run they were
@@ -59,4 +61,24 @@ export function markCacheForced(flags: SynthesisFlags, cmd: Command): void {
 /** The environment the piece cache is chosen from: without TTS_NO_CACHE when `--cache` was given (docs/cli.md §8). */
 export function cacheEnv(flags: SynthesisFlags, env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   return flags.cacheForced === true ? { ...env, TTS_NO_CACHE: undefined } : env;
+}
+
+/**
+ * A `lexicon = "FILE"` read from the config file names a file beside it when relative (docs/cli.md
+ * §7, §11.3); given as a flag it is relative to the current folder as any path.
+ * @returns `flags`, adjusted in place.
+ */
+export function configRelativePaths<F extends { lexicon?: string | boolean | undefined }>(flags: F, cmd: Command, env: NodeJS.ProcessEnv): F {
+  return cmd.getOptionValueSource('lexicon') === 'config' ? lexiconBesideConfig(flags, env) : flags;
+}
+
+/**
+ * The rule of {@link configRelativePaths} for a `lexicon` known to come from the config file
+ * (also a `tts batch` job's that its line does not set, §9): a relative path is made relative to
+ * the config file's folder.
+ * @returns `flags`, adjusted in place.
+ */
+export function lexiconBesideConfig<F extends { lexicon?: string | boolean | undefined }>(flags: F, env: NodeJS.ProcessEnv): F {
+  if (typeof flags.lexicon === 'string' && !isAbsolute(flags.lexicon)) flags.lexicon = resolve(dirname(configPath(env)), flags.lexicon);
+  return flags;
 }

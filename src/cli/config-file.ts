@@ -35,13 +35,18 @@ export interface ConfigFile {
   top: Map<string, ConfigEntry>;
   /** `[profile.NAME]` tables, each by attribute name. */
   profiles: Map<string, Map<string, ConfigEntry>>;
+  /** The `[voices]` table of dialogue scripts (docs/cli.md §11.2): speaker name → voice id. */
+  voices: Map<string, string>;
+  /** Each profile's `[profile.NAME.voices]`, by profile name. */
+  profileVoices: Map<string, Map<string, string>>;
 }
 
 /**
  * Flags that are about one run, not a setting: refused in the file with a word on why.
- * `profile` chooses the table, so it cannot be in one.
+ * `profile` chooses the table, so it cannot be in one; `cast` has the file's own `[voices]` table
+ * (docs/cli.md §11.2).
  */
-export const NOT_SETTINGS: ReadonlySet<string> = new Set(['output', 'file', 'lines', 'help', 'version', 'profile', 'chapters', 'splitChapters', 'chapterRange', 'printText', 'dryRun']);
+export const NOT_SETTINGS: ReadonlySet<string> = new Set(['output', 'file', 'lines', 'help', 'version', 'profile', 'chapters', 'splitChapters', 'chapterRange', 'printText', 'dryRun', 'cast']);
 
 /**
  * Largest config file read, in bytes (4 MiB: some 100,000 profiles). A bigger file, or a name
@@ -73,7 +78,7 @@ export function configPath(env: NodeJS.ProcessEnv): string {
  *   file (a FIFO, a device, a folder), or one over {@link MAX_CONFIG_BYTES}.
  */
 export async function loadConfigFile(path: string, options: readonly Option[]): Promise<ConfigFile> {
-  const empty: ConfigFile = { path, exists: false, top: new Map(), profiles: new Map() };
+  const empty: ConfigFile = { path, exists: false, top: new Map(), profiles: new Map(), voices: new Map(), profileVoices: new Map() };
   const text = await readConfigText(path);
   if (text === undefined) return empty;
   const { parse, TomlError } = await import('smol-toml');
@@ -89,21 +94,39 @@ export async function loadConfigFile(path: string, options: readonly Option[]): 
   const lines = lineIndex(text);
   const byLong = new Map<string, Option>();
   for (const o of options) if (o.long !== undefined && !byLong.has(o.long.slice(2))) byLong.set(o.long.slice(2), o);
-  const file: ConfigFile = { path, exists: true, top: new Map(), profiles: new Map() };
+  const file: ConfigFile = { path, exists: true, top: new Map(), profiles: new Map(), voices: new Map(), profileVoices: new Map() };
   for (const [key, value] of Object.entries(doc)) {
     if (key === 'profile') {
       if (!isTable(value)) throw bad(path, lines, [], key, 'must be a table of profiles: [profile.NAME]');
       for (const [name, table] of Object.entries(value)) {
         if (!isTable(table)) throw bad(path, lines, ['profile'], name, `must be a table: [profile.${name}] with settings under it`);
         const settings = new Map<string, ConfigEntry>();
-        for (const [k, v] of Object.entries(table)) addSetting(settings, byLong, path, lines, ['profile', name], k, v);
+        for (const [k, v] of Object.entries(table)) {
+          if (k === 'voices') file.profileVoices.set(name, voicesTable(path, lines, ['profile', name], v));
+          else addSetting(settings, byLong, path, lines, ['profile', name], k, v);
+        }
         file.profiles.set(name, settings);
       }
       continue;
     }
-    addSetting(file.top, byLong, path, lines, [], key, value);
+    if (key === 'voices') file.voices = voicesTable(path, lines, [], value);
+    else addSetting(file.top, byLong, path, lines, [], key, value);
   }
   return file;
+}
+
+/**
+ * A `[voices]` table (docs/cli.md §11.2): speaker names to voice ids, each a non-empty string.
+ * @throws TtsError `usage` (exit 2) naming the file and line of a value that is not one.
+ */
+function voicesTable(path: string, lines: LineIndex, table: string[], value: unknown): Map<string, string> {
+  if (!isTable(value)) throw bad(path, lines, table, 'voices', 'must be a table of speaker names: [voices] with Alice = "en-woman-1" under it');
+  const voices = new Map<string, string>();
+  for (const [name, voice] of Object.entries(value)) {
+    if (typeof voice !== 'string' || voice.trim() === '') throw bad(path, lines, [...table, 'voices'], name, 'must be a voice id such as "en-woman-1" (see `tts voices`)');
+    voices.set(name, voice.trim());
+  }
+  return voices;
 }
 
 /** Checks one `key = value` and stores it under the option's attribute name. */
@@ -115,7 +138,8 @@ function addSetting(into: Map<string, ConfigEntry>, byLong: Map<string, Option>,
     });
   }
   if (NOT_SETTINGS.has(key)) {
-    throw bad(path, lines, table, key, key === 'profile' ? 'chooses a profile; give it as --profile NAME or TTS_PROFILE' : `is about one run, not a setting; give --${key} on the command line`);
+    const why = key === 'profile' ? 'chooses a profile; give it as --profile NAME or TTS_PROFILE' : key === 'cast' ? 'is not a setting: give the voices as a [voices] table (Alice = "en-woman-1")' : `is about one run, not a setting; give --${key} on the command line`;
+    throw bad(path, lines, table, key, why);
   }
   const option = byLong.get(key);
   if (option === undefined) {

@@ -148,6 +148,11 @@ export async function applyConfig(program: Command, cmd: Command, env: NodeJS.Pr
   const profile = chosenProfile(cmd.getOptionValue('profile') as string | undefined, env);
   const file = await loadSettingsFile(program, env, profile);
   if (!file.exists) return;
+  // Dialogue scripts' voices (docs/cli.md §11.2): the profile's names over the top level's; --cast wins over both in the run.
+  if (only === undefined && (file.voices.size > 0 || file.profileVoices.size > 0)) {
+    const voices = new Map([...file.voices, ...(profile === undefined ? [] : (file.profileVoices.get(profile.name) ?? []))]);
+    cmd.setOptionValueWithSource('configVoices', voices, 'config');
+  }
   for (const s of effectiveSettings(cmd, file, profile?.name, env)) {
     if (only !== undefined && !only.has(s.key)) continue;
     if (s.source === 'profile' || s.source === 'config file') cmd.setOptionValueWithSource(s.attr, s.value, 'config');
@@ -206,6 +211,11 @@ async function showConfig(program: Command, flags: { profile?: string }, io: Com
       if (s.value === undefined && s.source === 'default') continue;
       const value = s.value === undefined ? `(not used: ${s.detail ?? 'the environment'} wins)` : JSON.stringify(s.negate ? !s.value : s.value);
       out(`${s.key.padEnd(width)} = ${value.padEnd(12)} # ${describeSource(s)}`);
+    }
+    // The voices of dialogue scripts (docs/cli.md §11.2): the profile's names over the top level's.
+    const mine = profile === undefined ? undefined : file.profileVoices.get(profile.name);
+    for (const [name, voice] of new Map([...file.voices, ...(mine ?? [])])) {
+      out(`voices.${JSON.stringify(name)} = ${JSON.stringify(voice)} # ${mine?.has(name) === true ? `profile [profile.${profile!.name}.voices]` : 'config file [voices]'}`);
     }
     return 0;
   } catch (error) {

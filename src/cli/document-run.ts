@@ -22,7 +22,9 @@ import { chaptersOf, type SpokenChapter, type SpokenDocument } from '../text/doc
 import { openText } from '../text/read.js';
 import { splitText } from '../text/split.js';
 import type { SynthesisFlags } from './flags.js';
+import type { Rewrite } from '../text/lexicon.js';
 import type { CommandIo } from './report.js';
+import { scriptSpansOf } from './script-input.js';
 import { ssmlSpansOf } from './ssml-input.js';
 import { languageForVoice } from '../protocol/voices.js';
 import type { Language } from '../protocol/types.js';
@@ -48,14 +50,21 @@ export interface DocumentSource {
  * @throws TtsError `usage` (exit 2): --lines with a document, an unreadable or hostile document,
  *   nothing to speak, a --chapter-range past the last chapter.
  */
-export async function documentSource(words: string[], flags: SynthesisFlags, io: CommandIo, signal: AbortSignal, verbose: (line: string) => void): Promise<DocumentSource | undefined> {
+export async function documentSource(
+  words: string[],
+  flags: SynthesisFlags,
+  io: CommandIo,
+  signal: AbortSignal,
+  verbose: (line: string) => void,
+  lexicon?: { apply: Rewrite; language: Language },
+): Promise<DocumentSource | undefined> {
   const format = inputFormatOf(flags.inputFormat, words.length > 0 ? undefined : flags.file);
-  // SSML is read by the synthesis command itself (text/ssml.ts), as speech spans.
-  if (format === 'text' || format === 'ssml') {
+  // SSML and dialogue scripts are read by the synthesis command itself (text/ssml.ts, text/script.ts), as speech spans.
+  if (format === 'text' || format === 'ssml' || format === 'script') {
     // Chapter flags on plain text would do nothing: say so rather than ignore them. SSML takes
     // --chapters: its marks start the chapters (docs/cli.md §11.1).
     const given = ([['--chapters', format === 'ssml' ? undefined : flags.chapters], ['--chapter-level', flags.chapterLevel], ['--chapter-range', flags.chapterRange], ['--code-phrase', flags.codePhrase]] as const).find(([, v]) => v !== undefined);
-    if (given !== undefined) throw new TtsError('usage', `${given[0]} needs a document (Markdown, HTML or EPUB); the input is ${format === 'text' ? 'plain text' : 'SSML'}`, { hint: 'give -f FILE.md, .html or .epub, or --input-format markdown|html|epub' });
+    if (given !== undefined) throw new TtsError('usage', `${given[0]} needs a document (Markdown, HTML or EPUB); the input is ${format === 'text' ? 'plain text' : format === 'ssml' ? 'SSML' : 'a dialogue script'}`, { hint: 'give -f FILE.md, .html or .epub, or --input-format markdown|html|epub' });
     return undefined;
   }
   if (flags.lines === true) throw new TtsError('usage', `--lines reads plain text; it cannot read ${format}`, { hint: 'drop --lines, or --input-format' });
@@ -75,7 +84,8 @@ export async function documentSource(words: string[], flags: SynthesisFlags, io:
   if (all.length === 0) throw new TtsError('usage', `${path} has no text to speak`, { hint: 'check the file; code blocks, scripts and navigation are not read' });
   const range = flags.chapterRange ?? { first: 1, last: all.length };
   if (range.first > all.length) throw new TtsError('usage', `--chapter-range starts at chapter ${range.first}, but ${path} has ${all.length}`, { hint: 'see them with --print-text --verbose' });
-  const chapters = all.slice(range.first - 1, range.last);
+  // The lexicon rewrites each chapter's text once, before it is split and counted (docs/cli.md §11.3).
+  const chapters = all.slice(range.first - 1, range.last).map((c) => (lexicon === undefined ? c : { ...c, text: lexicon.apply(c.text, lexicon.language) }));
   verbose(`${path}: ${all.length} chapter(s)${flags.chapterRange ? `, speaking ${range.first}–${range.first + chapters.length - 1}` : ''}`);
   const maxChars = flags.maxChars;
   return {
@@ -99,8 +109,15 @@ export async function documentSource(words: string[], flags: SynthesisFlags, io:
  * @returns exit code 0.
  * @throws TtsError `usage` as {@link documentSource}, or for an unreadable or empty text.
  */
-export async function printSpokenText(words: string[], flags: SynthesisFlags, io: CommandIo, signal: AbortSignal, verbose: (line: string) => void): Promise<number> {
-  const source = await documentSource(words, flags, io, signal, verbose);
+export async function printSpokenText(
+  words: string[],
+  flags: SynthesisFlags,
+  io: CommandIo,
+  signal: AbortSignal,
+  verbose: (line: string) => void,
+  lexicon?: { apply: Rewrite; language: Language },
+): Promise<number> {
+  const source = await documentSource(words, flags, io, signal, verbose, lexicon);
   const write = (line: string): void => void io.stdout.write(`${line}\n`);
   if (source !== undefined) {
     source.chapters.forEach((c, i) => {
@@ -113,9 +130,11 @@ export async function printSpokenText(words: string[], flags: SynthesisFlags, io
   for await (const block of await openText({ words, file: flags.file, stdin: io.stdin, maxInputBytes: flags.maxInput, signal })) parts.push(block);
   const text = parts.join('');
   if (text.trim() === '') throw new TtsError('usage', 'the text is empty', { hint: 'give some text to speak' });
-  // SSML (docs/cli.md §11.1): the spans' text as it will be sent.
-  const spans = await ssmlSpansOf(words, flags, { text, whole: [text] }, (flags.language ?? languageForVoice(flags.voice)) as Language);
-  for (const block of spans === undefined ? [text] : spans.map((s) => s.text)) for (const s of sentencesOf(block)) if (s.trim() !== '') write(s.replace(/\s+/gu, ' ').trim());
+  // SSML (docs/cli.md §11.1) and dialogue scripts (§11.2): the spans' text as it will be sent; the lexicon (§11.3) in all.
+  const language = lexicon?.language ?? ((flags.language ?? languageForVoice(flags.voice)) as Language);
+  const spans = (await scriptSpansOf(words, flags, { whole: [text] }, lexicon?.apply)) ?? (await ssmlSpansOf(words, flags, { text, whole: [text] }, language, lexicon?.apply));
+  const blocks = spans !== undefined ? spans.map((s) => s.text) : [lexicon === undefined ? text : lexicon.apply(text, language)];
+  for (const block of blocks) for (const s of sentencesOf(block)) if (s.trim() !== '') write(s.replace(/\s+/gu, ' ').trim());
   return 0;
 }
 

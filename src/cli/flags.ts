@@ -10,6 +10,7 @@ import { AUDIO_FORMATS, type AudioFormat } from '../protocol/types.js';
 import { CONTAINERS, type Container } from '../audio/containers/registry.js';
 import type { CommandName } from '../speak/output-plan.js';
 import type { InputFormat } from '../text/documents/formats.js';
+import { parseCast } from '../text/script.js';
 
 /** Parsed flags of a synthesis command, as commander hands them over. */
 export interface SynthesisFlags {
@@ -86,6 +87,12 @@ export interface SynthesisFlags {
   printText?: boolean;
   /** --dry-run: the same as --print-text. */
   dryRun?: boolean;
+  /** --cast NAME=VOICE,… (docs/cli.md §11.2): speaker name → voice id. */
+  cast?: Map<string, string>;
+  /** The config file's `[voices]` (profile over top level), set by the config hook (config.ts). */
+  configVoices?: Map<string, string>;
+  /** --lexicon FILE (docs/cli.md §11.3); false with --no-lexicon; undefined: lexicon.toml beside the config file. */
+  lexicon?: string | boolean;
 }
 
 /** What sets one synthesis command apart (docs/cli.md §1). */
@@ -209,4 +216,16 @@ export function chapterRangeOf(value: string): { first: number; last: number } {
     throw new InvalidArgumentError('--chapter-range must be A-B, A- or A with chapter numbers from 1, e.g. 3-5');
   }
   return { first, last };
+}
+
+/**
+ * The parser of `--cast Alice=en-woman-1,Bob=en-man-1` (docs/cli.md §11.2) for commander.
+ * @throws InvalidArgumentError (exit 2) as text/script.ts `parseCast`.
+ */
+export function castOf(value: string): Map<string, string> {
+  try {
+    return parseCast(value);
+  } catch (error) {
+    throw new InvalidArgumentError(error instanceof Error ? error.message : String(error));
+  }
 }

@@ -26,6 +26,7 @@ export function ssmlByName(words: readonly string[], flags: SynthesisFlags): boo
  * `--input-format`) whose first text starts with `<speak`.
  * @param source what text/source.ts read: the first text and the whole text unsplit.
  * @param language the run's language (`--language`, else the voice's).
+ * @param rewrite the lexicon (text/lexicon.ts), applied to the document's text nodes.
  * @returns the spans, or undefined for plain text (then read `source.pieces` as before).
  * @throws TtsError `usage` (exit 2) as text/ssml.ts `ssmlSpans`.
  */
@@ -34,11 +35,12 @@ export async function ssmlSpansOf(
   flags: SynthesisFlags,
   source: { text?: string | undefined; whole?: AsyncIterable<string> | Iterable<string> | undefined },
   language: Language,
+  rewrite?: ((text: string, language: Language) => string) | undefined,
 ): Promise<SpeechSpan[] | undefined> {
   const named = ssmlByName(words, flags);
   if (source.whole === undefined || source.text === undefined) return undefined;
   const { looksLikeSsml, ssmlSpans } = await import('../text/ssml.js');
   if (!named && (flags.inputFormat !== undefined || !looksLikeSsml(source.text))) return undefined;
   const where = words.length > 0 ? 'the words' : flags.file === undefined || flags.file === '-' ? 'standard input' : flags.file;
-  return ssmlSpans(source.whole, { language, lenient: flags.ssmlLenient === true, source: where });
+  return ssmlSpans(source.whole, { language, lenient: flags.ssmlLenient === true, source: where, rewrite });
 }

@@ -9,8 +9,8 @@ import { CONTAINERS } from '../audio/containers/registry.js';
 import { DEFAULT_VOICE } from '../protocol/voices.js';
 import { PLAYER_NAMES } from '../audio/players.js';
 import { INPUT_FORMATS } from '../text/documents/formats.js';
-import { softenConfigDefaults } from './config-defaults.js';
-import { bytesIn, chapterRangeOf, DEFAULT_MAX_INPUT_BYTES, intIn, numberIn, secondsIn, serviceFormat, type CommandDone, type SynthesisCommandSpec, type SynthesisFlags } from './flags.js';
+import { configRelativePaths, softenConfigDefaults } from './config-defaults.js';
+import { bytesIn, castOf, chapterRangeOf, DEFAULT_MAX_INPUT_BYTES, intIn, numberIn, secondsIn, serviceFormat, type CommandDone, type SynthesisCommandSpec, type SynthesisFlags } from './flags.js';
 import type { CommandIo } from './report.js';
 
 /** Adds the synthesis flags of docs/cli.md §1 (and the document flags of §10) to a command. */
@@ -56,13 +56,17 @@ export function addSynthesisOptions(cmd: Command): Command {
     .addOption(new Option('--api <dialect>', 'the service\'s dialect: native (docs/protocol.md) or openai (POST /v1/audio/speech)').choices(['native', 'openai']).env('TTS_API').default('native'))
     .option('--model <name>', 'model asked for with --api openai', 'tts-1')
     // Documents (docs/cli.md §10).
-    .addOption(new Option('--input-format <format>', 'read the input as text, markdown, html, epub or ssml (default: by the -f extension; text starting with <speak is SSML)').choices(INPUT_FORMATS))
+    .addOption(new Option('--input-format <format>', 'read the input as text, markdown, html, epub, ssml or script (default: by the -f extension, .script.txt a dialogue script; text starting with <speak is SSML)').choices(INPUT_FORMATS))
     .option('--ssml-lenient', 'SSML: speak the text of elements tts does not read (and ignore unknown attributes) instead of failing')
     .option('--chapter-level <n>', 'headings of this level or above start chapters (default: 1 for EPUB tables of contents, 2 for Markdown/HTML)', intIn(1, 6, '--chapter-level'))
     .option('--chapters <file.vtt>', 'write the chapters as a WebVTT chapters track')
     .option('--split-chapters <dir>', 'write one numbered file per chapter into DIR (e.g. "01 Introduction.mp3"; --container picks the format, default mp3)')
     .option('--chapter-range <a-b>', 'speak only these chapters (1-based, e.g. 2-4, 3-, 5)', chapterRangeOf)
     .option('--code-phrase <text>', 'say this for each skipped code block (default: nothing)')
+    // Controlling speech (docs/cli.md §11).
+    .option('--cast <name=voice,...>', 'voices of a dialogue script\'s speakers, e.g. Alice=en-woman-1,Bob=en-man-1 (over [voices] in the config file)', castOf)
+    .option('--lexicon <file>', 'pronunciation lexicon (TOML; default: lexicon.toml beside the config file)')
+    .option('--no-lexicon', 'use no lexicon, not even lexicon.toml')
     .option('--print-text', 'print the text as it will be spoken, one sentence per line, on stdout; synthesize nothing')
     .option('--dry-run', 'the same as --print-text');
 }
@@ -76,7 +80,7 @@ export function synthesisCommand(program: Command, spec: SynthesisCommandSpec, i
   return addSynthesisOptions(program.command(name, { isDefault: name === 'say' }).argument('[text...]', 'text to speak (default: stdin)').description(summary)).action(
     async (words: string[], flags: SynthesisFlags, cmd: Command) => {
       const { runSynthesisCommand } = await import('./synthesis.js');
-      done(await runSynthesisCommand(spec, words, softenConfigDefaults(flags, cmd), io));
+      done(await runSynthesisCommand(spec, words, configRelativePaths(softenConfigDefaults(flags, cmd), cmd, io.env), io));
     },
   );
 }

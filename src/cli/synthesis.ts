@@ -15,6 +15,9 @@ import { deliverSpeech, prepareAudio, type RunStats } from '../speak/run.js';
 import { Progress } from '../speak/progress.js';
 import { resolveService, type ServiceTarget } from '../speak/choose-service.js';
 import { knownTextBytes, textSource } from '../text/source.js';
+import { lexiconFor, rewritePieces, type Rewrite } from '../text/lexicon.js';
+import { configPath } from './config-file.js';
+import type { Language } from '../protocol/types.js';
 import { cacheEnv } from './config-defaults.js';
 import type { SynthesisCommandSpec, SynthesisFlags } from './flags.js';
 import { mismatchWarning } from './mismatch.js';
@@ -25,6 +28,7 @@ import { startProgressDisplay, type ProgressDisplay } from './progress-display.j
 import { runLifecycle } from './run-lifecycle.js';
 import { checkChapterPaths, documentSource, finishDocument, finishMarkChapters, printSpokenText, splitChapters, type DocumentSource } from './document-run.js';
 import { ssmlByName, ssmlSpansOf } from './ssml-input.js';
+import { scriptByName, scriptSpansOf } from './script-input.js';
 import type { SpeechSpan } from '../text/spans.js';
 import type { InteractiveSession } from '../player/interactive.js';
 import { interactiveMode } from '../player/mode.js';
@@ -53,6 +57,8 @@ export interface RunSummary {
   cues?: number;
   /** Words timed, with --words or --word-timings (docs/cli.md §12.1). */
   words?: number;
+  /** A dialogue script's turns, in seconds of the audio (docs/cli.md §11.2). */
+  turns?: { speaker: string; voice: string; start: number; end: number }[];
   /** The chapters heard, in seconds (a document; docs/cli.md §10). */
   chapters?: { title: string; start: number; end: number }[];
   /** The SSML marks reached, with their times in seconds (3 decimals; docs/cli.md §11.1). */
@@ -69,7 +75,7 @@ export async function runSynthesisCommand(command: SynthesisCommandSpec, words: 
   if (flags.printText === true || flags.dryRun === true || flags.splitChapters !== undefined) {
     // Documents (docs/cli.md §10): print the spoken text, or one run per chapter.
     return runLifecycle({ reporter, io }, async ({ signal }) => {
-      if (flags.splitChapters === undefined) return printSpokenText(words, flags, io, signal, (l) => reporter.verbose(l));
+      if (flags.splitChapters === undefined) return printSpokenText(words, flags, io, signal, (l) => reporter.verbose(l), await runLexicon(flags, io.env));
       return splitChapters(words, flags, io, signal, (text, output, f) => runSynthesisCommand(command, [text], { ...f, output }, io), (l) => reporter.warn(l));
     });
   }
@@ -77,6 +83,9 @@ export async function runSynthesisCommand(command: SynthesisCommandSpec, words: 
   const spec: AudioSpec = specOf(flags);
   let plan: OutputPlan | undefined;
   let chapters: { title: string; start: number; end: number }[] | undefined;
+  /** A dialogue script's turns as heard (docs/cli.md §11.2), for `--json`. */
+  let turns: { speaker: string; voice: string; start: number; end: number }[] | undefined;
+  let lastTurnSpan: SpeechSpan | undefined;
   let document: DocumentSource | undefined;
   /** The chapter being read (` · chapter 3: Title`), '' for plain text or before the first (docs/cli.md §10). */
   const chapterNote = (): string => {
@@ -104,6 +113,7 @@ export async function runSynthesisCommand(command: SynthesisCommandSpec, words: 
     if (stats.cues !== undefined) s.cues = stats.cues;
     if (stats.words !== undefined) s.words = stats.words;
     if (chapters !== undefined) s.chapters = chapters;
+    if (turns !== undefined) s.turns = turns;
     if (stats.marks !== undefined) s.marks = stats.marks.map((m) => ({ name: m.name, time: Number(m.time.toFixed(3)) }));
     return s;
   };
@@ -147,11 +157,17 @@ export async function runSynthesisCommand(command: SynthesisCommandSpec, words: 
       if (words.length === 0 && (flags.file === undefined || flags.file === '-')) reporter.verbose('reading the text from standard input');
       checkChapterPaths(flags);
       ssmlByName(words, flags);
-      document = await documentSource(words, flags, io, signal, (l) => reporter.verbose(l));
+      const isScript = scriptByName(words, flags);
+      // The lexicon is read before any text or service: a bad file is exit 2 with nothing done (docs/cli.md §11.3).
+      const rewrite = await runLexicon(flags, io.env);
+      document = await documentSource(words, flags, io, signal, (l) => reporter.verbose(l), rewrite);
       const source = document ?? (await textSource({ ...text, maxInputBytes: flags.maxInput, maxChars: flags.maxChars, stdin: io.stdin, signal }));
       if (document !== undefined) progress.setTotal(document.chapters.reduce((n, c) => n + Buffer.byteLength(c.text), 0));
       // SSML (docs/cli.md §11.1) is read whole into speech spans before anything is requested.
-      const spans: SpeechSpan[] | undefined = document === undefined ? await ssmlSpansOf(words, flags, source, speakSettings(flags).language) : undefined;
+      // A dialogue script (§11.2) likewise, one span per turn.
+      const spans: SpeechSpan[] | undefined =
+        document !== undefined ? undefined : isScript ? await scriptSpansOf(words, flags, source as { whole?: AsyncIterable<string> }, rewrite?.apply) : await ssmlSpansOf(words, flags, source, speakSettings(flags).language, rewrite?.apply);
+      if (isScript) turns = [];
       const spoken = spans === undefined ? source.text : spans.map((s) => s.text).join(' ').slice(0, 4096);
       // Progress counts the text sent, not the markup around it.
       if (spans !== undefined) progress.setTotal(spans.reduce((n, s) => n + Buffer.byteLength(s.text), 0));
@@ -192,7 +208,11 @@ export async function runSynthesisCommand(command: SynthesisCommandSpec, words: 
       await deliverSpeech({
         ...speakSettings(flags),
         channel: command.channel,
-        ...(spans === undefined ? { pieces: piecesFor(source.pieces, flags, interactive !== undefined) } : { spans }),
+        // Documents had the lexicon applied to their chapters (so the chapter clock counts what is
+        // sent), SSML to its text nodes; plain text has it applied piece by piece here.
+        ...(spans !== undefined
+          ? { spans }
+          : { pieces: rewrite === undefined || document !== undefined ? piecesFor(source.pieces, flags, interactive !== undefined) : rewritePieces(piecesFor(source.pieces, flags, interactive !== undefined), rewrite.apply, rewrite.language, flags.maxChars) }),
         plan: outputs,
         target,
         stdout: io.stdout,
@@ -202,7 +222,19 @@ export async function runSynthesisCommand(command: SynthesisCommandSpec, words: 
         log: { verbose: (l) => reporter.verbose(l), warn: (l) => reporter.warn(l) },
         stats,
         cache,
-        onPieceEnd: document === undefined ? undefined : (text, cue) => document?.clock.pieceEnd(text, cue),
+        onPieceEnd:
+          document !== undefined
+            ? (text, cue) => document?.clock.pieceEnd(text, cue)
+            : turns !== undefined
+              ? (_text, cue) => {
+                  // A dialogue script's turns with their times (docs/cli.md §11.2 `--json`): a turn is one span.
+                  if (cue?.span?.speaker === undefined || turns === undefined) return;
+                  const last = turns[turns.length - 1];
+                  if (last !== undefined && lastTurnSpan === cue.span) last.end = Number(cue.end.toFixed(3));
+                  else turns.push({ speaker: cue.span.speaker, voice: cue.span.voice ?? flags.voice, start: Number(cue.start.toFixed(3)), end: Number(cue.end.toFixed(3)) });
+                  lastTurnSpan = cue.span;
+                }
+              : undefined,
         onPieceDone: (text, fromCache) => {
           progress.pieceDone(text, fromCache);
           show();
@@ -258,6 +290,12 @@ export async function runSynthesisCommand(command: SynthesisCommandSpec, words: 
       spinner?.stop();
     }
   });
+}
+
+/** The run's lexicon (docs/cli.md §11.3) bound to its language, or undefined when there is none. */
+async function runLexicon(flags: SynthesisFlags, env: NodeJS.ProcessEnv): Promise<{ apply: Rewrite; language: Language } | undefined> {
+  const apply = await lexiconFor(flags.lexicon, configPath(env));
+  return apply === undefined ? undefined : { apply, language: speakSettings(flags).language };
 }
 
 function describeOutput(plan: OutputPlan | undefined): string {

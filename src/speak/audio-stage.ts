@@ -34,6 +34,8 @@ export interface Cue {
   text: string;
   /** Its words, when the piece came with word timings (word-source.ts). */
   words?: CueWord[];
+  /** The speech span the piece belongs to (docs/cli.md §11): its `speaker` goes into subtitles (§11.2). */
+  span?: SpeechSpan | undefined;
 }
 
 /** A span's mark (SSML `mark`, W3C SSML 1.1 §3.3.2) and when it is reached. */
@@ -91,6 +93,8 @@ export class AudioStage {
   #breakMs: number | undefined;
   /** The current piece's span marks, timed at its first sample. */
   #marks: string[] = [];
+  /** The current piece's span, for its cue. */
+  #span: SpeechSpan | undefined;
   /** True right after a piece that was only a break: the next piece gets no pause on top of it. */
   #afterBreak = false;
   /** The effects of the current piece (the run's, or its span's rate and gain on top). */
@@ -129,6 +133,7 @@ export class AudioStage {
    */
   async pieceStart(newSentence: boolean, span?: SpeechSpan, opensSpan = false): Promise<void> {
     this.#newSentence = newSentence;
+    this.#span = span;
     this.#breakMs = opensSpan ? span?.breakBeforeMs : undefined;
     this.#marks = opensSpan ? (span?.marks ?? []) : [];
     const speed = span?.rate === undefined ? this.settings.speed : Math.min(SPAN_SPEED_RANGE[1], Math.max(SPAN_SPEED_RANGE[0], this.settings.speed * span.rate));
@@ -174,7 +179,7 @@ export class AudioStage {
       const end = this.#bytes / this.#frameBytes;
       if (end > start) {
         this.#spoken = true;
-        cue = { start: start / this.spec.sampleRate, end: end / this.spec.sampleRate, text };
+        cue = { start: start / this.spec.sampleRate, end: end / this.spec.sampleRate, text, ...(this.#span === undefined ? {} : { span: this.#span }) };
         if (words !== undefined) cue.words = timeWords(words, cue, this.#pieceInFrames / this.spec.sampleRate);
       }
     }

@@ -107,7 +107,7 @@ export async function openSubtitles(path: string, options: { words?: boolean } =
 
 /** One cue as text, with the blank line that ends it. `index` counts from 1 (SubRip numbers its cues). */
 export function formatCue(format: SubtitleFormat, index: number, cue: Cue): string {
-  const text = cueText(cue.text, format);
+  const text = speakerPrefix(cue.span?.speaker, format) + cueText(cue.text, format);
   const start = timestamp(cue.start, format);
   const end = timestamp(Math.max(cue.end, cue.start), format);
   return format === 'srt' ? `${index}\n${start} --> ${end}\n${text}\n\n` : `${start} --> ${end}\n${text}\n\n`;
@@ -140,6 +140,17 @@ export function formatKaraokeCue(cue: Cue): string {
 export function cueText(text: string, format: SubtitleFormat): string {
   const one = text.trim().replace(/\s*[\r\n\u2028\u2029]+\s*/g, ' ');
   return format === 'vtt' ? one.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;') : one;
+}
+
+/**
+ * The speaker of a dialogue script's cue (docs/cli.md §11.2): a WebVTT voice span `<v Alice>`
+ * (W3C WebVTT §4.2.2: the annotation may not hold `&`, `<`, `>` or a line break, so they are
+ * escaped or made spaces), or `Alice: ` in SubRip, which has no voice markup; '' for no speaker.
+ */
+export function speakerPrefix(speaker: string | undefined, format: SubtitleFormat): string {
+  if (speaker === undefined) return '';
+  const one = speaker.replace(/[\r\n\u2028\u2029]+/g, ' ');
+  return format === 'vtt' ? `<v ${one.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;')}>` : `${one}: `;
 }
 
 /** `HH:MM:SS,mmm` (SubRip) or `HH:MM:SS.mmm` (WebVTT), from seconds, rounded to the millisecond. */

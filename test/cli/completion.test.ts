@@ -48,8 +48,9 @@ describe('tts completion', () => {
   after(() => rm(dir, { recursive: true, force: true }));
 
   it('bash: command names, from what commander knows', () => {
-    assert.deepEqual(complete(script, ['tts', ''], dir).sort(), ['batch', 'cache', 'completion', 'config', 'doctor', 'realtime', 'say', 'serve', 'stream', 'voices']);
+    assert.deepEqual(complete(script, ['tts', ''], dir).sort(), ['batch', 'cache', 'completion', 'config', 'doctor', 'lexicon', 'realtime', 'say', 'serve', 'stream', 'voices']);
     assert.deepEqual(complete(script, ['tts', 'st'], dir), ['stream']);
+    assert.deepEqual(complete(script, ['tts', 'lexicon', ''], dir), ['check']);
   });
 
   it('bash: voice ids, languages, formats and players after their flags', () => {

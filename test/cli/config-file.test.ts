@@ -43,6 +43,18 @@ describe('loadConfigFile with options added later', () => {
     assert.equal(file.profiles.get('loud')?.get('quiet')?.value, false);
   });
 
+  it('reads [voices] and [profile.NAME.voices] of dialogue scripts; a voice that is not a string is exit 2 with its line', async () => {
+    const path = join(dir, 'voices.toml');
+    await writeFile(path, '[voices]\nAlice = "en-woman-1"\n"先生" = "ja-man-1"\n\n[profile.x.voices]\nAlice = "en-man-1"\n');
+    const file = await loadConfigFile(path, options());
+    assert.deepEqual([...file.voices], [['Alice', 'en-woman-1'], ['先生', 'ja-man-1']]);
+    assert.deepEqual([...(file.profileVoices.get('x') ?? [])], [['Alice', 'en-man-1']]);
+    await writeFile(path, '[voices]\nAlice = "en-woman-1"\nBob = 3\n');
+    await assert.rejects(loadConfigFile(path, options()), (e: unknown) => e instanceof TtsError && e.exitCode === 2 && e.message === `${path}:3: voices.Bob must be a voice id such as "en-woman-1" (see \`tts voices\`)`);
+    await writeFile(path, 'cast = "Alice=en-woman-1"\n');
+    await assert.rejects(loadConfigFile(path, options()), (e: unknown) => e instanceof TtsError && e.exitCode === 2 && e.message.startsWith(`${path}:1: cast is not a setting: give the voices as a [voices] table`));
+  });
+
   it("a value the flag's parser refuses is exit 2 with its message and line", async () => {
     const path = join(dir, 'b.toml');
     await writeFile(path, '# c\n[profile.x]\nspeed = 9\n');

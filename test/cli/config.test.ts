@@ -111,6 +111,15 @@ describe('config file and profiles', () => {
     assert.ok(!out.includes(KEY));
   });
 
+  it('tts config show lists the voices of dialogue scripts, a profile\'s over the top level\'s', async () => {
+    await writeFile(file, `[voices]\nAlice = "en-woman-1"\nBob = "en-man-1"\n\n[profile.jp.voices]\nBob = "ja-man-1"\n`);
+    const r = await runTtsInProcess(['config', 'show', '--profile', 'jp'], { env: env() });
+    assert.equal(r.code, 0, r.stderr);
+    const out = r.stdout.toString();
+    assert.match(out, /^voices\."Alice" = "en-woman-1" # config file \[voices\]$/m);
+    assert.match(out, /^voices\."Bob" = "ja-man-1" # profile \[profile\.jp\.voices\]$/m);
+  });
+
   const refused: [string, string, RegExp][] = [
     ['unknown key', 'voice = "en-man-1"\nvoise = "x"\n', /config\.toml:2: voise is not a setting of tts \(did you mean voice\?\)/],
     ['bad value (the flag\'s own parser)', '\n\nsample-rate = "fast"\n', /config\.toml:3: sample-rate has a bad value "fast": --sample-rate must be a whole number/],

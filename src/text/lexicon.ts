@@ -1,0 +1,303 @@
+/**
+ * The pronunciation lexicon (docs/cli.md §11.3): `lexicon.toml` beside the config file, or the
+ * file of `--lexicon FILE` (`lexicon = "path"` in the config file or a profile). Entries are per
+ * language, one TOML table each (`[en]` `"SQL" = "sequel"`, `[ja]` `"東雲" = "しののめ"`), and are
+ * applied to the text sent to the service — so the piece cache key (docs/cli.md §8) sees the
+ * replacement — for plain text, documents, dialogue scripts and SSML text nodes alike.
+ *
+ * Matching: case-sensitive unless the file says `case-sensitive = false`; the longest key wins
+ * where several start at one place; ONE pass over the text (a replacement is never searched
+ * again, so `"SQL" = "SQL server"` cannot loop). A key is whole-word at each of its ends that is
+ * a letter, digit or `_` of a spaced script (Latin, Greek, Cyrillic…): "SQL" does not match in
+ * "MySQL". An end in kana or kanji matches anywhere (Japanese has no spaces between words), so
+ * `"東雲"` matches inside `東雲の空`.
+ *
+ * Bounded: the file is at most {@link MAX_LEXICON_BYTES}, {@link MAX_LEXICON_ENTRIES} entries,
+ * keys and replacements at most {@link MAX_KEY_CHARS} / {@link MAX_REPLACEMENT_CHARS}
+ * characters. The keys are a trie walked in one left-to-right scan of each piece of text: the
+ * time is linear in the text (times the longest key at most), whatever the number of entries. (A
+ * regular expression alternation of 10,000 keys with a word boundary each took seconds per
+ * kilobyte in V8: it tries every alternative at every place.)
+ */
+import { constants } from 'node:fs';
+import { open } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { TtsError } from '../errors.js';
+import { formatByteSize } from '../byte-size.js';
+import { LANGUAGES, type Language } from '../protocol/types.js';
+import { lineIndex } from '../cli/config-file.js';
+import { splitText } from './split.js';
+
+/** Largest lexicon file read, in bytes (1 MiB: some 30,000 entries). */
+export const MAX_LEXICON_BYTES = 1024 * 1024;
+/** Most entries in one lexicon file, all languages together. */
+export const MAX_LEXICON_ENTRIES = 20_000;
+/** Longest key, in UTF-16 code units. */
+export const MAX_KEY_CHARS = 100;
+/** Longest replacement, in UTF-16 code units. */
+export const MAX_REPLACEMENT_CHARS = 1000;
+
+/** Rewrites a text of the given language as the lexicon says; returns it unchanged when no entry applies. */
+export type Rewrite = (text: string, language: Language) => string;
+
+/** A lexicon file, read and checked. */
+export interface Lexicon {
+  /** The file it was read from. */
+  path: string;
+  /** Whether keys match only in the same case (the default; `case-sensitive = false` turns it off). */
+  caseSensitive: boolean;
+  /** Entries per language: key → replacement, in file order. */
+  entries: Map<Language, Map<string, string>>;
+}
+
+/** The lexicon used when no `--lexicon` is given: `lexicon.toml` in the config file's folder (docs/cli.md §7). */
+export function defaultLexiconPath(configFile: string): string {
+  return join(dirname(configFile), 'lexicon.toml');
+}
+
+/**
+ * Reads and checks the lexicon file at `path`.
+ * @param required true for a file named by `--lexicon` (a missing one is an error); false for the
+ *   default `lexicon.toml` (a missing one means no lexicon).
+ * @returns the lexicon, or undefined when an optional file does not exist.
+ * @throws TtsError `usage` (exit 2) naming the file (and line where there is one): unreadable,
+ *   not a regular file, over {@link MAX_LEXICON_BYTES}, or what {@link parseLexicon} refuses.
+ */
+export async function loadLexicon(path: string, required: boolean): Promise<Lexicon | undefined> {
+  const text = await readLexiconText(path, required);
+  return text === undefined ? undefined : parseLexicon(text, path);
+}
+
+/**
+ * Parses a lexicon file's text (TOML 1.0, smol-toml).
+ * @param path the file's name, for messages.
+ * @throws TtsError `usage` (exit 2) naming `path:line`: a TOML error; a top-level key other than
+ *   `case-sensitive` (a boolean); a table that is not a language of docs/protocol.md §1.3; a value
+ *   that is not a string; an empty key; a key or replacement too long; more than
+ *   {@link MAX_LEXICON_ENTRIES} entries; two keys equal but for case with `case-sensitive = false`.
+ */
+export async function parseLexicon(text: string, path: string): Promise<Lexicon> {
+  const { parse, TomlError } = await import('smol-toml');
+  let doc: Record<string, unknown>;
+  try {
+    doc = parse(text) as Record<string, unknown>;
+  } catch (cause) {
+    const line = cause instanceof TomlError ? cause.line : 0;
+    const why = (cause instanceof Error ? cause.message : String(cause)).split('\n')[0] ?? '';
+    throw new TtsError('usage', `${path}${line > 0 ? `:${line}` : ''}: not valid TOML: ${why}`, { cause, hint: HINT });
+  }
+  const lines = lineIndex(text);
+  const fail = (table: string[], key: string, why: string): TtsError => {
+    const line = lines.get([...table, key].join('.')) ?? 0;
+    return new TtsError('usage', `${path}${line > 0 ? `:${line}` : ''}: ${why}`, { hint: HINT });
+  };
+  const lexicon: Lexicon = { path, caseSensitive: true, entries: new Map() };
+  let count = 0;
+  for (const [name, value] of Object.entries(doc)) {
+    if (name === 'case-sensitive') {
+      if (typeof value !== 'boolean') throw fail([], name, 'case-sensitive must be true or false');
+      lexicon.caseSensitive = value;
+      continue;
+    }
+    if (!(LANGUAGES as readonly string[]).includes(name)) {
+      throw fail([], name, `"${name}" is not a language table: entries go under ${LANGUAGES.map((l) => `[${l}]`).join(' or ')}`);
+    }
+    if (typeof value !== 'object' || value === null || Array.isArray(value) || value instanceof Date) throw fail([], name, `${name} must be a table: [${name}] with "word" = "reading" under it`);
+    const entries = new Map<string, string>();
+    for (const [key, replacement] of Object.entries(value as Record<string, unknown>)) {
+      if (typeof replacement !== 'string') throw fail([name], key, `[${name}] "${key}" must be a string (the text to say instead)`);
+      if (key.trim() === '') throw fail([name], key, `[${name}] has an empty key`);
+      if (key.length > MAX_KEY_CHARS) throw fail([name], key, `[${name}] a key is longer than ${MAX_KEY_CHARS} characters`);
+      if (replacement.length > MAX_REPLACEMENT_CHARS) throw fail([name], key, `[${name}] "${key}": the replacement is longer than ${MAX_REPLACEMENT_CHARS} characters`);
+      if (++count > MAX_LEXICON_ENTRIES) throw fail([name], key, `more than ${MAX_LEXICON_ENTRIES} entries`);
+      entries.set(key, replacement);
+    }
+    lexicon.entries.set(name as Language, entries);
+  }
+  if (!lexicon.caseSensitive) {
+    for (const [language, entries] of lexicon.entries) {
+      const seen = new Map<string, string>();
+      for (const key of entries.keys()) {
+        const other = seen.get(key.toLowerCase());
+        if (other !== undefined) throw fail([language], key, `[${language}] "${key}" and "${other}" are the same key with case-sensitive = false`);
+        seen.set(key.toLowerCase(), key);
+      }
+    }
+  }
+  return lexicon;
+}
+
+const HINT = 'see docs/cli.md §11.3 for the format: [en] "SQL" = "sequel"';
+
+/** A letter, mark, digit or `_`: what a whole word is made of. */
+const WORD_CHAR = /[\p{L}\p{M}\p{N}_]/u;
+/** Kana and kanji (and the prolonged sound mark): scripts written without spaces, where keys match anywhere. */
+const UNSPACED = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}ー々〆]/u;
+/**
+ * The keys' trie, by UTF-16 code unit, kept compact: nodes are numbers (0 is the root), all edges
+ * live in one map keyed by `node * 65536 + code unit`, and the replacements in one map by node
+ * (a Map per node cost about 200 bytes a node: 200 MB for a lexicon of long keys).
+ */
+interface Trie {
+  edges: Map<number, number>;
+  values: Map<number, string>;
+}
+
+/** Whether a character is part of a word of a spaced script (Latin, Greek, Cyrillic…): a key ending in one needs a neighbour that is not one; kana and kanji neighbours are word breaks. */
+function needsBoundary(ch: string): boolean {
+  if (ch === '') return false;
+  return WORD_CHAR.test(ch) && !UNSPACED.test(ch);
+}
+
+/** The character (code point) that ends just before `at`, '' at the start. */
+function charBefore(text: string, at: number): string {
+  if (at <= 0) return '';
+  const low = text.charCodeAt(at - 1);
+  return at >= 2 && low >= 0xdc00 && low <= 0xdfff ? text.slice(at - 2, at) : text.charAt(at - 1);
+}
+
+/** The character (code point) that starts at `at`, '' at the end. */
+function charAt(text: string, at: number): string {
+  const cp = text.codePointAt(at);
+  return cp === undefined ? '' : String.fromCodePoint(cp);
+}
+
+/** The trie of one language's entries (keys folded to lower case per code unit when not case-sensitive). */
+function trieOf(entries: ReadonlyMap<string, string>, caseSensitive: boolean): Trie {
+  const trie: Trie = { edges: new Map(), values: new Map() };
+  let nodes = 1;
+  for (const [key, value] of entries) {
+    let node = 0;
+    for (let k = 0; k < key.length; k++) {
+      const edge = node * 65536 + foldUnit(key.charCodeAt(k), caseSensitive);
+      let child = trie.edges.get(edge);
+      if (child === undefined) trie.edges.set(edge, (child = nodes++));
+      node = child;
+    }
+    trie.values.set(node, value);
+  }
+  return trie;
+}
+
+/** A UTF-16 code unit, folded to lower case when not case-sensitive (when its lower case is one unit). */
+function foldUnit(code: number, caseSensitive: boolean): number {
+  if (caseSensitive || code < 0x41) return code;
+  const lower = String.fromCharCode(code).toLowerCase();
+  return lower.length === 1 ? lower.charCodeAt(0) : code;
+}
+
+/**
+ * The lexicon as one function, for the text layer and SSML text nodes (docs/cli.md §11.3).
+ * Each language's keys become a trie on first use; the text is scanned once, left to right: at
+ * each place where a key may start (a word start, or a kana/kanji/non-word character), the trie
+ * is walked as far as the text follows it (at most {@link MAX_KEY_CHARS} steps) and the longest
+ * key whose end is allowed there is replaced; the scan goes on after it. So the time is at most
+ * the text's length × the longest key, whatever the number of entries.
+ * @returns a {@link Rewrite}; the identity for languages without entries.
+ */
+export function compileLexicon(lexicon: Lexicon): Rewrite {
+  const tries = new Map<Language, Trie | null>();
+  const cs = lexicon.caseSensitive;
+  return (text, language) => {
+    let trie = tries.get(language);
+    if (trie === undefined) {
+      const entries = lexicon.entries.get(language);
+      trie = entries === undefined || entries.size === 0 ? null : trieOf(entries, cs);
+      tries.set(language, trie);
+    }
+    if (trie === null) return text;
+    const { edges, values } = trie;
+    const out: string[] = [];
+    let copied = 0;
+    let i = 0;
+    while (i < text.length) {
+      let node = edges.get(foldUnit(text.charCodeAt(i), cs));
+      // A key starting with a word character of a spaced script starts only where a word does.
+      if (node === undefined || (needsBoundary(charAt(text, i)) && needsBoundary(charBefore(text, i)))) {
+        i++;
+        continue;
+      }
+      let found: { end: number; value: string } | undefined;
+      let j = i + 1;
+      for (;;) {
+        const value = values.get(node);
+        if (value !== undefined && !(needsBoundary(charBefore(text, j)) && needsBoundary(charAt(text, j)))) found = { end: j, value };
+        if (j >= text.length) break;
+        const child = edges.get(node * 65536 + foldUnit(text.charCodeAt(j), cs));
+        if (child === undefined) break;
+        node = child;
+        j++;
+      }
+      if (found === undefined) {
+        i++;
+        continue;
+      }
+      // One pass: what is put in is never searched again.
+      out.push(text.slice(copied, i), found.value);
+      copied = i = found.end;
+    }
+    if (copied === 0) return text;
+    out.push(text.slice(copied));
+    return out.join('');
+  };
+}
+
+/**
+ * The lexicon of a run (docs/cli.md §11.3): the file of `--lexicon` (`lexicon` in the config
+ * file), else `lexicon.toml` beside the config file when it exists; none with `--no-lexicon`.
+ * @param flag `--lexicon`'s value: a path, false for `--no-lexicon`, undefined when not given.
+ * @param configFile the config file's path (src/cli/config-file.ts `configPath`).
+ * @returns the rewrite function, or undefined when there is no lexicon.
+ * @throws TtsError `usage` (exit 2) as {@link loadLexicon}.
+ */
+export async function lexiconFor(flag: string | boolean | undefined, configFile: string): Promise<Rewrite | undefined> {
+  if (flag === false) return undefined;
+  const lexicon = typeof flag === 'string' ? await loadLexicon(flag, true) : await loadLexicon(defaultLexiconPath(configFile), false);
+  return lexicon === undefined ? undefined : compileLexicon(lexicon);
+}
+
+/**
+ * Reads a lexicon file without blocking or reading without end (like the config file): opened
+ * non-blocking, refused unless a regular file of at most {@link MAX_LEXICON_BYTES}.
+ * @returns the text, or undefined when the file does not exist and is not `required`.
+ * @throws TtsError `usage` (exit 2) naming the file.
+ */
+async function readLexiconText(path: string, required: boolean): Promise<string | undefined> {
+  let handle;
+  try {
+    handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
+  } catch (cause) {
+    const code = (cause as NodeJS.ErrnoException).code;
+    if (!required && (code === 'ENOENT' || code === 'ENOTDIR')) return undefined;
+    throw new TtsError('usage', `cannot read the lexicon ${path} (${code ?? 'error'})`, { cause, hint: 'check the name given to --lexicon (or lexicon in the config file)' });
+  }
+  try {
+    const info = await handle.stat();
+    if (!info.isFile()) throw new TtsError('usage', `the lexicon ${path} is not a regular file`, { hint: 'give a TOML file' });
+    const tooBig = (): TtsError => new TtsError('usage', `the lexicon ${path} is larger than ${formatByteSize(MAX_LEXICON_BYTES)}`, { hint: `keep it under ${MAX_LEXICON_ENTRIES} entries` });
+    if (info.size > MAX_LEXICON_BYTES) throw tooBig();
+    const buffer = Buffer.alloc(MAX_LEXICON_BYTES + 1);
+    let length = 0;
+    for (;;) {
+      const { bytesRead } = await handle.read(buffer, length, buffer.length - length, null);
+      if (bytesRead === 0) break;
+      length += bytesRead;
+      if (length > MAX_LEXICON_BYTES) throw tooBig();
+    }
+    return buffer.subarray(0, length).toString('utf8');
+  } catch (cause) {
+    if (cause instanceof TtsError) throw cause;
+    const code = (cause as NodeJS.ErrnoException).code;
+    throw new TtsError('usage', `cannot read the lexicon ${path} (${code ?? 'error'})`, { cause });
+  } finally {
+    await handle.close().catch(() => {});
+  }
+}
+
+/**
+ * Pieces of plain text with the lexicon applied, each cut again to at most `maxChars` code points
+ * (a replacement may lengthen a piece; text/split.ts).
+ */
+export async function* rewritePieces(pieces: AsyncIterable<string>, rewrite: Rewrite, language: Language, maxChars: number): AsyncIterable<string> {
+  for await (const piece of pieces) yield* splitText(rewrite(piece, language), maxChars);
+}
