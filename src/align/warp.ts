@@ -1,28 +1,43 @@
 /**
  * Moves times of the reference signal onto the target's time axis along a warping path
  * (issue 23 point 2: "warp the reference word boundaries onto the service's audio").
+ *
+ * A word boundary lies between two frames, so it is mapped as one: the boundary before reference
+ * frame i goes to the middle of the gap between the last target frame matched with frame i−1 and
+ * the first matched with frame i. On a diagonal step that is the boundary before the matching
+ * target frame; where the target has a longer pause than the reference (one reference frame of
+ * silence matched with many target frames), the boundary stays at the edge of the speech, not in
+ * the middle of the pause.
  */
 import { HOP_SECONDS } from './features.js';
 import type { WarpPath } from './dtw.js';
 
 /**
- * The target time, in seconds, of reference time `seconds`: the reference frame position
- * (seconds / 10 ms, fractional) is mapped through the path — each reference frame to the middle of
- * the target frames it was matched with — interpolating linearly between two frames. Both signals'
- * frames start at the same offsets, so no frame-centre correction is needed. Monotonic in
- * `seconds`; clamped to the target's frames (a time past the reference's end maps to the target's
- * last frame). Deterministic.
+ * Time of the boundary between two consecutive frames, from the start of the audio: frames are
+ * 32 ms long and 10 ms apart, so the boundary between frames i−1 and i (their centres at
+ * 16 ms + (i−1) × 10 ms and 16 ms + i × 10 ms) is at 11 ms + i × 10 ms.
+ */
+const BOUNDARY_OFFSET_SECONDS = 0.011;
+
+/**
+ * The target time, in seconds, of reference time `seconds` (see the file comment), interpolating
+ * linearly between frame boundaries. Monotonic in `seconds`; deterministic. A time before the
+ * first frame boundary or after the last maps to the target's first or last.
  */
 export function warpTime(path: WarpPath, seconds: number): number {
   const n = path.first.length;
-  const x = Math.min(n - 1, Math.max(0, seconds / HOP_SECONDS));
+  const x = Math.min(n, Math.max(0, (seconds - BOUNDARY_OFFSET_SECONDS) / HOP_SECONDS));
   const i = Math.floor(x);
   const frac = x - i;
-  const here = middle(path, i);
-  const next = i + 1 < n ? middle(path, i + 1) : here;
-  return (here + frac * (next - here)) * HOP_SECONDS;
+  const here = boundary(path, i);
+  const next = i < n ? boundary(path, i + 1) : here;
+  return (here + frac * (next - here)) * HOP_SECONDS + BOUNDARY_OFFSET_SECONDS;
 }
 
-function middle(path: WarpPath, i: number): number {
-  return (path.first[i]! + path.last[i]!) / 2;
+/** Target frame boundary (fractional index) matching the boundary before reference frame i (0 … n). */
+function boundary(path: WarpPath, i: number): number {
+  const n = path.first.length;
+  if (i <= 0) return 0;
+  if (i >= n) return path.last[n - 1]! + 1;
+  return (path.last[i - 1]! + 1 + path.first[i]!) / 2;
 }
