@@ -43,8 +43,12 @@ interface Run {
   unitId?: number | undefined;
   /** Encoded chunks made and not yet taken by the caller. */
   queue: ChunkQueue<Buffer>;
-  /** Reports of the units done so far. */
+  /** Reports of the units done so far (their words shifted to the stream's frames and text). */
   reports: JobReport[];
+  /** Where in the stream's text the search for the next unit starts (UTF-16 offset). */
+  textCursor: number;
+  /** UTF-16 offset in the stream's text of the unit in flight, -1 when it was not found there. */
+  unitCharStart: number;
   /** {@link SynthesisOptions.onReport}. */
   onReport?: ((report: JobReport) => void) | undefined;
 }
@@ -114,6 +118,8 @@ export class EspeakEngine implements SpeechEngine {
       nextUnit: units.next().value ?? undefined,
       queue: new ChunkQueue<Buffer>({ highWaterBytes: this.bufferBytes, sizeOf: (b) => b.length }),
       reports: [],
+      textCursor: 0,
+      unitCharStart: 0,
       onReport: options.onReport,
     };
     const onAbort = (): void => {
@@ -228,6 +234,9 @@ export class EspeakEngine implements SpeechEngine {
       const id = this.nextId++;
       const request: JobRequest = { type: 'job', id, job: { ...run.job, text: run.nextUnit! } };
       run.state = 'running';
+      // Units are pieces of the text, in order: where this one is places its words in the text.
+      run.unitCharStart = run.job.text.indexOf(run.nextUnit!, run.textCursor);
+      if (run.unitCharStart >= 0) run.textCursor = run.unitCharStart + run.nextUnit!.length;
       run.unitId = id;
       run.nextUnit = run.units.next().value ?? undefined;
       slot.run = run;
@@ -266,7 +275,7 @@ export class EspeakEngine implements SpeechEngine {
         return;
       case 'end':
         slot.kuromojiLoaded = reply.report.kuromojiLoaded;
-        run.reports.push(reply.report);
+        run.reports.push(streamWords(reply.report, run));
         if (run.state === 'cancelled') this.finishAborted(run);
         else if (run.state === 'running' && run.nextUnit === undefined) this.finishCompleted(run);
         else if (run.state === 'running' && run.queue.bytes > run.queue.lowWaterBytes) {
@@ -366,4 +375,16 @@ export class EspeakEngine implements SpeechEngine {
  */
 export function createEngine(options: EngineOptions = {}): EspeakEngine {
   return new EspeakEngine(options);
+}
+
+/**
+ * `report` with its words moved from the unit's frames and text to the stream's: after the frames
+ * of the units before it, at the unit's place in the text (no words when it was not found there).
+ */
+function streamWords(report: JobReport, run: Run): JobReport {
+  if (report.words === undefined) return report;
+  const frames = run.reports.reduce((n, r) => n + r.outputFrames, 0);
+  const chars = run.unitCharStart;
+  const words = chars < 0 ? [] : report.words.map((w) => ({ ...w, start: w.start + frames, end: w.end + frames, charStart: w.charStart + chars, charEnd: w.charEnd + chars }));
+  return { ...report, words };
 }

@@ -21,8 +21,10 @@
  * that would is split, see {@link EspeakSynth.synthesize}).
  */
 import type { ESpeakNGModule, ESpeakNGWorker } from '@echogarden/espeak-ng-emscripten';
+import type { EspeakWordEvent } from './word-timings.js';
 
 export { ESPEAK_SAMPLE_RATE } from './output.js';
+import { ESPEAK_SAMPLE_RATE as ESPEAK_RATE } from './output.js';
 
 /**
  * Longest text, in UTF-8 bytes, one synthesize call may pass to eSpeak: the size the WebIDL string
@@ -82,20 +84,39 @@ export class EspeakSynth {
   /**
    * Speaks `text` with eSpeak voice `voice` (`ja+f2`, `en-us`), passing each block of samples to
    * `sink` as it is made; stops early when `sink` returns true. Text longer than
-   * {@link MAX_TEXT_BYTES} is spoken in parts cut at spaces or punctuation.
+   * {@link MAX_TEXT_BYTES} is spoken in parts cut at spaces or punctuation. `onWord`, when given,
+   * receives each word event (espeakEVENT_WORD) before the samples it falls in: the word's UTF-16
+   * offset in `text` and its first sample (22050 Hz) counted from the start of `text`'s audio
+   * (eSpeak gives the audio position in ms: ±11 samples).
    * @throws Error when eSpeak cannot select the voice.
    */
-  synthesize(voice: string, text: string, sink: SampleSink): void {
+  synthesize(voice: string, text: string, sink: SampleSink, onWord?: (event: EspeakWordEvent) => void): void {
     const code = this.worker.set_voice(voice);
     if (code !== 0) throw new Error(`eSpeak NG cannot select voice ${voice} (error ${code})`);
+    let partChars = 0;
+    let partSamples = 0;
     for (const part of byteBoundedParts(text, MAX_TEXT_BYTES)) {
       let stopped = false;
-      this.worker.synthesize(part, (samples) => {
+      let made = 0;
+      // eSpeak's text positions count characters (code points) from 1: their UTF-16 offsets.
+      const offsets: number[] = [];
+      if (onWord !== undefined) for (let i = 0; i < part.length; i += part.codePointAt(i)! > 0xffff ? 2 : 1) offsets.push(i);
+      this.worker.synthesize(part, (samples, events) => {
         if (stopped) return 1;
+        if (onWord !== undefined) {
+          for (const ev of events as { type?: unknown; text_position?: unknown; audio_position?: unknown }[]) {
+            if (ev.type !== 'word' || typeof ev.text_position !== 'number' || typeof ev.audio_position !== 'number') continue;
+            const at = offsets[ev.text_position - 1];
+            if (at !== undefined) onWord({ charStart: partChars + at, sample: partSamples + Math.round((ev.audio_position * ESPEAK_RATE) / 1000) });
+          }
+        }
+        made += samples.length;
         stopped = sink(samples);
         return stopped ? 1 : 0;
       });
       if (stopped) return;
+      partChars += part.length;
+      partSamples += made;
     }
   }
 }

@@ -23,6 +23,7 @@ import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { MemoryWasi } from './wasi-memfs.js';
 import { readOnlyDataRanges, type MemoryRange } from './wasm-sections.js';
+import { fliteWords, parseSegmentTimes, phoneGroups, speakableTokens, type PieceWord } from './word-timings.js';
 
 /** Sample rate of Flite's output with the built-in 16 kHz voices, in Hz. */
 export const FLITE_SAMPLE_RATE = 16000;
@@ -188,6 +189,49 @@ function memoryOf(instance: WebAssembly.Instance): Uint8Array {
  * @throws Error when Flite exits with an error or traps, or writes no WAV.
  */
 export function fliteSynthesize(module: FliteModule, voice: FliteVoice, text: string): Int16Array[] {
+  // `-t` marks the text as text even when it is one word (Flite would open it as a file name).
+  return fliteRun(module, ['flite', '-voice', voice, '-t', text, '-o', 'out.wav'], (host) => {
+    const wav = host.file('out.wav');
+    if (wav === undefined) throw new Error('Flite wrote no WAV');
+    return wavSamples(Buffer.from(wav.buffer, wav.byteOffset, wav.byteLength), FLITE_BLOCK_SAMPLES);
+  });
+}
+
+/**
+ * {@link fliteSynthesize}, and where each word of `text` is in the samples (word-timings.ts): the
+ * synthesis run also prints its segments' end times (`-psdur`, which does not change the audio),
+ * and a second, cheap run of the diphone voice `kal16` (~9 ms a sentence) says which phones are
+ * which word's. Words whose phones cannot be told apart are left out (none at all when that run
+ * fails); `words[i].token` indexes `speakableTokens(text)`.
+ * @throws as {@link fliteSynthesize}.
+ */
+export function fliteSynthesizeTimed(module: FliteModule, voice: FliteVoice, text: string): { samples: Int16Array[]; words: PieceWord[] } {
+  const { samples, printed } = fliteRun(module, ['flite', '-voice', voice, '-psdur', '-t', text, '-o', 'out.wav'], (host) => {
+    const wav = host.file('out.wav');
+    if (wav === undefined) throw new Error('Flite wrote no WAV');
+    return { samples: wavSamples(Buffer.from(wav.buffer, wav.byteOffset, wav.byteLength), FLITE_BLOCK_SAMPLES), printed: host.stdout() };
+  });
+  const tokens = speakableTokens(text);
+  if (tokens.length === 0) return { samples, words: [] };
+  let words: PieceWord[] = [];
+  try {
+    const segments = parseSegmentTimes(printed);
+    const alone = tokens.map((t) => text.slice(t.start, t.end)).join(', ');
+    const groups = phoneGroups(fliteRun(module, ['flite', '-voice', 'kal16', '-ps', '-t', alone, '-o', 'none'], (host) => host.stdout()));
+    const total = samples.reduce((n, b) => n + b.length, 0);
+    words = fliteWords(segments, groups, tokens.length, FLITE_SAMPLE_RATE).map((w) => ({ ...w, end: Math.min(w.end, total) })).filter((w) => w.end > w.start);
+  } catch {
+    words = [];
+  }
+  return { samples, words };
+}
+
+/**
+ * Runs Flite once with `args` in this thread's reusable instance (see {@link fliteSynthesize})
+ * and returns what `read` takes from the host after a clean exit.
+ * @throws Error when Flite exits with an error or traps, or whatever `read` throws.
+ */
+export function fliteRun<T>(module: FliteModule, args: string[], read: (host: MemoryWasi) => T): T {
   if (runner === undefined || runner.module !== module) {
     const host = new MemoryWasi([]);
     const instance = new WebAssembly.Instance(module.module, host.imports());
@@ -198,17 +242,14 @@ export function fliteSynthesize(module: FliteModule, voice: FliteVoice, text: st
   const heap = memoryOf(instance);
   for (const { start, bytes } of saved) heap.set(bytes, start);
   if (heap.length > initialBytes) heap.fill(0, initialBytes);
-  // `-t` marks the text as text even when it is one word (Flite would open it as a file name).
-  host.reset(['flite', '-voice', voice, '-t', text, '-o', 'out.wav']);
+  host.reset(args);
   let ok = false;
   try {
     const code = host.start(instance);
     if (code !== 0) throw new Error(`Flite exited with code ${code}`);
-    const wav = host.file('out.wav');
-    if (wav === undefined) throw new Error('Flite wrote no WAV');
-    const samples = wavSamples(Buffer.from(wav.buffer, wav.byteOffset, wav.byteLength), FLITE_BLOCK_SAMPLES);
+    const result = read(host);
     ok = true;
-    return samples;
+    return result;
   } finally {
     if (!ok || memoryOf(instance).length > MAX_INSTANCE_BYTES) runner = undefined;
   }

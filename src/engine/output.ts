@@ -135,6 +135,19 @@ export class AudioOutput {
     return chunks;
   }
 
+  /**
+   * Where input samples still to come land in the output: a function from an offset in input
+   * samples (at the current input rate, counted from the next sample {@link push} receives) to the
+   * output frame (at the output rate, from the job's first frame) that sample becomes, rounded.
+   * Valid while the input rate stays the same (a later {@link setInputRate} starts a new run).
+   */
+  clock(): (inputOffset: number) => number {
+    const before = this.framesBeforeRun;
+    const run = this.runSamples;
+    const ratio = this.options.sampleRate / this.inputRate;
+    return (inputOffset) => before + Math.round((run + inputOffset) * ratio);
+  }
+
   /** Frames the whole input so far is worth: the earlier runs' plus round(runSamples × sampleRate / inputRate). */
   private targetFrames(): number {
     return this.framesBeforeRun + Math.round((this.runSamples * this.options.sampleRate) / this.inputRate);

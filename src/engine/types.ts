@@ -2,6 +2,7 @@
  * The offline synthesizer's interface, as the built-in service uses it (docs/cli.md §5).
  */
 import type { AudioFormat, Language } from '../protocol/types.js';
+import type { WordTiming } from '../protocol/words.js';
 import type { SpeechSegment } from './japanese.js';
 import type { SchedulingPolicy } from './scheduler.js';
 
@@ -118,6 +119,12 @@ export interface JobReport {
   inputSamples: number;
   /** Frames sent, at the job's sample rate. */
   outputFrames: number;
+  /**
+   * Where each word of the job's text is in the frames sent (word-timings.ts), in order; absent
+   * when the job's synthesizers give none (Japanese, voice packages). In a worker's report the
+   * frames and char offsets are the unit's; the engine's stream report has them of the stream.
+   */
+  words?: WordTiming[];
   /** Whether this worker has kuromoji's dictionary loaded (after this job). */
   kuromojiLoaded: boolean;
   /** Where this worker's dictionary came from (japanese.ts dictionarySource), once loaded. */

@@ -66,6 +66,7 @@ export function mergeReports(reports: readonly JobReport[]): JobReport | undefin
   if (dictionarySource !== undefined) merged.dictionarySource = dictionarySource;
   const espeakInitMs = reports.find((r) => r.espeakInitMs !== undefined)?.espeakInitMs;
   if (espeakInitMs !== undefined) merged.espeakInitMs = espeakInitMs;
+  if (reports.some((r) => r.words !== undefined)) merged.words = reports.flatMap((r) => r.words ?? []);
   const withChunk = reports.find((r) => r.firstChunkMs !== undefined);
   if (withChunk?.firstChunkMs !== undefined) merged.firstChunkMs = withChunk.firstChunkMs;
   return merged;

@@ -1,7 +1,7 @@
 /**
  * A minimal WASI preview1 host (https://github.com/WebAssembly/WASI/blob/main/legacy/preview1/docs.md)
  * for running a command-line WebAssembly program once, with its arguments, an empty stdin, stdout
- * and stderr discarded, and one preopened directory `.` that lives in memory: files the program
+ * kept (up to {@link MAX_STDOUT_BYTES}, see {@link MemoryWasi.stdout}) and stderr discarded, and one preopened directory `.` that lives in memory: files the program
  * creates there are kept in this object, never on disk.
  *
  * Why not `node:wasi`: in Node 20 a WASI object garbage-collected while another one allocates
@@ -14,6 +14,8 @@
 const ERRNO = { success: 0, badf: 8, inval: 28, noent: 44, notsup: 58 } as const;
 const FILETYPE = { characterDevice: 2, directory: 3, regularFile: 4 } as const;
 const PREOPEN_FD = 3;
+/** Bytes of a run's standard output kept (1 MiB); more is dropped (Flite prints ~10 bytes a phone). */
+export const MAX_STDOUT_BYTES = 1024 * 1024;
 
 /** Thrown by proc_exit to unwind the program; carries its exit code. */
 class ProcExit extends Error {
@@ -38,6 +40,9 @@ export class MemoryWasi {
   private encoded: Buffer[] = [];
   /** Storage of files from earlier runs, reused by name (see {@link reset}). */
   private readonly spare = new Map<string, Uint8Array>();
+  /** What the current run wrote to standard output, in pieces (at most MAX_STDOUT_BYTES in all). */
+  private out: Buffer[] = [];
+  private outBytes = 0;
 
   /** @param args the program's argv, argv[0] included. */
   constructor(private args: readonly string[]) {}
@@ -54,6 +59,16 @@ export class MemoryWasi {
     this.files.clear();
     this.open.clear();
     this.nextFd = PREOPEN_FD + 1;
+    this.out = [];
+    this.outBytes = 0;
+  }
+
+  /**
+   * What the last run wrote to standard output (fd 1), as UTF-8 text: its first
+   * {@link MAX_STDOUT_BYTES} bytes.
+   */
+  stdout(): string {
+    return Buffer.concat(this.out).toString('utf8');
   }
 
   /** The content of file `name` in the preopened folder (`out.wav`), or undefined if never created. */
@@ -174,6 +189,11 @@ export class MemoryWasi {
           const buf = this.view().getUint32(iovs + i * 8, true);
           const len = this.view().getUint32(iovs + i * 8 + 4, true);
           if (file !== undefined) this.writeAt(file, this.bytes().subarray(buf, buf + len));
+          else if (fd === 1 && this.outBytes < MAX_STDOUT_BYTES) {
+            const kept = Buffer.from(this.bytes().subarray(buf, buf + Math.min(len, MAX_STDOUT_BYTES - this.outBytes)));
+            this.out.push(kept);
+            this.outBytes += kept.length;
+          }
           total += len;
         }
         this.view().setUint32(nwrittenPtr, total, true);

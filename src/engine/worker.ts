@@ -21,7 +21,9 @@ import { SSE_SAMPLE_RATE } from '../protocol/types.js';
 import { AudioOutput } from './output.js';
 import { backendsFor } from './voices.js';
 import { ESPEAK_SAMPLE_RATE, EspeakSynth } from './espeak.js';
-import { FLITE_SAMPLE_RATE, fliteSynthesize, flitePieces, loadFlite } from './flite.js';
+import { FLITE_SAMPLE_RATE, fliteSynthesizeTimed, flitePieces, loadFlite } from './flite.js';
+import { EnergyEnvelope, espeakWords, nfkcRanges, speakableTokens, type EspeakWordEvent, type PieceWord, type TextToken } from './word-timings.js';
+import type { WordTiming } from '../protocol/words.js';
 import { loadPackage, packageVoice, type PackageSynthesizer } from './voice-packages.js';
 
 let espeak: Promise<EspeakSynth> | undefined;
@@ -76,6 +78,49 @@ interface JobContext {
   send: (chunks: Buffer[]) => void;
   /** eSpeak NG, reset for this job on first use. */
   espeak: () => Promise<EspeakSynth>;
+  /** The job's words so far (frames of its output, UTF-16 offsets of its text). */
+  words: WordTiming[];
+  /**
+   * The range of the job's text a UTF-16 range of the segment being spoken came from; undefined
+   * when that is unknown (Japanese segments: their text is readings), and then no words are kept.
+   */
+  segmentRange: ((start: number, end: number) => [number, number]) | undefined;
+  /** The job's text. */
+  text: string;
+}
+
+/**
+ * Adds a piece's words to the job's: `located[w.token]` is the token's range in the segment,
+ * `clock` maps the piece's input samples to output frames (AudioOutput.clock, taken before the
+ * piece's first sample was pushed). Words stay in order and do not overlap.
+ */
+function keepWords(ctx: JobContext, words: readonly PieceWord[], located: readonly (TextToken | undefined)[], clock: (n: number) => number): void {
+  const range = ctx.segmentRange;
+  if (range === undefined) return;
+  for (const w of words) {
+    const at = located[w.token];
+    if (at === undefined) continue;
+    const [charStart, charEnd] = range(at.start, at.end);
+    const last = ctx.words[ctx.words.length - 1];
+    const start = Math.max(clock(w.start), last?.end ?? 0);
+    const end = clock(w.end);
+    if (end <= start || charEnd <= charStart || (last !== undefined && charStart < last.charEnd)) continue;
+    ctx.words.push({ text: ctx.text.slice(charStart, charEnd), start, end, charStart, charEnd });
+  }
+}
+
+/**
+ * Where each speakable token of `piece` (made of `segment`'s tokens in order, see flitePieces) is
+ * in `segment`, searching from `cursor.at` (which it advances); undefined for one not found.
+ */
+function locateTokens(piece: string, segment: string, cursor: { at: number }): (TextToken | undefined)[] {
+  return speakableTokens(piece).map((t) => {
+    const word = piece.slice(t.start, t.end);
+    const at = segment.indexOf(word, cursor.at);
+    if (at < 0) return undefined;
+    cursor.at = at + word.length;
+    return { start: at, end: at + word.length };
+  });
 }
 
 /**
@@ -83,15 +128,21 @@ interface JobContext {
  * eSpeak's callback.
  * @throws whatever the output stage throws (rethrown after eSpeak has been stopped cleanly).
  */
-async function speakESpeak(ctx: JobContext, voice: string, text: string): Promise<void> {
+async function speakESpeak(ctx: JobContext, voice: string, text: string, located: readonly (TextToken | undefined)[]): Promise<void> {
   const es = await ctx.espeak();
   ctx.send(await ctx.out.setInputRate(ESPEAK_SAMPLE_RATE));
+  const clock = ctx.out.clock();
+  const events: EspeakWordEvent[] = [];
+  const envelope = new EnergyEnvelope();
+  let total = 0;
   // An object, not a `let`: the callback's assignment is invisible to TypeScript's narrowing.
   const failure: { error?: unknown; failed: boolean } = { failed: false };
   es.synthesize(voice, text, (samples) => {
     // Returning true makes eSpeak stop; this is the only place a running synthesis can be stopped.
     if (failure.failed || ctx.aborted()) return true;
     try {
+      envelope.push(samples);
+      total += samples.length;
       ctx.send(ctx.out.push(samples));
       return false;
     } catch (error) {
@@ -100,8 +151,10 @@ async function speakESpeak(ctx: JobContext, voice: string, text: string): Promis
       failure.error = error;
       return true;
     }
-  });
+  }, ctx.segmentRange === undefined ? undefined : (event) => events.push(event));
   if (failure.failed) throw failure.error;
+  envelope.finish();
+  keepWords(ctx, espeakWords(events, speakableTokens(text), total, envelope), located, clock);
 }
 
 /**
@@ -114,31 +167,35 @@ async function speakSegment(ctx: JobContext, voiceId: string, segment: SpeechSeg
     // A package that cannot load or speak leaves the segment to its built-in fallback voice.
     return (await speakPackage(ctx, preferred.voice, segment)) ? 'package' : speakSegment(ctx, preferred.fallbackVoice, segment);
   }
+  const whole = speakableTokens(segment.text);
   if (preferred.engine === 'espeak') {
-    await speakESpeak(ctx, preferred.voice, segment.text);
+    await speakESpeak(ctx, preferred.voice, segment.text, whole);
     return 'espeak';
   }
   const flite = await fliteOrNothing();
   if (flite === undefined) {
-    await speakESpeak(ctx, fallback.voice, segment.text);
+    await speakESpeak(ctx, fallback.voice, segment.text, whole);
     return 'espeak';
   }
   let engine: 'flite' | 'espeak' = 'flite';
+  const cursor = { at: 0 };
   for (const piece of flitePieces(segment.text)) {
     if (ctx.aborted()) break;
-    let samples: Int16Array[] | undefined;
+    const located = locateTokens(piece, segment.text, cursor);
+    let spoken: ReturnType<typeof fliteSynthesizeTimed> | undefined;
     try {
-      samples = fliteSynthesize(flite, preferred.voice, piece);
+      spoken = fliteSynthesizeTimed(flite, preferred.voice, piece);
     } catch {
-      samples = undefined;
+      spoken = undefined;
     }
-    if (samples === undefined) {
+    if (spoken === undefined) {
       engine = 'espeak';
-      await speakESpeak(ctx, fallback.voice, piece);
+      await speakESpeak(ctx, fallback.voice, piece, located);
       continue;
     }
     ctx.send(await ctx.out.setInputRate(FLITE_SAMPLE_RATE));
-    for (const block of samples) ctx.send(ctx.out.push(block));
+    keepWords(ctx, spoken.words, located, ctx.out.clock());
+    for (const block of spoken.samples) ctx.send(ctx.out.push(block));
   }
   return engine;
 }
@@ -206,6 +263,10 @@ async function runJob(port: MessagePort, abortFlag: Int32Array, { id, job }: Job
           es.reset();
           return es;
         })),
+      words: [],
+      // English segments are the NFKC form of the job's text; Japanese ones are readings.
+      segmentRange: job.language === 'en' ? nfkcRanges(job.text) : undefined,
+      text: job.text,
     };
     const spoken: SpeechSegment[] = [];
     for (const segment of segments) {
@@ -219,6 +280,7 @@ async function runJob(port: MessagePort, abortFlag: Int32Array, { id, job }: Job
       segments: spoken,
       inputSamples: out.inputSamples,
       outputFrames: out.outputFrames,
+      ...(ctx.segmentRange !== undefined && !spoken.some((s) => s.engine === 'package') ? { words: ctx.words } : {}),
       kuromojiLoaded: isTokenizerLoaded(),
       totalMs: performance.now() - started,
     };
