@@ -1,0 +1,75 @@
+/**
+ * The aligner's accuracy and cost (issue 23 point 3): the built-in engine serves each sentence
+ * with en-man-1 (ja-man-1), the aligner times it with en-woman-1's (ja-woman-1's) reference, and
+ * every word start and end is compared with the serving voice's exact one. Baseline: the bare way,
+ * the reference's boundaries scaled by the ratio of the two durations. Also the aligner's CPU
+ * share: process CPU seconds spent aligning per second of audio aligned.
+ */
+import { createEngine } from '../src/engine/index.js';
+import type { Language } from '../src/protocol/types.js';
+import { engineTimesWords, ENGLISH_SENTENCES, JAPANESE_SENTENCES, measureAlignment } from '../test/helpers/alignment-accuracy.js';
+import type { BenchOptions, Figure } from './figures.js';
+import { mean, percentile } from './stats.js';
+
+/** Target: mean absolute boundary error, ms (issue 23 point 3). */
+export const ALIGN_MEAN_ERROR_MS_MAX = 50;
+/** Target: 95th percentile of the absolute boundary error, ms (issue 23 point 3). */
+export const ALIGN_P95_ERROR_MS_MAX = 120;
+/** Target: aligner CPU seconds per second of audio ("a bounded share of one core", issue 23 point 2). */
+export const ALIGN_CPU_SHARE_MAX = 0.1;
+
+/** Measures both languages over ten sentences each (four with `--quick`). */
+export async function benchAlignment(options: BenchOptions): Promise<Figure[]> {
+  const engine = createEngine();
+  const figures: Figure[] = [];
+  let cpu = 0;
+  let audio = 0;
+  try {
+    const sets: { language: Language; label: string; voice: string; sentences: readonly string[] }[] = [
+      { language: 'en', label: 'English', voice: 'en-man-1', sentences: ENGLISH_SENTENCES },
+      { language: 'ja', label: 'Japanese', voice: 'ja-man-1', sentences: JAPANESE_SENTENCES },
+    ];
+    for (const set of sets) {
+      const sentences = options.quick ? set.sentences.slice(0, 4) : set.sentences;
+      if (!(await engineTimesWords(engine, sentences[0]!, set.voice, set.language))) {
+        options.log(`alignment: ${set.label} not measured: the built-in engine gives no ${set.label} word timings to compare with`);
+        continue;
+      }
+      const r = await measureAlignment(engine, sentences, set.language, set.voice);
+      cpu += r.cpuSeconds;
+      audio += r.audioSeconds;
+      const note = `${r.errorsMs.length} boundaries, ${sentences.length} sentences, ${set.voice} vs ${set.language}-woman-1${r.unmatched > 0 ? `, ${r.unmatched} words unmatched` : ''}`;
+      const baseline = (value: number): Figure['baseline'] => ({ name: 'durations scaled', value });
+      figures.push({
+        bench: 'alignment',
+        name: `alignment: mean boundary error, ${set.label}`,
+        value: mean(r.errorsMs),
+        unit: 'ms',
+        baseline: baseline(mean(r.proportionalErrorsMs)),
+        targets: [{ kind: 'max', limit: ALIGN_MEAN_ERROR_MS_MAX }],
+        note,
+      });
+      figures.push({
+        bench: 'alignment',
+        name: `alignment: p95 boundary error, ${set.label}`,
+        value: percentile(r.errorsMs, 95),
+        unit: 'ms',
+        baseline: baseline(percentile(r.proportionalErrorsMs, 95)),
+        targets: [{ kind: 'max', limit: ALIGN_P95_ERROR_MS_MAX }],
+        note,
+      });
+      options.log(`alignment: ${set.label} measured`);
+    }
+  } finally {
+    await engine.close();
+  }
+  figures.push({
+    bench: 'alignment',
+    name: 'alignment: CPU share (aligner CPU s / audio s)',
+    value: (cpu / audio) * 100,
+    unit: '%',
+    targets: [{ kind: 'max', limit: ALIGN_CPU_SHARE_MAX * 100 }],
+    note: `${audio.toFixed(1)} s of audio, resampling + MFCC + DTW`,
+  });
+  return figures;
+}
