@@ -1,0 +1,99 @@
+/**
+ * Word timings for a piece whose service sent none (any service but the built-in one; issue 23
+ * point 2): the piece's text is rendered by the built-in voice of its language (reference.ts), and
+ * the reference's exact word boundaries are carried onto the service's audio by alignment, in the
+ * aligner's thread (align-thread.ts).
+ *
+ * It runs beside the stream and never delays the audio: the caller hands over a piece's audio once
+ * it has it and goes on; the reference is synthesized by the built-in engine's own worker, the
+ * alignment by the aligner's thread. The work waiting is bounded (seconds of audio, AlignThread);
+ * a piece over the bound gets no word timings and one notice says so. Deterministic: the same
+ * text and audio (e.g. from the cache) give the same timings.
+ */
+import { createEngine, type SpeechEngine } from '../engine/index.js';
+import type { Language } from '../protocol/types.js';
+import type { WordTiming } from '../protocol/words.js';
+import type { MonoAudio } from './align.js';
+import { AlignThread, MAX_PENDING_SECONDS, type AlignThreadOptions } from './align-thread.js';
+import { alignWords, renderReference } from './reference.js';
+
+/** A piece of speech to time: the text sent for it, its language, and the audio the service sent for it. */
+export interface PieceToTime {
+  text: string;
+  language: Language;
+  /** The piece's audio as the service sent it, mono (a stereo stream's first channel will do). */
+  audio: MonoAudio;
+}
+
+/** Options of {@link WordTimer}. */
+export interface WordTimerOptions extends AlignThreadOptions {
+  /** The engine that renders references; default one of its own (one worker), closed by {@link WordTimer.close}. */
+  engine?: SpeechEngine;
+  /** Where notices go (printed unless -q): said once when pieces start being left without timings. */
+  warn?: (line: string) => void;
+}
+
+/** Times the words of other services' pieces (see the file comment). */
+export class WordTimer {
+  readonly #thread: AlignThread;
+  readonly #ownEngine: boolean;
+  #engine: SpeechEngine | undefined;
+  readonly #warn: (line: string) => void;
+  readonly #maxPendingSeconds: number;
+  /** Seconds of service audio handed to {@link time} and not yet timed (reference or alignment under way). */
+  #pendingSeconds = 0;
+  #pieces = 0;
+  #skipped = 0;
+  #closed = false;
+
+  /** @throws RangeError for a bound that is not a positive number. */
+  constructor(options: WordTimerOptions = {}) {
+    this.#thread = new AlignThread(options);
+    this.#maxPendingSeconds = options.maxPendingSeconds ?? MAX_PENDING_SECONDS;
+    this.#engine = options.engine;
+    this.#ownEngine = options.engine === undefined;
+    this.#warn = options.warn ?? (() => {});
+  }
+
+  /** Pieces left without word timings because the aligner could not keep up. */
+  get skipped(): number {
+    return this.#skipped;
+  }
+
+  /**
+   * The piece's words, in sample frames of `piece.audio` at its rate and UTF-16 offsets of
+   * `piece.text` (protocol/words.ts WordTiming): `[]` when the text has no word the engine times,
+   * `undefined` when more than `maxPendingSeconds` of audio is already waiting to be timed
+   * (rendering its reference or being aligned): the piece is not taken, and a notice is given once.
+   * @throws EngineError when the reference cannot be synthesized; Error when the aligner's thread
+   *   fails or the timer is closed.
+   */
+  async time(piece: PieceToTime, signal?: AbortSignal): Promise<WordTiming[] | undefined> {
+    if (this.#closed) throw new Error('the word timer is closed');
+    if (piece.audio.samples.length === 0 || piece.text.trim() === '') return [];
+    const seconds = piece.audio.samples.length / piece.audio.sampleRate;
+    if (this.#pieces > 0 && this.#pendingSeconds + seconds > this.#maxPendingSeconds) {
+      if (this.#skipped++ === 0) this.#warn('word timings: the aligner cannot keep up with the audio; some pieces have no word timings');
+      return undefined;
+    }
+    this.#pieces++;
+    this.#pendingSeconds += seconds;
+    try {
+      this.#engine ??= createEngine();
+      const reference = await renderReference(this.#engine, piece.text, piece.language, signal);
+      // The thread's own bound is the same and everything it holds is counted here: it never says no.
+      return await alignWords(reference, piece.audio, (ref, target, spans) => this.#thread.align(ref, target, spans));
+    } finally {
+      this.#pieces--;
+      this.#pendingSeconds = this.#pieces === 0 ? 0 : this.#pendingSeconds - seconds;
+    }
+  }
+
+  /** Stops the aligner's thread (and the engine when it is the timer's own). Safe to call twice. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    await this.#thread.close();
+    if (this.#ownEngine) await this.#engine?.close();
+    this.#engine = undefined;
+  }
+}

@@ -1,0 +1,67 @@
+/**
+ * Word timings for another service's audio (src/align/word-timer.ts): the built-in engine stands
+ * in for the service (en-man-1 at 24 kHz, its exact words kept aside), the timer renders the
+ * reference and aligns in its thread. The words keep the protocol's rules, come out the same
+ * twice, and the work waiting is bounded: a piece over the bound gets none, with one notice.
+ */
+import assert from 'node:assert/strict';
+import { after, describe, it } from 'node:test';
+import { WordTimer } from '../../src/align/word-timer.js';
+import { decodeToFloat } from '../../src/dsp/encoding.js';
+import { createEngine } from '../../src/engine/index.js';
+import { parseWordTimings, type WordTiming } from '../../src/protocol/words.js';
+
+const TEXT = 'Please turn off the lights before you leave the room.';
+
+describe('WordTimer', () => {
+  const engine = createEngine();
+  after(() => engine.close());
+
+  /** The "service": en-man-1 at 24 kHz, with its exact words. */
+  async function serve(text: string): Promise<{ samples: Float32Array; words: WordTiming[] }> {
+    const chunks: Buffer[] = [];
+    let words: WordTiming[] = [];
+    const job = { text, voice: 'en-man-1', language: 'en' as const, format: 'pcm16' as const, sampleRate: 24000, channels: 1 };
+    for await (const c of engine.synthesize(job, undefined, { onReport: (r) => (words = r.words ?? []) })) chunks.push(c);
+    return { samples: decodeToFloat(Buffer.concat(chunks), 'pcm16'), words };
+  }
+
+  it('times every word of the piece, in its frames, by the protocol\'s rules, the same twice, near the truth', async () => {
+    const served = await serve(TEXT);
+    const timer = new WordTimer({ engine });
+    try {
+      const piece = { text: TEXT, language: 'en' as const, audio: { samples: served.samples, sampleRate: 24000 } };
+      const words = await timer.time(piece);
+      assert.ok(words !== undefined);
+      assert.deepEqual(parseWordTimings(words), words, 'valid WordTimings');
+      assert.deepEqual(words.map((w) => w.text), TEXT.split(' '));
+      for (const w of words) assert.equal(TEXT.slice(w.charStart, w.charEnd), w.text);
+      assert.ok(words.at(-1)!.end <= served.samples.length);
+      assert.deepEqual(await timer.time(piece), words, 'deterministic');
+      const errors = words.flatMap((w, i) => [Math.abs(w.start - served.words[i]!.start), Math.abs(w.end - served.words[i]!.end)]);
+      const meanMs = (errors.reduce((s, e) => s + e, 0) / errors.length / 24000) * 1000;
+      assert.ok(meanMs < 80, `mean boundary error ${meanMs.toFixed(1)} ms`);
+    } finally {
+      await timer.close();
+    }
+  });
+
+  it('leaves a piece without timings (undefined) when the audio waiting would pass the bound, with one notice', async () => {
+    const served = await serve(TEXT); // ~3 s
+    const notices: string[] = [];
+    const timer = new WordTimer({ engine, maxPendingSeconds: 4, warn: (line) => notices.push(line) });
+    try {
+      const piece = { text: TEXT, language: 'en' as const, audio: { samples: served.samples, sampleRate: 24000 } };
+      const results = await Promise.all([timer.time(piece), timer.time(piece), timer.time(piece)]);
+      assert.ok(results[0] !== undefined && results[0].length > 0);
+      assert.deepEqual(results.slice(1), [undefined, undefined]);
+      assert.equal(timer.skipped, 2);
+      assert.equal(notices.length, 1);
+      assert.match(notices[0]!, /cannot keep up/);
+      assert.ok((await timer.time(piece)) !== undefined, 'takes pieces again once the queue drained');
+    } finally {
+      await timer.close();
+    }
+    await assert.rejects(timer.time({ text: TEXT, language: 'en', audio: { samples: served.samples, sampleRate: 24000 } }), /closed/);
+  });
+});
