@@ -2,10 +2,13 @@
  * The aligner's accuracy and cost (issue 23 point 3): the built-in engine serves each sentence
  * with en-man-1 (ja-man-1), the aligner times it with en-woman-1's (ja-woman-1's) reference, and
  * every word start and end is compared with the serving voice's exact one. Baseline: the bare way,
- * the reference's boundaries scaled by the ratio of the two durations. Also the aligner's CPU
+ * the reference's boundaries scaled by the ratio of the two durations. A third set has the English
+ * served by eSpeak NG (the engine's fallback when Flite cannot start): another synthesizer than
+ * the reference's Flite, as another service would be; its truth is eSpeak's word events, less
+ * exact than Flite's segment times. Also the aligner's CPU
  * share: process CPU seconds spent aligning per second of audio aligned.
  */
-import { createEngine } from '../src/engine/index.js';
+import { createEngine, type SpeechEngine } from '../src/engine/index.js';
 import type { Language } from '../src/protocol/types.js';
 import { engineTimesWords, ENGLISH_SENTENCES, JAPANESE_SENTENCES, measureAlignment } from '../test/helpers/alignment-accuracy.js';
 import type { BenchOptions, Figure } from './figures.js';
@@ -21,24 +24,28 @@ export const ALIGN_CPU_SHARE_MAX = 0.1;
 /** Measures both languages over ten sentences each (four with `--quick`). */
 export async function benchAlignment(options: BenchOptions): Promise<Figure[]> {
   const engine = createEngine();
+  // Another synthesizer than the reference's Flite, as a service would be: eSpeak NG speaks English
+  // when Flite cannot start (the engine's fallback), its word events the truth.
+  const espeak = createEngine({ workerUrl: new URL('../test/helpers/engine-no-flite-worker.js', import.meta.url) });
   const figures: Figure[] = [];
   let cpu = 0;
   let audio = 0;
   try {
-    const sets: { language: Language; label: string; voice: string; sentences: readonly string[] }[] = [
+    const sets: { language: Language; label: string; voice: string; sentences: readonly string[]; served?: SpeechEngine; by?: string }[] = [
       { language: 'en', label: 'English', voice: 'en-man-1', sentences: ENGLISH_SENTENCES },
       { language: 'ja', label: 'Japanese', voice: 'ja-man-1', sentences: JAPANESE_SENTENCES },
+      { language: 'en', label: 'English, eSpeak NG served', voice: 'en-man-1', sentences: ENGLISH_SENTENCES, served: espeak, by: 'eSpeak NG en-us+adam' },
     ];
     for (const set of sets) {
       const sentences = options.quick ? set.sentences.slice(0, 4) : set.sentences;
-      if (!(await engineTimesWords(engine, sentences[0]!, set.voice, set.language))) {
+      if (!(await engineTimesWords(set.served ?? engine, sentences[0]!, set.voice, set.language))) {
         options.log(`alignment: ${set.label} not measured: the built-in engine gives no ${set.label} word timings to compare with`);
         continue;
       }
-      const r = await measureAlignment(engine, sentences, set.language, set.voice);
+      const r = await measureAlignment(engine, sentences, set.language, set.voice, set.served);
       cpu += r.cpuSeconds;
       audio += r.audioSeconds;
-      const note = `${r.errorsMs.length} boundaries, ${sentences.length} sentences, ${set.voice} vs ${set.language}-woman-1${r.unmatched > 0 ? `, ${r.unmatched} words unmatched` : ''}`;
+      const note = `${r.errorsMs.length} boundaries, ${sentences.length} sentences, ${set.by ?? set.voice} vs ${set.language}-woman-1${r.unmatched > 0 ? `, ${r.unmatched} words unmatched` : ''}`;
       const baseline = (value: number): Figure['baseline'] => ({ name: 'durations scaled', value });
       figures.push({
         bench: 'alignment',
@@ -62,6 +69,7 @@ export async function benchAlignment(options: BenchOptions): Promise<Figure[]> {
     }
   } finally {
     await engine.close();
+    await espeak.close();
   }
   figures.push({
     bench: 'alignment',

@@ -63,14 +63,15 @@ export async function engineTimesWords(engine: SpeechEngine, text: string, voice
 }
 
 /**
- * Serves each sentence with `servingVoice`, aligns it with the language's reference voice
- * (reference.ts) and compares with the serving voice's exact boundaries.
+ * Serves each sentence with `servingVoice` (by `servingEngine`, default `engine`), aligns it with
+ * the language's reference voice rendered by `engine` (reference.ts) and compares with the serving
+ * voice's exact boundaries.
  * @throws Error when the engine gives no words for the serving voice (nothing to measure against).
  */
-export async function measureAlignment(engine: SpeechEngine, sentences: readonly string[], language: Language, servingVoice: string): Promise<AccuracyResult> {
+export async function measureAlignment(engine: SpeechEngine, sentences: readonly string[], language: Language, servingVoice: string, servingEngine = engine): Promise<AccuracyResult> {
   const result: AccuracyResult = { errorsMs: [], proportionalErrorsMs: [], unmatched: 0, cpuSeconds: 0, audioSeconds: 0 };
   for (const text of sentences) {
-    const served = await speak(engine, text, servingVoice, language, SERVING_RATE);
+    const served = await speak(servingEngine, text, servingVoice, language, SERVING_RATE);
     if (served.words.length === 0) throw new Error(`the engine gave no word timings for ${servingVoice}: ${text}`);
     const reference = await renderReference(engine, text, language);
     const before = process.cpuUsage();
