@@ -6,8 +6,10 @@
  */
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
+import { createPieceAligner } from '../../src/align/piece-aligner.js';
 import { WordTimer } from '../../src/align/word-timer.js';
-import { decodeToFloat } from '../../src/dsp/encoding.js';
+import { decodeToFloat, encodeFloat } from '../../src/dsp/encoding.js';
+import { mixChannels } from '../../src/dsp/mix.js';
 import { createEngine } from '../../src/engine/index.js';
 import { parseWordTimings, type WordTiming } from '../../src/protocol/words.js';
 
@@ -63,5 +65,22 @@ describe('WordTimer', () => {
       await timer.close();
     }
     await assert.rejects(timer.time({ text: TEXT, language: 'en', audio: { samples: served.samples, sampleRate: 24000 } }), /closed/);
+  });
+
+  it('as the run\'s PieceAligner: times stereo bytes as they arrived; a failure gives undefined and one notice, never a throw', async () => {
+    const served = await serve(TEXT);
+    const notices: string[] = [];
+    const handle = createPieceAligner({ engine, warn: (line) => notices.push(line) });
+    const spec = { format: 'pcm16' as const, sampleRate: 24000, channels: 2 };
+    const piece = { text: TEXT, language: 'en' as const, audio: encodeFloat(mixChannels(served.samples, 1, 2), 'pcm16'), spec };
+    const words = await handle.align(piece, new AbortController().signal);
+    assert.ok(words !== undefined);
+    assert.equal(words.length, served.words.length);
+    assert.ok(words.at(-1)!.end <= served.samples.length, 'frames of the stereo stream, not samples');
+    await handle.close();
+    assert.equal(await handle.align(piece, new AbortController().signal), undefined);
+    assert.equal(await handle.align(piece, new AbortController().signal), undefined);
+    assert.equal(notices.length, 1);
+    assert.match(notices[0]!, /aligner failed .*closed/);
   });
 });
