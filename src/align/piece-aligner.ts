@@ -24,6 +24,8 @@ export interface ArrivedPiece {
 export interface PieceAlignerHandle {
   /** Word timings of a piece (frames of `piece.spec.sampleRate`, UTF-16 offsets of `piece.text`), or undefined. */
   align: (piece: ArrivedPiece, signal: AbortSignal) => Promise<WordTiming[] | undefined>;
+  /** Starts rendering the reference of a piece about to be requested (WordTimer.prepare); optional, never throws. */
+  prepare: (text: string, language: Language) => void;
   /** Pieces left without timings because the aligner could not keep up. */
   skipped: () => number;
   /** Stops the aligner's thread and its engine. */
@@ -54,6 +56,7 @@ export function createPieceAligner(options: WordTimerOptions = {}): PieceAligner
         return undefined;
       }
     },
+    prepare: (text, language) => timer.prepare(text, language),
     skipped: () => timer.skipped,
     close: () => timer.close(),
   };

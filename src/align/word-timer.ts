@@ -15,7 +15,13 @@ import type { Language } from '../protocol/types.js';
 import type { WordTiming } from '../protocol/words.js';
 import type { MonoAudio } from './align.js';
 import { AlignThread, MAX_PENDING_SECONDS, type AlignThreadOptions } from './align-thread.js';
-import { alignWords, renderReference } from './reference.js';
+import { alignWords, renderReference, type Reference } from './reference.js';
+
+/**
+ * Most texts whose references are rendered ahead ({@link WordTimer.prepare}) and not yet used: a
+ * reference is ~32 kB per second of speech, and pieces are timed in the order they are requested.
+ */
+export const MAX_PREPARED = 8;
 
 /** A piece of speech to time: the text sent for it, its language, and the audio the service sent for it. */
 export interface PieceToTime {
@@ -45,6 +51,8 @@ export class WordTimer {
   #pieces = 0;
   #skipped = 0;
   #closed = false;
+  /** References rendered ahead by {@link prepare}, by language and text, with how many pieces will use each. */
+  readonly #prepared = new Map<string, { reference: Promise<Reference>; uses: number }>();
 
   /** @throws RangeError for a bound that is not a positive number. */
   constructor(options: WordTimerOptions = {}) {
@@ -58,6 +66,39 @@ export class WordTimer {
   /** Pieces left without word timings because the aligner could not keep up. */
   get skipped(): number {
     return this.#skipped;
+  }
+
+  /**
+   * Starts rendering the reference of a piece about to be requested, so that it is ready when the
+   * piece's audio has arrived and {@link time} needs it: the alignment then waits for nothing but
+   * itself. Optional (time() renders what was not prepared); ignored past {@link MAX_PREPARED}
+   * texts waiting, or after close(). Never throws: a failure is {@link time}'s to report.
+   */
+  prepare(text: string, language: Language): void {
+    if (this.#closed || text.trim() === '') return;
+    const key = `${language}\0${text}`;
+    const entry = this.#prepared.get(key);
+    if (entry !== undefined) {
+      entry.uses++;
+      return;
+    }
+    if (this.#prepared.size >= MAX_PREPARED) return;
+    this.#engine ??= createEngine();
+    const reference = renderReference(this.#engine, text, language);
+    reference.catch(() => {}); // reported by time(), which awaits it
+    this.#prepared.set(key, { reference, uses: 1 });
+  }
+
+  /** The prepared reference for this text (one use of it taken), or a new rendering. */
+  #reference(text: string, language: Language, signal: AbortSignal | undefined): Promise<Reference> {
+    const key = `${language}\0${text}`;
+    const entry = this.#prepared.get(key);
+    if (entry === undefined) {
+      this.#engine ??= createEngine();
+      return renderReference(this.#engine, text, language, signal);
+    }
+    if (--entry.uses === 0) this.#prepared.delete(key);
+    return entry.reference;
   }
 
   /**
@@ -79,8 +120,7 @@ export class WordTimer {
     this.#pieces++;
     this.#pendingSeconds += seconds;
     try {
-      this.#engine ??= createEngine();
-      const reference = await renderReference(this.#engine, piece.text, piece.language, signal);
+      const reference = await this.#reference(piece.text, piece.language, signal);
       // The thread's own bound is the same and everything it holds is counted here: it never says no.
       return await alignWords(reference, piece.audio, (ref, target, spans) => this.#thread.align(ref, target, spans));
     } finally {
@@ -92,6 +132,7 @@ export class WordTimer {
   /** Stops the aligner's thread (and the engine when it is the timer's own). Safe to call twice. */
   async close(): Promise<void> {
     this.#closed = true;
+    this.#prepared.clear();
     await this.#thread.close();
     if (this.#ownEngine) await this.#engine?.close();
     this.#engine = undefined;

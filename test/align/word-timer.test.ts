@@ -10,7 +10,7 @@ import { createPieceAligner } from '../../src/align/piece-aligner.js';
 import { WordTimer } from '../../src/align/word-timer.js';
 import { decodeToFloat, encodeFloat } from '../../src/dsp/encoding.js';
 import { mixChannels } from '../../src/dsp/mix.js';
-import { createEngine } from '../../src/engine/index.js';
+import { createEngine, type SpeechEngine } from '../../src/engine/index.js';
 import { parseWordTimings, type WordTiming } from '../../src/protocol/words.js';
 
 const TEXT = 'Please turn off the lights before you leave the room.';
@@ -30,7 +30,14 @@ describe('WordTimer', () => {
 
   it('times every word of the piece, in its frames, by the protocol\'s rules, the same twice, near the truth', async () => {
     const served = await serve(TEXT);
-    const timer = new WordTimer({ engine });
+    let renders = 0;
+    const counting = Object.assign(Object.create(engine) as SpeechEngine, {
+      synthesize: (...args: Parameters<SpeechEngine['synthesize']>) => {
+        renders++;
+        return engine.synthesize(...args);
+      },
+    });
+    const timer = new WordTimer({ engine: counting });
     try {
       const piece = { text: TEXT, language: 'en' as const, audio: { samples: served.samples, sampleRate: 24000 } };
       const words = await timer.time(piece);
@@ -40,6 +47,15 @@ describe('WordTimer', () => {
       for (const w of words) assert.equal(TEXT.slice(w.charStart, w.charEnd), w.text);
       assert.ok(words.at(-1)!.end <= served.samples.length);
       assert.deepEqual(await timer.time(piece), words, 'deterministic');
+      assert.equal(renders, 2);
+      timer.prepare(TEXT, 'en');
+      timer.prepare(TEXT, 'en');
+      assert.equal(renders, 3, 'prepared once for two pieces');
+      assert.deepEqual(await timer.time(piece), words, 'the same from a reference rendered ahead');
+      assert.deepEqual(await timer.time(piece), words, 'a reference prepared twice serves two pieces');
+      assert.equal(renders, 3, 'no new rendering for prepared pieces');
+      assert.deepEqual(await timer.time(piece), words);
+      assert.equal(renders, 4, 'used up: rendered again');
       const errors = words.flatMap((w, i) => [Math.abs(w.start - served.words[i]!.start), Math.abs(w.end - served.words[i]!.end)]);
       const meanMs = (errors.reduce((s, e) => s + e, 0) / errors.length / 24000) * 1000;
       assert.ok(meanMs < 80, `mean boundary error ${meanMs.toFixed(1)} ms`);
