@@ -13,6 +13,7 @@ import type { OpenRequest } from '../speak/channels.js';
 import type { AudioChunk } from '../wire/delta.js';
 import { pieceKey, type CacheIdentity } from './identity.js';
 import type { PieceCache } from './store.js';
+import { parseWordTimings, type WordTiming } from '../protocol/words.js';
 
 /** What a cached opener counts, in the run's stats. */
 export interface CacheCounters {
@@ -50,6 +51,7 @@ export function cachedOpener(open: OpenRequest, options: CachedOpenerOptions): O
   return (text, signal) => {
     let answer: ReturnType<OpenRequest> | undefined;
     let fromCache = false;
+    let cachedWords: WordTiming[] | undefined;
     async function* chunks(): AsyncGenerator<AudioChunk, void, undefined> {
       const key = cache === undefined ? undefined : pieceKey(identity, text);
       if (cache !== undefined && key !== undefined) {
@@ -60,6 +62,7 @@ export function cachedOpener(open: OpenRequest, options: CachedOpenerOptions): O
             throw signal.reason;
           }
           fromCache = true;
+          cachedWords = storedWords(hit.meta);
           counters.cacheHits = (counters.cacheHits ?? 0) + 1;
           for await (const data of hit.chunks()) {
             if (signal.aborted) throw signal.reason;
@@ -86,7 +89,7 @@ export function cachedOpener(open: OpenRequest, options: CachedOpenerOptions): O
         // Only a request that reached `done` (the channel's iterable ended by itself) is stored.
         // The entry is finished behind the stream: the piece's end is not delayed by the disk
         // (PieceCache.settle waits for it before the process ends).
-        if (complete && !signal.aborted) void writer?.commit();
+        if (complete && !signal.aborted) void writer?.commit(wordsMeta(answer.words?.()));
         else void writer?.discard();
       }
     }
@@ -94,7 +97,24 @@ export function cachedOpener(open: OpenRequest, options: CachedOpenerOptions): O
       chunks: chunks(),
       arriving: () => (fromCache || answer === undefined ? requested : answer.arriving()),
       spoke: () => (fromCache ? identity.speaker : answer?.spoke()),
+      words: () => (fromCache ? cachedWords : answer?.words?.()),
       replayed: () => fromCache,
     };
   };
+}
+
+/** The metadata stored with a piece (cache/entry.ts): its word timings as JSON, or none. */
+function wordsMeta(words: WordTiming[] | undefined): Buffer | undefined {
+  return words === undefined ? undefined : Buffer.from(JSON.stringify({ words }), 'utf8');
+}
+
+/** The word timings in a piece's stored metadata; undefined when it has none or they are not well-formed. */
+function storedWords(meta: Buffer | undefined): WordTiming[] | undefined {
+  if (meta === undefined) return undefined;
+  try {
+    const parsed = JSON.parse(meta.toString('utf8')) as unknown;
+    return typeof parsed === 'object' && parsed !== null ? parseWordTimings((parsed as { words?: unknown }).words) : undefined;
+  } catch {
+    return undefined;
+  }
 }

@@ -14,7 +14,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { chmod, mkdir, readdir, rename, rmdir, unlink, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
-import { BLOCK_BYTES, entryHeader, HEADER_BYTES, wholeEntryLength } from './entry.js';
+import { BLOCK_BYTES, entryHeader, HEADER_BYTES, MAX_META_BYTES, wholeEntry } from './entry.js';
 import { createTemp, ENTRY_NAME, isFolder, listEntries, NotAnEntryError, openEntry, TEMP_NAME } from './safe-fs.js';
 
 /** Default size cap of the cache, in bytes (1 GiB). */
@@ -41,6 +41,8 @@ export interface CacheStats {
 export interface CacheHit {
   /** Audio bytes in the entry. */
   bytes: number;
+  /** The entry's metadata (entry.ts: UTF-8 JSON stored with {@link CacheWriter.commit}), if any. */
+  meta: Buffer | undefined;
   /** The audio in blocks of at most 64 KiB; the file is closed when the iteration ends, however it ends. */
   chunks(): AsyncGenerator<Buffer, void, undefined>;
   /** Closes the entry without replaying it. */
@@ -51,8 +53,11 @@ export interface CacheHit {
 export interface CacheWriter {
   /** Appends audio bytes. Never throws: a write failure abandons the entry. */
   write(data: Buffer): Promise<void>;
-  /** Finishes the entry after the service's `done` and renames it into place. Never throws. */
-  commit(): Promise<void>;
+  /**
+   * Finishes the entry after the service's `done`, with `meta` (at most MAX_META_BYTES, else the
+   * entry is dropped) stored after the audio, and renames it into place. Never throws.
+   */
+  commit(meta?: Buffer): Promise<void>;
   /** Drops the entry (the request failed or was aborted). Never throws. */
   discard(): Promise<void>;
 }
@@ -120,8 +125,8 @@ export class PieceCache {
     }
     try {
       const size = (await handle.stat()).size;
-      const length = await wholeEntryLength(handle, size);
-      if (length === undefined) {
+      const whole = await wholeEntry(handle, size);
+      if (whole === undefined) {
         await handle.close();
         // Another run may have renamed a good entry over this one since it was opened: at worst
         // that one is fetched again.
@@ -138,8 +143,10 @@ export class PieceCache {
         closed = true;
         await handle.close().catch(() => {});
       };
+      const { length, meta } = whole;
       return {
         bytes: length,
+        meta,
         close,
         chunks: async function* () {
           try {
@@ -219,13 +226,18 @@ export class PieceCache {
         if (backlog > WRITE_BACKLOG_BYTES) await chain;
       },
       discard: () => this.#track(drop()),
-      commit: () => this.#track(commit()),
+      commit: (meta) => this.#track(commit(meta)),
     };
-    const commit = async (): Promise<void> => {
+    const commit = async (meta: Buffer | undefined): Promise<void> => {
       await chain;
-      if (failed || finished || length === 0 || handle === undefined) return drop();
+      if (failed || finished || length === 0 || handle === undefined || (meta?.length ?? 0) > MAX_META_BYTES) return drop();
       try {
-        await handle.write(entryHeader(length, hash.digest()), 0, HEADER_BYTES, 0);
+        const metaLength = meta?.length ?? 0;
+        if (meta !== undefined && metaLength > 0) {
+          hash.update(meta);
+          await handle.write(meta, 0, metaLength, HEADER_BYTES + length);
+        }
+        await handle.write(entryHeader(length, hash.digest(), metaLength), 0, HEADER_BYTES, 0);
         await handle.close();
         finished = true;
         await rename(temp, target);
@@ -235,7 +247,7 @@ export class PieceCache {
         finished = false;
         return drop();
       }
-      this.#added(HEADER_BYTES + length);
+      this.#added(HEADER_BYTES + length + (meta?.length ?? 0));
     };
     return writer;
   }

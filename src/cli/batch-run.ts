@@ -10,7 +10,7 @@ import type { Command } from 'commander';
 import { cacheFor } from '../cache/use.js';
 import { audioSeconds } from '../dsp/encoding.js';
 import { EXIT, TtsError } from '../errors.js';
-import { assertOutputIsNotInput, checkSubtitlesPath } from '../speak/output-checks.js';
+import { assertOutputIsNotInput, checkSubtitlesPath, checkWordOptions } from '../speak/output-checks.js';
 import { planOutput } from '../speak/output-plan.js';
 import { deliverSpeech, type RunStats } from '../speak/run.js';
 import { resolveService, type ServiceTarget } from '../speak/choose-service.js';
@@ -174,6 +174,7 @@ async function runJob(job: BatchJob, target: ServiceTarget, cache: ReturnType<ty
     const plan = planOutput('stream', { ...flags, output: job.output, play: false }, false, spec);
     if (plan.file !== undefined) await assertOutputIsNotInput(plan.file.path, job.file);
     if (flags.subtitles !== undefined) await checkSubtitlesPath(flags.subtitles, plan, job.file);
+    await checkWordOptions(flags, plan, job.file);
     const words = job.text !== undefined ? [job.text] : [];
     const { pieces } = await textSource({ words, file: job.file, lines: false, maxInputBytes: flags.maxInput, maxChars: flags.maxChars, stdin: io.stdin, signal });
     await deliverSpeech({

@@ -54,6 +54,10 @@ export interface SynthesisFlags {
   pause?: number;
   /** --subtitles: SRT or WebVTT file to write. */
   subtitles?: string;
+  /** --words: word cues in the --subtitles file (docs/cli.md §12.1). */
+  words?: boolean;
+  /** --word-timings: JSON Lines file of the words' timings to write (docs/cli.md §12.1). */
+  wordTimings?: string;
   /** False with --no-cache (docs/cli.md §8). */
   cache?: boolean;
   /** True when `--cache` itself was given: it beats `no-cache` in the config and TTS_NO_CACHE. */

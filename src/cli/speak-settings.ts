@@ -13,7 +13,7 @@ import type { SynthesisFlags } from './flags.js';
 /** The flag-derived settings of {@link SpeakOptions}. */
 export type FlagSettings = Pick<
   SpeakOptions,
-  'voice' | 'language' | 'spec' | 'maxChars' | 'concurrency' | 'retries' | 'timeoutMs' | 'allowInsecure' | 'effects' | 'subtitles' | 'units' | 'openai'
+  'voice' | 'language' | 'spec' | 'maxChars' | 'concurrency' | 'retries' | 'timeoutMs' | 'allowInsecure' | 'effects' | 'subtitles' | 'words' | 'units' | 'openai'
 >;
 
 /** The audio spec the user asked for: `--format`, `-r` (Hz), `-c` (docs/cli.md §1). */
@@ -38,6 +38,7 @@ export function speakSettings(flags: SynthesisFlags): FlagSettings {
     allowInsecure: flags.allowInsecure === true,
     effects: { speed: flags.speed ?? 1, volume: flags.volume ?? 1, pauseMs: flags.pause ?? 0 },
     subtitles: flags.subtitles,
+    words: flags.words === true || flags.wordTimings !== undefined ? { subtitles: flags.words === true, file: flags.wordTimings } : undefined,
     units: flags.lines === true ? 'lines' : 'sentences',
     openai: flags.api === 'openai' ? { model: flags.model ?? 'tts-1' } : undefined,
   };

@@ -48,6 +48,8 @@ export function addSynthesisOptions(cmd: Command): Command {
     .option('--volume <x>', 'linear gain: above 0, at most 4 (1 = unchanged); peaks are limited', numberIn(0, 4, '--volume', { above: true }))
     .option('--pause <ms>', 'silence between sentences, 1 to 10000 ms (text is requested sentence by sentence)', numberIn(1, 10_000, '--pause', { whole: true }))
     .option('--subtitles <file>', 'write one subtitle cue per sentence to FILE.srt or FILE.vtt')
+    .option('--words', 'with --subtitles: time each word (WebVTT: karaoke timestamps; SRT: one cue per word)')
+    .option('--word-timings <file>', 'write each word\'s start and end (seconds) to FILE.jsonl')
     .option('--no-cache', 'neither read nor store pieces in the piece cache (env TTS_NO_CACHE=1)')
     .option('--cache', 'use the piece cache even when the config file or TTS_NO_CACHE turns it off')
     .option('--cache-size <size>', 'size cap of the piece cache; least recently used pieces go first (default 1GiB)', bytesIn(0, 2 ** 50, '--cache-size'))

@@ -10,7 +10,7 @@ import { audioSeconds } from '../dsp/encoding.js';
 import { bytesPerFrame, type AudioSpec } from '../dsp/spec.js';
 import { EXIT, TtsError } from '../errors.js';
 import { aplayCommand, planOutput, type OutputPlan } from '../speak/output-plan.js';
-import { assertOutputIsNotInput, checkSubtitlesPath } from '../speak/output-checks.js';
+import { assertOutputIsNotInput, checkSubtitlesPath, checkWordOptions } from '../speak/output-checks.js';
 import { deliverSpeech, prepareAudio, type RunStats } from '../speak/run.js';
 import { Progress } from '../speak/progress.js';
 import { resolveService, type ServiceTarget } from '../speak/choose-service.js';
@@ -46,6 +46,8 @@ export interface RunSummary {
   error?: string;
   /** Subtitle cues written, with --subtitles (docs/cli.md §1). */
   cues?: number;
+  /** Words timed, with --words or --word-timings (docs/cli.md §12.1). */
+  words?: number;
   /** The chapters heard, in seconds (a document; docs/cli.md §10). */
   chapters?: { title: string; start: number; end: number }[];
 }
@@ -93,6 +95,7 @@ export async function runSynthesisCommand(command: SynthesisCommandSpec, words: 
     };
     if (!ok) s.error = err instanceof TtsError ? err.code : 'internal';
     if (stats.cues !== undefined) s.cues = stats.cues;
+    if (stats.words !== undefined) s.words = stats.words;
     if (chapters !== undefined) s.chapters = chapters;
     return s;
   };
@@ -126,6 +129,7 @@ export async function runSynthesisCommand(command: SynthesisCommandSpec, words: 
       if (flags.output !== undefined && flags.output !== '-') await assertOutputIsNotInput(flags.output, input);
       plan = planOutput(command.name, flags, io.stdout.isTTY === true, spec);
       if (flags.subtitles !== undefined) await checkSubtitlesPath(flags.subtitles, plan, input);
+      await checkWordOptions(flags, plan, input);
       if (words.length === 0 && flags.lines !== true && (flags.file === undefined || flags.file === '-') && io.stdin.isTTY === true) {
         reporter.warn('reading text from the terminal; end with Ctrl-D');
       }

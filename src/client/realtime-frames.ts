@@ -6,14 +6,15 @@
 import { TtsError } from '../errors.js';
 import { decodeDelta, isRecord, malformed, type AudioChunk } from '../wire/delta.js';
 import { errorFromEvent } from './service-error.js';
-import { engineOf } from './sse-events.js';
+import { engineOf, wordsOf } from './sse-events.js';
+import type { WordTiming } from '../protocol/words.js';
 
 /** One protocol-level reading of a text frame (docs/protocol.md §6.2, docs/cli.md §4). */
 export type RealtimeOutcome =
   | { kind: 'created' }
   | { kind: 'updated'; session: Record<string, unknown> | undefined }
   | { kind: 'audio'; chunk: AudioChunk }
-  | { kind: 'completed'; engine?: string | undefined }
+  | { kind: 'completed'; engine?: string | undefined; words?: WordTiming[] | undefined }
   | { kind: 'error'; error: TtsError }
   | { kind: 'ignored'; type: string };
 
@@ -45,7 +46,7 @@ export function interpretFrame(text: string): RealtimeOutcome {
       return chunk instanceof TtsError ? { kind: 'error', error: chunk } : { kind: 'audio', chunk };
     }
     case 'tts.output.completed':
-      return { kind: 'completed', engine: engineOf(data) };
+      return { kind: 'completed', engine: engineOf(data), words: wordsOf(data) };
     default:
       // docs/cli.md §4: "an event whose type contains `error` … is fatal".
       if (type.includes('error')) return { kind: 'error', error: errorFromEvent(text, 'WebSocket') };

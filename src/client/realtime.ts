@@ -23,6 +23,7 @@ import { clean, closeError, interpretFrame } from './realtime-frames.js';
 import { errorFromResponse } from './service-error.js';
 import { transportError } from './transport-error.js';
 import type { VerboseLog } from './types.js';
+import type { WordTiming } from '../protocol/words.js';
 
 
 /**
@@ -77,8 +78,8 @@ export interface RealtimeStreamOptions {
    * before the first audio chunk of the session is yielded.
    */
   onSession?: (session: Record<string, unknown>) => void;
-  /** Called at `tts.output.completed` with its `engine` field (built-in extension, docs/protocol.md §6.2), if any. */
-  onDone?: ((engine: string | undefined) => void) | undefined;
+  /** Called at `tts.output.completed` with its `engine` field (built-in extension, docs/protocol.md §6.2) and its word timings (§2.4), each if any. */
+  onDone?: ((engine: string | undefined, words?: WordTiming[]) => void) | undefined;
 }
 
 /**
@@ -211,7 +212,7 @@ export async function* streamRealtime(options: RealtimeStreamOptions): AsyncGene
         return;
       case 'completed':
         verbose?.('< tts.output.completed');
-        options.onDone?.(outcome.engine);
+        options.onDone?.(outcome.engine, outcome.words);
         completed = true;
         clearTimeout(timer);
         queue.end();

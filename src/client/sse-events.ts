@@ -10,6 +10,7 @@ import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { TtsError } from '../errors.js';
 import { decodeDelta, isRecord, type AudioChunk } from '../wire/delta.js';
 import { errorFromEvent } from './service-error.js';
+import { parseWordTimings, type WordTiming } from '../protocol/words.js';
 
 /**
  * Longest run of event-stream text without an event boundary we buffer, in characters: a
@@ -21,7 +22,7 @@ export const MAX_PENDING_EVENT_CHARS = 16 * 1024 * 1024;
 /** One protocol-level reading of an event (docs/protocol.md §6.1). */
 export type SseOutcome =
   | { kind: 'audio'; chunk: AudioChunk }
-  | { kind: 'done'; engine?: string | undefined }
+  | { kind: 'done'; engine?: string | undefined; words?: WordTiming[] | undefined }
   | { kind: 'error'; error: TtsError }
   | { kind: 'ignored'; name: string };
 
@@ -96,9 +97,18 @@ export function interpretEvent(event: EventSourceMessage): SseOutcome {
     const chunk = decodeDelta(data, 'a delta event');
     return chunk instanceof TtsError ? { kind: 'error', error: chunk } : { kind: 'audio', chunk };
   }
-  if (kind === 'done' || kind === 'speech.audio.done') return { kind: 'done', engine: engineOf(data) };
+  if (kind === 'done' || kind === 'speech.audio.done') return { kind: 'done', engine: engineOf(data), words: wordsOf(data) };
   if (kind !== undefined && kind.includes('error')) return { kind: 'error', error: errorFromEvent(event.data, 'SSE') };
   return { kind: 'ignored', name: kind ?? '(unnamed)' };
+}
+
+/**
+ * The built-in service's word timings extension of `done` / `tts.output.completed`
+ * (docs/protocol.md §2.4): `words`, checked by parseWordTimings. Undefined when absent or not
+ * well-formed (a client then has no timings for the piece).
+ */
+export function wordsOf(data: unknown): WordTiming[] | undefined {
+  return isRecord(data) && data['words'] !== undefined ? parseWordTimings(data['words']) : undefined;
 }
 
 /**

@@ -16,6 +16,7 @@ import { EventStreamDecoder, interpretEvent, type SseOutcome } from './sse-event
 import type { EventSourceMessage } from 'eventsource-parser';
 import { transportError } from './transport-error.js';
 import type { VerboseLog } from './types.js';
+import type { WordTiming } from '../protocol/words.js';
 
 /**
  * Audio bytes decoded and not yet taken by the consumer above which we stop reading the response
@@ -43,8 +44,11 @@ export interface SseStreamOptions {
   allowInsecure?: boolean;
   /** Receives protocol detail for `--verbose` (the key is always shown as `***`). */
   verbose?: VerboseLog;
-  /** Called at `done` with its `engine` field (built-in extension, docs/protocol.md §2.3), if any. */
-  onDone?: ((engine: string | undefined) => void) | undefined;
+  /**
+   * Called at `done` with its `engine` field (built-in extension, docs/protocol.md §2.3) and its
+   * word timings (§2.4), each if any.
+   */
+  onDone?: ((engine: string | undefined, words?: WordTiming[]) => void) | undefined;
   /**
    * How another dialect differs (the OpenAI speech API, client/openai.ts; docs/protocol.md §10);
    * absent = the native route of docs/protocol.md §4.1.
@@ -257,7 +261,7 @@ export async function* streamSse(options: SseStreamOptions): AsyncGenerator<Audi
         yield outcome.chunk;
       } else if (outcome.kind === 'done') {
         verbose?.('< done');
-        options.onDone?.(outcome.engine);
+        options.onDone?.(outcome.engine, outcome.words);
         return;
       } else if (outcome.kind === 'error') {
         throw outcome.error;

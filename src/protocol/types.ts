@@ -2,6 +2,7 @@
  * Wire types of the speech service (docs/protocol.md §2, §6) and the values our client and
  * built-in service agree on (docs/cli.md §4).
  */
+import type { WordTiming } from './words.js';
 
 /** Path of the SSE endpoint, appended to the HTTP base URL (docs/protocol.md §4.1). */
 export const SSE_PATH = '/v1/tts/sse';
@@ -49,6 +50,11 @@ export interface SseDoneData {
    * fallback. A client may ignore it.
    */
   engine?: string;
+  /**
+   * Built-in extension (docs/protocol.md §2.4): where each word of `input` is in the audio sent
+   * (frames at 24000 Hz, UTF-16 offsets of `input`). A client may ignore it.
+   */
+  words?: WordTiming[];
 }
 
 /** Error body the built-in service sends, over HTTP and in `error` events (docs/cli.md §4). */

@@ -17,6 +17,7 @@ import { voiceToWire } from '../protocol/voices.js';
 import { rawToBuffer } from '../wire/ws-data.js';
 import type { Admitted } from './admission.js';
 import { isRefusal, REALTIME_DEFAULT_SAMPLE_RATE, validateRealtimeSession, type ValidRealtimeRequest } from './validate.js';
+import type { WordTiming } from '../protocol/words.js';
 
 /**
  * Bytes queued on a session's socket above which the next delta waits for the client to read
@@ -172,9 +173,16 @@ async function synthesize(ws: WebSocket, id: string, request: ValidRealtimeReque
   const audio = ctx.engine.synthesize(
     { text: request.text, voice: request.voice, language: request.language, format: request.format, sampleRate: request.sampleRate, channels: request.channels },
     signal,
-    { key, onReport: (report) => (spoke = spokenBy(request.voice, report.segments)) },
+    {
+      key,
+      onReport: (report) => {
+        spoke = spokenBy(request.voice, report.segments);
+        words = report.words;
+      },
+    },
   );
   let spoke: string | undefined;
+  let words: WordTiming[] | undefined;
   for await (const chunk of audio) {
     if (signal.aborted) return 'done';
     if (chunk.length === 0) continue;
@@ -183,7 +191,7 @@ async function synthesize(ws: WebSocket, id: string, request: ValidRealtimeReque
   }
   if (signal.aborted) return 'done';
   const seconds = audioSeconds(bytes, request.format, request.sampleRate, request.channels);
-  send(ws, { type: 'tts.output.completed', session_id: id, audio_seconds: Math.round(seconds * 1e6) / 1e6, ...(spoke === undefined ? {} : { engine: spoke }) });
+  send(ws, { type: 'tts.output.completed', session_id: id, audio_seconds: Math.round(seconds * 1e6) / 1e6, ...(spoke === undefined ? {} : { engine: spoke }), ...(words === undefined ? {} : { words }) });
   return 'done';
 }
 

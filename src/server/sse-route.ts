@@ -8,6 +8,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { SpeechEngine } from '../engine/types.js';
 import { SSE_SAMPLE_RATE, type SseDeltaData, type SseDoneData, type SseErrorData } from '../protocol/types.js';
 import { spokenBy } from '../engine/voices.js';
+import type { WordTiming } from '../protocol/words.js';
 import { readBody, sendError, sendJson } from './http-util.js';
 import { isRefusal, SSE_FIELDS, validateSynthesis, type Refusal } from './validate.js';
 
@@ -88,11 +89,18 @@ export async function handleSse(req: IncomingMessage, res: ServerResponse, ctx: 
   res.flushHeaders();
   const stop = AbortSignal.any([signal, ctx.shutdown]);
   let spoke: string | undefined;
+  let words: WordTiming[] | undefined;
   try {
     const audio = ctx.engine.synthesize(
       { text: request.text, voice: request.voice, language: request.language, format: request.format, sampleRate: SSE_SAMPLE_RATE, channels: 1 },
       stop,
-      { key: String(ctx.keyIndex ?? ''), onReport: (report) => (spoke = spokenBy(request.voice, report.segments)) },
+      {
+        key: String(ctx.keyIndex ?? ''),
+        onReport: (report) => {
+          spoke = spokenBy(request.voice, report.segments);
+          words = report.words;
+        },
+      },
     );
     for await (const chunk of audio) {
       if (stop.aborted) break;
@@ -111,7 +119,7 @@ export async function handleSse(req: IncomingMessage, res: ServerResponse, ctx: 
       res.end(sseEvent('error', shuttingDown()));
       return;
     }
-    const done: SseDoneData = { type: 'speech.audio.done', item_id: itemId, ...(spoke === undefined ? {} : { engine: spoke }) };
+    const done: SseDoneData = { type: 'speech.audio.done', item_id: itemId, ...(spoke === undefined ? {} : { engine: spoke }), ...(words === undefined ? {} : { words }) };
     res.end(sseEvent('done', done));
   } catch (error) {
     if (signal.aborted) return;

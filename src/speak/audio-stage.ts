@@ -7,6 +7,19 @@
 import { encodeFloat } from '../dsp/encoding.js';
 import { EffectChain, isNeutral, type EffectSettings } from '../dsp/effects.js';
 import { bytesPerFrame, type AudioSpec } from '../dsp/spec.js';
+import type { PieceWords } from './word-source.js';
+
+/** One word of a cue, timed in the delivered audio. */
+export interface CueWord {
+  /** The word as written in the piece's text. */
+  text: string;
+  /** Seconds from the start of the audio to the word's first sample, and to just after its last. */
+  start: number;
+  end: number;
+  /** UTF-16 range of the word in the piece's text ({@link Cue.text}). */
+  charStart: number;
+  charEnd: number;
+}
 
 /** One subtitle cue: a piece of the text and when it is heard, in seconds from the start. */
 export interface Cue {
@@ -16,6 +29,8 @@ export interface Cue {
   end: number;
   /** The piece's text as the user wrote it (as split; surrounding whitespace included). */
   text: string;
+  /** Its words, when the piece came with word timings (word-source.ts). */
+  words?: CueWord[];
 }
 
 /** What the stage does. */
@@ -40,6 +55,8 @@ export class AudioStage {
   #pieceMark = 0;
   /** Frame at which the current piece's own audio began; undefined before its first chunk. */
   #pieceStart: number | undefined;
+  /** Frames of the current piece as the stage received them (before tempo): the words' clock. */
+  #pieceInFrames = 0;
   /** Whether any piece has delivered audio yet (a pause goes only between pieces). */
   #spoken = false;
   /** Whether the current piece begins a new sentence (a pause goes only between sentences). */
@@ -80,6 +97,7 @@ export class AudioStage {
       if (this.#spoken && this.#newSentence && this.settings.pauseMs > 0) out.push(...this.#silence(Math.round((this.settings.pauseMs * this.spec.sampleRate) / 1000)));
       this.#pieceStart = this.#frames(out);
     }
+    this.#pieceInFrames += data.length / this.#frameBytes;
     const processed = this.chain === undefined ? data : this.chain.push(data);
     if (processed.length > 0) out.push(processed);
     this.#count(out);
@@ -87,10 +105,13 @@ export class AudioStage {
   }
 
   /**
-   * Ends the current piece (the pipeline's marker).
+   * Ends the current piece (the pipeline's marker). With `words` (frames of the audio as the
+   * service sent it), the cue has them in seconds of the delivered audio: a word at `t` seconds of
+   * the piece as sent is heard at the piece's start + t × (the piece's delivered length ÷ its
+   * length as received), so -r, --speed and pauses move words like the piece itself.
    * @returns what goes to the outputs now, and the piece's cue — none for a piece without audio.
    */
-  pieceEnd(text: string): { out: Buffer[]; cue: Cue | undefined } {
+  pieceEnd(text: string, words?: PieceWords): { out: Buffer[]; cue: Cue | undefined } {
     const tail = this.chain?.endPiece();
     const out = tail === undefined || tail.length === 0 ? [] : [tail];
     this.#count(out);
@@ -100,9 +121,11 @@ export class AudioStage {
       if (end > this.#pieceStart) {
         this.#spoken = true;
         cue = { start: this.#pieceStart / this.spec.sampleRate, end: end / this.spec.sampleRate, text };
+        if (words !== undefined) cue.words = timeWords(words, cue, this.#pieceInFrames / this.spec.sampleRate);
       }
     }
     this.#pieceStart = undefined;
+    this.#pieceInFrames = 0;
     this.#pieceMark = this.#bytes;
     this.#newSentence = true;
     return { out, cue };
@@ -116,6 +139,7 @@ export class AudioStage {
     this.chain?.reset();
     this.#bytes = this.#pieceMark;
     this.#pieceStart = undefined;
+    this.#pieceInFrames = 0;
     return this.#bytes;
   }
 
@@ -142,4 +166,21 @@ export class AudioStage {
     }
     return out;
   }
+}
+
+/**
+ * `words` (frames at `words.sampleRate` of the piece as sent) in seconds of the delivered audio:
+ * scaled by the piece's delivered length over `receivedSeconds` (its length as received), from the
+ * cue's start, kept inside the cue; words with nothing left are dropped.
+ */
+function timeWords(words: PieceWords, cue: Cue, receivedSeconds: number): CueWord[] {
+  const scale = receivedSeconds > 0 ? (cue.end - cue.start) / receivedSeconds : 1;
+  const at = (frames: number): number => Math.min(cue.end, cue.start + (frames / words.sampleRate) * scale);
+  const out: CueWord[] = [];
+  for (const w of words.words) {
+    const start = at(w.start);
+    const end = at(w.end);
+    if (end > start) out.push({ text: w.text, start, end, charStart: w.charStart, charEnd: w.charEnd });
+  }
+  return out;
 }

@@ -12,6 +12,7 @@ import { convertChunks, reportedSpec } from './convert-stream.js';
 import type { OpenStream } from './pipeline.js';
 import type { AudioChunk } from '../wire/delta.js';
 import type { ServiceTarget } from './choose-service.js';
+import type { WordTiming } from '../protocol/words.js';
 
 /** Which channel: SSE, or the experimental WebSocket. */
 export type ChannelKind = 'sse' | 'realtime';
@@ -51,6 +52,13 @@ export interface ServiceAnswer {
    * (docs/protocol.md, built-in extension), undefined when the service did not say.
    */
   spoke(): string | undefined;
+  /**
+   * Where each word of the piece is in the arriving audio, once the iterable ended: the `words` of
+   * the built-in service's `done` (docs/protocol.md §2.4; frames of {@link arriving}'s rate, char
+   * offsets of the piece's text), or what the cache stored with the piece. Undefined when the
+   * service sent none (a remote service: the aligner's case, speak/word-source.ts).
+   */
+  words?(): WordTiming[] | undefined;
   /** True when the piece cache answered (replayed) it instead of the service (cache/opener.ts). */
   replayed?(): boolean;
 }
@@ -84,6 +92,7 @@ export async function openChannel(kind: ChannelKind, target: ServiceTarget, sett
     return (text, signal) => {
       let arriving: AudioSpec = spec;
       let spoke: string | undefined;
+      let words: WordTiming[] | undefined;
       const chunks = streamRealtime({
         wsBaseUrl: target.wsBaseUrl,
         apiKey: target.apiKey,
@@ -102,11 +111,12 @@ export async function openChannel(kind: ChannelKind, target: ServiceTarget, sett
         onSession: (session) => {
           arriving = reportedSpec(session, spec);
         },
-        onDone: (engine) => {
+        onDone: (engine, timings) => {
           spoke = engine;
+          words = timings;
         },
       });
-      return { chunks, arriving: () => arriving, spoke: () => spoke };
+      return { chunks, arriving: () => arriving, spoke: () => spoke, words: () => words };
     };
   }
   if (settings.openai !== undefined) return openOpenAi(target, settings, settings.openai.model);
@@ -118,6 +128,7 @@ export async function openChannel(kind: ChannelKind, target: ServiceTarget, sett
   if (arriving.sampleRate !== spec.sampleRate) void warmUpResampler(1, arriving.sampleRate, spec.sampleRate);
   return (text, signal) => {
     let spoke: string | undefined;
+    let words: WordTiming[] | undefined;
     const chunks = streamSse({
       baseUrl: target.baseUrl,
       apiKey: target.apiKey,
@@ -126,11 +137,12 @@ export async function openChannel(kind: ChannelKind, target: ServiceTarget, sett
       signal,
       allowInsecure,
       verbose,
-      onDone: (engine) => {
+      onDone: (engine, timings) => {
         spoke = engine;
+        words = timings;
       },
     });
-    return { chunks, arriving: () => arriving, spoke: () => spoke };
+    return { chunks, arriving: () => arriving, spoke: () => spoke, words: () => words };
   };
 }
 

@@ -18,7 +18,7 @@ import type { OutputPlan } from './output-plan.js';
  * @param flag the flag that named `output`, for the message: `-o` (default) or `--subtitles`.
  * @throws TtsError `usage` (exit 2) when they are the same file.
  */
-export async function assertOutputIsNotInput(output: string, input: string | undefined, flag: '-o' | '--subtitles' = '-o'): Promise<void> {
+export async function assertOutputIsNotInput(output: string, input: string | undefined, flag: '-o' | '--subtitles' | '--word-timings' = '-o'): Promise<void> {
   if (input === undefined) return;
   const { fstatSync } = await import('node:fs');
   const { stat } = await import('node:fs/promises');
@@ -31,8 +31,29 @@ export async function assertOutputIsNotInput(output: string, input: string | und
     return; // Unreadable input is reported when it is read.
   }
   if (inp.isFile() && inp.dev === out.dev && inp.ino === out.ino) {
-    throw new TtsError('usage', `${flag} ${output} is the file the text is read from`, { hint: flag === '-o' ? 'write the audio to another file' : 'write the subtitles to another file' });
+    throw new TtsError('usage', `${flag} ${output} is the file the text is read from`, { hint: flag === '-o' ? 'write the audio to another file' : flag === '--subtitles' ? 'write the subtitles to another file' : 'write the word timings to another file' });
   }
+}
+
+/**
+ * Refuses a `--subtitles` path that is not `.srt`/`.vtt`, that is the audio output, or that is
+ * the file the text is read from (docs/cli.md §1).
+ * @throws TtsError `usage` (exit 2).
+ */
+/**
+ * Refuses `--words` without `--subtitles`, and a `--word-timings` path that is the audio output,
+ * the subtitles or the file the text is read from (docs/cli.md §12.1).
+ * @throws TtsError `usage` (exit 2).
+ */
+export async function checkWordOptions(flags: { words?: boolean; wordTimings?: string; subtitles?: string }, plan: OutputPlan, input: string | undefined): Promise<void> {
+  if (flags.words === true && flags.subtitles === undefined) {
+    throw new TtsError('usage', '--words times the words of the --subtitles file, and there is none', { hint: 'add --subtitles FILE.vtt (or .srt), or use --word-timings FILE.jsonl' });
+  }
+  const path = flags.wordTimings;
+  if (path === undefined) return;
+  if (plan.file !== undefined && resolve(plan.file.path) === resolve(path)) throw new TtsError('usage', `--word-timings ${path} is the audio output (-o)`, { hint: 'give the word timings a name of their own, e.g. speech.jsonl' });
+  if (flags.subtitles !== undefined && resolve(flags.subtitles) === resolve(path)) throw new TtsError('usage', `--word-timings ${path} is the --subtitles file`, { hint: 'give the word timings a name of their own, e.g. speech.jsonl' });
+  await assertOutputIsNotInput(path, input, '--word-timings');
 }
 
 /**

@@ -18,6 +18,8 @@ import { AudioStage, type Cue, type StageSettings } from './audio-stage.js';
 import { isPieceEnd, isPieceStart, audioInOrderMarked, audioInOrder, type PipelineItem } from './pipeline.js';
 import type { ServiceTarget } from './choose-service.js';
 import type { SubtitleWriter } from './subtitles.js';
+import { PieceWordsQueue, recordingWords, type PieceAligner } from './word-source.js';
+import type { TextOffsets, WordTimingsWriter } from './word-outputs.js';
 
 /** Lines a run prints on stderr, by importance; none carries the key. */
 export interface RunLog {
@@ -39,6 +41,8 @@ export interface RunStats {
   firstAudioAt: number | undefined;
   /** Subtitle cues written (with --subtitles). */
   cues?: number;
+  /** Words timed (with --words or --word-timings). */
+  words?: number;
   /** Pieces answered from the piece cache (also counted in `requests`, which counts pieces opened). */
   cacheHits?: number | undefined;
 }
@@ -89,6 +93,13 @@ export interface SpeakOptions {
   units?: 'sentences' | 'lines' | undefined;
   /** --subtitles: the file to write the cues to. */
   subtitles?: string | undefined;
+  /**
+   * Word timings (docs/cli.md §12.1): `subtitles` true with --words (word cues in the --subtitles
+   * file), `file` the --word-timings path; undefined when neither is asked.
+   */
+  words?: { subtitles: boolean; file: string | undefined } | undefined;
+  /** Word timings for pieces whose service sent none (word-source.ts); undefined: such pieces have none. */
+  aligner?: PieceAligner | undefined;
   /** The piece cache (docs/cli.md §8); undefined with --no-cache. */
   cache?: PieceCache | undefined;
   /** Called as each piece's audio has gone to the outputs, with its timing (undefined: no audio), in text order; asks for piece timing like --subtitles (chapters). */
@@ -145,6 +156,10 @@ export async function deliverSpeech(options: SpeakOptions): Promise<void> {
   const sink = opened.sink;
   let stage: AudioStage | undefined;
   let subtitles: SubtitleWriter | undefined;
+  let wordFile: WordTimingsWriter | undefined;
+  let offsets: TextOffsets | undefined;
+  const wordsQueue = options.words === undefined ? undefined : new PieceWordsQueue();
+  let pieceNumber = 0;
   // Stop playback and drop the temporary file as soon as the run is aborted, not when the
   // network layer notices.
   const onAbort = (): void => void sink.abort();
@@ -153,10 +168,16 @@ export async function deliverSpeech(options: SpeakOptions): Promise<void> {
     if (signal.aborted) throw signal.reason;
     if (options.subtitles !== undefined) {
       const { openSubtitles } = await import('./subtitles.js');
-      subtitles = await openSubtitles(options.subtitles);
+      subtitles = await openSubtitles(options.subtitles, { words: options.words?.subtitles === true });
       stats.cues = 0;
     }
-    const settings: StageSettings = { speed: 1, volume: 1, pauseMs: 0, ...options.effects, cues: subtitles !== undefined || options.onPieceEnd !== undefined };
+    if (options.words !== undefined) {
+      const { openWordTimings, TextOffsets } = await import('./word-outputs.js');
+      if (options.words.file !== undefined) wordFile = await openWordTimings(options.words.file);
+      offsets = new TextOffsets();
+      stats.words = 0;
+    }
+    const settings: StageSettings = { speed: 1, volume: 1, pauseMs: 0, ...options.effects, cues: subtitles !== undefined || options.onPieceEnd !== undefined || wordsQueue !== undefined };
     stage = await AudioStage.create(spec, settings);
     await options.onOpened?.();
     const channelOpen = await openChannel(options.channel, options.target, {
@@ -182,7 +203,9 @@ export async function deliverSpeech(options: SpeakOptions): Promise<void> {
       verbose: options.log.verbose,
     });
     const onPieceDone = options.onPieceDone;
-    const open = converted(onPieceDone === undefined ? cached : reportingPieceDone(cached, onPieceDone), spec);
+    // With word timings, each answer's words wait in a queue for its piece's end (word-source.ts).
+    const timed = wordsQueue === undefined ? cached : recordingWords(cached, wordsQueue, options.language, options.aligner);
+    const open = converted(onPieceDone === undefined ? timed : reportingPieceDone(timed, onPieceDone), spec);
     const fileOnly = opened.fileOnly;
     const marked = stage;
     const pipelineOptions = {
@@ -209,7 +232,8 @@ export async function deliverSpeech(options: SpeakOptions): Promise<void> {
       units: options.units,
     };
     // Pieces are marked only when the stage needs their ends (tempo flush, pauses, cues).
-    const items: AsyncIterable<PipelineItem> = marked === undefined ? audioInOrder(options.pieces, pipelineOptions) : audioInOrderMarked(options.pieces, pipelineOptions);
+    const pieces = offsets === undefined ? options.pieces : offsets.track(options.pieces);
+    const items: AsyncIterable<PipelineItem> = marked === undefined ? audioInOrder(pieces, pipelineOptions) : audioInOrderMarked(pieces, pipelineOptions);
     const deliver = async (data: Buffer): Promise<void> => {
       if (data.length === 0) return;
       stats.firstAudioAt ??= performance.now();
@@ -223,11 +247,18 @@ export async function deliverSpeech(options: SpeakOptions): Promise<void> {
         continue;
       }
       if (isPieceEnd(item)) {
-        const { out, cue } = marked!.pieceEnd(item.pieceEnd);
+        const words = await wordsQueue?.take(item.pieceEnd);
+        const { out, cue } = marked!.pieceEnd(item.pieceEnd, words);
         for (const data of out) await deliver(data);
         if (cue !== undefined && subtitles !== undefined) {
           await subtitles.add(cue);
           stats.cues = subtitles.count;
+        }
+        if (cue !== undefined && offsets !== undefined) {
+          const offset = offsets.locate(item.pieceEnd);
+          await wordFile?.add(cue, pieceNumber, offset);
+          stats.words = (stats.words ?? 0) + (cue.words?.length ?? 0);
+          pieceNumber++;
         }
         options.onPieceEnd?.(item.pieceEnd, cue);
         continue;
@@ -244,9 +275,11 @@ export async function deliverSpeech(options: SpeakOptions): Promise<void> {
     if (stats.bytes === 0) throw new TtsError('no_audio', 'the service returned no audio for this text', { hint: 'check the text and the voice; the service answered with `done` alone' });
     await sink.finish();
     await subtitles?.finish();
+    await wordFile?.finish();
   } catch (error) {
     await sink.abort().catch(() => {});
     await subtitles?.abort();
+    await wordFile?.abort();
     throw error;
   } finally {
     stage?.destroy();

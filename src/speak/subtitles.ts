@@ -5,6 +5,11 @@
  * run completed, like audio files (docs/cli.md §2; the atomic writer of src/audio/file-sink.ts).
  * Formats: SubRip (`HH:MM:SS,mmm`, numbered cues) and WebVTT (W3C WebVTT §4: a `WEBVTT` header,
  * `HH:MM:SS.mmm`, `&` and `<` escaped in cue text).
+ *
+ * With `--words` (docs/cli.md §12.1) and word timings for a piece: WebVTT keeps one cue per
+ * piece with a timestamp tag before each word after the first (`Hello <00:00:01.250>world`, W3C
+ * WebVTT §4.2.2 "cue timestamp", which players render as karaoke); SubRip, which has no such tag,
+ * gets one cue per word, shown while the word is spoken. A piece without timings keeps its cue.
  */
 import { commitAtomicFile, discardAtomicFile, openAtomicFile, type AtomicFile } from '../audio/file-sink.js';
 import { TtsError } from '../errors.js';
@@ -40,7 +45,7 @@ export interface SubtitleWriter {
  * @throws TtsError `usage` (exit 2) for a bad extension; `io_error` (exit 7) when the folder
  *   cannot be written or the target is a folder (and later, when a write, finish fails).
  */
-export async function openSubtitles(path: string): Promise<SubtitleWriter> {
+export async function openSubtitles(path: string, options: { words?: boolean } = {}): Promise<SubtitleWriter> {
   const format = subtitleFormat(path);
   let file: AtomicFile;
   try {
@@ -65,8 +70,19 @@ export async function openSubtitles(path: string): Promise<SubtitleWriter> {
       return count;
     },
     async add(cue) {
-      count++;
       try {
+        if (options.words === true && cue.words !== undefined && cue.words.length > 0) {
+          if (format === 'vtt') {
+            count++;
+            await handle.write(formatKaraokeCue(cue));
+          } else {
+            let text = '';
+            for (const word of cue.words) text += formatCue('srt', ++count, { start: word.start, end: word.end, text: word.text });
+            await handle.write(text);
+          }
+          return;
+        }
+        count++;
         await handle.write(formatCue(format, count, cue));
       } catch (error) {
         throw ioError(error, path);
@@ -95,6 +111,26 @@ export function formatCue(format: SubtitleFormat, index: number, cue: Cue): stri
   const start = timestamp(cue.start, format);
   const end = timestamp(Math.max(cue.end, cue.start), format);
   return format === 'srt' ? `${index}\n${start} --> ${end}\n${text}\n\n` : `${start} --> ${end}\n${text}\n\n`;
+}
+
+/**
+ * A WebVTT cue of a piece with a timestamp tag before each word after the first (W3C WebVTT
+ * §4.2.2), from the piece's text as written (whitespace as in {@link cueText}, `&` `<` `>` escaped).
+ */
+export function formatKaraokeCue(cue: Cue): string {
+  const words = cue.words ?? [];
+  const clean = (part: string): string => part.replace(/\s*[\r\n\u2028\u2029]+\s*/g, ' ').replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+  let body = '';
+  let cursor = 0;
+  words.forEach((word, i) => {
+    if (i === 0 || word.charStart < cursor) return;
+    body += `${clean(cue.text.slice(cursor, word.charStart))}<${timestamp(word.start, 'vtt')}>`;
+    cursor = word.charStart;
+  });
+  body += clean(cue.text.slice(cursor));
+  // Whitespace around the piece goes, as in cueText (a tag is never at either end: it precedes a word).
+  body = body.replace(/^\s+/, '').replace(/\s+$/, '');
+  return `${timestamp(cue.start, 'vtt')} --> ${timestamp(Math.max(cue.end, cue.start), 'vtt')}\n${body}\n\n`;
 }
 
 /**

@@ -1,0 +1,136 @@
+/**
+ * `--word-timings FILE.jsonl` (docs/cli.md §12.1): one JSON line per spoken word,
+ * `{"word","start","end","piece","char_start","char_end"}` — seconds of the delivered audio
+ * (after -r, --speed, pauses: the cue clock of audio-stage.ts), the piece's number (from 0, in
+ * text order) and the word's place in the text as read, in characters (Unicode code points) —
+ * written as words come to a temporary file renamed into place only when the run completed, like
+ * the subtitles (src/audio/file-sink.ts).
+ */
+import { commitAtomicFile, discardAtomicFile, openAtomicFile, type AtomicFile } from '../audio/file-sink.js';
+import { TtsError } from '../errors.js';
+import type { Cue } from './audio-stage.js';
+
+/**
+ * Where each piece is in the text as read: pieces are pieces of the input in order (text/split.ts:
+ * concatenated, they give it back), so their offsets are counted as they pass. A piece's end
+ * marker names its text as requested (maybe a part, or trimmed): {@link locate} finds it in the
+ * oldest piece that still holds it.
+ */
+export class TextOffsets {
+  /** Pieces passed and not yet all located: text, code points before it, UTF-16 offset located up to. */
+  #pending: { text: string; base: number; used: number }[] = [];
+  #total = 0;
+
+  /** `pieces`, passing through, each one's offset counted. */
+  async *track(pieces: AsyncIterable<string>): AsyncGenerator<string, void, undefined> {
+    for await (const piece of pieces) {
+      this.#pending.push({ text: piece, base: this.#total, used: 0 });
+      this.#total += codePoints(piece, piece.length);
+      // Bounded: a piece not located within the last 1024 (said nothing) is forgotten.
+      if (this.#pending.length > 1024) this.#pending.shift();
+      yield piece;
+    }
+  }
+
+  /**
+   * The code point offset in the text as read of UTF-16 offset `at` of `requested` (a piece's
+   * text as requested), or undefined when the piece is not found among those passed.
+   */
+  locate(requested: string): ((at: number) => number) | undefined {
+    for (let i = 0; i < this.#pending.length; i++) {
+      const entry = this.#pending[i]!;
+      const found = entry.text.indexOf(requested, entry.used);
+      if (found < 0) continue;
+      // Earlier pieces were never spoken (nothing to say): forget them.
+      this.#pending.splice(0, i);
+      entry.used = found + requested.length;
+      const before = entry.base + codePoints(entry.text, found);
+      return (at) => before + codePoints(requested, at);
+    }
+    return undefined;
+  }
+}
+
+/** Code points in `text.slice(0, end)`. */
+function codePoints(text: string, end: number): number {
+  let n = 0;
+  for (let i = 0; i < end; i++) {
+    const c = text.charCodeAt(i);
+    // A high surrogate followed by a low one is one code point.
+    if (c >= 0xd800 && c <= 0xdbff && i + 1 < end && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00) i++;
+    n++;
+  }
+  return n;
+}
+
+/** A `--word-timings` file being written. */
+export interface WordTimingsWriter {
+  /** Words written so far. */
+  readonly count: number;
+  /** Appends the words of one piece's cue (`piece`: its number from 0; `offset`: see TextOffsets.locate). */
+  add(cue: Cue, piece: number, offset: ((at: number) => number) | undefined): Promise<void>;
+  /** Completes the file: fsync, close, rename into place. */
+  finish(): Promise<void>;
+  /** Removes the temporary file; an existing file at the target stays untouched. Never rejects. */
+  abort(): Promise<void>;
+}
+
+/**
+ * One JSON line of a word: times in seconds rounded to the millisecond, char offsets in code
+ * points of the text as read (`offset` undefined: of the piece).
+ */
+export function wordLine(word: { text: string; start: number; end: number; charStart: number; charEnd: number }, piece: number, offset: ((at: number) => number) | undefined): string {
+  const round = (s: number): number => Math.round(s * 1000) / 1000;
+  const char = offset ?? ((at: number) => at);
+  return `${JSON.stringify({ word: word.text, start: round(word.start), end: round(word.end), piece, char_start: char(word.charStart), char_end: char(word.charEnd) })}\n`;
+}
+
+/**
+ * Opens a word timings file for writing.
+ * @throws TtsError `io_error` (exit 7) when the folder cannot be written or the target is a
+ *   folder (and later, when a write or finish fails).
+ */
+export async function openWordTimings(path: string): Promise<WordTimingsWriter> {
+  let file: AtomicFile;
+  try {
+    file = await openAtomicFile(path);
+  } catch (error) {
+    throw ioError(error instanceof TtsError && error.cause !== undefined ? error.cause : error, path);
+  }
+  let count = 0;
+  let done = false;
+  return {
+    get count() {
+      return count;
+    },
+    async add(cue, piece, offset) {
+      const lines = (cue.words ?? []).map((w) => wordLine(w, piece, offset)).join('');
+      count += cue.words?.length ?? 0;
+      if (lines === '') return;
+      try {
+        await file.fh.write(lines);
+      } catch (error) {
+        throw ioError(error, path);
+      }
+    },
+    async finish() {
+      try {
+        await commitAtomicFile(file);
+        done = true;
+      } catch (error) {
+        await discardAtomicFile(file);
+        throw ioError(error, path);
+      }
+    },
+    async abort() {
+      if (done) return;
+      done = true;
+      await discardAtomicFile(file);
+    },
+  };
+}
+
+function ioError(cause: unknown, path: string): TtsError {
+  const code = (cause as NodeJS.ErrnoException).code ?? 'error';
+  return new TtsError('io_error', `cannot write the word timings to ${path} (${code})`, { cause, hint: 'check the folder exists and can be written' });
+}
