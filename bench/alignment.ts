@@ -8,11 +8,13 @@
  * exact than Flite's segment times. Also the aligner's CPU
  * share: process CPU seconds spent aligning per second of audio aligned.
  */
+import { WordTimer } from '../src/align/word-timer.js';
+import { decodeToFloat } from '../src/dsp/encoding.js';
 import { createEngine, type SpeechEngine } from '../src/engine/index.js';
 import type { Language } from '../src/protocol/types.js';
 import { engineTimesWords, ENGLISH_SENTENCES, JAPANESE_SENTENCES, measureAlignment } from '../test/helpers/alignment-accuracy.js';
 import type { BenchOptions, Figure } from './figures.js';
-import { mean, percentile } from './stats.js';
+import { mean, median, percentile } from './stats.js';
 
 /** Target: mean absolute boundary error, ms (issue 23 point 3). */
 export const ALIGN_MEAN_ERROR_MS_MAX = 50;
@@ -71,6 +73,7 @@ export async function benchAlignment(options: BenchOptions): Promise<Figure[]> {
     await engine.close();
     await espeak.close();
   }
+  figures.push(await pieceEndDelay(options));
   figures.push({
     bench: 'alignment',
     name: 'alignment: CPU share (aligner CPU s / audio s)',
@@ -80,4 +83,42 @@ export async function benchAlignment(options: BenchOptions): Promise<Figure[]> {
     note: `${audio.toFixed(1)} s of audio, resampling + MFCC + DTW`,
   });
   return figures;
+}
+
+/**
+ * How long a piece's word timings come after the end of its audio, as a run uses the aligner
+ * (speak/word-source.ts): the reference is prepared as the request opens, so what is left at the
+ * end is resampling, MFCCs and DTW in the aligner's thread. The run's outputs wait for it at the
+ * piece's end when word timings are asked for. Median over the English sentences after one warm-up.
+ */
+async function pieceEndDelay(options: BenchOptions): Promise<Figure> {
+  const service = createEngine();
+  const timer = new WordTimer();
+  const delays: number[] = [];
+  let audio = 0;
+  try {
+    const sentences = options.quick ? ENGLISH_SENTENCES.slice(0, 4) : ENGLISH_SENTENCES;
+    for (const [i, text] of [sentences[0]!, ...sentences].entries()) {
+      timer.prepare(text, 'en');
+      const chunks: Buffer[] = [];
+      for await (const c of service.synthesize({ text, voice: 'en-man-1', language: 'en', format: 'pcm16', sampleRate: 24000, channels: 1 })) chunks.push(c);
+      const samples = decodeToFloat(Buffer.concat(chunks), 'pcm16');
+      const started = performance.now();
+      await timer.time({ text, language: 'en', audio: { samples, sampleRate: 24000 } });
+      if (i === 0) continue;
+      delays.push(performance.now() - started);
+      audio += samples.length / 24000;
+    }
+  } finally {
+    await timer.close();
+    await service.close();
+  }
+  return {
+    bench: 'alignment',
+    name: 'alignment: word timings after the end of a piece (prepared reference)',
+    value: median(delays),
+    unit: 'ms',
+    targets: [],
+    note: `median of ${delays.length} pieces of ${(audio / delays.length).toFixed(1)} s on average; max ${Math.max(...delays).toFixed(0)} ms`,
+  };
 }
