@@ -223,8 +223,8 @@ function voiced(kana: string): string {
  * AT&T, e-mail) but not a trailing one. After NFKC, full-width letters are ASCII already.
  */
 const LATIN_WORD = String.raw`\p{Script=Latin}(?:[\p{Script=Latin}\d]|['’.\-&](?=[\p{Script=Latin}\d]))*`;
-/** Latin words separated by spaces or a comma stay one run, so English phrases keep their prosody. */
-const LATIN_RUN = new RegExp(`${LATIN_WORD}(?:(?:[ \\t]+|[ \\t]*,[ \\t]*)${LATIN_WORD})*`, 'gu');
+/** Latin words separated by spaces or a comma stay one run, so English phrases keep their prosody (global: reset lastIndex or use matchAll). */
+export const LATIN_RUN = new RegExp(`${LATIN_WORD}(?:(?:[ \\t]+|[ \\t]*,[ \\t]*)${LATIN_WORD})*`, 'gu');
 /** Something eSpeak will say: a letter or digit of any script (punctuation alone is silence). */
 const SPEAKABLE = /[\p{L}\p{N}]/u;
 

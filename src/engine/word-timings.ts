@@ -175,8 +175,8 @@ export interface EspeakWordEvent {
 
 /** Samples per frame of an {@link EnergyEnvelope}: 5 ms at 22050 Hz. */
 export const ENVELOPE_FRAME = 110;
-/** Peak below which a frame is silence: about −50 dBFS. */
-export const SILENCE_PEAK = 100;
+/** Peak below which a frame is silence: about −36 dBFS (eSpeak NG's breathy variants keep a low noise in pauses). */
+export const SILENCE_PEAK = 500;
 
 /** The peak magnitude of every {@link ENVELOPE_FRAME} samples of a signal, built as it streams. */
 export class EnergyEnvelope {

@@ -24,6 +24,7 @@ import { ESPEAK_SAMPLE_RATE, EspeakSynth } from './espeak.js';
 import { FLITE_SAMPLE_RATE, fliteSynthesizeTimed, flitePieces, loadFlite } from './flite.js';
 import { EnergyEnvelope, espeakWords, nfkcRanges, speakableTokens, type EspeakWordEvent, type PieceWord, type TextToken } from './word-timings.js';
 import type { WordTiming } from '../protocol/words.js';
+import { japaneseTimings, type SegmentTiming } from './japanese-timings.js';
 import { loadPackage, packageVoice, type PackageSynthesizer } from './voice-packages.js';
 
 let espeak: Promise<EspeakSynth> | undefined;
@@ -87,6 +88,11 @@ interface JobContext {
   segmentRange: ((start: number, end: number) => [number, number]) | undefined;
   /** The job's text. */
   text: string;
+  /**
+   * For a Japanese job: what each segment spoken so far left to time its words by (its Flite
+   * words, or its sound), filled in order; japanese-timings.ts makes the words at the job's end.
+   */
+  segments: SegmentTiming[] | undefined;
 }
 
 /**
@@ -96,7 +102,14 @@ interface JobContext {
  */
 function keepWords(ctx: JobContext, words: readonly PieceWord[], located: readonly (TextToken | undefined)[], clock: (n: number) => number): void {
   const range = ctx.segmentRange;
-  if (range === undefined) return;
+  const segment = ctx.segments?.at(-1);
+  if (range === undefined) {
+    for (const w of words) {
+      const at = located[w.token];
+      if (at !== undefined && segment !== undefined) segment.words.push({ start: clock(w.start), end: clock(w.end), segStart: at.start, segEnd: at.end });
+    }
+    return;
+  }
   for (const w of words) {
     const at = located[w.token];
     if (at === undefined) continue;
@@ -155,6 +168,7 @@ async function speakESpeak(ctx: JobContext, voice: string, text: string, located
   if (failure.failed) throw failure.error;
   envelope.finish();
   keepWords(ctx, espeakWords(events, speakableTokens(text), total, envelope), located, clock);
+  ctx.segments?.at(-1)?.sounds.push({ clock, envelope, total });
 }
 
 /**
@@ -267,10 +281,12 @@ async function runJob(port: MessagePort, abortFlag: Int32Array, { id, job }: Job
       // English segments are the NFKC form of the job's text; Japanese ones are readings.
       segmentRange: job.language === 'en' ? nfkcRanges(job.text) : undefined,
       text: job.text,
+      segments: job.language === 'en' ? undefined : [],
     };
     const spoken: SpeechSegment[] = [];
     for (const segment of segments) {
       if (aborted()) break;
+      ctx.segments?.push({ words: [], sounds: [] });
       spoken.push({ ...segment, engine: await speakSegment(ctx, job.voice, segment) });
     }
     const wasAborted = aborted();
@@ -280,7 +296,13 @@ async function runJob(port: MessagePort, abortFlag: Int32Array, { id, job }: Job
       segments: spoken,
       inputSamples: out.inputSamples,
       outputFrames: out.outputFrames,
-      ...(ctx.segmentRange !== undefined && !spoken.some((s) => s.engine === 'package') ? { words: ctx.words } : {}),
+      ...(spoken.some((s) => s.engine === 'package')
+        ? {}
+        : ctx.segmentRange !== undefined
+          ? { words: ctx.words }
+          : ctx.segments !== undefined
+            ? { words: japaneseTimings(job.text, segments, ctx.segments) }
+            : {}),
       kuromojiLoaded: isTokenizerLoaded(),
       totalMs: performance.now() - started,
     };

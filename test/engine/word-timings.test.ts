@@ -7,7 +7,8 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { createEngine, type EspeakEngine, type JobReport } from '../../src/engine/index.js';
 import { EspeakSynth } from '../../src/engine/espeak.js';
-import { EnergyEnvelope, espeakWords, fliteWords, labelPhones, nfkcRanges, parseSegmentTimes, phoneGroups, speakableTokens, type EspeakWordEvent } from '../../src/engine/word-timings.js';
+import { japaneseWords, moraWeight } from '../../src/engine/japanese-words.js';
+import { EnergyEnvelope, espeakWords, type TextToken, fliteWords, labelPhones, nfkcRanges, parseSegmentTimes, phoneGroups, speakableTokens, type EspeakWordEvent } from '../../src/engine/word-timings.js';
 import type { WordTiming } from '../../src/protocol/words.js';
 import { parseWordTimings } from '../../src/protocol/words.js';
 import { job, pcm16ToFloat } from '../helpers/engine-audio.js';
@@ -21,10 +22,10 @@ after(async () => {
 });
 
 /** Synthesizes `text` and returns the samples and the stream report's words. */
-async function timed(text: string, voice: string, sampleRate = 24000): Promise<{ x: Float32Array; words: WordTiming[]; report: JobReport }> {
+async function timed(text: string, voice: string, sampleRate = 24000, language: 'en' | 'ja' = 'en'): Promise<{ x: Float32Array; words: WordTiming[]; report: JobReport }> {
   let report: JobReport | undefined;
   const chunks: Buffer[] = [];
-  for await (const c of engine.synthesize(job({ text, voice, sampleRate }), undefined, { onReport: (r) => (report = r) })) chunks.push(c);
+  for await (const c of engine.synthesize(job({ text, voice, sampleRate, language }), undefined, { onReport: (r) => (report = r) })) chunks.push(c);
   assert.ok(report?.words !== undefined, 'the report has words');
   return { x: pcm16ToFloat(Buffer.concat(chunks)), words: report.words, report };
 }
@@ -46,8 +47,7 @@ function loudest(x: Float32Array, from: number, to: number, win: number): number
 }
 
 /** The checks every text's words must pass. */
-function checkWords(text: string, x: Float32Array, words: WordTiming[], rate: number): void {
-  const tokens = speakableTokens(text);
+function checkWords(text: string, x: Float32Array, words: WordTiming[], rate: number, tokens: readonly TextToken[] = speakableTokens(text)): void {
   assert.equal(words.length, tokens.length, `${words.map((w) => w.text).join('|')}`);
   words.forEach((w, i) => {
     assert.equal(w.charStart, tokens[i]!.start);
@@ -113,6 +113,19 @@ test('the timings are of the stream across units, and scale with the sample rate
     // Same instants: within a frame of 16 kHz plus rounding (≤ 2 frames at 24 kHz).
     assert.ok(Math.abs(b.words[i]!.start * 1.5 - w.start) <= 2, `${w.text}: ${b.words[i]!.start} vs ${w.start}`);
   });
+});
+
+test('Japanese (eSpeak NG, Latin runs on Flite): a timing per word of the text as written, in order, inside the audio', async () => {
+  const texts = ['今日は良い天気です。明日は雨が降りそうなので、傘を持ってRubyの本を読みます。', 'こんにちは、世界。Hello world です。'];
+  for (const voice of ['ja-man-1', 'ja-woman-1']) {
+    for (const text of texts) {
+      const { x, words } = await timed(text, voice, 24000, 'ja');
+      // The words: Intl.Segmenter's word-like segments of the text as written (Latin words too).
+      checkWords(text, x, words, 24000, japaneseWords(text, 0, text.length));
+    }
+  }
+  assert.equal(moraWeight('きょう'), 2);
+  assert.equal(moraWeight('天気'), 4);
 });
 
 test('eSpeak NG words: from its word events, ends trimmed to the sound', async () => {

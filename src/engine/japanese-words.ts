@@ -1,0 +1,128 @@
+/**
+ * Word timings of Japanese text (issue 23 point 1, docs/cli.md §12.1), which eSpeak NG reads
+ * as kana without spaces and so times as one "word" per clause. The words are the word-like
+ * segments of the text as written (ICU's dictionary-based word boundaries through
+ * `Intl.Segmenter('ja')`, as the subtitles' line breaking uses; no dictionary load for kana
+ * text). Latin-letter runs are spoken by Flite and timed exactly (word-timings.ts); a Japanese
+ * stretch's sounding time (its frames above silence) is shared among its words by their
+ * estimated morae, each inner boundary moved into a pause within {@link GAP_SEARCH} sounding
+ * frames, else to the quietest 5 ms frame within {@link SNAP_FRAMES} frames. So Japanese boundaries are estimates, not the engine's own.
+ */
+import { LATIN_RUN } from './japanese.js';
+import { ENVELOPE_FRAME, SILENCE_PEAK, type EnergyEnvelope, type PieceWord, type TextToken } from './word-timings.js';
+
+/** A stretch of (NFKC) text read in one language: a Latin run (`en`) or what lies between (`ja`). */
+export interface Stretch {
+  language: 'ja' | 'en';
+  start: number;
+  end: number;
+}
+
+/** Something spoken: a letter or digit. */
+const SPEAKABLE = /[\p{L}\p{N}]/u;
+
+/**
+ * `text` (NFKC-normalized Japanese) cut as japanese.ts splitLatinRuns cuts it: Latin runs and
+ * the stretches between, those with nothing speakable left out, neighbours of one language merged.
+ */
+export function stretches(text: string): Stretch[] {
+  const out: Stretch[] = [];
+  const push = (language: 'ja' | 'en', start: number, end: number): void => {
+    if (!SPEAKABLE.test(text.slice(start, end))) return;
+    const last = out[out.length - 1];
+    if (last !== undefined && last.language === language) last.end = end;
+    else out.push({ language, start, end });
+  };
+  let at = 0;
+  for (const m of text.matchAll(LATIN_RUN)) {
+    push('ja', at, m.index);
+    push('en', m.index, m.index + m[0].length);
+    at = m.index + m[0].length;
+  }
+  push('ja', at, text.length);
+  return out;
+}
+
+let segmenter: Intl.Segmenter | undefined;
+
+/** Word-like segments of `text` between `start` and `end` (UTF-16 ranges of `text`). */
+export function japaneseWords(text: string, start: number, end: number): TextToken[] {
+  segmenter ??= new Intl.Segmenter('ja', { granularity: 'word' });
+  const words: TextToken[] = [];
+  for (const s of segmenter.segment(text.slice(start, end))) {
+    if (s.isWordLike === true && SPEAKABLE.test(s.segment)) words.push({ start: start + s.index, end: start + s.index + s.segment.length });
+  }
+  return words;
+}
+
+/** Small kana, which share a mora with the kana before them. */
+const SMALL_KANA = /[ぁぃぅぇぉゃゅょゎァィゥェォャュョヮ]/u;
+
+/**
+ * Estimated morae of a word as written: a kana 1 (small ゃ-like ones 0), a kanji 2 (most
+ * readings have two), a digit 2, a Latin letter ½; at least ½.
+ */
+export function moraWeight(word: string): number {
+  let n = 0;
+  for (const ch of word) {
+    if (SMALL_KANA.test(ch)) continue;
+    if (/[\p{Script=Hiragana}\p{Script=Katakana}ー]/u.test(ch)) n += 1;
+    else if (/\p{Script=Han}/u.test(ch)) n += 2;
+    else if (/\p{N}/u.test(ch)) n += 2;
+    else if (/\p{L}/u.test(ch)) n += 0.5;
+  }
+  return Math.max(0.5, n);
+}
+
+/** Frames (5 ms each) an inner boundary may move to reach a quieter frame: ±30 ms. */
+export const SNAP_FRAMES = 6;
+/** Sounding frames (5 ms each) around an inner boundary searched for a pause to put it in: ±100 ms. */
+export const GAP_SEARCH = 20;
+
+/**
+ * Spreads `weights.length` words over the sounding frames of `envelope` (samples 0 to `total`):
+ * word i spans the sounding time between the cumulative weights before and after it, inner
+ * boundaries snapped to the quietest frame near them; each word is then narrowed to its sound.
+ * @returns one entry per word with sound, `token` its index in `weights`.
+ */
+export function spreadWords(weights: readonly number[], envelope: EnergyEnvelope, total: number): PieceWord[] {
+  const peaks = envelope.peaks;
+  const sounding: number[] = [];
+  peaks.forEach((p, i) => {
+    if (p >= SILENCE_PEAK) sounding.push(i);
+  });
+  const sum = weights.reduce((a, b) => a + b, 0);
+  if (sounding.length === 0 || sum <= 0) return [];
+  // Frame index where each word starts: the k-th sounding frame at its share of the weight.
+  const bounds: number[] = [sounding[0]!];
+  let acc = 0;
+  for (let i = 0; i < weights.length - 1; i++) {
+    acc += weights[i]!;
+    const k = Math.min(sounding.length - 1, Math.round((acc / sum) * sounding.length));
+    const target = sounding[k]!;
+    // A pause (a gap between sounding frames) near the target is where the words part.
+    let best = -1;
+    for (let d = 0; d <= GAP_SEARCH && best < 0; d++) {
+      for (const j of [k - d, k + d]) {
+        if (j >= 1 && j < sounding.length && sounding[j]! - sounding[j - 1]! > 2 && sounding[j - 1]! + 1 > bounds[i]!) {
+          best = sounding[j - 1]! + 1;
+          break;
+        }
+      }
+    }
+    if (best < 0) {
+      best = target;
+      for (let f = Math.max(bounds[i]! + 1, target - SNAP_FRAMES); f <= Math.min(peaks.length - 1, target + SNAP_FRAMES); f++) {
+        if (peaks[f]! < peaks[best]!) best = f;
+      }
+    }
+    bounds.push(Math.max(best, bounds[i]! + 1));
+  }
+  bounds.push(sounding[sounding.length - 1]! + 1);
+  const words: PieceWord[] = [];
+  for (let i = 0; i < weights.length; i++) {
+    const [start, end] = envelope.trim(bounds[i]! * ENVELOPE_FRAME, Math.min(total, bounds[i + 1]! * ENVELOPE_FRAME));
+    if (end > start && (words.length === 0 || start >= words[words.length - 1]!.end)) words.push({ token: i, start, end });
+  }
+  return words;
+}
