@@ -22,9 +22,11 @@ const BOUNDARY_OFFSET_SECONDS = 0.011;
 /**
  * The target time, in seconds, of reference time `seconds` (see the file comment), interpolating
  * linearly between frame boundaries. Monotonic in `seconds`; deterministic. A time before the
- * first frame boundary or after the last maps to the target's first or last.
+ * first frame boundary (11 ms) stays as it is; one after the last maps to the target's last.
  */
 export function warpTime(path: WarpPath, seconds: number): number {
+  // Before the first frame boundary both signals begin alike: the start of the audio is the start.
+  if (seconds <= BOUNDARY_OFFSET_SECONDS) return Math.max(0, seconds);
   const n = path.first.length;
   const x = Math.min(n, Math.max(0, (seconds - BOUNDARY_OFFSET_SECONDS) / HOP_SECONDS));
   const i = Math.floor(x);

@@ -86,6 +86,8 @@ describe('warpPath', () => {
       assert.equal(path.last[i], i);
     }
     assert.equal(path.meanCost, 0);
+    assert.equal(warpTime(path, 0), 0, 'the start of the audio stays its start');
+    assert.equal(warpTime(path, 0.005), 0.005);
   });
 
   it('finds a pause the target has and the reference has not, and warps times after it by its length', () => {
