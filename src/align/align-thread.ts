@@ -11,8 +11,12 @@ import type { BandOptions } from './dtw.js';
 import type { AlignReply, AlignRequest } from './worker.js';
 import { workerExecArgv } from '../engine/job.js';
 
-/** Default bound on target audio waiting for (or in) the thread, in seconds. */
-export const MAX_PENDING_SECONDS = 600;
+/**
+ * Default bound on target audio waiting for (or in) the thread, in seconds: 300 s is ~29 MB of
+ * float samples at 24 kHz. A run waits for each piece's words at its end (speak/run.ts), so it
+ * holds a few pieces at most; the bound is for what would otherwise pile up.
+ */
+export const MAX_PENDING_SECONDS = 300;
 
 /** Options of {@link AlignThread}. */
 export interface AlignThreadOptions {

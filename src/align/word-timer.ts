@@ -23,6 +23,13 @@ import { alignWords, renderReference, type Reference } from './reference.js';
  */
 export const MAX_PREPARED = 8;
 
+/**
+ * Longest piece aligned, in seconds of its audio: the DTW's backpointers take ~80 kB per second
+ * (dtw.ts: one byte per band cell, 801 cells per 10 ms frame), so 300 s is ~24 MB. A default piece
+ * (`--max-chars 1000`) is about a minute; a longer one gets no word timings, with a notice.
+ */
+export const MAX_PIECE_SECONDS = 300;
+
 /** A piece of speech to time: the text sent for it, its language, and the audio the service sent for it. */
 export interface PieceToTime {
   text: string;
@@ -51,6 +58,7 @@ export class WordTimer {
   #pieces = 0;
   #skipped = 0;
   #closed = false;
+  #warnedLong = false;
   /** References rendered ahead by {@link prepare}, by language and text, with how many pieces will use each. */
   readonly #prepared = new Map<string, { reference: Promise<Reference>; uses: number }>();
 
@@ -105,7 +113,8 @@ export class WordTimer {
    * The piece's words, in sample frames of `piece.audio` at its rate and UTF-16 offsets of
    * `piece.text` (protocol/words.ts WordTiming): `[]` when the text has no word the engine times,
    * `undefined` when more than `maxPendingSeconds` of audio is already waiting to be timed
-   * (rendering its reference or being aligned): the piece is not taken, and a notice is given once.
+   * (rendering its reference or being aligned) or the piece is longer than
+   * {@link MAX_PIECE_SECONDS}: the piece is not taken, and a notice is given once for each reason.
    * @throws EngineError when the reference cannot be synthesized; Error when the aligner's thread
    *   fails or the timer is closed.
    */
@@ -113,6 +122,11 @@ export class WordTimer {
     if (this.#closed) throw new Error('the word timer is closed');
     if (piece.audio.samples.length === 0 || piece.text.trim() === '') return [];
     const seconds = piece.audio.samples.length / piece.audio.sampleRate;
+    if (seconds > MAX_PIECE_SECONDS) {
+      if (!this.#warnedLong) this.#warn(`word timings: a piece of ${Math.round(seconds)} s is too long to align (over ${MAX_PIECE_SECONDS} s) and has none; a smaller --max-chars makes shorter pieces`);
+      this.#warnedLong = true;
+      return undefined;
+    }
     if (this.#pieces > 0 && this.#pendingSeconds + seconds > this.#maxPendingSeconds) {
       if (this.#skipped++ === 0) this.#warn('word timings: the aligner cannot keep up with the audio; some pieces have no word timings');
       return undefined;

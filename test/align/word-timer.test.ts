@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { createPieceAligner } from '../../src/align/piece-aligner.js';
-import { WordTimer } from '../../src/align/word-timer.js';
+import { MAX_PIECE_SECONDS, WordTimer } from '../../src/align/word-timer.js';
 import { decodeToFloat, encodeFloat } from '../../src/dsp/encoding.js';
 import { mixChannels } from '../../src/dsp/mix.js';
 import { createEngine, type SpeechEngine } from '../../src/engine/index.js';
@@ -77,6 +77,11 @@ describe('WordTimer', () => {
       assert.equal(notices.length, 1);
       assert.match(notices[0]!, /cannot keep up/);
       assert.ok((await timer.time(piece)) !== undefined, 'takes pieces again once the queue drained');
+      const long = { ...piece, audio: { samples: new Float32Array(24000 * (MAX_PIECE_SECONDS + 1)), sampleRate: 24000 } };
+      assert.equal(await timer.time(long), undefined, 'a piece over the longest aligned');
+      assert.equal(await timer.time(long), undefined);
+      assert.equal(notices.length, 2);
+      assert.match(notices[1]!, /too long to align/);
     } finally {
       await timer.close();
     }
