@@ -79,8 +79,9 @@ export class WordTimer {
   /**
    * Starts rendering the reference of a piece about to be requested, so that it is ready when the
    * piece's audio has arrived and {@link time} needs it: the alignment then waits for nothing but
-   * itself. Optional (time() renders what was not prepared); ignored past {@link MAX_PREPARED}
-   * texts waiting, or after close(). Never throws: a failure is {@link time}'s to report.
+   * itself. Optional (time() renders what was not prepared). At most {@link MAX_PREPARED} texts
+   * wait, the oldest dropped for a new one; ignored after close(). Never throws: a failure is
+   * {@link time}'s to report.
    */
   prepare(text: string, language: Language): void {
     if (this.#closed || text.trim() === '') return;
@@ -90,7 +91,8 @@ export class WordTimer {
       entry.uses++;
       return;
     }
-    if (this.#prepared.size >= MAX_PREPARED) return;
+    // Full: the oldest goes (a piece answered with the service's own words never takes its reference).
+    if (this.#prepared.size >= MAX_PREPARED) this.#prepared.delete(this.#prepared.keys().next().value!);
     this.#engine ??= createEngine();
     const reference = renderReference(this.#engine, text, language);
     reference.catch(() => {}); // reported by time(), which awaits it

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { createPieceAligner } from '../../src/align/piece-aligner.js';
-import { MAX_PIECE_SECONDS, WordTimer } from '../../src/align/word-timer.js';
+import { MAX_PIECE_SECONDS, MAX_PREPARED, WordTimer } from '../../src/align/word-timer.js';
 import { decodeToFloat, encodeFloat } from '../../src/dsp/encoding.js';
 import { mixChannels } from '../../src/dsp/mix.js';
 import { createEngine, type SpeechEngine } from '../../src/engine/index.js';
@@ -18,6 +18,18 @@ const TEXT = 'Please turn off the lights before you leave the room.';
 describe('WordTimer', () => {
   const engine = createEngine();
   after(() => engine.close());
+
+  /** The engine, counting the renderings asked of it. */
+  function countingEngine(): { engine: SpeechEngine; renders: number } {
+    const counter = { engine: engine as SpeechEngine, renders: 0 };
+    counter.engine = Object.assign(Object.create(engine) as SpeechEngine, {
+      synthesize: (...args: Parameters<SpeechEngine['synthesize']>) => {
+        counter.renders++;
+        return engine.synthesize(...args);
+      },
+    });
+    return counter;
+  }
 
   /** The "service": en-man-1 at 24 kHz, with its exact words. */
   async function serve(text: string): Promise<{ samples: Float32Array; words: WordTiming[] }> {
@@ -30,14 +42,9 @@ describe('WordTimer', () => {
 
   it('times every word of the piece, in its frames, by the protocol\'s rules, the same twice, near the truth', async () => {
     const served = await serve(TEXT);
-    let renders = 0;
-    const counting = Object.assign(Object.create(engine) as SpeechEngine, {
-      synthesize: (...args: Parameters<SpeechEngine['synthesize']>) => {
-        renders++;
-        return engine.synthesize(...args);
-      },
-    });
-    const timer = new WordTimer({ engine: counting });
+    const counting = countingEngine();
+    const timer = new WordTimer({ engine: counting.engine });
+    const renders = (): number => counting.renders;
     try {
       const piece = { text: TEXT, language: 'en' as const, audio: { samples: served.samples, sampleRate: 24000 } };
       const words = await timer.time(piece);
@@ -47,18 +54,35 @@ describe('WordTimer', () => {
       for (const w of words) assert.equal(TEXT.slice(w.charStart, w.charEnd), w.text);
       assert.ok(words.at(-1)!.end <= served.samples.length);
       assert.deepEqual(await timer.time(piece), words, 'deterministic');
-      assert.equal(renders, 2);
+      assert.equal(renders(), 2);
       timer.prepare(TEXT, 'en');
       timer.prepare(TEXT, 'en');
-      assert.equal(renders, 3, 'prepared once for two pieces');
+      assert.equal(renders(), 3, 'prepared once for two pieces');
       assert.deepEqual(await timer.time(piece), words, 'the same from a reference rendered ahead');
       assert.deepEqual(await timer.time(piece), words, 'a reference prepared twice serves two pieces');
-      assert.equal(renders, 3, 'no new rendering for prepared pieces');
+      assert.equal(renders(), 3, 'no new rendering for prepared pieces');
       assert.deepEqual(await timer.time(piece), words);
-      assert.equal(renders, 4, 'used up: rendered again');
+      assert.equal(renders(), 4, 'used up: rendered again');
       const errors = words.flatMap((w, i) => [Math.abs(w.start - served.words[i]!.start), Math.abs(w.end - served.words[i]!.end)]);
       const meanMs = (errors.reduce((s, e) => s + e, 0) / errors.length / 24000) * 1000;
       assert.ok(meanMs < 80, `mean boundary error ${meanMs.toFixed(1)} ms`);
+    } finally {
+      await timer.close();
+    }
+  });
+
+  it(`keeps at most ${MAX_PREPARED} prepared references, dropping the oldest`, async () => {
+    const counting = countingEngine();
+    const timer = new WordTimer({ engine: counting.engine });
+    try {
+      const texts = Array.from({ length: MAX_PREPARED + 1 }, (_, i) => `Word number ${i}.`);
+      for (const text of texts) timer.prepare(text, 'en');
+      assert.equal(counting.renders, MAX_PREPARED + 1);
+      const audio = { samples: (await serve('Word number.')).samples, sampleRate: 24000 };
+      await timer.time({ text: texts.at(-1)!, language: 'en', audio });
+      assert.equal(counting.renders, MAX_PREPARED + 1, 'the newest was kept');
+      await timer.time({ text: texts[0]!, language: 'en', audio });
+      assert.equal(counting.renders, MAX_PREPARED + 2, 'the oldest was dropped: rendered again');
     } finally {
       await timer.close();
     }
