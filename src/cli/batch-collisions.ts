@@ -76,6 +76,7 @@ export async function assertNoCollisions(jobs: readonly BatchJob[], batchFile: s
   for (const job of valid) {
     const written: Use[] = [{ line: job.line, role: 'output', path: job.output }];
     if (job.flags.subtitles !== undefined) written.push({ line: job.line, role: '"subtitles"', path: job.flags.subtitles });
+    if (job.flags.wordTimings !== undefined) written.push({ line: job.line, role: '"word-timings"', path: job.flags.wordTimings });
     for (const use of written) {
       const id = await identity(use.path, folders);
       if (id === undefined) continue;
@@ -87,10 +88,11 @@ export async function assertNoCollisions(jobs: readonly BatchJob[], batchFile: s
       }
       const other = outputs.get(id);
       if (other !== undefined) {
-        // Both are the subtitles, and this line did not name them itself: a batch-wide --subtitles.
-        const shared = use.role === '"subtitles"' && other.role === '"subtitles"' && !job.own.has('subtitles');
+        // Both are the subtitles (or word timings), and this line did not name them itself: a batch-wide flag.
+        const flag = use.role === '"subtitles"' ? 'subtitles' : use.role === '"word-timings"' ? 'word-timings' : undefined;
+        const shared = flag !== undefined && other.role === use.role && !job.own.has(flag === 'subtitles' ? 'subtitles' : 'wordTimings');
         throw new TtsError('usage', `line ${use.line}: the ${use.role} ${use.path} is also ${describe(other)}: one would replace the other`, {
-          hint: shared ? 'a batch-wide --subtitles would be rewritten by every job; give each line its own "subtitles"' : 'give every job a file of its own',
+          hint: shared ? `a batch-wide --${flag} would be rewritten by every job; give each line its own "${flag}"` : 'give every job a file of its own',
         });
       }
       outputs.set(id, use);

@@ -18,6 +18,9 @@ export interface Stretch {
   end: number;
 }
 
+/** The Latin units japanese-numbers.ts reads after a number. */
+const LATIN_UNITS = new Set(['km', 'kg', 'cm', 'mm', 'm', 'g', 'L']);
+
 /** Something spoken: a letter or digit. */
 const SPEAKABLE = /[\p{L}\p{N}]/u;
 
@@ -35,6 +38,9 @@ export function stretches(text: string): Stretch[] {
   };
   let at = 0;
   for (const m of text.matchAll(LATIN_RUN)) {
+    // A unit after a number (5km, 30°C) is read with it in katakana (japanese-numbers.ts): Japanese.
+    const before = text.slice(Math.max(0, m.index - 3), m.index);
+    if ((LATIN_UNITS.has(m[0]) && /\d[ \t]?$/.test(before)) || (m[0] === 'C' && /\d[ \t]?°$/.test(before))) continue;
     push('ja', at, m.index);
     push('en', m.index, m.index + m[0].length);
     at = m.index + m[0].length;

@@ -44,6 +44,32 @@ describe('PieceCache', () => {
     assert.equal(cacheDir({ HOME: '/home/u' }), '/home/u/.cache/tts');
   });
 
+  it('keeps the metadata committed with an entry (word timings) under its checksum; a changed byte of it makes the entry corrupt', async () => {
+    const cache = new PieceCache(join(dir, 'meta'), 2 ** 30, () => {});
+    const meta = Buffer.from(JSON.stringify({ words: [{ text: 'Hi', start: 0, end: 480, charStart: 0, charEnd: 2 }] }));
+    const w = await cache.begin(key('m'));
+    await w!.write(Buffer.alloc(1000, 3));
+    await w!.commit(meta);
+    const hit = await cache.read(key('m'));
+    assert.equal(hit?.bytes, 1000);
+    assert.deepEqual(hit?.meta, meta);
+    const blocks: Buffer[] = [];
+    for await (const b of hit!.chunks()) blocks.push(b);
+    assert.deepEqual(Buffer.concat(blocks), Buffer.alloc(1000, 3));
+    // Without metadata: none.
+    await put(cache, key('n'), Buffer.alloc(100, 1));
+    const plain = await cache.read(key('n'));
+    assert.equal(plain?.meta, undefined);
+    await plain?.close();
+    // One flipped byte in the metadata: the checksum fails, the entry goes.
+    const [name] = (await readdir(join(dir, 'meta'), { recursive: true })).filter((n) => n.endsWith(key('m')));
+    const path = join(dir, 'meta', name!);
+    const bytes = await readFile(path);
+    bytes[bytes.length - 3] = bytes[bytes.length - 3]! ^ 1;
+    await writeFile(path, bytes);
+    assert.equal(await cache.read(key('m')), undefined);
+  });
+
   it('replays what was committed, in blocks of at most 64 KiB; nothing before commit; nothing after discard', async () => {
     const cache = new PieceCache(join(dir, 'a'), 2 ** 30, () => {});
     const data = Buffer.alloc(200_000, 7);

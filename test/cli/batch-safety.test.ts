@@ -67,6 +67,12 @@ describe('batch outputs never replace an input or each other', () => {
     refused(r, /line 2: the "subtitles" .*subs\.srt is also the "subtitles" of line 1/);
   });
 
+  it('a batch-wide --word-timings with two jobs is exit 2 too', async () => {
+    const r = await batch('words.jsonl', [{ text: 'a', output: at('w1.wav') }, { text: 'b', output: at('w2.wav') }], ['--word-timings', at('words.jsonl.out')]);
+    refused(r, /line 2: the "word-timings" .*words\.jsonl\.out is also the "word-timings" of line 1/);
+    assert.match(r.stderr, /a batch-wide --word-timings would be rewritten by every job/);
+  });
+
   it('an escaped \\u0000 in a line is exit 2, like a NUL byte', async () => {
     const r = await batch('nul.jsonl', [{ text: 'a\u0000b', output: at('nul.wav') }]);
     assert.equal(r.code, 2, r.stderr);

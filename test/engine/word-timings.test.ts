@@ -116,7 +116,8 @@ test('the timings are of the stream across units, and scale with the sample rate
 });
 
 test('Japanese (eSpeak NG, Latin runs on Flite): a timing per word of the text as written, in order, inside the audio', async () => {
-  const texts = ['今日は良い天気です。明日は雨が降りそうなので、傘を持ってRubyの本を読みます。', 'こんにちは、世界。Hello world です。'];
+  // A unit after a number (5km, 30℃) is read in katakana, not as a Latin run.
+  const texts = ['今日は良い天気です。明日は雨が降りそうなので、傘を持ってRubyの本を読みます。', 'こんにちは、世界。Hello world です。', '駅まで5kmあります。'];
   for (const voice of ['ja-man-1', 'ja-woman-1']) {
     for (const text of texts) {
       const { x, words } = await timed(text, voice, 24000, 'ja');

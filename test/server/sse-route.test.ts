@@ -82,8 +82,15 @@ describe('POST /v1/tts/sse (built-in service)', () => {
     // The service always names its events (docs/cli.md §4).
     assert.match(text, /^event: delta\ndata: \{"type":"speech\.audio\.delta","item_id":"item_[0-9a-f]+","delta":"/);
     // `engine` is the built-in extension (docs/protocol.md §2.3): who spoke, here the voice's own engines.
-    assert.match(text, /event: done\ndata: \{"type":"speech\.audio\.done","item_id":"item_[0-9a-f]+","engine":"builtin"\}\n\n$/);
+    // `words` is the word timings extension (§2.4): one per word of `input`, in the frames sent.
+    assert.match(text, /event: done\ndata: \{"type":"speech\.audio\.done","item_id":"item_[0-9a-f]+","engine":"builtin","words":\[\{"text":"Hello","start":\d+,"end":\d+,"charStart":0,"charEnd":5\},.*\]\}\n\n$/);
     const audio = outcomes.filter((o) => o.kind === 'audio');
+    const done = outcomes.at(-1);
+    const frames = audio.reduce((n, o) => n + (o.kind === 'audio' ? o.chunk.data.length / 2 : 0), 0);
+    assert.ok(done?.kind === 'done' && done.words !== undefined);
+    assert.equal(done.words.length, 11);
+    assert.equal(done.words.at(-1)?.text, 'deltas.');
+    assert.ok(done.words.at(-1)!.end <= frames, `${done.words.at(-1)!.end} ≤ ${frames} frames`);
     assert.ok(audio.length >= 5, `only ${audio.length} deltas`);
     assert.equal(outcomes.at(-1)?.kind, 'done');
     const ids = new Set(audio.map((o) => (o.kind === 'audio' ? o.chunk.itemId : '')));

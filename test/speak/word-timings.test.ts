@@ -1,0 +1,171 @@
+/**
+ * Word timings out of a run (docs/cli.md §12.1; src/speak/word-source.ts, word-outputs.ts,
+ * audio-stage.ts, subtitles.ts, cache/opener.ts): `--word-timings FILE.jsonl`, `--subtitles
+ * FILE.vtt|srt --words`, `--json` words; identical from the piece cache; times of the delivered
+ * audio after -r, --speed and --pause. In-process runs against the built-in service.
+ */
+import assert from 'node:assert/strict';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { AudioStage } from '../../src/speak/audio-stage.js';
+import { formatKaraokeCue } from '../../src/speak/subtitles.js';
+import { TextOffsets, wordLine } from '../../src/speak/word-outputs.js';
+import { runTtsInProcess } from '../helpers/in-process.js';
+import { interpretEvent } from '../../src/client/sse-events.js';
+import { interpretFrame } from '../../src/client/realtime-frames.js';
+
+let dir: string;
+before(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'tts-words-'));
+});
+after(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+interface Line {
+  word: string;
+  start: number;
+  end: number;
+  piece: number;
+  char_start: number;
+  char_end: number;
+}
+
+const lines = (text: string): Line[] =>
+  text
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as Line);
+
+// A non-BMP character and full-width letters before the words: offsets count code points of the text as given.
+const TEXT = '𝄞 Hello world, this is a test. Ｈｅｌｌｏ again: the second sentence!';
+
+describe('word timings out of a run', () => {
+  it('--word-timings, --subtitles --words and --json words; a cached rerun gives the same bytes', async () => {
+    const env = { XDG_CACHE_HOME: join(dir, 'cache') };
+    const args = (n: string): string[] => ['say', '--offline', '-v', 'en-woman-1', '-o', join(dir, `${n}.wav`), '--subtitles', join(dir, `${n}.vtt`), '--words', '--word-timings', join(dir, `${n}.jsonl`), '--json', TEXT];
+    const first = await runTtsInProcess(args('a'), { env });
+    assert.equal(first.code, 0, first.stderr);
+    const json = JSON.parse(first.stderr.trim().split('\n').at(-1)!) as { words: number; cache_hits: number };
+    const words = lines(await readFile(join(dir, 'a.jsonl'), 'utf8'));
+    assert.equal(json.words, 11);
+    // 𝄞 is no word (nothing to say); Ｈｅｌｌｏ is one.
+    assert.equal(words.length, 11);
+    const points = [...TEXT];
+    for (const w of words) assert.equal(points.slice(w.char_start, w.char_end).join(''), w.word);
+    assert.deepEqual(
+      words.map((w) => w.piece),
+      [0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1],
+    );
+    words.forEach((w, i) => {
+      assert.ok(w.start < w.end);
+      if (i > 0) assert.ok(words[i - 1]!.end <= w.start);
+    });
+    const vtt = await readFile(join(dir, 'a.vtt'), 'utf8');
+    assert.match(vtt, /^WEBVTT\n\n00:00:00\.000 --> \d\d:\d\d:\d\d\.\d{3}\n𝄞 Hello <\d\d:\d\d:\d\d\.\d{3}>world, <\d\d:\d\d:\d\d\.\d{3}>this /);
+    // Everything from the cache: the same timings, byte for byte.
+    const second = await runTtsInProcess(args('b'), { env });
+    assert.equal(second.code, 0, second.stderr);
+    assert.equal((JSON.parse(second.stderr.trim().split('\n').at(-1)!) as { cache_hits: number }).cache_hits, 2);
+    assert.deepEqual(await readFile(join(dir, 'b.jsonl')), await readFile(join(dir, 'a.jsonl')));
+    assert.deepEqual(await readFile(join(dir, 'b.vtt')), await readFile(join(dir, 'a.vtt')));
+    // -r 16000 --speed 1.5 --pause 300: the first piece's words come 1.5 times sooner, the second's
+    // after the same scaling plus the pause; SRT gets a cue per word.
+    const third = await runTtsInProcess(['say', '--offline', '-v', 'en-woman-1', '-o', join(dir, 'c.wav'), '-r', '16000', '--speed', '1.5', '--pause', '300', '--subtitles', join(dir, 'c.srt'), '--words', '--word-timings', join(dir, 'c.jsonl'), TEXT], { env });
+    assert.equal(third.code, 0, third.stderr);
+    const fast = lines(await readFile(join(dir, 'c.jsonl'), 'utf8'));
+    assert.equal(fast.length, words.length);
+    fast.forEach((w, i) => {
+      const slow = words[i]!;
+      // Sonic's output length per piece is within a few ms of input ÷ speed; each piece is scaled
+      // by its own delivered length, so the error does not grow along the text.
+      const expected = slow.piece === 0 ? slow.start / 1.5 : fast.find((f) => f.piece === 1)!.start + (slow.start - words.find((s) => s.piece === 1)!.start) / 1.5;
+      assert.ok(Math.abs(w.start - expected) <= 0.01, `${w.word}: ${w.start} vs ${expected.toFixed(3)}`);
+    });
+    const gap = fast.find((w) => w.piece === 1)!.start - fast.filter((w) => w.piece === 0).at(-1)!.end;
+    assert.ok(gap >= 0.3, `the pause is between the pieces' words (${gap} s)`);
+    // The WebSocket channel: the session's rate (16000 Hz asked), the same instants.
+    const ws = await runTtsInProcess(['realtime', '--offline', '-v', 'en-woman-1', '-r', '16000', '-o', join(dir, 'r.wav'), '--word-timings', join(dir, 'r.jsonl'), TEXT], { env });
+    assert.equal(ws.code, 0, ws.stderr);
+    const viaWs = lines(await readFile(join(dir, 'r.jsonl'), 'utf8'));
+    assert.deepEqual(
+      viaWs.map((w) => [w.word, w.char_start]),
+      words.map((w) => [w.word, w.char_start]),
+    );
+    viaWs.forEach((w, i) => assert.ok(Math.abs(w.start - words[i]!.start) <= 0.002, `${w.word}: ${w.start} vs ${words[i]!.start}`));
+    const srt = await readFile(join(dir, 'c.srt'), 'utf8');
+    assert.match(srt, /^1\n00:00:00,\d{3} --> 00:00:00,\d{3}\nHello\n\n2\n/);
+    assert.equal(srt.split('\n\n').filter((c) => c.trim() !== '').length, 11);
+  });
+
+  it('--words without --subtitles is a usage error (exit 2), and nothing is written', async () => {
+    const r = await runTtsInProcess(['say', '--offline', '-o', join(dir, 'd.wav'), '--words', 'Hello.']);
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, /--words times the words of the --subtitles file/);
+    const same = await runTtsInProcess(['say', '--offline', '-o', join(dir, 'd.wav'), '--word-timings', join(dir, 'd.wav'), 'Hello.']);
+    assert.equal(same.code, 2);
+    assert.match(same.stderr, /is the audio output/);
+  });
+});
+
+describe('the pieces of the outputs', () => {
+  it('the stage maps a piece’s word frames through its delivered length', async () => {
+    const spec = { format: 'pcm16' as const, sampleRate: 1000, channels: 1 };
+    const stage = (await AudioStage.create(spec, { speed: 1, volume: 1, pauseMs: 500, cues: true }))!;
+    stage.audio(Buffer.alloc(2000));
+    const a = stage.pieceEnd('Hi there.', { sampleRate: 24000, words: [{ text: 'Hi', start: 2400, end: 4800, charStart: 0, charEnd: 2 }] });
+    assert.deepEqual(a.cue?.words, [{ text: 'Hi', start: 0.1, end: 0.2, charStart: 0, charEnd: 2 }]);
+    stage.audio(Buffer.alloc(2000));
+    const b = stage.pieceEnd('Yes.', { sampleRate: 24000, words: [{ text: 'Yes.', start: 12000, end: 30000, charStart: 0, charEnd: 4 }] });
+    // After the 0.5 s pause; a word past the piece's end is cut at it.
+    assert.deepEqual(b.cue?.words, [{ text: 'Yes.', start: 2, end: 2.5, charStart: 0, charEnd: 4 }]);
+  });
+
+  it('the client reads words from done and completed; a malformed array is no timings', () => {
+    const words = [{ text: 'Hi', start: 0, end: 480, charStart: 0, charEnd: 2 }];
+    const done = interpretEvent({ event: 'done', data: JSON.stringify({ type: 'speech.audio.done', item_id: 'i', words }), id: undefined });
+    assert.deepEqual(done, { kind: 'done', engine: undefined, words });
+    const completed = interpretFrame(JSON.stringify({ type: 'tts.output.completed', session_id: 's', words }));
+    assert.deepEqual(completed, { kind: 'completed', engine: undefined, words });
+    const bad = interpretEvent({ event: 'done', data: JSON.stringify({ type: 'speech.audio.done', item_id: 'i', words: [{ text: 'Hi', start: 5, end: 1, charStart: 0, charEnd: 2 }] }), id: undefined });
+    assert.deepEqual(bad, { kind: 'done', engine: undefined, words: undefined });
+  });
+
+  it('karaoke cue text, JSON lines and text offsets', () => {
+    const cue = {
+      start: 1,
+      end: 2,
+      text: '  A <b> & c\nd ',
+      words: [
+        { text: 'A', start: 1, end: 1.2, charStart: 2, charEnd: 3 },
+        { text: '<b>', start: 1.25, end: 1.5, charStart: 4, charEnd: 7 },
+        { text: 'c', start: 1.6, end: 1.7, charStart: 10, charEnd: 11 },
+        { text: 'd', start: 1.8, end: 1.9, charStart: 12, charEnd: 13 },
+      ],
+    };
+    assert.equal(formatKaraokeCue(cue), '00:00:01.000 --> 00:00:02.000\nA <00:00:01.250>&lt;b&gt; &amp; <00:00:01.600>c <00:00:01.800>d\n\n');
+    assert.equal(wordLine({ text: 'é"', start: 0.12345, end: 1, charStart: 1, charEnd: 3 }, 4, (at) => at + 10), '{"word":"é\\"","start":0.123,"end":1,"piece":4,"char_start":11,"char_end":13}\n');
+  });
+
+  it('TextOffsets finds each requested piece in the text as read, in code points', async () => {
+    const offsets = new TextOffsets();
+    const seen: string[] = [];
+    for await (const p of offsets.track(
+      (async function* () {
+        yield '𝄞 One. ';
+        yield '... ';
+        yield 'Two three.';
+      })(),
+    ))
+      seen.push(p);
+    assert.equal(seen.length, 3);
+    // UTF-16 offset 3 (after 𝄞 and the space) is code point 2.
+    assert.equal(offsets.locate('𝄞 One. ')!(3), 2);
+    // '... ' was never spoken; 'Two' and 'three.' were requested as two parts.
+    assert.equal(offsets.locate('Two ')!(0), 11);
+    assert.equal(offsets.locate('three.')!(0), 15);
+    assert.equal(offsets.locate('nowhere'), undefined);
+  });
+});
