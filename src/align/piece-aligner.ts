@@ -10,6 +10,7 @@ import { mixChannels } from '../dsp/mix.js';
 import type { Language } from '../protocol/types.js';
 import type { WordTiming } from '../protocol/words.js';
 import type { MonoAudio } from './align.js';
+import type { PieceAligner } from '../speak/word-source.js';
 import { WordTimer, type WordTimerOptions } from './word-timer.js';
 
 /** A piece to time: the text sent for it, its language, its audio as it arrived (whole frames of `spec`). */
@@ -22,6 +23,8 @@ export interface ArrivedPiece {
 
 /** {@link createPieceAligner}'s result: the aligner and how to stop it. */
 export interface PieceAlignerHandle {
+  /** {@link align} with {@link prepare} as its `prepare`: the run's hook (speak/word-source.ts PieceAligner). */
+  hook: PieceAligner;
   /** Word timings of a piece (frames of `piece.spec.sampleRate`, UTF-16 offsets of `piece.text`), or undefined. */
   align: (piece: ArrivedPiece, signal: AbortSignal) => Promise<WordTiming[] | undefined>;
   /** Starts rendering the reference of a piece about to be requested (WordTimer.prepare); optional, never throws. */
@@ -45,18 +48,21 @@ export function createPieceAligner(options: WordTimerOptions = {}): PieceAligner
   const warn = options.warn ?? (() => {});
   const timer = new WordTimer(options);
   let failed = false;
+  const align = async (piece: ArrivedPiece, signal: AbortSignal): Promise<WordTiming[] | undefined> => {
+    try {
+      return await timer.time({ text: piece.text, language: piece.language, audio: monoAudio(piece.audio, piece.spec) }, signal);
+    } catch (err) {
+      if (signal.aborted) return undefined;
+      if (!failed) warn(`word timings: the aligner failed (${err instanceof Error ? err.message : String(err)}); pieces it could not time have none`);
+      failed = true;
+      return undefined;
+    }
+  };
+  const prepare = (text: string, language: Language): void => timer.prepare(text, language);
   return {
-    align: async (piece, signal) => {
-      try {
-        return await timer.time({ text: piece.text, language: piece.language, audio: monoAudio(piece.audio, piece.spec) }, signal);
-      } catch (err) {
-        if (signal.aborted) return undefined;
-        if (!failed) warn(`word timings: the aligner failed (${err instanceof Error ? err.message : String(err)}); pieces it could not time have none`);
-        failed = true;
-        return undefined;
-      }
-    },
-    prepare: (text, language) => timer.prepare(text, language),
+    hook: Object.assign((piece: ArrivedPiece, signal: AbortSignal) => align(piece, signal), { prepare }),
+    align,
+    prepare,
     skipped: () => timer.skipped,
     close: () => timer.close(),
   };

@@ -25,6 +25,7 @@ import { jsonLine } from './escape.js';
 import { startProgressDisplay, type ProgressDisplay } from './progress-display.js';
 import { runLifecycle } from './run-lifecycle.js';
 import type { SynthesisFlags } from './flags.js';
+import type { PieceAligner } from '../speak/word-source.js';
 
 /** The flags of `tts batch`: the synthesis flags (defaults for every line) and its own. */
 export interface BatchFlags extends SynthesisFlags {
@@ -95,6 +96,10 @@ export async function runBatch(file: string, flags: BatchFlags, command: Command
       const inline = jobs.map((j) => j.text ?? '').join('\n').slice(0, 64 * 1024);
       const target: ServiceTarget = await resolveService({ text: inline, baseUrl: flags.baseUrl, wsBaseUrl: flags.wsBaseUrl, apiKeyFile: flags.apiKeyFile, offline: flags.offline === true, env: io.env, warn: (l) => reporter.warn(l) });
       atEnd(() => target.close());
+      // A service that sends no word timings: one aligner for every job that asks for them (src/align;
+      // its thread and engine start on first use).
+      const aligner = target.embedded ? undefined : (await import('../align/piece-aligner.js')).createPieceAligner({ warn: (l) => reporter.warn(l) });
+      if (aligner !== undefined) atEnd(() => aligner.close());
       reporter.setSecret(target.apiKey);
       if (target.embedded) reporter.notice('no service configured (TTS_BASE_URL): using the built-in offline engine');
       markCacheForced(flags, command);
@@ -127,7 +132,7 @@ export async function runBatch(file: string, flags: BatchFlags, command: Command
           // Each job listens on a signal of its own, which follows the batch's without adding a
           // listener to it: the run and each piece in flight listen on the signal they get, so
           // --jobs 8 sharing one signal passed Node's 10 listeners (MaxListenersExceededWarning).
-          const result = await runJob(job, target, cache, lineReporter(job), io, AbortSignal.any([signal]));
+          const result = await runJob(job, target, cache, lineReporter(job), io, AbortSignal.any([signal]), aligner?.hook);
           if (signal.aborted) return;
           code = moreSevere(code, result.exit_code);
           if (result.ok) totals.done++;
@@ -161,7 +166,7 @@ export async function runBatch(file: string, flags: BatchFlags, command: Command
  * One job: its text into its file, through the shared service and cache.
  * @returns its result; never throws (a failure is reported on stderr with the line number).
  */
-async function runJob(job: BatchJob, target: ServiceTarget, cache: ReturnType<typeof cacheFor>, reporter: Reporter, io: CommandIo, signal: AbortSignal): Promise<JobResult> {
+async function runJob(job: BatchJob, target: ServiceTarget, cache: ReturnType<typeof cacheFor>, reporter: Reporter, io: CommandIo, signal: AbortSignal, aligner: PieceAligner | undefined): Promise<JobResult> {
   const started = performance.now();
   const flags = job.flags;
   const stats: RunStats = { requests: 0, bytes: 0, itemIds: new Set(), firstAudioAt: undefined };
@@ -188,6 +193,7 @@ async function runJob(job: BatchJob, target: ServiceTarget, cache: ReturnType<ty
       log: { verbose: (l) => reporter.verbose(l), warn: (l) => reporter.warn(l) },
       stats,
       cache,
+      aligner,
     });
   } catch (err) {
     if (!signal.aborted) exit = reportError(err, reporter);

@@ -213,7 +213,7 @@ export async function deliverSpeech(options: SpeakOptions): Promise<void> {
     if (wordsQueue !== undefined && options.aligner === undefined && !options.target.embedded) {
       ownAligner = (await import('../align/piece-aligner.js')).createPieceAligner({ warn: options.log.warn });
     }
-    const aligner = options.aligner ?? (ownAligner === undefined ? undefined : Object.assign(ownAligner.align, { prepare: ownAligner.prepare }));
+    const aligner = options.aligner ?? ownAligner?.hook;
     const timed = wordsQueue === undefined ? cached : recordingWords(cached, wordsQueue, options.language, aligner);
     const open = converted(onPieceDone === undefined ? timed : reportingPieceDone(timed, onPieceDone), spec);
     const fileOnly = opened.fileOnly;

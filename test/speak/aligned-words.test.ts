@@ -6,7 +6,7 @@
  * same file byte for byte.
  */
 import assert from 'node:assert/strict';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -68,5 +68,17 @@ describe('word timings from a service that sends none', () => {
     const again = await run('again');
     assert.equal(requests, 1, 'the rerun came from the cache');
     assert.equal(again, first);
+  });
+
+  it('times the jobs of a batch (one aligner shared by the batch) with the same words as a single run', async () => {
+    const jobs = join(dir, 'jobs.jsonl');
+    const lines = ['a', 'b'].map((name) => JSON.stringify({ text: TEXT, voice: 'en-man-1', output: `${name}.wav`, 'word-timings': join(dir, `${name}.jsonl`) }));
+    await writeFile(jobs, `${lines.join('\n')}\n`);
+    const env = { TTS_BASE_URL: server.url, TTS_API_KEY: KEY, TTS_NO_CACHE: '1' };
+    const r = await runTtsInProcess(['batch', '-q', '--output-dir', dir, jobs], { env });
+    assert.equal(r.code, 0, r.stderr);
+    const single = await readFile(join(dir, 'first.jsonl'), 'utf8');
+    assert.equal(await readFile(join(dir, 'a.jsonl'), 'utf8'), single);
+    assert.equal(await readFile(join(dir, 'b.jsonl'), 'utf8'), single);
   });
 });
