@@ -30,6 +30,13 @@ export const MAX_PREPARED = 8;
  */
 export const MAX_PIECE_SECONDS = 300;
 
+/**
+ * Most the service's audio and the reference may differ in length, as a ratio either way: past it
+ * they cannot be saying the same thing at any usual rate (another text, another language, a
+ * message instead of speech), and an alignment would only place words at random.
+ */
+export const MAX_LENGTH_RATIO = 2.5;
+
 /** A piece of speech to time: the text sent for it, its language, and the audio the service sent for it. */
 export interface PieceToTime {
   text: string;
@@ -59,6 +66,7 @@ export class WordTimer {
   #skipped = 0;
   #closed = false;
   #warnedLong = false;
+  #warnedMismatch = false;
   /** References rendered ahead by {@link prepare}, by language and text, with how many pieces will use each. */
   readonly #prepared = new Map<string, { reference: Promise<Reference>; uses: number }>();
 
@@ -116,7 +124,8 @@ export class WordTimer {
    * `piece.text` (protocol/words.ts WordTiming): `[]` when the text has no word the engine times,
    * `undefined` when more than `maxPendingSeconds` of audio is already waiting to be timed
    * (rendering its reference or being aligned) or the piece is longer than
-   * {@link MAX_PIECE_SECONDS}: the piece is not taken, and a notice is given once for each reason.
+   * {@link MAX_PIECE_SECONDS}, or when its audio and the reference differ in length by more than
+   * {@link MAX_LENGTH_RATIO} times: no timings, and a notice once for each reason.
    * @throws EngineError when the reference cannot be synthesized; Error when the aligner's thread
    *   fails or the timer is closed.
    */
@@ -137,6 +146,12 @@ export class WordTimer {
     this.#pendingSeconds += seconds;
     try {
       const reference = await this.#reference(piece.text, piece.language, signal);
+      const expected = reference.audio.samples.length / reference.audio.sampleRate;
+      if (reference.words.length > 0 && !(seconds <= expected * MAX_LENGTH_RATIO && seconds * MAX_LENGTH_RATIO >= expected)) {
+        if (!this.#warnedMismatch) this.#warn(`word timings: a piece's audio (${seconds.toFixed(1)} s) is far from its text's length (about ${expected.toFixed(1)} s) and has none`);
+        this.#warnedMismatch = true;
+        return undefined;
+      }
       // The thread's own bound is the same and everything it holds is counted here: it never says no.
       return await alignWords(reference, piece.audio, (ref, target, spans) => this.#thread.align(ref, target, spans));
     } finally {

@@ -106,6 +106,10 @@ describe('WordTimer', () => {
       assert.equal(await timer.time(long), undefined);
       assert.equal(notices.length, 2);
       assert.match(notices[1]!, /too long to align/);
+      const unlike = { ...piece, audio: { samples: served.samples.subarray(0, Math.round(served.samples.length / 3)), sampleRate: 24000 } };
+      assert.equal(await timer.time(unlike), undefined, 'a third of the audio cannot be the text');
+      assert.equal(notices.length, 3);
+      assert.match(notices[2]!, /far from its text's length/);
     } finally {
       await timer.close();
     }
