@@ -9,6 +9,7 @@
  * `--json` prints `{ machine, quick, figures: [...] }` instead of the table.
  */
 import { availableParallelism, cpus, loadavg, totalmem } from 'node:os';
+import { benchAlignment } from './alignment.js';
 import { benchAudioStage } from './audio-stage.js';
 import { benchBatch } from './batch.js';
 import { benchClientTtfa } from './client-ttfa.js';
@@ -44,6 +45,7 @@ const BENCHES: Record<string, (o: BenchOptions) => Promise<Figure[]>> = {
   'serve-memory': benchServeMemory,
   batch: benchBatch,
   voices: benchVoices,
+  alignment: benchAlignment,
 };
 
 const USAGE = `usage: npm run bench -- [--quick] [--json] [--only ${Object.keys(BENCHES).join(',')}]`;

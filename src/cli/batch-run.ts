@@ -27,6 +27,7 @@ import { jsonLine } from './escape.js';
 import { startProgressDisplay, type ProgressDisplay } from './progress-display.js';
 import { runLifecycle } from './run-lifecycle.js';
 import type { SynthesisFlags } from './flags.js';
+import type { PieceAligner } from '../speak/word-source.js';
 
 /** The flags of `tts batch`: the synthesis flags (defaults for every line) and its own. */
 export interface BatchFlags extends SynthesisFlags {
@@ -104,6 +105,10 @@ export async function runBatch(file: string, flags: BatchFlags, command: Command
       const inline = jobs.map((j) => j.text ?? '').join('\n').slice(0, 64 * 1024);
       const target: ServiceTarget = await resolveService({ text: inline, baseUrl: flags.baseUrl, wsBaseUrl: flags.wsBaseUrl, apiKeyFile: flags.apiKeyFile, offline: flags.offline === true, env: io.env, warn: (l) => reporter.warn(l) });
       atEnd(() => target.close());
+      // A service that sends no word timings: one aligner for every job that asks for them (src/align;
+      // its thread and engine start on first use).
+      const aligner = target.embedded ? undefined : (await import('../align/piece-aligner.js')).createPieceAligner({ warn: (l) => reporter.warn(l) });
+      if (aligner !== undefined) atEnd(() => aligner.close());
       reporter.setSecret(target.apiKey);
       if (target.embedded) reporter.notice('no service configured (TTS_BASE_URL): using the built-in offline engine');
       markCacheForced(flags, command);
@@ -136,7 +141,7 @@ export async function runBatch(file: string, flags: BatchFlags, command: Command
           // Each job listens on a signal of its own, which follows the batch's without adding a
           // listener to it: the run and each piece in flight listen on the signal they get, so
           // --jobs 8 sharing one signal passed Node's 10 listeners (MaxListenersExceededWarning).
-          const result = await runJob(job, target, cache, lineReporter(job), io, AbortSignal.any([signal]), lexicons.get(job.flags.lexicon));
+          const result = await runJob(job, target, cache, lineReporter(job), io, AbortSignal.any([signal]), lexicons.get(job.flags.lexicon), aligner?.hook);
           if (signal.aborted) return;
           code = moreSevere(code, result.exit_code);
           if (result.ok) totals.done++;
@@ -178,6 +183,7 @@ async function runJob(
   io: CommandIo,
   signal: AbortSignal,
   rewrite: Rewrite | undefined,
+  aligner: PieceAligner | undefined,
 ): Promise<JobResult> {
   const started = performance.now();
   const flags = job.flags;
@@ -205,6 +211,7 @@ async function runJob(
       log: { verbose: (l) => reporter.verbose(l), warn: (l) => reporter.warn(l) },
       stats,
       cache,
+      aligner,
     });
   } catch (err) {
     if (!signal.aborted) exit = reportError(err, reporter);

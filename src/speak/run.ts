@@ -22,6 +22,7 @@ import type { SpeechSpan } from '../text/spans.js';
 import type { ServiceTarget } from './choose-service.js';
 import type { SubtitleWriter } from './subtitles.js';
 import { PieceWordsQueue, recordingWords, type PieceAligner } from './word-source.js';
+import type { PieceAlignerHandle } from '../align/piece-aligner.js';
 import type { TextOffsets, WordTimingsWriter } from './word-outputs.js';
 
 /** Lines a run prints on stderr, by importance; none carries the key. */
@@ -112,7 +113,10 @@ export interface SpeakOptions {
    * file), `file` the --word-timings path; undefined when neither is asked.
    */
   words?: { subtitles: boolean; file: string | undefined } | undefined;
-  /** Word timings for pieces whose service sent none (word-source.ts); undefined: such pieces have none. */
+  /**
+   * Word timings for pieces whose service sent none (word-source.ts). Undefined: with a remote
+   * service and word timings asked for, the run starts the aligner (src/align) and stops it at its end.
+   */
   aligner?: PieceAligner | undefined;
   /** The piece cache (docs/cli.md §8); undefined with --no-cache. */
   cache?: PieceCache | undefined;
@@ -185,6 +189,7 @@ export async function deliverSpeech(options: SpeakOptions): Promise<void> {
   // The player highlights the word being spoken when the service sends word timings (docs/cli.md §12.2).
   const wordsQueue = options.words === undefined && player === undefined ? undefined : new PieceWordsQueue();
   let pieceNumber = 0;
+  let ownAligner: PieceAlignerHandle | undefined;
   // Stop playback and drop the temporary file as soon as the run is aborted, not when the
   // network layer notices.
   const onAbort = (): void => void sink.abort();
@@ -238,7 +243,12 @@ export async function deliverSpeech(options: SpeakOptions): Promise<void> {
     });
     const onPieceDone = options.onPieceDone;
     // With word timings, each answer's words wait in a queue for its piece's end (word-source.ts).
-    const timed = wordsQueue === undefined ? cached : recordingWords(cached, wordsQueue, options.language, options.aligner);
+    // A remote service sends no word timings: the aligner times its pieces (src/align; docs/cli.md §12.1).
+    if (wordsQueue !== undefined && options.aligner === undefined && !options.target.embedded) {
+      ownAligner = (await import('../align/piece-aligner.js')).createPieceAligner({ warn: options.log.warn });
+    }
+    const aligner = options.aligner ?? ownAligner?.hook;
+    const timed = wordsQueue === undefined ? cached : recordingWords(cached, wordsQueue, options.language, aligner);
     const open = converted(onPieceDone === undefined ? timed : reportingPieceDone(timed, onPieceDone), spec);
     const fileOnly = opened.fileOnly;
     const marked = stage;
@@ -321,6 +331,7 @@ export async function deliverSpeech(options: SpeakOptions): Promise<void> {
   } finally {
     stage?.destroy();
     signal.removeEventListener('abort', onAbort);
+    await ownAligner?.close();
   }
   // Playback that failed beside a file or stdout (`--play -o copy.wav`) let them be written
   // whole; the run still fails, saying what could not play and what was kept (docs/cli.md §2).

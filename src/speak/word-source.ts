@@ -24,7 +24,13 @@ export interface PieceWords {
  * built-in service's (frames of `spec.sampleRate`, UTF-16 offsets of `text`). Undefined: none.
  * Must not throw for audio it cannot align (return undefined).
  */
-export type PieceAligner = (piece: { text: string; language: Language; audio: Buffer; spec: AudioSpec }, signal: AbortSignal) => Promise<WordTiming[] | undefined>;
+export type PieceAligner = ((piece: { text: string; language: Language; audio: Buffer; spec: AudioSpec }, signal: AbortSignal) => Promise<WordTiming[] | undefined>) & {
+  /**
+   * Optional: told each piece's text as its request opens, so the aligner can make ready what it
+   * needs (its reference rendering, src/align/word-timer.ts) while the audio arrives. Never throws.
+   */
+  prepare?: (text: string, language: Language) => void;
+};
 
 /** Most audio bytes of one piece kept for the aligner (64 MiB: ~20 min of 24 kHz pcm16). */
 const MAX_ALIGN_BYTES = 64 * 1024 * 1024;
@@ -61,6 +67,7 @@ export class PieceWordsQueue {
 export function recordingWords(open: OpenRequest, queue: PieceWordsQueue, language: Language, aligner?: PieceAligner): OpenRequest {
   return (text, signal) => {
     const answer = open(text, signal);
+    aligner?.prepare?.(text, language);
     async function* chunks(): AsyncGenerator<AudioChunk, void, undefined> {
       const kept: Buffer[] = [];
       let keptBytes = 0;
