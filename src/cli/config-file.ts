@@ -6,15 +6,13 @@
  * options the synthesis commands registered, so a flag added later is accepted as a key at once
  * and its value is checked by the very parser the flag uses.
  */
-import { constants } from 'node:fs';
-import { open } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { isAbsolute, join } from 'node:path';
 import type { Option } from 'commander';
 import leven from 'leven';
 import { TtsError } from '../errors.js';
 import { flagValue } from './flags.js';
-import { formatByteSize } from '../byte-size.js';
+import { lineIndex, parseSettingsToml, readSettingsFile, type LineIndex } from '../settings-file.js';
 
 /** One setting read from the file. */
 export interface ConfigEntry {
@@ -81,15 +79,7 @@ export async function loadConfigFile(path: string, options: readonly Option[]): 
   const empty: ConfigFile = { path, exists: false, top: new Map(), profiles: new Map(), voices: new Map(), profileVoices: new Map() };
   const text = await readConfigText(path);
   if (text === undefined) return empty;
-  const { parse, TomlError } = await import('smol-toml');
-  let doc: Record<string, unknown>;
-  try {
-    doc = parse(text) as Record<string, unknown>;
-  } catch (cause) {
-    const line = cause instanceof TomlError ? cause.line : 0;
-    const why = (cause instanceof Error ? cause.message : String(cause)).split('\n')[0] ?? '';
-    throw new TtsError('usage', `${path}${line > 0 ? `:${line}` : ''}: not valid TOML: ${why}`, { cause, hint: 'see docs/cli.md §7 for the format' });
-  }
+  const doc = await parseSettingsToml(text, path, 'see docs/cli.md §7 for the format');
   // One pass over the lines finds every key's line: looking each key up anew was quadratic.
   const lines = lineIndex(text);
   const byLong = new Map<string, Option>();
@@ -160,78 +150,20 @@ function isTable(v: unknown): v is Record<string, unknown> {
 }
 
 /**
- * Reads the config file without ever blocking or reading without end: opened non-blocking (a FIFO
- * with no writer would otherwise hang every command), then refused unless it is a regular file
- * (a symlink is followed: a config kept with one's dotfiles is common) of at most
- * {@link MAX_CONFIG_BYTES}, and never read past that many bytes even if it grows meanwhile.
+ * Reads the config file without ever blocking or reading without end (settings-file.ts): a FIFO
+ * with no writer would otherwise hang every command; a symlink is followed (a config kept with
+ * one's dotfiles is common); never more than {@link MAX_CONFIG_BYTES} read, even if it grows.
  * @returns the text (UTF-8), or undefined when there is no file.
  * @throws TtsError `usage` (exit 2) naming the file: unreadable, not a regular file, too big.
  */
-async function readConfigText(path: string): Promise<string | undefined> {
-  let handle;
-  try {
-    handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
-  } catch (cause) {
-    const code = (cause as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
-    throw new TtsError('usage', `cannot read the config file ${path} (${code ?? 'error'})`, { cause, hint: 'fix its permissions, or move it away' });
-  }
-  try {
-    const info = await handle.stat();
-    if (!info.isFile()) {
-      const what = info.isFIFO() ? 'a FIFO' : info.isDirectory() ? 'a folder' : info.isSocket() ? 'a socket' : 'a device';
-      throw new TtsError('usage', `the config file ${path} is ${what}, not a regular file`, { hint: 'make it a regular file, or move it away' });
-    }
-    const tooBig = (): TtsError =>
-      new TtsError('usage', `the config file ${path} is larger than ${formatByteSize(MAX_CONFIG_BYTES)}`, { hint: 'a config file holds settings and profiles; move this one away' });
-    if (info.size > MAX_CONFIG_BYTES) throw tooBig();
-    const buffer = Buffer.alloc(MAX_CONFIG_BYTES + 1);
-    let length = 0;
-    for (;;) {
-      const { bytesRead } = await handle.read(buffer, length, buffer.length - length, null);
-      if (bytesRead === 0) break;
-      length += bytesRead;
-      if (length > MAX_CONFIG_BYTES) throw tooBig();
-    }
-    return buffer.subarray(0, length).toString('utf8');
-  } catch (cause) {
-    if (cause instanceof TtsError) throw cause;
-    const code = (cause as NodeJS.ErrnoException).code;
-    throw new TtsError('usage', `cannot read the config file ${path} (${code ?? 'error'})`, { cause, hint: 'fix its permissions, or move it away' });
-  } finally {
-    await handle.close().catch(() => {});
-  }
-}
-
-/** The first 1-based line of each dotted key path (`profile.work.voice`) and table header (`profile.work`). */
-type LineIndex = ReadonlyMap<string, number>;
-
-/**
- * Finds, in one pass over the lines as TOML writes them (smol-toml gives no positions), where
- * each table header and each key is first set, by its full dotted path: `voice` under
- * `[profile.work]` and a top-level dotted `profile.work.voice = …` are both `profile.work.voice`.
- * Quoted keys (`"sample-rate" =`) count as bare ones.
- */
-export function lineIndex(text: string): LineIndex {
-  const index = new Map<string, number>();
-  const lines = text.split(/\r?\n/);
-  let current = '';
-  const note = (name: string, line: number): void => {
-    if (!index.has(name)) index.set(name, line);
-  };
-  for (let i = 0; i < lines.length; i++) {
-    const header = /^\s*\[\s*([^\]]+?)\s*\]\s*(#.*)?$/.exec(lines[i]!);
-    if (header !== null) {
-      current = header[1]!.replace(/["'\s]/g, '');
-      note(current, i + 1);
-      continue;
-    }
-    const key = /^\s*((?:"[^"]*"|'[^']*'|[A-Za-z0-9_-]+)(?:\s*\.\s*(?:"[^"]*"|'[^']*'|[A-Za-z0-9_-]+))*)\s*=/.exec(lines[i]!);
-    if (key === null) continue;
-    const name = key[1]!.replace(/\s*\.\s*/g, '.').replace(/["']/g, '');
-    note(current === '' ? name : `${current}.${name}`, i + 1);
-  }
-  return index;
+function readConfigText(path: string): Promise<string | undefined> {
+  return readSettingsFile(path, {
+    what: 'the config file',
+    maxBytes: MAX_CONFIG_BYTES,
+    required: false,
+    hint: 'fix its permissions, or move it away',
+    tooBigHint: 'a config file holds settings and profiles; move this one away',
+  });
 }
 
 /** The line of `key` in `table` (`[]` for the top level, `['profile','work']`) from an index; 0 when not found. */

@@ -109,15 +109,9 @@ export async function documentSource(
  * @returns exit code 0.
  * @throws TtsError `usage` as {@link documentSource}, or for an unreadable or empty text.
  */
-export async function printSpokenText(
-  words: string[],
-  flags: SynthesisFlags,
-  io: CommandIo,
-  signal: AbortSignal,
-  verbose: (line: string) => void,
-  lexicon?: { apply: Rewrite; language: Language },
-): Promise<number> {
-  const source = await documentSource(words, flags, io, signal, verbose, lexicon);
+export async function printSpokenText(...args: Parameters<typeof documentSource>): Promise<number> {
+  const [words, flags, io, signal, verbose, lexicon] = args;
+  const source = await documentSource(...args);
   const write = (line: string): void => void io.stdout.write(`${line}\n`);
   if (source !== undefined) {
     source.chapters.forEach((c, i) => {

@@ -270,11 +270,11 @@ export class EspeakEngine implements SpeechEngine {
 
   private onReply(slot: Slot, reply: WorkerReply): void {
     if (reply.type === 'dictionary-request') {
-      this.sendDictionary(slot);
+      this.sendShared(slot, 'dictionary');
       return;
     }
     if (reply.type === 'flite-request') {
-      this.sendFlite(slot);
+      this.sendShared(slot, 'flite');
       return;
     }
     const run = slot.run;
@@ -307,38 +307,28 @@ export class EspeakEngine implements SpeechEngine {
   }
 
   /**
-   * Sends a worker Flite's module, compiled once in this thread on the first request; a failed
-   * compile is not kept, and the worker then compiles its own (which reports the error).
+   * Sends a worker what the pool holds once for all workers — Flite's module, compiled in this
+   * thread, or kuromoji's dictionary (kuromoji-dictionary.ts) — loaded on the first request; a
+   * failed load is not kept, and the worker then loads its own (which reports the error).
    */
-  private sendFlite(slot: Slot): void {
-    this.sharedFlite ??= import('./flite.js').then((m) => m.loadFlite());
-    this.sharedFlite.then(
-      (flite) => {
-        if (slot.alive) slot.worker.postMessage({ type: 'flite', flite } satisfies FliteMessage);
-      },
+  private sendShared(slot: Slot, kind: 'flite' | 'dictionary'): void {
+    const loaded: Promise<FliteModule | SharedDictionary> =
+      kind === 'flite'
+        ? (this.sharedFlite ??= import('./flite.js').then((m) => m.loadFlite()))
+        : (this.sharedDictionary ??= import('./kuromoji-dictionary.js').then((m) => m.loadSharedDictionary()));
+    const send = (message: FliteMessage | DictionaryMessage): void => {
+      if (slot.alive) slot.worker.postMessage(message);
+    };
+    loaded.then(
+      (value) => send(kind === 'flite' ? { type: 'flite', flite: value as FliteModule } : { type: 'dictionary', dictionary: value as SharedDictionary }),
       (err: unknown) => {
-        this.sharedFlite = undefined;
-        if (slot.alive) slot.worker.postMessage({ type: 'flite', error: err instanceof Error ? err.message : String(err) } satisfies FliteMessage);
+        if (kind === 'flite') this.sharedFlite = undefined;
+        else this.sharedDictionary = undefined;
+        send({ type: kind, error: err instanceof Error ? err.message : String(err) });
       },
     );
   }
 
-  /**
-   * Sends a worker the process's shared kuromoji dictionary, read once on the first request
-   * (kuromoji-dictionary.ts); a failed read is not kept, and the worker then reads the files.
-   */
-  private sendDictionary(slot: Slot): void {
-    this.sharedDictionary ??= import('./kuromoji-dictionary.js').then((m) => m.loadSharedDictionary());
-    this.sharedDictionary.then(
-      (dictionary) => {
-        if (slot.alive) slot.worker.postMessage({ type: 'dictionary', dictionary } satisfies DictionaryMessage);
-      },
-      (err: unknown) => {
-        this.sharedDictionary = undefined;
-        if (slot.alive) slot.worker.postMessage({ type: 'dictionary', error: String(err) } satisfies DictionaryMessage);
-      },
-    );
-  }
 
   /** A worker died (uncaught error, out of memory, process.exit): fail its stream, replace it lazily. */
   private onDeath(slot: Slot, err: Error): void {

@@ -25,6 +25,7 @@ import {
 import type { Language } from '../protocol/types.js';
 import { readNumbers } from './japanese-numbers.js';
 import { fixReadings, TOKEN_READINGS } from './japanese-readings.js';
+import { retriedOnce } from './retried-once.js';
 
 /** A piece of text and the language eSpeak NG reads it in. */
 export interface SpeechSegment {
@@ -53,7 +54,6 @@ export function containsKanji(text: string): boolean {
   return HAN.test(text);
 }
 
-let tokenizerPromise: Promise<JapaneseTokenizer> | undefined;
 let tokenizerLoaded = false;
 let tokenizerSource: DictionarySource | 'shared' | undefined;
 let sharedProvider: (() => Promise<SharedDictionary>) | undefined;
@@ -76,33 +76,31 @@ let tokenizerLoadMs: number | undefined;
  * @throws Error when neither copy of the dictionary can be read.
  */
 export function loadTokenizer(): Promise<JapaneseTokenizer> {
-  const started = performance.now();
-  tokenizerPromise ??= (async () => {
-    const compact = compactDictionaryDir();
-    let tokenizer: JapaneseTokenizer | undefined;
-    if (sharedProvider !== undefined) {
-      tokenizerSource = 'shared';
-      const provider = sharedProvider;
-      tokenizer = await provider().then(tokenizerFromShared).catch(() => undefined);
-    }
-    if (tokenizer === undefined && compact !== undefined) {
-      tokenizerSource = 'unpacked';
-      // An unreadable compact copy is no reason to fail: the package's own files still are there.
-      tokenizer = await buildTokenizer(compact, 'unpacked').catch(() => undefined);
-    }
-    if (tokenizer === undefined) {
-      tokenizerSource = 'gzip';
-      tokenizer = await buildTokenizer(packageDictionaryDir(), 'gzip');
-    }
-    tokenizerLoaded = true;
-    tokenizerLoadMs = performance.now() - started;
-    return tokenizer;
-  })().catch((err: unknown) => {
-    tokenizerPromise = undefined;
-    throw err;
-  });
-  return tokenizerPromise;
+  return tokenizerOnce();
 }
+
+const tokenizerOnce = retriedOnce(async (): Promise<JapaneseTokenizer> => {
+  const started = performance.now();
+  const compact = compactDictionaryDir();
+  let tokenizer: JapaneseTokenizer | undefined;
+  if (sharedProvider !== undefined) {
+    tokenizerSource = 'shared';
+    const provider = sharedProvider;
+    tokenizer = await provider().then(tokenizerFromShared).catch(() => undefined);
+  }
+  if (tokenizer === undefined && compact !== undefined) {
+    tokenizerSource = 'unpacked';
+    // An unreadable compact copy is no reason to fail: the package's own files still are there.
+    tokenizer = await buildTokenizer(compact, 'unpacked').catch(() => undefined);
+  }
+  if (tokenizer === undefined) {
+    tokenizerSource = 'gzip';
+    tokenizer = await buildTokenizer(packageDictionaryDir(), 'gzip');
+  }
+  tokenizerLoaded = true;
+  tokenizerLoadMs = performance.now() - started;
+  return tokenizer;
+});
 
 /**
  * Where this thread's tokenizer came from: the process's shared dictionary, the unpacked files or

@@ -25,26 +25,20 @@ import { FLITE_SAMPLE_RATE, fliteSynthesizeTimed, flitePieces, fliteSource, load
 import { EnergyEnvelope, espeakWords, nfkcRanges, speakableTokens, type EspeakWordEvent, type PieceWord, type TextToken } from './word-timings.js';
 import type { WordTiming } from '../protocol/words.js';
 import { japaneseTimings, type SegmentTiming } from './japanese-timings.js';
+import { retriedOnce } from './retried-once.js';
 import { loadPackage, packageVoice, type PackageSynthesizer } from './voice-packages.js';
 
-let espeak: Promise<EspeakSynth> | undefined;
 let espeakInitMs: number | undefined;
 /** Whether a job report has carried espeakInitMs yet (only the worker's first job's does). */
 let espeakInitReported = false;
 
 /** Starts eSpeak NG once per worker (~110–170 ms); a failed start is retried by the next job. */
-function loadESpeak(): Promise<EspeakSynth> {
-  espeak ??= (async () => {
-    const started = performance.now();
-    const instance = await EspeakSynth.create();
-    espeakInitMs = performance.now() - started;
-    return instance;
-  })().catch((err: unknown) => {
-    espeak = undefined;
-    throw err;
-  });
-  return espeak;
-}
+const loadESpeak = retriedOnce(async (): Promise<EspeakSynth> => {
+  const started = performance.now();
+  const instance = await EspeakSynth.create();
+  espeakInitMs = performance.now() - started;
+  return instance;
+});
 
 /** Flite's compiled module, or undefined when it cannot load (English then falls back to eSpeak NG). */
 async function fliteOrNothing(): Promise<Awaited<ReturnType<typeof loadFlite>> | undefined> {
@@ -327,35 +321,21 @@ async function runJob(port: MessagePort, abortFlag: Int32Array, { id, job }: Job
 /** Serves jobs from the pool on `port` (the worker's parentPort). */
 function serve(port: MessagePort, data: EngineWorkerData): void {
   const abortFlag = new Int32Array(data.abortFlag);
-  // With several workers, the pool holds kuromoji's dictionary once for all: ask it for it.
-  let dictionaryWaiter: ((message: DictionaryMessage) => void) | undefined;
-  if (data.shareDictionary === true) {
-    useSharedDictionary(
-      () =>
-        new Promise<SharedDictionary>((resolve, reject) => {
-          dictionaryWaiter = (message) => {
-            dictionaryWaiter = undefined;
-            if (message.dictionary !== undefined) resolve(message.dictionary);
-            else reject(new Error(message.error ?? 'no shared dictionary'));
-          };
-          post(port, { type: 'dictionary-request', id: 0 });
-        }),
-    );
-  }
-  // With several workers, the pool compiles Flite once for all: ask it for the module.
-  let fliteWaiter: ((message: FliteMessage) => void) | undefined;
-  if (data.shareFlite === true) {
-    useCompiledFlite(
-      new Promise<FliteModule>((resolve, reject) => {
-        fliteWaiter = (message) => {
-          fliteWaiter = undefined;
-          if (message.flite !== undefined) resolve(message.flite);
-          else reject(new Error(message.error ?? 'no shared Flite module'));
-        };
-        post(port, { type: 'flite-request', id: 0 });
-      }),
-    );
-  }
+  // With several workers, the pool holds kuromoji's dictionary and Flite's compiled module once
+  // for all: ask it for them. Each answer settles the one waiting request of its kind.
+  const waiting = new Map<'dictionary' | 'flite', (message: DictionaryMessage | FliteMessage) => void>();
+  const askPool = <T>(kind: 'dictionary' | 'flite', pick: (message: DictionaryMessage | FliteMessage) => T | undefined): Promise<T> =>
+    new Promise<T>((resolve, reject) => {
+      waiting.set(kind, (message) => {
+        waiting.delete(kind);
+        const value = pick(message);
+        if (value !== undefined) resolve(value);
+        else reject(new Error(message.error ?? `no shared ${kind}`));
+      });
+      post(port, { type: `${kind}-request`, id: 0 });
+    });
+  if (data.shareDictionary === true) useSharedDictionary(() => askPool<SharedDictionary>('dictionary', (m) => (m.type === 'dictionary' ? m.dictionary : undefined)));
+  if (data.shareFlite === true) useCompiledFlite(askPool<FliteModule>('flite', (m) => (m.type === 'flite' ? m.flite : undefined)));
   // A worker is spawned for a job that is about to arrive: start what it will need now, while the
   // job message is in flight (Flite compiles mostly off this thread). Without a hint that is
   // Flite and resamplers for the service's usual rate (SSE streams 24000 Hz) from both
@@ -384,8 +364,7 @@ function serve(port: MessagePort, data: EngineWorkerData): void {
   let chain = Promise.resolve();
   port.on('message', (message: JobRequest | DictionaryMessage | FliteMessage) => {
     if (message.type === 'job') chain = chain.then(() => runJob(port, abortFlag, message));
-    else if (message.type === 'dictionary') dictionaryWaiter?.(message);
-    else if (message.type === 'flite') fliteWaiter?.(message);
+    else if (message.type === 'dictionary' || message.type === 'flite') waiting.get(message.type)?.(message);
   });
 }
 

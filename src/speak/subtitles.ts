@@ -11,7 +11,7 @@
  * WebVTT §4.2.2 "cue timestamp", which players render as karaoke); SubRip, which has no such tag,
  * gets one cue per word, shown while the word is spoken. A piece without timings keeps its cue.
  */
-import { commitAtomicFile, discardAtomicFile, openAtomicFile, type AtomicFile } from '../audio/file-sink.js';
+import { openTextFile } from './text-file.js';
 import { TtsError } from '../errors.js';
 import type { Cue } from './audio-stage.js';
 
@@ -47,61 +47,37 @@ export interface SubtitleWriter {
  */
 export async function openSubtitles(path: string, options: { words?: boolean } = {}): Promise<SubtitleWriter> {
   const format = subtitleFormat(path);
-  let file: AtomicFile;
-  try {
-    file = await openAtomicFile(path);
-  } catch (error) {
-    // Said as subtitles' own: the file system's code, not the audio file's wording.
-    throw ioError(error instanceof TtsError && error.cause !== undefined ? error.cause : error, path);
-  }
-  const handle = file.fh;
+  const file = await openTextFile(path, 'the subtitles');
   if (format === 'vtt') {
     try {
-      await handle.write('WEBVTT\n\n');
+      await file.write('WEBVTT\n\n');
     } catch (error) {
-      await discardAtomicFile(file);
-      throw ioError(error, path);
+      await file.abort();
+      throw error;
     }
   }
   let count = 0;
-  let done = false;
   return {
     get count() {
       return count;
     },
     async add(cue) {
-      try {
-        if (options.words === true && cue.words !== undefined && cue.words.length > 0) {
-          if (format === 'vtt') {
-            count++;
-            await handle.write(formatKaraokeCue(cue));
-          } else {
-            let text = '';
-            for (const word of cue.words) text += formatCue('srt', ++count, { start: word.start, end: word.end, text: word.text });
-            await handle.write(text);
-          }
-          return;
+      if (options.words === true && cue.words !== undefined && cue.words.length > 0) {
+        if (format === 'vtt') {
+          count++;
+          await file.write(formatKaraokeCue(cue));
+        } else {
+          let text = '';
+          for (const word of cue.words) text += formatCue('srt', ++count, { start: word.start, end: word.end, text: word.text });
+          await file.write(text);
         }
-        count++;
-        await handle.write(formatCue(format, count, cue));
-      } catch (error) {
-        throw ioError(error, path);
+        return;
       }
+      count++;
+      await file.write(formatCue(format, count, cue));
     },
-    async finish() {
-      try {
-        await commitAtomicFile(file);
-        done = true;
-      } catch (error) {
-        await discardAtomicFile(file);
-        throw ioError(error, path);
-      }
-    },
-    async abort() {
-      if (done) return;
-      done = true;
-      await discardAtomicFile(file);
-    },
+    finish: () => file.finish(),
+    abort: () => file.abort(),
   };
 }
 
@@ -163,7 +139,3 @@ export function timestamp(seconds: number, format: SubtitleFormat): string {
   return `${pad(h, 2)}:${pad(m, 2)}:${pad(s, 2)}${format === 'srt' ? ',' : '.'}${pad(ms % 1000, 3)}`;
 }
 
-function ioError(cause: unknown, path: string): TtsError {
-  const code = (cause as NodeJS.ErrnoException).code ?? 'error';
-  return new TtsError('io_error', `cannot write the subtitles to ${path} (${code})`, { cause, hint: 'check the folder exists and can be written' });
-}

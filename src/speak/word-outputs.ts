@@ -6,8 +6,7 @@
  * written as words come to a temporary file renamed into place only when the run completed, like
  * the subtitles (src/audio/file-sink.ts).
  */
-import { commitAtomicFile, discardAtomicFile, openAtomicFile, type AtomicFile } from '../audio/file-sink.js';
-import { TtsError } from '../errors.js';
+import { openTextFile } from './text-file.js';
 import type { Cue } from './audio-stage.js';
 
 /**
@@ -92,14 +91,8 @@ export function wordLine(word: { text: string; start: number; end: number; charS
  *   folder (and later, when a write or finish fails).
  */
 export async function openWordTimings(path: string): Promise<WordTimingsWriter> {
-  let file: AtomicFile;
-  try {
-    file = await openAtomicFile(path);
-  } catch (error) {
-    throw ioError(error instanceof TtsError && error.cause !== undefined ? error.cause : error, path);
-  }
+  const file = await openTextFile(path, 'the word timings');
   let count = 0;
-  let done = false;
   return {
     get count() {
       return count;
@@ -107,31 +100,10 @@ export async function openWordTimings(path: string): Promise<WordTimingsWriter> 
     async add(cue, piece, offset) {
       const lines = (cue.words ?? []).map((w) => wordLine(w, piece, offset)).join('');
       count += cue.words?.length ?? 0;
-      if (lines === '') return;
-      try {
-        await file.fh.write(lines);
-      } catch (error) {
-        throw ioError(error, path);
-      }
+      if (lines !== '') await file.write(lines);
     },
-    async finish() {
-      try {
-        await commitAtomicFile(file);
-        done = true;
-      } catch (error) {
-        await discardAtomicFile(file);
-        throw ioError(error, path);
-      }
-    },
-    async abort() {
-      if (done) return;
-      done = true;
-      await discardAtomicFile(file);
-    },
+    finish: () => file.finish(),
+    abort: () => file.abort(),
   };
 }
 
-function ioError(cause: unknown, path: string): TtsError {
-  const code = (cause as NodeJS.ErrnoException).code ?? 'error';
-  return new TtsError('io_error', `cannot write the word timings to ${path} (${code})`, { cause, hint: 'check the folder exists and can be written' });
-}

@@ -19,13 +19,10 @@
  * regular expression alternation of 10,000 keys with a word boundary each took seconds per
  * kilobyte in V8: it tries every alternative at every place.)
  */
-import { constants } from 'node:fs';
-import { open } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { TtsError } from '../errors.js';
-import { formatByteSize } from '../byte-size.js';
 import { LANGUAGES, type Language } from '../protocol/types.js';
-import { lineIndex } from '../cli/config-file.js';
+import { lineIndex, parseSettingsToml, readSettingsFile } from '../settings-file.js';
 import { splitText } from './split.js';
 
 /** Largest lexicon file read, in bytes (1 MiB: some 30,000 entries). */
@@ -77,15 +74,7 @@ export async function loadLexicon(path: string, required: boolean): Promise<Lexi
  *   {@link MAX_LEXICON_ENTRIES} entries; two keys equal but for case with `case-sensitive = false`.
  */
 export async function parseLexicon(text: string, path: string): Promise<Lexicon> {
-  const { parse, TomlError } = await import('smol-toml');
-  let doc: Record<string, unknown>;
-  try {
-    doc = parse(text) as Record<string, unknown>;
-  } catch (cause) {
-    const line = cause instanceof TomlError ? cause.line : 0;
-    const why = (cause instanceof Error ? cause.message : String(cause)).split('\n')[0] ?? '';
-    throw new TtsError('usage', `${path}${line > 0 ? `:${line}` : ''}: not valid TOML: ${why}`, { cause, hint: HINT });
-  }
+  const doc = await parseSettingsToml(text, path, HINT);
   const lines = lineIndex(text);
   const fail = (table: string[], key: string, why: string): TtsError => {
     const line = lines.get([...table, key].join('.')) ?? 0;
@@ -257,41 +246,19 @@ export async function lexiconFor(flag: string | boolean | undefined, configFile:
 }
 
 /**
- * Reads a lexicon file without blocking or reading without end (like the config file): opened
- * non-blocking, refused unless a regular file of at most {@link MAX_LEXICON_BYTES}.
+ * Reads a lexicon file without blocking or reading without end, like the config file
+ * (settings-file.ts): a regular file of at most {@link MAX_LEXICON_BYTES}.
  * @returns the text, or undefined when the file does not exist and is not `required`.
  * @throws TtsError `usage` (exit 2) naming the file.
  */
-async function readLexiconText(path: string, required: boolean): Promise<string | undefined> {
-  let handle;
-  try {
-    handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
-  } catch (cause) {
-    const code = (cause as NodeJS.ErrnoException).code;
-    if (!required && (code === 'ENOENT' || code === 'ENOTDIR')) return undefined;
-    throw new TtsError('usage', `cannot read the lexicon ${path} (${code ?? 'error'})`, { cause, hint: 'check the name given to --lexicon (or lexicon in the config file)' });
-  }
-  try {
-    const info = await handle.stat();
-    if (!info.isFile()) throw new TtsError('usage', `the lexicon ${path} is not a regular file`, { hint: 'give a TOML file' });
-    const tooBig = (): TtsError => new TtsError('usage', `the lexicon ${path} is larger than ${formatByteSize(MAX_LEXICON_BYTES)}`, { hint: `keep it under ${MAX_LEXICON_ENTRIES} entries` });
-    if (info.size > MAX_LEXICON_BYTES) throw tooBig();
-    const buffer = Buffer.alloc(MAX_LEXICON_BYTES + 1);
-    let length = 0;
-    for (;;) {
-      const { bytesRead } = await handle.read(buffer, length, buffer.length - length, null);
-      if (bytesRead === 0) break;
-      length += bytesRead;
-      if (length > MAX_LEXICON_BYTES) throw tooBig();
-    }
-    return buffer.subarray(0, length).toString('utf8');
-  } catch (cause) {
-    if (cause instanceof TtsError) throw cause;
-    const code = (cause as NodeJS.ErrnoException).code;
-    throw new TtsError('usage', `cannot read the lexicon ${path} (${code ?? 'error'})`, { cause });
-  } finally {
-    await handle.close().catch(() => {});
-  }
+function readLexiconText(path: string, required: boolean): Promise<string | undefined> {
+  return readSettingsFile(path, {
+    what: 'the lexicon',
+    maxBytes: MAX_LEXICON_BYTES,
+    required,
+    hint: 'check the name given to --lexicon (or lexicon in the config file)',
+    tooBigHint: `keep it under ${MAX_LEXICON_ENTRIES} entries`,
+  });
 }
 
 /**
