@@ -96,8 +96,9 @@ describe('the piece cache against tts serve', () => {
   it('a rerun makes no request and writes identical bytes; --no-cache and TTS_NO_CACHE ask again', async () => {
     const cacheHome = await mkdtemp(join(dir, 'home-'));
     const book = join(dir, 'rerun.txt');
-    await writeFile(book, bookText(1500));
-    const args = (out: string): string[] => ['stream', '--voice', 'en-man-1', '--max-chars', '200', '-f', book, '-o', out, '--json'];
+    // About 7 pieces of ≤ 100 characters: several entries are all the checks need.
+    await writeFile(book, bookText(600));
+    const args = (out: string): string[] => ['stream', '--voice', 'en-man-1', '--max-chars', '100', '-f', book, '-o', out, '--json'];
     const first = join(dir, 'first.wav');
     const before0 = served();
     const r1 = await runTtsInProcess(args(first), { env: env(cacheHome) });
@@ -141,7 +142,9 @@ describe('the piece cache against tts serve', () => {
   });
 
   it('a cached rerun writes the same bytes with --speed, -r/-c/--pause, and to Opus (first run in small deltas, rerun in whole pieces)', async () => {
-    const text = bookText(400);
+    // Three sentences, one piece each: piece boundaries are what a rerun from whole pieces must
+    // join as the first run did; a longer text only resamples and encodes more (the CPU here).
+    const text = bookText(150);
     const cases: [string, string[]][] = [
       ['s.wav', ['--speed', '1.5']],
       ['x.mp3', ['-r', '44100', '-c', '2', '--speed', '0.7', '--pause', '100']],
@@ -154,7 +157,7 @@ describe('the piece cache against tts serve', () => {
       for (const run of ['first', 'rerun', 'no-cache']) {
         const out = join(dir, `${run}-${name}`);
         const extra = run === 'no-cache' ? ['--no-cache'] : [];
-        const r = await runTtsInProcess(['stream', '--voice', 'en-man-1', '--max-chars', '120', ...flags, ...extra, '-o', out, '--json', text], { env: env(cacheHome) });
+        const r = await runTtsInProcess(['stream', '--voice', 'en-man-1', '--max-chars', '70', ...flags, ...extra, '-o', out, '--json', text], { env: env(cacheHome) });
         assert.equal(r.code, 0, r.stderr);
         const s = summaryOf(r.stderr);
         if (run === 'rerun') assert.equal(s.requests, 0, `${name}: the rerun asked the server`);
@@ -196,8 +199,8 @@ describe('the piece cache against tts serve', () => {
   it('fetches a corrupt and a cut-off entry again, and writes the same file', async () => {
     const cacheHome = await mkdtemp(join(dir, 'home-'));
     const book = join(dir, 'corrupt.txt');
-    await writeFile(book, bookText(1200));
-    const args = (out: string): string[] => ['stream', '--voice', 'en-woman-1', '--max-chars', '200', '--concurrency', '1', '-f', book, '-o', out, '--json'];
+    await writeFile(book, bookText(500));
+    const args = (out: string): string[] => ['stream', '--voice', 'en-woman-1', '--max-chars', '100', '--concurrency', '1', '-f', book, '-o', out, '--json'];
     const first = join(dir, 'corrupt-first.wav');
     const r1 = await runTtsInProcess(args(first), { env: env(cacheHome) });
     assert.equal(r1.code, 0, r1.stderr);
@@ -244,9 +247,10 @@ describe('the piece cache against tts serve', () => {
 
   it('after Ctrl-C at about half a book, the same command asks only for the rest and writes the whole file', async () => {
     const book = join(dir, 'resume.txt');
-    // About 20 pieces of ≤ 150 characters: enough for "half a book" to be a run cut midway.
-    await writeFile(book, bookText(3000));
-    const args = (out: string): string[] => ['stream', '--voice', 'en-man-1', '--max-chars', '150', '--concurrency', '1', '-f', book, '-o', out, '--json'];
+    // About 20 pieces of ≤ 70 characters (one sentence each): enough for "half a book" to be a
+    // run cut midway; the length of each piece proves nothing.
+    await writeFile(book, bookText(1000));
+    const args = (out: string): string[] => ['stream', '--voice', 'en-man-1', '--max-chars', '70', '--concurrency', '1', '-f', book, '-o', out, '--json'];
     // A clean run, with a cache of its own, says how many pieces the book has.
     const clean = join(dir, 'resume-clean.wav');
     const rc = await runTtsInProcess(args(clean), { env: env(await mkdtemp(join(dir, 'home-'))), timeoutMs: 120_000 });
@@ -287,8 +291,9 @@ describe('the piece cache against tts serve', () => {
 
   it('after a crash (SIGKILL) midway, the same command asks only for what was not stored', async () => {
     const book = join(dir, 'crash.txt');
-    await writeFile(book, bookText(3000));
-    const args = (out: string): string[] => ['stream', '--voice', 'en-woman-1', '--max-chars', '150', '--concurrency', '1', '-f', book, '-o', out, '--json'];
+    // About 20 pieces of one sentence: the crash comes after 8.
+    await writeFile(book, bookText(1000));
+    const args = (out: string): string[] => ['stream', '--voice', 'en-woman-1', '--max-chars', '70', '--concurrency', '1', '-f', book, '-o', out, '--json'];
     const cacheHome = await mkdtemp(join(dir, 'home-'));
     const out = join(dir, 'crash.wav');
     const start = served();
@@ -312,8 +317,8 @@ describe('the piece cache against tts serve', () => {
   it('two runs at once share the cache safely; a third is answered from it alone', async () => {
     const cacheHome = await mkdtemp(join(dir, 'home-'));
     const book = join(dir, 'twice.txt');
-    await writeFile(book, bookText(1500));
-    const args = (out: string): string[] => ['stream', '--voice', 'en-man-1', '--max-chars', '200', '-f', book, '-o', out, '--json'];
+    await writeFile(book, bookText(600));
+    const args = (out: string): string[] => ['stream', '--voice', 'en-man-1', '--max-chars', '100', '-f', book, '-o', out, '--json'];
     const [a, b] = await Promise.all([runTtsInProcess(args(join(dir, 'twice-a.wav')), { env: env(cacheHome) }), runTtsInProcess(args(join(dir, 'twice-b.wav')), { env: env(cacheHome) })]);
     assert.equal(a.code, 0, a.stderr);
     assert.equal(b.code, 0, b.stderr);
@@ -331,16 +336,17 @@ describe('the piece cache against tts serve', () => {
   it('keeps within --cache-size, dropping the least recently used pieces; `tts cache stats|clear`', async () => {
     const cacheHome = await mkdtemp(join(dir, 'home-'));
     const book = join(dir, 'cap.txt');
-    await writeFile(book, bookText(2000));
-    const r = await runTtsInProcess(['stream', '--voice', 'en-man-1', '--max-chars', '200', '-f', book, '-o', join(dir, 'cap.wav'), '--json', '--cache-size', '3M'], { env: env(cacheHome) });
+    // About 45 s of audio (2 MiB) in pieces of about 600 KiB, under a 1 MiB cap.
+    await writeFile(book, bookText(700));
+    const r = await runTtsInProcess(['stream', '--voice', 'en-man-1', '--max-chars', '200', '-f', book, '-o', join(dir, 'cap.wav'), '--json', '--cache-size', '1M'], { env: env(cacheHome) });
     assert.equal(r.code, 0, r.stderr);
     const s = summaryOf(r.stderr);
     const stats = await runTtsInProcess(['cache', 'stats', '--json'], { env: { XDG_CACHE_HOME: cacheHome } });
     assert.equal(stats.code, 0, stats.stderr);
     const info = JSON.parse(stats.stdout.toString()) as { dir: string; entries: number; bytes: number };
     assert.equal(info.dir, join(cacheHome, 'tts', 'pieces'));
-    assert.ok(s.bytes > 3 * 2 ** 20, `${s.bytes} bytes of audio`);
-    assert.ok(info.bytes <= 3 * 2 ** 20 && info.entries >= 1, `${info.entries} entries, ${info.bytes} bytes`);
+    assert.ok(s.bytes > 2 ** 20, `${s.bytes} bytes of audio`);
+    assert.ok(info.bytes <= 2 ** 20 && info.entries >= 1, `${info.entries} entries, ${info.bytes} bytes`);
 
     const cleared = await runTtsInProcess(['cache', 'clear'], { env: { XDG_CACHE_HOME: cacheHome } });
     assert.equal(cleared.code, 0, cleared.stderr);

@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { TTS_BIN, cleanEnv } from '../helpers/cli.js';
-import { runTtsInProcess } from '../helpers/in-process.js';
+import { runTtsInProcess, startServeInProcess, type InProcessServe } from '../helpers/in-process.js';
 import { decodedSeconds, haveFfmpeg, probe } from '../helpers/ffprobe.js';
 import { deltaEvent, doneEvent, startEventStream, withServer } from '../helpers/servers.js';
 
@@ -29,10 +29,19 @@ function tone(from: number, frames = 2400): Buffer {
 
 describe('containers by extension, judged by ffprobe and ffmpeg', { skip }, () => {
   let dir: string;
+  /**
+   * One built-in service for the file's synthesis runs: one engine start instead of one per run
+   * (what is judged here is the container writer; the embedded default is the piped run's).
+   */
+  let srv: InProcessServe;
+  let builtin: Record<string, string>;
   before(async () => {
     dir = await mkdtemp(join(tmpdir(), 'tts-containers-'));
+    srv = await startServeInProcess(['--port', '0', '--rate-limit', '100000/min', '--workers', '1'], { TTS_SERVER_API_KEYS: KEY });
+    builtin = { TTS_BASE_URL: srv.base, TTS_API_KEY: KEY };
   });
   after(async () => {
+    await srv.stop();
     await rm(dir, { recursive: true, force: true });
   });
 
@@ -45,7 +54,7 @@ describe('containers by extension, judged by ffprobe and ffmpeg', { skip }, () =
     it(`writes FLAC, MP3 and Ogg Opus at ${rate} Hz × ${channels} (${format}) lasting what the WAV lasts`, async () => {
       const flags = ['--voice', 'en-woman-1', '-r', String(rate), '-c', String(channels), '--format', format, '-q'];
       const wav = join(dir, `ref-${rate}-${channels}.wav`);
-      const ref = await runTtsInProcess(['stream', ...flags, '-o', wav, TEXT]);
+      const ref = await runTtsInProcess(['stream', ...flags, '-o', wav, TEXT], { env: builtin });
       assert.equal(ref.code, 0, ref.stderr);
       const seconds = decodedSeconds(wav).seconds;
       assert.ok(seconds > 1.5, `reference lasts ${seconds} s`);
@@ -57,7 +66,7 @@ describe('containers by extension, judged by ffprobe and ffmpeg', { skip }, () =
       } as const;
       for (const [ext, want] of Object.entries(expected)) {
         const out = join(dir, `out-${rate}-${channels}.${ext}`);
-        const r = await runTtsInProcess(['stream', ...flags, '-o', out, TEXT]);
+        const r = await runTtsInProcess(['stream', ...flags, '-o', out, TEXT], { env: builtin });
         assert.equal(r.code, 0, `${ext}: ${r.stderr}`);
         const p = probe(out);
         assert.deepEqual({ codec: p.codec, format: p.format, sampleRate: p.sampleRate, channels: p.channels }, { ...want, channels }, ext);
@@ -72,7 +81,7 @@ describe('containers by extension, judged by ffprobe and ffmpeg', { skip }, () =
 
   it('--container overrides the name, and MP3 goes through a pipe into ffprobe', async () => {
     const forced = join(dir, 'forced.wav');
-    const r = await runTtsInProcess(['stream', '--voice', 'en-man-1', '--container', 'flac', '-o', forced, 'Hello there.']);
+    const r = await runTtsInProcess(['stream', '--voice', 'en-man-1', '--container', 'flac', '-o', forced, 'Hello there.'], { env: builtin });
     assert.equal(r.code, 0, r.stderr);
     assert.equal(probe(forced).codec, 'flac');
     const piped = spawnSync('bash', ['-o', 'pipefail', '-c', `"${process.execPath}" "${TTS_BIN}" stream --voice en-man-1 --container mp3 "${TEXT}" | ffprobe -v error -show_entries stream=codec_name,channels -of csv=p=0 -`], {
@@ -84,7 +93,7 @@ describe('containers by extension, judged by ffprobe and ffmpeg', { skip }, () =
     assert.equal(piped.stdout.trim(), 'mp3,1');
     // FLAC and Opus on a pipe cannot be patched afterwards: what went out must decode as it is.
     for (const container of ['flac', 'opus']) {
-      const s = await runTtsInProcess(['stream', '--voice', 'en-man-1', '--container', container, TEXT]);
+      const s = await runTtsInProcess(['stream', '--voice', 'en-man-1', '--container', container, TEXT], { env: builtin });
       assert.equal(s.code, 0, s.stderr);
       const got = decodedSeconds(s.stdout);
       assert.equal(got.errors, '', container);

@@ -3,7 +3,8 @@
  * and a real EPUB (Debian's ubuntu-packaging-guide-epub) read without markup, chapters named as
  * the headings and the table of contents say, timed within the audio and read back by ffprobe;
  * a run resumed after Ctrl-C writes the same bytes; hostile documents are refused (exit 2) with
- * nothing written.
+ * nothing written. Runs are in-process against one built-in server (one engine start), but for
+ * the run stopped by a real Ctrl-C, which is the binary with its own embedded engine.
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -16,6 +17,7 @@ import { after, before, describe, it } from 'node:test';
 import { strToU8, unzipSync, zipSync } from 'fflate';
 import { Parser } from 'htmlparser2';
 import { freshCacheHome, runTts } from '../helpers/cli.js';
+import { runTtsInProcess, startServeInProcess, type InProcessServe } from '../helpers/in-process.js';
 import { which } from '../helpers/engine-audio.js';
 
 const GUIDE = '/usr/share/doc/ubuntu-packaging-guide-epub/ubuntu-packaging-guide.epub';
@@ -82,18 +84,26 @@ function guideToc(): string[] {
   return names;
 }
 
+const KEY = 'documents-test-key-0123456789';
+
 describe('documents end to end', () => {
   let dir: string;
   let cache: string;
+  let srv: InProcessServe;
   before(async () => {
     dir = await mkdtemp(join(tmpdir(), 'tts-docs-'));
     cache = freshCacheHome();
+    srv = await startServeInProcess(['--port', '0', '--rate-limit', '100000/min', '--workers', '1'], { TTS_SERVER_API_KEYS: KEY });
   });
-  after(() => rm(dir, { recursive: true, force: true }));
-  const env = (): Record<string, string> => ({ XDG_CACHE_HOME: cache });
+  after(async () => {
+    await srv.stop();
+    await rm(dir, { recursive: true, force: true });
+  });
+  /** One cache for the file (the same pieces are asked once), the file's built-in server. */
+  const env = (): Record<string, string> => ({ XDG_CACHE_HOME: cache, TTS_BASE_URL: srv.base, TTS_API_KEY: KEY });
 
   it('a real README: --print-text speaks no markup, one sentence per line', async () => {
-    const r = await runTts(['--print-text', '--verbose', '-f', README], { env: env() });
+    const r = await runTtsInProcess(['--print-text', '--verbose', '-f', README], { env: env() });
     assert.equal(r.code, 0, r.stderr);
     const lines = r.stdout.toString('utf8').trim().split('\n');
     assert.ok(lines.length > 150, `${lines.length} lines`);
@@ -104,11 +114,11 @@ describe('documents end to end', () => {
 
   it('a real README: chapters 2-4 in MP3, Ogg Opus and FLAC, named by the headings, read back by ffprobe', async (t) => {
     if ((await which('ffprobe')) === undefined) return t.skip('ffprobe is not installed (apt-get install ffmpeg)');
-    const listed = listedChapters((await runTts(['--print-text', '--verbose', '-f', README], { env: env() })).stderr).slice(1, 4);
+    const listed = listedChapters((await runTtsInProcess(['--print-text', '--verbose', '-f', README], { env: env() })).stderr).slice(1, 4);
     for (const ext of ['mp3', 'ogg', 'flac']) {
       const out = join(dir, `readme.${ext}`);
       const vtt = join(dir, `readme-${ext}.vtt`);
-      const r = await runTts(['stream', '-v', 'en-woman-1', '-f', README, '--chapter-range', '2-4', '-o', out, '--chapters', vtt, '--json'], { env: env(), timeoutMs: 120_000 });
+      const r = await runTtsInProcess(['stream', '-v', 'en-woman-1', '-f', README, '--chapter-range', '2-4', '-o', out, '--chapters', vtt, '--json'], { env: env(), timeoutMs: 120_000 });
       assert.equal(r.code, 0, r.stderr);
       const s = summaryOf(r.stderr);
       checkTimes(s, listed);
@@ -125,13 +135,13 @@ describe('documents end to end', () => {
     if (!existsSync(GUIDE)) return t.skip('ubuntu-packaging-guide-epub is not installed (apt-get install ubuntu-packaging-guide-epub)');
     if ((await which('ffprobe')) === undefined) return t.skip('ffprobe is not installed (apt-get install ffmpeg)');
     const toc = guideToc();
-    const p = await runTts(['--print-text', '--verbose', '-f', GUIDE], { env: env() });
+    const p = await runTtsInProcess(['--print-text', '--verbose', '-f', GUIDE], { env: env() });
     assert.equal(p.code, 0, p.stderr);
     assert.deepEqual(listedChapters(p.stderr), toc);
     // (`#ubuntu-devel` is an IRC channel in the book's words: `#` is Markdown's heading mark only.)
     assert.deepEqual(p.stdout.toString('utf8').split('\n').filter((l) => MARKUP.test(l.replace(/^#/u, ''))), []);
     const out = join(dir, 'guide.ogg');
-    const r = await runTts(['stream', '-v', 'en-man-1', '-f', GUIDE, '--chapter-range', '10-11', '-o', out, '--json'], { env: env(), timeoutMs: 120_000 });
+    const r = await runTtsInProcess(['stream', '-v', 'en-man-1', '-f', GUIDE, '--chapter-range', '10-11', '-o', out, '--json'], { env: env(), timeoutMs: 120_000 });
     assert.equal(r.code, 0, r.stderr);
     checkTimes(summaryOf(r.stderr), toc.slice(9, 11));
     assert.deepEqual(probeChapters(out).map((c) => c.title), toc.slice(9, 11));
@@ -141,7 +151,7 @@ describe('documents end to end', () => {
     if (!existsSync(GUIDE)) return t.skip('ubuntu-packaging-guide-epub is not installed');
     if ((await which('ffprobe')) === undefined) return t.skip('ffprobe is not installed (apt-get install ffmpeg)');
     const split = join(dir, 'split');
-    const r = await runTts(['stream', '-v', 'en-man-1', '-f', GUIDE, '--chapter-range', '10-11', '--split-chapters', split, '--json'], { env: env(), timeoutMs: 120_000 });
+    const r = await runTtsInProcess(['stream', '-v', 'en-man-1', '-f', GUIDE, '--chapter-range', '10-11', '--split-chapters', split, '--json'], { env: env(), timeoutMs: 120_000 });
     assert.equal(r.code, 0, r.stderr);
     const files = (await readdir(split)).sort();
     assert.deepEqual(files, ['10 Backporting software updates.mp3', '11 Communication in Ubuntu Development.mp3']);
@@ -155,12 +165,14 @@ describe('documents end to end', () => {
     if (!existsSync(GUIDE)) return t.skip('ubuntu-packaging-guide-epub is not installed');
     const args = (out: string): string[] => ['stream', '-v', 'en-woman-1', '--max-chars', '150', '--concurrency', '1', '-f', GUIDE, '--chapter-range', '11', '-o', out, '--json'];
     const clean = join(dir, 'clean.flac');
-    const rc = await runTts(args(clean), { env: { XDG_CACHE_HOME: freshCacheHome() }, timeoutMs: 120_000 });
+    const rc = await runTtsInProcess(args(clean), { env: { XDG_CACHE_HOME: freshCacheHome() }, timeoutMs: 120_000 });
     assert.equal(rc.code, 0, rc.stderr);
     const home = freshCacheHome();
     const pieces = join(home, 'tts', 'pieces');
     mkdirSync(pieces, { recursive: true, mode: 0o700 });
     const out = join(dir, 'resumed.flac');
+    // The one run that must be a process: it gets a real SIGINT (its clean twin and its resumption
+    // run in-process, with the same embedded engine, so they share its cache identity).
     const r1 = await runTts(args(out), {
       env: { XDG_CACHE_HOME: home },
       timeoutMs: 120_000,
@@ -180,19 +192,19 @@ describe('documents end to end', () => {
     assert.equal(r1.code, 130, r1.stderr);
     assert.match(r1.stderr, /stopped in chapter 11: Communication in Ubuntu Development/);
     assert.equal(existsSync(out), false, 'an interrupted run left its output');
-    const r2 = await runTts(args(out), { env: { XDG_CACHE_HOME: home }, timeoutMs: 120_000 });
+    const r2 = await runTtsInProcess(args(out), { env: { XDG_CACHE_HOME: home }, timeoutMs: 120_000 });
     assert.equal(r2.code, 0, r2.stderr);
     assert.ok(summaryOf(r2.stderr).cache_hits >= 3);
     assert.ok((await readFile(out)).equals(await readFile(clean)), 'the resumed file differs from a clean run');
   });
 
   it('chapter flags where they would do nothing are exit 2: on plain text, on a batch', async () => {
-    const text = await runTts(['stream', '--chapters', join(dir, 'x.vtt'), '-o', join(dir, 'x.wav'), 'hello'], { env: env() });
+    const text = await runTtsInProcess(['stream', '--chapters', join(dir, 'x.vtt'), '-o', join(dir, 'x.wav'), 'hello'], { env: env() });
     assert.equal(text.code, 2, text.stderr);
     assert.match(text.stderr, /--chapters needs a document/);
     const jobs = join(dir, 'jobs.jsonl');
     writeFileSync(jobs, '{"text":"hi","output":"a.wav"}\n');
-    const batch = await runTts(['batch', jobs, '--output-dir', join(dir, 'out'), '--split-chapters', join(dir, 'split2')], { env: env() });
+    const batch = await runTtsInProcess(['batch', jobs, '--output-dir', join(dir, 'out'), '--split-chapters', join(dir, 'split2')], { env: env() });
     assert.equal(batch.code, 2, batch.stderr);
     assert.match(batch.stderr, /--split-chapters is not a batch flag/);
     assert.equal(existsSync(join(dir, 'x.wav')) || existsSync(join(dir, 'out')), false);
@@ -201,7 +213,7 @@ describe('documents end to end', () => {
   describe('hostile documents: exit 2, a clear message, nothing written', () => {
     const refused = async (file: string, pattern: RegExp): Promise<void> => {
       const out = join(dir, 'hostile.mp3');
-      const r = await runTts(['stream', '-f', file, '-o', out, '--chapters', join(dir, 'hostile.vtt')], { env: env(), timeoutMs: 30_000 });
+      const r = await runTtsInProcess(['stream', '-f', file, '-o', out, '--chapters', join(dir, 'hostile.vtt')], { env: env(), timeoutMs: 30_000 });
       assert.equal(r.code, 2, r.stderr);
       assert.match(r.stderr, pattern);
       assert.equal(existsSync(out), false);

@@ -12,7 +12,25 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { cleanEnv, TTS_BIN } from '../helpers/cli.js';
-import { runTtsInProcess } from '../helpers/in-process.js';
+import { runTtsInProcess, startServeInProcess, type InProcessServe } from '../helpers/in-process.js';
+import type { CliResult, RunOptions } from '../helpers/cli.js';
+
+const KEY = 'newcomer-test-key-0123456789';
+/**
+ * One built-in server for the in-process runs below (one engine start, not one per run): what
+ * they check is the command line and the warnings, which do not depend on where the speech is
+ * made; the embedded engine's own notice is checked on a terminal further down.
+ */
+let srv: InProcessServe;
+before(async () => {
+  srv = await startServeInProcess(['--port', '0', '--rate-limit', '100000/min', '--workers', '1'], { TTS_SERVER_API_KEYS: KEY });
+});
+after(async () => {
+  await srv.stop();
+});
+/** `tts …args` in-process against {@link srv}. */
+const runServed = (args: string[], options: RunOptions = {}): Promise<CliResult> =>
+  runTtsInProcess(args, { ...options, env: { TTS_BASE_URL: srv.base, TTS_API_KEY: KEY, ...options.env } });
 
 describe('say is the default command', () => {
   let dir: string;
@@ -23,23 +41,23 @@ describe('say is the default command', () => {
 
   it('`tts -o FILE "hello"` speaks (writes) like `tts say`', async () => {
     const out = join(dir, 'hello.wav');
-    const r = await runTtsInProcess(['-o', out, '-v', 'en-man-1', 'hello']);
+    const r = await runServed(['-o', out, '-v', 'en-man-1', 'hello']);
     assert.equal(r.code, 0, r.stderr);
     assert.doesNotMatch(r.stderr, /did you mean/i);
     assert.ok((await stat(out)).size > 44 + 4800);
   });
 
   it('`tts hello` is not taken for help, and text from a pipe works with no command', async () => {
-    const a = await runTtsInProcess(['hello', '-o', join(dir, 'a.wav')]);
+    const a = await runServed(['hello', '-o', join(dir, 'a.wav')]);
     assert.doesNotMatch(a.stderr, /did you mean/i);
     assert.equal(a.code, 0, a.stderr);
-    const b = await runTtsInProcess(['-o', join(dir, 'b.wav')], { input: 'Hello from a pipe' });
+    const b = await runServed(['-o', join(dir, 'b.wav')], { input: 'Hello from a pipe' });
     assert.equal(b.code, 0, b.stderr);
   });
 
   for (const [word, command] of [['serv', 'serve'], ['voice', 'voices'], ['stram', 'stream'], ['sya', 'say'], ['doctr', 'doctor']] as const) {
     it(`\`tts ${word}\` is refused: did you mean \`tts ${command}\`? (exit 2)`, async () => {
-      const r = await runTtsInProcess([word]);
+      const r = await runServed([word]);
       assert.equal(r.code, 2, r.stderr);
       assert.match(r.stderr, new RegExp(`"${word}" is not a command; did you mean \`tts ${command}\`\\?`));
       assert.match(r.stderr, new RegExp(`to speak the word, write: tts say ${word}`));
@@ -49,7 +67,7 @@ describe('say is the default command', () => {
 
 describe('language and voice mismatch', () => {
   it('Japanese text with an English voice warns once, naming the voice to use', async () => {
-    const r = await runTtsInProcess(['say', '-v', 'en-woman-1', '-o', '/dev/null', 'こんにちは、元気ですか']);
+    const r = await runServed(['say', '-v', 'en-woman-1', '-o', '/dev/null', 'こんにちは、元気ですか']);
     assert.equal(r.code, 0, r.stderr);
     const warnings = r.stderr.split('\n').filter((l) => l.includes('mostly Japanese'));
     assert.equal(warnings.length, 1, r.stderr);
@@ -57,16 +75,16 @@ describe('language and voice mismatch', () => {
   });
 
   it('--language en with Japanese text and a Japanese voice warns about --language', async () => {
-    const r = await runTtsInProcess(['say', '-l', 'en', '-o', '/dev/null', '今日は良い天気です']);
+    const r = await runServed(['say', '-l', 'en', '-o', '/dev/null', '今日は良い天気です']);
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stderr, /mostly Japanese but --language en says English/);
   });
 
   it('no warning with -q, nor when they agree', async () => {
-    const q = await runTtsInProcess(['say', '-q', '-v', 'en-man-1', '-o', '/dev/null', 'こんにちは']);
+    const q = await runServed(['say', '-q', '-v', 'en-man-1', '-o', '/dev/null', 'こんにちは']);
     assert.equal(q.code, 0, q.stderr);
     assert.equal(q.stderr, '');
-    const ok = await runTtsInProcess(['say', '-v', 'en-man-1', '-o', '/dev/null', 'Hello, how are you? 東京']);
+    const ok = await runServed(['say', '-v', 'en-man-1', '-o', '/dev/null', 'Hello, how are you? 東京']);
     assert.equal(ok.code, 0, ok.stderr);
     assert.doesNotMatch(ok.stderr, /warning/);
   });

@@ -28,6 +28,14 @@ after(async () => {
   await engine.close();
 });
 
+/** The whole of LONG_TEXT, made once for the two tests that compare a stopped job with it. */
+let fullLong: Promise<{ samples: number; totalMs: number }> | undefined;
+/** {@link fullLong}: input samples (16 kHz, Flite's) and milliseconds of the whole job. */
+function fullLongText(): Promise<{ samples: number; totalMs: number }> {
+  fullLong ??= collect(engine, job({ text: LONG_TEXT })).then((full) => ({ samples: engine.stats().lastReport!.inputSamples, totalMs: full.totalMs }));
+  return fullLong;
+}
+
 test('chunks are whole frames of at most 100 ms and the total is exact, at 8000–48000 Hz, 1 and 2 channels, every format', async () => {
   const text = 'The quick brown fox jumps over the lazy dog.';
   // en-man-1 is Flite (16000 Hz): at that rate nothing is resampled, so this is the sample count n Flite made.
@@ -82,8 +90,8 @@ test('the first chunk arrives while a long text is still being made, and the eve
 test('aborting stops the synthesis promptly; the worker is clean for the next job', async (t) => {
   const probe = job({ text: 'Again, the same sentence.' });
   const before = (await collect(engine, probe)).audio;
-  const full = await collect(engine, job({ text: LONG_TEXT }));
-  const fullSamples = engine.stats().lastReport!.inputSamples;
+  const full = await fullLongText();
+  const fullSamples = full.samples;
   const abortedBefore = engine.stats().aborted;
 
   const controller = new AbortController();
@@ -118,8 +126,8 @@ test('aborting stops the synthesis promptly; the worker is clean for the next jo
 });
 
 test('leaving the loop early stops the job too, and the aborted job made only a part of its audio', async (t) => {
-  const full = await collect(engine, job({ text: LONG_TEXT }));
-  const fullSamples = engine.stats().lastReport!.inputSamples;
+  const full = await fullLongText();
+  const fullSamples = full.samples;
   const abortedBefore = engine.stats().aborted;
   let chunks = 0;
   for await (const _ of engine.synthesize(job({ text: LONG_TEXT }))) {

@@ -12,7 +12,11 @@ import { postSse, startService, type SseEvent, type TestService } from '../helpe
 
 const KEY_A = 'fairness-key-A-0123456789';
 const KEY_B = 'fairness-key-B-0123456789';
-const LONG = 'A long text from one busy key keeps both workers going, one sentence after another. '.repeat(30);
+/**
+ * Ten units (one sentence each): a scheduler that serves key A's streams before key B's makes B
+ * wait for whole streams of them; a fair one, for one unit per worker. More units only cost CPU.
+ */
+const LONG = 'A long text from one busy key keeps both workers going, one sentence after another. '.repeat(10);
 
 describe('fair scheduling between keys', () => {
   let engine: EspeakEngine;
