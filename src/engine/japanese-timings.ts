@@ -39,8 +39,8 @@ export interface SegmentTiming {
   sounds: SegmentSound[];
 }
 
-/** Turns kana into eSpeak NG's IPA phoneme names for `voice` (EspeakSynth.phonemes). */
-export type Phonemizer = (voice: string, text: string) => string[];
+/** Turns each of some kana texts into eSpeak NG's IPA phoneme names for `voice` (EspeakSynth.phonemes). */
+export type Phonemizer = (voice: string, texts: readonly string[]) => string[][];
 
 /**
  * The job's words: `text` as written, `segments` as spoken (speechSegments' order) and what each
@@ -90,7 +90,7 @@ export function japaneseTimings(
       part.language === 'ja'
         ? japaneseTokens(normalized, part.start, part.end, tokenizer)
         : speakableTokens(slice).map((t) => ({ start: part.start + t.start, end: part.start + t.end, reading: slice.slice(t.start, t.end) }));
-    const exact = part.language === 'ja' ? phonemeWords(sound.phonemes, tokens.map((t) => (t.reading === '' ? [] : phonemize(sound.voice, t.reading))), sound.total) : [];
+    const exact = part.language === 'ja' ? phonemeWords(sound.phonemes, phonemize(sound.voice, tokens.map((t) => t.reading)), sound.total) : [];
     const words =
       exact.length > 0
         ? exact

@@ -255,7 +255,7 @@ async function jobJapaneseWords(ctx: JobContext, text: string, segments: readonl
   const needsPhonemes = timings.some((t) => t.sounds.some((s) => s.phonemes.length > 0));
   const es = needsPhonemes ? await ctx.espeak() : undefined;
   const tokenizer = containsKanji(text.normalize('NFKC')) ? await loadTokenizer() : undefined;
-  const phonemize = (voice: string, kana: string): string[] => {
+  const phonemize = (voice: string, kana: readonly string[]): string[][] => {
     try {
       return es?.phonemes(voice, kana) ?? [];
     } catch {
