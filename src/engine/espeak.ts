@@ -137,8 +137,8 @@ export class EspeakSynth {
   /**
    * The phonemes eSpeak NG's translator gives each of `texts` with voice `voice` (the voice set
    * once), in IPA, in order, as its phoneme events name them (espeak_TextToPhonemes: no synthesis,
-   * ~1 ms a word, a tenth of its synthesis time). Only between jobs or after a job's last synthesis: the translator's state is
-   * not what {@link reset} restores mid-job.
+   * ~1 ms a word, a tenth of its synthesis time). Only between jobs or after a job's last
+   * synthesis: the translator's state is not what {@link reset} restores mid-job.
    * @throws Error when eSpeak cannot select the voice or a text has {@link MAX_TEXT_BYTES} or more.
    */
   phonemes(voice: string, texts: readonly string[]): string[][] {
