@@ -5,7 +5,7 @@
  * - Text with kanji (kuromoji loaded for its readings anyway): the words are kuromoji's IPADIC
  *   tokens of the text as written, an auxiliary verb (助動詞: ます, た, です…) joined to the token
  *   before it (書き|ます → 書きます), symbols and spaces left out; a word's reading is its
- *   pronunciation (は → ワ).
+ *   pronunciation (は → ワ), or for an unknown word its kanji read one by one (kanjiToKana).
  * - Kana-only text (no dictionary load, ~55 ms and ~70 MiB, for it): the word-like segments of
  *   ICU's dictionary-based word boundaries (`Intl.Segmenter('ja')`, as the subtitles' line
  *   breaking uses); a word's reading is its own kana.
@@ -16,7 +16,7 @@
  * frames, else to the quietest 5 ms frame within {@link SNAP_FRAMES} frames).
  */
 import type { JapaneseTokenizer } from './kuromoji-dictionary.js';
-import { fixKanaForEspeak, LATIN_RUN } from './japanese.js';
+import { fixKanaForEspeak, kanjiToKana, LATIN_RUN } from './japanese.js';
 import { ENVELOPE_FRAME, SILENCE_PEAK, type EnergyEnvelope, type PieceWord, type TextToken } from './word-timings.js';
 
 /** A stretch of (NFKC) text read in one language: a Latin run (`en`) or what lies between (`ja`). */
@@ -76,6 +76,7 @@ export interface JapaneseToken extends TextToken {
 
 /** Han characters (no reading of their own to give eSpeak). */
 const HAN = /\p{Script=Han}/gu;
+const HAN_TEST = /\p{Script=Han}/u;
 
 /**
  * The words of `text` (NFKC) between `start` and `end`, as the module comment says: kuromoji
@@ -98,7 +99,9 @@ export function japaneseTokens(text: string, start: number, end: number, tokeniz
       joinable = false;
       continue;
     }
-    const spoken = [token.pronunciation, token.reading].find((r) => r !== undefined && r !== '' && r !== '*') ?? surface;
+    // As japanese.ts kanjiToKana reads it: the pronunciation, else the reading, else (an unknown
+    // word) each kanji looked up alone.
+    const spoken = [token.pronunciation, token.reading].find((r) => r !== undefined && r !== '' && r !== '*' && !HAN_TEST.test(r)) ?? kanjiToKana(surface, tokenizer);
     const reading = fixKanaForEspeak(spoken).replace(HAN, '');
     const last = out[out.length - 1];
     if (joinable && last !== undefined && token.pos === '助動詞' && last.end === start + found) {
