@@ -20,6 +20,12 @@ declare module '@echogarden/espeak-ng-emscripten' {
     synthesize(text: string, callback: (samples: Int16Array, events: unknown[]) => number | boolean): void;
     /** Phonemes of `text` in IPA (words separated by spaces, phonemes by `_`); code 0 on success. */
     synthesize_ipa(text: string): { code: number; ipa: string };
+    /**
+     * Translates `text` to phonemes (espeak_TextToPhonemes), without synthesis: a pointer to a
+     * NUL-terminated UTF-8 string in the module's memory (IPA when `useIpa` is 1: phonemes joined
+     * by `_`, words by spaces, clauses by ` | `).
+     */
+    text_to_phonemes(text: string, useIpa: number): { ptr: number };
     /** Output sample rate in Hz (22050). */
     get_samplerate(): number;
     /** Speaking rate in words per minute (default 175). */

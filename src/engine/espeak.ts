@@ -21,7 +21,7 @@
  * that would is split, see {@link EspeakSynth.synthesize}).
  */
 import type { ESpeakNGModule, ESpeakNGWorker } from '@echogarden/espeak-ng-emscripten';
-import type { EspeakWordEvent } from './word-timings.js';
+import type { EspeakPhonemeEvent, EspeakWordEvent } from './word-timings.js';
 
 export { ESPEAK_SAMPLE_RATE } from './output.js';
 import { ESPEAK_SAMPLE_RATE as ESPEAK_RATE } from './output.js';
@@ -90,10 +90,18 @@ export class EspeakSynth {
    * {@link MAX_TEXT_BYTES} is spoken in parts cut at spaces or punctuation. `onWord`, when given,
    * receives each word event (espeakEVENT_WORD) before the samples it falls in: the word's UTF-16
    * offset in `text` and its first sample (22050 Hz) counted from the start of `text`'s audio
-   * (eSpeak gives the audio position in ms: ±11 samples).
+   * (eSpeak gives the audio position in ms: ±11 samples). `onPhoneme`, when given, receives each
+   * phoneme event (espeakEVENT_PHONEME: the phoneme's IPA name, `''` for the pause closing a
+   * clause, and its first sample on the same clock).
    * @throws Error when eSpeak cannot select the voice.
    */
-  synthesize(voice: string, text: string, sink: SampleSink, onWord?: (event: EspeakWordEvent) => void): void {
+  synthesize(
+    voice: string,
+    text: string,
+    sink: SampleSink,
+    onWord?: (event: EspeakWordEvent) => void,
+    onPhoneme?: (event: EspeakPhonemeEvent) => void,
+  ): void {
     const code = this.worker.set_voice(voice);
     if (code !== 0) throw new Error(`eSpeak NG cannot select voice ${voice} (error ${code})`);
     let partChars = 0;
@@ -106,11 +114,14 @@ export class EspeakSynth {
       if (onWord !== undefined) for (let i = 0; i < part.length; i += part.codePointAt(i)! > 0xffff ? 2 : 1) offsets.push(i);
       this.worker.synthesize(part, (samples, events) => {
         if (stopped) return 1;
-        if (onWord !== undefined) {
-          for (const ev of events as { type?: unknown; text_position?: unknown; audio_position?: unknown }[]) {
-            if (ev.type !== 'word' || typeof ev.text_position !== 'number' || typeof ev.audio_position !== 'number') continue;
+        if (onWord !== undefined || onPhoneme !== undefined) {
+          for (const ev of events as { type?: unknown; text_position?: unknown; audio_position?: unknown; id?: unknown }[]) {
+            if (typeof ev.audio_position !== 'number') continue;
+            const sample = partSamples + Math.round((ev.audio_position * ESPEAK_RATE) / 1000);
+            if (ev.type === 'phoneme' && onPhoneme !== undefined && typeof ev.id === 'string') onPhoneme({ phoneme: ev.id, sample });
+            if (ev.type !== 'word' || onWord === undefined || typeof ev.text_position !== 'number') continue;
             const at = offsets[ev.text_position - 1];
-            if (at !== undefined) onWord({ charStart: partChars + at, sample: partSamples + Math.round((ev.audio_position * ESPEAK_RATE) / 1000) });
+            if (at !== undefined) onWord({ charStart: partChars + at, sample });
           }
         }
         made += samples.length;
@@ -121,6 +132,28 @@ export class EspeakSynth {
       partChars += part.length;
       partSamples += made;
     }
+  }
+
+  /**
+   * The phonemes eSpeak NG's translator gives each of `texts` with voice `voice` (the voice set
+   * once), in IPA, in order, as its phoneme events name them (espeak_TextToPhonemes: no synthesis,
+   * ~1 ms a word, a tenth of its synthesis time). Only between jobs or after a job's last
+   * synthesis: the translator's state is not what {@link reset} restores mid-job.
+   * @throws Error when eSpeak cannot select the voice or a text has {@link MAX_TEXT_BYTES} or more.
+   */
+  phonemes(voice: string, texts: readonly string[]): string[][] {
+    if (texts.some((t) => Buffer.byteLength(t) >= MAX_TEXT_BYTES)) throw new Error('text too long for eSpeak NG phonemes');
+    const code = this.worker.set_voice(voice);
+    if (code !== 0) throw new Error(`eSpeak NG cannot select voice ${voice} (error ${code})`);
+    return texts.map((text) => {
+      if (text === '') return [];
+      const ptr = this.worker.text_to_phonemes(text, 1).ptr;
+      const heap = this.module.HEAPU8;
+      let end = ptr;
+      while (ptr !== 0 && end < heap.length && heap[end] !== 0) end++;
+      const ipa = Buffer.from(heap.subarray(ptr, end)).toString('utf8');
+      return ipa.split(/[\s_|]+/u).filter((p) => p !== '');
+    });
   }
 }
 

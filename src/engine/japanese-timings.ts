@@ -1,28 +1,61 @@
 /**
- * The words of a Japanese job (japanese-words.ts) timed from what its segments left (worker.ts):
+ * The words of a Japanese job timed from what its segments left (worker.ts), issue 23 point 1:
  * the segments are the job's text cut into Japanese stretches and Latin runs (japanese.ts
- * speechSegments), so segment i is stretch i of the text as written; a Latin run's words are
- * Flite's (exact), a Japanese stretch's are spread over its sound.
+ * speechSegments), so segment i is stretch i of the text as written. A Latin run's words are
+ * Flite's (exact, word-timings.ts). A Japanese stretch's words (japanese-words.ts
+ * {@link japaneseTokens}: kuromoji tokens, or ICU word segments for kana-only text) are timed
+ * from eSpeak NG's own phoneme events: each word's reading is put through eSpeak's translator
+ * (espeak_TextToPhonemes, after the job's synthesis, so the audio is untouched), those labelled
+ * phonemes are aligned with the phonemes eSpeak reported while speaking (edit distance,
+ * {@link labelPhones}), and a word runs from the event of its first phoneme to the event that
+ * follows its last one (the next word's first phoneme, or the pause closing the clause). Only when
+ * eSpeak reported no phonemes is a stretch's sound shared by estimated morae (spreadWords).
  */
 import type { WordTiming } from '../protocol/words.js';
 import type { SpeechSegment } from './japanese.js';
-import { japaneseWords, moraWeight, spreadWords, stretches } from './japanese-words.js';
-import { nfkcRanges, speakableTokens, type EnergyEnvelope, type TextToken } from './word-timings.js';
+import type { JapaneseTokenizer } from './kuromoji-dictionary.js';
+import { japaneseTokens, moraWeight, spreadWords, stretches, type JapaneseToken } from './japanese-words.js';
+import { labelPhones, nfkcRanges, speakableTokens, type EnergyEnvelope, type EspeakPhonemeEvent, type PieceWord, type TextToken } from './word-timings.js';
+
+/** One eSpeak NG call's sound within a segment. */
+export interface SegmentSound {
+  /** Maps a sample of this call (22050 Hz, from its first) to the job's output frame (AudioOutput.clock). */
+  clock: (n: number) => number;
+  /** Peak envelope of its samples. */
+  envelope: EnergyEnvelope;
+  /** Samples it made. */
+  total: number;
+  /** Its phoneme events (espeakEVENT_PHONEME), in order, samples on the same clock. */
+  phonemes: EspeakPhonemeEvent[];
+  /** The eSpeak voice that spoke (`ja+f2`). */
+  voice: string;
+}
 
 /** What one spoken segment left to time its words by. */
 export interface SegmentTiming {
   /** Words a synthesizer timed (Flite): output frames, UTF-16 range in the segment's text. */
   words: { start: number; end: number; segStart: number; segEnd: number }[];
-  /** Each eSpeak NG call's sound: its output clock (AudioOutput.clock), energy and samples. */
-  sounds: { clock: (n: number) => number; envelope: EnergyEnvelope; total: number }[];
+  /** Each eSpeak NG call's sound. */
+  sounds: SegmentSound[];
 }
+
+/** Turns each of some kana texts into eSpeak NG's IPA phoneme names for `voice` (EspeakSynth.phonemes). */
+export type Phonemizer = (voice: string, texts: readonly string[]) => string[][];
 
 /**
  * The job's words: `text` as written, `segments` as spoken (speechSegments' order) and what each
- * left. Empty when the segments do not pair with the text's stretches (then nothing is guessed).
- * Frames are the job's output frames; char offsets UTF-16 of `text`.
+ * left; `tokenizer` is kuromoji when the job loaded it (text with kanji), else undefined (kana-only
+ * text: ICU word segments); `phonemize` gives eSpeak's phonemes of a word's reading. Empty when the
+ * segments do not pair with the text's stretches (then nothing is guessed). Frames are the job's
+ * output frames; char offsets UTF-16 of `text`.
  */
-export function japaneseTimings(text: string, segments: readonly SpeechSegment[], timings: readonly SegmentTiming[]): WordTiming[] {
+export function japaneseTimings(
+  text: string,
+  segments: readonly SpeechSegment[],
+  timings: readonly SegmentTiming[],
+  tokenizer: JapaneseTokenizer | undefined,
+  phonemize: Phonemizer,
+): WordTiming[] {
   const normalized = text.normalize('NFKC');
   const range = nfkcRanges(text);
   const parts = stretches(normalized);
@@ -53,13 +86,61 @@ export function japaneseTimings(text: string, segments: readonly SpeechSegment[]
     }
     const sound = timing.sounds.length === 1 ? timing.sounds[0]! : undefined;
     if (sound === undefined) return;
-    const tokens = part.language === 'ja' ? japaneseWords(normalized, part.start, part.end) : speakableTokens(slice).map((t) => ({ start: part.start + t.start, end: part.start + t.end }));
-    const spread = spreadWords(
-      tokens.map((t) => moraWeight(normalized.slice(t.start, t.end))),
-      sound.envelope,
-      sound.total,
-    );
-    for (const w of spread) add(tokens[w.token]!, sound.clock(w.start), sound.clock(w.end));
+    const tokens: JapaneseToken[] =
+      part.language === 'ja'
+        ? japaneseTokens(normalized, part.start, part.end, tokenizer)
+        : speakableTokens(slice).map((t) => ({ start: part.start + t.start, end: part.start + t.end, reading: slice.slice(t.start, t.end) }));
+    const exact = part.language === 'ja' ? phonemeWords(sound.phonemes, phonemize(sound.voice, tokens.map((t) => t.reading)), sound.total) : [];
+    const words =
+      exact.length > 0
+        ? exact
+        : spreadWords(
+            tokens.map((t) => moraWeight(normalized.slice(t.start, t.end))),
+            sound.envelope,
+            sound.total,
+          );
+    for (const w of words) add(tokens[w.token]!, sound.clock(w.start), sound.clock(w.end));
   });
   return out;
+}
+
+/**
+ * A phoneme name reduced to what the translator and the phoneme events agree on: stress marks and
+ * length dropped, its first letter (the translator writes `kʲ`, `o̞o̞`, `iː` where the events name
+ * `k` `ʲ`, `o̞`, `i`).
+ */
+export function phonemeKey(name: string): string {
+  const bare = name.replace(/[ˈˌ'ː,]/gu, '');
+  return bare === '' ? name : String.fromCodePoint(bare.codePointAt(0)!);
+}
+
+/**
+ * Words from eSpeak NG's phoneme events (`events`, in order; `''` names are the pauses closing
+ * clauses) and each word's phonemes from the translator (`groups[i]` for token i): the event
+ * phonemes are labelled by aligning them with the groups ({@link labelPhones}, keys by
+ * {@link phonemeKey}); word i spans from the sample of its first phoneme event to the sample of the
+ * event after its last (or `total`). Samples on the events' clock.
+ * @returns one entry per word that has phonemes, in order; [] when nothing can be aligned.
+ */
+export function phonemeWords(events: readonly EspeakPhonemeEvent[], groups: readonly (readonly string[])[], total: number): PieceWord[] {
+  const spokenAt: number[] = [];
+  events.forEach((e, k) => {
+    if (e.phoneme !== '') spokenAt.push(k);
+  });
+  if (spokenAt.length === 0) return [];
+  const labels = labelPhones(
+    spokenAt.map((k) => phonemeKey(events[k]!.phoneme)),
+    groups.map((g) => g.map(phonemeKey)),
+  );
+  if (labels === undefined) return [];
+  const words: PieceWord[] = [];
+  spokenAt.forEach((k, j) => {
+    const token = labels[j]!;
+    const start = events[k]!.sample;
+    const end = Math.min(total, events[k + 1]?.sample ?? total);
+    const last = words[words.length - 1];
+    if (last !== undefined && last.token === token) last.end = Math.max(last.end, end);
+    else words.push({ token, start, end });
+  });
+  return words.filter((w) => w.end > w.start);
 }

@@ -173,6 +173,14 @@ export interface EspeakWordEvent {
   sample: number;
 }
 
+/** A phoneme event of eSpeak NG (espeakEVENT_PHONEME): which phoneme starts where. */
+export interface EspeakPhonemeEvent {
+  /** IPA name as eSpeak prints it (`k`, `ʲ`, `ˈo̞`); `''` for the pause that closes a clause. */
+  phoneme: string;
+  /** Sample (22050 Hz) where it starts, from the start of the synthesized text's audio. */
+  sample: number;
+}
+
 /** Samples per frame of an {@link EnergyEnvelope}: 5 ms at 22050 Hz. */
 export const ENVELOPE_FRAME = 110;
 /** Peak below which a frame is silence: about −36 dBFS (eSpeak NG's breathy variants keep a low noise in pauses). */

@@ -13,7 +13,7 @@
  * Protocol and the abort flag: see messages.ts. A job may be one sentence or a whole text.
  */
 import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
-import { dictionarySource, isTokenizerLoaded, loadTokenizer, speechSegments, tokenizerLoadTime, useSharedDictionary, type SpeechSegment } from './japanese.js';
+import { containsKanji, dictionarySource, isTokenizerLoaded, loadTokenizer, speechSegments, tokenizerLoadTime, useSharedDictionary, type SpeechSegment } from './japanese.js';
 import type { SharedDictionary } from './kuromoji-dictionary.js';
 import type { DictionaryMessage, EngineWorkerData, FliteMessage, JobRequest, WorkerReply } from './messages.js';
 import type { JobReport } from './types.js';
@@ -22,7 +22,7 @@ import { AudioOutput } from './output.js';
 import { backendsFor } from './voices.js';
 import { ESPEAK_SAMPLE_RATE, EspeakSynth } from './espeak.js';
 import { FLITE_SAMPLE_RATE, fliteSynthesizeTimed, flitePieces, fliteSource, loadFlite, useCompiledFlite, type FliteModule } from './flite.js';
-import { EnergyEnvelope, espeakWords, nfkcRanges, speakableTokens, type EspeakWordEvent, type PieceWord, type TextToken } from './word-timings.js';
+import { EnergyEnvelope, espeakWords, nfkcRanges, speakableTokens, type EspeakPhonemeEvent, type EspeakWordEvent, type PieceWord, type TextToken } from './word-timings.js';
 import type { WordTiming } from '../protocol/words.js';
 import { japaneseTimings, type SegmentTiming } from './japanese-timings.js';
 import { retriedOnce } from './retried-once.js';
@@ -140,6 +140,7 @@ async function speakESpeak(ctx: JobContext, voice: string, text: string, located
   ctx.send(await ctx.out.setInputRate(ESPEAK_SAMPLE_RATE));
   const clock = ctx.out.clock();
   const events: EspeakWordEvent[] = [];
+  const phonemes: EspeakPhonemeEvent[] = [];
   const envelope = new EnergyEnvelope();
   let total = 0;
   // An object, not a `let`: the callback's assignment is invisible to TypeScript's narrowing.
@@ -158,11 +159,11 @@ async function speakESpeak(ctx: JobContext, voice: string, text: string, located
       failure.error = error;
       return true;
     }
-  }, ctx.segmentRange === undefined ? undefined : (event) => events.push(event));
+  }, ctx.segmentRange === undefined ? undefined : (event) => events.push(event), ctx.segments === undefined ? undefined : (event) => phonemes.push(event));
   if (failure.failed) throw failure.error;
   envelope.finish();
   keepWords(ctx, espeakWords(events, speakableTokens(text), total, envelope), located, clock);
-  ctx.segments?.at(-1)?.sounds.push({ clock, envelope, total });
+  ctx.segments?.at(-1)?.sounds.push({ clock, envelope, total, phonemes, voice });
 }
 
 /**
@@ -238,6 +239,27 @@ async function speakPackage(ctx: JobContext, voiceId: string, segment: SpeechSeg
 }
 
 /**
+ * A Japanese job's words (japanese-timings.ts), once all its segments are spoken: eSpeak NG's
+ * translator gives each word's phonemes only now, so the job's audio is what it was without
+ * words. Words are kuromoji tokens when the job's text has kanji (the dictionary was loaded for
+ * its readings), else ICU word segments — decided by the text, never by what the thread loaded
+ * before, so the same job gives the same words in every worker.
+ */
+async function jobJapaneseWords(ctx: JobContext, text: string, segments: readonly SpeechSegment[], timings: readonly SegmentTiming[]): Promise<WordTiming[]> {
+  const needsPhonemes = timings.some((t) => t.sounds.some((s) => s.phonemes.length > 0));
+  const es = needsPhonemes ? await ctx.espeak() : undefined;
+  const tokenizer = containsKanji(text.normalize('NFKC')) ? await loadTokenizer() : undefined;
+  const phonemize = (voice: string, kana: readonly string[]): string[][] => {
+    try {
+      return es?.phonemes(voice, kana) ?? [];
+    } catch {
+      return [];
+    }
+  };
+  return japaneseTimings(text, segments, timings, tokenizer, phonemize);
+}
+
+/**
  * Runs one job to its end, posting its chunks and then exactly one `end` or `error` to `port`.
  * Stops early when the pool stores this job's id in `abortFlag`.
  */
@@ -295,7 +317,7 @@ async function runJob(port: MessagePort, abortFlag: Int32Array, { id, job }: Job
         : ctx.segmentRange !== undefined
           ? { words: ctx.words }
           : ctx.segments !== undefined
-            ? { words: japaneseTimings(job.text, segments, ctx.segments) }
+            ? { words: await jobJapaneseWords(ctx, job.text, segments, ctx.segments) }
             : {}),
       kuromojiLoaded: isTokenizerLoaded(),
       totalMs: performance.now() - started,

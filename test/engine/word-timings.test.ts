@@ -7,7 +7,8 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { createEngine, type EspeakEngine, type JobReport } from '../../src/engine/index.js';
 import { EspeakSynth } from '../../src/engine/espeak.js';
-import { japaneseWords, moraWeight } from '../../src/engine/japanese-words.js';
+import { japaneseTokens, moraWeight, stretches } from '../../src/engine/japanese-words.js';
+import { containsKanji, loadTokenizer } from '../../src/engine/japanese.js';
 import { EnergyEnvelope, espeakWords, type TextToken, fliteWords, labelPhones, nfkcRanges, parseSegmentTimes, phoneGroups, speakableTokens, type EspeakWordEvent } from '../../src/engine/word-timings.js';
 import type { WordTiming } from '../../src/protocol/words.js';
 import { parseWordTimings } from '../../src/protocol/words.js';
@@ -117,12 +118,17 @@ test('the timings are of the stream across units, and scale with the sample rate
 
 test('Japanese (eSpeak NG, Latin runs on Flite): a timing per word of the text as written, in order, inside the audio', async () => {
   // A unit after a number (5km, 30℃) is read in katakana, not as a Latin run.
-  const texts = ['今日は良い天気です。明日は雨が降りそうなので、傘を持ってRubyの本を読みます。', 'こんにちは、世界。Hello world です。', '駅まで5kmあります。'];
+  const texts = ['今日は良い天気です。明日は雨が降りそうなので、傘を持ってRubyの本を読みます。', 'こんにちは、世界。Hello world です。', '駅まで5kmあります。', 'きょうは、いいてんきです。'];
   for (const voice of ['ja-man-1', 'ja-woman-1']) {
     for (const text of texts) {
       const { x, words } = await timed(text, voice, 24000, 'ja');
-      // The words: Intl.Segmenter's word-like segments of the text as written (Latin words too).
-      checkWords(text, x, words, 24000, japaneseWords(text, 0, text.length));
+      // The words: kuromoji tokens of the text as written (ICU segments for kana-only text),
+      // Latin runs' words; these texts are NFKC already, so offsets are the text's.
+      const tokenizer = containsKanji(text) ? await loadTokenizer() : undefined;
+      const tokens = stretches(text).flatMap((s) =>
+        s.language === 'ja' ? japaneseTokens(text, s.start, s.end, tokenizer) : speakableTokens(text.slice(s.start, s.end)).map((t) => ({ start: s.start + t.start, end: s.start + t.end })),
+      );
+      checkWords(text, x, words, 24000, tokens);
     }
   }
   assert.equal(moraWeight('きょう'), 2);
