@@ -180,4 +180,51 @@ describe('tts say with SSML', () => {
       assert.match(r.stderr, /--lines reads plain text; it cannot read SSML/);
     });
   });
+
+  describe('tts batch reads SSML as tts say does (docs/cli.md §9, §11.1)', () => {
+    const batch = (jobs: object[], extra: string[] = []): Promise<MainResult> =>
+      runMainWith(['batch', '-', '-q', '--voice', 'en-woman-1', '--output-dir', join(dir, 'batch'), ...extra], env(), { input: jobs.map((j) => JSON.stringify(j)).join('\n') });
+
+    it('a job whose text starts with <speak, and a .ssml file, are read as SSML: the requests of the same say run', async () => {
+      const doc = '<speak>Hello <break time="300ms"/><voice name="ja-man-1">東京。</voice></speak>';
+      await writeFile(join(dir, 'job.ssml'), doc);
+      const r = await batch([
+        { text: doc, output: 'a.raw' },
+        { file: join(dir, 'job.ssml'), output: 'b.raw' },
+      ], ['--jobs', '1']);
+      assert.equal(r.code, 0, r.stderr);
+      const want: [string, string, string][] = [
+        ['Hello', 'en-woman-1', 'en'],
+        ['東京。', 'ja-man-1', 'ja'],
+      ];
+      assert.deepEqual(asked(), [...want, ...want]);
+      // The break is audio as on say: two pieces and 300 ms at 24000 Hz.
+      assert.equal(await rawFrames(join(dir, 'batch', 'a.raw')), 2 * FRAMES + 7200);
+      assert.equal(await rawFrames(join(dir, 'batch', 'b.raw')), 2 * FRAMES + 7200);
+    });
+
+    it('a bad SSML job fails alone with exit 2 and its place; the others run', async () => {
+      const r = await batch([
+        { text: '<speak>Hi <whisper>there</whisper></speak>', output: 'bad.raw' },
+        { text: 'Plain.', output: 'ok.raw' },
+      ], ['--jobs', '1']);
+      assert.equal(r.code, 2);
+      assert.match(r.stderr, /line 1: error: .*<whisper> is not an SSML element/);
+      assert.deepEqual(asked(), [['Plain.', 'en-woman-1', 'en']]);
+      await assert.rejects(readFile(join(dir, 'batch', 'bad.raw')));
+    });
+
+    it('a job file that stream reads as a document or a script (.md, .script.txt) is refused with exit 2, nothing requested', async () => {
+      await writeFile(join(dir, 'notes.md'), '# Title\n\nSome *text*.\n');
+      await writeFile(join(dir, 'talk.script.txt'), 'Alice: Hello.\n');
+      const r = await batch([
+        { file: join(dir, 'notes.md'), output: 'md.raw' },
+        { file: join(dir, 'talk.script.txt'), output: 'script.raw' },
+      ]);
+      assert.equal(r.code, 2);
+      assert.match(r.stderr, /line 1: error: .*notes\.md is a markdown document/);
+      assert.match(r.stderr, /line 2: error: .*talk\.script\.txt is a dialogue script/);
+      assert.deepEqual(asked(), []);
+    });
+  });
 });
