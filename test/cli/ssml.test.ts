@@ -126,6 +126,18 @@ describe('tts say with SSML', () => {
     assert.ok((await readFile(wav)).includes(Buffer.from('cue ')), 'a cue chunk in the WAV');
   });
 
+  it('--chapters: a mark name with line breaks names its chapter on one line (the file metadata and --json as the WebVTT track)', async () => {
+    const vtt = join(dir, 'marks-lines.vtt');
+    const mp3 = join(dir, 'marks-lines.mp3');
+    const r = await tts(['--input-format', 'ssml', '--json', '--chapters', vtt, '-o', mp3, '<speak>Intro.<mark name="Part&#10;&#10;one &#9; here "/>One.</speak>']);
+    assert.equal(r.code, 0, r.stderr);
+    const chapters = (summary(r) as unknown as { chapters: { title: string }[] }).chapters;
+    assert.deepEqual(chapters.map((c) => c.title), ['Opening', 'Part one here']);
+    // The MP3's ID3 CHAP title frame holds the same one-line title.
+    assert.ok((await readFile(mp3)).includes(Buffer.from('Part one here')), 'the one-line title in the MP3');
+    assert.match(await readFile(vtt, 'utf8'), /\nPart one here\n/u);
+  });
+
   describe('refused: exit 2, no request, nothing written', () => {
     const refused = async (name: string, doc: string, pattern: RegExp, args: string[] = []): Promise<void> => {
       const path = join(dir, `${name}.ssml`);
