@@ -138,6 +138,22 @@ describe('tts say with SSML', () => {
     assert.match(await readFile(vtt, 'utf8'), /\nPart one here\n/u);
   });
 
+  it('--word-timings and --subtitles --words keep each span\'s voice and language (they sent every piece in the run\'s voice)', async () => {
+    const doc = '<speak>Hello.<voice name="ja-man-1">東京。</voice><lang xml:lang="ja">こんにちは。</lang></speak>';
+    const want: [string, string, string][] = [
+      ['Hello.', 'en-woman-1', 'en'],
+      ['東京。', 'ja-man-1', 'ja'],
+      ['こんにちは。', 'en-woman-1', 'ja'],
+    ];
+    const r = await tts(['-o', join(dir, 'words.raw'), '--word-timings', join(dir, 'words.jsonl'), doc]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.deepEqual(asked(), want);
+    server.requests.length = 0;
+    const s = await tts(['-o', join(dir, 'words2.raw'), '--subtitles', join(dir, 'words2.vtt'), '--words', doc]);
+    assert.equal(s.code, 0, s.stderr);
+    assert.deepEqual(asked(), want);
+  });
+
   describe('refused: exit 2, no request, nothing written', () => {
     const refused = async (name: string, doc: string, pattern: RegExp, args: string[] = []): Promise<void> => {
       const path = join(dir, `${name}.ssml`);
