@@ -15,6 +15,8 @@ import { planOutput } from '../speak/output-plan.js';
 import { deliverSpeech, type RunStats } from '../speak/run.js';
 import { resolveService, type ServiceTarget } from '../speak/choose-service.js';
 import { textSource } from '../text/source.js';
+import { inputFormatOf } from '../text/documents/formats.js';
+import { ssmlSpansOf } from './ssml-input.js';
 import { assertNoCollisions } from './batch-collisions.js';
 import { jsonJobs, plainJobs, readBatchLines, type BatchJob } from './batch-jobs.js';
 import { cacheEnv, fitConfigDefaults, lexiconBesideConfig, markCacheForced } from './config-defaults.js';
@@ -172,6 +174,18 @@ export async function runBatch(file: string, flags: BatchFlags, command: Command
 }
 
 /**
+ * Refuses a job file that `tts stream -f` would read as a document (§10) or a dialogue script
+ * (§11.2): a batch reads plain text and SSML, and reading the markup aloud is never what was meant.
+ * @throws TtsError `usage` (exit 2) for `.md`, `.markdown`, `.html`, `.htm`, `.xhtml`, `.epub`, `.script.txt`.
+ */
+function refuseDocumentFile(file: string | undefined): void {
+  const format = inputFormatOf(undefined, file);
+  if (format === 'text' || format === 'ssml') return;
+  const what = format === 'script' ? 'a dialogue script' : `a${format === 'epub' ? 'n' : ''} ${format} document`;
+  throw new TtsError('usage', `${file} is ${what}; tts batch reads plain text and SSML`, { hint: `speak it with tts stream -f ${file} -o FILE` });
+}
+
+/**
  * One job: its text into its file, through the shared service and cache.
  * @returns its result; never throws (a failure is reported on stderr with the line number).
  */
@@ -199,11 +213,17 @@ async function runJob(
     if (flags.subtitles !== undefined) await checkSubtitlesPath(flags.subtitles, plan, job.file);
     await checkWordOptions(flags, plan, job.file);
     const words = job.text !== undefined ? [job.text] : [];
-    const { pieces } = await textSource({ words, file: job.file, lines: false, maxInputBytes: flags.maxInput, maxChars: flags.maxChars, stdin: io.stdin, signal });
+    refuseDocumentFile(job.file);
+    const source = await textSource({ words, file: job.file, lines: false, maxInputBytes: flags.maxInput, maxChars: flags.maxChars, stdin: io.stdin, signal });
+    const settings = speakSettings(flags);
+    // SSML (a text starting with <speak, a .ssml file) is read as `tts say` reads it (docs/cli.md §9, §11.1).
+    const spans = await ssmlSpansOf(words, job.file === undefined ? flags : { ...flags, file: job.file }, source, settings.language, rewrite);
     await deliverSpeech({
-      ...speakSettings(flags),
+      ...settings,
       channel: 'sse',
-      pieces: rewrite === undefined ? piecesFor(pieces, flags) : rewritePieces(piecesFor(pieces, flags), rewrite, speakSettings(flags).language, flags.maxChars),
+      ...(spans !== undefined
+        ? { spans }
+        : { pieces: rewrite === undefined ? piecesFor(source.pieces, flags) : rewritePieces(piecesFor(source.pieces, flags), rewrite, settings.language, flags.maxChars) }),
       plan,
       target,
       stdout: io.stdout,

@@ -166,7 +166,8 @@ export async function finishMarkChapters(marks: readonly { name: string; time: n
   const starts: { title: string; start: number }[] = marks.length === 0 || marks[0]!.time > 0 ? [{ title: 'Opening', start: 0 }] : [];
   for (const mark of marks) {
     if (starts.length > 0 && starts[starts.length - 1]!.start === mark.time) starts.pop();
-    starts.push({ title: mark.name, start: mark.time });
+    // One line, as a document's titles: a name's line breaks would break the file's chapter metadata.
+    starts.push({ title: mark.name.replace(/\s+/gu, ' ').trim(), start: mark.time });
   }
   const chapters = starts.map((c, i) => ({ ...c, end: starts[i + 1]?.start ?? seconds })).filter((c) => c.end > c.start);
   await writeChapters(chapters, {}, plan, spec, flags);

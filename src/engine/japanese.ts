@@ -229,15 +229,24 @@ const SPEAKABLE = /[\p{L}\p{N}]/u;
 /**
  * Splits Japanese text into Japanese pieces and Latin-letter runs (`en`), in order:
  * "東京でPythonを書く" → [ja "東京で", en "Python", ja "を書く"]. Pieces with nothing speakable
- * (only spaces or punctuation) are dropped; eSpeak pauses at each segment's end anyway.
+ * (only spaces or punctuation) are dropped; eSpeak pauses at each segment's end anyway. Two runs
+ * of one language joined over a dropped piece keep a space between them ("Tom & Jerry" →
+ * en "Tom Jerry").
  */
 export function splitLatinRuns(text: string): SpeechSegment[] {
   const segments: SpeechSegment[] = [];
+  // A piece dropped between two runs of one language (`Tom & Jerry`: the ` & `) leaves a space,
+  // or the runs' words would be glued into one (`TomJerry`), misread and untimed (word-timings.ts).
+  let dropped = false;
   const push = (language: Language, piece: string): void => {
-    if (!SPEAKABLE.test(piece)) return;
+    if (!SPEAKABLE.test(piece)) {
+      dropped ||= piece.length > 0;
+      return;
+    }
     const last = segments[segments.length - 1];
-    if (last !== undefined && last.language === language) last.text += piece;
+    if (last !== undefined && last.language === language) last.text += dropped && !/\s$/u.test(last.text) && !/^\s/u.test(piece) ? ` ${piece}` : piece;
     else segments.push({ language, text: piece });
+    dropped = false;
   };
   let at = 0;
   for (const match of text.matchAll(LATIN_RUN)) {

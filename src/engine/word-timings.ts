@@ -250,25 +250,30 @@ export function espeakWords(events: readonly EspeakWordEvent[], tokens: readonly
   return words;
 }
 
+/** Grapheme clusters (UAX #29), the units {@link nfkcRanges} normalizes one at a time. */
+const GRAPHEMES = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+
 /**
  * For `text` and its NFKC form (what the English synthesizers read, japanese.ts speechSegments):
- * a function from a UTF-16 range of the NFKC form to the range of `text` it came from. Built code
- * point by code point; undefined when that differs from normalizing the whole text (composition
- * across code points), where ranges cannot be told.
+ * a function from a UTF-16 range of the NFKC form to the range of `text` it came from (whole
+ * grapheme clusters). Built cluster by cluster; undefined when that differs from normalizing the
+ * whole text (composition across clusters), where ranges cannot be told.
  */
+
 export function nfkcRanges(text: string): ((start: number, end: number) => [number, number]) | undefined {
   const origin: number[] = [];
   const originEnd: number[] = [];
   let normalized = '';
-  for (let i = 0; i < text.length; ) {
-    const cp = String.fromCodePoint(text.codePointAt(i)!);
-    const n = cp.normalize('NFKC');
+  // By grapheme cluster, not code point: a combining mark composes with the letter before it
+  // (NFD "e\u0301" → "é"), so code point by code point the result differed from the whole
+  // text's NFKC and text written decomposed (macOS) had no word timings at all.
+  for (const { segment, index } of GRAPHEMES.segment(text)) {
+    const n = segment.normalize('NFKC');
     for (let k = 0; k < n.length; k++) {
-      origin.push(i);
-      originEnd.push(i + cp.length);
+      origin.push(index);
+      originEnd.push(index + segment.length);
     }
     normalized += n;
-    i += cp.length;
   }
   if (normalized !== text.normalize('NFKC')) return undefined;
   return (start, end) => [origin[start] ?? text.length, originEnd[end - 1] ?? text.length];

@@ -62,12 +62,15 @@ export class PieceWordsQueue {
  * Wraps an opener so that each answer that reached its end leaves its word timings in `queue`
  * (a broken or aborted answer leaves nothing: its piece is requested again or the run fails).
  * Without words from the service or the cache, `aligner` (if any) is asked, given the piece's
- * audio as it arrived.
+ * audio as it arrived, in the piece's language (its span's, else `language`, the run's).
  */
 export function recordingWords(open: OpenRequest, queue: PieceWordsQueue, language: Language, aligner?: PieceAligner): OpenRequest {
-  return (text, signal) => {
-    const answer = open(text, signal);
-    aligner?.prepare?.(text, language);
+  return (text, signal, piece) => {
+    // The piece's own voice and language (a span's, text/spans.ts) go on to the request: dropping
+    // them sent every piece of an SSML document or a script in the run's voice.
+    const answer = open(text, signal, piece);
+    const spoken = piece?.language ?? language;
+    aligner?.prepare?.(text, spoken);
     async function* chunks(): AsyncGenerator<AudioChunk, void, undefined> {
       const kept: Buffer[] = [];
       let keptBytes = 0;
@@ -84,7 +87,7 @@ export function recordingWords(open: OpenRequest, queue: PieceWordsQueue, langua
       else if (aligner !== undefined && keptBytes > 0) {
         queue.put(
           text,
-          aligner({ text, language, audio: Buffer.concat(kept), spec }, signal).then((w) => (w === undefined ? undefined : { words: w, sampleRate: spec.sampleRate })),
+          aligner({ text, language: spoken, audio: Buffer.concat(kept), spec }, signal).then((w) => (w === undefined ? undefined : { words: w, sampleRate: spec.sampleRate })),
         );
       }
     }

@@ -31,6 +31,15 @@ const JA_LETTERS = ['エー', 'ビー', 'シー', 'ディー', 'イー', 'エフ
 export class SayAsError extends Error {}
 
 /**
+ * The content as an error message quotes it: JSON-quoted, cut to 40 characters with `…` — a
+ * `say-as` of 100,000 digits must not become a 100 kB message on the terminal.
+ */
+function shown(content: string): string {
+  const chars = [...content];
+  return JSON.stringify(chars.length > 40 ? `${chars.slice(0, 40).join('')}…` : content);
+}
+
+/**
  * Renders one `say-as` element's text content.
  * @param kind the `interpret-as` value (one of {@link SAY_AS_KINDS}).
  * @param format the `format` attribute (`date`: mdy, dmy, ymd (default), md, dm, ym, my, y, m, d;
@@ -69,12 +78,12 @@ function characters(content: string, language: Language): string {
     else if (/^[A-Za-z]$/u.test(g)) out.push(language === 'ja' ? JA_LETTERS[g.toUpperCase().charCodeAt(0) - 65]! : g.toUpperCase());
     else if (/^[\p{L}\p{N}]/u.test(g)) out.push(g);
   }
-  if (out.length === 0) throw new SayAsError(`say-as characters: "${content}" has no letters or digits`);
+  if (out.length === 0) throw new SayAsError(`say-as characters: ${shown(content)} has no letters or digits`);
   return out.join(language === 'ja' ? '、' : ' ');
 }
 
 function digits(content: string, language: Language): string {
-  if (!/^[0-9 ]+$/u.test(content)) throw new SayAsError(`say-as digits: "${content}" is not digits`);
+  if (!/^[0-9 ]+$/u.test(content)) throw new SayAsError(`say-as digits: ${shown(content)} is not digits`);
   const names = [...content.replace(/ /gu, '')].map((d) => (language === 'ja' ? JA_DIGITS : DIGIT_WORDS)[Number(d)]!);
   return names.join(language === 'ja' ? '' : ' ');
 }
@@ -82,7 +91,7 @@ function digits(content: string, language: Language): string {
 /** `-1,234.5` and the like: sign, digits with optional thousands commas, optional decimals. */
 function cardinal(content: string, language: Language): string {
   const m = /^([+\-−]?)(\d{1,3}(?:,\d{3})+|\d+)(?:\.(\d+))?$/u.exec(content);
-  if (m === null) throw new SayAsError(`say-as cardinal: "${content}" is not a number`);
+  if (m === null) throw new SayAsError(`say-as cardinal: ${shown(content)} is not a number`);
   const whole = m[2]!.replace(/,/gu, '');
   const negative = m[1] === '-' || m[1] === '−';
   if (language === 'ja') {
@@ -91,7 +100,7 @@ function cardinal(content: string, language: Language): string {
     return `${negative ? 'マイナス' : ''}${reading}`;
   }
   const n = Number(whole);
-  if (n > MAX_CARDINAL) throw new SayAsError(`say-as cardinal: ${content} is beyond ${MAX_CARDINAL}`);
+  if (n > MAX_CARDINAL) throw new SayAsError(`say-as cardinal: ${shown(content)} is beyond ${MAX_CARDINAL}`);
   const decimals = m[3] === undefined ? '' : ` point ${[...m[3]].map((d) => DIGIT_WORDS[Number(d)]).join(' ')}`;
   return `${negative ? 'minus ' : ''}${cardinalWords(n)}${decimals}`;
 }
@@ -100,14 +109,14 @@ function date(content: string, format: string | undefined, language: Language): 
   const order = format ?? 'ymd';
   if (!(DATE_FORMATS as readonly string[]).includes(order)) throw new SayAsError(`say-as date: format "${order}" is not one of ${DATE_FORMATS.join(', ')}`);
   const fields = content.split(/[-/.\s]+/u);
-  if (fields.length !== order.length || !fields.every((f) => /^\d{1,4}$/u.test(f))) throw new SayAsError(`say-as date: "${content}" is not a date of the form ${order}`);
+  if (fields.length !== order.length || !fields.every((f) => /^\d{1,4}$/u.test(f))) throw new SayAsError(`say-as date: ${shown(content)} is not a date of the form ${order}`);
   const value = (letter: string): number | undefined => {
     const at = order.indexOf(letter);
     return at < 0 ? undefined : Number(fields[at]);
   };
   const [y, m, d] = [value('y'), value('m'), value('d')];
-  if (m !== undefined && (m < 1 || m > 12)) throw new SayAsError(`say-as date: month ${m} in "${content}"`);
-  if (d !== undefined && (d < 1 || d > 31)) throw new SayAsError(`say-as date: day ${d} in "${content}"`);
+  if (m !== undefined && (m < 1 || m > 12)) throw new SayAsError(`say-as date: month ${m} in ${shown(content)}`);
+  if (d !== undefined && (d < 1 || d > 31)) throw new SayAsError(`say-as date: day ${d} in ${shown(content)}`);
   if (language === 'ja') return readNumbers(`${y === undefined ? '' : `${y}年`}${m === undefined ? '' : `${m}月`}${d === undefined ? '' : `${d}日`}`);
   const day = d === undefined ? undefined : ordinalWords(d);
   const month = m === undefined ? undefined : MONTHS[m - 1]!;
@@ -121,9 +130,9 @@ function date(content: string, format: string | undefined, language: Language): 
 
 function time(content: string, format: string | undefined, language: Language): string {
   const m = /^(\d{1,2}):(\d{2})(?::(\d{2}))?$/u.exec(content);
-  if (m === null) throw new SayAsError(`say-as time: "${content}" is not a time of the form hh:mm or hh:mm:ss`);
+  if (m === null) throw new SayAsError(`say-as time: ${shown(content)} is not a time of the form hh:mm or hh:mm:ss`);
   const [h, min, s] = [Number(m[1]), Number(m[2]), m[3] === undefined ? undefined : Number(m[3])];
-  if (h > 23 || min > 59 || (s !== undefined && s > 59)) throw new SayAsError(`say-as time: "${content}" is not a time of day`);
+  if (h > 23 || min > 59 || (s !== undefined && s > 59)) throw new SayAsError(`say-as time: ${shown(content)} is not a time of day`);
   const style = format ?? (language === 'ja' ? 'hms24' : 'hms12');
   if (style !== 'hms12' && style !== 'hms24') throw new SayAsError(`say-as time: format "${style}" is not hms12 or hms24`);
   if (language === 'ja') {
@@ -139,7 +148,7 @@ function time(content: string, format: string | undefined, language: Language): 
 
 /** Digit groups as written (`+81 3-1234-5678`), read digit by digit with a pause between groups. */
 function telephone(content: string, language: Language): string {
-  if (!/^\+?[0-9][0-9 ()./-]*$/u.test(content)) throw new SayAsError(`say-as telephone: "${content}" is not a telephone number`);
+  if (!/^\+?[0-9][0-9 ()./-]*$/u.test(content)) throw new SayAsError(`say-as telephone: ${shown(content)} is not a telephone number`);
   const groups = content.split(/[^0-9]+/u).filter((g) => g !== '');
   const table = language === 'ja' ? JA_PHONE_DIGITS : DIGIT_WORDS;
   const said = groups.map((g) => [...g].map((d) => table[Number(d)]!).join(language === 'ja' ? '' : ' '));

@@ -126,6 +126,34 @@ describe('tts say with SSML', () => {
     assert.ok((await readFile(wav)).includes(Buffer.from('cue ')), 'a cue chunk in the WAV');
   });
 
+  it('--chapters: a mark name with line breaks names its chapter on one line (the file metadata and --json as the WebVTT track)', async () => {
+    const vtt = join(dir, 'marks-lines.vtt');
+    const mp3 = join(dir, 'marks-lines.mp3');
+    const r = await tts(['--input-format', 'ssml', '--json', '--chapters', vtt, '-o', mp3, '<speak>Intro.<mark name="Part&#10;&#10;one &#9; here "/>One.</speak>']);
+    assert.equal(r.code, 0, r.stderr);
+    const chapters = (summary(r) as unknown as { chapters: { title: string }[] }).chapters;
+    assert.deepEqual(chapters.map((c) => c.title), ['Opening', 'Part one here']);
+    // The MP3's ID3 CHAP title frame holds the same one-line title.
+    assert.ok((await readFile(mp3)).includes(Buffer.from('Part one here')), 'the one-line title in the MP3');
+    assert.match(await readFile(vtt, 'utf8'), /\nPart one here\n/u);
+  });
+
+  it('--word-timings and --subtitles --words keep each span\'s voice and language (they sent every piece in the run\'s voice)', async () => {
+    const doc = '<speak>Hello.<voice name="ja-man-1">東京。</voice><lang xml:lang="ja">こんにちは。</lang></speak>';
+    const want: [string, string, string][] = [
+      ['Hello.', 'en-woman-1', 'en'],
+      ['東京。', 'ja-man-1', 'ja'],
+      ['こんにちは。', 'en-woman-1', 'ja'],
+    ];
+    const r = await tts(['-o', join(dir, 'words.raw'), '--word-timings', join(dir, 'words.jsonl'), doc]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.deepEqual(asked(), want);
+    server.requests.length = 0;
+    const s = await tts(['-o', join(dir, 'words2.raw'), '--subtitles', join(dir, 'words2.vtt'), '--words', doc]);
+    assert.equal(s.code, 0, s.stderr);
+    assert.deepEqual(asked(), want);
+  });
+
   describe('refused: exit 2, no request, nothing written', () => {
     const refused = async (name: string, doc: string, pattern: RegExp, args: string[] = []): Promise<void> => {
       const path = join(dir, `${name}.ssml`);
@@ -178,6 +206,53 @@ describe('tts say with SSML', () => {
       const r = await tts(['--lines', '--input-format', 'ssml']);
       assert.equal(r.code, 2);
       assert.match(r.stderr, /--lines reads plain text; it cannot read SSML/);
+    });
+  });
+
+  describe('tts batch reads SSML as tts say does (docs/cli.md §9, §11.1)', () => {
+    const batch = (jobs: object[], extra: string[] = []): Promise<MainResult> =>
+      runMainWith(['batch', '-', '-q', '--voice', 'en-woman-1', '--output-dir', join(dir, 'batch'), ...extra], env(), { input: jobs.map((j) => JSON.stringify(j)).join('\n') });
+
+    it('a job whose text starts with <speak, and a .ssml file, are read as SSML: the requests of the same say run', async () => {
+      const doc = '<speak>Hello <break time="300ms"/><voice name="ja-man-1">東京。</voice></speak>';
+      await writeFile(join(dir, 'job.ssml'), doc);
+      const r = await batch([
+        { text: doc, output: 'a.raw' },
+        { file: join(dir, 'job.ssml'), output: 'b.raw' },
+      ], ['--jobs', '1']);
+      assert.equal(r.code, 0, r.stderr);
+      const want: [string, string, string][] = [
+        ['Hello', 'en-woman-1', 'en'],
+        ['東京。', 'ja-man-1', 'ja'],
+      ];
+      assert.deepEqual(asked(), [...want, ...want]);
+      // The break is audio as on say: two pieces and 300 ms at 24000 Hz.
+      assert.equal(await rawFrames(join(dir, 'batch', 'a.raw')), 2 * FRAMES + 7200);
+      assert.equal(await rawFrames(join(dir, 'batch', 'b.raw')), 2 * FRAMES + 7200);
+    });
+
+    it('a bad SSML job fails alone with exit 2 and its place; the others run', async () => {
+      const r = await batch([
+        { text: '<speak>Hi <whisper>there</whisper></speak>', output: 'bad.raw' },
+        { text: 'Plain.', output: 'ok.raw' },
+      ], ['--jobs', '1']);
+      assert.equal(r.code, 2);
+      assert.match(r.stderr, /line 1: error: .*<whisper> is not an SSML element/);
+      assert.deepEqual(asked(), [['Plain.', 'en-woman-1', 'en']]);
+      await assert.rejects(readFile(join(dir, 'batch', 'bad.raw')));
+    });
+
+    it('a job file that stream reads as a document or a script (.md, .script.txt) is refused with exit 2, nothing requested', async () => {
+      await writeFile(join(dir, 'notes.md'), '# Title\n\nSome *text*.\n');
+      await writeFile(join(dir, 'talk.script.txt'), 'Alice: Hello.\n');
+      const r = await batch([
+        { file: join(dir, 'notes.md'), output: 'md.raw' },
+        { file: join(dir, 'talk.script.txt'), output: 'script.raw' },
+      ]);
+      assert.equal(r.code, 2);
+      assert.match(r.stderr, /line 1: error: .*notes\.md is a markdown document/);
+      assert.match(r.stderr, /line 2: error: .*talk\.script\.txt is a dialogue script/);
+      assert.deepEqual(asked(), []);
     });
   });
 });

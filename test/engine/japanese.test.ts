@@ -127,3 +127,15 @@ test('espeakVoiceName: the language picks eSpeak\'s language, the voice its gend
   assert.equal(espeakVoiceName('en-woman-1', 'ja'), 'ja+f5');
   assert.throws(() => espeakVoiceName('xx-robot-9', 'en'), RangeError);
 });
+
+test('splitLatinRuns keeps a space where a symbol-only piece between two Latin runs was dropped ("Tom & Jerry" is not "TomJerry")', async () => {
+  assert.deepEqual(splitLatinRuns('Tom & Jerry said hi.'), [{ language: 'en', text: 'Tom Jerry said hi' }]);
+  assert.deepEqual(splitLatinRuns('A — B'), [{ language: 'en', text: 'A B' }]);
+  // Between runs of different languages nothing is added: each is its own segment.
+  assert.deepEqual(splitLatinRuns('東京 & Osaka'), [
+    { language: 'ja', text: '東京 & ' },
+    { language: 'en', text: 'Osaka' },
+  ]);
+  // The Japanese voice's word timings pair the run's words as written with those spoken.
+  assert.deepEqual(await speechSegments('Tom & Jerry said hi.', 'ja'), [{ language: 'en', text: 'Tom Jerry said hi' }]);
+});

@@ -207,3 +207,14 @@ test('char ranges go back to the text as written through NFKC; the wire check re
   );
   assert.equal(parseWordTimings('x'), undefined);
 });
+
+test('nfkcRanges maps decomposed text (NFD, as macOS writes it): "Cafe\u0301" is a range, not none', () => {
+  const text = 'Cafe\u0301 au lait, re\u0301sume\u0301.';
+  const range = nfkcRanges(text);
+  assert.ok(range !== undefined, 'a mapping for NFD text');
+  const normalized = text.normalize('NFKC');
+  // "Café" is normalized 0..4, "résumé." is 14..21: each maps back to the word as written.
+  assert.deepEqual(range(0, 4), [0, 5]);
+  const at = normalized.indexOf('résumé');
+  assert.equal(text.slice(...range(at, at + 'résumé'.length)), 're\u0301sume\u0301');
+});

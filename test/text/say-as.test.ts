@@ -69,3 +69,16 @@ describe('say-as', () => {
     assert.throws(() => en('telephone', 'call me'), SayAsError);
   });
 });
+
+describe('say-as errors quote at most a short piece of the content', () => {
+  it('100,000 digits as a cardinal: the message is short, not the whole number', () => {
+    const huge = '9'.repeat(100_000);
+    for (const [kind, content] of [['cardinal', huge], ['telephone', `x${huge}`], ['date', huge], ['time', huge], ['digits', `${huge}x`]] as const) {
+      assert.throws(
+        () => renderSayAs(kind, undefined, content, 'en'),
+        (e: unknown) => e instanceof SayAsError && e.message.length < 200 && e.message.includes('…'),
+        kind,
+      );
+    }
+  });
+});
