@@ -95,7 +95,7 @@ export function formatCue(format: SubtitleFormat, index: number, cue: Cue): stri
  */
 export function formatKaraokeCue(cue: Cue): string {
   const words = cue.words ?? [];
-  const clean = (part: string): string => part.replace(/\s*[\r\n\u2028\u2029]+\s*/g, ' ').replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+  const clean = (part: string): string => withoutControls(part).replace(/\s*[\r\n\u2028\u2029]+\s*/g, ' ').replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
   let body = '';
   let cursor = 0;
   words.forEach((word, i) => {
@@ -110,11 +110,20 @@ export function formatKaraokeCue(cue: Cue): string {
 }
 
 /**
+ * `text` without C0 and C1 control characters other than tab and line breaks (an ESC from the
+ * input would reach whatever terminal or player shows the file: docs/cli.md §1 `--subtitles`).
+ */
+function withoutControls(text: string): string {
+  return text.replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]/g, '');
+}
+
+/**
  * The text of a cue: the piece as written, without the whitespace around it, and with every run
- * of whitespace that holds a line break made one space (a blank line would end the cue).
+ * of whitespace that holds a line break made one space (a blank line would end the cue); control
+ * characters are dropped.
  */
 export function cueText(text: string, format: SubtitleFormat): string {
-  const one = text.trim().replace(/\s*[\r\n\u2028\u2029]+\s*/g, ' ');
+  const one = withoutControls(text).trim().replace(/\s*[\r\n\u2028\u2029]+\s*/g, ' ');
   return format === 'vtt' ? one.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;') : one;
 }
 
@@ -125,7 +134,7 @@ export function cueText(text: string, format: SubtitleFormat): string {
  */
 export function speakerPrefix(speaker: string | undefined, format: SubtitleFormat): string {
   if (speaker === undefined) return '';
-  const one = speaker.replace(/[\r\n\u2028\u2029]+/g, ' ');
+  const one = withoutControls(speaker).replace(/[\r\n\u2028\u2029]+/g, ' ');
   return format === 'vtt' ? `<v ${one.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;')}>` : `${one}: `;
 }
 

@@ -151,6 +151,11 @@ function charAt(text: string, at: number): string {
   return cp === undefined ? '' : String.fromCodePoint(cp);
 }
 
+/** Most times longer the lexicon may make a text (plus {@link MAX_GROWTH_SLACK}); past it, exit 2 (docs/cli.md §11.3). */
+export const MAX_GROWTH = 4;
+/** UTF-16 code units a text may grow by whatever its length (a short text with a long reading). */
+export const MAX_GROWTH_SLACK = 64 * 1024;
+
 /** The trie of one language's entries (keys folded to lower case per code unit when not case-sensitive). */
 function trieOf(entries: ReadonlyMap<string, string>, caseSensitive: boolean): Trie {
   const trie: Trie = { edges: new Map(), values: new Map() };
@@ -182,7 +187,9 @@ function foldUnit(code: number, caseSensitive: boolean): number {
  * is walked as far as the text follows it (at most {@link MAX_KEY_CHARS} steps) and the longest
  * key whose end is allowed there is replaced; the scan goes on after it. So the time is at most
  * the text's length × the longest key, whatever the number of entries.
- * @returns a {@link Rewrite}; the identity for languages without entries.
+ * @returns a {@link Rewrite}; the identity for languages without entries. It throws TtsError
+ *   `usage` (exit 2) when the text would grow past {@link MAX_GROWTH} times its length plus
+ *   {@link MAX_GROWTH_SLACK} code units.
  */
 export function compileLexicon(lexicon: Lexicon): Rewrite {
   const tries = new Map<Language, Trie | null>();
@@ -197,6 +204,10 @@ export function compileLexicon(lexicon: Lexicon): Rewrite {
     if (trie === null) return text;
     const { edges, values } = trie;
     const out: string[] = [];
+    // Bounded output (docs/cli.md §11.3): replacements longer than their keys cannot blow a text up
+    // beyond a few times its size (a 1-letter key with a 1000-character value made 800 kB 400 MB).
+    const limit = text.length * MAX_GROWTH + MAX_GROWTH_SLACK;
+    let length = text.length;
     let copied = 0;
     let i = 0;
     while (i < text.length) {
@@ -221,6 +232,8 @@ export function compileLexicon(lexicon: Lexicon): Rewrite {
         i++;
         continue;
       }
+      length += found.value.length - (found.end - i);
+      if (length > limit) throw new TtsError('usage', `the lexicon would make the text more than ${MAX_GROWTH} times as long (a short key with a long replacement, repeated)`, { hint: 'shorten the replacements, or check the lexicon with `tts lexicon check`' });
       // One pass: what is put in is never searched again.
       out.push(text.slice(copied, i), found.value);
       copied = i = found.end;

@@ -44,6 +44,8 @@ describe('subtitle files', () => {
     assert.equal(timestamp(0.0004, 'vtt'), '00:00:00.000');
     assert.equal(cueText('  A <b> & c\n\n  d.  ', 'vtt'), 'A &lt;b&gt; &amp; c d.');
     assert.equal(cueText('  A <b>\r\nc  ', 'srt'), 'A <b> c');
+    // Control characters from the text (an ESC sequence) never reach the file; tabs stay.
+    assert.equal(cueText('Red \u001b[31malert\u0007 now\u009b.\tok', 'srt'), 'Red [31malert now.\tok');
   });
 
   it('appears only on finish, keeps an old file on abort', async () => {

@@ -22,6 +22,13 @@ async function usageError(promise: Promise<unknown>): Promise<string> {
 }
 
 describe('lexicon matching', () => {
+  it('refuses to blow a text up: a 1-letter key with a 1000-character value on 800 kB of it is exit 2, a few replacements are fine', async () => {
+    const apply = await lexiconOf(`[en]\n"a" = "${'b'.repeat(1000)}"\n`);
+    assert.equal(apply('a a a', 'en'), Array(3).fill('b'.repeat(1000)).join(' '));
+    const message = await usageError((async () => apply('a '.repeat(400_000), 'en'))());
+    assert.match(message, /more than 4 times as long/);
+  });
+
   it('replaces whole words only, case-sensitive by default', async () => {
     const rewrite = await lexiconOf('[en]\n"SQL" = "sequel"\n');
     assert.equal(rewrite('SQL, MySQL, SQLite, sql and (SQL).', 'en'), 'sequel, MySQL, SQLite, sql and (sequel).');

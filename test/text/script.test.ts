@@ -77,4 +77,7 @@ describe('the speaker in subtitles', () => {
   it('is absent for a cue without a speaker', () => {
     assert.equal(formatCue('srt', 1, { start: 0, end: 1, text: 'Hi', span: { text: 'Hi' } }), '1\n00:00:00,000 --> 00:00:01,000\nHi\n\n');
   });
+  it('drops control characters from the name', () => {
+    assert.equal(formatCue('srt', 1, { start: 0, end: 1, text: 'Hi', span: { text: 'Hi', speaker: 'Al\u001b[2Jice' } }).split('\n')[2], 'Al[2Jice: Hi');
+  });
 });
