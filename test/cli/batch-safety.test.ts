@@ -12,18 +12,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { runMain, type MainResult } from '../helpers/in-process.js';
-import { deltaEvent, doneEvent, patternBytes, startEventStream, startServer, type TestServer } from '../helpers/servers.js';
+import { type TestServer, startPatternServer } from '../helpers/servers.js';
 
 describe('batch outputs never replace an input or each other', () => {
   let home: string;
   let server: TestServer;
   before(async () => {
     home = await mkdtemp(join(tmpdir(), 'tts-batch-safety-'));
-    server = await startServer((_req, res) => {
-      startEventStream(res);
-      res.write(deltaEvent(patternBytes(4800)));
-      res.end(doneEvent());
-    });
+    server = await startPatternServer(4800);
   });
   after(async () => {
     await server.close();

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { runTts, type CliResult } from '../helpers/cli.js';
 import { runTtsInProcess } from '../helpers/in-process.js';
-import { deltaEvent, doneEvent, patternBytes, startEventStream, startServer, type TestServer } from '../helpers/servers.js';
+import { type TestServer, startPatternServer } from '../helpers/servers.js';
 
 const KEY = 'sk-test-SENTINEL-config-9090';
 
@@ -26,11 +26,7 @@ describe('config file and profiles', () => {
     file = join(home, 'xdg', 'tts', 'config.toml');
     keyFile = join(home, 'key');
     await writeFile(keyFile, `${KEY}\n`, { mode: 0o600 });
-    server = await startServer((_req, res) => {
-      startEventStream(res);
-      res.write(deltaEvent(patternBytes(3200)));
-      res.end(doneEvent());
-    });
+    server = await startPatternServer(3200);
   });
   after(async () => {
     await server.close();
@@ -83,11 +79,7 @@ describe('config file and profiles', () => {
     assert.deepEqual(body(), { input: 'hi', voice: 'ja-woman-1', response_format: 'pcm16', language: 'ja' });
 
     // The environment beats the file: TTS_BASE_URL wins over base-url, TTS_API_KEY over api-key-file.
-    const other = await startServer((_req, res) => {
-      startEventStream(res);
-      res.write(deltaEvent(patternBytes(100)));
-      res.end(doneEvent());
-    });
+    const other = await startPatternServer(100);
     try {
       const r = await runTtsInProcess(['stream', '-o', '/dev/null', 'hi'], { env: env({ TTS_BASE_URL: other.url, TTS_API_KEY: 'sk-env-key' }) });
       assert.equal(r.code, 0, r.stderr);
@@ -166,11 +158,7 @@ describe('config defaults that do not fit a run', () => {
     home = await mkdtemp(join(tmpdir(), 'tts-config-fit-'));
     await mkdir(join(home, 'xdg', 'tts'), { recursive: true });
     await writeFile(join(home, '.asoundrc'), `pcm.!default { type file; slave.pcm "null"; file "${join(home, 'played.raw')}"; format "raw" }\n`);
-    server = await startServer((_req, res) => {
-      startEventStream(res);
-      res.write(deltaEvent(patternBytes(4800)));
-      res.end(doneEvent());
-    });
+    server = await startPatternServer(4800);
   });
   after(async () => {
     await server.close();

@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { runMain, runMainWith, type MainResult } from '../helpers/in-process.js';
-import { deltaEvent, doneEvent, patternBytes, startEventStream, startServer, type TestServer } from '../helpers/servers.js';
+import { type TestServer, startPatternServer } from '../helpers/servers.js';
 
 describe('the lexicon on the command line', () => {
   let home: string;
@@ -23,11 +23,7 @@ describe('the lexicon on the command line', () => {
     await writeFile(join(home, 'xdg', 'tts', 'lexicon.toml'), '[en]\n"SQL" = "sequel"\n[ja]\n"東雲" = "しののめ"\n');
     await writeFile(join(home, 'xdg', 'tts', 'other.toml'), '[en]\n"SQL" = "ess queue ell"\n');
     await writeFile(join(home, 'xdg', 'tts', 'config.toml'), '[profile.spell]\nlexicon = "other.toml"\n');
-    server = await startServer((_req, res) => {
-      startEventStream(res);
-      res.write(deltaEvent(patternBytes(4800)));
-      res.end(doneEvent());
-    });
+    server = await startPatternServer(4800);
   });
   after(async () => {
     await server.close();

@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import Pitchfinder from 'pitchfinder';
-import { deltaEvent, doneEvent, patternBytes, startEventStream, startServer, type TestServer } from '../helpers/servers.js';
+import { type TestServer, startPatternServer } from '../helpers/servers.js';
 import { runMainWith, type MainResult } from '../helpers/in-process.js';
 
 const RATE = 24000;
@@ -98,11 +98,7 @@ describe('dialogue scripts', () => {
   describe('voices and refusals (a fake service records the requests)', () => {
     let server: TestServer;
     before(async () => {
-      server = await startServer((_req, res) => {
-        startEventStream(res);
-        res.write(deltaEvent(patternBytes(4800)));
-        res.end(doneEvent());
-      });
+      server = await startPatternServer(4800);
     });
     after(async () => server.close());
     const served = (argv: string[], input?: string): Promise<MainResult> =>

@@ -84,3 +84,15 @@ export async function withServer(handler: Parameters<typeof startServer>[0], fn:
     await server.close();
   }
 }
+
+/**
+ * A service that answers every request with one `delta` of `bytes` bytes of a known pattern
+ * (patternBytes) and `done`: for tests of what the client sends and writes, not of the audio.
+ */
+export function startPatternServer(bytes: number): Promise<TestServer> {
+  return startServer((_req, res) => {
+    startEventStream(res);
+    res.write(deltaEvent(patternBytes(bytes)));
+    res.end(doneEvent());
+  });
+}
