@@ -243,8 +243,10 @@ export async function deliverSpeech(options: SpeakOptions): Promise<void> {
     });
     const onPieceDone = options.onPieceDone;
     // With word timings, each answer's words wait in a queue for its piece's end (word-source.ts).
-    // A remote service sends no word timings: the aligner times its pieces (src/align; docs/cli.md §12.1).
-    if (wordsQueue !== undefined && options.aligner === undefined && !options.target.embedded) {
+    // A remote service sends no word timings: the aligner times its pieces when word timings were
+    // asked for (src/align; docs/cli.md §12.1). The player alone does not start it: without the
+    // service's timings it highlights the sentence (§12.2).
+    if (options.words !== undefined && options.aligner === undefined && !options.target.embedded) {
       ownAligner = (await import('../align/piece-aligner.js')).createPieceAligner({ warn: options.log.warn });
     }
     const aligner = options.aligner ?? ownAligner?.hook;

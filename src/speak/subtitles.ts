@@ -68,7 +68,7 @@ export async function openSubtitles(path: string, options: { words?: boolean } =
           await file.write(formatKaraokeCue(cue));
         } else {
           let text = '';
-          for (const word of cue.words) text += formatCue('srt', ++count, { start: word.start, end: word.end, text: word.text });
+          for (const word of cue.words) text += formatCue('srt', ++count, { start: word.start, end: word.end, text: word.text, span: cue.span });
           await file.write(text);
         }
         return;
@@ -91,7 +91,8 @@ export function formatCue(format: SubtitleFormat, index: number, cue: Cue): stri
 
 /**
  * A WebVTT cue of a piece with a timestamp tag before each word after the first (W3C WebVTT
- * §4.2.2), from the piece's text as written (whitespace as in {@link cueText}, `&` `<` `>` escaped).
+ * §4.2.2), from the piece's text as written (whitespace as in {@link cueText}, `&` `<` `>` escaped),
+ * after the speaker's voice span as in {@link formatCue}.
  */
 export function formatKaraokeCue(cue: Cue): string {
   const words = cue.words ?? [];
@@ -105,7 +106,7 @@ export function formatKaraokeCue(cue: Cue): string {
   });
   body += clean(cue.text.slice(cursor));
   // Whitespace around the piece goes, as in cueText (a tag is never at either end: it precedes a word).
-  body = body.replace(/^\s+/, '').replace(/\s+$/, '');
+  body = speakerPrefix(cue.span?.speaker, 'vtt') + body.replace(/^\s+/, '').replace(/\s+$/, '');
   return `${timestamp(cue.start, 'vtt')} --> ${timestamp(Math.max(cue.end, cue.start), 'vtt')}\n${body}\n\n`;
 }
 

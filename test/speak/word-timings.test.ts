@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { AudioStage } from '../../src/speak/audio-stage.js';
-import { formatKaraokeCue } from '../../src/speak/subtitles.js';
+import { formatKaraokeCue, openSubtitles } from '../../src/speak/subtitles.js';
 import { TextOffsets, wordLine } from '../../src/speak/word-outputs.js';
 import { runTtsInProcess } from '../helpers/in-process.js';
 import { interpretEvent } from '../../src/client/sse-events.js';
@@ -133,6 +133,23 @@ describe('the pieces of the outputs', () => {
     assert.deepEqual(bad, { kind: 'done', engine: undefined, words: undefined });
   });
 
+  it('SubRip cues per word keep the speaker of a dialogue script (docs/cli.md §11.2)', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'tts-words-srt-'));
+    try {
+      const path = join(dir, 'turns.srt');
+      const subtitles = await openSubtitles(path, { words: true });
+      const words = [
+        { text: 'Hi', start: 0.1, end: 0.4, charStart: 0, charEnd: 2 },
+        { text: 'Bo.', start: 0.5, end: 0.9, charStart: 3, charEnd: 6 },
+      ];
+      await subtitles.add({ start: 0, end: 1, text: 'Hi Bo.', words, span: { text: 'Hi Bo.', speaker: 'Al' } });
+      await subtitles.finish();
+      assert.equal(await readFile(path, 'utf8'), '1\n00:00:00,100 --> 00:00:00,400\nAl: Hi\n\n2\n00:00:00,500 --> 00:00:00,900\nAl: Bo.\n\n');
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
   it('karaoke cue text, JSON lines and text offsets', () => {
     const cue = {
       start: 1,
@@ -146,6 +163,10 @@ describe('the pieces of the outputs', () => {
       ],
     };
     assert.equal(formatKaraokeCue(cue), '00:00:01.000 --> 00:00:02.000\nA <00:00:01.250>&lt;b&gt; &amp; <00:00:01.600>c <00:00:01.800>d\n\n');
+    // A dialogue script's cue keeps its speaker with --words (docs/cli.md §11.2): the voice span
+    // before the karaoke body, `Name: ` before each SubRip word cue.
+    const turn = { ...cue, span: { text: cue.text, speaker: 'Al & <Bo>' } };
+    assert.equal(formatKaraokeCue(turn), '00:00:01.000 --> 00:00:02.000\n<v Al &amp; &lt;Bo&gt;>A <00:00:01.250>&lt;b&gt; &amp; <00:00:01.600>c <00:00:01.800>d\n\n');
     assert.equal(wordLine({ text: 'é"', start: 0.12345, end: 1, charStart: 1, charEnd: 3 }, 4, (at) => at + 10), '{"word":"é\\"","start":0.123,"end":1,"piece":4,"char_start":11,"char_end":13}\n');
   });
 
