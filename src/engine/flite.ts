@@ -41,6 +41,8 @@ let compiled: Promise<FliteModule> | undefined;
 let wasmPath: string | undefined;
 /** Where this thread's module came from: the pool ({@link useCompiledFlite}) or its own compile. */
 let source: 'shared' | 'own' | undefined;
+/** The pool's module, asked for on first use ({@link useCompiledFlite}); undefined: compile here. */
+let sharedProvider: (() => Promise<FliteModule>) | undefined;
 
 /**
  * Flite's compiled WebAssembly module, and where its `.rodata` sits in linear memory (byte ranges;
@@ -65,21 +67,14 @@ export function setFliteWasmPath(file: string): void {
 
 /**
  * Uses a module compiled elsewhere (by the pool, for all its workers: engine.ts, issue 20) instead
- * of compiling one in this thread. Ignored after {@link setFliteWasmPath} (a test's own file wins)
- * or once a module is loading. If `module` rejects, the next {@link loadFlite} compiles here.
+ * of compiling one in this thread: {@link loadFlite} asks `provider` for it the first time Flite is
+ * needed, so a worker that never speaks English never asks. Ignored after {@link setFliteWasmPath}
+ * (a test's own file wins) or once a module is loading. If the provider's module rejects, the
+ * next {@link loadFlite} compiles here.
  */
-export function useCompiledFlite(module: Promise<FliteModule>): void {
+export function useCompiledFlite(provider: () => Promise<FliteModule>): void {
   if (wasmPath !== undefined || compiled !== undefined) return;
-  compiled = module.then(
-    (m) => {
-      source = 'shared';
-      return m;
-    },
-    (err: unknown) => {
-      compiled = undefined;
-      throw err;
-    },
-  );
+  sharedProvider = provider;
 }
 
 /** Where this thread's Flite module came from, once one has loaded (see {@link useCompiledFlite}). */
@@ -125,6 +120,21 @@ async function compileFlite(file: string): Promise<FliteModule> {
  * @throws Error when the package or its file is missing or does not compile.
  */
 export function loadFlite(): Promise<FliteModule> {
+  const provider = wasmPath === undefined ? sharedProvider : undefined;
+  if (compiled === undefined && provider !== undefined) {
+    compiled = provider().then(
+      (m) => {
+        source = 'shared';
+        return m;
+      },
+      (err: unknown) => {
+        // The pool could not give one: compile here from the next call on.
+        sharedProvider = undefined;
+        compiled = undefined;
+        throw err;
+      },
+    );
+  }
   compiled ??= (async () => {
     const files = wasmPath === undefined ? defaultWasmFiles() : [wasmPath];
     for (const file of files.slice(0, -1)) {

@@ -357,7 +357,7 @@ function serve(port: MessagePort, data: EngineWorkerData): void {
       post(port, { type: `${kind}-request`, id: 0 });
     });
   if (data.shareDictionary === true) useSharedDictionary(() => askPool<SharedDictionary>('dictionary', (m) => (m.type === 'dictionary' ? m.dictionary : undefined)));
-  if (data.shareFlite === true) useCompiledFlite(askPool<FliteModule>('flite', (m) => (m.type === 'flite' ? m.flite : undefined)));
+  if (data.shareFlite === true) useCompiledFlite(() => askPool<FliteModule>('flite', (m) => (m.type === 'flite' ? m.flite : undefined)));
   // A worker is spawned for a job that is about to arrive: start what it will need now, while the
   // job message is in flight (Flite compiles mostly off this thread). Without a hint that is
   // Flite and resamplers for the service's usual rate (SSE streams 24000 Hz) from both

@@ -287,3 +287,14 @@ test('an engine that is never closed does not keep Node running, but a pending j
   const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script], { timeout: 20_000 });
   assert.match(stdout, /^bytes [1-9]\d+$/m);
 });
+
+test('workers prestarted for kana never ask the pool for Flite (it is compiled when English needs it)', async () => {
+  const pair = createEngine({ workers: 2 });
+  try {
+    pair.prestart({ text: 'こんにちは。', japanese: true });
+    await collect(pair, job({ text: 'こんにちは。', voice: 'ja-man-1', language: 'ja' }));
+    assert.equal(pair.stats().lastReport?.fliteSource, undefined);
+  } finally {
+    await pair.close();
+  }
+});
