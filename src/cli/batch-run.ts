@@ -109,7 +109,8 @@ export async function runBatch(file: string, flags: BatchFlags, command: Command
       atEnd(() => target.close());
       // A service that sends no word timings: one aligner for every job that asks for them (src/align;
       // its thread and engine start on first use).
-      const aligner = target.embedded ? undefined : (await import('../align/piece-aligner.js')).createPieceAligner({ warn: (l) => reporter.warn(l) });
+      const wantWords = jobs.some((j) => j.invalid === undefined && (j.flags.words === true || j.flags.wordTimings !== undefined));
+      const aligner = target.embedded || !wantWords ? undefined : (await import('../align/piece-aligner.js')).createPieceAligner({ warn: (l) => reporter.warn(l) });
       if (aligner !== undefined) atEnd(() => aligner.close());
       reporter.setSecret(target.apiKey);
       if (target.embedded) reporter.notice('no service configured (TTS_BASE_URL): using the built-in offline engine');

@@ -39,8 +39,14 @@ export async function ssmlSpansOf(
 ): Promise<SpeechSpan[] | undefined> {
   const named = ssmlByName(words, flags);
   if (source.whole === undefined || source.text === undefined) return undefined;
-  const { looksLikeSsml, ssmlSpans } = await import('../text/ssml.js');
+  // The parser (saxes, say-as) loads only for SSML: a plain-text run pays one regular expression.
   if (!named && (flags.inputFormat !== undefined || !looksLikeSsml(source.text))) return undefined;
+  const { ssmlSpans } = await import('../text/ssml.js');
   const where = words.length > 0 ? 'the words' : flags.file === undefined || flags.file === '-' ? 'standard input' : flags.file;
   return ssmlSpans(source.whole, { language, lenient: flags.ssmlLenient === true, source: where, rewrite });
+}
+
+/** True when a text is SSML by its start: `<speak`, after an optional BOM, XML declaration and white space. */
+export function looksLikeSsml(text: string): boolean {
+  return /^\uFEFF?\s*(<\?xml[^>]*\?>\s*)?<speak[\s>/]/u.test(text);
 }

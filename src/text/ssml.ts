@@ -58,10 +58,6 @@ export interface SsmlOptions {
   rewrite?: ((text: string, language: Language) => string) | undefined;
 }
 
-/** True when a text is SSML by its start: `<speak`, after an optional BOM, XML declaration and white space. */
-export function looksLikeSsml(text: string): boolean {
-  return /^\uFEFF?\s*(<\?xml[^>]*\?>\s*)?<speak[\s>/]/u.test(text);
-}
 
 /** What an open element changes for the text inside it. */
 interface Frame {

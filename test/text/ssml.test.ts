@@ -7,7 +7,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { TtsError } from '../../src/errors.js';
-import { looksLikeSsml, ssmlSpans, type SsmlOptions } from '../../src/text/ssml.js';
+import { ssmlSpans, type SsmlOptions } from '../../src/text/ssml.js';
+import { looksLikeSsml } from '../../src/cli/ssml-input.js';
 import type { SpeechSpan } from '../../src/text/spans.js';
 
 const read = (doc: string, extra: Partial<SsmlOptions> = {}): Promise<SpeechSpan[]> => ssmlSpans([doc], { language: 'en', lenient: false, source: 'doc.ssml', ...extra });
