@@ -19,7 +19,8 @@
  *   a time written 14:30 → ジューヨジ サンジュップン.
  */
 
-const DIGIT = ['ゼロ', 'イチ', 'ニ', 'サン', 'ヨン', 'ゴ', 'ロク', 'ナナ', 'ハチ', 'キュー'];
+/** Japanese digit readings, the counting ones (4 ヨン, 7 ナナ, 9 キュー); also say-as digits (text/say-as.ts). */
+export const DIGIT = ['ゼロ', 'イチ', 'ニ', 'サン', 'ヨン', 'ゴ', 'ロク', 'ナナ', 'ハチ', 'キュー'];
 
 /** Parts of a number's reading; counters change the last one (e.g. イチ → イッ). */
 type Parts = string[];

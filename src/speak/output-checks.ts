@@ -36,11 +36,6 @@ export async function assertOutputIsNotInput(output: string, input: string | und
 }
 
 /**
- * Refuses a `--subtitles` path that is not `.srt`/`.vtt`, that is the audio output, or that is
- * the file the text is read from (docs/cli.md §1).
- * @throws TtsError `usage` (exit 2).
- */
-/**
  * Refuses `--words` without `--subtitles`, and a `--word-timings` path that is the audio output,
  * the subtitles or the file the text is read from (docs/cli.md §12.1).
  * @throws TtsError `usage` (exit 2).

@@ -17,7 +17,7 @@ import { sentenceBreakBetween } from '../text/sentences.js';
 import { carriesTiming, type SpanPiece } from '../text/span-pieces.js';
 import type { SpeechSpan } from '../text/spans.js';
 
-export { isPieceEnd, isPieceStart, type PieceEnd, type PieceStart, type PieceVoice, type PipelineItem } from './piece-end.js';
+export { isPieceEnd, isPieceStart, type PieceEnd, type PieceStart, type PipelineItem } from './piece-end.js';
 
 /** Counters a run reports in its `--json` summary. */
 export interface RequestStats {

@@ -6,6 +6,7 @@
  * written as words come to a temporary file renamed into place only when the run completed, like
  * the subtitles (src/audio/file-sink.ts).
  */
+import { codePointLength } from '../text/split.js';
 import { openTextFile } from './text-file.js';
 import type { Cue } from './audio-stage.js';
 
@@ -53,14 +54,7 @@ export class TextOffsets {
 
 /** Code points in `text.slice(0, end)`. */
 function codePoints(text: string, end: number): number {
-  let n = 0;
-  for (let i = 0; i < end; i++) {
-    const c = text.charCodeAt(i);
-    // A high surrogate followed by a low one is one code point.
-    if (c >= 0xd800 && c <= 0xdbff && i + 1 < end && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00) i++;
-    n++;
-  }
-  return n;
+  return codePointLength(text.slice(0, end));
 }
 
 /** A `--word-timings` file being written. */

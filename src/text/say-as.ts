@@ -5,7 +5,7 @@
  * written out in words (number-words.ts); Japanese in katakana readings (engine/japanese-numbers.ts
  * gives the counters' sound changes: 3月1日 → サンガツツイタチ).
  */
-import { readNumbers } from '../engine/japanese-numbers.js';
+import { DIGIT, readNumbers } from '../engine/japanese-numbers.js';
 import type { Language } from '../protocol/types.js';
 import { cardinalWords, DIGIT_WORDS, MAX_CARDINAL, ordinalWords, yearWords } from './number-words.js';
 import { segmentsOf } from './split.js';
@@ -20,8 +20,6 @@ const DATE_FORMATS = ['mdy', 'dmy', 'ymd', 'md', 'dm', 'ym', 'my', 'y', 'm', 'd'
 
 const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
 
-/** Japanese digit readings (the counting ones: 4 ヨン, 7 ナナ, 9 キュー). */
-const JA_DIGITS = ['ゼロ', 'イチ', 'ニ', 'サン', 'ヨン', 'ゴ', 'ロク', 'ナナ', 'ハチ', 'キュー'];
 /** Digits of a Japanese telephone number: 2 and 5 lengthened (ニー, ゴー), as they are read there. */
 const JA_PHONE_DIGITS = ['ゼロ', 'イチ', 'ニー', 'サン', 'ヨン', 'ゴー', 'ロク', 'ナナ', 'ハチ', 'キュー'];
 /** Latin letter names in katakana, A–Z. */
@@ -74,7 +72,7 @@ export function renderSayAs(kind: SayAsKind, format: string | undefined, text: s
 function characters(content: string, language: Language): string {
   const out: string[] = [];
   for (const g of segmentsOf(content, 'grapheme')) {
-    if (/^[0-9]$/u.test(g)) out.push(language === 'ja' ? JA_DIGITS[Number(g)]! : DIGIT_WORDS[Number(g)]!);
+    if (/^[0-9]$/u.test(g)) out.push(language === 'ja' ? DIGIT[Number(g)]! : DIGIT_WORDS[Number(g)]!);
     else if (/^[A-Za-z]$/u.test(g)) out.push(language === 'ja' ? JA_LETTERS[g.toUpperCase().charCodeAt(0) - 65]! : g.toUpperCase());
     else if (/^[\p{L}\p{N}]/u.test(g)) out.push(g);
   }
@@ -84,7 +82,7 @@ function characters(content: string, language: Language): string {
 
 function digits(content: string, language: Language): string {
   if (!/^[0-9 ]+$/u.test(content)) throw new SayAsError(`say-as digits: ${shown(content)} is not digits`);
-  const names = [...content.replace(/ /gu, '')].map((d) => (language === 'ja' ? JA_DIGITS : DIGIT_WORDS)[Number(d)]!);
+  const names = [...content.replace(/ /gu, '')].map((d) => (language === 'ja' ? DIGIT : DIGIT_WORDS)[Number(d)]!);
   return names.join(language === 'ja' ? '' : ' ');
 }
 
