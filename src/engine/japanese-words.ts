@@ -16,7 +16,7 @@
  * frames, else to the quietest 5 ms frame within {@link SNAP_FRAMES} frames).
  */
 import type { JapaneseTokenizer } from './kuromoji-dictionary.js';
-import { fixKanaForEspeak, kanjiToKana, LATIN_RUN } from './japanese.js';
+import { fixKanaForEspeak, kanjiToKana, LATIN_RUN, tokenReading } from './japanese.js';
 import { ENVELOPE_FRAME, SILENCE_PEAK, type EnergyEnvelope, type PieceWord, type TextToken } from './word-timings.js';
 
 /** A stretch of (NFKC) text read in one language: a Latin run (`en`) or what lies between (`ja`). */
@@ -76,7 +76,6 @@ export interface JapaneseToken extends TextToken {
 
 /** Han characters (no reading of their own to give eSpeak). */
 const HAN = /\p{Script=Han}/gu;
-const HAN_TEST = /\p{Script=Han}/u;
 
 /**
  * The words of `text` (NFKC) between `start` and `end`, as the module comment says: kuromoji
@@ -99,9 +98,9 @@ export function japaneseTokens(text: string, start: number, end: number, tokeniz
       joinable = false;
       continue;
     }
-    // As japanese.ts kanjiToKana reads it: the pronunciation, else the reading, else (an unknown
-    // word) each kanji looked up alone.
-    const spoken = [token.pronunciation, token.reading].find((r) => r !== undefined && r !== '' && r !== '*' && !HAN_TEST.test(r)) ?? kanjiToKana(surface, tokenizer);
+    // As japanese.ts kanjiToKana reads it: our reading or IPADIC's (tokenReading), else (an
+    // unknown word) each kanji looked up alone.
+    const spoken = tokenReading(token) ?? kanjiToKana(surface, tokenizer);
     const reading = fixKanaForEspeak(spoken).replace(HAN, '');
     const last = out[out.length - 1];
     if (joinable && last !== undefined && token.pos === '助動詞' && last.end === start + found) {

@@ -138,7 +138,7 @@ export function kanjiToKana(text: string, tokenizer: JapaneseTokenizer): string 
   let lastKanjiReading = '';
   for (const token of tokenizer.tokenize(text)) {
     const surface = token.surface_form;
-    const spoken = TOKEN_READINGS[surface] ?? usableReading(token.pronunciation) ?? usableReading(token.reading);
+    const spoken = tokenReading(token);
     if (!containsKanji(surface)) {
       // Kana words take their pronunciation; anything else (digits, Latin, symbols) stays.
       out += spoken !== undefined && /^[\p{Script=Hiragana}\p{Script=Katakana}ー]+$/u.test(surface) ? spoken : surface;
@@ -164,6 +164,16 @@ export function kanjiToKana(text: string, tokenizer: JapaneseTokenizer): string 
     }
   }
   return out;
+}
+
+/**
+ * How a kuromoji token is read aloud (kana for eSpeak NG): our own reading of the surface when we
+ * have one (japanese-readings.ts TOKEN_READINGS), else IPADIC's pronunciation, else its reading;
+ * undefined when none is usable (an unknown word: see {@link kanjiToKana}). The spoken text and
+ * the words' readings (japanese-words.ts) both take it, so a word is timed as it is said.
+ */
+export function tokenReading(token: { surface_form: string; pronunciation?: string | undefined; reading?: string | undefined }): string | undefined {
+  return TOKEN_READINGS[token.surface_form] ?? usableReading(token.pronunciation) ?? usableReading(token.reading);
 }
 
 /** A kuromoji reading usable for eSpeak: defined, not IPADIC's '*' placeholder, without Han. */
