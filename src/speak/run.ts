@@ -204,7 +204,7 @@ export async function deliverSpeech(options: SpeakOptions): Promise<void> {
     if (options.words !== undefined) {
       const { openWordTimings, TextOffsets } = await import('./word-outputs.js');
       if (options.words.file !== undefined) wordFile = await openWordTimings(options.words.file);
-      offsets = new TextOffsets();
+      if (wordFile !== undefined) offsets = new TextOffsets();
       stats.words = 0;
     }
     const settings: StageSettings = {
@@ -302,9 +302,9 @@ export async function deliverSpeech(options: SpeakOptions): Promise<void> {
           await subtitles.add(cue);
           stats.cues = subtitles.count;
         }
-        if (cue !== undefined && offsets !== undefined) {
-          const offset = offsets.locate(item.pieceEnd);
-          await wordFile?.add(cue, pieceNumber, offset);
+        if (cue !== undefined && options.words !== undefined) {
+          // Where the piece is in the text as read: for the --word-timings file's char offsets only.
+          if (wordFile !== undefined) await wordFile.add(cue, pieceNumber, offsets?.locate(item.pieceEnd));
           stats.words = (stats.words ?? 0) + (cue.words?.length ?? 0);
           pieceNumber++;
         }
