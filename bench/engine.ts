@@ -16,6 +16,7 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createEngine } from '../src/engine/index.js';
+import { speechSegments } from '../src/engine/japanese.js';
 import { espeakVoiceName } from '../src/engine/voices.js';
 import { cleanEnv } from '../test/helpers/cli.js';
 import type { BenchOptions, Figure } from './figures.js';
@@ -41,6 +42,11 @@ const JA_PARAGRAPH =
 
 /** Target: Flite's real-time factor at most this many times native `flite`'s (same voice). */
 export const ENGINE_FLITE_RTF_RATIO_MAX = 1.1;
+/**
+ * Target (issue 20): eSpeak NG's Japanese real-time factor at most this many times native
+ * `espeak-ng`'s, both reading the same kana (what our readings hand eSpeak for JA_PARAGRAPH).
+ */
+export const ENGINE_ESPEAK_JA_RTF_RATIO_MAX = 2;
 
 /** About 1,000 words of English (the paragraph, 71 words, 14 times). */
 const EN_THOUSAND_WORDS = Array.from({ length: 14 }, () => EN_PARAGRAPH).join(' ');
@@ -133,6 +139,29 @@ export async function benchEngine(options: BenchOptions): Promise<Figure[]> {
       });
     }
     options.log(`engine: real-time factors, ${rtfRuns} run(s) per paragraph`);
+    // eSpeak NG against native eSpeak NG on the same input (issue 20): the kana our readings make
+    // of the Japanese paragraph, so neither side reads kanji and both do the same work.
+    if (espeak !== undefined) {
+      const kana = (await speechSegments(JA_PARAGRAPH, 'ja')).map((s) => s.text).join('');
+      const job = { voice: 'ja-man-1', language: 'ja' as const, format: 'pcm16' as const, sampleRate: 24000, channels: 1, text: kana };
+      await synthesizeTimed(engine, job);
+      const ours: number[] = [];
+      const native: number[] = [];
+      for (let r = 0; r < rtfRuns; r++) {
+        const t = await synthesizeTimed(engine, job);
+        ours.push(t.seconds / (t.bytes / OUR_BYTES_PER_SECOND));
+        native.push(await nativeRtf(espeak, espeakVoiceName('ja-man-1', 'ja'), kana));
+      }
+      figures.push({
+        bench: 'engine',
+        name: 'engine: RTF, Japanese paragraph as kana (warm; eSpeak NG ja)',
+        value: median(ours),
+        unit: 'x',
+        baseline: { name: 'native espeak-ng, the same kana', value: median(native) },
+        targets: [{ kind: 'ratio-max', limit: ENGINE_ESPEAK_JA_RTF_RATIO_MAX }],
+        note: `median of ${rtfRuns}; synthesis s / audio s (ours at 24 kHz, resampled from eSpeak's 22050 Hz); native: process wall / audio s`,
+      });
+    }
     // Flite against native Flite: the same engine and voice (rms), ~1,000 words (issue 20).
     const flite = which('flite');
     if (flite !== undefined) {
