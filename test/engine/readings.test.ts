@@ -13,7 +13,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { integerParts, readNumbers } from '../../src/engine/japanese-numbers.js';
-import { loadReadingCases, moraErrors, morae, normalizeReading, readingErrorRate } from '../helpers/mora.js';
+import { caseErrors, loadReadingCases, moraErrors, morae, normalizeReading, readingErrorRate } from '../helpers/mora.js';
 
 const MAX_RATE = 0.01;
 
@@ -37,6 +37,17 @@ test('the mora metric: spellings of one pronunciation are equal; a wrong mora co
   assert.deepEqual(morae('キャッシュー'), ['キャ', 'ッ', 'シュ', 'ー']);
   assert.deepEqual(moraErrors('アメガフリソー', 'アメガオリソー'), { errors: 1, morae: 7 });
   assert.deepEqual(moraErrors('サンボン', '3ホン'), { errors: 3, morae: 4 });
+  // One sound, two spellings: ヅ/ズ, ヂ/ジ, and long vowels written with a vowel letter.
+  assert.equal(normalizeReading('ミカヅキ'), normalizeReading('ミカズキ'));
+  assert.equal(normalizeReading('ハナヂ'), normalizeReading('ハナジ'));
+  assert.equal(normalizeReading('カワイイ'), 'カワイー');
+  assert.equal(normalizeReading('ネエサン'), 'ネーサン');
+  assert.equal(normalizeReading('オカアサン'), 'オカーサン');
+  // An accepted alternative reading counts as right; otherwise the nearer reading is scored.
+  const sevenPeople = { class: 'people', text: '七人', reading: 'ナナニン', alternatives: ['シチニン'] };
+  assert.deepEqual(caseErrors(sevenPeople, 'シチニン'), { errors: 0, morae: 4 });
+  assert.deepEqual(caseErrors(sevenPeople, 'ナナニン'), { errors: 0, morae: 4 });
+  assert.deepEqual(caseErrors(sevenPeople, 'シチジン'), { errors: 1, morae: 4 });
 });
 
 test('numbers: groups, sound changes and counters', () => {
