@@ -4,8 +4,9 @@
  *
  * - Text with kanji (kuromoji loaded for its readings anyway): the words are kuromoji's IPADIC
  *   tokens of the text as written, an auxiliary verb (助動詞: ます, た, です…) joined to the token
- *   before it (書き|ます → 書きます), symbols and spaces left out; a word's reading is its
- *   pronunciation (は → ワ), or for an unknown word its kanji read one by one (kanjiToKana).
+ *   before it (書き|ます → 書きます), symbols and spaces left out; a word's reading is the one
+ *   the spoken text takes (japanese.ts tokenReadings: decided in context, else its pronunciation,
+ *   は → ワ), or for an unknown word its kanji read one by one (kanjiToKana).
  * - Kana-only text (no dictionary load, ~55 ms and ~70 MiB, for it): the word-like segments of
  *   ICU's dictionary-based word boundaries (`Intl.Segmenter('ja')`, as the subtitles' line
  *   breaking uses); a word's reading is its own kana.
@@ -16,7 +17,7 @@
  * frames, else to the quietest 5 ms frame within {@link SNAP_FRAMES} frames).
  */
 import type { JapaneseTokenizer } from './kuromoji-dictionary.js';
-import { fixKanaForEspeak, kanjiToKana, LATIN_RUN, tokenReading } from './japanese.js';
+import { fixKanaForEspeak, kanjiToKana, LATIN_RUN, tokenReadings } from './japanese.js';
 import { ENVELOPE_FRAME, SILENCE_PEAK, type EnergyEnvelope, type PieceWord, type TextToken } from './word-timings.js';
 
 /** A stretch of (NFKC) text read in one language: a Latin run (`en`) or what lies between (`ja`). */
@@ -89,7 +90,9 @@ export function japaneseTokens(text: string, start: number, end: number, tokeniz
   const out: JapaneseToken[] = [];
   let at = 0;
   let joinable = false;
-  for (const token of tokenizer.tokenize(slice)) {
+  const tokens = tokenizer.tokenize(slice);
+  const readings = tokenReadings(tokens, tokenizer);
+  for (const [i, token] of tokens.entries()) {
     const surface = token.surface_form;
     const found = slice.indexOf(surface, at);
     if (found < 0) continue;
@@ -98,9 +101,9 @@ export function japaneseTokens(text: string, start: number, end: number, tokeniz
       joinable = false;
       continue;
     }
-    // As japanese.ts kanjiToKana reads it: our reading or IPADIC's (tokenReading), else (an
-    // unknown word) each kanji looked up alone.
-    const spoken = tokenReading(token) ?? kanjiToKana(surface, tokenizer);
+    // As japanese.ts kanjiToKana reads it: the context's reading or IPADIC's (tokenReadings), else
+    // (an unknown word) each kanji looked up alone.
+    const spoken = readings[i] ?? kanjiToKana(surface, tokenizer);
     const reading = fixKanaForEspeak(spoken).replace(HAN, '');
     const last = out[out.length - 1];
     if (joinable && last !== undefined && token.pos === '助動詞' && last.end === start + found) {

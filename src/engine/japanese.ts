@@ -22,9 +22,10 @@ import {
   type JapaneseTokenizer,
   type SharedDictionary,
 } from './kuromoji-dictionary.js';
+import type kuromoji from 'kuromoji';
 import type { Language } from '../protocol/types.js';
 import { readNumbers } from './japanese-numbers.js';
-import { fixReadings, TOKEN_READINGS } from './japanese-readings.js';
+import { contextReadings } from './japanese-readings.js';
 import { retriedOnce } from './retried-once.js';
 
 /** A piece of text and the language eSpeak NG reads it in. */
@@ -126,30 +127,33 @@ export function tokenizerLoadTime(): number | undefined {
 /**
  * Replaces every kanji of `text` by its katakana reading, using `tokenizer`.
  *
- * Per token: the `pronunciation` (as spoken: particle は → ワ, 東京 → トーキョー), else the
- * `reading`, else — for an unknown word with kanji — each Han character looked up alone
- * (々 repeats the previous kanji's reading); whatever still has no reading is dropped, so eSpeak
- * never says "Chinese letter". Kana tokens also take their pronunciation (は → ワ, へ → エ).
- * Tokens without a reading (digits, Latin words, punctuation, spaces) are kept as they are.
- * Tokens are joined without spaces: eSpeak pauses at spaces, which Japanese does not write.
+ * Per token: its reading from {@link tokenReadings} (a context rule's, else IPADIC's
+ * `pronunciation`: particle は → ワ, 東京 → トーキョー, else its `reading`), else — for an unknown
+ * word with kanji — each Han character looked up alone (々 repeats the previous kanji's reading);
+ * whatever still has no reading is dropped, so eSpeak never says "Chinese letter". Kana tokens
+ * also take their pronunciation (は → ワ, へ → エ). Tokens without a reading (digits, Latin
+ * words, punctuation, spaces) are kept as they are. Tokens are joined without spaces: eSpeak
+ * pauses at spaces, which Japanese does not write.
  */
 export function kanjiToKana(text: string, tokenizer: JapaneseTokenizer): string {
   let out = '';
   let lastKanjiReading = '';
-  for (const token of tokenizer.tokenize(text)) {
+  const tokens = tokenizer.tokenize(text);
+  const readings = tokenReadings(tokens, tokenizer);
+  tokens.forEach((token, i) => {
     const surface = token.surface_form;
-    const spoken = tokenReading(token);
+    const spoken = readings[i];
     if (!containsKanji(surface)) {
       // Kana words take their pronunciation; anything else (digits, Latin, symbols) stays.
       out += spoken !== undefined && /^[\p{Script=Hiragana}\p{Script=Katakana}ー]+$/u.test(surface) ? spoken : surface;
-      continue;
+      return;
     }
     if (spoken !== undefined) {
       out += spoken;
       // A lone 々 after a one-kanji word repeats it (人 々 → ヒトヒト); after a longer word the
       // reading of its last kanji is unknown, and repeating the whole word would be wrong.
       lastKanjiReading = [...surface].length === 1 ? spoken : '';
-      continue;
+      return;
     }
     for (const ch of surface) {
       if (!containsKanji(ch)) {
@@ -162,18 +166,20 @@ export function kanjiToKana(text: string, tokenizer: JapaneseTokenizer): string 
         lastKanjiReading = alone;
       }
     }
-  }
+  });
   return out;
 }
 
 /**
- * How a kuromoji token is read aloud (kana for eSpeak NG): our own reading of the surface when we
- * have one (japanese-readings.ts TOKEN_READINGS), else IPADIC's pronunciation, else its reading;
- * undefined when none is usable (an unknown word: see {@link kanjiToKana}). The spoken text and
+ * How each of a sentence's kuromoji `tokens` (from `tokenizer`, in order) is read aloud, as kana
+ * for eSpeak NG: the reading a context rule decides from its neighbours (japanese-readings.ts:
+ * 店が開いて アイテ, 食事の後 アト, 一日中 ジュー), else IPADIC's pronunciation, else its reading;
+ * undefined where none is usable (an unknown word: see {@link kanjiToKana}). The spoken text and
  * the words' readings (japanese-words.ts) both take it, so a word is timed as it is said.
  */
-export function tokenReading(token: { surface_form: string; pronunciation?: string | undefined; reading?: string | undefined }): string | undefined {
-  return TOKEN_READINGS[token.surface_form] ?? usableReading(token.pronunciation) ?? usableReading(token.reading);
+export function tokenReadings(tokens: readonly kuromoji.IpadicFeatures[], tokenizer: JapaneseTokenizer): (string | undefined)[] {
+  const context = contextReadings(tokens, (surface) => tokenizer.tokenize(surface));
+  return tokens.map((token, i) => context[i] ?? usableReading(token.pronunciation) ?? usableReading(token.reading));
 }
 
 /** A kuromoji reading usable for eSpeak: defined, not IPADIC's '*' placeholder, without Han. */
@@ -271,9 +277,9 @@ export function splitLatinRuns(text: string): SpeechSegment[] {
 /**
  * The segments eSpeak NG reads for a job's `text` in `language`, in order.
  * - `en`: the NFKC-normalized text as one English segment.
- * - `ja`: NFKC; known misreadings fixed (japanese-readings.ts) and numbers with their counters
- *   read out in katakana (japanese-numbers.ts); if the text still has kanji, kuromoji readings
- *   replace them (loading kuromoji on first use — never for text without kanji); Latin-letter runs
+ * - `ja`: NFKC; numbers with their counters read out in katakana (japanese-numbers.ts); if the
+ *   text still has kanji, kuromoji readings replace them, decided in context where IPADIC's are
+ *   wrong (japanese-readings.ts; loading kuromoji on first use — never for text without kanji); Latin-letter runs
  *   become English segments; the rest gets {@link fixKanaForEspeak}.
  * Returns [] when nothing is speakable (e.g. only punctuation).
  * @throws Error when kuromoji's dictionary cannot be loaded.
@@ -284,8 +290,8 @@ export async function speechSegments(text: string, language: Language): Promise<
   // Decided on the text as written: when the number rules below read out its only kanji (3月14日
   // は…), kuromoji is still needed for the particles (は → ワ).
   const hadKanji = containsKanji(normalized);
-  // Known misreadings, ranges (3〜5 → 3から5) and numbers with their counters, before kuromoji.
-  normalized = readNumbers(fixReadings(normalized).replace(/(\d)\s*[~〜]\s*(?=\d)/g, '$1カラ'));
+  // Ranges (3〜5 → 3から5) and numbers with their counters, before kuromoji.
+  normalized = readNumbers(normalized.replace(/(\d)\s*[~〜]\s*(?=\d)/g, '$1カラ'));
   const kana = hadKanji ? kanjiToKana(normalized, await loadTokenizer()) : normalized;
   return splitLatinRuns(kana)
     .map((s): SpeechSegment => (s.language === 'ja' ? { language: 'ja', text: fixKanaForEspeak(s.text).replace(HAN_GLOBAL, '') } : s))
