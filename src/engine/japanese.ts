@@ -23,7 +23,7 @@ import {
   type SharedDictionary,
 } from './kuromoji-dictionary.js';
 import type { Language } from '../protocol/types.js';
-import { readNumbers } from './japanese-numbers.js';
+import { readKanjiNumerals, readNumbers } from './japanese-numbers.js';
 import { fixReadings, TOKEN_READINGS } from './japanese-readings.js';
 import { retriedOnce } from './retried-once.js';
 
@@ -271,8 +271,9 @@ export function splitLatinRuns(text: string): SpeechSegment[] {
 /**
  * The segments eSpeak NG reads for a job's `text` in `language`, in order.
  * - `en`: the NFKC-normalized text as one English segment.
- * - `ja`: NFKC; known misreadings fixed (japanese-readings.ts) and numbers with their counters
- *   read out in katakana (japanese-numbers.ts); if the text still has kanji, kuromoji readings
+ * - `ja`: NFKC; known misreadings fixed (japanese-readings.ts) and numbers with their counters,
+ *   in kanji numerals or digits, read out in katakana (japanese-numbers.ts: kanji numerals found by
+ *   kuromoji's analysis, so text with kanji loads it); if the text had kanji, kuromoji readings
  *   replace them (loading kuromoji on first use — never for text without kanji); Latin-letter runs
  *   become English segments; the rest gets {@link fixKanaForEspeak}.
  * Returns [] when nothing is speakable (e.g. only punctuation).
@@ -284,9 +285,13 @@ export async function speechSegments(text: string, language: Language): Promise<
   // Decided on the text as written: when the number rules below read out its only kanji (3月14日
   // は…), kuromoji is still needed for the particles (は → ワ).
   const hadKanji = containsKanji(normalized);
-  // Known misreadings, ranges (3〜5 → 3から5) and numbers with their counters, before kuromoji.
-  normalized = readNumbers(fixReadings(normalized).replace(/(\d)\s*[~〜]\s*(?=\d)/g, '$1カラ'));
-  const kana = hadKanji ? kanjiToKana(normalized, await loadTokenizer()) : normalized;
+  // Known misreadings, ranges (3〜5 → 3から5) and numbers with their counters — in kanji
+  // numerals as kuromoji's analysis finds them, then in digits — before kuromoji reads the rest.
+  normalized = fixReadings(normalized).replace(/(\d)\s*[~〜]\s*(?=\d)/g, '$1カラ');
+  const tokenizer = hadKanji ? await loadTokenizer() : undefined;
+  if (tokenizer !== undefined) normalized = readKanjiNumerals(normalized, tokenizer);
+  normalized = readNumbers(normalized);
+  const kana = tokenizer !== undefined ? kanjiToKana(normalized, tokenizer) : normalized;
   return splitLatinRuns(kana)
     .map((s): SpeechSegment => (s.language === 'ja' ? { language: 'ja', text: fixKanaForEspeak(s.text).replace(HAN_GLOBAL, '') } : s))
     .filter((s) => SPEAKABLE.test(s.text));
