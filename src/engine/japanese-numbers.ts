@@ -1,26 +1,68 @@
 /**
- * Numbers in Japanese text, read out in katakana with the counter or unit after them, before the
- * text goes to kuromoji (japanese.ts). eSpeak NG's `ja` voice reads bare digits, but knows no
- * counters, and kuromoji reads a counter kanji after digits as a word of its own (3月 → "3 ツキ",
- * 3本 → "3 ホン"): so 3本 was said "san hon", not サンボン, and 3月 "san tsuki", not サンガツ.
+ * Numbers in Japanese text, in Arabic digits (3本, 2024年, 14:30) or in kanji numerals (三本,
+ * 二〇二四年, 三万八千円), read out in katakana with the counter or unit after them before the text
+ * goes to kuromoji for its other kanji (japanese.ts speechSegments). eSpeak NG's `ja` voice reads
+ * bare digits but knows no counters, and kuromoji reads a number and its counter as two words
+ * (三本 サン ホン, 六個 ロク コ, 五日 ゴ ニチ, 四時 ヨン ジ, 八百 ハチ ヒャク), so neither says サンボン.
  *
- * Rules (standard Tokyo readings, as in NHK's pronunciation dictionary):
+ * There is one number reader ({@link integerParts} and the counters below) and two ways into it:
+ * - digits: {@link readNumbers} finds them by a regular expression, the counter being the longest
+ *   known one after the number (no dictionary needed: kana text with digits never loads kuromoji);
+ * - kanji numerals: {@link readKanjiNumerals} decides what is a number by kuromoji's IPADIC
+ *   analysis, not by the characters: a run of tokens tagged 名詞,数 (二|十|五, 三|万|八|千) is a
+ *   number, turned into its value ({@link numeralValue}: 25, 38000, 二〇二四 → 2024) and read with
+ *   the token after it as its counter when that is one (名詞,接尾,助数詞, or a counter of the
+ *   table). Words that merely contain numeral kanji are single IPADIC words of other parts of speech
+ *   (一緒, 一番, 一生懸命, 万一, 十分 "enough", 一部, 一般, 三日月, 七夕, 八百屋, 一石二鳥, 九州,
+ *   二人三脚, 三味線, 千葉, 十字路, 五月雨, 一時) and keep their readings — but for such a word of
+ *   a numeral and a counter directly before a verb, a floating quantifier (馬を八頭飼う ハットー,
+ *   not ヤツガシラ).
+ *
+ * Rules (standard Tokyo readings as given by the NHK pronunciation dictionary, NHK日本語発音アクセント
+ * 新辞典 (2016), appendix on numerals with counters, and NHK ことばのハンドブック):
  * - numbers up to 10¹⁶ by 万/億/兆 groups: 300 サンビャク, 600 ロッピャク, 800 ハッピャク,
- *   3000 サンゼン, 8000 ハッセン, 1兆 イッチョー; longer digit strings digit by digit; decimals
- *   with テン and the digits after the point one by one (3.14 サンテンイチヨン);
- * - the sound changes a counter causes in the number's last part: gemination (1, 6, 8, 10, 100 before
- *   k/h; 1, 8, 10 before s/t; only 10 before a p-initial loanword: イッコ, ロッポン, ハッサツ,
- *   ジュッカイ, ヒャッキロ, ジュッパーセント but ヒャクパーセント) and p/b after them (ロッポン,
- *   サンボン, サンプン, ヨンプン);
- * - counters with their own readings: 人 (ヒトリ, フタリ, ヨニン), つ (ヒトツ … ココノツ),
- *   dates 日 (ツイタチ, フツカ … トーカ, ハツカ, ジューヨッカ), 月 (シガツ, シチガツ, クガツ),
- *   時 (ヨジ, シチジ, クジ), 年 and 円 (ヨネン, ヨエン);
+ *   3000 サンゼン, 8000 ハッセン, 1兆 イッチョー; longer digit strings, and strings with leading
+ *   zeros, digit by digit; decimals with テン and the digits after the point one by one
+ *   (3.14 サンテンイチヨン);
+ * - what a counter does to the number's last part, by the counter's first sound:
+ *   k (個 回 階 軒 件 曲 か月 か所 か国 缶 巻 機 km kg): 1, 6, 8, 10, 100 geminate (イッコ, ロッカイ,
+ *   ハッコ, ジュッカイ, ヒャッコ); 階 軒 are voiced after 3 and 何 (サンガイ, ナンゲン);
+ *   s/t (冊 歳 週間 点 通 頭 着 足 丁目 社 席 種類 cm): 1, 8, 10 geminate (イッサツ, ハッサイ,
+ *   ジュッテン, イッチャク, イッチョーメ, ハッチョーメ, ジュッチョーメ); 足 is voiced after 3 and 何
+ *   (サンゾク);
+ *   h (本 匹 杯 票): 1, 6, 8, 10, 100 geminate and take p (イッポン, ロッポン, ハッポン, ジュッポン,
+ *   ヒャッポン); after 3, 千, 万 and 何 b (サンボン, センボン, ナンボン); 分 and 泊 also p after 3 and
+ *   4 (サンプン, ヨンプン, サンパク);
+ *   羽: ワ; 6, 10, 100 geminate with パ (ロッパ, ジュッパ), b after 3, 千, 万, 何 (サンバ, センバ);
+ *   a p-initial loanword (パーセント, ページ): only 10 geminates (ジュッパーセント, ヒャクパーセント);
+ *   the others (枚 台 番 番地 号 倍 度 秒 …) change nothing;
+ * - counters with readings of their own: 人 (ヒトリ, フタリ, then ヨニン … with ニン; 人前 ニンマエ:
+ *   イチニンマエ), つ (ヒトツ … ココノツ), 日 (フツカ … トーカ, ジューヨッカ, ハツカ,
+ *   ニジューヨッカ; 1 is ツイタチ as a date — after 月 or 〜月の, or before 付 — and イチニチ as a
+ *   span: 一日中, 一日に三回), 月 (シガツ, シチガツ, クガツ), 時 (ヨジ, シチジ, クジ), 時間
+ *   (ヨジカン, クジカン), 年 円 (ヨネン, ヨエン), 歳 (20 is ハタチ), 0 before 時 点 度 (レイジ,
+ *   レイテン, レイド); counters read with native numbers for 1 and 2 (晩 口 箱 皿 袋 粒 桁 切れ 通り:
+ *   ヒトバン, フタクチ, ヒトトーリ);
+ * - 何 before a counter is a number: ナンボン, ナンガイ, ナンプン, ナンニン;
+ * - IPADIC's one word 十分 (ジューブン, "enough") is ten minutes (ジュップン) after an hour (三時十分)
+ *   or after 約/あと, and before a word of time span (前, 後, 間, 以内, ほど, くらい, おき …); so
+ *   are 二分 (ニブン "halve") and 九分 (クブ) two and nine minutes; 何分 is ナンプン but for the
+ *   adverb ナニブン (何分にも, 何分よろしく);
  * - units after digits: km キロメートル, kg キログラム, cm センチメートル, mm, m, g, L, %, °C;
- *   a time written 14:30 → ジューヨジ サンジュップン.
+ *   a time written 14:30 → ジューヨジ サンジュップン;
+ * - codes: a postal code (after 〒, read ユービンバンゴー, or after 郵便番号: 150-0002) and a phone
+ *   number (0 and hyphenated groups: 03-1234-5678) are read digit by digit, 0 ゼロ and 2 and 5
+ *   lengthened (ニー, ゴー) as digits are read out over the phone, each hyphen ノ; an address of
+ *   three hyphenated numbers (1-2-3 for 丁目-番-号), or two after a place name (千代田1-1), number
+ *   by number with ノ (イチノニノサン).
  */
+import type { JapaneseTokenizer } from './kuromoji-dictionary.js';
 
 /** Japanese digit readings, the counting ones (4 ヨン, 7 ナナ, 9 キュー); also say-as digits (text/say-as.ts). */
 export const DIGIT = ['ゼロ', 'イチ', 'ニ', 'サン', 'ヨン', 'ゴ', 'ロク', 'ナナ', 'ハチ', 'キュー'];
+
+/** Digits as a code (phone number, postal code) is read: 2 and 5 lengthened to two morae. */
+const CODE_DIGIT = ['ゼロ', 'イチ', 'ニー', 'サン', 'ヨン', 'ゴー', 'ロク', 'ナナ', 'ハチ', 'キュー'];
 
 /** Parts of a number's reading; counters change the last one (e.g. イチ → イッ). */
 type Parts = string[];
@@ -63,25 +105,49 @@ export function integerParts(digits: string): Parts {
   return groups.flat();
 }
 
-/** How a counter changes the last part of the number before it. */
-type Change = 'none' | 'k' | 'st' | 'h' | 'fun' | 'pct';
+/** How a counter changes the last part of the number before it (see the module comment). */
+type Change = 'none' | 'k' | 'st' | 'h' | 'fun' | 'wa' | 'pct';
 
-/** Counters and units: reading, sound-change class, voiced reading after 3 (and 千, 万, 何). */
-const COUNTERS: Record<string, { reading: string; change: Change; voiced?: string; p?: string }> = {
+/** A counter or unit: its reading, sound-change class, voiced reading (after 3, and 千 万 何 for h/fun/wa), p reading (after gemination). */
+interface Counter {
+  reading: string;
+  change: Change;
+  voiced?: string;
+  p?: string;
+}
+
+/** Counters and units read by the sound changes of their class (the ones with readings of their own are in {@link readCount}). */
+const COUNTERS: Record<string, Counter> = {
   本: { reading: 'ホン', change: 'h', voiced: 'ボン', p: 'ポン' },
   匹: { reading: 'ヒキ', change: 'h', voiced: 'ビキ', p: 'ピキ' },
   杯: { reading: 'ハイ', change: 'h', voiced: 'バイ', p: 'パイ' },
+  票: { reading: 'ヒョー', change: 'h', voiced: 'ビョー', p: 'ピョー' },
   泊: { reading: 'ハク', change: 'fun', voiced: 'パク', p: 'パク' },
   分: { reading: 'フン', change: 'fun', voiced: 'プン', p: 'プン' },
+  分間: { reading: 'フンカン', change: 'fun', voiced: 'プンカン', p: 'プンカン' },
+  羽: { reading: 'ワ', change: 'wa', voiced: 'バ', p: 'パ' },
   個: { reading: 'コ', change: 'k' },
   回: { reading: 'カイ', change: 'k' },
   階: { reading: 'カイ', change: 'k', voiced: 'ガイ' },
   軒: { reading: 'ケン', change: 'k', voiced: 'ゲン' },
   件: { reading: 'ケン', change: 'k' },
   曲: { reading: 'キョク', change: 'k' },
+  缶: { reading: 'カン', change: 'k' },
+  巻: { reading: 'カン', change: 'k' },
+  機: { reading: 'キ', change: 'k' },
   か月: { reading: 'カゲツ', change: 'k' },
   ヶ月: { reading: 'カゲツ', change: 'k' },
   カ月: { reading: 'カゲツ', change: 'k' },
+  か月間: { reading: 'カゲツカン', change: 'k' },
+  ヶ月間: { reading: 'カゲツカン', change: 'k' },
+  カ月間: { reading: 'カゲツカン', change: 'k' },
+  か所: { reading: 'カショ', change: 'k' },
+  ヶ所: { reading: 'カショ', change: 'k' },
+  カ所: { reading: 'カショ', change: 'k' },
+  箇所: { reading: 'カショ', change: 'k' },
+  か国: { reading: 'カコク', change: 'k' },
+  ヶ国: { reading: 'カコク', change: 'k' },
+  カ国: { reading: 'カコク', change: 'k' },
   km: { reading: 'キロメートル', change: 'k' },
   kg: { reading: 'キログラム', change: 'k' },
   キロ: { reading: 'キロ', change: 'k' },
@@ -89,6 +155,13 @@ const COUNTERS: Record<string, { reading: string; change: Change; voiced?: strin
   歳: { reading: 'サイ', change: 'st' },
   才: { reading: 'サイ', change: 'st' },
   週間: { reading: 'シューカン', change: 'st' },
+  社: { reading: 'シャ', change: 'st' },
+  首: { reading: 'シュ', change: 'st' },
+  席: { reading: 'セキ', change: 'st' },
+  種類: { reading: 'シュルイ', change: 'st' },
+  足: { reading: 'ソク', change: 'st', voiced: 'ゾク' },
+  着: { reading: 'チャク', change: 'st' },
+  丁目: { reading: 'チョーメ', change: 'st' },
   cm: { reading: 'センチメートル', change: 'st' },
   センチ: { reading: 'センチ', change: 'st' },
   点: { reading: 'テン', change: 'st' },
@@ -100,11 +173,19 @@ const COUNTERS: Record<string, { reading: string; change: Change; voiced?: strin
   枚: { reading: 'マイ', change: 'none' },
   台: { reading: 'ダイ', change: 'none' },
   番: { reading: 'バン', change: 'none' },
+  番地: { reading: 'バンチ', change: 'none' },
+  番線: { reading: 'バンセン', change: 'none' },
+  号: { reading: 'ゴー', change: 'none' },
+  号室: { reading: 'ゴーシツ', change: 'none' },
+  号車: { reading: 'ゴーシャ', change: 'none' },
+  号館: { reading: 'ゴーカン', change: 'none' },
+  号線: { reading: 'ゴーセン', change: 'none' },
   倍: { reading: 'バイ', change: 'none' },
   位: { reading: 'イ', change: 'none' },
   度: { reading: 'ド', change: 'none' },
   '°C': { reading: 'ド', change: 'none' },
   秒: { reading: 'ビョー', change: 'none' },
+  秒間: { reading: 'ビョーカン', change: 'none' },
   mm: { reading: 'ミリメートル', change: 'none' },
   m: { reading: 'メートル', change: 'none' },
   g: { reading: 'グラム', change: 'none' },
@@ -114,56 +195,146 @@ const COUNTERS: Record<string, { reading: string; change: Change; voiced?: strin
   万: { reading: 'マン', change: 'none' },
 };
 
+/** Counters read with native numbers for 1 and 2 (ヒトバン, フタクチ), Sino-Japanese ones after. */
+const NATIVE_ONE_TWO: Record<string, string> = { 晩: 'バン', 口: 'クチ', 箱: 'ハコ', 皿: 'サラ', 袋: 'フクロ', 粒: 'ツブ', 桁: 'ケタ', 切れ: 'キレ', 通り: 'トーリ' };
+
+/** Counters with readings of their own, handled case by case in {@link readCount}. */
+const OWN_READINGS = ['日', '日間', '月', '時', '時間', '年', '年間', '年生', '円', '人', '人前', 'つ', '分の'];
+
+/** Every counter the reader knows, longest first (a regular expression's alternatives). */
+const COUNTER_NAMES = [...Object.keys(COUNTERS), ...Object.keys(NATIVE_ONE_TWO), ...OWN_READINGS].sort((a, b) => b.length - a.length);
+
 /** Replaces the last part for a counter of class `change` (gemination), if it applies. */
 function geminate(parts: Parts, change: Change): boolean {
   const last = parts.at(-1);
   const table: Record<string, string> =
     change === 'st'
       ? { イチ: 'イッ', ハチ: 'ハッ', ジュー: 'ジュッ' }
-      : { イチ: 'イッ', ロク: 'ロッ', ハチ: 'ハッ', ジュー: 'ジュッ', ヒャク: 'ヒャッ', ビャク: 'ビャッ', ピャク: 'ピャッ' };
+      : change === 'wa'
+        ? { ロク: 'ロッ', ジュー: 'ジュッ', ヒャク: 'ヒャッ', ビャク: 'ビャッ', ピャク: 'ピャッ' }
+        : change === 'pct'
+          ? { ジュー: 'ジュッ' }
+          : { イチ: 'イッ', ロク: 'ロッ', ハチ: 'ハッ', ジュー: 'ジュッ', ヒャク: 'ヒャッ', ビャク: 'ビャッ', ピャク: 'ピャッ' };
   if (change === 'none' || last === undefined || !(last in table)) return false;
   parts[parts.length - 1] = table[last]!;
   return true;
 }
 
-/** Reading of `digits` followed by counter `name` (a key of COUNTERS). */
-function withCounter(digits: string, name: string): string {
-  const c = COUNTERS[name]!;
-  const parts = integerParts(digits);
+/** Reading of a number (`parts`) followed by counter `c` of the table, with its class's sound changes. */
+function withCounter(parts: Parts, c: Counter): string {
   const last = parts.at(-1) ?? '';
-  if (c.change === 'h' || c.change === 'fun') {
-    if (geminate(parts, 'k')) return parts.join('') + (c.p ?? c.reading);
-    if (last === 'サン' || last === 'セン' || last === 'ゼン' || last === 'マン') return parts.join('') + (c.voiced ?? c.reading);
+  if (c.change === 'h' || c.change === 'fun' || c.change === 'wa') {
+    if (geminate(parts, c.change === 'wa' ? 'wa' : 'k')) return parts.join('') + (c.p ?? c.reading);
+    if (last === 'サン' || last === 'セン' || last === 'ゼン' || last === 'マン' || last === 'ナン') return parts.join('') + (c.voiced ?? c.reading);
     if (c.change === 'fun' && last === 'ヨン') return `${parts.join('')}${c.p}`;
     return parts.join('') + c.reading;
   }
-  if (c.change === 'pct') {
-    // Before a p-initial loanword only 10 geminates: ジュッパーセント, but イチパーセント, ヒャクパーセント.
-    if (last === 'ジュー') parts[parts.length - 1] = 'ジュッ';
-  } else if (c.change !== 'none') geminate(parts, c.change);
-  if (c.voiced !== undefined && last === 'サン') return parts.join('') + c.voiced;
+  geminate(parts, c.change);
+  if (c.voiced !== undefined && (last === 'サン' || last === 'ナン')) return parts.join('') + c.voiced;
   return parts.join('') + c.reading;
 }
 
 const DATE_DAYS = ['', 'ツイタチ', 'フツカ', 'ミッカ', 'ヨッカ', 'イツカ', 'ムイカ', 'ナノカ', 'ヨーカ', 'ココノカ', 'トーカ'];
 const NATIVE = ['', 'ヒトツ', 'フタツ', 'ミッツ', 'ヨッツ', 'イツツ', 'ムッツ', 'ナナツ', 'ヤッツ', 'ココノツ'];
 
-/** Parts with the last one's 4/7/9 read ヨ/シチ/ク (月, 時: シガツ, シチジ, クジ; 年, 円: ヨ only). */
-function withSpecialLast(digits: string, map: Record<string, string>): string {
-  const parts = integerParts(digits);
+/** `parts` with the last one's 4/7/9 read as `map` says (月, 時: シガツ, シチジ, クジ; 年, 円: ヨ only), joined. */
+function withSpecialLast(parts: Parts, map: Record<string, string>): string {
   const last = parts.at(-1);
   if (last !== undefined && last in map) parts[parts.length - 1] = map[last]!;
   return parts.join('');
 }
 
-/** Day of the month or a count of days: ツイタチ (only as a date), フツカ … トーカ, ハツカ, ジューヨッカ. */
-function days(digits: string, isDate: boolean): string {
-  const n = Number(digits);
+/** Day of the month or a count of days (`n` its value): ツイタチ (only as a date), フツカ … トーカ, ハツカ, ジューヨッカ. */
+function days(parts: Parts, n: number | undefined, isDate: boolean): string {
   if (n === 1 && !isDate) return 'イチニチ';
-  if (n >= 1 && n <= 10) return DATE_DAYS[n]!;
+  if (n !== undefined && n >= 1 && n <= 10) return DATE_DAYS[n]!;
   if (n === 20) return 'ハツカ';
-  if (n % 10 === 4 && n < 100) return `${integerParts(String(n - 4)).join('')}ヨッカ`;
-  return `${withSpecialLast(digits, { ナナ: 'シチ', キュー: 'ク' })}ニチ`;
+  if (n !== undefined && n % 10 === 4 && n < 100) return `${integerParts(String(n - 4)).join('')}ヨッカ`;
+  return `${withSpecialLast(parts, { ナナ: 'シチ', キュー: 'ク' })}ニチ`;
+}
+
+/** The text around a number: what comes before it and after its counter. */
+interface Surroundings {
+  before: string;
+  after: string;
+}
+
+/** 1日 is a date (ツイタチ) after a month (4月, 来月, 毎月, 来月の) or before 付 (1日付で), else a span (イチニチ). */
+function isDate(at: Surroundings): boolean {
+  return /月の?$/u.test(at.before) || /^付/u.test(at.after);
+}
+
+/**
+ * A number to be read with a counter: the parts of its reading, and its value — undefined for an
+ * indeterminate number (何 "how many", 何百 "hundreds of", 数十 "tens of"), which the counters'
+ * own readings (ヒトリ, ツイタチ, ハタチ) do not apply to.
+ */
+interface Quantity {
+  parts: Parts;
+  value: number | undefined;
+}
+
+/** The quantity written with decimal digits `digits`. */
+function quantity(digits: string): Quantity {
+  return { parts: integerParts(digits), value: Number(digits) };
+}
+
+/**
+ * Reading of quantity `q` followed by `counter`, with the counter's sound changes (module comment);
+ * undefined when the reader does not know `counter`.
+ */
+function readCount(q: Quantity, counter: string, at: Surroundings): string | undefined {
+  const parts = [...q.parts];
+  const n = q.value;
+  // The emergency number 110番 is ヒャクトーバン (トー, the native ten, keeps it apart from 100番).
+  if (n === 110 && counter === '番') return 'ヒャクトーバン';
+  const table = COUNTERS[counter];
+  if (n === 0 && (counter === '時' || counter === '点' || counter === '度')) return `レイ${table?.reading ?? 'ジ'}`;
+  if (table !== undefined) return n === 20 && (counter === '歳' || counter === '才') ? 'ハタチ' : withCounter(parts, table);
+  const native = NATIVE_ONE_TWO[counter];
+  if (native !== undefined) return (n === 1 ? 'ヒト' : n === 2 ? 'フタ' : parts.join('')) + native;
+  switch (counter) {
+    case '日':
+      return days(parts, n, isDate(at));
+    case '日間':
+      return `${days(parts, n, false)}カン`;
+    case '月':
+      return `${withSpecialLast(parts, { ヨン: 'シ', ナナ: 'シチ', キュー: 'ク' })}ガツ`;
+    case '時':
+      return `${withSpecialLast(parts, { ヨン: 'ヨ', ナナ: 'シチ', キュー: 'ク' })}ジ`;
+    case '時間':
+      return `${withSpecialLast(parts, { ヨン: 'ヨ', キュー: 'ク' })}ジカン`;
+    case '年':
+    case '年間':
+    case '年生':
+      return `${withSpecialLast(parts, { ヨン: 'ヨ' })}${{ 年: 'ネン', 年間: 'ネンカン', 年生: 'ネンセー' }[counter]}`;
+    case '円':
+      return `${withSpecialLast(parts, { ヨン: 'ヨ' })}エン`;
+    case '人':
+      return n === 1 ? 'ヒトリ' : n === 2 ? 'フタリ' : `${withSpecialLast(parts, { ヨン: 'ヨ' })}ニン`;
+    case '人前':
+      return `${withSpecialLast(parts, { ヨン: 'ヨ' })}ニンマエ`;
+    case '分の':
+      // A fraction (3分の1 サンブンノイチ) before a number, else minutes and の (45分の電車).
+      return /^[\d〇一二三四五六七八九十百千]/u.test(at.after) ? `${parts.join('')}ブンノ` : `${withCounter(parts, COUNTERS['分']!)}ノ`;
+    case 'つ':
+      return n !== undefined && n >= 1 && n <= 9 ? NATIVE[n]! : n === 10 ? 'トー' : undefined;
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * A counter's reading without sound changes, as said after a number with a decimal point
+ * (1.5キロ: no gemination) and as IPADIC begins a compound counter with it (時半 ジハン).
+ */
+function plainReading(counter: string): string {
+  return (
+    COUNTERS[counter]?.reading ??
+    NATIVE_ONE_TWO[counter] ??
+    { 日: 'ニチ', 日間: 'ニチカン', 月: 'ガツ', 時: 'ジ', 時間: 'ジカン', 年: 'ネン', 年間: 'ネンカン', 年生: 'ネンセー', 円: 'エン', 人: 'ニン', 人前: 'ニンマエ', つ: 'ツ', 分の: 'フンノ' }[counter] ??
+    counter
+  );
 }
 
 /** Reading of a number written with a decimal point: サンテンイチヨン. */
@@ -171,64 +342,337 @@ function decimal(int: string, frac: string): string {
   return `${integerParts(int).join('')}テン${[...frac].map((d) => DIGIT[Number(d)]).join('')}`;
 }
 
-const COUNTER_NAMES = Object.keys(COUNTERS).sort((a, b) => b.length - a.length);
+/** A digit string read as a code: digit by digit (CODE_DIGIT), each hyphen or bracket ノ. */
+function code(text: string): string {
+  return text
+    .replace(/^\(|\)$/gu, '')
+    .split(/[-()]/u)
+    .map((group) => [...group].map((d) => CODE_DIGIT[Number(d)]).join(''))
+    .join('ノ');
+}
+
 const escape = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-/** Latin units need a word boundary after them (5km, not 5kmph); the others do not. */
-const COUNTER_PATTERN = COUNTER_NAMES.map((n) => (/^[A-Za-z]+$/.test(n) ? `${escape(n)}(?![A-Za-z])` : escape(n))).join('|');
+/**
+ * Characters that, after a counter's kanji, make it the start of another word (3口座 is サンコーザ,
+ * not サンクチ; 3通り サントーリ): the digit reader, which sees no words, does not take the counter there.
+ */
+const NOT_COUNTER_BEFORE: Readonly<Record<string, string>> = {
+  口: '座調癖紅論実述頭径語',
+  機: '能関会械種器材構',
+  社: '長員会内',
+  首: '相都位脳',
+  着: '用陸信席',
+  羽: '田根',
+  晩: '年御ご飯',
+  箱: '根',
+  通: 'じ',
+  足: 'さしすせそり',
+};
+/** Latin units need a word boundary after them (5km, not 5kmph); つ only before 目 or a non-hiragana; some kanji not before the rest of a word (NOT_COUNTER_BEFORE). */
+const COUNTER_PATTERN = COUNTER_NAMES.map((n) =>
+  /^[A-Za-z]+$/.test(n)
+    ? `${escape(n)}(?![A-Za-z])`
+    : n === 'つ'
+      ? 'つ(?=[目め]|[^\\p{Script=Hiragana}]|$)'
+      : n in NOT_COUNTER_BEFORE
+        ? `${escape(n)}(?![${NOT_COUNTER_BEFORE[n]}])`
+        : escape(n),
+).join('|');
 const NUMBER = String.raw`(\d{1,3}(?:,\d{3})+|\d+)(?:\.(\d+))?`;
 const PATTERN = new RegExp(
   // 14:30; then a number (not inside a Latin word: MP3 stays for the English voice) and its counter.
-  String.raw`(?<![A-Za-z\d])(\d{1,2}):(\d{2})(?!\d)|(?<![A-Za-z\d.,])` +
-    NUMBER +
-    String.raw`[ \t]?(日間|時間|月|日|時|年|円|人|つ(?=[目め]|[^\p{Script=Hiragana}]|$)|` +
-    COUNTER_PATTERN +
-    ')?',
+  String.raw`(?<![A-Za-z\d])(\d{1,2}):(\d{2})(?!\d)|(?<![A-Za-z\d.,])` + NUMBER + `[ \\t]?(${COUNTER_PATTERN})?`,
+  'gu',
+);
+
+/**
+ * Codes read digit by digit: a postal code after 〒 (group 1) or after 郵便番号 (group 2); a phone
+ * number, 0 then hyphenated groups or an area code in brackets (group 3); an address of three
+ * hyphenated numbers not starting with 0, or of two after a place name in kanji (千代田1-1:
+ * group 4, read number by number).
+ */
+const CODES = new RegExp(
+  String.raw`〒[ \t]?(\d{3}-\d{4})(?![\d-])` +
+    String.raw`|(?<=郵便番号[はがもを]?[:：]?[ \t]*)(\d{3}-?\d{4})(?![\d-])` +
+    String.raw`|(?<![\d-])(0\d{1,4}-\d{1,4}-\d{3,4}|\(0\d{1,4}\)\d{1,4}-\d{4})(?![\d-])` +
+    String.raw`|(?<![\d-])([1-9]\d{0,3}-[1-9]\d{0,3}-[1-9]\d{0,3}|(?<=\p{Script=Han})[1-9]\d{0,3}-[1-9]\d{0,3})(?![\d-])`,
   'gu',
 );
 
 /**
  * Replaces every number in `text` (NFKC-normalized: ASCII digits) and the counter or unit after it
- * by its katakana reading; other text is kept. 1,000 counts as one number.
+ * by its katakana reading, and reads codes (postal codes, phone numbers, addresses 1-2-3) as the
+ * module comment says; other text is kept. 1,000 counts as one number.
  */
 export function readNumbers(text: string): string {
-  return text.replace(PATTERN, (_match, hh: string | undefined, mm: string | undefined, int: string | undefined, frac: string | undefined, counter: string | undefined, offset: number) => {
+  const coded = text.replace(CODES, (_m, mark: string | undefined, postal: string | undefined, phone: string | undefined, address: string | undefined) => {
+    if (mark !== undefined) return `ユービンバンゴー${code(mark)}`;
+    if (postal !== undefined) return code(postal.length === 7 ? `${postal.slice(0, 3)}-${postal.slice(3)}` : postal);
+    if (phone !== undefined) return code(phone);
+    return address!
+      .split('-')
+      .map((g) => integerParts(g).join(''))
+      .join('ノ');
+  });
+  return coded.replace(PATTERN, (match, hh: string | undefined, mm: string | undefined, int: string | undefined, frac: string | undefined, counter: string | undefined, offset: number) => {
     if (hh !== undefined && mm !== undefined) {
-      const minutes = Number(mm) === 0 ? '' : withCounter(String(Number(mm)), '分');
-      return `${withSpecialLast(hh, { ヨン: 'ヨ', ナナ: 'シチ', キュー: 'ク' })}ジ${minutes}`;
+      const minutes = Number(mm) === 0 ? '' : readCount(quantity(String(Number(mm))), '分', { before: '', after: '' })!;
+      return `${readCount(quantity(String(Number(hh))), '時', { before: '', after: '' })!}${minutes}`;
     }
     const digits = int!.replace(/,/g, '');
-    if (frac !== undefined) return decimal(digits, frac) + (counter === undefined ? '' : (COUNTERS[counter]?.reading ?? counterReading(counter)));
+    if (frac !== undefined) return decimal(digits, frac) + (counter === undefined ? '' : plainReading(counter));
     if (counter === undefined) return integerParts(digits).join('');
-    const before = text.slice(Math.max(0, offset - 1), offset);
-    switch (counter) {
-      case '日':
-        return days(digits, before === '月');
-      case '日間':
-        return `${days(digits, false)}カン`;
-      case '月':
-        return `${withSpecialLast(digits, { ヨン: 'シ', ナナ: 'シチ', キュー: 'ク' })}ガツ`;
-      case '時':
-        return `${withSpecialLast(digits, { ヨン: 'ヨ', ナナ: 'シチ', キュー: 'ク' })}ジ`;
-      case '時間':
-        return `${withSpecialLast(digits, { ヨン: 'ヨ', キュー: 'ク' })}ジカン`;
-      case '年':
-        return `${withSpecialLast(digits, { ヨン: 'ヨ' })}ネン`;
-      case '円':
-        return `${withSpecialLast(digits, { ヨン: 'ヨ' })}エン`;
-      case '人': {
-        const n = Number(digits);
-        return n === 1 ? 'ヒトリ' : n === 2 ? 'フタリ' : `${withSpecialLast(digits, { ヨン: 'ヨ' })}ニン`;
-      }
-      case 'つ': {
-        const n = Number(digits);
-        return n >= 1 && n <= 9 ? NATIVE[n]! : n === 10 ? 'トー' : `${integerParts(digits).join('')}`;
-      }
-      default:
-        return withCounter(digits, counter);
-    }
+    const at = { before: coded.slice(0, offset), after: coded.slice(offset + match.length) };
+    return readCount(quantity(digits), counter, at) ?? integerParts(digits).join('') + counter;
   });
 }
 
-function counterReading(counter: string): string {
-  return { 日: 'ニチ', 時: 'ジ', 月: 'ガツ', 年: 'ネン', 円: 'エン', 人: 'ニン', つ: 'ツ', 日間: 'ニチカン', 時間: 'ジカン' }[counter] ?? counter;
+const KANJI_DIGITS: Readonly<Record<string, number>> = { 〇: 0, 零: 0, 一: 1, 二: 2, 三: 3, 四: 4, 五: 5, 六: 6, 七: 7, 八: 8, 九: 9 };
+const SMALL_UNITS: Readonly<Record<string, number>> = { 十: 1, 百: 2, 千: 3 };
+const LARGE_UNITS: Readonly<Record<string, number>> = { 万: 4, 億: 8, 兆: 12 };
+
+/**
+ * The value of a numeral written in kanji, digits or both, as decimal digits: 二十五 → "25",
+ * 三百三十三 → "333", 三万八千 / 3万8千 → "38000", 1,000万 → "10000000"; a string of digits alone is
+ * positional and keeps its leading zeros (二〇二四 → "2024", 〇三 → "03"). Undefined when `numeral`
+ * is not one well-formed number: units out of order (十百), a digit string before 十百千 (二三十),
+ * a unit with nothing to count (万 alone), and two or three kanji digits without 〇, which are a
+ * range (二三日 "two or three days", 四五人) or a word (七五三), not a positional number.
+ */
+export function numeralValue(numeral: string): string | undefined {
+  let total = 0n;
+  let section = 0n;
+  let digits = '';
+  let smallest = 4;
+  let largest = 16;
+  for (const ch of numeral.replace(/(?<=\d),(?=\d{3})/gu, '')) {
+    const d = KANJI_DIGITS[ch] ?? (/^\d$/u.test(ch) ? Number(ch) : undefined);
+    if (d !== undefined) {
+      digits += String(d);
+      continue;
+    }
+    const small = SMALL_UNITS[ch];
+    if (small !== undefined) {
+      if (small >= smallest || digits.length > 1) return undefined;
+      section += BigInt(digits === '' ? 1 : digits) * 10n ** BigInt(small);
+      digits = '';
+      smallest = small;
+      continue;
+    }
+    const large = LARGE_UNITS[ch];
+    if (large === undefined || large >= largest) return undefined;
+    if (section > 0n && digits.length > 1) return undefined;
+    const group = section + (digits === '' ? 0n : BigInt(digits));
+    if (group === 0n || group >= 10000n) return undefined;
+    total += group * 10n ** BigInt(large);
+    section = 0n;
+    digits = '';
+    smallest = 4;
+    largest = large;
+  }
+  if (total === 0n && section === 0n) {
+    if (digits === '' || (digits.length > 1 && digits.length < 4 && !digits.includes('0') && /^[一二三四五六七八九]+$/u.test(numeral))) return undefined;
+    return digits;
+  }
+  if (section > 0n && digits.length > 1) return undefined;
+  return String(total + section + (digits === '' ? 0n : BigInt(digits)));
+}
+
+type Token = ReturnType<JapaneseTokenizer['tokenize']>[number];
+
+/** Characters of a numeral token (kuromoji tags digits and kanji numerals 名詞,数; 数 and 何 are not numerals). */
+const NUMERAL_TOKEN = /^[\d〇零一二三四五六七八九十百千万億兆]+$/u;
+/** A kanji numeral (a run with none is digits, which {@link readNumbers} reads). */
+const KANJI_NUMERAL = /[〇零一二三四五六七八九十百千万億兆]/u;
+/** Digit kanji in a row with a 〇 among them: positional (二〇二四, 一二〇), whatever IPADIC makes of them (一二 is a name to it). */
+const POSITIONAL = /[〇一二三四五六七八九]*〇[〇一二三四五六七八九]*/gu;
+/**
+ * IPADIC's words of a numeral and 分 that are not minutes to it: 二分 ニブン "halve", 九分 クブ
+ * "nine tenths", 十分 ジューブン "enough", 何分 ナニブン "anyway" — minutes in a context of time.
+ */
+const MINUTE_WORDS: Readonly<Record<string, Quantity>> = {
+  二分: quantity('2'),
+  九分: quantity('9'),
+  十分: quantity('10'),
+  何分: { parts: ['ナン'], value: undefined },
+};
+/** Words after 十分 (二分, 九分) that make it a span of time, ten minutes (十分前, 十分ほど), not "enough". */
+const AFTER_MINUTES = new Set(['前', '後', '間', '以内', '以上', '以下', '程度', 'ほど', 'くらい', 'ぐらい', 'おき', '置き', '毎', '遅れ', '経っ', 'たっ', '待ち']);
+/** Words before 十分 that make it ten minutes: 約 "about", あと "… more" (and an hour's 時, {@link isMinutes}). */
+const BEFORE_MINUTES = new Set(['約', 'あと', '残り', 'およそ']);
+/** Words after 何分 that make it the adverb なにぶん "anyway" (何分にも, 何分よろしく), not なんぷん "how many minutes". */
+const ANYWAY = new Set(['に', 'にも', 'の', 'よろしく']);
+
+/**
+ * Whether IPADIC's word at `i` (one of MINUTE_WORDS) is minutes: 何分 unless it is the adverb (何分にも,
+ * 何分よろしく); the others after an hour (三時十分) or 約/あと, or before a word of time span
+ * (十分後, 二分ほど) — else "enough", "halve" (十分な, 十分に, 二分する).
+ */
+function isMinutes(tokens: readonly Token[], i: number): boolean {
+  if (tokens[i]!.surface_form === '何分') return !ANYWAY.has(tokens[i + 1]?.surface_form ?? '');
+  const before = tokens[i - 1];
+  const after = tokens[i + 1];
+  return (
+    AFTER_MINUTES.has(after?.surface_form ?? '') ||
+    BEFORE_MINUTES.has(before?.surface_form ?? '') ||
+    (before?.surface_form === '時' && before.pos_detail_2 === '助数詞')
+  );
+}
+
+/** Whether kuromoji's `token` is a numeral (名詞,数 of digits or numeral kanji). */
+function isNumeral(token: Token): boolean {
+  return token.pos === '名詞' && token.pos_detail_1 === '数' && NUMERAL_TOKEN.test(token.surface_form);
+}
+
+/**
+ * Whether `token` counts what a number before it counts: a counter of ours or IPADIC's 助数詞 —
+ * not a Latin unit (三km): after kanji numerals the text splits it off for the English voice
+ * (japanese-words.ts stretches), only after digits is it read as Japanese.
+ */
+function isCounter(token: Token | undefined): token is Token {
+  if (token === undefined || /[A-Za-z%°]/u.test(token.surface_form)) return false;
+  return COUNTER_NAMES.includes(token.surface_form) || (token.pos_detail_1 === '接尾' && token.pos_detail_2 === '助数詞');
+}
+
+/**
+ * A counter token's reading after `number`: ours when the reader knows the counter; for a compound
+ * counter of IPADIC's that begins with one of ours (時半, 歳児, 人組, 回戦), ours and then the rest
+ * of IPADIC's reading (ヨジハン, イッサイジ, フタリグミ); else the number read alone and IPADIC's
+ * reading of the counter.
+ */
+function counted(q: Quantity, counter: Token, at: Surroundings): string {
+  const surface = counter.surface_form;
+  const own = readCount(q, surface, at);
+  if (own !== undefined) return own;
+  const pronunciation = counter.pronunciation ?? counter.reading;
+  const kana = pronunciation === undefined || pronunciation === '*' ? surface : pronunciation;
+  const head = COUNTER_NAMES.find((name) => surface.startsWith(name) && kana.startsWith(plainReading(name)));
+  const headReading = head === undefined ? undefined : readCount(q, head, at);
+  if (head !== undefined && headReading !== undefined) return headReading + kana.slice(plainReading(head).length);
+  return q.parts.join('') + kana;
+}
+
+/** Readings of 十百千万億 after an indeterminate 何 (voiced like after 3: ナンビャク, ナンゼン) or 数 (スーヒャク). */
+const INDETERMINATE_UNITS: Readonly<Record<string, Readonly<Record<string, string>>>> = {
+  何: { 十: 'ジュー', 百: 'ビャク', 千: 'ゼン', 万: 'マン', 億: 'オク' },
+  数: { 十: 'ジュー', 百: 'ヒャク', 千: 'セン', 万: 'マン', 億: 'オク' },
+};
+/** Words after 何時 that make it いつ "when" (何時でも, 何時も, 何時か), not なんじ "what time". */
+const WHEN = new Set(['でも', 'も', 'か', 'までも']);
+/** A word of a numeral and a counter of ours as IPADIC may have it (八頭 ヤツガシラ, 四足 ヨツアシ, 百足 ムカデ). */
+const NUMERAL_COUNTER_WORD = new RegExp(`^([〇一二三四五六七八九十百千万]+)(${COUNTER_NAMES.filter((n) => !/[A-Za-z%°]/u.test(n)).map(escape).join('|')})$`, 'u');
+
+/**
+ * The reading of the token at `i` as a quantity when it is one word to IPADIC made of a numeral and
+ * a counter (八頭 ヤツガシラ "a taro", 四足 ヨツアシ "four-legged") directly before a verb: a noun
+ * without a particle before a verb is a floating quantifier (馬を八頭飼う ハットー, 靴を四足買った
+ * ヨンソク); elsewhere the word keeps its reading (百足が出た ムカデ, 四足歩行).
+ */
+function quantityWord(tokens: readonly Token[], i: number, at: Surroundings): string | undefined {
+  const token = tokens[i]!;
+  const m = NUMERAL_COUNTER_WORD.exec(token.surface_form);
+  // A サ変 noun before a verb is that verb (二分する "halve").
+  if (m === null || token.pos_detail_1 === '数' || token.pos_detail_1 === 'サ変接続' || tokens[i + 1]?.pos !== '動詞') return undefined;
+  const value = numeralValue(m[1]!);
+  return value === undefined ? undefined : readCount(quantity(value), m[2]!, at);
+}
+
+/** A number found among the tokens: its quantity (undefined when the run is not one number: 二三日) and the index of the token after it. */
+interface Found {
+  q: Quantity | undefined;
+  end: number;
+  /** True when the number alone reads as kuromoji reads it (one numeral kanji: 一, 十, 第一). */
+  plain: boolean;
+}
+
+/**
+ * The number that starts at token `i`, if one does: a run of numeral tokens with at least one kanji
+ * numeral and a well-formed value (1,000万: commas between digits), not next to a decimal point
+ * (1.5億 is read by {@link readNumbers}); or an indeterminate one, 何/数 before 十百千万億 (何百,
+ * 数千), 十数, or 何 before a counter (何本, 何月).
+ */
+function numberAt(tokens: readonly Token[], starts: readonly number[], text: string, i: number): Found | undefined {
+  const token = tokens[i]!;
+  const next = tokens[i + 1];
+  const units = INDETERMINATE_UNITS[token.surface_form];
+  if (units !== undefined && (token.pos_detail_1 === '数' || token.pos_detail_1 === '代名詞')) {
+    const unit = next === undefined ? undefined : units[next.surface_form];
+    if (unit !== undefined) return { q: { parts: [token.surface_form === '何' ? 'ナン' : 'スー', unit], value: undefined }, end: i + 2, plain: false };
+    // 何 before a counter; as a pronoun (何|月) only before one of ours.
+    if (token.surface_form === '何' && (token.pos_detail_1 === '数' ? isCounter(next) : COUNTER_NAMES.includes(next?.surface_form ?? ''))) return { q: { parts: ['ナン'], value: undefined }, end: i + 1, plain: false };
+    return undefined;
+  }
+  if (token.surface_form === '十' && next?.surface_form === '数') return { q: { parts: ['ジュー', 'スー'], value: undefined }, end: i + 2, plain: false };
+  if (!isNumeral(token)) return undefined;
+  let end = i + 1;
+  while (end < tokens.length && (isNumeral(tokens[end]!) || (tokens[end]!.surface_form === ',' && /\d$/u.test(tokens[end - 1]!.surface_form) && /^\d{3}/u.test(tokens[end + 1]?.surface_form ?? '')))) end++;
+  const run = tokens.slice(i, end).map((t) => t.surface_form).join('');
+  const value = numeralValue(run);
+  const decimalPoint = /\d\.$/u.test(text.slice(0, starts[i])) || /^\.\d/u.test(text.slice(starts[end - 1]! + tokens[end - 1]!.surface_form.length));
+  if (!KANJI_NUMERAL.test(run) || value === undefined || decimalPoint) return { q: undefined, end, plain: true };
+  return { q: quantity(value), end, plain: [...run].length === 1 };
+}
+
+/**
+ * Replaces the numbers written in kanji numerals in `text` (NFKC-normalized) by their katakana
+ * reading, with the counter after them, as the module comment says: runs of kuromoji tokens tagged
+ * 名詞,数 with at least one kanji numeral (二十五, 三万八千, 3万8千), positional strings with 〇
+ * (二〇二四), indeterminate numbers (何本, 何百人, 数千円), and IPADIC's words 十分 and 何分 (in a
+ * context of time) and 何時; everything else is kept, so kuromoji reads it afterwards as before. A
+ * lone numeral kanji without a counter (第一, 一から) is kept too: kuromoji reads it the same.
+ * Numbers in digits alone are left to {@link readNumbers}.
+ */
+export function readKanjiNumerals(text: string, tokenizer: JapaneseTokenizer): string {
+  if (!/[〇零一二三四五六七八九十百千万億兆何]/u.test(text)) return text;
+  // Positional digit strings become digits first: IPADIC cuts some of them into names (一二|〇).
+  const positional = text.replace(POSITIONAL, (run) => (/[一二三四五六七八九]/u.test(run) ? numeralValue(run)! : run));
+  const tokens = tokenizer.tokenize(positional);
+  const starts: number[] = [];
+  let at = 0;
+  for (const t of tokens) {
+    const found = positional.indexOf(t.surface_form, at);
+    starts.push(found < 0 ? at : found);
+    at = (found < 0 ? at : found) + t.surface_form.length;
+  }
+  let out = '';
+  let copied = 0;
+  const replace = (from: number, to: number, reading: string): void => {
+    out += positional.slice(copied, starts[from]) + reading;
+    copied = starts[to - 1]! + tokens[to - 1]!.surface_form.length;
+  };
+  const surroundings = (from: number, to: number): Surroundings => ({
+    before: positional.slice(0, starts[from]),
+    after: to < tokens.length ? positional.slice(starts[to]) : '',
+  });
+  for (let i = 0; i < tokens.length; i++) {
+    const surface = tokens[i]!.surface_form;
+    const following = tokens[i + 1]?.surface_form ?? '';
+    const minutes = MINUTE_WORDS[surface];
+    if (minutes !== undefined && tokens[i]!.pos_detail_2 !== '助数詞' && isMinutes(tokens, i)) {
+      replace(i, i + 1, readCount(minutes, '分', surroundings(i, i + 1))!);
+      continue;
+    }
+    const asQuantity = quantityWord(tokens, i, surroundings(i, i + 1));
+    if (asQuantity !== undefined) {
+      replace(i, i + 1, asQuantity);
+      continue;
+    }
+    if (surface === '何時' && !WHEN.has(following)) {
+      replace(i, i + 1, 'ナンジ');
+      continue;
+    }
+    const found = numberAt(tokens, starts, positional, i);
+    if (found === undefined) continue;
+    const counter = tokens[found.end];
+    // A run that is no number (a range, 二三日; digits, which readNumbers reads) is left whole.
+    if (found.q === undefined) i = found.end - 1;
+    else if (isCounter(counter)) {
+      replace(i, found.end + 1, counted(found.q, counter, surroundings(i, found.end + 1)));
+      i = found.end;
+    } else {
+      if (!found.plain) replace(i, found.end, found.q.parts.join(''));
+      i = found.end - 1;
+    }
+  }
+  return out + positional.slice(copied);
 }

@@ -24,7 +24,7 @@ import {
 } from './kuromoji-dictionary.js';
 import type kuromoji from 'kuromoji';
 import type { Language } from '../protocol/types.js';
-import { readNumbers } from './japanese-numbers.js';
+import { readKanjiNumerals, readNumbers } from './japanese-numbers.js';
 import { contextReadings } from './japanese-readings.js';
 import { retriedOnce } from './retried-once.js';
 
@@ -277,9 +277,11 @@ export function splitLatinRuns(text: string): SpeechSegment[] {
 /**
  * The segments eSpeak NG reads for a job's `text` in `language`, in order.
  * - `en`: the NFKC-normalized text as one English segment.
- * - `ja`: NFKC; numbers with their counters read out in katakana (japanese-numbers.ts); if the
- *   text still has kanji, kuromoji readings replace them, decided in context where IPADIC's are
- *   wrong (japanese-readings.ts; loading kuromoji on first use — never for text without kanji); Latin-letter runs
+ * - `ja`: NFKC; numbers with their counters, in kanji numerals or digits, read out in katakana
+ *   (japanese-numbers.ts: kanji numerals found by kuromoji's analysis, so text with kanji loads
+ *   it); if the text had kanji, kuromoji readings replace them, decided in context where IPADIC's
+ *   are wrong (japanese-readings.ts; kuromoji is loaded on first use — never for text without
+ *   kanji); Latin-letter runs
  *   become English segments; the rest gets {@link fixKanaForEspeak}.
  * Returns [] when nothing is speakable (e.g. only punctuation).
  * @throws Error when kuromoji's dictionary cannot be loaded.
@@ -290,9 +292,13 @@ export async function speechSegments(text: string, language: Language): Promise<
   // Decided on the text as written: when the number rules below read out its only kanji (3月14日
   // は…), kuromoji is still needed for the particles (は → ワ).
   const hadKanji = containsKanji(normalized);
-  // Ranges (3〜5 → 3から5) and numbers with their counters, before kuromoji.
-  normalized = readNumbers(normalized.replace(/(\d)\s*[~〜]\s*(?=\d)/g, '$1カラ'));
-  const kana = hadKanji ? kanjiToKana(normalized, await loadTokenizer()) : normalized;
+  // Ranges (3〜5 → 3から5) and numbers with their counters — in kanji numerals as kuromoji's
+  // analysis finds them, then in digits — before kuromoji reads the rest.
+  normalized = normalized.replace(/(\d)\s*[~〜]\s*(?=\d)/g, '$1カラ');
+  const tokenizer = hadKanji ? await loadTokenizer() : undefined;
+  if (tokenizer !== undefined) normalized = readKanjiNumerals(normalized, tokenizer);
+  normalized = readNumbers(normalized);
+  const kana = tokenizer !== undefined ? kanjiToKana(normalized, tokenizer) : normalized;
   return splitLatinRuns(kana)
     .map((s): SpeechSegment => (s.language === 'ja' ? { language: 'ja', text: fixKanaForEspeak(s.text).replace(HAN_GLOBAL, '') } : s))
     .filter((s) => SPEAKABLE.test(s.text));

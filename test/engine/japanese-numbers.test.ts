@@ -1,0 +1,191 @@
+/**
+ * The number reader (src/engine/japanese-numbers.ts, issue 25 point 1): numbers in kanji numerals
+ * and in digits read by one reader, with the counters' sound changes, dates, people, hours, ages,
+ * codes and addresses; words that merely contain numeral kanji keep their readings. Each class is
+ * checked on sentences written for these tests (not taken from the reading fixtures), at the
+ * number stage (`numbers`: what speechSegments does before kuromoji reads the other kanji), and a
+ * few end to end.
+ */
+import assert from 'node:assert/strict';
+import { before, test } from 'node:test';
+import { loadTokenizer, speechSegments, type JapaneseTokenizer } from '../../src/engine/japanese.js';
+import { numeralValue, readKanjiNumerals, readNumbers } from '../../src/engine/japanese-numbers.js';
+
+let tokenizer: JapaneseTokenizer;
+before(async () => {
+  tokenizer = await loadTokenizer();
+});
+
+/** The text after the number stage: kanji numerals found by kuromoji's analysis, then digits. */
+function numbers(text: string): string {
+  return readNumbers(readKanjiNumerals(text, tokenizer));
+}
+
+/** Every number of `text` joined as eSpeak NG gets it. */
+async function spoken(text: string): Promise<string> {
+  return (await speechSegments(text, 'ja')).map((s) => s.text).join('');
+}
+
+test('kanji numerals: the value of positional, grouped and mixed forms; ranges and malformed runs are no number', () => {
+  for (const [numeral, value] of [
+    ['二十五', '25'],
+    ['三百三十三', '333'],
+    ['三万八千', '38000'],
+    ['3万8千', '38000'],
+    ['1,000万', '10000000'],
+    ['一千万', '10000000'],
+    ['十億', '1000000000'],
+    ['二兆五千億', '2500000000000'],
+    ['二〇二四', '2024'],
+    ['一九八九', '1989'],
+    ['〇三', '03'],
+    ['零', '0'],
+  ] as const) {
+    assert.equal(numeralValue(numeral), value, numeral);
+  }
+  for (const numeral of ['二三', '四五', '七五三', '十百', '二三十', '万', '億万']) assert.equal(numeralValue(numeral), undefined, numeral);
+});
+
+test('kanji numerals and digits go through one reader: the same reading with every counter', async () => {
+  const kanji: Record<string, string> = { 1: '一', 2: '二', 3: '三', 4: '四', 6: '六', 7: '七', 8: '八', 9: '九', 10: '十', 20: '二十', 100: '百', 300: '三百', 800: '八百', 1000: '千', 3000: '三千', 10000: '一万' };
+  // 分 is left out: 二分 (ニブン "halve") and 十分 ("enough") alone are words (the hours test).
+  const counters = ['本', '匹', '杯', '泊', '羽', '個', '回', '階', '軒', '冊', '歳', '足', '着', '丁目', '点', '頭', '枚', '台', '日', '人', '時', '年', '円', '週間', 'か月'];
+  const words: string[] = [];
+  for (const counter of counters) {
+    for (const [digits, numeral] of Object.entries(kanji)) {
+      // A few are words of their own to IPADIC (千歳 チトセ, a city), which keep their reading.
+      const asWord = tokenizer.tokenize(numeral + counter);
+      if (asWord.length === 1 && asWord[0]!.pos_detail_1 !== '数') {
+        words.push(numeral + counter);
+        continue;
+      }
+      assert.equal(await spoken(`箱に${numeral}${counter}。`), await spoken(`箱に${digits}${counter}。`), `${numeral}${counter}`);
+    }
+  }
+  assert.ok(words.length <= 10, words.join(' '));
+});
+
+test('counters: gemination and voicing by class, for numbers in kanji', () => {
+  // h: 1 6 8 10 100 geminate with p; b after 3, 千, 何.
+  assert.equal(numbers('傘が一本、三本、六本、八本、十本、百本、三千本、何本'), '傘がイッポン、サンボン、ロッポン、ハッポン、ジュッポン、ヒャッポン、サンゼンボン、ナンボン');
+  assert.equal(numbers('猫を三匹、湯を一杯、三杯'), '猫をサンビキ、湯をイッパイ、サンバイ');
+  // 分 and 泊: p after 3 and 4 too.
+  assert.equal(numbers('一分、三分、四分、六分、八分、二十分待つ'), 'イップン、サンプン、ヨンプン、ロップン、ハップン、ニジュップン待つ');
+  assert.equal(numbers('旅館に一泊、三泊した'), '旅館にイッパク、サンパクした');
+  // k: 1 6 8 10 100 geminate; 階 and 軒 voiced after 3 and 何.
+  assert.equal(numbers('卵が一個、六個、八個、十個、百個'), '卵がイッコ、ロッコ、ハッコ、ジュッコ、ヒャッコ');
+  assert.equal(numbers('ビルの三階と何階、家が三軒、一回、六回'), 'ビルのサンガイとナンガイ、家がサンゲン、イッカイ、ロッカイ');
+  // s/t: 1 8 10 geminate; 足 voiced after 3.
+  assert.equal(numbers('本を一冊、八冊、十冊'), '本をイッサツ、ハッサツ、ジュッサツ');
+  assert.equal(numbers('靴下を三足、背広を一着、八着'), '靴下をサンゾク、背広をイッチャク、ハッチャク');
+  assert.equal(numbers('一頭の馬と十点の作品'), 'イットーの馬とジュッテンの作品');
+  // 羽: ワ, b after 3 and 千, p after the 6, 10, 100 geminates.
+  assert.equal(numbers('鶴が一羽、三羽、六羽、十羽、千羽'), '鶴がイチワ、サンバ、ロッパ、ジュッパ、センバ');
+  // No change: 枚, 台; before a p loanword only 10 geminates.
+  assert.equal(numbers('切手を八枚、車を六台、十パーセント'), '切手をハチマイ、車をロクダイ、ジュッパーセント');
+  // Counters read with native numbers for 1 and 2.
+  assert.equal(numbers('一晩泊めて、二口食べた'), 'ヒトバン泊めて、フタクチ食べた');
+  // A word of numeral and counter to IPADIC is a quantity right before a verb only.
+  assert.equal(numbers('羊を八頭飼う'), '羊をハットー飼う');
+  assert.equal(numbers('百足が這う'), '百足が這う');
+});
+
+test('numbers: grouped readings with their sound changes (三百 サンビャク, 八百, 三千, 三万八千)', () => {
+  assert.equal(numbers('定員は三百人'), '定員はサンビャクニン');
+  assert.equal(numbers('六百と八百と三千と八千'), 'ロッピャクとハッピャクとサンゼンとハッセン');
+  assert.equal(numbers('家賃は三万八千円'), '家賃はサンマンハッセンエン');
+  assert.equal(numbers('予算は3万8千円'), '予算はサンマンハッセンエン');
+  assert.equal(numbers('人口は百二十万'), '人口はヒャクニジューマン');
+  assert.equal(numbers('西暦二〇二四年'), '西暦ニセンニジューヨネン');
+  assert.equal(numbers('事件は一一〇番へ'), '事件はヒャクトーバンへ');
+  assert.equal(numbers('何百人も数千人も'), 'ナンビャクニンもスーセンニンも');
+});
+
+test('dates: ツイタチ only as a date; イツカ, ヨーカ, トーカ, ジューヨッカ, ハツカ, ニジューヨッカ', () => {
+  assert.equal(numbers('六月一日に開店'), '六月ツイタチに開店');
+  assert.equal(numbers('翌月の一日から'), '翌月のツイタチから');
+  assert.equal(numbers('毎月一日は特売'), '毎月ツイタチは特売');
+  assert.equal(numbers('一日付で着任'), 'ツイタチ付で着任');
+  assert.equal(numbers('一日に二回'), 'イチニチにニカイ');
+  assert.equal(numbers('一日だけ'), 'イチニチだけ');
+  assert.equal(numbers('五日、六日、七日、八日、九日、十日'), 'イツカ、ムイカ、ナノカ、ヨーカ、ココノカ、トーカ');
+  assert.equal(numbers('十四日と二十日と二十四日と十七日'), 'ジューヨッカとハツカとニジューヨッカとジューシチニチ');
+  assert.equal(numbers('三日後と十日間'), 'ミッカ後とトーカカン');
+  assert.equal(numbers('8月1日と来月の1日'), 'ハチガツツイタチと来月のツイタチ');
+});
+
+test('people: ヒトリ, フタリ, then ニン (ヨニン); 一人前 is イチニンマエ', () => {
+  assert.equal(numbers('一人、二人、三人、四人、十人'), 'ヒトリ、フタリ、サンニン、ヨニン、ジューニン');
+  assert.equal(numbers('二人組と一人前'), 'フタリグミとイチニンマエ');
+  assert.equal(numbers('何人来る'), 'ナンニン来る');
+});
+
+test('hours: ヨジ, シチジ, クジ, レイジ; 十分 is ten minutes after an hour or before a span, else "enough"', () => {
+  assert.equal(numbers('四時、七時、九時、零時'), 'ヨジ、シチジ、クジ、レイジ');
+  assert.equal(numbers('四時半と九時間'), 'ヨジハンとクジカン');
+  assert.equal(numbers('八時十分に'), 'ハチジジュップンに');
+  assert.equal(numbers('十分後に、約十分で、十分ほど'), 'ジュップン後に、約ジュップンで、ジュップンほど');
+  assert.equal(numbers('時間は十分にある'), '時間は十分にある');
+  assert.equal(numbers('二分後と九時九分'), 'ニフン後とクジキューフン');
+  assert.equal(numbers('線で二分する'), '線で二分する');
+  assert.equal(numbers('これで十分だ'), 'これで十分だ');
+  assert.equal(numbers('何時に何分かかる'), 'ナンジにナンプンかかる');
+});
+
+test('ages: 二十歳 and 20歳 are ハタチ; イッサイ, ハッサイ, ジュッサイ', () => {
+  assert.equal(numbers('兄は二十歳、弟は八歳'), '兄はハタチ、弟はハッサイ');
+  assert.equal(numbers('20歳と1歳と10歳と九十一歳'), 'ハタチとイッサイとジュッサイとキュージューイッサイ');
+});
+
+test('words that merely contain numeral kanji keep their word reading', () => {
+  for (const text of [
+    '一緒に行く',
+    '一番好きだ',
+    '一生懸命に走る',
+    '万一のために',
+    '十分な量',
+    '一部の地域',
+    '一般の人',
+    '三日月の夜',
+    '七夕の日',
+    '八百屋の店先',
+    '一石二鳥の策',
+    '四季の移ろい',
+    '九州の南',
+    '二人三脚の日々',
+    '三味線の音',
+    '千葉の港',
+    '十字路の角',
+    '五月雨の季節',
+    '一時停止する',
+    '第一の理由',
+    '一から始める',
+    '一二を争う',
+    '七五三のお祝い',
+    '二三日休む',
+    '一人暮らしの部屋',
+    '三日坊主の日記',
+    '十人十色の意見',
+    '何がいい',
+  ]) {
+    assert.equal(readKanjiNumerals(text, tokenizer), text, text);
+  }
+});
+
+test('addresses and codes: postal codes and phone numbers digit by digit with ノ; 丁目, 番地, 号', () => {
+  assert.equal(numbers('〒105-0011'), 'ユービンバンゴーイチゼロゴーノゼロゼロイチイチ');
+  assert.equal(numbers('郵便番号は812-0012です'), '郵便番号はハチイチニーノゼロゼロイチニーです');
+  assert.equal(numbers('電話は06-6543-2109へ'), '電話はゼロロクノロクゴーヨンサンノニーイチゼロキューへ');
+  assert.equal(numbers('090-1111-2222'), 'ゼロキューゼロノイチイチイチイチノニーニーニーニー');
+  assert.equal(numbers('本町2-14-7'), '本町ニノジューヨンノナナ');
+  assert.equal(numbers('港町3-8の角'), '港町サンノハチの角');
+  assert.equal(numbers('一丁目と八丁目と十丁目'), 'イッチョーメとハッチョーメとジュッチョーメ');
+  assert.equal(numbers('四丁目十一番地の三'), 'ヨンチョーメジューイチバンチの三');
+  assert.equal(numbers('二番五号'), 'ニバンゴゴー');
+});
+
+test('end to end: kanji numbers in sentences are said with their counters', async () => {
+  assert.equal(await spoken('妹は二十歳で、犬を三匹飼っている。'), 'イモートワハタチデ、イヌヲサンビキカッテイル。');
+  assert.equal(await spoken('五月五日の九時に二人で会う。'), 'ゴガツイツカノクジニフタリデアウ。');
+  assert.equal(await spoken('一緒に八百屋へ行った。'), 'イッショニヤオヤエイッタ。');
+});
