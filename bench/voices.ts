@@ -5,12 +5,13 @@
  *   job), each beside eSpeak NG speaking the same sentence in the same run — eSpeak being what
  *   en-man-1 was before, and what it falls back to when Flite cannot start;
  * - the mora error rate of the Japanese readings on the hand-checked sentences
- *   (test/fixtures/japanese-readings*.json), target ≤ 1 %.
+ *   (test/fixtures/japanese-readings*.json: the test set and the held-out set of issue 25,
+ *   test/helpers/mora.ts READING_SETS), each as a whole (target ≤ 1 %) and by class.
  */
 import { fileURLToPath } from 'node:url';
 import { createEngine } from '../src/engine/index.js';
 import { cleanEnv } from '../test/helpers/cli.js';
-import { loadReadingCases, readingErrorRate } from '../test/helpers/mora.js';
+import { loadReadingCases, READING_SETS, readingErrorRate } from '../test/helpers/mora.js';
 import type { BenchOptions, Figure } from './figures.js';
 import { timedSpawn, ttsArgs } from './process.js';
 import { median } from './stats.js';
@@ -80,11 +81,13 @@ export async function benchVoices(options: BenchOptions): Promise<Figure[]> {
   }
   options.log(`voices: warm first chunk, ${warmRuns} runs each`);
 
-  for (const [file, label] of [
-    ['japanese-readings.json', 'hand-checked set'],
-    ['japanese-readings-heldout.json', 'held-out set'],
+  // Issue 25: the test set (every sentence the rules were written or checked against) and the
+  // held-out set (written after the fixes), each as a whole and by class.
+  for (const [label, files] of [
+    ['test set', READING_SETS.test],
+    ['held-out set', READING_SETS.heldout],
   ] as const) {
-    const cases = loadReadingCases(file);
+    const cases = files.flatMap((file) => loadReadingCases(file));
     const r = await readingErrorRate(cases);
     figures.push({
       bench: 'voices',
@@ -92,8 +95,19 @@ export async function benchVoices(options: BenchOptions): Promise<Figure[]> {
       value: r.rate * 100,
       unit: '%',
       targets: [{ kind: 'max', limit: READING_ERROR_MAX_PERCENT }],
-      note: `${cases.length} sentences, ${r.errors} of ${r.morae} morae`,
+      note: `${cases.length} sentences, ${r.errors} of ${r.morae} morae, ${r.failures.length} sentences misread; ${files.join(', ')}`,
     });
+    for (const [name, rate] of Object.entries(r.byClass)) {
+      const inClass = cases.filter((c) => c.class === name).length;
+      figures.push({
+        bench: 'voices',
+        name: `voices: Japanese reading mora error, ${label}, class ${name}`,
+        value: rate * 100,
+        unit: '%',
+        targets: [],
+        note: `${inClass} sentences`,
+      });
+    }
   }
   return figures;
 }
