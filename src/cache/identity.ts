@@ -8,13 +8,14 @@
  * is recomputed on replay. The API key is not part of it: the same service speaks the same for
  * every key.
  */
-import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
+import { createHash, type Hash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { AudioSpec } from '../dsp/spec.js';
 import type { Language } from '../protocol/types.js';
+import { ENGINE_WORKER_URL } from '../engine/worker-url.js';
 
 /** Everything but the text that decides a piece's audio. */
 export interface CacheIdentity {
@@ -58,24 +59,52 @@ export function pieceKey(identity: CacheIdentity, text: string): string {
 
 let builtin: string | undefined;
 
+/** A relative import in compiled JavaScript: `from './x.js'`, `import './x.js'`, `import('./x.js')`. */
+const RELATIVE_IMPORT = /(?:\bfrom|\bimport)\s*\(?\s*(['"])(\.{1,2}\/[^'"]+)\1/g;
+
+/**
+ * The engine worker's compiled code, which makes every byte of the built-in engine's audio
+ * (engine.ts only queues what it posts): the worker's file and every module it imports by a
+ * relative path, statically or with `import()`, transitively — dist/src/engine/worker.js and its
+ * imports under tsc; dist/bundle/engine-worker.js and its chunks in the bundle (scripts/bundle.js).
+ * Feeds each file's URL (relative to the worker's) and bytes to `hash`, in a fixed order; a
+ * file that cannot be read is left out.
+ */
+function hashWorkerCode(hash: Hash, worker: URL): void {
+  const seen = new Set<string>();
+  const visit = (url: URL): void => {
+    if (seen.has(url.href)) return;
+    seen.add(url.href);
+    let code: Buffer;
+    try {
+      code = readFileSync(url);
+    } catch {
+      return;
+    }
+    hash.update(`${relative(dirname(fileURLToPath(worker)), fileURLToPath(url))}\n`);
+    hash.update(code);
+    for (const m of code.toString('utf8').matchAll(RELATIVE_IMPORT)) visit(new URL(m[2]!, url));
+  };
+  visit(worker);
+}
+
 /**
  * The built-in engine's identity: `builtin:` and a hash of tts's version, the versions of eSpeak
- * NG (`@echogarden/espeak-ng-emscripten`) and kuromoji, and the compiled engine code itself, so a
- * changed engine never replays audio of an older one.
+ * NG (`@echogarden/espeak-ng-emscripten`) and kuromoji, and the compiled code of the engine's
+ * worker ({@link hashWorkerCode}), so a changed engine never replays audio of an older one.
  */
 export function builtinEngineIdentity(): string {
   if (builtin !== undefined) return builtin;
   const hash = createHash('sha256');
-  const here = dirname(fileURLToPath(import.meta.url));
   const require = createRequire(import.meta.url);
-  const versionOf = (file: string): string => {
+  const versionOf = (file: string | URL): string => {
     try {
       return (JSON.parse(readFileSync(file, 'utf8')) as { version?: string }).version ?? '?';
     } catch {
       return '?';
     }
   };
-  hash.update(`tts ${versionOf(join(here, '../../../package.json'))}\n`);
+  hash.update(`tts ${versionOf(new URL('../../../package.json', import.meta.url))}\n`);
   for (const pkg of ['@echogarden/espeak-ng-emscripten', 'kuromoji']) {
     let version = '?';
     try {
@@ -87,15 +116,7 @@ export function builtinEngineIdentity(): string {
     }
     hash.update(`${pkg} ${version}\n`);
   }
-  const engineDir = join(here, '../engine');
-  try {
-    for (const name of readdirSync(engineDir).filter((n) => n.endsWith('.js')).sort()) {
-      hash.update(name);
-      hash.update(readFileSync(join(engineDir, name)));
-    }
-  } catch {
-    // No compiled engine beside us: versions alone.
-  }
+  hashWorkerCode(hash, ENGINE_WORKER_URL);
   builtin = `builtin:${hash.digest('hex').slice(0, 32)}`;
   return builtin;
 }

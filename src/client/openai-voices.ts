@@ -44,7 +44,7 @@ export function voiceIdsOf(json: unknown): string[] | undefined {
 export async function fetchOpenAiVoices(options: { baseUrl: string; apiKey: string; timeoutMs: number; allowInsecure: boolean }): Promise<string[] | undefined> {
   const url = endpointUrl(options.baseUrl, OPENAI_VOICES_LIST_PATH);
   assertSecureTransport(url, options.allowInsecure);
-  const { request } = await import('undici');
+  const { request } = await import('./undici.js');
   const signal = AbortSignal.timeout(options.timeoutMs);
   try {
     // undici's request follows no redirect unless told to.

@@ -297,7 +297,7 @@ async function requester(connect: (() => Duplex) | undefined): Promise<Requester
     const { streamOver } = await import('./http-over.js');
     return (url, init, factory) => streamOver(connect, url, init, factory);
   }
-  const { stream } = await import('undici');
+  const { stream } = await import('./undici.js');
   return (url, init, factory) => stream(url, init, factory);
 }
 

@@ -21,6 +21,7 @@
 import { Worker } from 'node:worker_threads';
 import { ChunkQueue } from '../queue/chunk-queue.js';
 import { validateJob, workerExecArgv } from './job.js';
+import { ENGINE_WORKER_URL } from './worker-url.js';
 import type { SharedDictionary } from './kuromoji-dictionary.js';
 import type { FliteModule } from './flite.js';
 import type { DictionaryMessage, EngineWorkerData, FliteMessage, JobRequest, WorkerReply } from './messages.js';
@@ -89,7 +90,7 @@ export class EspeakEngine implements SpeechEngine {
     this.bufferBytes = options.streamBufferBytes ?? STREAM_BUFFER_BYTES;
     if (!(this.bufferBytes >= 1024)) throw new RangeError(`streamBufferBytes must be at least 1024, got ${this.bufferBytes}`);
     this.scheduler = new Scheduler(options.scheduling ?? 'fair');
-    this.workerUrl = options.workerUrl ?? new URL('./worker.js', import.meta.url);
+    this.workerUrl = options.workerUrl ?? ENGINE_WORKER_URL;
   }
 
   /**

@@ -2,13 +2,31 @@
  * Runs the real `bin/tts.js` in a child process, as a user's shell would.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, openSync, rmSync } from 'node:fs';
+import { mkdtempSync, openSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** Path of the CLI entry point. */
 export const TTS_BIN = fileURLToPath(new URL('../../../bin/tts.js', import.meta.url));
+
+/**
+ * Fails unless bin/tts.js's bundle (dist/bundle/, scripts/bundle.js) was built from the compiled
+ * code beside this file: tsc rewrites every file of dist/src, so a bundle older than
+ * dist/src/cli/main.js is one of an earlier compile, and a spawned `tts` would run old code
+ * while the in-process tests run the new. `npm test` (pretest) and `npm run build` build both.
+ * @throws Error naming the command to run, when the bundle is missing or older.
+ */
+export function assertBundleCurrent(): void {
+  const compiled = new URL('../../src/cli/main.js', import.meta.url);
+  const bundle = new URL('../../bundle/tts.js', import.meta.url);
+  const bundled = statSync(bundle, { throwIfNoEntry: false });
+  if (bundled === undefined || bundled.mtimeMs < statSync(compiled).mtimeMs) {
+    throw new Error(`${fileURLToPath(bundle)} is ${bundled === undefined ? 'missing' : 'older than dist/src (tsc ran after it)'}: run \`npm run build\` (tsc and scripts/bundle.js), so that bin/tts.js runs the code under test`);
+  }
+}
+
+assertBundleCurrent();
 
 /** What a run produced. */
 export interface CliResult {

