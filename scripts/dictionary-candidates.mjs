@@ -26,6 +26,10 @@
 //   node scripts/dictionary-candidates.mjs oneshot DIR... [--runs N]   peak RSS of a whole
 //        `tts stream -o x.wav` of bench/oneshot.ts's Japanese sentence with DIR as the dictionary
 //   node scripts/dictionary-candidates.mjs diff DIR_A DIR_B   sentences read better or worse
+//   node scripts/dictionary-candidates.mjs long-vowel-kanji   the kanji list of
+//        src/engine/japanese-long-vowels.ts (on'yomi ending in エイ), derived from UniDic
+//   node scripts/dictionary-candidates.mjs long-vowels [N]   that module's rule on IPADIC's whole
+//        lexicon against UniDic's pronunciations: counts, and N examples of each kind (default 40)
 import { execFileSync } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -303,6 +307,173 @@ function takeRuns(args, fallback) {
   return at >= 0 ? Number(args.splice(at, 2)[1]) : fallback;
 }
 
+/** The shape of one kanji's on'yomi: a mora, then perhaps ン, イ, ウ, キ, ク, チ, ツ or ッ. */
+const ONYOMI_SHAPE = /^[\p{Script=Katakana}][ャュョァィゥェォ]?[ンイウキクチツッ]?$/u;
+/** An e-row kana (any voicing) + イ. */
+const E_ROW_I = /^[エケゲセゼテデネヘベペメレ]イ$/u;
+const UNVOICED = { ゲ: 'ケ', ゼ: 'セ', デ: 'テ', ベ: 'ヘ', ペ: 'ヘ' };
+const ALL_KANJI = /^\p{Script=Han}+$/u;
+
+/** Every way to cut the morae `ms` into `n` on'yomi-shaped pieces (none starting with ン, ッ, ー). */
+function onyomiSplits(ms, n) {
+  if (n === 0) return ms.length === 0 ? [[]] : [];
+  const out = [];
+  for (let i = 1; i <= Math.min(2, ms.length); i++) {
+    const piece = ms.slice(0, i).join('');
+    if (!ONYOMI_SHAPE.test(piece) || /^[ンッー]/u.test(piece)) continue;
+    for (const rest of onyomiSplits(ms.slice(i), n - 1)) out.push([piece, ...rest]);
+  }
+  return out;
+}
+
+/**
+ * The kanji whose on'yomi is an e-row syllable + イ, from UniDic: in each Sino-Japanese word
+ * (語種 漢) of kanji only whose reading (kana, field 20) cuts in one way only into one
+ * on'yomi-shaped piece per kanji, each piece that is an e-row syllable + イ counts for its kanji
+ * (once per word); a kanji UniDic reads alone as that syllable, as a Sino-Japanese word or a name
+ * (語種 漢 or 固: 玲 レイ), counts too. A kanji counted in two words is kept; counted once, only if
+ * UniDic never reads it alone as a word ending in the syllable's kana (芽 メ, 掛 カケ). Prints the
+ * table of japanese-long-vowels.ts (by the syllable without voicing) and says whether the
+ * engine's equals it.
+ */
+async function longVowelKanji() {
+  // Kana by mora: a kana with the small kana after it (シャ), ー, ン and ッ on their own.
+  const { morae } = await import(dist('test/helpers/mora.js'));
+  const counts = new Map();
+  const alone = new Set(); // kanji read alone as an e-row syllable + イ, as a Sino-Japanese word or a name
+  const bare = new Set(); // kanji read alone as a word ending in an e-row kana (芽 メ, 掛 カケ): 'kanji syllable' as above
+  readMecabDictionary(path.join(CANDIDATES.unidic.dir, 'sys.dic'), (surface, _l, _r, _c, features) => {
+    if (!ALL_KANJI.test(surface) || surface.includes('々')) return;
+    const f = csvFields(features);
+    const kanji = [...surface];
+    const kana = f[20] ?? '';
+    if (kanji.length === 1 && /[エケゲセゼテデネヘベペメレ]$/u.test(kana)) bare.add(`${surface.normalize('NFKC')} ${UNVOICED[kana.at(-1)] ?? kana.at(-1)}イ`);
+    if (kanji.length === 1 && (f[12] === '漢' || f[12] === '固') && E_ROW_I.test(kana)) alone.add(`${surface.normalize('NFKC')} ${UNVOICED[kana[0]] ?? kana[0]}イ`);
+    if (f[12] !== '漢') return;
+    const splits = onyomiSplits(morae(f[20] ?? ''), kanji.length);
+    if (splits.length !== 1) return;
+    splits[0].forEach((piece, k) => {
+      if (!E_ROW_I.test(piece)) return;
+      // NFKC, as the engine sees text: a compatibility ideograph (塀 U+FA39) counts as its unified one.
+      const key = `${kanji[k].normalize('NFKC')} ${UNVOICED[piece[0]] ?? piece[0]}イ`;
+      // Words, not entries: 家司 ケイシ and ゲイシ are one word.
+      counts.set(key, (counts.get(key) ?? new Set()).add(surface));
+    });
+  });
+  const table = {};
+  // Seen once only (in one compound, or alone), a kanji is left out when UniDic also reads it alone
+  // as a word ending in the syllable's kana: the syllable may be that kana and the イ of the next
+  // kanji (赤芽芋 アカメイモ is 芽 メ + 芋 イモ; 帆掛岩 ホカケイワ is 掛 カケ + 岩 イワ).
+  const keys = [...counts].map(([k, words]) => [k, words.size]).filter(([k, n]) => n >= 2 || !bare.has(k));
+  for (const k of alone) if (!counts.has(k) && !bare.has(k)) keys.push([k, 0]);
+  for (const [key] of keys.sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))) {
+    const [kanji, syllable] = key.split(' ');
+    table[syllable] = (table[syllable] ?? '') + kanji;
+  }
+  const sorted = Object.fromEntries(Object.entries(table).sort(([a], [b]) => (a < b ? -1 : 1)));
+  for (const [syllable, kanji] of Object.entries(sorted)) console.log(`  ${syllable}: '${kanji}',`);
+  const { E_ROW_I_ONYOMI } = await import(dist('src/engine/japanese-long-vowels.js'));
+  const same = JSON.stringify(sorted) === JSON.stringify(E_ROW_I_ONYOMI);
+  const seen = new Set([...counts.keys(), ...alone]).size;
+  console.log(`${keys.length} of ${seen} (kanji, syllable) pairs seen kept; ${same ? 'the same as' : 'NOT the same as'} japanese-long-vowels.ts`);
+}
+
+/** `s` with the ー after an e-row kana written イ (UniDic's センセー → センセイ). */
+const eiWritten = (s) => s.replace(/([エケゲセゼテデネヘベペメレ])ー/gu, '$1イ');
+
+/**
+ * Checks japanese-long-vowels.ts on IPADIC's whole lexicon against UniDic. For every IPADIC entry
+ * (Debian's mecab-ipadic-utf8, the same IPADIC 2.7.0 kuromoji ships) written in kanji only whose
+ * pronunciation has an e-row kana + イ: UniDic's pronunciation of the same word, from an entry of
+ * the same spelling and reading, else from `mecab -d unidic`'s analysis of the spelling when its
+ * readings joined equal IPADIC's; then, per e-row + イ, whether the rule and UniDic say a long e.
+ * Prints the counts and `examples` of each kind of word.
+ */
+async function longVowels(examples) {
+  const { lengthenSinoJapaneseE } = await import(dist('src/engine/japanese-long-vowels.js'));
+  const ipadic = new Map(); // spelling + ' ' + pronunciation → reading
+  readMecabDictionary(path.join(CANDIDATES.ipadic.dir, 'sys.dic'), (surface, _l, _r, _c, features) => {
+    const f = csvFields(features);
+    if (!ALL_KANJI.test(surface) || !/[エケゲセゼテデネヘベペメレ]イ/u.test(f[8] ?? '')) return;
+    ipadic.set(`${surface} ${f[8]}`, f[7]);
+  });
+  const spellings = new Set([...ipadic.keys()].map((k) => k.split(' ')[0]));
+  const unidic = new Map(); // spelling → [{ kana, pron }]
+  readMecabDictionary(path.join(CANDIDATES.unidic.dir, 'sys.dic'), (surface, _l, _r, _c, features) => {
+    if (!spellings.has(surface)) return;
+    const f = csvFields(features);
+    const list = unidic.get(surface) ?? [];
+    list.push({ kana: f[20], pron: f[9] });
+    unidic.set(surface, list);
+  });
+  // UniDic's analysis of each spelling, for words it has no entry of: its pronunciations and readings joined.
+  const list = [...spellings];
+  const out = execFileSync('mecab', ['-d', CANDIDATES.unidic.dir], { input: list.join('\n') + '\n', maxBuffer: 1 << 28 }).toString();
+  const analysed = new Map();
+  let words = [];
+  for (const line of out.split('\n')) {
+    if (line === 'EOS') {
+      const at = analysed.size;
+      const ok = words.every((w) => w.pron !== undefined && w.pron !== '');
+      analysed.set(list[at], ok ? { kana: words.map((w) => w.kana).join(''), pron: words.map((w) => w.pron).join(''), parts: words.length } : undefined);
+      words = [];
+    } else if (line !== '') {
+      const f = csvFields(line.split('\t')[1] ?? '');
+      words.push({ kana: f[20], pron: f[9] });
+    }
+  }
+  if (analysed.size !== list.length) throw new Error(`mecab gave ${analysed.size} analyses for ${list.length} spellings`);
+
+  const tally = { entries: ipadic.size, compared: 0, fromEntry: 0, fromAnalysis: 0, unidicSplit: 0, notCompared: 0, notComparedChanged: 0, changed: 0, wordsAgree: 0, wordsDisagree: 0 };
+  const syllables = { bothLong: 0, bothShort: 0, ruleOnlyLong: 0, unidicOnlyLong: 0 };
+  const kinds = { ruleOnlyLong: [], unidicOnlyLong: [], changedAgree: [], keptAgree: [], notCompared: [] };
+  for (const [key, reading] of ipadic) {
+    const [surface, pron] = key.split(' ');
+    const ours = lengthenSinoJapaneseE(surface, pron);
+    if (ours !== pron) tally.changed++;
+    // UniDic's pronunciation of the word: an entry read the same, else its analysis read the same.
+    const entry = (unidic.get(surface) ?? []).find((u) => eiWritten(u.pron) === pron && u.kana === reading);
+    const analysis = analysed.get(surface);
+    const theirs = entry?.pron ?? (analysis !== undefined && eiWritten(analysis.pron) === pron ? analysis.pron : undefined);
+    if (theirs === undefined) {
+      tally.notCompared++;
+      if (ours !== pron) tally.notComparedChanged++;
+      kinds.notCompared.push(`${surface} ${pron}→${ours}`);
+      continue;
+    }
+    tally.compared++;
+    if (entry !== undefined) tally.fromEntry++;
+    else {
+      tally.fromAnalysis++;
+      if (analysis.parts > 1) tally.unidicSplit++;
+    }
+    let wrong = false;
+    for (let k = 0; k < pron.length; k++) {
+      if (pron[k] !== 'イ' || !/[エケゲセゼテデネヘベペメレ]/u.test(pron[k - 1] ?? '')) continue;
+      const [r, u] = [ours[k] === 'ー', theirs[k] === 'ー'];
+      if (r && u) syllables.bothLong++;
+      else if (!r && !u) syllables.bothShort++;
+      else if (r) (syllables.ruleOnlyLong++, (wrong = true));
+      else (syllables.unidicOnlyLong++, (wrong = true));
+    }
+    if (!wrong) {
+      tally.wordsAgree++;
+      if (/[エケゲセゼテデネヘベペメレ]イ/u.test(ours)) kinds.keptAgree.push(`${surface} ${ours}`);
+      if (ours !== pron) kinds.changedAgree.push(`${surface} ${ours}`);
+      continue;
+    }
+    tally.wordsDisagree++;
+    const line = `${surface} IPADIC ${pron}, rule ${ours}, UniDic ${theirs}${entry === undefined ? ' (analysis)' : ''}`;
+    if ([...ours].some((ch, k) => ch === 'ー' && theirs[k] !== 'ー')) kinds.ruleOnlyLong.push(line);
+    else kinds.unidicOnlyLong.push(line);
+  }
+  console.log(JSON.stringify({ tally, syllables }, null, 1));
+  for (const [kind, lines] of Object.entries(kinds)) {
+    console.log(`\n## ${kind}: ${lines.length}`);
+    for (const line of lines.slice(0, examples)) console.log(`  ${line}`);
+  }
+}
+
 async function main() {
   const [command, ...args] = process.argv.slice(2);
   if (command === 'build') return build(args[0], path.resolve(args[1]));
@@ -354,6 +525,8 @@ async function main() {
     }
     return;
   }
+  if (command === 'long-vowel-kanji') return longVowelKanji();
+  if (command === 'long-vowels') return longVowels(Number(args[0] ?? 40));
   if (command === 'diff') {
     const [a, b] = args.map(childReadings);
     // Sentence → [errors, the failure line] for each side; a sentence absent there was read right.
@@ -368,7 +541,7 @@ async function main() {
     }
     return;
   }
-  console.error('usage: dictionary-candidates.mjs build NAME OUT | readings DIR... | load DIR... [--runs N] | oneshot DIR... [--runs N] | diff DIR_A DIR_B');
+  console.error('usage: dictionary-candidates.mjs build NAME OUT | readings DIR... | load DIR... [--runs N] | oneshot DIR... [--runs N] | diff DIR_A DIR_B | long-vowel-kanji | long-vowels [N]');
   process.exitCode = 2;
 }
 

@@ -24,6 +24,7 @@ import {
 } from './kuromoji-dictionary.js';
 import type kuromoji from 'kuromoji';
 import type { Language } from '../protocol/types.js';
+import { lengthenSinoJapaneseE } from './japanese-long-vowels.js';
 import { readKanjiNumerals, readNumbers } from './japanese-numbers.js';
 import { contextReadings } from './japanese-readings.js';
 import { retriedOnce } from './retried-once.js';
@@ -128,8 +129,8 @@ export function tokenizerLoadTime(): number | undefined {
  * Replaces every kanji of `text` by its katakana reading, using `tokenizer`.
  *
  * Per token: its reading from {@link tokenReadings} (a context rule's, else IPADIC's
- * `pronunciation`: particle は → ワ, 東京 → トーキョー, else its `reading`), else — for an unknown
- * word with kanji — each Han character looked up alone (々 repeats the previous kanji's reading);
+ * `pronunciation`: particle は → ワ, 東京 → トーキョー, else its `reading`; 先生 センセー), else — for
+ * an unknown word with kanji — each Han character looked up alone (礼 レー) (々 repeats the previous kanji's reading);
  * whatever still has no reading is dropped, so eSpeak never says "Chinese letter". Kana tokens
  * also take their pronunciation (は → ワ, へ → エ). Tokens without a reading (digits, Latin
  * words, punctuation, spaces) are kept as they are. Tokens are joined without spaces: eSpeak
@@ -173,13 +174,19 @@ export function kanjiToKana(text: string, tokenizer: JapaneseTokenizer): string 
 /**
  * How each of a sentence's kuromoji `tokens` (from `tokenizer`, in order) is read aloud, as kana
  * for eSpeak NG: the reading a context rule decides from its neighbours (japanese-readings.ts:
- * 店が開いて アイテ, 食事の後 アト, 一日中 ジュー), else IPADIC's pronunciation, else its reading;
+ * 店が開いて アイテ, 食事の後 アト, 一日中 ジュー), else IPADIC's pronunciation, else its reading,
+ * with a long e where a kanji's on'yomi ends in エイ (japanese-long-vowels.ts: 先生 センセー);
  * undefined where none is usable (an unknown word: see {@link kanjiToKana}). The spoken text and
  * the words' readings (japanese-words.ts) both take it, so a word is timed as it is said.
  */
 export function tokenReadings(tokens: readonly kuromoji.IpadicFeatures[], tokenizer: JapaneseTokenizer): (string | undefined)[] {
   const context = contextReadings(tokens, (surface) => tokenizer.tokenize(surface));
-  return tokens.map((token, i) => context[i] ?? usableReading(token.pronunciation) ?? usableReading(token.reading));
+  return tokens.map((token, i) => spokenAs(token.surface_form, context[i] ?? usableReading(token.pronunciation) ?? usableReading(token.reading)));
+}
+
+/** `reading` of the word written `surface` with the long e of its Sino-Japanese syllables (japanese-long-vowels.ts). */
+function spokenAs(surface: string, reading: string | undefined): string | undefined {
+  return reading === undefined ? undefined : lengthenSinoJapaneseE(surface, reading);
 }
 
 /** A kuromoji reading usable for eSpeak: defined, not IPADIC's '*' placeholder, without Han. */
@@ -196,7 +203,7 @@ function readingOfCharacter(ch: string, tokenizer: JapaneseTokenizer): string | 
   if (fixed !== undefined) return fixed;
   const tokens = tokenizer.tokenize(ch);
   if (tokens.length !== 1) return undefined;
-  return usableReading(tokens[0]!.pronunciation) ?? usableReading(tokens[0]!.reading);
+  return spokenAs(ch, usableReading(tokens[0]!.pronunciation) ?? usableReading(tokens[0]!.reading));
 }
 
 /**

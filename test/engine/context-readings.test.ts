@@ -115,7 +115,7 @@ test('中: ジュー after a period or a whole place, チュー in the course of
     ['今月中に提出してください。', 'コンゲツチュー'],
     ['休暇中はメールを見ません。', 'キューカチュー'],
     ['勤務中は私語を控える。', 'キンムチュー'],
-    ['停電中はエレベーターが止まる。', 'テイデンチュー'],
+    ['停電中はエレベーターが止まる。', 'テーデンチュー'],
   ]);
 });
 
@@ -150,7 +150,7 @@ test('方: カタ for a person, ホー for a side, a direction or a comparison',
     ['急いだ方がいい。', 'イソイダホーガ'],
     ['安い方を買った。', 'ヤスイホーヲ'],
     ['使った方を返してください。', 'ツカッタホーヲ'],
-    ['定員の方が少ない。', 'テイインノホーガ'],
+    ['定員の方が少ない。', 'テーインノホーガ'],
   ]);
 });
 
@@ -190,17 +190,17 @@ test('a one-kanji suffix after a time adverb is a word of its own when its readi
   ]);
 });
 
-test('米 alone is コメ; ベイ in compounds', async () => {
+test('米 alone is コメ; ベイ (said ベー) in compounds', async () => {
   await readsAs([
     ['スーパーで米を買ってきた。', 'デコメヲ'],
     ['米の値段が上がった。', 'コメノネダン'],
     ['新潟の米はおいしい。', 'ノコメワ'],
   ]);
   await readsAs([
-    ['米大統領が来日した。', 'ベイダイトーリョー'],
-    ['日米首脳会談が開かれた。', 'ニチベイ'],
-    ['米軍基地の問題。', 'ベイグン'],
-    ['米政府が発表した。', 'ベイセイフ'],
+    ['米大統領が来日した。', 'ベーダイトーリョー'],
+    ['日米首脳会談が開かれた。', 'ニチベー'],
+    ['米軍基地の問題。', 'ベーグン'],
+    ['米政府が発表した。', 'ベーセーフ'],
   ]);
 });
 
@@ -270,7 +270,7 @@ test('日 for Japan geminates before k and ch only', async () => {
     ['日韓関係について話し合った。', 'ニッカン'],
     ['日中韓の首脳が集まった。', 'ニッチューカン'],
   ]);
-  await readsAs([['日英の協力。', 'ニチエイ']]);
+  await readsAs([['日英の協力。', 'ニチエー']]);
 });
 
 test('exceptions: each word or phrase is read its one way, and each says why', async () => {
