@@ -175,6 +175,8 @@ async function synthesize(ws: WebSocket, id: string, request: ValidRealtimeReque
     signal,
     {
       key,
+      // Every session's words, as before (a request field to ask for them comes next).
+      wordTimings: true,
       onReport: (report) => {
         spoke = spokenBy(request.voice, report.segments);
         words = report.words;

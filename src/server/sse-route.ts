@@ -96,6 +96,8 @@ export async function handleSse(req: IncomingMessage, res: ServerResponse, ctx: 
       stop,
       {
         key: String(ctx.keyIndex ?? ''),
+        // Every request's words, as before (a request field to ask for them comes next).
+        wordTimings: true,
         onReport: (report) => {
           spoke = spokenBy(request.voice, report.segments);
           words = report.words;

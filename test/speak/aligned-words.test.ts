@@ -34,7 +34,7 @@ describe('word timings from a service that sends none', () => {
       const chunks: Buffer[] = [];
       let words: WordTiming[] = [];
       const job = { text: input, voice: 'en-man-1', language: 'en' as const, format: 'pcm16' as const, sampleRate: 24000, channels: 1 };
-      for await (const c of engine.synthesize(job, undefined, { onReport: (r) => (words = r.words ?? []) })) chunks.push(c);
+      for await (const c of engine.synthesize(job, undefined, { wordTimings: true, onReport: (r) => (words = r.words ?? []) })) chunks.push(c);
       truth.set(input, words);
       startEventStream(res);
       const audio = Buffer.concat(chunks);
