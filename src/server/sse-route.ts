@@ -96,8 +96,8 @@ export async function handleSse(req: IncomingMessage, res: ServerResponse, ctx: 
       stop,
       {
         key: String(ctx.keyIndex ?? ''),
-        // Every request's words, as before (a request field to ask for them comes next).
-        wordTimings: true,
+        // Word timings only when asked (`word_timings`, docs/protocol.md §2.1): the engine skips their work otherwise.
+        wordTimings: request.wordTimings,
         onReport: (report) => {
           spoke = spokenBy(request.voice, report.segments);
           words = report.words;
