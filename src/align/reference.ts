@@ -32,7 +32,7 @@ export async function renderReference(engine: SpeechEngine, text: string, langua
   const chunks: Buffer[] = [];
   let words: WordTiming[] = [];
   const job = { text, voice, language, format: 'pcm16' as const, sampleRate: ALIGN_RATE, channels: 1 };
-  for await (const chunk of engine.synthesize(job, signal, { onReport: (r) => (words = r.words ?? []) })) chunks.push(chunk);
+  for await (const chunk of engine.synthesize(job, signal, { wordTimings: true, onReport: (r) => (words = r.words ?? []) })) chunks.push(chunk);
   return { audio: { samples: decodeToFloat(Buffer.concat(chunks), 'pcm16'), sampleRate: ALIGN_RATE }, words };
 }
 

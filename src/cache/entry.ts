@@ -3,8 +3,9 @@
  * LE, 2), the length in bytes of the metadata (uint32 LE), the audio's length in bytes (uint64
  * LE), the SHA-256 of the audio and the metadata (32 bytes), then the audio bytes exactly as the
  * service sent them, then the metadata: UTF-8 JSON of what else the service said about the piece
- * (`{"words":[…]}`, the word timings of the built-in service's `done`, protocol/words.ts), or
- * nothing. Version 1 entries (no metadata) are not whole to this version: they are fetched again.
+ * (`{"words":[…],"wordsAsked":true}`: the word timings of the built-in service's `done`,
+ * protocol/words.ts, and whether the request was made for a run that needed them; opener.ts
+ * PieceMeta), or nothing. Version 1 entries (no metadata) are not whole to this version: they are fetched again.
  */
 import { createHash } from 'node:crypto';
 import type { FileHandle } from 'node:fs/promises';

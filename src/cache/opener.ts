@@ -39,6 +39,12 @@ export interface CachedOpenerOptions {
    */
   requested: AudioSpec;
   counters: CacheCounters;
+  /**
+   * The run needs word timings (docs/cli.md §12.1) and asks the service for them: an entry
+   * stored without words by a run that did not ask is then a miss (replaying it would lose them
+   * silently), and what this run stores says it asked (see {@link PieceMeta}).
+   */
+  wordTimings?: boolean | undefined;
   /** Called (for --verbose) when an answer is not stored because someone else than the key names spoke. */
   verbose?: ((line: string) => void) | undefined;
 }
@@ -49,8 +55,9 @@ export interface CachedOpenerOptions {
  *   yields the stored bytes (in blocks of at most 64 KiB, with no item id) in `requested`, and
  *   makes no request. An answer is stored only when it is whole samples of `requested` and, when
  *   the identity names who must speak ({@link CacheIdentity.speaker}), the service's `done` named
- *   that same engine: a fallback's audio is never stored under the primary's key. Failures are the
- *   service's; the cache's own problems only make it a miss.
+ *   that same engine: a fallback's audio is never stored under the primary's key. With
+ *   `wordTimings`, only an entry that {@link servesWords} is a hit. Failures are the service's;
+ *   the cache's own problems only make it a miss.
  */
 export function cachedOpener(open: OpenRequest, options: CachedOpenerOptions): OpenRequest {
   const { cache, identity, counters, requested } = options;
@@ -64,14 +71,22 @@ export function cachedOpener(open: OpenRequest, options: CachedOpenerOptions): O
     async function* chunks(): AsyncGenerator<AudioChunk, void, undefined> {
       const key = cache === undefined ? undefined : pieceKey(own, text);
       if (cache !== undefined && key !== undefined) {
-        const hit = await cache.read(key);
+        let hit = await cache.read(key);
+        const meta = hit === undefined ? undefined : pieceMeta(hit.meta);
+        if (hit !== undefined && !servesWords(meta!, options.wordTimings === true)) {
+          // Stored by a run that wanted no words: this run asks the service again, and stores
+          // what it answers (words and all) over it.
+          await hit.close();
+          hit = undefined;
+          options.verbose?.('cache: a stored piece has no word timings; asking the service for them');
+        }
         if (hit !== undefined) {
           if (signal.aborted) {
             await hit.close();
             throw signal.reason;
           }
           fromCache = true;
-          cachedWords = storedWords(hit.meta);
+          cachedWords = meta!.words;
           counters.cacheHits = (counters.cacheHits ?? 0) + 1;
           for await (const data of hit.chunks()) {
             if (signal.aborted) throw signal.reason;
@@ -98,7 +113,7 @@ export function cachedOpener(open: OpenRequest, options: CachedOpenerOptions): O
         // Only a request that reached `done` (the channel's iterable ended by itself) is stored.
         // The entry is finished behind the stream: the piece's end is not delayed by the disk
         // (PieceCache.settle waits for it before the process ends).
-        if (complete && !signal.aborted) void writer?.commit(wordsMeta(answer.words?.()));
+        if (complete && !signal.aborted) void writer?.commit(metaBytes({ words: answer.words?.(), wordsAsked: options.wordTimings === true }));
         else void writer?.discard();
       }
     }
@@ -123,18 +138,44 @@ export function pieceIdentity(identity: CacheIdentity, piece: PieceVoice | undef
   return { ...identity, voice, language, speaker: voice === identity.voice || speakerOf === undefined ? identity.speaker : speakerOf(voice) };
 }
 
-/** The metadata stored with a piece (cache/entry.ts): its word timings as JSON, or none. */
-function wordsMeta(words: WordTiming[] | undefined): Buffer | undefined {
-  return words === undefined ? undefined : Buffer.from(JSON.stringify({ words }), 'utf8');
+/**
+ * What is stored with a piece besides its audio (cache/entry.ts metadata, as JSON
+ * `{"words":[…],"wordsAsked":true}`, each member only when it applies).
+ */
+export interface PieceMeta {
+  /** The word timings the service sent with `done` (protocol/words.ts), if it sent any. */
+  words?: WordTiming[] | undefined;
+  /**
+   * The request was made for a run that needed word timings (docs/cli.md §12.1): whatever words
+   * the entry has — none, from a service that gives none — are all its service gives.
+   */
+  wordsAsked?: boolean | undefined;
 }
 
-/** The word timings in a piece's stored metadata; undefined when it has none or they are not well-formed. */
-function storedWords(meta: Buffer | undefined): WordTiming[] | undefined {
-  if (meta === undefined) return undefined;
+/**
+ * Whether an entry may answer a run: always when the run needs no word timings (an entry's words
+ * are then simply not used); when it does, only an entry that has words or was stored by a run
+ * that asked for them — never one a plain run stored without them, which would lose them silently.
+ */
+export function servesWords(meta: PieceMeta, wordTimings: boolean): boolean {
+  return !wordTimings || meta.words !== undefined || meta.wordsAsked === true;
+}
+
+/** The metadata bytes stored with a piece; undefined when there is nothing to say. */
+function metaBytes(meta: PieceMeta): Buffer | undefined {
+  const json = { ...(meta.words === undefined ? {} : { words: meta.words }), ...(meta.wordsAsked === true ? { wordsAsked: true } : {}) };
+  return Object.keys(json).length === 0 ? undefined : Buffer.from(JSON.stringify(json), 'utf8');
+}
+
+/** A piece's stored metadata; words that are not well-formed, or metadata that is not JSON, count as none. */
+function pieceMeta(meta: Buffer | undefined): PieceMeta {
+  if (meta === undefined) return {};
   try {
     const parsed = JSON.parse(meta.toString('utf8')) as unknown;
-    return typeof parsed === 'object' && parsed !== null ? parseWordTimings((parsed as { words?: unknown }).words) : undefined;
+    if (typeof parsed !== 'object' || parsed === null) return {};
+    const { words, wordsAsked } = parsed as { words?: unknown; wordsAsked?: unknown };
+    return { words: parseWordTimings(words), wordsAsked: wordsAsked === true };
   } catch {
-    return undefined;
+    return {};
   }
 }

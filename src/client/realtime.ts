@@ -126,6 +126,8 @@ export async function* streamRealtime(options: RealtimeStreamOptions): AsyncGene
       output_audio_sample_rate: options.session.output_audio_sample_rate,
       output_audio_number_of_channels: options.session.output_audio_number_of_channels,
       language: options.session.language,
+      // The built-in extension goes only on a session that asks (docs/protocol.md §2.4).
+      ...(options.session.word_timings === true ? { word_timings: true as const } : {}),
     },
   };
 

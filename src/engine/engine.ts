@@ -53,6 +53,8 @@ interface Run {
   unitCharStart: number;
   /** {@link SynthesisOptions.onReport}. */
   onReport?: ((report: JobReport) => void) | undefined;
+  /** {@link SynthesisOptions.wordTimings}: whether each unit's worker times its words. */
+  wordTimings: boolean;
 }
 
 /** A worker thread, its abort flag and the run whose unit it is synthesizing. */
@@ -99,7 +101,8 @@ export class EspeakEngine implements SpeechEngine {
    * 100 ms, as soon as each exists. Each unit of the text (units.ts) lasts exactly
    * round(n × sampleRate / 22050) frames for the n samples eSpeak NG made of it. The stream joins
    * the scheduler when iteration starts (the first next()); `options.key` groups it with the
-   * caller's other streams for fairness.
+   * caller's other streams for fairness; `options.wordTimings` asks the workers to time the
+   * words (the report's `words`), which costs them work and never changes the audio.
    *
    * Aborting `signal` throws `signal.reason` (an AbortError DOMException unless the caller gave
    * another reason) from the loop at once; leaving the loop early (break, return, throw) ends it
@@ -125,6 +128,7 @@ export class EspeakEngine implements SpeechEngine {
       textCursor: 0,
       unitCharStart: 0,
       onReport: options.onReport,
+      wordTimings: options.wordTimings === true,
     };
     const onAbort = (): void => {
       run.queue.fail(signal?.reason, { urgent: true });
@@ -236,7 +240,7 @@ export class EspeakEngine implements SpeechEngine {
       if (run === undefined) return;
       slot ??= this.spawn();
       const id = this.nextId++;
-      const request: JobRequest = { type: 'job', id, job: { ...run.job, text: run.nextUnit! } };
+      const request: JobRequest = { type: 'job', id, job: { ...run.job, text: run.nextUnit! }, wordTimings: run.wordTimings };
       run.state = 'running';
       // Units are pieces of the text, in order: where this one is places its words in the text.
       run.unitCharStart = run.job.text.indexOf(run.nextUnit!, run.textCursor);

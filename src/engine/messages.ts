@@ -70,6 +70,8 @@ export interface JobRequest {
   type: 'job';
   id: number;
   job: SynthesisJob;
+  /** Time the job's words (SynthesisOptions.wordTimings): false = no word-timing work, no `words` in the report. */
+  wordTimings: boolean;
 }
 
 /** Worker → pool: the next encoded chunk of job `id` (whole frames, ≤ 100 ms). */

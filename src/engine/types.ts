@@ -77,6 +77,14 @@ export interface SynthesisOptions {
    */
   key?: string | undefined;
   /**
+   * Time each word of the text (JobReport.words, word-timings.ts; docs/protocol.md §2.1
+   * `word_timings`). Default false: the workers do no word-timing work at all — for English no
+   * second Flite run (`kal16`) and no segment times, for Japanese no kuromoji pass and no eSpeak
+   * NG translator pass for the words — and the report has no `words`. The audio is the same
+   * bytes either way (test/engine/determinism.test.ts).
+   */
+  wordTimings?: boolean | undefined;
+  /**
    * Called once the stream completed (not when it failed or was aborted), before its last chunk
    * is taken, with the report of its units merged: its segments say which engine spoke each.
    */
@@ -121,7 +129,8 @@ export interface JobReport {
   outputFrames: number;
   /**
    * Where each word of the job's text is in the frames sent (word-timings.ts), in order; absent
-   * when the job's synthesizers give none (Japanese, voice packages). In a worker's report the
+   * when the job did not ask for them ({@link SynthesisOptions.wordTimings}) or its synthesizers
+   * give none (voice packages). In a worker's report the
    * frames and char offsets are the unit's; the engine's stream report has them of the stream.
    */
   words?: WordTiming[];

@@ -8,7 +8,10 @@
  * by its voice's backend (voices.ts): English by Flite one sentence at a time, each sentence's
  * audio posted as soon as it is made; Japanese by eSpeak NG, whose chunks are posted from inside
  * its callback. The same job always gives the same bytes (eSpeak is reset before each job, Flite
- * runs in a fresh instance per sentence, each job has its own resampler state).
+ * runs in a fresh instance per sentence, each job has its own resampler state). Word timings are
+ * work of their own (a second Flite run per sentence, a second kuromoji and eSpeak NG translator
+ * pass per Japanese job), done only for a job that asks (JobRequest.wordTimings); the audio is the
+ * same bytes either way.
  *
  * Protocol and the abort flag: see messages.ts. A job may be one sentence or a whole text.
  */
@@ -21,7 +24,7 @@ import { SSE_SAMPLE_RATE } from '../protocol/types.js';
 import { AudioOutput } from './output.js';
 import { backendsFor } from './voices.js';
 import { ESPEAK_SAMPLE_RATE, EspeakSynth } from './espeak.js';
-import { FLITE_SAMPLE_RATE, fliteSynthesizeTimed, flitePieces, fliteSource, loadFlite, useCompiledFlite, type FliteModule } from './flite.js';
+import { FLITE_SAMPLE_RATE, fliteSynthesize, fliteSynthesizeTimed, flitePieces, fliteSource, loadFlite, useCompiledFlite, type FliteModule } from './flite.js';
 import { EnergyEnvelope, espeakWords, nfkcRanges, speakableTokens, type EspeakPhonemeEvent, type EspeakWordEvent, type PieceWord, type TextToken } from './word-timings.js';
 import type { WordTiming } from '../protocol/words.js';
 import { japaneseTimings, type SegmentTiming } from './japanese-timings.js';
@@ -73,6 +76,12 @@ interface JobContext {
   send: (chunks: Buffer[]) => void;
   /** eSpeak NG, reset for this job on first use. */
   espeak: () => Promise<EspeakSynth>;
+  /**
+   * Whether the job times its words (JobRequest.wordTimings). False: no word-timing work at all
+   * (no `kal16` run, no segment times, no word or phoneme events, no energy envelope); then
+   * `segmentRange` and `segments` are undefined and `words` stays empty.
+   */
+  timed: boolean;
   /** The job's words so far (frames of its output, UTF-16 offsets of its text). */
   words: WordTiming[];
   /**
@@ -132,16 +141,18 @@ function locateTokens(piece: string, segment: string, cursor: { at: number }): (
 
 /**
  * Speaks `text` with eSpeak NG voice `voice` into the job's output, posting chunks from inside
- * eSpeak's callback.
+ * eSpeak's callback; in a job that times its words, keeps them (`located()`: where each speakable
+ * token of `text` is in the segment, asked for only then).
  * @throws whatever the output stage throws (rethrown after eSpeak has been stopped cleanly).
  */
-async function speakESpeak(ctx: JobContext, voice: string, text: string, located: readonly (TextToken | undefined)[]): Promise<void> {
+async function speakESpeak(ctx: JobContext, voice: string, text: string, located: () => readonly (TextToken | undefined)[]): Promise<void> {
   const es = await ctx.espeak();
   ctx.send(await ctx.out.setInputRate(ESPEAK_SAMPLE_RATE));
   const clock = ctx.out.clock();
   const events: EspeakWordEvent[] = [];
   const phonemes: EspeakPhonemeEvent[] = [];
-  const envelope = new EnergyEnvelope();
+  // The sound's energy times the words: only a job that asked for them measures it.
+  const envelope = ctx.timed ? new EnergyEnvelope() : undefined;
   let total = 0;
   // An object, not a `let`: the callback's assignment is invisible to TypeScript's narrowing.
   const failure: { error?: unknown; failed: boolean } = { failed: false };
@@ -149,7 +160,7 @@ async function speakESpeak(ctx: JobContext, voice: string, text: string, located
     // Returning true makes eSpeak stop; this is the only place a running synthesis can be stopped.
     if (failure.failed || ctx.aborted()) return true;
     try {
-      envelope.push(samples);
+      envelope?.push(samples);
       total += samples.length;
       ctx.send(ctx.out.push(samples));
       return false;
@@ -161,8 +172,9 @@ async function speakESpeak(ctx: JobContext, voice: string, text: string, located
     }
   }, ctx.segmentRange === undefined ? undefined : (event) => events.push(event), ctx.segments === undefined ? undefined : (event) => phonemes.push(event));
   if (failure.failed) throw failure.error;
+  if (envelope === undefined) return;
   envelope.finish();
-  keepWords(ctx, espeakWords(events, speakableTokens(text), total, envelope), located, clock);
+  keepWords(ctx, espeakWords(events, speakableTokens(text), total, envelope), located(), clock);
   ctx.segments?.at(-1)?.sounds.push({ clock, envelope, total, phonemes, voice });
 }
 
@@ -176,7 +188,7 @@ async function speakSegment(ctx: JobContext, voiceId: string, segment: SpeechSeg
     // A package that cannot load or speak leaves the segment to its built-in fallback voice.
     return (await speakPackage(ctx, preferred.voice, segment)) ? 'package' : speakSegment(ctx, preferred.fallbackVoice, segment);
   }
-  const whole = speakableTokens(segment.text);
+  const whole = (): TextToken[] => speakableTokens(segment.text);
   if (preferred.engine === 'espeak') {
     await speakESpeak(ctx, preferred.voice, segment.text, whole);
     return 'espeak';
@@ -190,20 +202,22 @@ async function speakSegment(ctx: JobContext, voiceId: string, segment: SpeechSeg
   const cursor = { at: 0 };
   for (const piece of flitePieces(segment.text)) {
     if (ctx.aborted()) break;
-    const located = locateTokens(piece, segment.text, cursor);
+    // Where the piece's words are in the segment: only a timed job needs to know.
+    const located = ctx.timed ? locateTokens(piece, segment.text, cursor) : [];
     let spoken: ReturnType<typeof fliteSynthesizeTimed> | undefined;
     try {
-      spoken = fliteSynthesizeTimed(flite, preferred.voice, piece);
+      // Untimed: one Flite run, without segment times or the `kal16` run (the same samples).
+      spoken = ctx.timed ? fliteSynthesizeTimed(flite, preferred.voice, piece) : { samples: fliteSynthesize(flite, preferred.voice, piece), words: [] };
     } catch {
       spoken = undefined;
     }
     if (spoken === undefined) {
       engine = 'espeak';
-      await speakESpeak(ctx, fallback.voice, piece, located);
+      await speakESpeak(ctx, fallback.voice, piece, () => located);
       continue;
     }
     ctx.send(await ctx.out.setInputRate(FLITE_SAMPLE_RATE));
-    keepWords(ctx, spoken.words, located, ctx.out.clock());
+    if (ctx.timed) keepWords(ctx, spoken.words, located, ctx.out.clock());
     for (const block of spoken.samples) ctx.send(ctx.out.push(block));
   }
   return engine;
@@ -263,7 +277,7 @@ async function jobJapaneseWords(ctx: JobContext, text: string, segments: readonl
  * Runs one job to its end, posting its chunks and then exactly one `end` or `error` to `port`.
  * Stops early when the pool stores this job's id in `abortFlag`.
  */
-async function runJob(port: MessagePort, abortFlag: Int32Array, { id, job }: JobRequest): Promise<void> {
+async function runJob(port: MessagePort, abortFlag: Int32Array, { id, job, wordTimings }: JobRequest): Promise<void> {
   const started = performance.now();
   const aborted = (): boolean => Atomics.load(abortFlag, 0) === id;
   let output: AudioOutput | undefined;
@@ -293,11 +307,12 @@ async function runJob(port: MessagePort, abortFlag: Int32Array, { id, job }: Job
           es.reset();
           return es;
         })),
+      timed: wordTimings,
       words: [],
       // English segments are the NFKC form of the job's text; Japanese ones are readings.
-      segmentRange: job.language === 'en' ? nfkcRanges(job.text) : undefined,
+      segmentRange: wordTimings && job.language === 'en' ? nfkcRanges(job.text) : undefined,
       text: job.text,
-      segments: job.language === 'en' ? undefined : [],
+      segments: wordTimings && job.language !== 'en' ? [] : undefined,
     };
     const spoken: SpeechSegment[] = [];
     for (const segment of segments) {
@@ -312,7 +327,7 @@ async function runJob(port: MessagePort, abortFlag: Int32Array, { id, job }: Job
       segments: spoken,
       inputSamples: out.inputSamples,
       outputFrames: out.outputFrames,
-      ...(spoken.some((s) => s.engine === 'package')
+      ...(!wordTimings || spoken.some((s) => s.engine === 'package')
         ? {}
         : ctx.segmentRange !== undefined
           ? { words: ctx.words }

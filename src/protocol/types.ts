@@ -32,6 +32,11 @@ export interface SseRequestBody {
   voice: string;
   response_format: AudioFormat;
   language: Language;
+  /**
+   * Built-in extension (docs/protocol.md §2.1): ask for the words' timings in `done`. Sent only
+   * when the run needs word timings (docs/cli.md §12.1), never `false`.
+   */
+  word_timings?: true;
 }
 
 /** Data of an SSE `delta` event (docs/protocol.md §2.2): `delta` is base64 audio bytes. */
@@ -51,8 +56,9 @@ export interface SseDoneData {
    */
   engine?: string;
   /**
-   * Built-in extension (docs/protocol.md §2.4): where each word of `input` is in the audio sent
-   * (frames at 24000 Hz, UTF-16 offsets of `input`). A client may ignore it.
+   * Built-in extension (docs/protocol.md §2.3): where each word of `input` is in the audio sent
+   * (frames at 24000 Hz, UTF-16 offsets of `input`), when the request asked (`word_timings`). A
+   * client may ignore it.
    */
   words?: WordTiming[];
 }
@@ -75,6 +81,8 @@ export interface RealtimeSession {
   output_audio_sample_rate: number;
   output_audio_number_of_channels: number;
   language: Language;
+  /** Built-in extension (docs/protocol.md §2.4): as the SSE body's `word_timings`. */
+  word_timings?: true;
 }
 
 /** Client message `tts_session.update` (docs/protocol.md §2.4, §4.2). */

@@ -35,6 +35,7 @@ export const REALTIME_DEFAULTS = {
   output_audio_sample_rate: REALTIME_DEFAULT_SAMPLE_RATE,
   output_audio_number_of_channels: 1,
   language: 'ja',
+  word_timings: false,
 } as const;
 
 /** What a session needs from the route. */
@@ -175,6 +176,8 @@ async function synthesize(ws: WebSocket, id: string, request: ValidRealtimeReque
     signal,
     {
       key,
+      // Word timings only when asked (`word_timings`, docs/protocol.md §2.4).
+      wordTimings: request.wordTimings,
       onReport: (report) => {
         spoke = spokenBy(request.voice, report.segments);
         words = report.words;
@@ -196,13 +199,14 @@ async function synthesize(ws: WebSocket, id: string, request: ValidRealtimeReque
 }
 
 /** The settings a valid update applied, spelled as on the wire (the text is not echoed back). */
-function appliedSettings(r: ValidRealtimeRequest): Record<string, string | number> {
+function appliedSettings(r: ValidRealtimeRequest): Record<string, string | number | boolean> {
   return {
     preset_voice: voiceToWire(r.voice),
     output_audio_format: r.format,
     output_audio_sample_rate: r.sampleRate,
     output_audio_number_of_channels: r.channels,
     language: r.language,
+    word_timings: r.wordTimings,
   };
 }
 

@@ -96,6 +96,8 @@ export async function handleSse(req: IncomingMessage, res: ServerResponse, ctx: 
       stop,
       {
         key: String(ctx.keyIndex ?? ''),
+        // Word timings only when asked (`word_timings`, docs/protocol.md §2.1): the engine skips their work otherwise.
+        wordTimings: request.wordTimings,
         onReport: (report) => {
           spoke = spokenBy(request.voice, report.segments);
           words = report.words;

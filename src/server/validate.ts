@@ -15,6 +15,11 @@ export interface ValidRequest {
   voice: string;
   format: AudioFormat;
   language: Language;
+  /**
+   * `word_timings: true` (docs/protocol.md §2.1, §2.4, a built-in extension): send the words'
+   * timings with the end of the audio. False when absent, null or false.
+   */
+  wordTimings: boolean;
 }
 
 /** A refusal: a docs/protocol.md §7 code and a message for people. */
@@ -29,14 +34,21 @@ export interface FieldNames {
   voice: string;
   format: string;
   language: string;
+  /** The built-in extension asking for word timings; undefined on a channel without it (OpenAI's). */
+  wordTimings?: string | undefined;
 }
 
+/** Name of the request field asking for word timings (docs/protocol.md §2.1, §2.4; built-in extension). */
+export const WORD_TIMINGS_FIELD = 'word_timings';
+
 /** Field names of the SSE body (docs/protocol.md §2.1). */
-export const SSE_FIELDS: FieldNames = { text: 'input', voice: 'voice', format: 'response_format', language: 'language' };
+export const SSE_FIELDS: FieldNames = { text: 'input', voice: 'voice', format: 'response_format', language: 'language', wordTimings: WORD_TIMINGS_FIELD };
 
 /**
  * Checks the common fields of a synthesis request. Only the text is required; defaults are
- * `ja-man-1`, `pcm16` and the voice's language (docs/cli.md §4).
+ * `ja-man-1`, `pcm16`, the voice's language and no word timings (docs/cli.md §4); a
+ * `word_timings` (where the channel has it) that is not a boolean is `invalid_parameters`.
+ * Other fields are ignored.
  * @param body the parsed JSON (anything).
  * @param names how the fields are spelled on this channel.
  * @param maxChars longest accepted text, in characters (code points).
@@ -85,11 +97,16 @@ export function validateSynthesis(
   if (languageRaw !== undefined && !(LANGUAGES as readonly string[]).includes(languageRaw)) {
     return { code: 'language_not_found', message: `no language \`${languageRaw}\`; languages: ${LANGUAGES.join(', ')}` };
   }
+  const wordTimings = names.wordTimings === undefined ? undefined : obj[names.wordTimings];
+  if (wordTimings !== undefined && wordTimings !== null && typeof wordTimings !== 'boolean') {
+    return { code: 'invalid_parameters', message: `\`${names.wordTimings}\` must be true or false` };
+  }
   return {
     text: input,
     voice: voice.id,
     format: (formatRaw ?? 'pcm16') as AudioFormat,
     language: (languageRaw ?? voice.language) as Language,
+    wordTimings: wordTimings === true,
   };
 }
 
@@ -109,7 +126,7 @@ function optionalString(obj: Record<string, unknown>, key: string): string | und
 export const REALTIME_DEFAULT_SAMPLE_RATE = 24000;
 
 /** Field names of the WebSocket session (docs/protocol.md §2.4). */
-export const REALTIME_FIELDS: FieldNames = { text: 'input_text', voice: 'preset_voice', format: 'output_audio_format', language: 'language' };
+export const REALTIME_FIELDS: FieldNames = { text: 'input_text', voice: 'preset_voice', format: 'output_audio_format', language: 'language', wordTimings: WORD_TIMINGS_FIELD };
 
 /** A WebSocket session the engine can run: the common fields plus rate and channels. */
 export interface ValidRealtimeRequest extends ValidRequest {

@@ -14,6 +14,7 @@ import type { PieceVoice } from './piece-end.js';
 import type { AudioChunk } from '../wire/delta.js';
 import type { ServiceTarget } from './choose-service.js';
 import type { WordTiming } from '../protocol/words.js';
+import { isServiceErrorCode, LOCAL_ERROR_CODES, TtsError } from '../errors.js';
 
 /** Which channel: SSE, or the experimental WebSocket. */
 export type ChannelKind = 'sse' | 'realtime';
@@ -33,6 +34,12 @@ export interface ChannelSettings {
   verbose: (line: string) => void;
   /** `--api openai` and its `--model` (docs/protocol.md §10); undefined = the native dialect. */
   openai?: { model: string } | undefined;
+  /**
+   * The run needs word timings (docs/cli.md §12.1: `--words`, `--word-timings`, the interactive
+   * player): each native request asks for them with `word_timings: true` (docs/protocol.md §2.1,
+   * §2.4), unless the service refused that field ({@link askingForWords}). Otherwise it is never sent.
+   */
+  wordTimings?: boolean | undefined;
 }
 
 /**
@@ -91,13 +98,15 @@ const OPENAI_SPEC: AudioSpec = { format: 'pcm16', sampleRate: SSE_SAMPLE_RATE, c
  */
 export async function openChannel(kind: ChannelKind, target: ServiceTarget, settings: ChannelSettings): Promise<OpenRequest> {
   const { voice, language, spec, timeoutMs, allowInsecure, verbose } = settings;
+  // One per run: a service that refused `word_timings` is asked without it from then on.
+  const ask: WordTimingsAsk = { wanted: settings.wordTimings === true, refused: false };
   if (kind === 'realtime') {
     const { streamRealtime } = await import('../client/realtime.js');
     return (text, signal, piece) => {
       let arriving: AudioSpec = spec;
       let spoke: string | undefined;
       let words: WordTiming[] | undefined;
-      const chunks = streamRealtime({
+      const chunks = askingForWords(ask, verbose, (withField) => streamRealtime({
         wsBaseUrl: target.wsBaseUrl,
         apiKey: target.apiKey,
         session: {
@@ -107,6 +116,7 @@ export async function openChannel(kind: ChannelKind, target: ServiceTarget, sett
           output_audio_sample_rate: spec.sampleRate,
           output_audio_number_of_channels: spec.channels,
           language: piece?.language ?? language,
+          ...(withField ? { word_timings: true as const } : {}),
         },
         timeoutMs,
         signal,
@@ -119,7 +129,7 @@ export async function openChannel(kind: ChannelKind, target: ServiceTarget, sett
           spoke = engine;
           words = timings;
         },
-      });
+      }));
       return { chunks, arriving: () => arriving, spoke: () => spoke, words: () => words };
     };
   }
@@ -133,10 +143,10 @@ export async function openChannel(kind: ChannelKind, target: ServiceTarget, sett
   return (text, signal, piece) => {
     let spoke: string | undefined;
     let words: WordTiming[] | undefined;
-    const chunks = streamSse({
+    const chunks = askingForWords(ask, verbose, (withField) => streamSse({
       baseUrl: target.baseUrl,
       apiKey: target.apiKey,
-      body: { input: text, voice: piece?.voice ?? voice, response_format: spec.format, language: piece?.language ?? language },
+      body: { input: text, voice: piece?.voice ?? voice, response_format: spec.format, language: piece?.language ?? language, ...(withField ? { word_timings: true as const } : {}) },
       timeoutMs,
       signal,
       allowInsecure,
@@ -146,7 +156,7 @@ export async function openChannel(kind: ChannelKind, target: ServiceTarget, sett
         spoke = engine;
         words = timings;
       },
-    });
+    }));
     return { chunks, arriving: () => arriving, spoke: () => spoke, words: () => words };
   };
 }
@@ -179,4 +189,59 @@ async function openOpenAi(target: ServiceTarget, settings: ChannelSettings, mode
     arriving: () => OPENAI_SPEC,
     spoke: () => undefined,
   });
+}
+
+/** Whether a run asks for word timings, and whether its service refused the field (learnt once per run). */
+export interface WordTimingsAsk {
+  /** The run needs word timings ({@link ChannelSettings.wordTimings}). */
+  wanted: boolean;
+  /** The service refused a request that carried `word_timings`: it is not sent again. */
+  refused: boolean;
+}
+
+/**
+ * One request's audio, asking for word timings (`open(true)`: the request carries
+ * `word_timings: true`) when the run wants them and its service has not refused the field.
+ * docs/protocol.md says nothing of unknown fields, so a service may refuse one: a refusal before
+ * any audio that may be about the field ({@link mayRefuseField}) is asked again without it
+ * (`open(false)`), once, and the run sends it no more — its pieces are then timed by the aligner
+ * (docs/cli.md §12.1), as for any service without timings. A genuine refusal is refused again and
+ * fails the piece as before, one request later.
+ * @throws what `open`'s stream throws.
+ */
+export async function* askingForWords(
+  ask: WordTimingsAsk,
+  verbose: (line: string) => void,
+  open: (withField: boolean) => AsyncIterable<AudioChunk>,
+): AsyncGenerator<AudioChunk, void, undefined> {
+  if (!ask.wanted || ask.refused) {
+    yield* open(false);
+    return;
+  }
+  let started = false;
+  try {
+    for await (const chunk of open(true)) {
+      started = true;
+      yield chunk;
+    }
+    return;
+  } catch (error) {
+    if (started || !mayRefuseField(error)) throw error;
+    if (!ask.refused) verbose(`the service refused a request with word_timings (${(error as TtsError).code}); asking without it from now on (words are timed by alignment)`);
+    ask.refused = true;
+  }
+  yield* open(false);
+}
+
+/**
+ * Whether a refusal may be a service's answer to an unknown field: `bad_request` or
+ * `invalid_parameters` (docs/protocol.md §7: "invalid request"), or a code §7 does not list that
+ * the service named itself (e.g. `unknown_field`) with a 4xx status or in an error event. Never a
+ * key, quota, limit, text, voice, format or language refusal, nor a transport failure.
+ */
+function mayRefuseField(error: unknown): boolean {
+  if (!(error instanceof TtsError)) return false;
+  if (error.code === 'bad_request' || error.code === 'invalid_parameters') return true;
+  const ownCode = !isServiceErrorCode(error.code) && !(LOCAL_ERROR_CODES as readonly string[]).includes(error.code);
+  return ownCode && (error.status === undefined || (error.status >= 400 && error.status < 500));
 }

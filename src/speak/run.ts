@@ -187,7 +187,10 @@ export async function deliverSpeech(options: SpeakOptions): Promise<void> {
   let wordFile: WordTimingsWriter | undefined;
   let offsets: TextOffsets | undefined;
   // The player highlights the word being spoken when the service sends word timings (docs/cli.md §12.2).
-  const wordsQueue = options.words === undefined && player === undefined ? undefined : new PieceWordsQueue();
+  // Only such a run asks the service for them (`word_timings`, docs/protocol.md §2.1): timing
+  // words is work the built-in engine skips otherwise.
+  const wantWords = options.words !== undefined || player !== undefined;
+  const wordsQueue = wantWords ? new PieceWordsQueue() : undefined;
   let pieceNumber = 0;
   let ownAligner: PieceAlignerHandle | undefined;
   // Stop playback and drop the temporary file as soon as the run is aborted, not when the
@@ -225,6 +228,7 @@ export async function deliverSpeech(options: SpeakOptions): Promise<void> {
       allowInsecure: options.allowInsecure,
       verbose: options.log.verbose,
       openai: options.openai,
+      wordTimings: wantWords,
     });
     const frameBytes = bytesPerFrame(spec);
     // The piece cache wraps the channel (docs/cli.md §8) and holds what the service sent; the
@@ -239,6 +243,7 @@ export async function deliverSpeech(options: SpeakOptions): Promise<void> {
       identity: identityFor(options.channel, options.target, options.voice, options.language, spec, speaker, options.openai === undefined ? undefined : `openai:${options.openai.model}`),
       requested: requestedSpec(options.channel, spec, options.openai),
       counters: stats,
+      wordTimings: wantWords,
       verbose: options.log.verbose,
     });
     const onPieceDone = options.onPieceDone;

@@ -36,7 +36,7 @@ describe('WordTimer', () => {
     const chunks: Buffer[] = [];
     let words: WordTiming[] = [];
     const job = { text, voice: 'en-man-1', language: 'en' as const, format: 'pcm16' as const, sampleRate: 24000, channels: 1 };
-    for await (const c of engine.synthesize(job, undefined, { onReport: (r) => (words = r.words ?? []) })) chunks.push(c);
+    for await (const c of engine.synthesize(job, undefined, { wordTimings: true, onReport: (r) => (words = r.words ?? []) })) chunks.push(c);
     return { samples: decodeToFloat(Buffer.concat(chunks), 'pcm16'), words };
   }
 

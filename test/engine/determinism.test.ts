@@ -18,10 +18,10 @@ const TEXT: Record<string, string> = {
   ja: '明日は雨が降りそうです。東京駅で3時に会いましょう。',
   en: 'See you at the station tomorrow. Bring an umbrella.',
 };
-/** Other requests served in between, on the same single worker. */
-const OTHERS = [
-  { input: 'まったく違う文章を、別の声で読みます。Pythonも。', voice: 'ja-woman-1' },
-  { input: 'Something else entirely, 12345.', voice: 'en-woman-1' },
+/** Other requests served in between, on the same single worker (some timing their words). */
+const OTHERS: { input: string; voice: string; word_timings?: boolean }[] = [
+  { input: 'まったく違う文章を、別の声で読みます。Pythonも。', voice: 'ja-woman-1', word_timings: true },
+  { input: 'Something else entirely, 12345.', voice: 'en-woman-1', word_timings: true },
   { input: 'きょうは いい てんき。', voice: 'ja-man-1' },
   { input: 'One more, quickly.', voice: 'en-man-1' },
 ];
@@ -38,12 +38,20 @@ after(async () => {
   await srv.stop('SIGTERM');
 });
 
-async function served(body: { input: string; voice: string }): Promise<Buffer> {
+async function served(body: { input: string; voice: string; word_timings?: boolean }): Promise<Buffer> {
+  return (await servedWithDone(body)).audio;
+}
+
+/** The audio of one SSE request and its `done` event's data. */
+async function servedWithDone(body: { input: string; voice: string; word_timings?: boolean }): Promise<{ audio: Buffer; done: Record<string, unknown> }> {
   const res = await postSse(srv.base, body, KEY);
   assert.equal(res.status, 200);
-  const audio = audioOf(await allEvents(res));
+  const events = await allEvents(res);
+  const audio = audioOf(events);
   assert.ok(audio.length > 0);
-  return audio;
+  const done = events.at(-1);
+  assert.equal(done?.event, 'done');
+  return { audio, done: done.data };
 }
 
 for (const voice of engineVoices().map((v) => v.id)) {
@@ -53,6 +61,27 @@ for (const voice of engineVoices().map((v) => v.id)) {
     for (const other of OTHERS) await served(other);
     const again = await served({ input, voice });
     assert.ok(again.equals(first), `${voice}: ${again.length} vs ${first.length} bytes, not identical after other requests`);
+  });
+}
+
+// Word timings are work of their own (a second Flite run per sentence, a second kuromoji and eSpeak
+// NG pass per Japanese job), done only when asked (docs/protocol.md §2.1 `word_timings`): asking
+// must not change a byte of the audio, and not asking sends no `words`.
+for (const [label, input, voice] of [
+  ['English (Flite)', TEXT['en']!, 'en-woman-1'],
+  ['Japanese with kanji and a Latin word (eSpeak NG, kuromoji, Flite)', `${TEXT['ja']!}Pythonも。`, 'ja-man-1'],
+  ['Japanese kana only', 'きょうは いい てんき。', 'ja-woman-1'],
+] as const) {
+  test(`${label}: the same bytes with and without word_timings; words only when asked`, async () => {
+    const plain = await servedWithDone({ input, voice });
+    const timed = await servedWithDone({ input, voice, word_timings: true });
+    const again = await servedWithDone({ input, voice, word_timings: false });
+    assert.ok(timed.audio.equals(plain.audio), `${timed.audio.length} vs ${plain.audio.length} bytes`);
+    assert.ok(again.audio.equals(plain.audio));
+    assert.equal(plain.done['words'], undefined, 'no words without word_timings');
+    assert.equal(again.done['words'], undefined, 'no words with word_timings: false');
+    assert.ok(Array.isArray(timed.done['words']) && timed.done['words'].length > 0, 'words with word_timings: true');
+    assert.equal(plain.done['engine'], timed.done['engine']);
   });
 }
 

@@ -27,7 +27,7 @@ after(async () => {
 async function timed(text: string, voice: string): Promise<{ audio: Buffer; words: WordTiming[] }> {
   let words: WordTiming[] | undefined;
   const chunks: Buffer[] = [];
-  for await (const c of engine.synthesize(job({ text, voice, sampleRate: 22050, language: 'ja' }), undefined, { onReport: (r) => (words = r.words) })) chunks.push(c);
+  for await (const c of engine.synthesize(job({ text, voice, sampleRate: 22050, language: 'ja' }), undefined, { wordTimings: true, onReport: (r) => (words = r.words) })) chunks.push(c);
   assert.ok(words !== undefined, 'the report has words');
   return { audio: Buffer.concat(chunks), words };
 }

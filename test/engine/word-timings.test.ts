@@ -26,7 +26,7 @@ after(async () => {
 async function timed(text: string, voice: string, sampleRate = 24000, language: 'en' | 'ja' = 'en'): Promise<{ x: Float32Array; words: WordTiming[]; report: JobReport }> {
   let report: JobReport | undefined;
   const chunks: Buffer[] = [];
-  for await (const c of engine.synthesize(job({ text, voice, sampleRate, language }), undefined, { onReport: (r) => (report = r) })) chunks.push(c);
+  for await (const c of engine.synthesize(job({ text, voice, sampleRate, language }), undefined, { wordTimings: true, onReport: (r) => (report = r) })) chunks.push(c);
   assert.ok(report?.words !== undefined, 'the report has words');
   return { x: pcm16ToFloat(Buffer.concat(chunks)), words: report.words, report };
 }
@@ -102,6 +102,23 @@ for (const voice of ['en-man-1', 'en-woman-1']) {
     }
   });
 }
+
+test('word timings only when asked: without them the same bytes, and no words in the report', async () => {
+  // English on Flite, Japanese with kanji on eSpeak NG with a Latin word on Flite.
+  for (const [text, voice, language] of [
+    [ENGLISH[0]!, 'en-woman-1', 'en'],
+    ['明日は東京でPythonの会議です。', 'ja-man-1', 'ja'],
+  ] as const) {
+    const asked = await timed(text, voice, 24000, language);
+    let report: JobReport | undefined;
+    const chunks: Buffer[] = [];
+    for await (const c of engine.synthesize(job({ text, voice, sampleRate: 24000, language }), undefined, { onReport: (r) => (report = r) })) chunks.push(c);
+    const plain = pcm16ToFloat(Buffer.concat(chunks));
+    assert.ok(plain.length > 0 && Buffer.from(plain.buffer).equals(Buffer.from(asked.x.buffer)), `${voice}: the same samples (${plain.length} vs ${asked.x.length})`);
+    assert.ok(report !== undefined && report.words === undefined, `${voice}: no words unless asked`);
+    assert.ok(asked.words.length > 0);
+  }
+});
 
 test('the timings are of the stream across units, and scale with the sample rate', async () => {
   // Longer than one unit (units.ts: 150 characters): the second unit's words come after the first's.

@@ -50,7 +50,7 @@ async function speak(engine: SpeechEngine, text: string, voice: string, language
   const chunks: Buffer[] = [];
   let words: WordTiming[] = [];
   const job = { text, voice, language, format: 'pcm16' as const, sampleRate: rate, channels: 1 };
-  for await (const chunk of engine.synthesize(job, undefined, { onReport: (r) => (words = r.words ?? []) })) chunks.push(chunk);
+  for await (const chunk of engine.synthesize(job, undefined, { wordTimings: true, onReport: (r) => (words = r.words ?? []) })) chunks.push(chunk);
   return { samples: decodeToFloat(Buffer.concat(chunks), 'pcm16'), words };
 }
 

@@ -26,6 +26,8 @@ export interface FakeJobRecord {
   job: SynthesisJob;
   /** The fairness key the caller gave (docs/cli.md §5), if any. */
   key?: string | undefined;
+  /** Whether the caller asked for word timings (SynthesisOptions.wordTimings). */
+  wordTimings: boolean;
   /** Chunks handed out. */
   yielded: number;
   /** True once the signal aborted before the last chunk. */
@@ -70,7 +72,7 @@ export function fakeEngine(options: FakeEngineOptions = {}): FakeEngine {
     closed: false,
     running: () => records.filter((r) => !r.ended).length,
     synthesize(job: SynthesisJob, signal?: AbortSignal, synthesisOptions?: SynthesisOptions): AsyncIterable<Buffer> {
-      const record: FakeJobRecord = { job: { ...job }, key: synthesisOptions?.key, yielded: 0, aborted: false, ended: false };
+      const record: FakeJobRecord = { job: { ...job }, key: synthesisOptions?.key, wordTimings: synthesisOptions?.wordTimings === true, yielded: 0, aborted: false, ended: false };
       records.push(record);
       const onAbort = (): void => {
         if (record.ended) return;

@@ -72,7 +72,7 @@ describe('/v1/realtime_tts (built-in service)', () => {
     assert.match(String(session['id']), /^sess_[0-9a-f]{24}$/);
     assert.deepEqual(
       { ...session, id: undefined },
-      { id: undefined, preset_voice: 'ja_man_1', output_audio_format: 'pcm16', output_audio_sample_rate: 24000, output_audio_number_of_channels: 1, language: 'ja' },
+      { id: undefined, preset_voice: 'ja_man_1', output_audio_format: 'pcm16', output_audio_sample_rate: 24000, output_audio_number_of_channels: 1, language: 'ja', word_timings: false },
     );
     s.ws.send(update({ input_text: 'Hello there.', preset_voice: 'en_woman_1', output_audio_format: 'float32', output_audio_sample_rate: 16000, output_audio_number_of_channels: 1, language: 'en' }));
     const closed = await s.closed;
@@ -81,8 +81,9 @@ describe('/v1/realtime_tts (built-in service)', () => {
     assert.deepEqual(types, ['tts_session.created', 'tts_session.updated', ...Array(5).fill('tts.output_audio.delta'), 'tts.output.completed']);
     assert.deepEqual(s.events[1], {
       type: 'tts_session.updated',
-      session: { id: session['id'], preset_voice: 'en_woman_1', output_audio_format: 'float32', output_audio_sample_rate: 16000, output_audio_number_of_channels: 1, language: 'en' },
+      session: { id: session['id'], preset_voice: 'en_woman_1', output_audio_format: 'float32', output_audio_sample_rate: 16000, output_audio_number_of_channels: 1, language: 'en', word_timings: false },
     });
+    assert.equal(engine.records.at(-1)!.wordTimings, false, 'no word timings unless asked');
     const job = engine.records.at(-1)!.job;
     assert.deepEqual(job, { text: 'Hello there.', voice: 'en-woman-1', language: 'en', format: 'float32', sampleRate: 16000, channels: 1 });
     const deltas = s.events.filter((e) => e.type === 'tts.output_audio.delta');
@@ -90,6 +91,21 @@ describe('/v1/realtime_tts (built-in service)', () => {
     const audio = Buffer.concat(deltas.map((d) => Buffer.from(String(d['delta']), 'base64')));
     assert.deepEqual(audio, fakeAudio(job, 5));
     assert.deepEqual(s.events.at(-1), { type: 'tts.output.completed', session_id: session['id'], audio_seconds: 0.5 });
+  });
+
+  it('asks the engine for word timings only with word_timings: true (docs/protocol.md §2.4), and refuses one that is not a boolean', async () => {
+    const s = await connect(svc.url);
+    s.ws.send(update({ input_text: 'Hello there.', preset_voice: 'en_woman_1', word_timings: true }));
+    assert.equal((await s.closed).code, 1000);
+    assert.equal(engine.records.at(-1)!.wordTimings, true);
+    assert.equal((s.events[1]!['session'] as Record<string, unknown>)['word_timings'], true);
+    const bad = await connect(svc.url);
+    const before = engine.records.length;
+    bad.ws.send(update({ input_text: 'Hello there.', word_timings: 1 }));
+    assert.equal((await bad.closed).code, 1008);
+    const error = bad.events.find((e) => e.type === 'error') as { error: { code: string } } | undefined;
+    assert.equal(error?.error.code, 'invalid_parameters');
+    assert.equal(engine.records.length, before, 'nothing synthesized');
   });
 
   it('applies the defaults when only input_text is given (language from the voice)', async () => {

@@ -44,6 +44,7 @@ describe('POST /v1/tts/sse (built-in service)', () => {
     ['an unknown voice', '{"input":"hi","voice":"xx-robot-9"}', undefined, 400, 'voice_not_found'],
     ['an unknown format', '{"input":"hi","response_format":"mp3"}', undefined, 400, 'audio_format_not_found'],
     ['an unknown language', '{"input":"hi","language":"fr"}', undefined, 400, 'language_not_found'],
+    ['word_timings that is not a boolean', '{"input":"hi","word_timings":"yes"}', undefined, 400, 'invalid_parameters'],
     ['too long an input', JSON.stringify({ input: 'あ'.repeat(201) }), undefined, 422, 'max_character_length_exceeded'],
   ];
   for (const [label, body, headers, status, code] of refusals) {
@@ -65,7 +66,7 @@ describe('POST /v1/tts/sse (built-in service)', () => {
   });
 
   it('streams deltas of at most 100 ms, then done, all with one item_id', async () => {
-    const res = await post(JSON.stringify({ input: 'Hello there. This sentence is long enough to need several deltas.', voice: 'en-woman-1' }));
+    const res = await post(JSON.stringify({ input: 'Hello there. This sentence is long enough to need several deltas.', voice: 'en-woman-1', word_timings: true }));
     assert.equal(res.status, 200);
     assert.match(res.headers.get('content-type') ?? '', /^text\/event-stream/);
     const outcomes: SseOutcome[] = [];
@@ -82,7 +83,8 @@ describe('POST /v1/tts/sse (built-in service)', () => {
     // The service always names its events (docs/cli.md §4).
     assert.match(text, /^event: delta\ndata: \{"type":"speech\.audio\.delta","item_id":"item_[0-9a-f]+","delta":"/);
     // `engine` is the built-in extension (docs/protocol.md §2.3): who spoke, here the voice's own engines.
-    // `words` is the word timings extension (§2.4): one per word of `input`, in the frames sent.
+    // `words` is the word timings extension (§2.3), asked for with `word_timings` (§2.1): one per
+    // word of `input`, in the frames sent.
     assert.match(text, /event: done\ndata: \{"type":"speech\.audio\.done","item_id":"item_[0-9a-f]+","engine":"builtin","words":\[\{"text":"Hello","start":\d+,"end":\d+,"charStart":0,"charEnd":5\},.*\]\}\n\n$/);
     const audio = outcomes.filter((o) => o.kind === 'audio');
     const done = outcomes.at(-1);
@@ -102,6 +104,13 @@ describe('POST /v1/tts/sse (built-in service)', () => {
     }
     const total = audio.reduce((n, o) => n + (o.kind === 'audio' ? o.chunk.data.length : 0), 0);
     assert.ok(total / 2 / 24000 > 2, `only ${total / 48000} s of audio`);
+  });
+
+  it('sends no words without word_timings, and ignores fields it does not know', async () => {
+    const res = await post(JSON.stringify({ input: 'Hello there.', voice: 'en-woman-1', some_future_field: { x: 1 } }));
+    assert.equal(res.status, 200);
+    const text = await res.text();
+    assert.match(text, /event: done\ndata: \{"type":"speech\.audio\.done","item_id":"item_[0-9a-f]+","engine":"builtin"\}\n\n$/);
   });
 
   it('sends the first delta before the whole of a long text is synthesized', async () => {

@@ -45,7 +45,7 @@ describe('deliverSpeech with spans', () => {
   });
 
   /** Runs `spans` into a raw file; returns its samples, the requests' bodies and the stats. */
-  const run = async (name: string, spans: SpeechSpan[], extra: { cache?: PieceCache; pauseMs?: number } = {}) => {
+  const run = async (name: string, spans: SpeechSpan[], extra: { cache?: PieceCache; pauseMs?: number; player?: boolean } = {}) => {
     const first = server.requests.length;
     const stats: RunStats = { requests: 0, bytes: 0, itemIds: new Set(), firstAudioAt: undefined };
     const path = join(dir, name);
@@ -68,11 +68,13 @@ describe('deliverSpeech with spans', () => {
       stats,
       cache: extra.cache,
       effects: { speed: 1, volume: 1, pauseMs: extra.pauseMs ?? 0 },
+      // A player that only passes the audio on (player/interactive.ts is the real one).
+      player: extra.player === true ? (sink) => ({ write: (c) => sink.write(c), finish: () => sink.finish(), abort: () => sink.abort(), pieceStart: () => {}, pieceEnd: () => {} }) : undefined,
     });
     const bytes = await readFile(path);
     const samples = Array.from({ length: bytes.length / 2 }, (_, i) => bytes.readInt16LE(i * 2));
-    const bodies = server.requests.slice(first).map((r) => JSON.parse(r.body) as { input: string; voice: string; language: string });
-    return { samples, bodies: bodies.map((b) => ({ input: b.input, voice: b.voice, language: b.language })), stats };
+    const bodies = server.requests.slice(first).map((r) => JSON.parse(r.body) as { input: string; voice: string; language: string; word_timings?: unknown });
+    return { samples, bodies: bodies.map((b) => ({ input: b.input, voice: b.voice, language: b.language })), wordTimings: bodies.map((b) => b.word_timings), stats };
   };
 
   it('two spans in two voices: two requests with those voices and languages, in order', async () => {
@@ -85,6 +87,12 @@ describe('deliverSpeech with spans', () => {
       { input: 'おはようございます。', voice: 'ja-woman-1', language: 'ja' },
     ]);
     assert.equal(samples.length, 2 * SAMPLES);
+  });
+
+  it('asks for word timings (docs/protocol.md §2.1) only in a run that uses them: here the interactive player', async () => {
+    const spans = [{ text: 'Good morning.' }, { text: 'Good night.' }];
+    assert.deepEqual((await run('plain.raw', spans)).wordTimings, [undefined, undefined]);
+    assert.deepEqual((await run('player.raw', spans, { player: true })).wordTimings, [true, true]);
   });
 
   it('a break is that many frames of silence, replacing --pause; a mark is timed after it', async () => {

@@ -15,6 +15,9 @@ import { TextOffsets, wordLine } from '../../src/speak/word-outputs.js';
 import { runTtsInProcess } from '../helpers/in-process.js';
 import { interpretEvent } from '../../src/client/sse-events.js';
 import { interpretFrame } from '../../src/client/realtime-frames.js';
+import { askingForWords } from '../../src/speak/channels.js';
+import { TtsError } from '../../src/errors.js';
+import type { AudioChunk } from '../../src/wire/delta.js';
 
 let dir: string;
 before(async () => {
@@ -98,6 +101,42 @@ describe('word timings out of a run', () => {
     const srt = await readFile(join(dir, 'c.srt'), 'utf8');
     assert.match(srt, /^1\n00:00:00,\d{3} --> 00:00:00,\d{3}\nHello\n\n2\n/);
     assert.equal(srt.split('\n\n').filter((c) => c.trim() !== '').length, 11);
+  });
+
+  it('the piece cache: a plain run’s pieces do not answer a run that needs words; a timed run’s answer both, with the words of --no-cache', async () => {
+    const text = 'Cache me once. Then time my words.';
+    const run = async (name: string, cache: string | undefined, words: boolean): Promise<{ hits: number; requests: number; words: string | undefined; wav: Buffer }> => {
+      const env = cache === undefined ? { TTS_NO_CACHE: '1' } : { XDG_CACHE_HOME: join(dir, cache) };
+      const jsonl = join(dir, `${name}.jsonl`);
+      const r = await runTtsInProcess(['say', '--offline', '-v', 'en-man-1', '-o', join(dir, `${name}.wav`), '--json', ...(words ? ['--word-timings', jsonl] : []), text], { env });
+      assert.equal(r.code, 0, r.stderr);
+      const json = JSON.parse(r.stderr.trim().split('\n').at(-1)!) as { cache_hits: number; requests: number };
+      return { hits: json.cache_hits, requests: json.requests, words: words ? await readFile(jsonl, 'utf8') : undefined, wav: await readFile(join(dir, `${name}.wav`)) };
+    };
+    const fresh = await run('nocache', undefined, true);
+    assert.equal(fresh.words!.trim().split('\n').length, 7);
+    const pieces = fresh.requests;
+    assert.ok(pieces > 0);
+    // A plain run fills the cache; a run with --word-timings then asks the service again (a
+    // replay would have no words), and stores what it answered: the next one is all hits.
+    const plain = await run('plain1', 'plain-first', false);
+    const timed = await run('timed1', 'plain-first', true);
+    assert.equal(timed.hits, 0, 'entries without words do not answer a run that needs them');
+    assert.equal(timed.words, fresh.words);
+    assert.ok(timed.wav.equals(plain.wav) && timed.wav.equals(fresh.wav), 'the same audio either way');
+    const timedAgain = await run('timed2', 'plain-first', true);
+    assert.equal(timedAgain.hits, pieces);
+    assert.equal(timedAgain.words, fresh.words);
+    // The reverse order: a timed run's entries answer a plain run and the next timed one.
+    const timedFirst = await run('timed3', 'timed-first', true);
+    assert.equal(timedFirst.hits, 0);
+    assert.equal(timedFirst.words, fresh.words);
+    const plainAfter = await run('plain2', 'timed-first', false);
+    assert.equal(plainAfter.hits, pieces, 'entries with words answer a run that needs none');
+    assert.ok(plainAfter.wav.equals(fresh.wav));
+    const timedAfter = await run('timed4', 'timed-first', true);
+    assert.equal(timedAfter.hits, pieces);
+    assert.equal(timedAfter.words, fresh.words);
   });
 
   it('--words without --subtitles is a usage error (exit 2), and nothing is written', async () => {
@@ -188,5 +227,63 @@ describe('the pieces of the outputs', () => {
     assert.equal(offsets.locate('Two ')!(0), 11);
     assert.equal(offsets.locate('three.')!(0), 15);
     assert.equal(offsets.locate('nowhere'), undefined);
+  });
+});
+
+describe('asking the service for word timings (speak/channels.ts askingForWords)', () => {
+  const audio = { data: Buffer.from([1, 0]), itemId: undefined };
+  /** An opener that refuses a request carrying the field with `refusal`, and records what it was asked. */
+  const opener = (refusal: TtsError | undefined, asked: boolean[], failAfterAudio = false) => (withField: boolean): AsyncIterable<AudioChunk> =>
+    (async function* () {
+      asked.push(withField);
+      if (failAfterAudio) yield audio;
+      if (withField && refusal !== undefined) throw refusal;
+      yield audio;
+    })();
+  const drain = async (it: AsyncIterable<AudioChunk>): Promise<number> => {
+    let n = 0;
+    for await (const _ of it) n++;
+    return n;
+  };
+
+  it('sends the field only when the run wants words', async () => {
+    const asked: boolean[] = [];
+    await drain(askingForWords({ wanted: false, refused: false }, () => {}, opener(undefined, asked)));
+    await drain(askingForWords({ wanted: true, refused: false }, () => {}, opener(undefined, asked)));
+    assert.deepEqual(asked, [false, true]);
+  });
+
+  it('a refusal that may be the field’s: asked again without it, once, and never again in the run', async () => {
+    for (const refusal of [
+      new TtsError('invalid_parameters', 'unknown field', { status: 400 }),
+      new TtsError('bad_request', 'additional properties', { status: 400 }),
+      new TtsError('unknown_field', 'word_timings', { status: 422 }),
+      new TtsError('unknown_field', 'on the WebSocket stream', { final: true }),
+    ]) {
+      const ask = { wanted: true, refused: false };
+      const asked: boolean[] = [];
+      const lines: string[] = [];
+      assert.equal(await drain(askingForWords(ask, (l) => lines.push(l), opener(refusal, asked))), 1);
+      assert.equal(await drain(askingForWords(ask, (l) => lines.push(l), opener(refusal, asked))), 1);
+      assert.deepEqual(asked, [true, false, false], refusal.code);
+      assert.equal(ask.refused, true);
+      assert.equal(lines.length, 1);
+    }
+  });
+
+  it('any other refusal, or one after audio, is the run’s failure: not asked again', async () => {
+    for (const [refusal, afterAudio] of [
+      [new TtsError('voice_not_found', 'no voice', { status: 400 }), false],
+      [new TtsError('invalid_api_key', 'no', { status: 401 }), false],
+      [new TtsError('server_error', 'down', { status: 500 }), false],
+      [new TtsError('connection_failed', 'refused'), false],
+      [new TtsError('bad_request', 'mid-stream'), true],
+    ] as const) {
+      const ask = { wanted: true, refused: false };
+      const asked: boolean[] = [];
+      await assert.rejects(drain(askingForWords(ask, () => {}, opener(refusal, asked, afterAudio))), (e) => e === refusal);
+      assert.deepEqual(asked, [true], refusal.code);
+      assert.equal(ask.refused, false);
+    }
   });
 });
