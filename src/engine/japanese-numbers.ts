@@ -16,7 +16,8 @@
  *   (一緒, 一番, 一生懸命, 万一, 十分 "enough", 一部, 一般, 三日月, 七夕, 八百屋, 一石二鳥, 九州,
  *   二人三脚, 三味線, 千葉, 十字路, 五月雨, 一時) and keep their readings — but for such a word of
  *   a numeral and a counter directly before a verb, a floating quantifier (馬を八頭飼う ハットー,
- *   not ヤツガシラ).
+ *   not ヤツガシラ), or before an ordinal's 目 or a bound (一行目 イチギョーメ, not イッコー "the
+ *   party"; 八文字以上 ハチモジ). A counter IPADIC cuts in two is read as one (四人|掛け).
  *
  * Rules (standard Tokyo readings as given by the NHK pronunciation dictionary, NHK日本語発音アクセント
  * 新辞典 (2016), appendix on numerals with counters, and NHK ことばのハンドブック):
@@ -25,27 +26,32 @@
  *   zeros, digit by digit; decimals with テン and the digits after the point one by one
  *   (3.14 サンテンイチヨン);
  * - what a counter does to the number's last part, by the counter's first sound:
- *   k (個 回 階 軒 件 曲 か月 か所 か国 缶 巻 機 km kg): 1, 6, 8, 10, 100 geminate (イッコ, ロッカイ,
- *   ハッコ, ジュッカイ, ヒャッコ); 階 軒 are voiced after 3 and 何 (サンガイ, ナンゲン);
- *   s/t (冊 歳 週間 点 通 頭 着 足 丁目 社 席 種類 cm): 1, 8, 10 geminate (イッサツ, ハッサイ,
- *   ジュッテン, イッチャク, イッチョーメ, ハッチョーメ, ジュッチョーメ); 足 is voiced after 3 and 何
- *   (サンゾク);
- *   h (本 匹 杯 票): 1, 6, 8, 10, 100 geminate and take p (イッポン, ロッポン, ハッポン, ジュッポン,
- *   ヒャッポン); after 3, 千, 万 and 何 b (サンボン, センボン, ナンボン); 分 and 泊 also p after 3 and
- *   4 (サンプン, ヨンプン, サンパク);
+ *   k (個 回 階 軒 件 曲 か月 か所 か国 缶 巻 機 基 脚 戸 校 課 貫 km kg): 1, 6, 8, 10, 100 geminate
+ *   (イッコ, ロッカイ, ハッコ, ジュッカイ, ヒャッコ, イッキャク); 階 軒 are voiced after 3 and 何
+ *   (サンガイ, ナンゲン);
+ *   s/t (冊 歳 週間 点 通 頭 着 足 丁目 社 席 種類 隻 艘 章 勝 周 食 滴 棟 cm): 1, 8, 10 geminate
+ *   (イッサツ, ハッサイ, ジュッテン, イッチャク, イッチョーメ, ハッチョーメ, ジュッチョーメ,
+ *   ハッセキ, サントー, ジュットー); 足 is voiced after 3 and 何 (サンゾク);
+ *   h (本 匹 杯 票 品): 1, 6, 8, 10, 100 geminate and take p (イッポン, ロッポン, ハッポン, ジュッポン,
+ *   ヒャッポン, イッピン); after 3, 千, 万 and 何 b (サンボン, センボン, ナンボン; 品 p: サンピン);
+ *   分 and 泊 also p after 3 and 4 (サンプン, ヨンプン, サンパク);
  *   羽: ワ; 6, 10, 100 geminate with パ (ロッパ, ジュッパ), b after 3, 千, 万, 何 (サンバ, センバ);
  *   a p-initial loanword (パーセント, ページ): only 10 geminates (ジュッパーセント, ヒャクパーセント);
- *   the others (枚 台 番 番地 号 倍 度 秒 …) change nothing;
+ *   the others (枚 台 番 番地 号 倍 度 秒 行 膳 錠 畳 面 …) change nothing (行 as a counter is
+ *   ギョー, lines: 三行目 サンギョーメ);
  * - counters with readings of their own: 人 (ヒトリ, フタリ, then ヨニン … with ニン; 人前 ニンマエ:
- *   イチニンマエ), つ (ヒトツ … ココノツ), 日 (フツカ … トーカ, ジューヨッカ, ハツカ,
- *   ニジューヨッカ; 1 is ツイタチ as a date — after 月 or 〜月の, or before 付 — and イチニチ as a
+ *   イチニンマエ; 人掛け, seats, voiced: フタリガケ, ヨニンガケ), つ (ヒトツ … ココノツ), 日
+ *   (フツカ … トーカ, ジューヨッカ, ハツカ, ニジューヨッカ; 1 is ツイタチ as a date — after 月 or 〜月の, or before 付 — and イチニチ as a
  *   span: 一日中, 一日に三回), 月 (シガツ, シチガツ, クガツ), 時 (ヨジ, シチジ, クジ), 時間
  *   (ヨジカン, クジカン), 年 円 (ヨネン, ヨエン), 歳 (20 is ハタチ), 0 before 時 点 度 (レイジ,
  *   レイテン, レイド); counters read with native numbers for 1 and 2 (晩 口 箱 皿 袋 粒 桁 切れ 通り:
- *   ヒトバン, フタクチ, ヒトトーリ);
+ *   ヒトバン, フタクチ, ヒトトーリ;
+ *   also 文字 部屋 駅 束 坪: ヒトモジ, フタヘヤ, ヒトエキ);
  * - 何 before a counter is a number: ナンボン, ナンガイ, ナンプン, ナンニン;
  * - IPADIC's one word 十分 (ジューブン, "enough") is ten minutes (ジュップン) after an hour (三時十分)
- *   or after 約/あと, and before a word of time span (前, 後, 間, 以内, ほど, くらい, おき …); so
+ *   or after 約/あと, and before a word of time span (前, 後, 間, 以内, ほど, くらい, おき …) or a
+ *   verb that takes one (かかる, 経つ, 遅れる, 待つ) — before any other verb it is "enough"
+ *   (時間は十分ある ジューブン); so
  *   are 二分 (ニブン "halve") and 九分 (クブ) two and nine minutes; 何分 is ナンプン but for the
  *   adverb ナニブン (何分にも, 何分よろしく);
  * - units after digits: km キロメートル, kg キログラム, cm センチメートル, mm, m, g, L, %, °C;
@@ -125,6 +131,7 @@ const COUNTERS: Record<string, Counter> = {
   泊: { reading: 'ハク', change: 'fun', voiced: 'パク', p: 'パク' },
   分: { reading: 'フン', change: 'fun', voiced: 'プン', p: 'プン' },
   分間: { reading: 'フンカン', change: 'fun', voiced: 'プンカン', p: 'プンカン' },
+  品: { reading: 'ヒン', change: 'h', voiced: 'ピン', p: 'ピン' },
   羽: { reading: 'ワ', change: 'wa', voiced: 'バ', p: 'パ' },
   個: { reading: 'コ', change: 'k' },
   回: { reading: 'カイ', change: 'k' },
@@ -135,6 +142,12 @@ const COUNTERS: Record<string, Counter> = {
   缶: { reading: 'カン', change: 'k' },
   巻: { reading: 'カン', change: 'k' },
   機: { reading: 'キ', change: 'k' },
+  基: { reading: 'キ', change: 'k' },
+  脚: { reading: 'キャク', change: 'k' },
+  戸: { reading: 'コ', change: 'k' },
+  校: { reading: 'コー', change: 'k' },
+  課: { reading: 'カ', change: 'k' },
+  貫: { reading: 'カン', change: 'k' },
   か月: { reading: 'カゲツ', change: 'k' },
   ヶ月: { reading: 'カゲツ', change: 'k' },
   カ月: { reading: 'カゲツ', change: 'k' },
@@ -158,6 +171,14 @@ const COUNTERS: Record<string, Counter> = {
   社: { reading: 'シャ', change: 'st' },
   首: { reading: 'シュ', change: 'st' },
   席: { reading: 'セキ', change: 'st' },
+  隻: { reading: 'セキ', change: 'st' },
+  艘: { reading: 'ソー', change: 'st' },
+  章: { reading: 'ショー', change: 'st' },
+  勝: { reading: 'ショー', change: 'st' },
+  周: { reading: 'シュー', change: 'st' },
+  食: { reading: 'ショク', change: 'st' },
+  滴: { reading: 'テキ', change: 'st' },
+  棟: { reading: 'トー', change: 'st' },
   種類: { reading: 'シュルイ', change: 'st' },
   足: { reading: 'ソク', change: 'st', voiced: 'ゾク' },
   着: { reading: 'チャク', change: 'st' },
@@ -173,6 +194,11 @@ const COUNTERS: Record<string, Counter> = {
   枚: { reading: 'マイ', change: 'none' },
   台: { reading: 'ダイ', change: 'none' },
   番: { reading: 'バン', change: 'none' },
+  行: { reading: 'ギョー', change: 'none' },
+  膳: { reading: 'ゼン', change: 'none' },
+  錠: { reading: 'ジョー', change: 'none' },
+  畳: { reading: 'ジョー', change: 'none' },
+  面: { reading: 'メン', change: 'none' },
   番地: { reading: 'バンチ', change: 'none' },
   番線: { reading: 'バンセン', change: 'none' },
   号: { reading: 'ゴー', change: 'none' },
@@ -196,10 +222,25 @@ const COUNTERS: Record<string, Counter> = {
 };
 
 /** Counters read with native numbers for 1 and 2 (ヒトバン, フタクチ), Sino-Japanese ones after. */
-const NATIVE_ONE_TWO: Record<string, string> = { 晩: 'バン', 口: 'クチ', 箱: 'ハコ', 皿: 'サラ', 袋: 'フクロ', 粒: 'ツブ', 桁: 'ケタ', 切れ: 'キレ', 通り: 'トーリ' };
+const NATIVE_ONE_TWO: Record<string, string> = {
+  晩: 'バン',
+  口: 'クチ',
+  箱: 'ハコ',
+  皿: 'サラ',
+  袋: 'フクロ',
+  粒: 'ツブ',
+  桁: 'ケタ',
+  切れ: 'キレ',
+  通り: 'トーリ',
+  文字: 'モジ',
+  部屋: 'ヘヤ',
+  駅: 'エキ',
+  束: 'タバ',
+  坪: 'ツボ',
+};
 
 /** Counters with readings of their own, handled case by case in {@link readCount}. */
-const OWN_READINGS = ['日', '日間', '月', '時', '時間', '年', '年間', '年生', '円', '人', '人前', 'つ', '分の'];
+const OWN_READINGS = ['日', '日間', '月', '時', '時間', '年', '年間', '年生', '円', '人', '人前', '人掛け', 'つ', '分の'];
 
 /** Every counter the reader knows, longest first (a regular expression's alternatives). */
 const COUNTER_NAMES = [...Object.keys(COUNTERS), ...Object.keys(NATIVE_ONE_TWO), ...OWN_READINGS].sort((a, b) => b.length - a.length);
@@ -312,6 +353,9 @@ function readCount(q: Quantity, counter: string, at: Surroundings): string | und
       return `${withSpecialLast(parts, { ヨン: 'ヨ' })}エン`;
     case '人':
       return n === 1 ? 'ヒトリ' : n === 2 ? 'フタリ' : `${withSpecialLast(parts, { ヨン: 'ヨ' })}ニン`;
+    case '人掛け':
+      // Seats for so many (四人掛けのテーブル): the count of people, then 掛け voiced (rendaku).
+      return `${readCount(q, '人', at)!}ガケ`;
     case '人前':
       return `${withSpecialLast(parts, { ヨン: 'ヨ' })}ニンマエ`;
     case '分の':
@@ -332,7 +376,7 @@ function plainReading(counter: string): string {
   return (
     COUNTERS[counter]?.reading ??
     NATIVE_ONE_TWO[counter] ??
-    { 日: 'ニチ', 日間: 'ニチカン', 月: 'ガツ', 時: 'ジ', 時間: 'ジカン', 年: 'ネン', 年間: 'ネンカン', 年生: 'ネンセー', 円: 'エン', 人: 'ニン', 人前: 'ニンマエ', つ: 'ツ', 分の: 'フンノ' }[counter] ??
+    { 日: 'ニチ', 日間: 'ニチカン', 月: 'ガツ', 時: 'ジ', 時間: 'ジカン', 年: 'ネン', 年間: 'ネンカン', 年生: 'ネンセー', 円: 'エン', 人: 'ニン', 人前: 'ニンマエ', 人掛け: 'ニンガケ', つ: 'ツ', 分の: 'フンノ' }[counter] ??
     counter
   );
 }
@@ -367,6 +411,22 @@ const NOT_COUNTER_BEFORE: Readonly<Record<string, string>> = {
   箱: '根',
   通: 'じ',
   足: 'さしすせそり',
+  行: '事政動進為程方楽使儀',
+  品: '質種物詞番格位',
+  戸: '籍外惑締棚口',
+  基: '準本地盤礎金調幹',
+  脚: '本色注光',
+  校: '舎長庭門則歌内正閲了',
+  課: '長題程税金外',
+  貫: '通禄徹',
+  章: '典',
+  勝: '負手利者',
+  周: '辺囲知波',
+  食: '事堂品器卓欲料費',
+  棟: '梁上',
+  面: '積接会談倒白目',
+  駅: '長員舎弁伝',
+  束: '縛',
 };
 /** Latin units need a word boundary after them (5km, not 5kmph); つ only before 目 or a non-hiragana; some kanji not before the rest of a word (NOT_COUNTER_BEFORE). */
 const COUNTER_PATTERN = COUNTER_NAMES.map((n) =>
@@ -498,6 +558,11 @@ const MINUTE_WORDS: Readonly<Record<string, Quantity>> = {
 };
 /** Words after 十分 (二分, 九分) that make it a span of time, ten minutes (十分前, 十分ほど), not "enough". */
 const AFTER_MINUTES = new Set(['前', '後', '間', '以内', '以上', '以下', '程度', 'ほど', 'くらい', 'ぐらい', 'おき', '置き', '毎', '遅れ', '経っ', 'たっ', '待ち']);
+/**
+ * Verbs (basic forms) that take a span of time, so that 十分 (二分, 九分) right before them is
+ * minutes (十分かかる, 十分遅れる); before any other verb or adjective it is "enough" (十分ある).
+ */
+const DURATION_VERBS = new Set(['かかる', '掛かる', '経つ', 'たつ', '過ぎる', '遅れる', '待つ']);
 /** Words before 十分 that make it ten minutes: 約 "about", あと "… more" (and an hour's 時, {@link isMinutes}). */
 const BEFORE_MINUTES = new Set(['約', 'あと', '残り', 'およそ']);
 /** Words after 何分 that make it the adverb なにぶん "anyway" (何分にも, 何分よろしく), not なんぷん "how many minutes". */
@@ -506,7 +571,8 @@ const ANYWAY = new Set(['に', 'にも', 'の', 'よろしく']);
 /**
  * Whether IPADIC's word at `i` (one of MINUTE_WORDS) is minutes: 何分 unless it is the adverb (何分にも,
  * 何分よろしく); the others after an hour (三時十分) or 約/あと, or before a word of time span
- * (十分後, 二分ほど) — else "enough", "halve" (十分な, 十分に, 二分する).
+ * (十分後, 二分ほど) or a verb that takes one (十分かかる) — else "enough", "halve" (十分な,
+ * 十分に, 十分ある, 二分する).
  */
 function isMinutes(tokens: readonly Token[], i: number): boolean {
   if (tokens[i]!.surface_form === '何分') return !ANYWAY.has(tokens[i + 1]?.surface_form ?? '');
@@ -514,6 +580,7 @@ function isMinutes(tokens: readonly Token[], i: number): boolean {
   const after = tokens[i + 1];
   return (
     AFTER_MINUTES.has(after?.surface_form ?? '') ||
+    (after?.pos === '動詞' && DURATION_VERBS.has(after.basic_form)) ||
     BEFORE_MINUTES.has(before?.surface_form ?? '') ||
     (before?.surface_form === '時' && before.pos_detail_2 === '助数詞')
   );
@@ -532,6 +599,18 @@ function isNumeral(token: Token): boolean {
 function isCounter(token: Token | undefined): token is Token {
   if (token === undefined || /[A-Za-z%°]/u.test(token.surface_form)) return false;
   return COUNTER_NAMES.includes(token.surface_form) || (token.pos_detail_1 === '接尾' && token.pos_detail_2 === '助数詞');
+}
+
+/**
+ * The counter that may start at token `k`: one of ours that IPADIC cuts in two (人|掛け → 人掛け)
+ * as one token, else token `k`; with the index of the token after it. Undefined past the end.
+ */
+function counterAt(tokens: readonly Token[], k: number): { token: Token; end: number } | undefined {
+  const first = tokens[k];
+  if (first === undefined) return undefined;
+  const second = tokens[k + 1];
+  const joined = first.surface_form + (second?.surface_form ?? '');
+  return second !== undefined && COUNTER_NAMES.includes(joined) ? { token: { ...first, surface_form: joined }, end: k + 2 } : { token: first, end: k + 1 };
 }
 
 /**
@@ -562,17 +641,25 @@ const WHEN = new Set(['でも', 'も', 'か', 'までも']);
 /** A word of a numeral and a counter of ours as IPADIC may have it (八頭 ヤツガシラ, 四足 ヨツアシ, 百足 ムカデ). */
 const NUMERAL_COUNTER_WORD = new RegExp(`^([〇一二三四五六七八九十百千万]+)(${COUNTER_NAMES.filter((n) => !/[A-Za-z%°]/u.test(n)).map(escape).join('|')})$`, 'u');
 
+/** Words after a numeral and a counter that make them a count: an ordinal (三行目) or a bound on a quantity (八文字以上, 一文字ずつ). */
+const AFTER_COUNT = new Set(['目', '以上', '以下', '以内', '未満', 'ずつ', '程度', 'ほど', 'くらい', 'ぐらい']);
+
 /**
  * The reading of the token at `i` as a quantity when it is one word to IPADIC made of a numeral and
- * a counter (八頭 ヤツガシラ "a taro", 四足 ヨツアシ "four-legged") directly before a verb: a noun
- * without a particle before a verb is a floating quantifier (馬を八頭飼う ハットー, 靴を四足買った
- * ヨンソク); elsewhere the word keeps its reading (百足が出た ムカデ, 四足歩行).
+ * a counter (八頭 ヤツガシラ "a taro", 四足 ヨツアシ "four-legged", 一行 イッコー "the party",
+ * 八文字 ハチモンジ "the figure 八") directly before a verb — a noun without a particle before a
+ * verb is a floating quantifier (馬を八頭飼う ハットー, 靴を四足買った ヨンソク) — or before an
+ * ordinal's 目 or a bound (一行目 イチギョーメ, 八文字以上 ハチモジ, 一文字ずつ ヒトモジ);
+ * elsewhere the word keeps its reading (百足が出た ムカデ, 四足歩行, 一行が到着した). IPADIC's
+ * 十分, 二分, 九分, 何分 are left to {@link isMinutes}.
  */
 function quantityWord(tokens: readonly Token[], i: number, at: Surroundings): string | undefined {
   const token = tokens[i]!;
   const m = NUMERAL_COUNTER_WORD.exec(token.surface_form);
+  const next = tokens[i + 1];
   // A サ変 noun before a verb is that verb (二分する "halve").
-  if (m === null || token.pos_detail_1 === '数' || token.pos_detail_1 === 'サ変接続' || tokens[i + 1]?.pos !== '動詞') return undefined;
+  if (m === null || token.pos_detail_1 === '数' || token.pos_detail_1 === 'サ変接続' || token.surface_form in MINUTE_WORDS) return undefined;
+  if (next?.pos !== '動詞' && !AFTER_COUNT.has(next?.surface_form ?? '')) return undefined;
   const value = numeralValue(m[1]!);
   return value === undefined ? undefined : readCount(quantity(value), m[2]!, at);
 }
@@ -663,12 +750,12 @@ export function readKanjiNumerals(text: string, tokenizer: JapaneseTokenizer): s
     }
     const found = numberAt(tokens, starts, positional, i);
     if (found === undefined) continue;
-    const counter = tokens[found.end];
+    const counter = counterAt(tokens, found.end);
     // A run that is no number (a range, 二三日; digits, which readNumbers reads) is left whole.
     if (found.q === undefined) i = found.end - 1;
-    else if (isCounter(counter)) {
-      replace(i, found.end + 1, counted(found.q, counter, surroundings(i, found.end + 1)));
-      i = found.end;
+    else if (isCounter(counter?.token)) {
+      replace(i, counter.end, counted(found.q, counter.token, surroundings(i, counter.end)));
+      i = counter.end - 1;
     } else {
       if (!found.plain) replace(i, found.end, found.q.parts.join(''));
       i = found.end - 1;

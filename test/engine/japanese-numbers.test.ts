@@ -49,7 +49,7 @@ test('kanji numerals: the value of positional, grouped and mixed forms; ranges a
 test('kanji numerals and digits go through one reader: the same reading with every counter', async () => {
   const kanji: Record<string, string> = { 1: '一', 2: '二', 3: '三', 4: '四', 6: '六', 7: '七', 8: '八', 9: '九', 10: '十', 20: '二十', 100: '百', 300: '三百', 800: '八百', 1000: '千', 3000: '三千', 10000: '一万' };
   // 分 is left out: 二分 (ニブン "halve") and 十分 ("enough") alone are words (the hours test).
-  const counters = ['本', '匹', '杯', '泊', '羽', '個', '回', '階', '軒', '冊', '歳', '足', '着', '丁目', '点', '頭', '枚', '台', '日', '人', '時', '年', '円', '週間', 'か月'];
+  const counters = ['本', '匹', '杯', '泊', '羽', '個', '回', '階', '軒', '冊', '歳', '足', '着', '丁目', '点', '頭', '枚', '台', '日', '人', '時', '年', '円', '週間', 'か月', '棟', '隻', '部屋'];
   const words: string[] = [];
   for (const counter of counters) {
     for (const [digits, numeral] of Object.entries(kanji)) {
@@ -88,6 +88,52 @@ test('counters: gemination and voicing by class, for numbers in kanji', () => {
   // A word of numeral and counter to IPADIC is a quantity right before a verb only.
   assert.equal(numbers('羊を八頭飼う'), '羊をハットー飼う');
   assert.equal(numbers('百足が這う'), '百足が這う');
+});
+
+test('counters of issue 25\'s second pass: 棟 脚 隻 艘 章 勝 周 食 滴 戸 基 校 課 貫 品 by class, 行 ギョー, native 文字 部屋 駅 束', async () => {
+  // s/t: 1 8 10 geminate.
+  assert.equal(numbers('火事で一棟、三棟、十棟が焼けた'), '火事でイットー、サントー、ジュットーが焼けた');
+  assert.equal(numbers('港に漁船が八隻と小舟が一艘'), '港に漁船がハッセキと小舟がイッソー');
+  assert.equal(await spoken('第八章と第十章を読む。'), 'ダイハッショートダイジュッショーヲヨム。');
+  assert.equal(numbers('今季は八勝した'), '今季はハッショーした');
+  assert.equal(numbers('校庭を八周走った'), '校庭をハッシュー走った');
+  assert.equal(numbers('目薬を八滴さす'), '目薬をハッテキさす');
+  // k: 1 6 8 10 100 geminate.
+  assert.equal(numbers('椅子を一脚と六脚'), '椅子をイッキャクとロッキャク');
+  assert.equal(numbers('住宅が一戸と六戸'), '住宅がイッコとロッコ');
+  assert.equal(numbers('風車が六基ある'), '風車がロッキある');
+  assert.equal(numbers('参加校は八校'), '参加校はハッコー');
+  assert.equal(numbers('寿司を十貫食べた'), '寿司をジュッカン食べた');
+  // h with p after 3: 品.
+  assert.equal(numbers('前菜を三品と六品'), '前菜をサンピンとロッピン');
+  // No change: 行 (lines, ギョー — IPADIC's counter reads コー), 膳, 錠, 畳.
+  assert.equal(numbers('三行目から五行まで'), 'サンギョー目からゴギョーまで');
+  assert.equal(numbers('箸を二膳、薬を三錠、六畳の和室'), '箸をニゼン、薬をサンジョー、ロクジョーの和室');
+  // Native for 1 and 2.
+  assert.equal(numbers('二部屋と三部屋、一駅、花を一束'), 'フタヘヤとサンヘヤ、ヒトエキ、花をヒトタバ');
+  // A counter IPADIC cuts in two: 人|掛け, seats for so many (rendaku ガケ).
+  assert.equal(numbers('四人掛けと二人掛け、6人掛け'), 'ヨニンガケとフタリガケ、ロクニンガケ');
+  assert.equal(numbers('四人で掛けた'), 'ヨニンで掛けた');
+  // Digits: a counter's kanji that starts another word is no counter.
+  assert.equal(numbers('第2校舎の3行事'), '第ニ校舎のサン行事');
+});
+
+test('a word of numeral and counter to IPADIC is a count before a verb, an ordinal 目 or a bound; elsewhere a word', () => {
+  assert.equal(numbers('一行目を消す'), 'イチギョー目を消す');
+  assert.equal(numbers('名前は十文字以内、一文字ずつ'), '名前はジューモジ以内、ヒトモジずつ');
+  assert.equal(numbers('八文字以上にする'), 'ハチモジ以上にする');
+  // The same words elsewhere: 一行 "the party", 一品料理, 一文字 (a straight line) keep IPADIC's reading.
+  assert.equal(numbers('視察団の一行が到着した'), '視察団の一行が到着した');
+  assert.equal(numbers('一品料理の店'), '一品料理の店');
+  assert.equal(numbers('眉を一文字に結ぶ'), '眉を一文字に結ぶ');
+});
+
+test('十分 before a verb: minutes before one that takes a span (かかる, 遅れる), else "enough"', async () => {
+  assert.equal(numbers('駅まで十分かかる'), '駅までジュップンかかる');
+  assert.equal(numbers('電車が十分遅れた'), '電車がジュップン遅れた');
+  assert.equal(numbers('時間は十分ある'), '時間は十分ある');
+  assert.equal(numbers('もう十分休んだ'), 'もう十分休んだ');
+  assert.equal(await spoken('食料は十分ある。'), 'ショクリョーワジューブンアル。');
 });
 
 test('numbers: grouped readings with their sound changes (三百 サンビャク, 八百, 三千, 三万八千)', () => {
