@@ -17,13 +17,16 @@
  * - {@link suku} 空く: スク for hunger (お腹が空いた) and for a crowd thinning (電車が空いている);
  * - {@link furu} 降り: フリ (降る) when rain or snow falls (雨が降りそうだ), not オリ (降りる);
  * - {@link ato} 後: アト as a noun (食事の後, 食べた後で, 後から), ゴ only as a suffix after a noun
- *   (三日後, 帰宅後);
+ *   (三日後, 帰宅後), ノチ between two weather words (曇り後晴れ) and as "later" starting a clause
+ *   (彼は後に有名になった; not before a verb: 後に続く アト);
  * - {@link throughout} 中: ジュー "throughout" after a period (一日中, 一晩中, 今日中) or a whole
  *   place (日本中, 世界中, 部屋中); チュー "in the course of" after anything else (会議中,
  *   午前中, 今週中), as IPADIC has it;
  * - {@link kataOrHou} 方: カタ for a person (あの方, あちらの方が受付を, ご希望の方, 係の方),
  *   ホー for a side, a direction or a comparison (こちらの方がいい, 駅の方へ, 寝た方が);
- * - {@link hitoke} 人気: ヒトケ (presence of people) before の + ない/少ない (人気のない夜道);
+ * - {@link hitoke} 人気: ヒトケ (presence of people) before の + ない/少ない (人気のない夜道), and
+ *   before が + ない/なくなる when a place or a time has none (夜は人気がなくなる); ニンキ
+ *   (popularity) for a person or a thing (この歌手は人気がない);
  * - {@link wordAfterTimeAdverb} 家/人/店/車/雨 after a time adverb: a word of its own (毎日家に
  *   イエ, 明日店に ミセ), not IPADIC's Sino-Japanese suffix (毎日家 カ, 明日店 テン);
  * - {@link kome} 米 standing alone is コメ (rice); ベイ (America) only in compounds (日米, 米軍);
@@ -33,7 +36,14 @@
  * - {@link sideOnScreen} 上/下 after 右/左/斜め is ウエ/シタ (右上), not ジョー/カ;
  * - {@link nagaoshi} 長押 before し is ナガオ (長押しする), not ナゲシ (a lintel);
  * - {@link nichiGemination} 日 (Japan) before a country read with k or ch is ニッ (日中 ニッチュー,
- *   日韓 ニッカン).
+ *   日韓 ニッカン);
+ * - {@link hitome} 一目: ヒトメ, a glance (一目でわかる), but in 一目置く;
+ * - {@link konnichi} 今日: コンニチ "nowadays" in 今日では and 今日に至る, else キョー;
+ * - {@link uwate} 上手 after a count of 枚 is ウワテ (一枚上手), else ジョーズ;
+ * - {@link haireru} 入れる: ハイレル, the potential of 入る, with no object nor goal and ending its
+ *   clause (やっと入れた, 誰でも入れます); イレル otherwise (お茶を入れた, 箱に入れた);
+ * - {@link chou} 町 ending a town's name in an address, before its 丁目 or 番地: チョー
+ *   (桜木町一丁目), where IPADIC does not know the name as a place.
  * Then {@link EXCEPTIONS}: single words and phrases whose dictionary reading is wrong everywhere,
  * each with why it is an exception rather than a rule.
  *
@@ -41,7 +51,11 @@
  * https://github.com/takuyaa/kuromoji.js); for the readings, the senses Japanese dictionaries give
  * each one (中: じゅう "throughout the whole of", ちゅう "during, in the course of"; 開く: あく
  * intransitive, ひらく transitive and "to unfold"; 人気: ひとけ "sign of people about", にんき
- * "popularity"). Each rule is tested on sentences that were not used to write it, including
+ * "popularity"; 後: のち "later", and in weather forecasts "then" (晴れのち曇り, as the Japan
+ * Meteorological Agency writes it); 今日: こんにち "these days"; 上手: うわて "a cut above"); for
+ * 町 in addresses, the official readings of town names as Japan Post's postal-code data gives them
+ * (桜木町 さくらぎちょう, 山下町 やましたちょう, 三宮町 さんのみやちょう, 人形町 にんぎょうちょう,
+ * beside 大手町 おおてまち and 麹町 こうじまち: most, not all, urban town names with 丁目 are ちょう). Each rule is tested on sentences that were not used to write it, including
  * sentences where it must not fire (test/engine/context-readings.test.ts).
  */
 import type { IpadicFeatures } from 'kuromoji';
@@ -162,14 +176,40 @@ const furu: Rule = (c, i) => {
   return PRECIPITATION.has(arg.noun?.surface_form ?? '') ? 'フリ' : undefined;
 };
 
+/** Weather in a forecast (晴れ, 曇り, 雨, 雪), as written or as IPADIC's basic form (曇り: 曇る). */
+const WEATHER = new Set(['晴れ', '晴', '晴れる', '曇り', '曇', '曇る', '雨', '小雨', '大雨', '雷雨', 'にわか雨', '雪', '大雪', 'みぞれ', '霧', '雷']);
+
+/** Whether token `j` is a weather word of a forecast. */
+function isWeather(c: Context, j: number): boolean {
+  const t = c.tokens[j];
+  return t !== undefined && (WEATHER.has(t.surface_form) || WEATHER.has(t.basic_form));
+}
+
 /**
- * 後 (IPADIC: ノチ as a dependent noun, ゴ as a suffix): アト as a noun — after の or a verb
- * (食事の後に, 食べた後で, この後) and standing alone (後から, 後は); ゴ only as a suffix right
- * after a noun (三日後, 一週間後, 帰宅後). ノチ stays in its fixed words (後ほど, 後の世).
+ * Whether 後 at `i` starts a clause as the adverb "later" (彼は後に有名になった, 後に、…): at the
+ * start of the text or of a clause, or right after a topic or subject (は, が, も), before に — and
+ * not when a verb follows に: 後に続く, 後にする, 後になって, 後に残る are アト, a place behind.
+ */
+function laterOn(c: Context, i: number): boolean {
+  const prev = c.tokens[i - 1];
+  const atStart = prev === undefined || prev.pos === '記号' || isParticle(prev, 'は', 'が', 'も');
+  return atStart && isParticle(c.tokens[i + 1], 'に') && c.tokens[i + 2]?.pos !== '動詞';
+}
+
+/**
+ * 後 (IPADIC: ノチ as a dependent noun, ゴ as a suffix): ノチ between two weather words of a
+ * forecast (曇り後晴れ クモリノチハレ; IPADIC's word 雨後 ウゴ there is アメノチ) and as the adverb
+ * "later" at the start of a clause (彼は後に有名になった ノチニ: {@link laterOn}); else アト as a
+ * noun — after の or a verb (食事の後に, 食べた後で, この後) and standing alone (後から, 後は); ゴ
+ * only as a suffix right after a noun (三日後, 一週間後, 帰宅後). ノチ stays in its fixed words
+ * (後ほど, 後の世).
  */
 const ato: Rule = (c, i) => {
   const t = c.tokens[i]!;
+  if (t.surface_form === '雨後' && isWeather(c, i + 1)) return 'アメノチ';
   if (t.surface_form !== '後' || t.pos !== '名詞') return undefined;
+  if (isWeather(c, i - 1) && isWeather(c, i + 1)) return 'ノチ';
+  if (laterOn(c, i)) return 'ノチ';
   if (t.pos_detail_1 === '非自立') return 'アト';
   if (t.pos_detail_1 === '接尾' && !isNoun(c.tokens[i - 1])) return 'アト';
   return undefined;
@@ -195,12 +235,14 @@ function isPeriodCount(c: Context, j: number): boolean {
  * 中 as a suffix (IPADIC: チュー): ジュー "throughout" after a period (一晩中, 一年中, 今日中) or a
  * whole place (日本中, 世界中, 部屋中); チュー "in the course of" otherwise (会議中, 営業中, 午前中,
  * 今週中, 夏休み中), as IPADIC has it. After a count of days or years IPADIC may glue 中 to the next
- * word (一日|中本|を, 一年|中海|で, 一日|中外|に): that is ジュー and the word said alone.
+ * word (一日|中本|を, 一年|中海|で, 一日|中外|に): that is ジュー and the word said alone; after a
+ * count read out in kana it may take 中 for a prefix (ヒト|バン|中|七転八倒): ジュー too.
  */
 const throughout: Rule = (c, i) => {
   const t = c.tokens[i]!;
   const prev = c.tokens[i - 1];
-  if (prev === undefined || t.pos !== '名詞' || !t.surface_form.startsWith('中')) return undefined;
+  // After a count in kana (ヒトバン中) IPADIC may take 中 for a prefix of the next word (接頭詞).
+  if (prev === undefined || (t.pos !== '名詞' && t.pos !== '接頭詞') || !t.surface_form.startsWith('中')) return undefined;
   const period = isPeriodCount(c, i - 1);
   if (t.surface_form === '中') {
     if (t.pos_detail_1 !== '接尾' && !period) return undefined;
@@ -259,13 +301,53 @@ const kataOrHou: Rule = (c, i) => {
   return prefix?.pos === '接頭詞' && (prefix.surface_form === 'お' || prefix.surface_form === 'ご' || prefix.surface_form === '御') ? 'カタ' : undefined;
 };
 
-/** Words saying there are few or no people: ない, 無い, 少ない, 絶える. */
-const SCARCE = new Set(['ない', '無い', '少ない', '絶える']);
+/** Words saying there are few or no people: ない, 無い, 少ない, 絶える, なくなる. */
+const SCARCE = new Set(['ない', '無い', '少ない', '絶える', '途絶える', 'なくなる', '無くなる']);
+/** Places people may be about in (for 人気 ヒトケ); place names (固有名詞,地域) count too. */
+const PLACES = new Set(['道', '夜道', '通り', '路地', '裏通り', '公園', '駅', 'ホーム', '広場', '街', '町', '村', '森', '山', '海', '浜', '浜辺', '砂浜', 'ビーチ', '海岸', '河原', '川原', '辺り', '周り', '周辺', '建物', '校舎', '廊下', '境内', '店内', '館内', '構内', '車内', '屋敷', '島', '住宅街', '商店街']);
 
-/** 人気 (IPADIC: ニンキ, popularity) is ヒトケ, people about, before の + ない/少ない (人気のない夜道). */
+/** Whether token `t` names a place or a time (名詞,副詞可能: 夜, 深夜, 冬) — where people may or may not be about. */
+function isPlaceOrTime(t: AnalyzedToken | undefined): boolean {
+  return t !== undefined && isNoun(t) && (t.pos_detail_1 === '副詞可能' || t.pos_detail_2 === '地域' || PLACES.has(t.surface_form));
+}
+
+/**
+ * The topic nearest before token `i` in the sentence: the noun before a は or a も, also through
+ * に (公園には) and across a clause (この通りは夜になると…) — none when で comes with it
+ * (東京では: "in Tokyo", a scope).
+ */
+function topicBefore(tokens: readonly AnalyzedToken[], i: number): AnalyzedToken | undefined {
+  for (let j = i - 1; j > 0; j--) {
+    if (!isParticle(tokens[j], 'は', 'も')) continue;
+    let k = j - 1;
+    while (k >= 0 && tokens[k]!.pos === '助詞') {
+      if (tokens[k]!.surface_form === 'で') return undefined;
+      k--;
+    }
+    return k >= 0 ? tokens[k] : undefined;
+  }
+  return undefined;
+}
+
+/**
+ * 人気 (IPADIC: ニンキ, popularity) is ヒトケ, people about, when scarce: before の + ない/少ない
+ * (人気のない夜道, 人気の少ない), before が/も + 少ない, and before が/も + ない/なくなる when a
+ * place or a time is what has none — as the topic (夜は人気がなくなる, 公園には人気がない,
+ * この通りは夜になると人気がなくなる: {@link topicBefore}) or the noun it describes (人気がない
+ * 路地). A person or a thing without it lacks popularity (この歌手は人気がない ニンキ); negated,
+ * nothing is scarce (人気が絶えない ニンキ).
+ */
 const hitoke: Rule = (c, i) => {
-  if (c.tokens[i]!.surface_form !== '人気' || !isParticle(c.tokens[i + 1], 'の')) return undefined;
-  return SCARCE.has(c.tokens[i + 2]?.basic_form ?? '') ? 'ヒトケ' : undefined;
+  if (c.tokens[i]!.surface_form !== '人気') return undefined;
+  const particle = c.tokens[i + 1];
+  const scarce = c.tokens[i + 2]?.basic_form ?? '';
+  const negated = c.tokens[i + 3]?.pos === '助動詞' && ['ない', 'ぬ', 'ん'].includes(c.tokens[i + 3]!.basic_form);
+  // Not scarce when negated: 人気が絶えない, 人気が少なくない.
+  if (!SCARCE.has(scarce) || negated) return undefined;
+  if (isParticle(particle, 'の') || (isParticle(particle, 'が', 'も') && scarce === '少ない')) return 'ヒトケ';
+  if (!isParticle(particle, 'が', 'も')) return undefined;
+  const described = c.tokens[i + 3];
+  return isPlaceOrTime(topicBefore(c.tokens, i)) || (c.tokens[i + 2]!.conjugated_form === '基本形' && isPlaceOrTime(described)) ? 'ヒトケ' : undefined;
 };
 
 /**
@@ -357,8 +439,121 @@ const nichiGemination: Rule = (c, i) => {
   return /^[カキクケコチ]/u.test(next.pronunciation ?? next.reading ?? '') ? 'ニッ' : undefined;
 };
 
+/**
+ * 一目 the noun (IPADIC: イチモク, which it prefers to its adverb ヒトメ) is ヒトメ, a glance (一目で
+ * わかる, 一目見ただけで), but in 一目置く (to acknowledge someone's superiority, from go).
+ */
+const hitome: Rule = (c, i) => {
+  const t = c.tokens[i]!;
+  if (t.surface_form !== '一目' || (t.pronunciation ?? t.reading) !== 'イチモク') return undefined;
+  return c.tokens[i + 1]?.basic_form === '置く' ? undefined : 'ヒトメ';
+};
+
+/**
+ * 今日 (IPADIC: キョー) is コンニチ, "nowadays", in 今日では (今日では誰もが…) and 今日に至る — not
+ * in 今日は, 今日の, 今日で (今日で終わり: the day).
+ */
+const konnichi: Rule = (c, i) => {
+  if (c.tokens[i]!.surface_form !== '今日') return undefined;
+  const next = c.tokens[i + 1];
+  const after = c.tokens[i + 2];
+  if (isParticle(next, 'で') && isParticle(after, 'は')) return 'コンニチ';
+  return isParticle(next, 'に') && after?.basic_form === '至る' ? 'コンニチ' : undefined;
+};
+
+/** A count of 枚 as the number step reads it (イチマイ, ニマイ …). */
+const MAI_IN_KANA = /^[\p{Script=Katakana}ー]+マイ$/u;
+
+/**
+ * 上手 (IPADIC: ジョーズ, skilled) right after a count of 枚 is ウワテ, a rank above (相手が一枚上手
+ * だ: "a cut above"); elsewhere ジョーズ.
+ */
+const uwate: Rule = (c, i) => {
+  if (c.tokens[i]!.surface_form !== '上手') return undefined;
+  const prev = c.tokens[i - 1];
+  return prev !== undefined && (MAI_IN_KANA.test(prev.surface_form) || prev.surface_form === '枚') ? 'ウワテ' : undefined;
+};
+
+/**
+ * 入れる (IPADIC: イレル, to put in) is ハイレル, the potential of 入る (can get in), when its
+ * clause has no object nor goal before it (no を, に, へ, は, も; nor a bare noun right before it)
+ * and it ends the clause with only auxiliaries after it (やっと入れた, 誰でも入れます,
+ * 会員だけが入れる). With an object or a goal (お茶を入れた, 箱に入れた), in the て-form
+ * (入れてもらえる) or before a noun (入れた鍋) it stays イレル; so does 店に入れなかった, where
+ * the analysis cannot tell "could not get in" from "did not put in".
+ */
+const haireru: Rule = (c, i) => {
+  const t = c.tokens[i]!;
+  if (t.pos !== '動詞' || t.basic_form !== '入れる' || !t.surface_form.startsWith('入')) return undefined;
+  for (let j = i - 1; j >= 0; j--) {
+    const b = c.tokens[j]!;
+    if (b.pos === '記号' || b.pos === '動詞' || b.pos === '助動詞' || b.pos_detail_1 === '接続助詞') break;
+    if (isParticle(b, 'を', 'に', 'へ', 'は', 'も') || (j === i - 1 && isNoun(b))) return undefined;
+  }
+  let k = i + 1;
+  while (c.tokens[k]?.pos === '助動詞') k++;
+  const end = c.tokens[k];
+  const endsClause = end === undefined || end.pos === '記号' || end.pos_detail_1 === '終助詞' || (end.pos_detail_1 === '接続助詞' && !isParticle(end, 'て', 'で'));
+  return endsClause ? restem(t, 'イ', 'ハイ') : undefined;
+};
+
+/**
+ * A number as the number step reads it out (イッチョーメ, ジューバンチ, イチノニノサン): katakana
+ * beginning with a digit's reading; IPADIC does not know it as a word.
+ */
+const NUMBER_IN_KANA = /^(イッ|イチ|ニ|サン|ヨン|ゴ|ロッ|ロク|ナナ|ハッ|ハチ|キュー|ジュッ|ジュー|ヒャッ|ヒャク|セン|マン)[\p{Script=Katakana}ー]*$/u;
+
+/** Whether token `t` is a number: digits, or one the number step read out (an unknown word to IPADIC). */
+function isNumberRead(t: AnalyzedToken | undefined): boolean {
+  if (t === undefined) return false;
+  return /^\d/u.test(t.surface_form) || (NUMBER_IN_KANA.test(t.surface_form) && (t.reading === undefined || t.reading === '*'));
+}
+
+/** Whether a ward, city, district or prefecture (名詞,接尾,地域: 区, 市, 郡, 県 …) comes before token `j`: an address. */
+function inAddress(c: Context, j: number): boolean {
+  return c.tokens.slice(0, j).some((t) => t.pos_detail_1 === '接尾' && t.pos_detail_2 === '地域' && /^[都道府県市区郡]$/u.test(t.surface_form));
+}
+
+/**
+ * 町 ending a town's name in an address — after a city or ward and before its 丁目 or 番地 — is
+ * チョー (三宮町一丁目, 桜木町一丁目, 山下町十番地), where IPADIC, not knowing the name, reads its
+ * suffix 町 マチ, or knows the name only as a family name (本町 ホンマチ). Names IPADIC has as places
+ * keep its reading (大手町 オーテマチ, 有楽町 ユーラクチョー), and so does 町 outside addresses
+ * (町内, 下町, 生まれた町).
+ */
+const chou: Rule = (c, i) => {
+  const t = c.tokens[i]!;
+  const suffix = t.surface_form === '町' && t.pos_detail_1 === '接尾' && isNoun(c.tokens[i - 1]);
+  const familyName = t.surface_form.endsWith('町') && t.pos_detail_2 === '人名';
+  if (!suffix && !familyName) return undefined;
+  if (!isNumberRead(c.tokens[i + 1]) || !inAddress(c, i)) return undefined;
+  const reading = t.pronunciation ?? t.reading ?? '';
+  return reading.endsWith('マチ') ? `${reading.slice(0, -2)}チョー` : undefined;
+};
+
 /** The rules, tried in order on each token; the first that gives a reading wins. */
-const RULES: readonly Rule[] = [akuOrHiraku, suku, furu, ato, throughout, kataOrHou, hitoke, kome, ke, wordAfterTimeAdverb, kado, aida, sideOnScreen, nagaoshi, nichiGemination];
+const RULES: readonly Rule[] = [
+  akuOrHiraku,
+  suku,
+  furu,
+  ato,
+  throughout,
+  kataOrHou,
+  hitoke,
+  kome,
+  ke,
+  wordAfterTimeAdverb,
+  kado,
+  aida,
+  sideOnScreen,
+  nagaoshi,
+  nichiGemination,
+  hitome,
+  konnichi,
+  uwate,
+  haireru,
+  chou,
+];
 
 /**
  * True exceptions: words (one surface) or phrases (several tokens) whose IPADIC reading is wrong
@@ -375,6 +570,12 @@ export const EXCEPTIONS: readonly { surfaces: readonly string[]; readings: reado
   { surfaces: ['北の方'], readings: ['キタノホー'], why: 'IPADIC has 北の方 (きたのかた, a noble\'s wife, archaic) as a word, and it wins over 北|の|方 everywhere' },
   { surfaces: ['街', '中'], readings: ['マチ', 'ナカ'], why: 'IPADIC lacks 街中 (まちなか, downtown), which it has as 町中; 街|中 read as a suffix gives まちちゅう' },
   { surfaces: ['杜', 'の', '都'], readings: [undefined, undefined, 'ミヤコ'], why: '杜の都 is Sendai\'s name, もりのみやこ; IPADIC reads 都 alone as ト (Tokyo Metropolis)' },
+  { surfaces: ['宝物'], readings: ['タカラモノ'], why: 'IPADIC prefers ホウモツ, the word for the treasures of a temple or a museum; the everyday word (一生の宝物, 子供の宝物) is たからもの' },
+  { surfaces: ['腹痛'], readings: ['フクツー'], why: 'IPADIC prefers ハライタ, a colloquial reading; written 腹痛 (news, a medicine\'s label, a doctor) is ふくつう' },
+  { surfaces: ['中京', '区'], readings: ['ナカギョー', undefined], why: 'IPADIC reads 中京 チュウキョウ, the Nagoya region (中京地区), and has no entry for Kyoto\'s ward 中京区, なかぎょうく (上京区 かみぎょうく and 下京区 しもぎょうく it has)' },
+  { surfaces: ['三宮'], readings: ['サンノミヤ'], why: 'IPADIC has the place 三宮 as さんぐう; the place everyone knows, Kobe\'s centre (三宮駅, 三宮町), is さんのみや' },
+  { surfaces: ['予', '熱'], readings: ['ヨ', undefined], why: 'IPADIC lacks 予熱 (preheating) and has no reading for 予 alone, which was dropped; 予熱 is よねつ' },
+  { surfaces: ['予', '熱し'], readings: ['ヨ', 'ネツシ'], why: 'as 予|熱, and 予熱して splits as the verb 熱す (ネッシテ); the サ変 verb 予熱する is よねつして' },
 ];
 
 /**
