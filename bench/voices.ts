@@ -6,7 +6,8 @@
  *   en-man-1 was before, and what it falls back to when Flite cannot start;
  * - the mora error rate of the Japanese readings on the hand-checked sentences
  *   (test/fixtures/japanese-readings*.json: the test set and the held-out set of issue 25,
- *   test/helpers/mora.ts READING_SETS), each as a whole (target ≤ 1 %) and by class.
+ *   test/helpers/mora.ts READING_SETS), each as a whole (target ≤ 1 %) and by class; a set with
+ *   no files (the held-out set until the next one is written) is only logged.
  */
 import { fileURLToPath } from 'node:url';
 import { createEngine } from '../src/engine/index.js';
@@ -87,6 +88,10 @@ export async function benchVoices(options: BenchOptions): Promise<Figure[]> {
     ['test set', READING_SETS.test],
     ['held-out set', READING_SETS.heldout],
   ] as const) {
+    if (files.length === 0) {
+      options.log(`voices: no Japanese ${label} (issue 25's next held-out set is written after the last fixes)`);
+      continue;
+    }
     const cases = files.flatMap((file) => loadReadingCases(file));
     const r = await readingErrorRate(cases);
     figures.push({

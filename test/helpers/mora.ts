@@ -120,15 +120,17 @@ export async function readingErrorRate(cases: readonly ReadingCase[]): Promise<{
  * The reading sets of issue 25, by file in test/fixtures/:
  * - `test`: the sets the rules were written against or checked on while they were written —
  *   japanese-readings.json (107, issue 14's), -heldout.json (25, issue 14's held-out set, used
- *   since), -unseen.json (128, written blind before issue 25's fixes) and -more.json (120, written
- *   blind while they were made; the context and number rules were measured on it, not tuned to it);
- * - `heldout`: japanese-readings-after-fixes.json, written blind after the fixes were merged and
- *   never used to tune them (issue 25 point 4).
+ *   since), -unseen.json (128, written blind before issue 25's fixes), -more.json (120, written
+ *   blind while they were made; the context and number rules were measured on it, not tuned to it)
+ *   and -after-fixes.json (120, written blind after the first fixes: 1.17 % when first measured,
+ *   then seen by the second pass of rules, which fixed its classes of errors);
+ * - `heldout`: sets written blind after the last fixes and never used to tune them (issue 25
+ *   point 4) — none until the second held-out set is written after the second pass.
  */
-export const READING_SETS = {
-  test: ['japanese-readings.json', 'japanese-readings-heldout.json', 'japanese-readings-unseen.json', 'japanese-readings-more.json'],
-  heldout: ['japanese-readings-after-fixes.json'],
-} as const;
+export const READING_SETS: { readonly test: readonly string[]; readonly heldout: readonly string[] } = {
+  test: ['japanese-readings.json', 'japanese-readings-heldout.json', 'japanese-readings-unseen.json', 'japanese-readings-more.json', 'japanese-readings-after-fixes.json'],
+  heldout: [],
+};
 
 /** The hand-checked sentences of test/fixtures/`name`. */
 export function loadReadingCases(name: string): ReadingCase[] {
