@@ -229,9 +229,33 @@ export function fixKanaForEspeak(text: string): string {
       .replace(/(\d)\s*[~〜]\s*(?=\d)/g, '$1カラ')
       .replace(/~/g, '〜')
       .replace(/%/g, 'パーセント')
-      // A prolonged-sound mark with no kana before it is read as "Japanese letter".
+      // A prolonged-sound mark with no kana before it is read as "Japanese letter"; so are a
+      // second one (すごーーい: one is kept, as Sudachi's normalizer does), one after ン or ッ
+      // (うーんー, あっー) and one after a vowel already written twice (ねえー, なぁー: left long).
       .replace(/(^|[^\p{Script=Hiragana}\p{Script=Katakana}ー])ー+/gu, '$1')
+      .replace(/ー{2,}/g, 'ー')
+      .replace(/([んンっッ])ー/g, '$1')
+      .replace(/(\p{Script=Hiragana}|\p{Script=Katakana})([ぁ-ぉァ-ォ]|[あいうえおアイウエオ])ー/gu, (m: string, before: string, vowel: string) =>
+        vowelOf(before) !== undefined && vowelOf(before) === vowelOf(vowel) ? before + vowel : m,
+      )
   );
+}
+
+/** Kana by the vowel they end in (hiragana; katakana is 0x60 above), for {@link vowelOf}. */
+const KANA_BY_VOWEL: readonly string[] = [
+  'あぁかがさざただなはばぱまやゃらわゎ',
+  'いぃきぎしじちぢにひびぴみりゐ',
+  'うぅくぐすずつづぬふぶぷむゆゅるゔ',
+  'えぇけげせぜてでねへべぺめれゑ',
+  'おぉこごそぞとどのほぼぽもよょろを',
+];
+
+/** The vowel (0–4: a i u e o) a kana ends in, undefined for ん, っ and anything else. */
+function vowelOf(kana: string): number | undefined {
+  const code = kana.codePointAt(0)!;
+  const hiragana = code >= 0x30a1 && code <= 0x30f6 ? String.fromCodePoint(code - 0x60) : kana;
+  const row = KANA_BY_VOWEL.findIndex((r) => r.includes(hiragana));
+  return row < 0 ? undefined : row;
 }
 
 function voiced(kana: string): string {

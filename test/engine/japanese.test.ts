@@ -16,6 +16,7 @@ import {
   tokenizerLoadTime,
 } from '../../src/engine/japanese.js';
 import { espeakVoiceName } from '../../src/engine/voices.js';
+import { EspeakSynth } from '../../src/engine/espeak.js';
 
 const HAN = /\p{Script=Han}/u;
 
@@ -76,6 +77,22 @@ test('fixKanaForEspeak rewrites what the ja voice misreads', () => {
   assert.equal(fixKanaForEspeak('10~20'), '10カラ20');
   assert.equal(fixKanaForEspeak('50%'), '50パーセント');
   assert.equal(fixKanaForEspeak('ー あー'), ' あー');
+});
+
+test('no prolonged sound mark reaches eSpeak NG where its ja voice says "Japanese letter" for it', async () => {
+  // Casual writing doubles ー (すごーーい); a ー after ン or ッ, or after a vowel already written
+  // twice (ねえー, なぁー), or one typed for a hyphen after a number read out (3ー5) is spelled
+  // too. eSpeak's translator marks a spelled letter by switching to English ("(en)").
+  const es = await EspeakSynth.create();
+  const texts = ['すごーーい！', 'やったーーー', 'ちょっとーー待って', 'うーんー', 'あっー', 'なぁー', 'ねえー', 'カァー', 'ミイー', '3ー5', '〒150ー0002'];
+  for (const text of texts) {
+    const spoken = (await speechSegments(text, 'ja')).map((s) => s.text);
+    const phonemes = es.phonemes('ja', spoken);
+    assert.ok(phonemes.every((p) => !p.includes('(en)')), `${text} → ${spoken.join('|')} → ${phonemes.map((p) => p.join('')).join('|')}`);
+  }
+  // One ー after a kana is still the long vowel, as before.
+  assert.equal(fixKanaForEspeak('すごーい、ラーメン、ねー'), 'すごーい、ラーメン、ねー');
+  assert.equal(fixKanaForEspeak('すごーーい'), 'すごーい');
 });
 
 test('kanjiToKana gives pronunciations: particle は → ワ, 東京 → トーキョー, no kanji left', async () => {
