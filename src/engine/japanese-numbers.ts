@@ -60,7 +60,8 @@
  *   number (0 and hyphenated groups: 03-1234-5678) are read digit by digit, 0 ゼロ and 2 and 5
  *   lengthened (ニー, ゴー) as digits are read out over the phone, each hyphen ノ; an address of
  *   three hyphenated numbers (1-2-3 for 丁目-番-号), or two after a place name (千代田1-1), number
- *   by number with ノ (イチノニノサン).
+ *   by number with ノ (イチノニノサン); but a four-digit year, a month and a day joined by - / or .
+ *   (2024-12-31, 2024/1/1, 2024.12.31) is a date, read with 年 月 日.
  */
 import type { JapaneseTokenizer } from './kuromoji-dictionary.js';
 
@@ -447,14 +448,16 @@ const PATTERN = new RegExp(
 
 /**
  * Codes read digit by digit: a postal code after 〒 (group 1) or after 郵便番号 (group 2); a phone
- * number, 0 then hyphenated groups or an area code in brackets (group 3); an address of three
- * hyphenated numbers not starting with 0, or of two after a place name in kanji (千代田1-1:
- * group 4, read number by number).
+ * number, 0 then hyphenated groups or an area code in brackets (group 3). A date, a four-digit
+ * year, a month (1–12) and a day (1–31) joined by one of - / . (2024-12-31, 2024/1/1: group 4),
+ * becomes 年 月 日 for the counters below. An address of three hyphenated numbers not starting
+ * with 0, or of two after a place name in kanji (千代田1-1: group 5, read number by number).
  */
 const CODES = new RegExp(
   String.raw`〒[ \t]?(\d{3}-\d{4})(?![\d-])` +
     String.raw`|(?<=郵便番号[はがもを]?[:：]?[ \t]*)(\d{3}-?\d{4})(?![\d-])` +
     String.raw`|(?<![\d-])(0\d{1,4}-\d{1,4}-\d{3,4}|\(0\d{1,4}\)\d{1,4}-\d{4})(?![\d-])` +
+    String.raw`|(?<![A-Za-z\d\-/.,])([12]\d{3}([-/.])(?:1[0-2]|0?[1-9])\5(?:3[01]|[12]\d|0?[1-9]))(?![\d]|[\-/.]\d)` +
     String.raw`|(?<![\d-])([1-9]\d{0,3}-[1-9]\d{0,3}-[1-9]\d{0,3}|(?<=\p{Script=Han})[1-9]\d{0,3}-[1-9]\d{0,3})(?![\d-])`,
   'gu',
 );
@@ -465,10 +468,14 @@ const CODES = new RegExp(
  * module comment says; other text is kept. 1,000 counts as one number.
  */
 export function readNumbers(text: string): string {
-  const coded = text.replace(CODES, (_m, mark: string | undefined, postal: string | undefined, phone: string | undefined, address: string | undefined) => {
+  const coded = text.replace(CODES, (_m, mark: string | undefined, postal: string | undefined, phone: string | undefined, date: string | undefined, separator: string | undefined, address: string | undefined) => {
     if (mark !== undefined) return `ユービンバンゴー${code(mark)}`;
     if (postal !== undefined) return code(postal.length === 7 ? `${postal.slice(0, 3)}-${postal.slice(3)}` : postal);
     if (phone !== undefined) return code(phone);
+    if (date !== undefined) {
+      const [year, month, day] = date.split(separator!).map(Number);
+      return `${year}年${month}月${day}日`;
+    }
     return address!
       .split('-')
       .map((g) => integerParts(g).join(''))

@@ -230,6 +230,18 @@ test('addresses and codes: postal codes and phone numbers digit by digit with �
   assert.equal(numbers('二番五号'), 'ニバンゴゴー');
 });
 
+test('a date in digits with - / or . is a date, not an address (2024-12-31 is not 丁目-番-号)', () => {
+  assert.equal(numbers('2024-12-31'), 'ニセンニジューヨネンジューニガツサンジューイチニチ');
+  assert.equal(numbers('2024/1/1に'), 'ニセンニジューヨネンイチガツツイタチに');
+  assert.equal(numbers('締切は2025.04.20です'), '締切はニセンニジューゴネンシガツハツカです');
+  // Not a date: a month or day out of range, a year of other than four digits, a longer run.
+  assert.equal(numbers('2024-13-1'), 'ニセンニジューヨンノジューサンノイチ');
+  assert.equal(numbers('本町12-3-4'), '本町ジューニノサンノヨン');
+  assert.equal(numbers('2024-12-31-5'), 'ニセンニジューヨン-ジューニ-サンジューイチ-ゴ');
+  // Inside a Latin word (a version, v2024.1.2) it is left to the English voice, as MP3 is.
+  assert.equal(numbers('v2024.1.2'), 'v2024.1.2');
+});
+
 test('end to end: kanji numbers in sentences are said with their counters', async () => {
   assert.equal(await spoken('妹は二十歳で、犬を三匹飼っている。'), 'イモートワハタチデ、イヌヲサンビキカッテイル。');
   assert.equal(await spoken('五月五日の九時に二人で会う。'), 'ゴガツイツカノクジニフタリデアウ。');
