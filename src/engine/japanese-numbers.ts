@@ -707,6 +707,13 @@ function numberAt(tokens: readonly Token[], starts: readonly number[], text: str
   return { q: quantity(value), end, plain: [...run].length === 1 };
 }
 
+/** A stretch of text the number reader reads: UTF-16 offsets `start`–`end` (end exclusive) and its katakana `reading`. */
+export interface NumberReading {
+  start: number;
+  end: number;
+  reading: string;
+}
+
 /**
  * Replaces the numbers written in kanji numerals in `text` (NFKC-normalized) by their katakana
  * reading, with the counter after them, as the module comment says: runs of kuromoji tokens tagged
@@ -714,11 +721,38 @@ function numberAt(tokens: readonly Token[], starts: readonly number[], text: str
  * (二〇二四), indeterminate numbers (何本, 何百人, 数千円), and IPADIC's words 十分 and 何分 (in a
  * context of time) and 何時; everything else is kept, so kuromoji reads it afterwards as before. A
  * lone numeral kanji without a counter (第一, 一から) is kept too: kuromoji reads it the same.
- * Numbers in digits alone are left to {@link readNumbers}.
+ * Numbers in digits alone are left to {@link readNumbers}. The stretches replaced are
+ * {@link kanjiNumeralReadings}'.
  */
 export function readKanjiNumerals(text: string, tokenizer: JapaneseTokenizer): string {
-  if (!/[〇零一二三四五六七八九十百千万億兆何]/u.test(text)) return text;
+  const { positional, readings } = analysed(text, tokenizer);
+  let out = '';
+  let copied = 0;
+  for (const { start, end, reading } of readings) {
+    out += positional.slice(copied, start) + reading;
+    copied = end;
+  }
+  return out + positional.slice(copied);
+}
+
+/**
+ * The stretches of `text` (NFKC-normalized) that {@link readKanjiNumerals} reads, in order, not
+ * overlapping, each with its reading; offsets are those of `text` (a positional string such as
+ * 二〇二四 is analysed as the digits 2024, one digit per kanji). The word timings (japanese-words.ts)
+ * give these readings to the tokens of each stretch, so a number is timed as it is said.
+ */
+export function kanjiNumeralReadings(text: string, tokenizer: JapaneseTokenizer): NumberReading[] {
+  return analysed(text, tokenizer).readings;
+}
+
+/**
+ * `text` with its positional strings of kanji digits in digits (二〇二四 → 2024, left to
+ * {@link readNumbers} when no reading below covers them), and the stretches read as numbers.
+ */
+function analysed(text: string, tokenizer: JapaneseTokenizer): { positional: string; readings: NumberReading[] } {
+  if (!/[〇零一二三四五六七八九十百千万億兆何]/u.test(text)) return { positional: text, readings: [] };
   // Positional digit strings become digits first: IPADIC cuts some of them into names (一二|〇).
+  // Each kanji digit is one UTF-16 unit and becomes one digit, so offsets stay those of `text`.
   const positional = text.replace(POSITIONAL, (run) => (/[一二三四五六七八九]/u.test(run) ? numeralValue(run)! : run));
   const tokens = tokenizer.tokenize(positional);
   const starts: number[] = [];
@@ -728,11 +762,9 @@ export function readKanjiNumerals(text: string, tokenizer: JapaneseTokenizer): s
     starts.push(found < 0 ? at : found);
     at = (found < 0 ? at : found) + t.surface_form.length;
   }
-  let out = '';
-  let copied = 0;
+  const out: NumberReading[] = [];
   const replace = (from: number, to: number, reading: string): void => {
-    out += positional.slice(copied, starts[from]) + reading;
-    copied = starts[to - 1]! + tokens[to - 1]!.surface_form.length;
+    out.push({ start: starts[from]!, end: starts[to - 1]! + tokens[to - 1]!.surface_form.length, reading });
   };
   const surroundings = (from: number, to: number): Surroundings => ({
     before: positional.slice(0, starts[from]),
@@ -768,5 +800,5 @@ export function readKanjiNumerals(text: string, tokenizer: JapaneseTokenizer): s
       i = found.end - 1;
     }
   }
-  return out + positional.slice(copied);
+  return { positional, readings: out };
 }

@@ -18,6 +18,7 @@
  */
 import type { JapaneseTokenizer } from './kuromoji-dictionary.js';
 import { fixKanaForEspeak, kanjiToKana, LATIN_RUN, tokenReadings } from './japanese.js';
+import { kanjiNumeralReadings, type NumberReading } from './japanese-numbers.js';
 import { ENVELOPE_FRAME, SILENCE_PEAK, type EnergyEnvelope, type PieceWord, type TextToken } from './word-timings.js';
 
 /** A stretch of (NFKC) text read in one language: a Latin run (`en`) or what lies between (`ja`). */
@@ -92,18 +93,27 @@ export function japaneseTokens(text: string, start: number, end: number, tokeniz
   let joinable = false;
   const tokens = tokenizer.tokenize(slice);
   const readings = tokenReadings(tokens, tokenizer);
+  const starts: number[] = [];
+  for (const token of tokens) {
+    const found = slice.indexOf(token.surface_form, at);
+    starts.push(found);
+    if (found >= 0) at = found + token.surface_form.length;
+  }
+  // A number the number reader reads (二十歳 ハタチ) is said as one: its tokens share that reading.
+  const numbers = numberReadings(kanjiNumeralReadings(slice, tokenizer), tokens, starts, readings);
+  at = 0;
   for (const [i, token] of tokens.entries()) {
     const surface = token.surface_form;
-    const found = slice.indexOf(surface, at);
+    const found = starts[i]!;
     if (found < 0) continue;
     at = found + surface.length;
     if (!SPEAKABLE.test(surface)) {
       joinable = false;
       continue;
     }
-    // As japanese.ts kanjiToKana reads it: the context's reading or IPADIC's (tokenReadings), else
-    // (an unknown word) each kanji looked up alone.
-    const spoken = readings[i] ?? kanjiToKana(surface, tokenizer);
+    // As japanese.ts kanjiToKana reads it: the number reader's reading, the context's or IPADIC's
+    // (tokenReadings), else (an unknown word) each kanji looked up alone.
+    const spoken = numbers[i] ?? readings[i] ?? kanjiToKana(surface, tokenizer);
     const reading = fixKanaForEspeak(spoken).replace(HAN, '');
     const last = out[out.length - 1];
     if (joinable && last !== undefined && token.pos === '助動詞' && last.end === start + found) {
@@ -117,6 +127,40 @@ export function japaneseTokens(text: string, start: number, end: number, tokeniz
 
 /** Small kana, which share a mora with the kana before them. */
 const SMALL_KANA = /[ぁぃぅぇぉゃゅょゎァィゥェォャュョヮ]/u;
+
+/** Kana units of a reading: a kana with the small kana, ー, ッ and ン after it (ジュー, サン, ハッ, ビャ|ク). */
+const KANA_UNIT = /[^ぁぃぅぇぉゃゅょゎァィゥェォャュョヮーッっンん][ぁぃぅぇぉゃゅょゎァィゥェォャュョヮーッっンん]*|[^]/gu;
+
+/**
+ * The readings the number reader gives the tokens of a sentence (`tokens`, each at `starts[i]` in
+ * the text, `ipadic[i]` its own reading): for each of `numbers` (japanese-numbers.ts
+ * kanjiNumeralReadings) that begins and ends at token boundaries, its reading cut into kana units
+ * shared among its tokens in order, in proportion to the units of their own readings (ハタチ over
+ * 二|十|歳 → ハ|タ|チ), at least one each while there are enough; so the words are timed by the
+ * phonemes said, the boundaries before and after the number exact, those inside it estimated.
+ * Other tokens: undefined.
+ */
+function numberReadings(numbers: readonly NumberReading[], tokens: readonly { surface_form: string }[], starts: readonly number[], ipadic: readonly (string | undefined)[]): (string | undefined)[] {
+  const out: (string | undefined)[] = tokens.map(() => undefined);
+  for (const { start, end, reading } of numbers) {
+    const first = starts.indexOf(start);
+    const last = starts.findIndex((s, i) => s >= 0 && s + tokens[i]!.surface_form.length === end);
+    if (first < 0 || last < first) continue;
+    const units = reading.match(KANA_UNIT) ?? [];
+    const weights = ipadic.slice(first, last + 1).map((r, k) => Math.max(1, (r ?? tokens[first + k]!.surface_form).match(KANA_UNIT)?.length ?? 1));
+    const total = weights.reduce((a, b) => a + b, 0);
+    const n = weights.length;
+    let cut = 0;
+    let sum = 0;
+    weights.forEach((w, k) => {
+      sum += w;
+      const next = k === n - 1 ? units.length : Math.min(units.length - (n - 1 - k), Math.max(cut + 1, Math.round((units.length * sum) / total)));
+      out[first + k] = units.slice(cut, Math.max(cut, next)).join('');
+      cut = Math.max(cut, next);
+    });
+  }
+  return out;
+}
 
 /**
  * Estimated morae of a word as written: a kana 1 (small ゃ-like ones 0), a kanji 2 (most

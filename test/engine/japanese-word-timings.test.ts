@@ -103,6 +103,27 @@ for (const voice of ['ja-man-1', 'ja-woman-1']) {
   });
 }
 
+test('kanji numerals read by the number reader are timed as said: the words around them end where the kana ones do', async () => {
+  // 二十歳 is said ハタチ and 二人 フタリ (japanese-numbers.ts), not as IPADIC reads their tokens
+  // (ニ|ジュー|サイ, ニ|ニン): the same audio as the kana text, so the words after the numbers have
+  // the kana text's boundaries.
+  const kanji = await timed('二十歳の二人が来た。', 'ja-man-1');
+  const kana = await timed('ハタチのフタリがきた。', 'ja-man-1');
+  assert.ok(kanji.audio.equals(kana.audio), 'the same speech');
+  const at = (words: readonly WordTiming[], text: string): [number, number] => {
+    const w = words.find((x) => x.text === text);
+    assert.ok(w !== undefined, text);
+    return [w.start, w.end];
+  };
+  assert.deepEqual(at(kanji.words, 'の'), at(kana.words, 'の'));
+  assert.deepEqual(at(kanji.words, 'が'), at(kana.words, 'が'));
+  assert.deepEqual(at(kanji.words, '来た'), at(kana.words, 'きた'));
+  // Still one word per token, the number's tokens sharing its reading in order.
+  assert.deepEqual(kanji.words.map((w) => w.text), ['二', '十', '歳', 'の', '二', '人', 'が', '来た']);
+  assert.equal(kanji.words[0]!.start, kana.words[0]!.start);
+  assert.equal(kanji.words[2]!.end, kana.words[0]!.end);
+});
+
 test('the first Japanese stretch before a Latin run is timed by phoneme events too', async () => {
   const text = '東京でPythonを書きました。';
   const { words } = await timed(text, 'ja-woman-1');
