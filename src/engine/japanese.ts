@@ -231,13 +231,19 @@ export function fixKanaForEspeak(text: string): string {
       .replace(/%/g, 'パーセント')
       // A prolonged-sound mark with no kana before it is read as "Japanese letter"; so are a
       // second one (すごーーい: one is kept, as Sudachi's normalizer does), one after ン or ッ
-      // (うーんー, あっー) and one after a vowel already written twice (ねえー, なぁー: left long).
+      // (うーんー, あっー) and one after a vowel letter that follows a kana of the same vowel
+      // (ねえー, なぁー, and across words: 一人で映画 デ|エーガ, 育ちも大阪 モ|オーサカ), where it
+      // becomes that vowel's letter, so the mora stays: デエエガ, said [de:ega] (eSpeak NG 1.51:
+      // デエーガ → "t'e (en)Japanese letter 'e (en)Japanese letter k'a …").
       .replace(/(^|[^\p{Script=Hiragana}\p{Script=Katakana}ー])ー+/gu, '$1')
       .replace(/ー{2,}/g, 'ー')
       .replace(/([んンっッ])ー/g, '$1')
-      .replace(/(\p{Script=Hiragana}|\p{Script=Katakana})([ぁ-ぉァ-ォ]|[あいうえおアイウエオ])ー/gu, (m: string, before: string, vowel: string) =>
-        vowelOf(before) !== undefined && vowelOf(before) === vowelOf(vowel) ? before + vowel : m,
-      )
+      .replace(/(\p{Script=Hiragana}|\p{Script=Katakana})([ぁ-ぉァ-ォ]|[あいうえおアイウエオ])ー/gu, (m: string, before: string, vowel: string) => {
+        const row = vowelOf(before);
+        if (row === undefined || row !== vowelOf(vowel)) return m;
+        const letter = 'あいうえお'[row]!;
+        return before + vowel + (/\p{Script=Katakana}/u.test(vowel) ? String.fromCodePoint(letter.codePointAt(0)! + 0x60) : letter);
+      })
   );
 }
 

@@ -84,7 +84,7 @@ test('no prolonged sound mark reaches eSpeak NG where its ja voice says "Japanes
   // twice (ねえー, なぁー), or one typed for a hyphen after a number read out (3ー5) is spelled
   // too. eSpeak's translator marks a spelled letter by switching to English ("(en)").
   const es = await EspeakSynth.create();
-  const texts = ['すごーーい！', 'やったーーー', 'ちょっとーー待って', 'うーんー', 'あっー', 'なぁー', 'ねえー', 'カァー', 'ミイー', '3ー5', '〒150ー0002'];
+  const texts = ['すごーーい！', 'やったーーー', 'ちょっとーー待って', 'うーんー', 'あっー', 'なぁー', 'ねえー', 'カァー', 'ミイー', '3ー5', '〒150ー0002', '一人で映画を見た', '彼は生まれも育ちも大阪だ'];
   for (const text of texts) {
     const spoken = (await speechSegments(text, 'ja')).map((s) => s.text);
     const phonemes = es.phonemes('ja', spoken);
@@ -93,6 +93,10 @@ test('no prolonged sound mark reaches eSpeak NG where its ja voice says "Japanes
   // One ー after a kana is still the long vowel, as before.
   assert.equal(fixKanaForEspeak('すごーい、ラーメン、ねー'), 'すごーい、ラーメン、ねー');
   assert.equal(fixKanaForEspeak('すごーーい'), 'すごーい');
+  // A ー after a vowel letter that repeats the kana before it becomes that vowel's letter: the
+  // mora stays, also where the two are different words (デ|エーガ, モ|オーサカ).
+  assert.equal(fixKanaForEspeak('ねえー なぁー'), 'ねええ なぁあ');
+  assert.equal(fixKanaForEspeak('ヒトリデエーガ ソダチモオーサカ'), 'ヒトリデエエガ ソダチモオオサカ');
 });
 
 test('kanjiToKana gives pronunciations: particle は → ワ, 東京 → トーキョー, no kanji left', async () => {

@@ -22,12 +22,13 @@ const MAX_RATE = 0.01;
  * rules) measured 1.05 % (33 of 3151 morae, 15 of 130 sentences) the first time it was run, against
  * the target of 1 %: IPADIC's word choices (今日まで キョー for コンニチ, 後の世 アト, 目下 モッカ for
  * メシタ, 梅雨前線 ツユ, 洗濯物 センタクブツ, 大谷 オーヤ), two counters (一斤, 十週) and one metric
- * artefact (デイイ against デイー). It was not tuned to — tuning to it would make it a test set — so
- * its first count is its bound: a change may not read it worse.
+ * artefact (デイイ against デイー), gone since the metric follows a long vowel through ー: 1.02 %
+ * (32 of 3151). It was not tuned to — tuning to it would make it a test set — so that count is
+ * its bound: a change may not read it worse.
  * (The first held-out set, japanese-readings-after-fixes.json, measured 1.17 % when first run; the
  * second pass of rules saw it and fixed its classes of errors, so it is a test set now.)
  */
-const HELDOUT_MAX_ERRORS = 33;
+const HELDOUT_MAX_ERRORS = 32;
 
 const SIZES: Readonly<Record<string, number>> = {
   'japanese-readings.json': 100,
@@ -77,6 +78,10 @@ test('the mora metric: spellings of one pronunciation are equal; a wrong mora co
   assert.equal(normalizeReading('カワイイ'), 'カワイー');
   assert.equal(normalizeReading('ネエサン'), 'ネーサン');
   assert.equal(normalizeReading('オカアサン'), 'オカーサン');
+  // A vowel letter after a long vowel lengthens it again, however the first was written.
+  assert.equal(normalizeReading('デエーガ'), normalizeReading('デエエガ'));
+  assert.equal(normalizeReading('タノンデイー'), normalizeReading('タノンデイイ'));
+  assert.notEqual(normalizeReading('デエガ'), normalizeReading('デエーガ'));
   // An accepted alternative reading counts as right; otherwise the nearer reading is scored.
   const sevenPeople = { class: 'people', text: '七人', reading: 'ナナニン', alternatives: ['シチニン'] };
   assert.deepEqual(caseErrors(sevenPeople, 'シチニン'), { errors: 0, morae: 4 });

@@ -33,17 +33,22 @@ export function normalizeReading(text: string): string {
     .replace(/ヲ/g, 'オ')
     .replace(/ヅ/g, 'ズ')
     .replace(/ヂ/g, 'ジ');
+  // `prev` is the last kana before any ー, so a vowel letter after a long vowel lengthens it
+  // again whichever way the first one was written: デエーガ = デエエガ = デーーガ, デイー = デイイ.
   let out = '';
+  let prev = '';
   for (const ch of kata) {
-    const prev = out.at(-1) ?? '';
     const long =
       (ch === 'ウ' && (ROW_O.has(prev) || ROW_U.has(prev))) ||
       (ch === 'オ' && ROW_O.has(prev)) ||
       (ch === 'イ' && (ROW_E.has(prev) || ROW_I.has(prev))) ||
       (ch === 'エ' && ROW_E.has(prev)) ||
       (ch === 'ア' && ROW_A.has(prev));
-    if (long) out += 'ー';
-    else out += ch;
+    if (long || ch === 'ー') out += 'ー';
+    else {
+      out += ch;
+      prev = ch;
+    }
   }
   return out;
 }
