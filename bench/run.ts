@@ -98,6 +98,16 @@ async function main(): Promise<number> {
   }
   const started = performance.now();
   const log = (line: string): void => void process.stderr.write(`bench: ${line}\n`);
+  // NODE_EXTRA_CA_CERTS makes every Node process read and parse that certificate bundle at start
+  // (measured: `node -e 0` 40–70 ms without it, 110–180 ms with /etc/ssl/certs' bundle, on the
+  // same 2 cores). Some machines set it for everything; it is no part of tts, and as a constant
+  // added to ours and to every `node -e 0` baseline it would shrink each ratio. No child of the
+  // bench gets it (they inherit this environment through cleanEnv).
+  const caCerts = process.env['NODE_EXTRA_CA_CERTS'];
+  if (caCerts !== undefined) {
+    delete process.env['NODE_EXTRA_CA_CERTS'];
+    log(`NODE_EXTRA_CA_CERTS (${caCerts}) is left out of every process the bench starts`);
+  }
   const options: BenchOptions = { quick: args.quick, log };
   const figures: Figure[] = [];
   const failures: { bench: string; message: string }[] = [];
