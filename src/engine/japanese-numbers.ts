@@ -26,10 +26,10 @@
  *   zeros, digit by digit; decimals with テン and the digits after the point one by one
  *   (3.14 サンテンイチヨン);
  * - what a counter does to the number's last part, by the counter's first sound:
- *   k (個 回 階 軒 件 曲 か月 か所 か国 缶 巻 機 基 脚 戸 校 課 貫 km kg): 1, 6, 8, 10, 100 geminate
+ *   k (個 回 階 軒 件 曲 か月 か所 か国 缶 巻 機 基 脚 戸 校 課 貫 斤 km kg): 1, 6, 8, 10, 100 geminate
  *   (イッコ, ロッカイ, ハッコ, ジュッカイ, ヒャッコ, イッキャク); 階 軒 are voiced after 3 and 何
  *   (サンガイ, ナンゲン);
- *   s/t (冊 歳 週間 点 通 頭 着 足 丁目 社 席 種類 隻 艘 章 勝 周 食 滴 棟 cm): 1, 8, 10 geminate
+ *   s/t (冊 歳 週 週間 点 通 頭 着 足 丁目 社 席 種類 隻 艘 章 勝 周 食 滴 棟 cm): 1, 8, 10 geminate
  *   (イッサツ, ハッサイ, ジュッテン, イッチャク, イッチョーメ, ハッチョーメ, ジュッチョーメ,
  *   ハッセキ, サントー, ジュットー); 足 is voiced after 3 and 何 (サンゾク);
  *   h (本 匹 杯 票 品): 1, 6, 8, 10, 100 geminate and take p (イッポン, ロッポン, ハッポン, ジュッポン,
@@ -149,6 +149,7 @@ const COUNTERS: Record<string, Counter> = {
   校: { reading: 'コー', change: 'k' },
   課: { reading: 'カ', change: 'k' },
   貫: { reading: 'カン', change: 'k' },
+  斤: { reading: 'キン', change: 'k' },
   か月: { reading: 'カゲツ', change: 'k' },
   ヶ月: { reading: 'カゲツ', change: 'k' },
   カ月: { reading: 'カゲツ', change: 'k' },
@@ -169,6 +170,7 @@ const COUNTERS: Record<string, Counter> = {
   歳: { reading: 'サイ', change: 'st' },
   才: { reading: 'サイ', change: 'st' },
   週間: { reading: 'シューカン', change: 'st' },
+  週: { reading: 'シュー', change: 'st' },
   社: { reading: 'シャ', change: 'st' },
   首: { reading: 'シュ', change: 'st' },
   席: { reading: 'セキ', change: 'st' },

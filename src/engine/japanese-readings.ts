@@ -17,7 +17,7 @@
  * - {@link suku} 空く: スク for hunger (お腹が空いた) and for a crowd thinning (電車が空いている);
  * - {@link furu} 降り: フリ (降る) when rain or snow falls (雨が降りそうだ), not オリ (降りる);
  * - {@link ato} 後: アト as a noun (食事の後, 食べた後で, 後から), ゴ only as a suffix after a noun
- *   (三日後, 帰宅後), ノチ between two weather words (曇り後晴れ) and as "later" starting a clause
+ *   (三日後, 帰宅後), ノチ between two weather words (曇り後晴れ), before の + an age (後の世) and as "later" starting a clause
  *   (彼は後に有名になった; not before a verb: 後に続く アト);
  * - {@link throughout} 中: ジュー "throughout" after a period (一日中, 一晩中, 今日中) or a whole
  *   place (日本中, 世界中, 部屋中); チュー "in the course of" after anything else (会議中,
@@ -38,7 +38,10 @@
  * - {@link nichiGemination} 日 (Japan) before a country read with k or ch is ニッ (日中 ニッチュー,
  *   日韓 ニッカン);
  * - {@link hitome} 一目: ヒトメ, a glance (一目でわかる), but in 一目置く;
- * - {@link konnichi} 今日: コンニチ "nowadays" in 今日では and 今日に至る, else キョー;
+ * - {@link konnichi} 今日: コンニチ "nowadays" in 今日では, 今日に至る and 今日まで before a verb of
+ *   handing down (今日まで伝わる), else キョー;
+ * - {@link meshita} 目下 before の + people is メシタ (目下の者), else モッカ;
+ * - {@link shita} 下 after の, read モト by IPADIC, is シタ unless で or に follows (座席の下か);
  * - {@link uwate} 上手 after a count of 枚 is ウワテ (一枚上手), else ジョーズ;
  * - {@link haireru} 入れる: ハイレル, the potential of 入る, with no object nor goal and ending its
  *   clause (やっと入れた, 誰でも入れます); イレル otherwise (お茶を入れた, 箱に入れた);
@@ -176,6 +179,9 @@ const furu: Rule = (c, i) => {
   return PRECIPITATION.has(arg.noun?.surface_form ?? '') ? 'フリ' : undefined;
 };
 
+/** Ages 後 (ノチ, "later") qualifies with の: 後の世 (posterity), 後の時代 (later ages). */
+const LATER_AGES = new Set(['世', '時代']);
+
 /** Weather in a forecast (晴れ, 曇り, 雨, 雪), as written or as IPADIC's basic form (曇り: 曇る). */
 const WEATHER = new Set(['晴れ', '晴', '晴れる', '曇り', '曇', '曇る', '雨', '小雨', '大雨', '雷雨', 'にわか雨', '雪', '大雪', 'みぞれ', '霧', '雷']);
 
@@ -199,10 +205,11 @@ function laterOn(c: Context, i: number): boolean {
 /**
  * 後 (IPADIC: ノチ as a dependent noun, ゴ as a suffix): ノチ between two weather words of a
  * forecast (曇り後晴れ クモリノチハレ; IPADIC's word 雨後 ウゴ there is アメノチ) and as the adverb
- * "later" at the start of a clause (彼は後に有名になった ノチニ: {@link laterOn}); else アト as a
+ * "later" at the start of a clause (彼は後に有名になった ノチニ: {@link laterOn}) and before の +
+ * an age (後の世 ノチノヨ, 後の時代: {@link LATER_AGES}); else アト as a
  * noun — after の or a verb (食事の後に, 食べた後で, この後) and standing alone (後から, 後は); ゴ
  * only as a suffix right after a noun (三日後, 一週間後, 帰宅後). ノチ stays in its fixed words
- * (後ほど, 後の世).
+ * (後ほど).
  */
 const ato: Rule = (c, i) => {
   const t = c.tokens[i]!;
@@ -210,6 +217,7 @@ const ato: Rule = (c, i) => {
   if (t.surface_form !== '後' || t.pos !== '名詞') return undefined;
   if (isWeather(c, i - 1) && isWeather(c, i + 1)) return 'ノチ';
   if (laterOn(c, i)) return 'ノチ';
+  if (isParticle(c.tokens[i + 1], 'の') && LATER_AGES.has(c.tokens[i + 2]?.surface_form ?? '')) return 'ノチ';
   if (t.pos_detail_1 === '非自立') return 'アト';
   if (t.pos_detail_1 === '接尾' && !isNoun(c.tokens[i - 1])) return 'アト';
   return undefined;
@@ -236,7 +244,9 @@ function isPeriodCount(c: Context, j: number): boolean {
  * whole place (日本中, 世界中, 部屋中); チュー "in the course of" otherwise (会議中, 営業中, 午前中,
  * 今週中, 夏休み中), as IPADIC has it. After a count of days or years IPADIC may glue 中 to the next
  * word (一日|中本|を, 一年|中海|で, 一日|中外|に): that is ジュー and the word said alone; after a
- * count read out in kana it may take 中 for a prefix (ヒト|バン|中|七転八倒): ジュー too.
+ * count read out in kana it may take 中 for a prefix (ヒト|バン|中|七転八倒): ジュー too. When the
+ * rest and the suffix after it make one word (一日|中部|屋: 部屋 ヘヤ, not 中部 and 屋 ヤ), the rest
+ * is read as the head of that word and the suffix keeps its own reading.
  */
 const throughout: Rule = (c, i) => {
   const t = c.tokens[i]!;
@@ -250,8 +260,14 @@ const throughout: Rule = (c, i) => {
     return period || place || WHOLES.has(prev.surface_form) || WHOLE_PERIODS.has(prev.surface_form) ? 'ジュー' : undefined;
   }
   if (!period) return undefined;
-  const rest = readingAlone(c, t.surface_form.slice(1));
-  return rest === undefined ? undefined : `ジュー${rest}`;
+  const rest = t.surface_form.slice(1);
+  // The rest may be the head of a word whose tail IPADIC took for a suffix (一日|中部|屋: 部屋).
+  const next = c.tokens[i + 1];
+  const tail = next?.pos_detail_1 === '接尾' ? (next.pronunciation ?? next.reading) : undefined;
+  const whole = next === undefined || tail === undefined ? undefined : readingAlone(c, rest + next.surface_form);
+  if (whole !== undefined && tail !== undefined && whole.endsWith(tail) && whole.length > tail.length) return `ジュー${whole.slice(0, -tail.length)}`;
+  const alone = readingAlone(c, rest);
+  return alone === undefined ? undefined : `ジュー${alone}`;
 };
 
 /** The reading of `surface` said as one word of its own (a common noun), or undefined. */
@@ -449,16 +465,46 @@ const hitome: Rule = (c, i) => {
   return c.tokens[i + 1]?.basic_form === '置く' ? undefined : 'ヒトメ';
 };
 
+/** Verbs of what is handed down over ages (伝統が今日まで受け継がれる), for 今日まで コンニチ. */
+const HANDED_DOWN = new Set(['受け継ぐ', '語り継ぐ', '伝わる', '伝承', '継承']);
+
 /**
- * 今日 (IPADIC: キョー) is コンニチ, "nowadays", in 今日では (今日では誰もが…) and 今日に至る — not
- * in 今日は, 今日の, 今日で (今日で終わり: the day).
+ * 今日 (IPADIC: キョー) is コンニチ, "nowadays", in 今日では (今日では誰もが…), 今日に至る and
+ * 今日まで before a verb of handing down (今日まで伝わる, 今日まで受け継がれる: {@link HANDED_DOWN})
+ * — not in 今日は, 今日の, 今日で (今日で終わり: the day), nor 今日まで before another verb
+ * (今日まで待つ, 今日まで続く: "until today" as well as "to this day").
  */
 const konnichi: Rule = (c, i) => {
   if (c.tokens[i]!.surface_form !== '今日') return undefined;
   const next = c.tokens[i + 1];
   const after = c.tokens[i + 2];
   if (isParticle(next, 'で') && isParticle(after, 'は')) return 'コンニチ';
+  if (isParticle(next, 'まで') && HANDED_DOWN.has(after?.basic_form ?? '')) return 'コンニチ';
   return isParticle(next, 'に') && after?.basic_form === '至る' ? 'コンニチ' : undefined;
+};
+
+/** Nouns of people 目下 (メシタ) describes: 目下の者, 目下の人. */
+const PEOPLE = new Set(['者', '人', '方', '人間', '相手', '社員', '部下']);
+
+/**
+ * 目下 (IPADIC: モッカ, "at present") is メシタ, "one's inferiors", before の + a noun of people
+ * (目下の者, 目下の人に); モッカ stays elsewhere (目下のところ, 目下検討中).
+ */
+const meshita: Rule = (c, i) => {
+  if (c.tokens[i]!.surface_form !== '目下' || !isParticle(c.tokens[i + 1], 'の')) return undefined;
+  return PEOPLE.has(c.tokens[i + 2]?.surface_form ?? '') ? 'メシタ' : undefined;
+};
+
+/**
+ * 下 after の read モト by IPADIC (its dependent noun, "under the rule or care of") is モト only in
+ * の下で / の下に / の下、 (先生の指導の下で, 法の下に); before any other particle it is the place
+ * below, シタ (座席の下か, 机の下から, 椅子の下を).
+ */
+const shita: Rule = (c, i) => {
+  const t = c.tokens[i]!;
+  if (t.surface_form !== '下' || (t.pronunciation ?? t.reading) !== 'モト' || !isParticle(c.tokens[i - 1], 'の')) return undefined;
+  const next = c.tokens[i + 1];
+  return next !== undefined && next.pos !== '記号' && !isParticle(next, 'で', 'に') ? 'シタ' : undefined;
 };
 
 /** A count of 枚 as the number step reads it (イチマイ, ニマイ …). */
@@ -551,6 +597,8 @@ const RULES: readonly Rule[] = [
   hitome,
   konnichi,
   uwate,
+  meshita,
+  shita,
   haireru,
   chou,
 ];
@@ -575,6 +623,11 @@ export const EXCEPTIONS: readonly { surfaces: readonly string[]; readings: reado
   { surfaces: ['中京', '区'], readings: ['ナカギョー', undefined], why: 'IPADIC reads 中京 チュウキョウ, the Nagoya region (中京地区), and has no entry for Kyoto\'s ward 中京区, なかぎょうく (上京区 かみぎょうく and 下京区 しもぎょうく it has)' },
   { surfaces: ['三宮'], readings: ['サンノミヤ'], why: 'IPADIC has the place 三宮 as さんぐう; the place everyone knows, Kobe\'s centre (三宮駅, 三宮町), is さんのみや' },
   { surfaces: ['予', '熱'], readings: ['ヨ', undefined], why: 'IPADIC lacks 予熱 (preheating) and has no reading for 予 alone, which was dropped; 予熱 is よねつ' },
+  { surfaces: ['洗濯', '物'], readings: [undefined, 'モノ'], why: 'a Sino-Japanese noun + 物 is ブツ (廃棄物, 添加物, 印刷物), as IPADIC reads it; 洗濯物 (laundry) is せんたくもの (the native ones, 食べ物 and 買い物, are words of their own in IPADIC)' },
+  { surfaces: ['横', '好き'], readings: [undefined, 'ズキ'], why: '横好き (an amateur\'s love, 下手の横好き) takes rendaku, よこずき; IPADIC has the word but splits it as 横|好き スキ after の' },
+  { surfaces: ['梅雨', '前線'], readings: ['バイウ', undefined], why: 'the weather term 梅雨前線 is ばいうぜんせん (Japan Meteorological Agency); IPADIC reads 梅雨 つゆ, which stays in everyday compounds (梅雨明け, 梅雨入り)' },
+  { surfaces: ['今', '年初'], readings: ['コトシ', 'ハツ'], why: 'IPADIC splits 今年初 (this year\'s first, 今年初の猛暑日) as the prefix 今 コン + 年初 ネンショ (start of a year); 今年 + 初 is ことしはつ' },
+  { surfaces: ['大谷'], readings: ['オータニ'], why: 'IPADIC reads the family name 大谷 おおや; おおたに is far more common (大谷翔平, 大谷大学)' },
   { surfaces: ['予', '熱し'], readings: ['ヨ', 'ネツシ'], why: 'as 予|熱, and 予熱して splits as the verb 熱す (ネッシテ); the サ変 verb 予熱する is よねつして' },
 ];
 

@@ -110,6 +110,64 @@ test('後: アト as a noun, ゴ as a suffix after a noun, ノチ in 後ほど',
   ]);
 });
 
+test('後: ノチ before の + an age (後の世, 後の時代); アト before の + anything else', async () => {
+  await readsAs([
+    ['彼の発明は後の世の人々を助けた。', 'ノチノヨノ'],
+    ['この様式は後の時代に広まった。', 'ノチノジダイニ'],
+  ]);
+  await readsAs([
+    ['後の予定は未定です。', 'アトノヨテー'],
+    ['後の祭りだった。', 'アトノマツリ'],
+  ]);
+});
+
+test('今日まで: コンニチ before a verb of handing down; キョー before any other', async () => {
+  await readsAs([
+    ['この祭りは今日まで伝わっている。', 'コンニチマデツタワッテ'],
+    ['祖父の技は今日まで語り継がれてきた。', 'コンニチマデカタリツガレテ'],
+  ]);
+  await readsAs([
+    ['申し込みは今日まで受け付けます。', 'キョーマデウケツケ'],
+    ['今日まで待ってください。', 'キョーマデマッテ'],
+  ]);
+});
+
+test('目下: メシタ before の + people; モッカ elsewhere', async () => {
+  await readsAs([
+    ['目下の人に偉そうにするな。', 'メシタノヒト'],
+    ['彼は目下の者をよく褒める。', 'メシタノモノ'],
+  ]);
+  await readsAs([
+    ['目下のところ問題はない。', 'モッカノトコロ'],
+    ['原因は目下調査中です。', 'モッカチョーサ'],
+  ]);
+});
+
+test('下 after の: シタ, the place below, but in の下で and の下に (モト, under the care of)', async () => {
+  await readsAs([
+    ['鍵はマットの下か、植木鉢の中にある。', 'マットノシタカ'],
+    ['猫が車の下から出てきた。', 'クルマノシタカラ'],
+  ]);
+  // IPADIC reads 下 モト (its dependent noun) only where the analysis leaves a particle like か
+  // after it; with で or に after it, that モト is "under", and stays: the analysis of 座席の下か
+  // with the particle で (from 座席の下で) for か.
+  const tokenizer = await loadTokenizer();
+  const tokens = tokenizer.tokenize('座席の下か');
+  assert.equal(tokens[2]!.pronunciation, 'モト');
+  assert.equal(contextReadings(tokens, (w) => tokenizer.tokenize(w))[2], 'シタ');
+  const under = [...tokens.slice(0, 3), tokenizer.tokenize('座席の下で')[3]!];
+  assert.equal(under[3]!.pos, '助詞');
+  assert.equal(contextReadings(under, (w) => tokenizer.tokenize(w))[2], undefined);
+});
+
+test('中 glued to the next word after a period: the rest and a suffix after it re-read as one word', async () => {
+  await readsAs([
+    ['一日中部屋で本を読んだ。', 'イチニチジューヘヤデ'],
+    ['一晩中部屋の明かりがついていた。', 'ヒトバンジューヘヤノ'],
+  ]);
+  await readsAs([['中部地方の天気。', 'チューブチホー']]);
+});
+
 test('中: ジュー after a period or a whole place, チュー in the course of something', async () => {
   await readsAs([
     ['家族で一晩中語り合った。', 'ジューカタリアッタ'],
@@ -398,6 +456,17 @@ test('exceptions: each word or phrase is read its one way, and each says why', a
     ['京都市中京区の役所。', 'ナカギョークノ'],
     ['オーブンを予熱する。', 'ヨネツスル'],
     ['フライパンを予熱して油をひく。', 'ヨネツシテ'],
+    ['雨で洗濯物が乾かない。', 'センタクモノガ'],
+    ['父は下手の横好きで釣りを続けている。', 'ヨコズキデ'],
+    ['梅雨前線が北上している。', 'バイウゼンセンガ'],
+    ['今年初の雪が降った。', 'コトシハツノ'],
+    ['大谷さんに電話した。', 'オータニサン'],
+  ]);
+  // Not the exceptions: a Sino-Japanese noun + 物 stays ブツ; 梅雨 alone and in 梅雨明け stays ツユ.
+  await readsAs([
+    ['工場の廃棄物を処理する。', 'ハイキブツヲ'],
+    ['梅雨明けが発表された。', 'ツユアケガ'],
+    ['今年初めに引っ越した。', 'コトシハジメニ'],
   ]);
   for (const e of EXCEPTIONS) {
     assert.equal(e.readings.length, e.surfaces.length, e.surfaces.join(''));

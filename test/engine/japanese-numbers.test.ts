@@ -118,6 +118,15 @@ test('counters of issue 25\'s second pass: 棟 脚 隻 艘 章 勝 周 食 滴 �
   assert.equal(numbers('第2校舎の3行事'), '第ニ校舎のサン行事');
 });
 
+test('counters 斤 (k: イッキン) and 週 (s/t like 週間: ジュッシュー); 週 before 間 stays 週間', () => {
+  assert.equal(numbers('食パンを一斤と六斤'), '食パンをイッキンとロッキン');
+  assert.equal(numbers('三斤のパン'), 'サンキンのパン');
+  assert.equal(numbers('売上は八週続けて伸びた'), '売上はハッシュー続けて伸びた');
+  assert.equal(numbers('一週目と十週目'), 'イッシュー目とジュッシュー目');
+  assert.equal(numbers('3週連続'), 'サンシュー連続');
+  assert.equal(numbers('二週間と十週'), 'ニシューカンとジュッシュー');
+});
+
 test('a word of numeral and counter to IPADIC is a count before a verb, an ordinal 目 or a bound; elsewhere a word', () => {
   assert.equal(numbers('一行目を消す'), 'イチギョー目を消す');
   assert.equal(numbers('名前は十文字以内、一文字ずつ'), '名前はジューモジ以内、ヒトモジずつ');

@@ -36,6 +36,7 @@ const SIZES: Readonly<Record<string, number>> = {
   'japanese-readings-unseen.json': 128,
   'japanese-readings-more.json': 120,
   'japanese-readings-after-fixes.json': 120,
+  'japanese-readings-after-fixes-2.json': 130,
 };
 
 for (const name of READING_SETS.test) {
