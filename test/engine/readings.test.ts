@@ -1,10 +1,10 @@
 /**
  * Japanese readings (issues 14 and 25): the kana the engine hands to eSpeak NG for hand-checked
  * sentences must be within 1 % of the expected readings in morae (test/helpers/mora.ts). The test
- * set (READING_SETS.test, 500 sentences: numbers, counters, dates and times, units, verbs with
+ * set (READING_SETS.test, 630 sentences: numbers, counters, dates and times, units, verbs with
  * okurigana, place names, kanji numerals, days, people, hours, ages, readings in context,
- * addresses, news, conversation and instructions) must stay within 1 % in each file, and so must
- * the held-out set of issue 25 (written blind after its last fixes), when there is one.
+ * addresses, news, conversation and instructions) must stay within 1 % in each file; the
+ * held-out set of issue 25 (written blind, measured once after its last fixes) may not get worse.
  *
  * Before the fixes: 22.2 % on the first set, 17.1 % on the second (digits and counters left to
  * eSpeak — 3本 "san hon", 3月 "san tsuki" — and kuromoji's 降りそう オリソー, 開いている
@@ -18,17 +18,16 @@ import { caseErrors, loadReadingCases, moraErrors, morae, normalizeReading, READ
 const MAX_RATE = 0.01;
 
 /**
- * The held-out set (READING_SETS.heldout: 130 sentences written blind after the second pass of
- * rules) measured 1.05 % (33 of 3151 morae, 15 of 130 sentences) the first time it was run, against
- * the target of 1 %: IPADIC's word choices (今日まで キョー for コンニチ, 後の世 アト, 目下 モッカ for
- * メシタ, 梅雨前線 ツユ, 洗濯物 センタクブツ, 大谷 オーヤ), two counters (一斤, 十週) and one metric
- * artefact (デイイ against デイー), gone since the metric follows a long vowel through ー: 1.02 %
- * (32 of 3151). It was not tuned to — tuning to it would make it a test set — so that count is
- * its bound: a change may not read it worse.
- * (The first held-out set, japanese-readings-after-fixes.json, measured 1.17 % when first run; the
- * second pass of rules saw it and fixed its classes of errors, so it is a test set now.)
+ * The held-out set (READING_SETS.heldout: japanese-readings-after-fixes-3.json, 120 sentences
+ * written blind while the third pass of rules was made, by a writer who saw no code and no output)
+ * measured 0.79 % (21 of 2668 morae, 9 of 120 sentences) the one time it was run, after that pass:
+ * senses the grammar does not show (寒気 サムケ for カンキ, 市場 シジョー for イチバ, 大家 オーヤ for
+ * タイカ, 色紙 イロガミ for シキシ, 辛い ツライ before カレー) and two rendaku (一万歩, 人手不足). It is
+ * not tuned to — a fix made from it would make it a test set — so that count is its bound: a change
+ * may not read it worse. (Each earlier held-out set, after-fixes 1.17 % and after-fixes-2 1.05 %
+ * when first run, was seen by the next pass and is in the test set now.)
  */
-const HELDOUT_MAX_ERRORS = 32;
+const HELDOUT_MAX_ERRORS = 21;
 
 const SIZES: Readonly<Record<string, number>> = {
   'japanese-readings.json': 100,
