@@ -98,8 +98,17 @@ const OPENAI_SPEC: AudioSpec = { format: 'pcm16', sampleRate: SSE_SAMPLE_RATE, c
  */
 export async function openChannel(kind: ChannelKind, target: ServiceTarget, settings: ChannelSettings): Promise<OpenRequest> {
   const { voice, language, spec, timeoutMs, allowInsecure, verbose } = settings;
-  // One per run: a service that refused `word_timings` is asked without it from then on.
-  const ask: WordTimingsAsk = { wanted: settings.wordTimings === true, refused: false };
+  // Kept on the target: a service that refused `word_timings` is asked without it from then on,
+  // by every run through that target (a batch's jobs share one).
+  const ask: WordTimingsAsk = {
+    wanted: settings.wordTimings === true,
+    get refused(): boolean {
+      return target.refusedWordTimings === true;
+    },
+    set refused(value: boolean) {
+      target.refusedWordTimings = value;
+    },
+  };
   if (kind === 'realtime') {
     const { streamRealtime } = await import('../client/realtime.js');
     return (text, signal, piece) => {
@@ -191,7 +200,7 @@ async function openOpenAi(target: ServiceTarget, settings: ChannelSettings, mode
   });
 }
 
-/** Whether a run asks for word timings, and whether its service refused the field (learnt once per run). */
+/** Whether a run asks for word timings, and whether its service refused the field (learnt once per service target). */
 export interface WordTimingsAsk {
   /** The run needs word timings ({@link ChannelSettings.wordTimings}). */
   wanted: boolean;

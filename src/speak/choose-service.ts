@@ -23,6 +23,12 @@ export interface ServiceTarget {
   connect?: (() => Duplex) | undefined;
   /** Stops the embedded service; a no-op for a remote one. */
   close(): Promise<void>;
+  /**
+   * Learnt of this service while the process runs: it refused a request that carried
+   * `word_timings` (docs/protocol.md §2.1), so no later request through this target sends the
+   * field — a later piece's, or a later batch job's (channels.ts askingForWords).
+   */
+  refusedWordTimings?: boolean;
 }
 
 /** The flags and environment that choose the service. */

@@ -127,4 +127,23 @@ describe('word timings from a service that sends none', () => {
     assert.equal(await readFile(join(dir, 'a.jsonl'), 'utf8'), single);
     assert.equal(await readFile(join(dir, 'b.jsonl'), 'utf8'), single);
   });
+
+  it('a batch learns once that its service refuses word_timings: later jobs ask without it (found by review: one extra request per job)', async () => {
+    strict = true;
+    try {
+      const jobs = join(dir, 'strict-jobs.jsonl');
+      const names = ['s1', 's2', 's3'];
+      const lines = names.map((name) => JSON.stringify({ text: TEXT, voice: 'en-man-1', output: `${name}.wav`, 'word-timings': join(dir, `${name}.jsonl`) }));
+      await writeFile(jobs, `${lines.join('\n')}\n`);
+      const env = { TTS_BASE_URL: server.url, TTS_API_KEY: KEY, TTS_NO_CACHE: '1' };
+      const refusedBefore = refusals;
+      const r = await runTtsInProcess(['batch', '-q', '--jobs', '1', '--output-dir', dir, jobs], { env });
+      assert.equal(r.code, 0, r.stderr);
+      assert.equal(refusals - refusedBefore, 1, 'one refusal for the whole batch');
+      const single = await readFile(join(dir, 'first.jsonl'), 'utf8');
+      for (const name of names) assert.equal(await readFile(join(dir, `${name}.jsonl`), 'utf8'), single, `${name}: the aligned words of a single run`);
+    } finally {
+      strict = false;
+    }
+  });
 });
