@@ -455,12 +455,20 @@ const PATTERN = new RegExp(
  * becomes 年 月 日 for the counters below. An address of three hyphenated numbers not starting
  * with 0, or of two after a place name in kanji (千代田1-1: group 5, read number by number).
  */
+/**
+ * What follows the second number of a range with a counter (3-5日, 10-20人, 第2-3章, 2-3時, 5-10%):
+ * a kanji or a counter in kana. Such a pair is a range, read with カラ, not two parts of an
+ * address (千代田1-1 チヨダイチノイチ), which has no counter after it.
+ */
+const RANGE_COUNTER = String.raw`\p{Script=Han}|ページ|パーセント|%|[A-Za-z]`;
+const RANGE = new RegExp(String.raw`(\d)-(?=\d+(?:${RANGE_COUNTER}))`, 'gu');
+
 const CODES = new RegExp(
   String.raw`〒[ \t]?(\d{3}-\d{4})(?![\d-])` +
     String.raw`|(?<=郵便番号[はがもを]?[:：]?[ \t]*)(\d{3}-?\d{4})(?![\d-])` +
     String.raw`|(?<![\d-])(0\d{1,4}-\d{1,4}-\d{3,4}|\(0\d{1,4}\)\d{1,4}-\d{4})(?![\d-])` +
     String.raw`|(?<![A-Za-z\d\-/.,])([12]\d{3}([-/.])(?:1[0-2]|0?[1-9])\5(?:3[01]|[12]\d|0?[1-9]))(?![\d]|[\-/.]\d)` +
-    String.raw`|(?<![\d-])([1-9]\d{0,3}-[1-9]\d{0,3}-[1-9]\d{0,3}|(?<=\p{Script=Han})[1-9]\d{0,3}-[1-9]\d{0,3})(?![\d-])`,
+    String.raw`|(?<![\d-])([1-9]\d{0,3}-[1-9]\d{0,3}-[1-9]\d{0,3}|(?<=\p{Script=Han})[1-9]\d{0,3}-[1-9]\d{0,3}(?!${RANGE_COUNTER}))(?![\d-])`,
   'gu',
 );
 
@@ -483,7 +491,9 @@ export function readNumbers(text: string): string {
       .map((g) => integerParts(g).join(''))
       .join('ノ');
   });
-  return coded.replace(PATTERN, (match, hh: string | undefined, mm: string | undefined, int: string | undefined, frac: string | undefined, counter: string | undefined, offset: number) => {
+  // A range with a counter left after the codes: 3-5日 is 3から5日 (サンカライツカ).
+  const ranged = coded.replace(RANGE, '$1カラ');
+  return ranged.replace(PATTERN, (match, hh: string | undefined, mm: string | undefined, int: string | undefined, frac: string | undefined, counter: string | undefined, offset: number) => {
     if (hh !== undefined && mm !== undefined) {
       const minutes = Number(mm) === 0 ? '' : readCount(quantity(String(Number(mm))), '分', { before: '', after: '' })!;
       return `${readCount(quantity(String(Number(hh))), '時', { before: '', after: '' })!}${minutes}`;
@@ -491,7 +501,7 @@ export function readNumbers(text: string): string {
     const digits = int!.replace(/,/g, '');
     if (frac !== undefined) return decimal(digits, frac) + (counter === undefined ? '' : plainReading(counter));
     if (counter === undefined) return integerParts(digits).join('');
-    const at = { before: coded.slice(0, offset), after: coded.slice(offset + match.length) };
+    const at = { before: ranged.slice(0, offset), after: ranged.slice(offset + match.length) };
     return readCount(quantity(digits), counter, at) ?? integerParts(digits).join('') + counter;
   });
 }

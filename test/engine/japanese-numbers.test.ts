@@ -251,6 +251,19 @@ test('a date in digits with - / or . is a date, not an address (2024-12-31 is no
   assert.equal(numbers('v2024.1.2'), 'v2024.1.2');
 });
 
+test('a hyphen range with a counter is a range (カラ), not two parts of an address; an address keeps ノ (found by review: 期間3-5日 was サンノゴ日)', () => {
+  assert.equal(readNumbers('期間3-5日です'), '期間サンカライツカです');
+  assert.equal(readNumbers('参加者10-20人'), '参加者ジューカラニジューニン');
+  assert.equal(readNumbers('第2-3章'), '第ニカラサンショー');
+  assert.equal(readNumbers('午後2-3時'), '午後ニカラサンジ');
+  assert.equal(readNumbers('3-4ページ'), 'サンカラヨンページ');
+  // Addresses: no counter after the pair; three parts, phone numbers and postal codes as before.
+  assert.equal(readNumbers('千代田1-1'), '千代田イチノイチ');
+  assert.equal(readNumbers('住所は中央1-2です'), '住所は中央イチノニです');
+  assert.equal(readNumbers('1-2-3号'), 'イチノニノサン号');
+  assert.equal(readNumbers('03-1234-5678です'), 'ゼロサンノイチニーサンヨンノゴーロクナナハチです');
+});
+
 test('end to end: kanji numbers in sentences are said with their counters', async () => {
   assert.equal(await spoken('妹は二十歳で、犬を三匹飼っている。'), 'イモートワハタチデ、イヌヲサンビキカッテイル。');
   assert.equal(await spoken('五月五日の九時に二人で会う。'), 'ゴガツイツカノクジニフタリデアウ。');
