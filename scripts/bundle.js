@@ -37,6 +37,10 @@ const ENTRIES = {
   'engine-worker': 'engine/worker.js',
   'align-worker': 'align/worker.js',
   'markdown-worker': 'text/documents/markdown-worker.js',
+  // Not a thread: the engine's cutting of a stream into units (engine/units.js, text/split.js),
+  // which runs in the CLI's chunks but decides the audio too. Its own file gives the piece
+  // cache's engine identity (src/cache/identity.ts) something to hash (src/engine/worker-url.ts).
+  'engine-units': 'engine/units.js',
 };
 
 /**

