@@ -465,7 +465,7 @@ const RANGE = new RegExp(String.raw`(\d)-(?=\d+(?:${RANGE_COUNTER}))`, 'gu');
 
 const CODES = new RegExp(
   String.raw`〒[ \t]?(\d{3}-\d{4})(?![\d-])` +
-    String.raw`|(?<=郵便番号[はがもを]?[:：]?[ \t]*)(\d{3}-?\d{4})(?![\d-])` +
+    String.raw`|(?<=郵便番号[はがもを]?[:：]?[ \t]{0,3})(\d{3}-?\d{4})(?![\d-])` +
     String.raw`|(?<![\d-])(0\d{1,4}-\d{1,4}-\d{3,4}|\(0\d{1,4}\)\d{1,4}-\d{4})(?![\d-])` +
     String.raw`|(?<![A-Za-z\d\-/.,])([12]\d{3}([-/.])(?:1[0-2]|0?[1-9])\5(?:3[01]|[12]\d|0?[1-9]))(?![\d]|[\-/.]\d)` +
     String.raw`|(?<![\d-])([1-9]\d{0,3}-[1-9]\d{0,3}-[1-9]\d{0,3}|(?<=\p{Script=Han})[1-9]\d{0,3}-[1-9]\d{0,3}(?!${RANGE_COUNTER}))(?![\d-])`,
@@ -564,7 +564,8 @@ const NUMERAL_TOKEN = /^[\d〇零一二三四五六七八九十百千万億兆]+
 /** A kanji numeral (a run with none is digits, which {@link readNumbers} reads). */
 const KANJI_NUMERAL = /[〇零一二三四五六七八九十百千万億兆]/u;
 /** Digit kanji in a row with a 〇 among them: positional (二〇二四, 一二〇), whatever IPADIC makes of them (一二 is a name to it). */
-const POSITIONAL = /[〇一二三四五六七八九]*〇[〇一二三四五六七八九]*/gu;
+/** A run of kanji digits; a positional number when it has 〇 (tested in the callback: a pattern that must contain 〇 backtracks on long runs without one). */
+const POSITIONAL = /[〇一二三四五六七八九]+/gu;
 /**
  * IPADIC's words of a numeral and 分 that are not minutes to it: 二分 ニブン "halve", 九分 クブ
  * "nine tenths", 十分 ジューブン "enough", 何分 ナニブン "anyway" — minutes in a context of time.
@@ -765,7 +766,7 @@ function analysed(text: string, tokenizer: JapaneseTokenizer): { positional: str
   if (!/[〇零一二三四五六七八九十百千万億兆何]/u.test(text)) return { positional: text, readings: [] };
   // Positional digit strings become digits first: IPADIC cuts some of them into names (一二|〇).
   // Each kanji digit is one UTF-16 unit and becomes one digit, so offsets stay those of `text`.
-  const positional = text.replace(POSITIONAL, (run) => (/[一二三四五六七八九]/u.test(run) ? numeralValue(run)! : run));
+  const positional = text.replace(POSITIONAL, (run) => (run.includes('〇') && /[一二三四五六七八九]/u.test(run) ? numeralValue(run)! : run));
   const tokens = tokenizer.tokenize(positional);
   const starts: number[] = [];
   let at = 0;
