@@ -27,6 +27,7 @@
  * UniDic does not (names: 令輝, 閉伊川) and misses 47 (jukujikun and ateji: 所為 セー, 海象
  * セーウチ, 貝独楽 ベーゴマ).
  */
+import { toKatakana } from './kana.js';
 
 /**
  * Kanji whose on'yomi is an e-row syllable + イ, by that syllable without voicing: 芸 ゲイ is under
@@ -73,15 +74,9 @@ const MAX_KANA_PER_KANJI = 6;
 /** Han characters, and the small ヶ ヵ written for the counter 個/箇 (三ヶ月 サンカゲツ). */
 const KANJI = /^[\p{Script=Han}ヶヵ]$/u;
 
-/** Hiragana → katakana (ぁ–ゖ → ァ–ヶ); everything else unchanged. */
-function katakana(ch: string): string {
-  const c = ch.codePointAt(0)!;
-  return c >= 0x3041 && c <= 0x3096 ? String.fromCodePoint(c + 0x60) : ch;
-}
-
 /** What a kana of the surface may be said as: itself, ー for a vowel (思う → オモー), ワ/エ/オ for は/へ/を. */
 function kanaMatches(surface: string, spoken: string): boolean {
-  const k = katakana(surface);
+  const k = toKatakana(surface);
   if (k === spoken) return true;
   if (spoken === 'ー') return /^[アイウエオー]$/u.test(k);
   return (k === 'ハ' && spoken === 'ワ') || (k === 'ヘ' && spoken === 'エ') || (k === 'ヲ' && spoken === 'オ');

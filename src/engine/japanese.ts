@@ -25,6 +25,7 @@ import {
 import type kuromoji from 'kuromoji';
 import type { Language } from '../protocol/types.js';
 import { lengthenSinoJapaneseE } from './japanese-long-vowels.js';
+import { toHiragana, toKatakana } from './kana.js';
 import { readKanjiNumerals, readNumbers } from './japanese-numbers.js';
 import { contextReadings } from './japanese-readings.js';
 import { retriedOnce } from './retried-once.js';
@@ -242,12 +243,12 @@ export function fixKanaForEspeak(text: string): string {
         const row = vowelOf(before);
         if (row === undefined || row !== vowelOf(vowel)) return m;
         const letter = 'あいうえお'[row]!;
-        return before + vowel + (/\p{Script=Katakana}/u.test(vowel) ? String.fromCodePoint(letter.codePointAt(0)! + 0x60) : letter);
+        return before + vowel + (/\p{Script=Katakana}/u.test(vowel) ? toKatakana(letter) : letter);
       })
   );
 }
 
-/** Kana by the vowel they end in (hiragana; katakana is 0x60 above), for {@link vowelOf}. */
+/** Kana by the vowel they end in (hiragana; kana.ts turns katakana into them), for {@link vowelOf}. */
 const KANA_BY_VOWEL: readonly string[] = [
   'あぁかがさざただなはばぱまやゃらわゎ',
   'いぃきぎしじちぢにひびぴみりゐ',
@@ -258,8 +259,7 @@ const KANA_BY_VOWEL: readonly string[] = [
 
 /** The vowel (0–4: a i u e o) a kana ends in, undefined for ん, っ and anything else. */
 function vowelOf(kana: string): number | undefined {
-  const code = kana.codePointAt(0)!;
-  const hiragana = code >= 0x30a1 && code <= 0x30f6 ? String.fromCodePoint(code - 0x60) : kana;
+  const hiragana = toHiragana(kana);
   const row = KANA_BY_VOWEL.findIndex((r) => r.includes(hiragana));
   return row < 0 ? undefined : row;
 }
