@@ -12,6 +12,7 @@ import { INPUT_FORMATS } from '../text/documents/formats.js';
 import { configRelativePaths, softenConfigDefaults } from './config-defaults.js';
 import { bytesIn, castOf, chapterRangeOf, DEFAULT_MAX_INPUT_BYTES, intIn, numberIn, secondsIn, serviceFormat, type CommandDone, type SynthesisCommandSpec, type SynthesisFlags } from './flags.js';
 import type { CommandIo } from './report.js';
+import type { EarlyEngine } from '../server/embedded-engine.js';
 
 /** Adds the synthesis flags of docs/cli.md §1 (and the document flags of §10) to a command. */
 export function addSynthesisOptions(cmd: Command): Command {
@@ -79,8 +80,40 @@ export function synthesisCommand(program: Command, spec: SynthesisCommandSpec, i
   const { name, summary } = spec;
   return addSynthesisOptions(program.command(name, { isDefault: name === 'say' }).argument('[text...]', 'text to speak (default: stdin)').description(summary)).action(
     async (words: string[], flags: SynthesisFlags, cmd: Command) => {
-      const { runSynthesisCommand } = await import('./synthesis.js');
-      done(await runSynthesisCommand(spec, words, configRelativePaths(softenConfigDefaults(flags, cmd), cmd, io.env), io));
+      const early = await startEngineEarly(words, flags, io.env);
+      try {
+        const { runSynthesisCommand } = await import('./synthesis.js');
+        done(await runSynthesisCommand(spec, words, configRelativePaths(softenConfigDefaults(flags, cmd), cmd, io.env), io, early));
+      } finally {
+        await early?.release();
+      }
     },
   );
+}
+
+/**
+ * Starts the embedded service's engine before the run's code is loaded (issue 20: its worker
+ * thread boots and Flite compiles while the synthesis, output and service modules load), for a
+ * run that will surely use it with a text known now: plain text on the command line, spoken (not
+ * printed) through the built-in service (server/embedded-engine.ts). Any other run — text from a
+ * file or stdin, a document, SSML, a script, chapters, a remote service — starts it where it
+ * always did, once its text is read.
+ * @returns the started engine, which the run's embedded service takes; undefined when not started.
+ */
+async function startEngineEarly(words: string[], flags: SynthesisFlags, env: NodeJS.ProcessEnv): Promise<EarlyEngine | undefined> {
+  const text = words.join(' ');
+  const plain =
+    words.length > 0 &&
+    flags.file === undefined &&
+    flags.lines !== true &&
+    flags.printText !== true &&
+    flags.dryRun !== true &&
+    flags.splitChapters === undefined &&
+    (flags.inputFormat === undefined || flags.inputFormat === 'text') &&
+    !text.trimStart().startsWith('<speak');
+  if (!plain) return undefined;
+  const { embeddedServiceChosen } = await import('../speak/choose-service.js');
+  if (!embeddedServiceChosen({ baseUrl: flags.baseUrl, offline: flags.offline === true, env })) return undefined;
+  const { EarlyEngine } = await import('../server/embedded-engine.js');
+  return new EarlyEngine(text);
 }

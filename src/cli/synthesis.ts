@@ -30,6 +30,7 @@ import { checkChapterPaths, documentSource, finishDocument, finishMarkChapters, 
 import { ssmlByName, ssmlSpansOf } from './ssml-input.js';
 import { scriptByName, scriptSpansOf } from './script-input.js';
 import type { SpeechSpan } from '../text/spans.js';
+import type { EarlyEngine } from '../server/embedded-engine.js';
 import type { InteractiveSession } from '../player/interactive.js';
 import { interactiveMode } from '../player/mode.js';
 import { PlayerStopped } from '../player/stopped.js';
@@ -67,9 +68,11 @@ export interface RunSummary {
 
 /**
  * Runs a synthesis command: one run of the client core with its progress, notices and summary.
+ * @param early the embedded engine, started for this run before this module loaded
+ *   (synthesis-command.ts): its embedded service takes it; its caller releases it after the run.
  * @returns the exit code (docs/cli.md §3); never throws.
  */
-export async function runSynthesisCommand(command: SynthesisCommandSpec, words: string[], flags: SynthesisFlags, io: CommandIo): Promise<number> {
+export async function runSynthesisCommand(command: SynthesisCommandSpec, words: string[], flags: SynthesisFlags, io: CommandIo, early?: EarlyEngine): Promise<number> {
   const started = performance.now();
   const reporter = createReporter(io.stderr, flags);
   if (flags.printText === true || flags.dryRun === true || flags.splitChapters !== undefined) {
@@ -182,6 +185,7 @@ export async function runSynthesisCommand(command: SynthesisCommandSpec, words: 
         offline: flags.offline === true,
         env: io.env,
         warn: (l) => reporter.warn(l),
+        early,
       });
       atEnd(() => target.close());
       reporter.setSecret(target.apiKey);

@@ -76,6 +76,8 @@ export class EspeakEngine implements SpeechEngine {
   /** Flite compiled once for every worker (a WebAssembly.Module is shared, not copied, by postMessage). */
   private sharedFlite: Promise<FliteModule> | undefined;
   private readonly workerUrl: URL;
+  /** {@link EngineOptions.shareLoads}, or several workers. */
+  private readonly shareLoads: boolean;
   private readonly bufferBytes: number;
   private readonly slots: Slot[] = [];
   private readonly scheduler: Scheduler<Run>;
@@ -93,6 +95,7 @@ export class EspeakEngine implements SpeechEngine {
     if (!(this.bufferBytes >= 1024)) throw new RangeError(`streamBufferBytes must be at least 1024, got ${this.bufferBytes}`);
     this.scheduler = new Scheduler(options.scheduling ?? 'fair');
     this.workerUrl = options.workerUrl ?? ENGINE_WORKER_URL;
+    this.shareLoads = workers > 1 || options.shareLoads === true;
   }
 
   /**
@@ -197,14 +200,30 @@ export class EspeakEngine implements SpeechEngine {
    * at once (eSpeak NG and kuromoji too with `japanese: true`), so a job that arrives meanwhile
    * only waits for what is still loading — not, as after {@link warmUp}, for a warm-up job too.
    * With `text` (the text about to be spoken, in the embedded one-shot), only what it needs:
-   * Flite when it has a Latin letter, eSpeak NG when it has kana or kanji (issue 20).
+   * Flite when it has a Latin letter, eSpeak NG when it has kana or kanji (issue 20). A pool that
+   * shares its loads ({@link EngineOptions.shareLoads}) starts compiling Flite here at once, while
+   * its workers boot. Does nothing once the workers are started (a second call, or a later one
+   * with the real text after an early start with a guess: the first call's preloads stand).
    * Returns at once; a worker that fails to start is reported by the first job it gets.
    */
   prestart(options: { japanese?: boolean; text?: string } = {}): void {
+    if (this.closed || this.slots.length >= this.maxWorkers) return;
     const { text } = options;
     const expect =
       text === undefined ? undefined : { flite: /\p{Script=Latin}/u.test(text), espeak: options.japanese === true || /[\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Han}]/u.test(text) };
-    while (!this.closed && this.slots.length < this.maxWorkers) this.spawn(options.japanese === true, expect);
+    if (this.shareLoads && (expect === undefined || expect.flite)) void this.sharedFliteModule().catch(() => undefined);
+    while (this.slots.length < this.maxWorkers) this.spawn(options.japanese === true, expect);
+  }
+
+  /** Flite's module compiled on this thread once for every worker; a failed load is not kept. */
+  private sharedFliteModule(): Promise<FliteModule> {
+    this.sharedFlite ??= import('./flite.js')
+      .then((m) => m.loadFlite())
+      .catch((err: unknown) => {
+        this.sharedFlite = undefined;
+        throw err;
+      });
+    return this.sharedFlite;
   }
 
   /** A snapshot of the pool's counters. */
@@ -257,18 +276,20 @@ export class EspeakEngine implements SpeechEngine {
     const abortFlag = new SharedArrayBuffer(4);
     const workerData: EngineWorkerData = { abortFlag, preloadJapanese };
     if (expect !== undefined) workerData.expect = expect;
-    // Several workers read kuromoji's dictionary from one shared copy (issue 20).
-    if (this.maxWorkers > 1) {
+    // Several workers read kuromoji's dictionary from one shared copy and run one compiled Flite
+    // module; one worker does so when asked (EngineOptions.shareLoads, issue 20).
+    if (this.shareLoads) {
       workerData.shareDictionary = true;
-      // And run one compiled Flite module (issue 20).
       workerData.shareFlite = true;
     }
     const worker = new Worker(this.workerUrl, { workerData, execArgv: workerExecArgv() });
-    worker.unref();
     const slot: Slot = { worker, abortFlag: new Int32Array(abortFlag), alive: true, kuromojiLoaded: false };
     worker.on('message', (reply: WorkerReply) => this.onReply(slot, reply));
     worker.on('error', (err) => this.onDeath(slot, err));
     worker.on('exit', (code) => this.onDeath(slot, new Error(`the worker thread exited with code ${code}`)));
+    // After the listeners: adding a 'message' listener refs the worker's port again, and an idle
+    // worker (prestarted, no job yet) then kept Node running.
+    worker.unref();
     this.slots.push(slot);
     return slot;
   }
@@ -318,9 +339,7 @@ export class EspeakEngine implements SpeechEngine {
    */
   private sendShared(slot: Slot, kind: 'flite' | 'dictionary'): void {
     const loaded: Promise<FliteModule | SharedDictionary> =
-      kind === 'flite'
-        ? (this.sharedFlite ??= import('./flite.js').then((m) => m.loadFlite()))
-        : (this.sharedDictionary ??= import('./kuromoji-dictionary.js').then((m) => m.loadSharedDictionary()));
+      kind === 'flite' ? this.sharedFliteModule() : (this.sharedDictionary ??= import('./kuromoji-dictionary.js').then((m) => m.loadSharedDictionary()));
     const send = (message: FliteMessage | DictionaryMessage): void => {
       if (slot.alive) slot.worker.postMessage(message);
     };

@@ -45,6 +45,15 @@ export interface EngineOptions {
    * Only tests set it (to a worker that can be made to crash).
    */
   workerUrl?: URL;
+  /**
+   * Load on the pool's thread, for every worker, what the workers would otherwise each load on
+   * their own thread: Flite's compiled module and kuromoji's dictionary. Always so with several
+   * workers (one copy for all); with one worker, only when asked: the embedded one-shot (issue 20),
+   * whose main thread waits idle while its worker starts, so that Flite compiles (on V8's
+   * background threads) while the worker thread boots, and the dictionary loads while the worker
+   * starts eSpeak NG. The audio is the same bytes either way.
+   */
+  shareLoads?: boolean;
 }
 
 /** Counters and the last stream's report, for diagnostics and tests. */

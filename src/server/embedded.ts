@@ -4,7 +4,8 @@
  * to it through the same client code as to the hosted service.
  */
 import type { Duplex } from 'node:stream';
-import { createEngine } from '../engine/index.js';
+import type { EspeakEngine } from '../engine/engine.js';
+import { createEmbeddedEngine } from './embedded-engine.js';
 import { duplexPair } from '../wire/duplex-pair.js';
 import { generateKey } from './keys.js';
 import { createService, listen, type RunningService } from './builtin-server.js';
@@ -21,17 +22,19 @@ export interface EmbeddedService extends RunningService {
 }
 
 /**
- * Starts the built-in service on loopback for this process. The engine's worker starts at once,
- * so its start-up overlaps the client's own (loading undici, connecting, sending).
- * @param options.japanese the text has kanji: load the Japanese dictionary ahead too.
+ * Starts the built-in service on loopback for this process. The engine's worker starts at once
+ * (embedded-engine.ts), or already has (`options.engine`), so its start-up overlaps the client's
+ * own (setting up the output, connecting, sending).
  * @param options.text the text about to be spoken, when known: the worker loads only the
- *   synthesizers it needs (Engine.prestart).
+ *   synthesizers it needs (createEmbeddedEngine).
+ * @param options.japanese load kuromoji's dictionary ahead, whatever the text.
+ * @param options.engine an engine started earlier for this run (EarlyEngine.take): the service
+ *   uses it instead of starting one, and closes it with itself.
  * @throws when the engine or the listening socket cannot start.
  */
-export async function startEmbeddedService(options: { japanese?: boolean; text?: string } = {}): Promise<EmbeddedService> {
+export async function startEmbeddedService(options: { text?: string | undefined; japanese?: boolean; engine?: EspeakEngine | undefined } = {}): Promise<EmbeddedService> {
   const apiKey = generateKey();
-  const engine = createEngine({ workers: 1 });
-  engine.prestart(options);
+  const engine = options.engine ?? createEmbeddedEngine(options);
   // No write timeout: the only client is this process, whose output may rightly stall for long
   // (a pipe into a pager); backpressure alone bounds the memory.
   const server = createService({ apiKeys: [apiKey], engine, writeTimeoutMs: Infinity });

@@ -7,6 +7,7 @@ import type { Duplex } from 'node:stream';
 import { safeOrigin } from '../client/safe-origin.js';
 import { readFile, stat } from 'node:fs/promises';
 import { fileProblem, TtsError } from '../errors.js';
+import type { EarlyEngine } from '../server/embedded-engine.js';
 
 /** Where requests go and the key they carry. */
 export interface ServiceTarget {
@@ -42,6 +43,17 @@ export interface ServiceChoice {
   warn: (line: string) => void;
   /** The text about to be spoken, when known: lets the embedded engine prepare for it. */
   text?: string | undefined;
+  /** An engine started for this run ahead of its service (issue 20): the embedded service takes it. */
+  early?: EarlyEngine | undefined;
+}
+
+/**
+ * Whether these flags and this environment choose the embedded built-in service: `--offline`, or
+ * no service configured (`--base-url`, or the config file's `base-url`, both in `baseUrl`;
+ * `TTS_BASE_URL`). The one rule, for {@link resolveService} and the early engine start.
+ */
+export function embeddedServiceChosen(choice: Pick<ServiceChoice, 'baseUrl' | 'offline' | 'env'>): boolean {
+  return choice.offline || (nonEmpty(choice.baseUrl) ?? nonEmpty(choice.env['TTS_BASE_URL'])) === undefined;
 }
 
 /**
@@ -51,12 +63,10 @@ export interface ServiceChoice {
  */
 export async function resolveService(choice: ServiceChoice): Promise<ServiceTarget> {
   const baseUrl = nonEmpty(choice.baseUrl) ?? nonEmpty(choice.env['TTS_BASE_URL']);
-  if (choice.offline || baseUrl === undefined) {
+  // (`baseUrl === undefined` is part of embeddedServiceChosen; said again for the type checker.)
+  if (embeddedServiceChosen(choice) || baseUrl === undefined) {
     const { startEmbeddedService } = await import('../server/embedded.js');
-    const { containsKanji } = await import('../engine/japanese.js');
-    const svc = await startEmbeddedService(
-      choice.text === undefined ? {} : { japanese: containsKanji(choice.text), text: choice.text },
-    );
+    const svc = await startEmbeddedService({ text: choice.text, engine: choice.early?.take() });
     return { baseUrl: svc.baseUrl, wsBaseUrl: svc.baseUrl, apiKey: svc.apiKey, embedded: true, connect: () => svc.connect(), close: () => svc.close() };
   }
   const apiKey = choice.apiKeyFile !== undefined ? await readKeyFile(choice.apiKeyFile, choice.warn) : nonEmpty(choice.env['TTS_API_KEY']);

@@ -4,6 +4,7 @@
  * WAV files are checked byte by byte and by our WAV reader (sox judges each encoding in test/audio/wav.test.ts); playback through ALSA's file plugin.
  */
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,6 +13,11 @@ import alawmulaw from 'alawmulaw';
 import { parseWavHeader, wavFileInfo } from '../helpers/wav-reader.js';
 import { runTts } from '../helpers/cli.js';
 import { runTtsInProcess } from '../helpers/in-process.js';
+
+/** Threads of this process now (Linux: /proc/self/status); a worker thread is one. */
+function threadCount(): number {
+  return Number(/^Threads:\s+(\d+)$/m.exec(readFileSync('/proc/self/status', 'utf8'))?.[1]);
+}
 
 describe('tts on the built-in engine', () => {
   let dir: string;
@@ -78,6 +84,41 @@ describe('tts on the built-in engine', () => {
     assert.equal(viaFile.code, 0, viaFile.stderr);
     // The engine is deterministic: the same text gives the same bytes.
     assert.deepEqual(viaFile.stdout, viaStdin.stdout);
+  });
+
+  it('speaks text on the command line (its engine started before the run loads) as the same text from stdin', async () => {
+    // Issue 20: `bin/tts` starts the engine's worker as soon as the flags are parsed when the
+    // text is on the command line; from stdin, once the text is read. Same bytes, English and
+    // Japanese with kanji (Flite and kuromoji then come from the main thread).
+    for (const [voice, text] of [
+      ['en-man-1', 'Hello there, from the command line.'],
+      ['ja-man-1', '東京駅から歩いて行きます。'],
+    ] as const) {
+      const inline = await runTts(['stream', '-q', '--voice', voice, text]);
+      const piped = await runTts(['stream', '-q', '--voice', voice], { input: `${text}\n` });
+      assert.equal(inline.code, 0, inline.stderr);
+      assert.equal(piped.code, 0, piped.stderr);
+      assert.ok(inline.stdout.length > 24000, `${text}: ${inline.stdout.length} bytes`);
+      assert.ok(inline.stdout.equals(piped.stdout), text);
+    }
+  });
+
+  it('ends a run that fails after its engine started early with the run’s own error', async () => {
+    // The early engine is closed by the run that started it (server/embedded-engine.ts): the
+    // process ends with the error's exit code (docs/cli.md §3), no hang, nothing written.
+    const missing = await runTts(['stream', '-o', join(dir, 'no-such-folder', 'x.wav'), 'Hello']);
+    assert.equal(missing.code, 7, missing.stderr);
+    assert.match(missing.stderr, /does not exist/);
+    // In-process, the worker's thread is gone once main() returns: this process has as many
+    // threads after a second failing run as before it (the first one starts any lazy pools).
+    const failing = ['stream', '--lexicon', join(dir, 'no-such.toml'), '-o', join(dir, 'never.wav'), 'Hello'];
+    assert.equal((await runTtsInProcess(failing)).code, 2);
+    const before = threadCount();
+    const lexicon = await runTtsInProcess(failing);
+    assert.equal(lexicon.code, 2, lexicon.stderr);
+    assert.match(lexicon.stderr, /cannot read the lexicon/);
+    assert.equal(threadCount(), before, 'the early engine’s worker thread was not left running');
+    assert.deepEqual((await readdir(dir)).filter((f) => f.startsWith('never')), []);
   });
 
   it('rejects an unknown voice with exit 4 naming voice_not_found', async () => {

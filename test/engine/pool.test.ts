@@ -288,6 +288,21 @@ test('an engine that is never closed does not keep Node running, but a pending j
   assert.match(stdout, /^bytes [1-9]\d+$/m);
 });
 
+test('prestarted workers that never got a job do not keep Node running either (one worker or two, sharing loads or not)', async () => {
+  const index = new URL('../../src/engine/index.js', import.meta.url).href;
+  for (const options of ['{}', '{ shareLoads: true }', '{ workers: 2 }']) {
+    const script = `
+      import { createEngine } from ${JSON.stringify(index)};
+      const engine = createEngine(${options});
+      engine.prestart({ text: 'Hello 東京' });
+      console.log('workers', engine.stats().workers);
+    `;
+    // execFile's 20 s timeout catches a hang (before the fix, an idle prestarted worker's port kept Node alive).
+    const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script], { timeout: 20_000 });
+    assert.match(stdout, /^workers [12]$/m, options);
+  }
+});
+
 test('workers prestarted for kana never ask the pool for Flite (it is compiled when English needs it)', async () => {
   const pair = createEngine({ workers: 2 });
   try {

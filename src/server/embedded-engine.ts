@@ -1,0 +1,56 @@
+/**
+ * The engine of the embedded service (docs/cli.md §1, server/embedded.ts), and its early start
+ * (issue 20): a one-shot run with its text on the command line starts the engine's worker as soon
+ * as the command's flags are parsed, before the run's own code (synthesis, output, the service)
+ * is loaded, so that the worker thread boots and Flite compiles meanwhile. Only the engine's
+ * module is loaded for it.
+ */
+import { createEngine, type EspeakEngine } from '../engine/engine.js';
+
+const HAN = /\p{Script=Han}/u;
+
+/**
+ * A new engine for the embedded service, its worker started at once (EspeakEngine.prestart): one
+ * worker, which takes Flite's compiled module and kuromoji's dictionary from the pool's thread
+ * (EngineOptions.shareLoads), so that they load there while the worker boots and starts eSpeak NG.
+ * @param options.text the text about to be spoken, when known: the worker loads only the
+ *   synthesizers it needs (Flite for Latin letters, eSpeak NG for kana or kanji, kuromoji for kanji).
+ * @param options.japanese load kuromoji ahead whatever the text (a caller that knows Japanese
+ *   text with kanji is coming).
+ */
+export function createEmbeddedEngine(options: { text?: string | undefined; japanese?: boolean | undefined } = {}): EspeakEngine {
+  const engine = createEngine({ workers: 1, shareLoads: true });
+  const { text } = options;
+  const japanese = options.japanese === true || (text !== undefined && HAN.test(text));
+  engine.prestart(text === undefined ? { japanese } : { text, japanese });
+  return engine;
+}
+
+/**
+ * An engine started for one run before its service exists. The embedded service takes it
+ * ({@link take}) and closes it with itself; a run that ends without taking it (an error before
+ * the service starts, or a remote service after all) calls {@link release}, which closes it.
+ */
+export class EarlyEngine {
+  #engine: EspeakEngine | undefined;
+
+  /**
+   * Starts the engine now, for `text`, with `create` (default {@link createEmbeddedEngine}; a test
+   * passes its own to keep a handle on the engine).
+   */
+  constructor(text: string, create: (options: { text: string }) => EspeakEngine = createEmbeddedEngine) {
+    this.#engine = create({ text });
+  }
+
+  /** The engine, once: its caller owns it from now on. Undefined after the first call. */
+  take(): EspeakEngine | undefined {
+    const engine = this.#engine;
+    this.#engine = undefined;
+    return engine;
+  }
+
+  /** Closes the engine unless it was taken. Never rejects. */
+  async release(): Promise<void> {
+    await this.take()?.close();
+  }
+}
