@@ -98,7 +98,8 @@ export function synthesisCommand(program: Command, spec: SynthesisCommandSpec, i
  * printed) through the built-in service (server/embedded-engine.ts). Any other run — text from a
  * file or stdin, a document, SSML, a script, chapters, a remote service — starts it where it
  * always did, once its text is read.
- * @returns the started engine, which the run's embedded service takes; undefined when not started.
+ * @returns the started engine, which the run's embedded service takes; undefined when not started
+ *   (also when it could not start: the run then starts one itself and reports the failure). Never throws.
  */
 async function startEngineEarly(words: string[], flags: SynthesisFlags, env: NodeJS.ProcessEnv): Promise<EarlyEngine | undefined> {
   const text = words.join(' ');
@@ -114,6 +115,11 @@ async function startEngineEarly(words: string[], flags: SynthesisFlags, env: Nod
   if (!plain) return undefined;
   const { embeddedServiceChosen } = await import('../speak/choose-service.js');
   if (!embeddedServiceChosen({ baseUrl: flags.baseUrl, offline: flags.offline === true, env })) return undefined;
-  const { EarlyEngine } = await import('../server/embedded-engine.js');
-  return new EarlyEngine(text);
+  try {
+    const { EarlyEngine } = await import('../server/embedded-engine.js');
+    return new EarlyEngine(text);
+  } catch {
+    // The run starts its engine where it always did, and reports what went wrong there.
+    return undefined;
+  }
 }

@@ -65,9 +65,12 @@ export class EspeakSynth {
       Date.now = realNow;
     }
     // A string of MAX_TEXT_BYTES makes the WebIDL glue note the size it needs; the next call
-    // reallocates its buffer at that size. Both calls stop at the first block of audio.
+    // reallocates its buffer at that size. Both calls stop at the first block of audio. The long
+    // one is "a" and NUL bytes: the glue sizes by the JavaScript string's UTF-8 bytes, eSpeak NG
+    // reads up to the first NUL, so it speaks "a" rather than translating 60,000 letters (issue
+    // 20: ~70 ms less per worker start; the same audio bytes, checked on 27 Japanese texts).
     if (worker.set_voice('en-us') !== 0) throw new Error('eSpeak NG has no en-us voice');
-    worker.synthesize('a'.repeat(MAX_TEXT_BYTES), () => 1);
+    worker.synthesize(`a${'\0'.repeat(MAX_TEXT_BYTES - 1)}`, () => 1);
     worker.synthesize('a', () => 1);
     return new EspeakSynth(module, worker, nonZeroPrefix(module.HEAPU8));
   }

@@ -8,7 +8,7 @@ import { after, before, test } from 'node:test';
 import { createEngine, type EspeakEngine } from '../../src/engine/index.js';
 import { backendsFor, engineDescription } from '../../src/engine/voices.js';
 import { fliteInstanceBytes, fliteInstanceMemory, flitePieces, fliteSynthesize, FLITE_SAMPLE_RATE, loadFlite, wavSamples } from '../../src/engine/flite.js';
-import { EspeakSynth, byteBoundedParts } from '../../src/engine/espeak.js';
+import { EspeakSynth, MAX_TEXT_BYTES, byteBoundedParts } from '../../src/engine/espeak.js';
 import { MemoryWasi } from '../../src/engine/wasi-memfs.js';
 import type { Language } from '../../src/protocol/types.js';
 import { engineVoices } from '../../src/engine/catalogue.js';
@@ -113,6 +113,38 @@ test('eSpeak NG alone: reset() makes the same text give the same samples after a
   speak('en-us+f5', 'Something else entirely, with breath noise.');
   es.reset();
   assert.deepEqual(speak('ja+f2', 'きょうは いい てんきです。'), first);
+});
+
+test('eSpeak NG alone: create() sizes the glue for the longest text a call takes, so such a text allocates nothing outside the restore point', async () => {
+  // The WebIDL glue copies each string argument into a buffer it allocates once; a longer string
+  // than that buffer gets a fresh allocation, which reset() would then undo under the glue's feet.
+  // create() makes the buffer MAX_TEXT_BYTES long ("a" and NUL bytes, issue 20). Counted here at
+  // the glue's own allocator (Module._webidl_malloc, looked up by the glue at each call).
+  const es = await EspeakSynth.create();
+  const module = (es as unknown as { module: { _webidl_malloc: (bytes: number) => number } }).module;
+  const malloc = module._webidl_malloc;
+  const asked: number[] = [];
+  module._webidl_malloc = (bytes) => {
+    asked.push(bytes);
+    return malloc(bytes);
+  };
+  const speak = (text: string, blocksWanted = Infinity): Int16Array => {
+    const blocks: Int16Array[] = [];
+    es.synthesize('ja', text, (s) => {
+      blocks.push(s);
+      return blocks.length >= blocksWanted;
+    });
+    return Int16Array.from(blocks.flatMap((b) => [...b]));
+  };
+  es.reset();
+  const first = speak('きょうは いい てんきです。');
+  const long = 'あいうえお、'.repeat(Math.floor((MAX_TEXT_BYTES - 1) / Buffer.byteLength('あいうえお、')));
+  assert.ok(Buffer.byteLength(long) < MAX_TEXT_BYTES && Buffer.byteLength(long) > MAX_TEXT_BYTES - 20);
+  es.reset();
+  assert.ok(speak(long, 2).length > 0);
+  es.reset();
+  assert.deepEqual(speak('きょうは いい てんきです。'), first);
+  assert.deepEqual(asked, [], 'the glue allocated for a text within MAX_TEXT_BYTES');
 });
 
 for (const voice of engineVoices().map((v) => v.id)) {
