@@ -55,7 +55,7 @@ export const ENGINE_ESPEAK_JA_RTF_RATIO_MAX = 2;
 /** About 1,000 words of English (the paragraph, 71 words, 14 times). */
 const EN_THOUSAND_WORDS = Array.from({ length: 14 }, () => EN_PARAGRAPH).join(' ');
 
-/** The Japanese paragraph's job, spoken as the kana our readings make of it (text set per run). */
+/** The Japanese paragraph's job, spoken as the kana our readings make of it (text set where it is used). */
 const JA_KANA_JOB = { voice: 'ja-man-1', language: 'ja' as const, format: 'pcm16' as const, sampleRate: 24000, channels: 1, text: '' };
 
 /** ~1,000 words of English with Flite (en-man-1, rms). */
@@ -150,89 +150,92 @@ export async function benchEngine(options: BenchOptions): Promise<Figure[]> {
     }
     options.log(`engine: real-time factors, ${rtfRuns} run(s) per paragraph`);
     // eSpeak NG against native eSpeak NG on the same input (issue 20): the kana our readings make
-    // of the Japanese paragraph, so neither side reads kanji and both do the same work. Like for
-    // like, ours is asked for eSpeak NG's own 22050 Hz (native writes that rate; no resampling on
-    // either side); at our default 24 kHz, for information, libsamplerate's share shows.
+    // of the Japanese paragraph, so neither side reads kanji and both do the same work.
     if (espeak !== undefined) {
       const kana = (await speechSegments(JA_PARAGRAPH, 'ja')).map((s) => s.text).join('');
-      const native: number[] = [];
-      const ours = new Map<number, number[]>([
-        [22050, []],
-        [24000, []],
-      ]);
-      for (const rate of ours.keys()) await synthesizeTimed(engine, { ...JA_KANA_JOB, text: kana, sampleRate: rate });
-      for (let r = 0; r < rtfRuns; r++) {
-        for (const [rate, list] of ours) {
-          const t = await synthesizeTimed(engine, { ...JA_KANA_JOB, text: kana, sampleRate: rate });
-          list.push(t.seconds / (t.bytes / (rate * 2)));
-        }
-        native.push(await nativeRtf(espeak, espeakVoiceName('ja-man-1', 'ja'), kana));
-      }
-      const baseline = { name: 'native espeak-ng, the same kana', value: median(native) };
       figures.push(
-        {
-          bench: 'engine',
-          name: 'engine: RTF, Japanese paragraph as kana (warm; eSpeak NG ja, its own 22050 Hz)',
-          value: median(ours.get(22050)!),
-          unit: 'x',
-          baseline,
-          targets: [{ kind: 'ratio-max', limit: ENGINE_ESPEAK_JA_RTF_RATIO_MAX }],
-          note: `median of ${rtfRuns}; synthesis s / audio s, both at 22050 Hz; native: process wall / audio s`,
-        },
-        {
-          bench: 'engine',
-          name: 'engine: RTF, Japanese paragraph as kana at 24 kHz (warm; + resampling)',
-          value: median(ours.get(24000)!),
-          unit: 'x',
-          baseline,
-          targets: [],
-          note: `median of ${rtfRuns}; resampled from 22050 Hz by libsamplerate (wasm2js), as the SSE channel's default rate`,
-        },
+        ...(await rtfAgainstNative(engine, rtfRuns, {
+          job: { ...JA_KANA_JOB, text: kana },
+          ownRate: 22050,
+          label: 'Japanese paragraph as kana',
+          synthesizer: 'eSpeak NG ja',
+          native: { name: 'native espeak-ng, the same kana', rtf: () => nativeRtf(espeak, espeakVoiceName('ja-man-1', 'ja'), kana) },
+          limit: ENGINE_ESPEAK_JA_RTF_RATIO_MAX,
+        })),
       );
     }
-    // Flite against native Flite: the same engine and voice (rms), ~1,000 words (issue 20). Like
-    // for like at Flite's own 16000 Hz (native writes that rate); at 24 kHz, for information.
+    // Flite against native Flite: the same engine and voice (rms), ~1,000 words (issue 20).
     const flite = which('flite');
     if (flite !== undefined) {
-      const native: number[] = [];
-      const ours = new Map<number, number[]>([
-        [16000, []],
-        [24000, []],
-      ]);
-      for (const rate of ours.keys()) await synthesizeTimed(engine, { ...EN_THOUSAND_JOB, sampleRate: rate });
-      for (let r = 0; r < rtfRuns; r++) {
-        for (const [rate, list] of ours) {
-          const t = await synthesizeTimed(engine, { ...EN_THOUSAND_JOB, sampleRate: rate });
-          list.push(t.seconds / (t.bytes / (rate * 2)));
-        }
-        native.push(await nativeFliteRtf(flite, EN_THOUSAND_WORDS));
-      }
-      const baseline = { name: 'native flite -voice rms', value: median(native) };
       figures.push(
-        {
-          bench: 'engine',
-          name: 'engine: RTF, English 1,000 words (warm; Flite rms, its own 16000 Hz)',
-          value: median(ours.get(16000)!),
-          unit: 'x',
-          baseline,
-          targets: [{ kind: 'ratio-max', limit: ENGINE_FLITE_RTF_RATIO_MAX }],
-          note: `median of ${rtfRuns}; synthesis s / audio s, both at 16000 Hz; native: process wall / audio s`,
-        },
-        {
-          bench: 'engine',
-          name: 'engine: RTF, English 1,000 words at 24 kHz (warm; + resampling)',
-          value: median(ours.get(24000)!),
-          unit: 'x',
-          baseline,
-          targets: [],
-          note: `median of ${rtfRuns}; resampled from 16000 Hz by libsamplerate (wasm2js), as the SSE channel's default rate`,
-        },
+        ...(await rtfAgainstNative(engine, rtfRuns, {
+          job: EN_THOUSAND_JOB,
+          ownRate: 16000,
+          label: 'English 1,000 words',
+          synthesizer: 'Flite rms',
+          native: { name: 'native flite -voice rms', rtf: () => nativeFliteRtf(flite, EN_THOUSAND_WORDS) },
+          limit: ENGINE_FLITE_RTF_RATIO_MAX,
+        })),
       );
     }
   } finally {
     await engine.close();
   }
   return figures;
+}
+
+/**
+ * A synthesizer's real-time factor on a warm engine against its native build (issue 20), in two
+ * rows: like for like, the job at the synthesizer's own sample rate (`ownRate`, Hz: what native
+ * writes; no resampling on either side), judged against `limit` (ratio to native); and the same
+ * at the SSE channel's default 24 kHz, for information, where resampling (libsamplerate, itself a
+ * wasm2js JavaScript build) adds its share. One warm-up run per rate, then `runs` rounds of ours
+ * at both rates and one native run, interleaved; medians. RTF = synthesis seconds / audio seconds.
+ */
+async function rtfAgainstNative(
+  engine: ReturnType<typeof createEngine>,
+  runs: number,
+  spec: {
+    job: Parameters<ReturnType<typeof createEngine>['synthesize']>[0];
+    ownRate: number;
+    label: string;
+    synthesizer: string;
+    native: { name: string; rtf: () => Promise<number> };
+    limit: number;
+  },
+): Promise<Figure[]> {
+  const rates = [spec.ownRate, 24000];
+  const ours = rates.map((): number[] => []);
+  const native: number[] = [];
+  for (const rate of rates) await synthesizeTimed(engine, { ...spec.job, sampleRate: rate });
+  for (let r = 0; r < runs; r++) {
+    for (const [i, rate] of rates.entries()) {
+      const t = await synthesizeTimed(engine, { ...spec.job, sampleRate: rate });
+      ours[i]!.push(t.seconds / (t.bytes / (rate * 2)));
+    }
+    native.push(await spec.native.rtf());
+  }
+  const baseline = { name: spec.native.name, value: median(native) };
+  return [
+    {
+      bench: 'engine',
+      name: `engine: RTF, ${spec.label} (warm; ${spec.synthesizer}, its own ${spec.ownRate} Hz)`,
+      value: median(ours[0]!),
+      unit: 'x',
+      baseline,
+      targets: [{ kind: 'ratio-max', limit: spec.limit }],
+      note: `median of ${runs}; synthesis s / audio s, both at ${spec.ownRate} Hz; native: process wall / audio s`,
+    },
+    {
+      bench: 'engine',
+      name: `engine: RTF, ${spec.label} at 24 kHz (warm; + resampling)`,
+      value: median(ours[1]!),
+      unit: 'x',
+      baseline,
+      targets: [],
+      note: `median of ${runs}; resampled from ${spec.ownRate} Hz by libsamplerate (wasm2js), as the SSE channel's default rate`,
+    },
+  ];
 }
 
 /** Runs one job on `engine`. @returns its wall time in seconds and the audio bytes it made. */
