@@ -76,8 +76,10 @@ export class EspeakEngine implements SpeechEngine {
   /** Flite compiled once for every worker (a WebAssembly.Module is shared, not copied, by postMessage). */
   private sharedFlite: Promise<FliteModule> | undefined;
   private readonly workerUrl: URL;
-  /** {@link EngineOptions.shareLoads}, or several workers. */
-  private readonly shareLoads: boolean;
+  /** {@link EngineOptions.shareDictionary}, or several workers. */
+  private readonly shareDictionary: boolean;
+  /** Aborted by close(): stops the pool's own loads (the shared dictionary) between files. */
+  private readonly loads = new AbortController();
   private readonly bufferBytes: number;
   private readonly slots: Slot[] = [];
   private readonly scheduler: Scheduler<Run>;
@@ -95,7 +97,7 @@ export class EspeakEngine implements SpeechEngine {
     if (!(this.bufferBytes >= 1024)) throw new RangeError(`streamBufferBytes must be at least 1024, got ${this.bufferBytes}`);
     this.scheduler = new Scheduler(options.scheduling ?? 'fair');
     this.workerUrl = options.workerUrl ?? ENGINE_WORKER_URL;
-    this.shareLoads = workers > 1 || options.shareLoads === true;
+    this.shareDictionary = workers > 1 || options.shareDictionary === true;
   }
 
   /**
@@ -162,6 +164,7 @@ export class EspeakEngine implements SpeechEngine {
    */
   async close(): Promise<void> {
     this.closed = true;
+    this.loads.abort();
     const error = new EngineError('the speech engine was closed');
     const slots = this.slots.splice(0);
     for (const slot of slots) {
@@ -200,30 +203,15 @@ export class EspeakEngine implements SpeechEngine {
    * at once (eSpeak NG and kuromoji too with `japanese: true`), so a job that arrives meanwhile
    * only waits for what is still loading — not, as after {@link warmUp}, for a warm-up job too.
    * With `text` (the text about to be spoken, in the embedded one-shot), only what it needs:
-   * Flite when it has a Latin letter, eSpeak NG when it has kana or kanji (issue 20). A pool that
-   * shares its loads ({@link EngineOptions.shareLoads}) starts compiling Flite here at once, while
-   * its workers boot. Does nothing once the workers are started (a second call, or a later one
-   * with the real text after an early start with a guess: the first call's preloads stand).
+   * Flite when it has a Latin letter, eSpeak NG when it has kana or kanji (issue 20). Does
+   * nothing once the workers are started (a second call: the first call's preloads stand).
    * Returns at once; a worker that fails to start is reported by the first job it gets.
    */
   prestart(options: { japanese?: boolean; text?: string } = {}): void {
-    if (this.closed || this.slots.length >= this.maxWorkers) return;
     const { text } = options;
     const expect =
       text === undefined ? undefined : { flite: /\p{Script=Latin}/u.test(text), espeak: options.japanese === true || /[\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Han}]/u.test(text) };
-    if (this.shareLoads && (expect === undefined || expect.flite)) void this.sharedFliteModule().catch(() => undefined);
-    while (this.slots.length < this.maxWorkers) this.spawn(options.japanese === true, expect);
-  }
-
-  /** Flite's module compiled on this thread once for every worker; a failed load is not kept. */
-  private sharedFliteModule(): Promise<FliteModule> {
-    this.sharedFlite ??= import('./flite.js')
-      .then((m) => m.loadFlite())
-      .catch((err: unknown) => {
-        this.sharedFlite = undefined;
-        throw err;
-      });
-    return this.sharedFlite;
+    while (!this.closed && this.slots.length < this.maxWorkers) this.spawn(options.japanese === true, expect);
   }
 
   /** A snapshot of the pool's counters. */
@@ -276,12 +264,10 @@ export class EspeakEngine implements SpeechEngine {
     const abortFlag = new SharedArrayBuffer(4);
     const workerData: EngineWorkerData = { abortFlag, preloadJapanese };
     if (expect !== undefined) workerData.expect = expect;
-    // Several workers read kuromoji's dictionary from one shared copy and run one compiled Flite
-    // module; one worker does so when asked (EngineOptions.shareLoads, issue 20).
-    if (this.shareLoads) {
-      workerData.shareDictionary = true;
-      workerData.shareFlite = true;
-    }
+    // Several workers read kuromoji's dictionary from one shared copy (one worker too, when asked:
+    // EngineOptions.shareDictionary) and run one compiled Flite module (issue 20).
+    if (this.shareDictionary) workerData.shareDictionary = true;
+    if (this.maxWorkers > 1) workerData.shareFlite = true;
     const worker = new Worker(this.workerUrl, { workerData, execArgv: workerExecArgv() });
     const slot: Slot = { worker, abortFlag: new Int32Array(abortFlag), alive: true, kuromojiLoaded: false };
     worker.on('message', (reply: WorkerReply) => this.onReply(slot, reply));
@@ -339,7 +325,9 @@ export class EspeakEngine implements SpeechEngine {
    */
   private sendShared(slot: Slot, kind: 'flite' | 'dictionary'): void {
     const loaded: Promise<FliteModule | SharedDictionary> =
-      kind === 'flite' ? this.sharedFliteModule() : (this.sharedDictionary ??= import('./kuromoji-dictionary.js').then((m) => m.loadSharedDictionary()));
+      kind === 'flite'
+        ? (this.sharedFlite ??= import('./flite.js').then((m) => m.loadFlite()))
+        : (this.sharedDictionary ??= import('./kuromoji-dictionary.js').then((m) => m.loadSharedDictionary(this.loads.signal)));
     const send = (message: FliteMessage | DictionaryMessage): void => {
       if (slot.alive) slot.worker.postMessage(message);
     };

@@ -97,11 +97,31 @@ export function sparsePackage(dataPath: string, layout: PackageLayout): ArrayBuf
   return buffer;
 }
 
+/** Emscripten module options: where eSpeak NG's own messages go, and its data package. */
+export interface EspeakModuleOptions {
+  /** eSpeak NG's standard output (Emscripten's `print`). */
+  print: (text: string) => void;
+  /** eSpeak NG's standard error (Emscripten's `printErr`). */
+  printErr: (text: string) => void;
+  /** The data package, read by us (see above); absent: the loader reads it as shipped. */
+  getPreloadedPackage?: (name: string, size: number) => ArrayBuffer | null;
+}
+
 /**
- * Options for the package's module factory: `getPreloadedPackage` giving {@link sparsePackage}, or
- * none (the package then reads its data file whole) when the layout cannot be read or trusted.
+ * eSpeak NG's own messages are dropped: by default Emscripten writes them with console.log and
+ * console.error, which in an engine worker reach the process's stdout, where nothing but audio
+ * may go (docs/cli.md §2), and its stderr, past `-q`. It prints them for text in a language whose
+ * dictionary is not loaded (Greek: "Bad data: …el_dict", once per word); the audio says what
+ * happened, and the service has no channel for an engine's notes.
  */
-export function espeakModuleOptions(): { getPreloadedPackage?: (name: string, size: number) => ArrayBuffer | null } {
+const QUIET = { print: (): void => {}, printErr: (): void => {} };
+
+/**
+ * Options for the package's module factory: eSpeak NG's messages dropped ({@link QUIET}), and
+ * `getPreloadedPackage` giving {@link sparsePackage}, or none (the package then reads its data
+ * file whole) when the layout cannot be read or trusted.
+ */
+export function espeakModuleOptions(): EspeakModuleOptions {
   let dir: string;
   let layout: PackageLayout | undefined;
   try {
@@ -109,11 +129,12 @@ export function espeakModuleOptions(): { getPreloadedPackage?: (name: string, si
     dir = path.dirname(main);
     layout = parsePackageLayout(readFileSync(main, 'utf8'));
   } catch {
-    return {};
+    return { ...QUIET };
   }
-  if (layout === undefined) return {};
+  if (layout === undefined) return { ...QUIET };
   const known = layout;
   return {
+    ...QUIET,
     getPreloadedPackage: (name, size) => {
       if (size !== known.size) return null;
       try {

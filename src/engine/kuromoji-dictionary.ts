@@ -219,14 +219,16 @@ async function readShared(file: string): Promise<SharedArrayBuffer> {
 /**
  * Reads the dictionary (the compact copy, else the package's gzipped files) into shared memory.
  * Runs in the pool's thread: ~60 MB of copies and the target map's parse (~10 ms).
- * @throws Error when neither copy can be read or parsed.
+ * @param signal stops the load before its next file once aborted (the engine was closed).
+ * @throws Error when neither copy can be read or parsed; `signal`'s reason once it is aborted.
  */
-export async function loadSharedDictionary(): Promise<SharedDictionary> {
+export async function loadSharedDictionary(signal?: AbortSignal): Promise<SharedDictionary> {
   const compact = compactDictionaryDir();
   const read = async (dir: string, source: DictionarySource): Promise<SharedDictionary> => {
     const files: Record<string, SharedArrayBuffer> = {};
     let map: CompactTargetMap | undefined;
     for (const name of DICTIONARY_FILES) {
+      signal?.throwIfAborted();
       const file = path.join(dir, name);
       if (name === 'tid_map.dat') map = parseTargetMap(source === 'unpacked' ? await readFile(file) : gunzipSync(await readFile(`${file}.gz`)));
       else files[name] = source === 'unpacked' ? await readShared(file) : shared(gunzipSync(await readFile(`${file}.gz`)));
@@ -238,7 +240,8 @@ export async function loadSharedDictionary(): Promise<SharedDictionary> {
     try {
       return await read(compact, 'unpacked');
     } catch {
-      // Fall back to the package's own files.
+      // Fall back to the package's own files (unless the load was stopped).
+      signal?.throwIfAborted();
     }
   }
   return read(packageDictionaryDir(), 'gzip');

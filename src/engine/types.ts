@@ -46,14 +46,14 @@ export interface EngineOptions {
    */
   workerUrl?: URL;
   /**
-   * Load on the pool's thread, for every worker, what the workers would otherwise each load on
-   * their own thread: Flite's compiled module and kuromoji's dictionary. Always so with several
-   * workers (one copy for all); with one worker, only when asked: the embedded one-shot (issue 20),
-   * whose main thread waits idle while its worker starts, so that Flite compiles (on V8's
-   * background threads) while the worker thread boots, and the dictionary loads while the worker
-   * starts eSpeak NG. The audio is the same bytes either way.
+   * Load kuromoji's dictionary on the pool's thread and hand it to the workers, with one worker
+   * too (several always share one copy): the embedded one-shot (issue 20), whose main thread waits
+   * idle while its worker starts eSpeak NG, so that the two load side by side, and the worker,
+   * holding no dictionary heap of its own, ends at once. The load stops at the next file once the
+   * engine is closed (a run answered from the piece cache does not wait for it). The audio is the
+   * same bytes either way.
    */
-  shareLoads?: boolean;
+  shareDictionary?: boolean;
 }
 
 /** Counters and the last stream's report, for diagnostics and tests. */

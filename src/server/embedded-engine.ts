@@ -2,8 +2,8 @@
  * The engine of the embedded service (docs/cli.md §1, server/embedded.ts), and its early start
  * (issue 20): a one-shot run with its text on the command line starts the engine's worker as soon
  * as the command's flags are parsed, before the run's own code (synthesis, output, the service)
- * is loaded, so that the worker thread boots and Flite compiles meanwhile. Only the engine's
- * module is loaded for it.
+ * is loaded, so that the worker thread boots and loads its synthesizers meanwhile. Only the
+ * engine's module is loaded for it.
  */
 import { createEngine, type EspeakEngine } from '../engine/engine.js';
 
@@ -11,15 +11,15 @@ const HAN = /\p{Script=Han}/u;
 
 /**
  * A new engine for the embedded service, its worker started at once (EspeakEngine.prestart): one
- * worker, which takes Flite's compiled module and kuromoji's dictionary from the pool's thread
- * (EngineOptions.shareLoads), so that they load there while the worker boots and starts eSpeak NG.
+ * worker, which takes kuromoji's dictionary from the pool's thread (EngineOptions.shareDictionary),
+ * so that it loads there while the worker starts eSpeak NG.
  * @param options.text the text about to be spoken, when known: the worker loads only the
  *   synthesizers it needs (Flite for Latin letters, eSpeak NG for kana or kanji, kuromoji for kanji).
  * @param options.japanese load kuromoji ahead whatever the text (a caller that knows Japanese
  *   text with kanji is coming).
  */
 export function createEmbeddedEngine(options: { text?: string | undefined; japanese?: boolean | undefined } = {}): EspeakEngine {
-  const engine = createEngine({ workers: 1, shareLoads: true });
+  const engine = createEngine({ workers: 1, shareDictionary: true });
   const { text } = options;
   const japanese = options.japanese === true || (text !== undefined && HAN.test(text));
   engine.prestart(text === undefined ? { japanese } : { text, japanese });

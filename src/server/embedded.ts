@@ -29,7 +29,7 @@ export interface EmbeddedService extends RunningService {
  *   synthesizers it needs (createEmbeddedEngine).
  * @param options.japanese load kuromoji's dictionary ahead, whatever the text.
  * @param options.engine an engine started earlier for this run (EarlyEngine.take): the service
- *   uses it instead of starting one, and closes it with itself.
+ *   uses it instead of starting one, and closes it with itself (also when it fails to start).
  * @throws when the engine or the listening socket cannot start.
  */
 export async function startEmbeddedService(options: { text?: string | undefined; japanese?: boolean; engine?: EspeakEngine | undefined } = {}): Promise<EmbeddedService> {
@@ -38,7 +38,14 @@ export async function startEmbeddedService(options: { text?: string | undefined;
   // No write timeout: the only client is this process, whose output may rightly stall for long
   // (a pipe into a pager); backpressure alone bounds the memory.
   const server = createService({ apiKeys: [apiKey], engine, writeTimeoutMs: Infinity });
-  const baseUrl = await listen(server, '127.0.0.1', 0);
+  let baseUrl: string;
+  try {
+    baseUrl = await listen(server, '127.0.0.1', 0);
+  } catch (error) {
+    // The engine is this service's (taken or made here): it goes with it.
+    await engine.close();
+    throw error;
+  }
   // The in-process server must never keep the CLI alive on its own.
   server.unref();
   return {

@@ -103,6 +103,15 @@ describe('tts on the built-in engine', () => {
     }
   });
 
+  it('keeps eSpeak NG’s own messages off stdout and stderr (Greek letters, whose dictionary is not loaded)', async () => {
+    // eSpeak NG printed "Bad data: …el_dict" once per word through the worker's console, past -q.
+    const r = await runTts(['stream', '-q', '--voice', 'ja-man-1', '--raw', 'αβγ δέλτα と 日本語。']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(r.stderr, '');
+    assert.ok(r.stdout.length > 0 && r.stdout.length % 2 === 0);
+    assert.ok(!r.stdout.includes(Buffer.from('Bad data')), 'no text in the audio on stdout');
+  });
+
   it('ends a run that fails after its engine started early with the run’s own error', async () => {
     // The early engine is closed by the run that started it (server/embedded-engine.ts): the
     // process ends with the error's exit code (docs/cli.md §3), no hang, nothing written.

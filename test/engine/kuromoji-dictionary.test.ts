@@ -13,6 +13,7 @@ import {
   buildTokenizer,
   COMPACT_MARKER,
   compactDictionaryDir,
+  loadSharedDictionary,
   packageDictionaryDir,
   parseTargetMap,
   targetMapView,
@@ -83,4 +84,15 @@ test('the compact dictionary gives the same tokens as kuromoji\'s own loader, fr
     assert.deepEqual(fromGzip.tokenize(text), expected, text);
   }
   t.diagnostic(`${texts.length} sentences, ${tokens} tokens identical`);
+});
+
+test('the pool\'s shared load stops at the next file once its signal is aborted (a closed engine does not finish it)', async () => {
+  const whole = await loadSharedDictionary(new AbortController().signal);
+  assert.ok(Object.keys(whole.files).length > 0 && whole.offsets.byteLength > 0);
+  // Aborted while its first file is being read: it reads no further and rejects.
+  const controller = new AbortController();
+  const stopped = loadSharedDictionary(controller.signal);
+  controller.abort();
+  await assert.rejects(stopped, (e: unknown) => e instanceof Error && e.name === 'AbortError');
+  await assert.rejects(loadSharedDictionary(AbortSignal.abort()), (e: unknown) => e instanceof Error && e.name === 'AbortError');
 });

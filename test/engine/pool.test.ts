@@ -288,9 +288,9 @@ test('an engine that is never closed does not keep Node running, but a pending j
   assert.match(stdout, /^bytes [1-9]\d+$/m);
 });
 
-test('prestarted workers that never got a job do not keep Node running either (one worker or two, sharing loads or not)', async () => {
+test('prestarted workers that never got a job do not keep Node running either (one worker or two, sharing the dictionary or not)', async () => {
   const index = new URL('../../src/engine/index.js', import.meta.url).href;
-  for (const options of ['{}', '{ shareLoads: true }', '{ workers: 2 }']) {
+  for (const options of ['{}', '{ shareDictionary: true }', '{ workers: 2 }']) {
     const script = `
       import { createEngine } from ${JSON.stringify(index)};
       const engine = createEngine(${options});
