@@ -12,6 +12,7 @@ import { INPUT_FORMATS } from '../text/documents/formats.js';
 import { configRelativePaths, softenConfigDefaults } from './config-defaults.js';
 import { bytesIn, castOf, chapterRangeOf, DEFAULT_MAX_INPUT_BYTES, intIn, numberIn, secondsIn, serviceFormat, type CommandDone, type SynthesisCommandSpec, type SynthesisFlags } from './flags.js';
 import type { CommandIo } from './report.js';
+import { looksLikeSsml } from './ssml-input.js';
 import type { EarlyEngine } from '../server/embedded-engine.js';
 
 /** Adds the synthesis flags of docs/cli.md §1 (and the document flags of §10) to a command. */
@@ -111,11 +112,11 @@ async function startEngineEarly(words: string[], flags: SynthesisFlags, env: Nod
     flags.dryRun !== true &&
     flags.splitChapters === undefined &&
     (flags.inputFormat === undefined || flags.inputFormat === 'text') &&
-    !text.trimStart().startsWith('<speak');
+    !looksLikeSsml(text);
   if (!plain) return undefined;
-  const { embeddedServiceChosen } = await import('../speak/choose-service.js');
-  if (!embeddedServiceChosen({ baseUrl: flags.baseUrl, offline: flags.offline === true, env })) return undefined;
   try {
+    const { embeddedServiceChosen } = await import('../speak/choose-service.js');
+    if (!embeddedServiceChosen({ baseUrl: flags.baseUrl, offline: flags.offline === true, env })) return undefined;
     const { EarlyEngine } = await import('../server/embedded-engine.js');
     return new EarlyEngine(text);
   } catch {

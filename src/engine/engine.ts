@@ -71,7 +71,7 @@ interface Slot {
  */
 export class EspeakEngine implements SpeechEngine {
   private readonly maxWorkers: number;
-  /** kuromoji's dictionary in shared memory, read on a worker's first request (several workers). */
+  /** kuromoji's dictionary in shared memory, read on a worker's first request ({@link shareDictionary}). */
   private sharedDictionary: Promise<SharedDictionary> | undefined;
   /** Flite compiled once for every worker (a WebAssembly.Module is shared, not copied, by postMessage). */
   private sharedFlite: Promise<FliteModule> | undefined;
@@ -281,6 +281,8 @@ export class EspeakEngine implements SpeechEngine {
   }
 
   private onReply(slot: Slot, reply: WorkerReply): void {
+    // A request from a worker already closed or dead: nobody is left to answer.
+    if ((reply.type === 'dictionary-request' || reply.type === 'flite-request') && (!slot.alive || this.closed)) return;
     if (reply.type === 'dictionary-request') {
       this.sendShared(slot, 'dictionary');
       return;

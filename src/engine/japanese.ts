@@ -26,6 +26,7 @@ import type kuromoji from 'kuromoji';
 import type { Language } from '../protocol/types.js';
 import { lengthenSinoJapaneseE } from './japanese-long-vowels.js';
 import { toHiragana, toKatakana } from './kana.js';
+import { containsKanji, HAN } from './han.js';
 import { readKanjiNumerals, readNumbers } from './japanese-numbers.js';
 import { contextReadings } from './japanese-readings.js';
 import { retriedOnce } from './retried-once.js';
@@ -45,17 +46,10 @@ export interface SpeechSegment {
 
 export type { JapaneseTokenizer } from './kuromoji-dictionary.js';
 
-/**
- * Han characters: CJK Unified Ideographs with all extensions, compatibility ideographs,
- * 々 (iteration mark), 〇 and 〆 — everything eSpeak NG would call "Chinese letter".
- */
-const HAN = /\p{Script=Han}/u;
-const HAN_GLOBAL = /\p{Script=Han}/gu;
+/** Every Han character of a text (han.ts). */
+const HAN_GLOBAL = new RegExp(HAN.source, 'gu');
 
-/** True when `text` has at least one Han character (kanji, 々, 〇). */
-export function containsKanji(text: string): boolean {
-  return HAN.test(text);
-}
+export { containsKanji };
 
 let tokenizerLoaded = false;
 let tokenizerSource: DictionarySource | 'shared' | undefined;
@@ -63,7 +57,8 @@ let sharedProvider: (() => Promise<SharedDictionary>) | undefined;
 
 /**
  * Makes {@link loadTokenizer} build on a dictionary shared by the whole process, from `provider`
- * (worker.ts asks the pool for it when the pool has several workers), before reading files
+ * (worker.ts asks the pool for it when the pool has several workers, or shares its dictionary with
+ * one: EngineOptions.shareDictionary), before reading files
  * itself; when the provider fails, the files are read as usual.
  */
 export function useSharedDictionary(provider: () => Promise<SharedDictionary>): void {

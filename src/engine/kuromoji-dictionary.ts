@@ -176,7 +176,7 @@ function buildWith(dir: string, read: (name: string) => Promise<ArrayBuffer>, ma
 
 /**
  * A dictionary in memory every thread of the process can read (`tts serve` with several workers,
- * issue 20): each file's bytes and the compact target map in SharedArrayBuffers, so N workers
+ * and the one-shot's single worker with EngineOptions.shareDictionary; issue 20): each file's bytes and the compact target map in SharedArrayBuffers, so N workers
  * hold one copy (~70 MiB) instead of N. Sent to workers by postMessage (shared, not copied).
  */
 export interface SharedDictionary {
@@ -196,17 +196,20 @@ function shared(bytes: Uint8Array): SharedArrayBuffer {
 
 /**
  * A file's bytes read straight into shared memory (no intermediate Buffer left for the garbage
- * collector: the pool's thread would keep ~60 MB of them until its next full collection).
- * @throws Error when the file cannot be read or changes size while read.
+ * collector: the pool's thread would keep ~60 MB of them until its next full collection), in
+ * reads of at most {@link READ_CHUNK_BYTES}, checking `signal` before each.
+ * @throws Error when the file cannot be read or changes size while read; `signal`'s reason once
+ *   it is aborted.
  */
-async function readShared(file: string): Promise<SharedArrayBuffer> {
+async function readShared(file: string, signal?: AbortSignal): Promise<SharedArrayBuffer> {
   const handle = await open(file, 'r');
   try {
     const size = (await handle.stat()).size;
     const sab = new SharedArrayBuffer(size);
     const view = new Uint8Array(sab);
     for (let at = 0; at < size; ) {
-      const { bytesRead } = await handle.read(view, at, size - at, at);
+      signal?.throwIfAborted();
+      const { bytesRead } = await handle.read(view, at, Math.min(READ_CHUNK_BYTES, size - at), at);
       if (bytesRead === 0) throw new Error(`${file} ended at byte ${at} of ${size}`);
       at += bytesRead;
     }
@@ -216,10 +219,15 @@ async function readShared(file: string): Promise<SharedArrayBuffer> {
   }
 }
 
+/** Bytes {@link readShared} reads at a time: 4 MiB, so that an abort waits for at most that. */
+const READ_CHUNK_BYTES = 4 * 1024 * 1024;
+
 /**
  * Reads the dictionary (the compact copy, else the package's gzipped files) into shared memory.
  * Runs in the pool's thread: ~60 MB of copies and the target map's parse (~10 ms).
- * @param signal stops the load before its next file once aborted (the engine was closed).
+ * @param signal stops the load once aborted (the engine was closed): before its next file, or
+ *   within 4 MiB of the compact copy's reads; a gzipped file of the package's own copy (read only
+ *   when `npm install` wrote no compact copy) is read and inflated whole first.
  * @throws Error when neither copy can be read or parsed; `signal`'s reason once it is aborted.
  */
 export async function loadSharedDictionary(signal?: AbortSignal): Promise<SharedDictionary> {
@@ -231,7 +239,7 @@ export async function loadSharedDictionary(signal?: AbortSignal): Promise<Shared
       signal?.throwIfAborted();
       const file = path.join(dir, name);
       if (name === 'tid_map.dat') map = parseTargetMap(source === 'unpacked' ? await readFile(file) : gunzipSync(await readFile(`${file}.gz`)));
-      else files[name] = source === 'unpacked' ? await readShared(file) : shared(gunzipSync(await readFile(`${file}.gz`)));
+      else files[name] = source === 'unpacked' ? await readShared(file, signal) : shared(gunzipSync(await readFile(`${file}.gz`)));
     }
     const { offsets, ids } = map!;
     return { files, offsets: shared(new Uint8Array(offsets.buffer)), ids: shared(new Uint8Array(ids.buffer)), source };

@@ -28,7 +28,8 @@ export interface EngineWorkerData {
   expect?: { flite: boolean; espeak: boolean };
   /**
    * Ask the pool for kuromoji's dictionary (a {@link DictionaryRequest}) instead of reading it:
-   * the pool has several workers and holds one copy for all (issue 20).
+   * the pool has several workers and holds one copy for all, or one worker that loads beside the
+   * pool's thread (EngineOptions.shareDictionary; issue 20).
    */
   shareDictionary?: boolean;
   /**

@@ -359,7 +359,8 @@ async function runJob(port: MessagePort, abortFlag: Int32Array, { id, job, wordT
 function serve(port: MessagePort, data: EngineWorkerData): void {
   const abortFlag = new Int32Array(data.abortFlag);
   // With several workers, the pool holds kuromoji's dictionary and Flite's compiled module once
-  // for all: ask it for them. Each answer settles the one waiting request of its kind.
+  // for all (the dictionary for a single worker too, with EngineOptions.shareDictionary): ask it
+  // for them. Each answer settles the one waiting request of its kind.
   const waiting = new Map<'dictionary' | 'flite', (message: DictionaryMessage | FliteMessage) => void>();
   const askPool = <T>(kind: 'dictionary' | 'flite', pick: (message: DictionaryMessage | FliteMessage) => T | undefined): Promise<T> =>
     new Promise<T>((resolve, reject) => {

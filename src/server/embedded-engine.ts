@@ -6,8 +6,7 @@
  * engine's module is loaded for it.
  */
 import { createEngine, type EspeakEngine } from '../engine/engine.js';
-
-const HAN = /\p{Script=Han}/u;
+import { containsKanji } from '../engine/han.js';
 
 /**
  * A new engine for the embedded service, its worker started at once (EspeakEngine.prestart): one
@@ -17,12 +16,20 @@ const HAN = /\p{Script=Han}/u;
  *   synthesizers it needs (Flite for Latin letters, eSpeak NG for kana or kanji, kuromoji for kanji).
  * @param options.japanese load kuromoji ahead whatever the text (a caller that knows Japanese
  *   text with kanji is coming).
+ * @returns the engine; its caller closes it.
+ * @throws Error when the worker thread cannot start (`new Worker`: ERR_WORKER_INIT_FAILED, out of
+ *   memory); nothing is left running then.
  */
 export function createEmbeddedEngine(options: { text?: string | undefined; japanese?: boolean | undefined } = {}): EspeakEngine {
   const engine = createEngine({ workers: 1, shareDictionary: true });
   const { text } = options;
-  const japanese = options.japanese === true || (text !== undefined && HAN.test(text));
-  engine.prestart(text === undefined ? { japanese } : { text, japanese });
+  const japanese = options.japanese === true || (text !== undefined && containsKanji(text));
+  try {
+    engine.prestart(text === undefined ? { japanese } : { text, japanese });
+  } catch (error) {
+    void engine.close();
+    throw error;
+  }
   return engine;
 }
 
@@ -37,6 +44,7 @@ export class EarlyEngine {
   /**
    * Starts the engine now, for `text`, with `create` (default {@link createEmbeddedEngine}; a test
    * passes its own to keep a handle on the engine).
+   * @throws what `create` throws (the worker thread cannot start).
    */
   constructor(text: string, create: (options: { text: string }) => EspeakEngine = createEmbeddedEngine) {
     this.#engine = create({ text });

@@ -53,7 +53,12 @@ export interface ServiceChoice {
  * `TTS_BASE_URL`). The one rule, for {@link resolveService} and the early engine start.
  */
 export function embeddedServiceChosen(choice: Pick<ServiceChoice, 'baseUrl' | 'offline' | 'env'>): boolean {
-  return choice.offline || (nonEmpty(choice.baseUrl) ?? nonEmpty(choice.env['TTS_BASE_URL'])) === undefined;
+  return choice.offline || configuredBaseUrl(choice) === undefined;
+}
+
+/** The service's base URL: `--base-url` (or the config file's, in `baseUrl`) over `TTS_BASE_URL`; undefined for none. */
+function configuredBaseUrl(choice: Pick<ServiceChoice, 'baseUrl' | 'env'>): string | undefined {
+  return nonEmpty(choice.baseUrl) ?? nonEmpty(choice.env['TTS_BASE_URL']);
 }
 
 /**
@@ -62,9 +67,9 @@ export function embeddedServiceChosen(choice: Pick<ServiceChoice, 'baseUrl' | 'o
  *   (exit 2) when the key file cannot be read.
  */
 export async function resolveService(choice: ServiceChoice): Promise<ServiceTarget> {
-  const baseUrl = nonEmpty(choice.baseUrl) ?? nonEmpty(choice.env['TTS_BASE_URL']);
-  // (`baseUrl === undefined` is part of embeddedServiceChosen; said again for the type checker.)
-  if (embeddedServiceChosen(choice) || baseUrl === undefined) {
+  const baseUrl = configuredBaseUrl(choice);
+  // embeddedServiceChosen(choice), with `baseUrl` narrowed for what follows.
+  if (choice.offline || baseUrl === undefined) {
     const { startEmbeddedService } = await import('../server/embedded.js');
     const svc = await startEmbeddedService({ text: choice.text, engine: choice.early?.take() });
     return { baseUrl: svc.baseUrl, wsBaseUrl: svc.baseUrl, apiKey: svc.apiKey, embedded: true, connect: () => svc.connect(), close: () => svc.close() };

@@ -89,7 +89,7 @@ describe('tts on the built-in engine', () => {
   it('speaks text on the command line (its engine started before the run loads) as the same text from stdin', async () => {
     // Issue 20: `bin/tts` starts the engine's worker as soon as the flags are parsed when the
     // text is on the command line; from stdin, once the text is read. Same bytes, English and
-    // Japanese with kanji (Flite and kuromoji then come from the main thread).
+    // Japanese with kanji (kuromoji's dictionary then comes from the main thread).
     for (const [voice, text] of [
       ['en-man-1', 'Hello there, from the command line.'],
       ['ja-man-1', '東京駅から歩いて行きます。'],
@@ -118,12 +118,14 @@ describe('tts on the built-in engine', () => {
     const missing = await runTts(['stream', '-o', join(dir, 'no-such-folder', 'x.wav'), 'Hello']);
     assert.equal(missing.code, 7, missing.stderr);
     assert.match(missing.stderr, /does not exist/);
-    // In-process, the worker's thread is gone once main() returns: this process has as many
-    // threads after a second failing run as before it (the first one starts any lazy pools).
+    // In-process, no worker thread is left behind once main() returns: this process has as many
+    // threads after a second failing run as before it (the first one starts any lazy pools). The
+    // config folder is empty, so no developer's `base-url` turns the built-in engine off.
     const failing = ['stream', '--lexicon', join(dir, 'no-such.toml'), '-o', join(dir, 'never.wav'), 'Hello'];
-    assert.equal((await runTtsInProcess(failing)).code, 2);
+    const env = { XDG_CONFIG_HOME: join(dir, 'no-config') };
+    assert.equal((await runTtsInProcess(failing, { env })).code, 2);
     const before = threadCount();
-    const lexicon = await runTtsInProcess(failing);
+    const lexicon = await runTtsInProcess(failing, { env });
     assert.equal(lexicon.code, 2, lexicon.stderr);
     assert.match(lexicon.stderr, /cannot read the lexicon/);
     assert.equal(threadCount(), before, 'the early engine’s worker thread was not left running');

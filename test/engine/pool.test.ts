@@ -294,7 +294,7 @@ test('prestarted workers that never got a job do not keep Node running either (o
     const script = `
       import { createEngine } from ${JSON.stringify(index)};
       const engine = createEngine(${options});
-      engine.prestart({ text: 'Hello 東京' });
+      engine.prestart({ text: 'Hello 東京', japanese: true });
       console.log('workers', engine.stats().workers);
     `;
     // execFile's 20 s timeout catches a hang (before the fix, an idle prestarted worker's port kept Node alive).

@@ -1,0 +1,13 @@
+/**
+ * Han characters (Unicode Script=Han): CJK Unified Ideographs with all extensions, compatibility
+ * ideographs, 々 (iteration mark), 〇 and 〆 — everything eSpeak NG would call "Chinese letter".
+ * A module of its own, with no imports, so that the CLI can ask without loading the readings.
+ */
+
+/** One Han character. */
+export const HAN = /\p{Script=Han}/u;
+
+/** True when `text` has at least one Han character (kanji, 々, 〇). */
+export function containsKanji(text: string): boolean {
+  return HAN.test(text);
+}
