@@ -78,7 +78,7 @@ export class EspeakEngine implements SpeechEngine {
   private readonly workerUrl: URL;
   /** {@link EngineOptions.shareDictionary}, or several workers. */
   private readonly shareDictionary: boolean;
-  /** Aborted by close(): stops the pool's own loads (the shared dictionary) between files. */
+  /** Aborted by close(): stops the pool's own load of the shared dictionary (within 4 MiB of reads). */
   private readonly loads = new AbortController();
   private readonly bufferBytes: number;
   private readonly slots: Slot[] = [];

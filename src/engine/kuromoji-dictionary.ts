@@ -176,7 +176,8 @@ function buildWith(dir: string, read: (name: string) => Promise<ArrayBuffer>, ma
 
 /**
  * A dictionary in memory every thread of the process can read (`tts serve` with several workers,
- * and the one-shot's single worker with EngineOptions.shareDictionary; issue 20): each file's bytes and the compact target map in SharedArrayBuffers, so N workers
+ * and the one-shot's single worker with EngineOptions.shareDictionary; issue 20): each file's
+ * bytes and the compact target map in SharedArrayBuffers, so N workers
  * hold one copy (~70 MiB) instead of N. Sent to workers by postMessage (shared, not copied).
  */
 export interface SharedDictionary {
