@@ -105,8 +105,8 @@ async function memory(options: BenchOptions, dir: string): Promise<Figure[]> {
         value: staged.mb,
         unit: 'MB',
         baseline: { name: 'the same text, plain', value: plain.mb },
-        // Informational: what the stage costs (libsamplerate instances, ~2 MB each beside ~11 MB of
-        // code; Sonic; ten times as many requests, one per sentence). The target is flatness, below.
+        // Informational: what the stage costs (libsamplerate converters, ~0.25 MiB each in one
+        // WebAssembly instance; Sonic; ten times as many requests, one per sentence). The target is flatness, below.
         targets: [],
         note: `${staged.seconds.toFixed(1)} s; -r 48000 -c 2 --speed --volume --pause --subtitles`,
       },

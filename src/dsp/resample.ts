@@ -1,50 +1,34 @@
 /**
  * Streaming sample-rate conversion (docs/cli.md §2 `-r`) with libsamplerate — Secret Rabbit Code,
- * compiled to WebAssembly by `@alexanderolsen/libsamplerate-js` (BSD-2-Clause).
+ * in WebAssembly (src/dsp/libsamplerate.ts).
  *
  * Its "full" API (`src_process`) keeps the filter state between calls, so a stream converted
  * chunk by chunk sounds as one converted at once; its "simple" API (`src_simple`) starts afresh
- * on every call and would click at every chunk boundary, so it is not used. The full API has no
- * end-of-input flag and holds back the sinc filter's delay, so {@link StreamResampler.end} feeds
+ * on every call and would click at every chunk boundary, so it is not used. The full API is used
+ * without its end-of-input flag and holds back the sinc filter's delay, so {@link StreamResampler.end} feeds
  * silence (50 ms at a time) and trims: a segment of n input frames gives exactly
  * round(n × to / from) output frames, the length a one-shot conversion has.
  */
-import type libsamplerate from '@alexanderolsen/libsamplerate-js';
+import { SampleRateConverter } from './libsamplerate.js';
 
-/** One libsamplerate converter (one instance of its compiled module). */
-export type Converter = Awaited<ReturnType<(typeof libsamplerate)['create']>>;
-
-let library: Promise<typeof libsamplerate> | undefined;
-
-/**
- * The library, imported on first use (its JavaScript is 2 MB, ~60–100 ms to load): a run, an
- * engine worker or an encoder that converts nothing never loads it (issue 20). A failed import is
- * retried by the next call. The one place the package is imported.
- */
-function loadLibrary(): Promise<typeof libsamplerate> {
-  library ??= import('@alexanderolsen/libsamplerate-js')
-    .then((m) => m.default)
-    .catch((err: unknown) => {
-      library = undefined;
-      throw err;
-    });
-  return library;
-}
+/** One libsamplerate converter (src/dsp/libsamplerate.ts). */
+export type Converter = SampleRateConverter;
 
 /**
  * A new streaming converter of interleaved float samples from `fromRate` to `toRate` Hz (sinc,
- * medium quality: libsamplerate's 90 % bandwidth, 121 dB SNR); the one wrapper of libsamplerate
- * (the client's conversion, the engine's output, the Opus encoder).
+ * medium quality: libsamplerate's 90 % bandwidth, 121 dB SNR); the one maker of converters
+ * (the client's conversion, the engine's output, the Opus encoder). The thread's first call
+ * loads the WebAssembly (~2 ms).
+ * @throws RangeError for channels or rates {@link SampleRateConverter.create} refuses.
  */
-export async function newConverter(channels: number, fromRate: number, toRate: number): Promise<Converter> {
-  const { create, ConverterType } = await loadLibrary();
-  return create(channels, fromRate, toRate, { converterType: ConverterType.SRC_SINC_MEDIUM_QUALITY });
+export function newConverter(channels: number, fromRate: number, toRate: number): Promise<Converter> {
+  return SampleRateConverter.create(channels, fromRate, toRate);
 }
 
-/** Highest rate libsamplerate-js accepts, in Hz (its own check). */
+/** Highest sample rate tts converts to or from, in Hz. */
 export const MAX_RESAMPLE_RATE = 192_000;
 
-/** Idle converters by `channels:from:to`: making one costs ~5–20 ms (~40 ms for the first, which compiles). */
+/** Idle converters by `channels:from:to`: making one costs well under a millisecond once the thread's WebAssembly is loaded. */
 const idle = new Map<string, Converter[]>();
 /** Warm-ups under way, by the same key. */
 const warming = new Map<string, Promise<void>>();
@@ -54,9 +38,9 @@ const MAX_IDLE_PER_KEY = 4;
 const FLUSH_SECONDS = 0.05;
 
 /**
- * Prepares a converter of this shape ahead of the audio: imports and instantiates libsamplerate
- * and runs its first conversions, which are slow (tens of ms each, until the engine has compiled
- * the code), on silence — so the first real chunk does not wait for any of it. The converter is
+ * Prepares a converter of this shape ahead of the audio: loads libsamplerate (~2 ms) and runs its
+ * first conversions, which are several times slower than later ones (until V8 has optimized the
+ * code), on silence — so the first real chunk does not wait for any of it. The converter is
  * then left idle for {@link StreamResampler.create}, which waits for a warm-up under way rather
  * than making a second converter. Idempotent per shape; never rejects.
  */
@@ -68,7 +52,7 @@ export function warmUpResampler(channels: number, fromRate: number, toRate: numb
       try {
         const converter = await newConverter(channels, fromRate, toRate);
         const silence = new Float32Array(Math.round(fromRate / 10) * channels);
-        for (let i = 0; i < WARM_UP_CALLS; i++) converter.full(silence);
+        for (let i = 0; i < WARM_UP_CALLS; i++) converter.process(silence);
         park(k, converter);
       } catch {
         // The real conversion reports the problem.
@@ -118,8 +102,7 @@ export class StreamResampler {
     await warming.get(key(channels, fromRate, toRate));
     const reused = idle.get(key(channels, fromRate, toRate))?.pop();
     if (reused !== undefined) {
-      // The setter re-initializes libsamplerate's state (src_delete + src_new).
-      reused.outputSampleRate = toRate;
+      // Parked converters are reset already (park): no filter memory of earlier audio.
       return new StreamResampler(channels, fromRate, toRate, reused);
     }
     return new StreamResampler(channels, fromRate, toRate, await newConverter(channels, fromRate, toRate));
@@ -140,7 +123,7 @@ export class StreamResampler {
     const frames = Math.floor(samples.length / this.channels);
     if (frames === 0) return new Float32Array(0);
     this.#inFrames += frames;
-    this.#hold(converter.full(samples.length === frames * this.channels ? samples : samples.subarray(0, frames * this.channels)));
+    this.#hold(converter.process(samples.length === frames * this.channels ? samples : samples.subarray(0, frames * this.channels)));
     return this.#take(Math.min(this.#heldFrames, this.#target() - this.#outFrames));
   }
 
@@ -153,7 +136,7 @@ export class StreamResampler {
     const target = this.#target();
     const zeros = new Float32Array(Math.max(1, Math.round(this.fromRate * FLUSH_SECONDS)) * this.channels);
     // The filter's delay is far under 50 ms; the bound only stops a misbehaving converter from looping.
-    for (let round = 0; round < 40 && this.#outFrames + this.#heldFrames < target; round++) this.#hold(converter.full(zeros));
+    for (let round = 0; round < 40 && this.#outFrames + this.#heldFrames < target; round++) this.#hold(converter.process(zeros));
     // Only if the converter gave too little: pad with silence, so the length stays exact.
     const short = target - this.#outFrames - this.#heldFrames;
     if (short > 0) this.#hold(new Float32Array(short * this.channels));
@@ -164,8 +147,7 @@ export class StreamResampler {
 
   /** Drops the current segment (held output, filter memory): the next push starts a new one. */
   reset(): void {
-    const converter = this.#live();
-    converter.outputSampleRate = this.toRate;
+    this.#live().reset();
     this.#held.length = 0;
     this.#heldFrames = 0;
     this.#inFrames = 0;
@@ -222,8 +204,7 @@ function park(k: string, converter: Converter): void {
     converter.destroy();
     return;
   }
-  // The setter re-initializes libsamplerate's state (src_delete + src_new).
-  converter.outputSampleRate = converter.outputSampleRate;
+  converter.reset();
   list.push(converter);
   idle.set(k, list);
 }

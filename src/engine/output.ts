@@ -3,9 +3,9 @@
  * 16000 Hz, a voice package's own rate) → the job's sample rate, channels and encoding, cut into
  * chunks of whole frames and at most 100 ms.
  *
- * Resampling uses libsamplerate (Erik de Castro Lopo's Secret Rabbit Code, compiled to
- * WebAssembly by `@alexanderolsen/libsamplerate-js`) through its streaming "full" API, which keeps
- * filter state between calls. That API has no end-of-input flush and holds back a few dozen
+ * Resampling uses libsamplerate (Erik de Castro Lopo's Secret Rabbit Code, in WebAssembly:
+ * src/dsp/libsamplerate.ts) through its streaming "full" API, which keeps filter state between
+ * calls. It is used without its end-of-input flag and holds back a few dozen
  * samples (the sinc filter's delay), so {@link AudioOutput.finish} feeds zeros and trims: the total
  * is exactly round(inputSamples × sampleRate / inputRate) frames, the length a one-shot conversion
  * has. A job whose segments come at different input rates (Japanese from eSpeak NG, an English
@@ -17,20 +17,15 @@ import { encodeFloat, int16ToFloat } from '../dsp/encoding.js';
 import type { AudioFormat } from '../protocol/types.js';
 
 /**
- * Idle converters by `inputRate→outputRate`. Instantiating one costs ~5 ms (~40 ms for the first, which
- * compiles the WebAssembly); reusing one costs ~0.1 ms, which matters for the time to first chunk.
+ * Idle converters by `inputRate→outputRate`, reset: a job reuses one rather than allocating
+ * libsamplerate's state (a few hundred KiB) again.
  */
 const idleConverters = new Map<string, Converter[]>();
 const MAX_IDLE_PER_RATE = 2;
 
 async function acquireConverter(inputRate: number, sampleRate: number): Promise<Converter> {
   const reused = idleConverters.get(`${inputRate}→${sampleRate}`)?.pop();
-  if (reused !== undefined) {
-    // The setter re-initializes libsamplerate's state (src_delete + src_new): no filter memory of
-    // the previous job leaks into this one. Same rates, so the wrapper's cached ratio stays right.
-    reused.outputSampleRate = sampleRate;
-    return reused;
-  }
+  if (reused !== undefined) return reused;
   return newConverter(1, inputRate, sampleRate);
 }
 
@@ -42,6 +37,8 @@ function releaseConverter(converter: Converter): void {
     converter.destroy();
     return;
   }
+  // No filter memory of this job leaks into the next one.
+  converter.reset();
   list.push(converter);
   idleConverters.set(key, list);
 }
@@ -163,7 +160,7 @@ export class AudioOutput {
     this.inputSamples += samples.length;
     this.runSamples += samples.length;
     const float = int16ToFloat(samples);
-    this.hold(this.resampler ? this.resampler.full(float) : float);
+    this.hold(this.resampler ? this.resampler.process(float) : float);
     // The resampler lags its input, so this cap never bites in practice; it guarantees that we
     // never hand out more than the exact total, which could not be taken back later.
     return this.emit(Math.min(this.heldFrames, this.targetFrames() - this.outputFrames));
@@ -195,7 +192,7 @@ export class AudioOutput {
       // The filter delay is well under 256 input samples per round; the bound only stops a
       // misbehaving converter from looping forever.
       for (let round = 0; round < 64 && this.outputFrames + this.heldFrames < target; round++) {
-        this.hold(this.resampler.full(zeros));
+        this.hold(this.resampler.process(zeros));
       }
       // Drop what the filter made beyond the run's exact length (its tail of zeros).
       this.truncateHeld(target - this.outputFrames);

@@ -377,7 +377,7 @@ function serve(port: MessagePort, data: EngineWorkerData): void {
   // A worker is spawned for a job that is about to arrive: start what it will need now, while the
   // job message is in flight (Flite compiles mostly off this thread). Without a hint that is
   // Flite and resamplers for the service's usual rate (SSE streams 24000 Hz) from both
-  // synthesizers' rates (libsamplerate compiles in ~40 ms the first time); with one, only what
+  // synthesizers' rates (libsamplerate's first conversions run before V8 optimizes them); with one, only what
   // the hint names. eSpeak NG (~150 ms of this thread's time: its JavaScript and 24 MB of data)
   // starts with the first job that needs it unless Japanese is announced. A failure here is
   // reported by (or, for Flite, falls back in) that job; every loader retries.

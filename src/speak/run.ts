@@ -142,7 +142,7 @@ export interface SpeakOptions {
  */
 export function prepareAudio(channel: ChannelKind, spec: AudioSpec, effects: { speed: number; volume: number }): void {
   const silence = async (frames: number): Promise<Buffer> => (await import('../dsp/encoding.js')).encodeFloat(new Float32Array(frames), spec.format);
-  // Independent, so the quick one (Sonic, ~10 ms) is not kept waiting behind libsamplerate (~100 ms).
+  // Independent: neither waits for the other to load (Sonic ~10 ms, libsamplerate a few ms).
   const conversion = async (): Promise<void> => {
     if (channel !== 'sse' || (spec.sampleRate === SSE_SAMPLE_RATE && spec.channels === 1)) return;
     const [{ warmUpResampler }, { SpecConverter }] = await Promise.all([import('../dsp/resample.js'), import('../dsp/convert.js')]);

@@ -7,7 +7,8 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
-import { builtinEngineIdentity, ENGINE_PACKAGES, engineCodeFiles } from '../../src/cache/identity.js';
+import { builtinEngineIdentity, ENGINE_DATA_FILES, ENGINE_PACKAGES, engineCodeFiles } from '../../src/cache/identity.js';
+import { LIBSAMPLERATE_WASM_URL } from '../../src/dsp/libsamplerate.js';
 import { ENGINE_WORKER_URL } from '../../src/engine/worker-url.js';
 
 /** Import specifiers in compiled JavaScript: `from 'x'`, `import 'x'`, `import('x')`. */
@@ -54,4 +55,10 @@ test('in the bundle, the engine code is the worker file and the units file with 
   const files = engineCodeFiles([new URL('engine-worker.js', bundle), new URL('engine-units.js', bundle)]).map((u) => u.pathname);
   assert.ok(files.some((f) => f.endsWith('/bundle/engine-worker.js')), files.join(', '));
   assert.ok(files.some((f) => f.endsWith('/bundle/engine-units.js')), files.join(', '));
+});
+
+test('libsamplerate, which the engine resamples with and which is no package, is in the identity by its bytes', () => {
+  assert.ok(ENGINE_DATA_FILES.some((u) => u.href === LIBSAMPLERATE_WASM_URL.href));
+  for (const url of ENGINE_DATA_FILES) assert.ok(readFileSync(url).length > 0, url.href);
+  assert.ok(!(ENGINE_PACKAGES as readonly string[]).includes('@alexanderolsen/libsamplerate-js'), 'the npm build is only the tests\' reference now');
 });

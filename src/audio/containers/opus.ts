@@ -4,8 +4,8 @@
  * need Node 22, tts supports Node 20.
  *
  * - libopus runs at 8, 12, 16, 24 or 48 kHz. Audio at another rate is resampled as it streams
- *   to the next of those above it (48 kHz at most) by libsamplerate (`@alexanderolsen/libsamplerate-js`,
- *   BSD-2-Clause), and drained with zeros at the end so that no sample is lost.
+ *   to the next of those above it (48 kHz at most) by libsamplerate (BSD-2-Clause;
+ *   src/dsp/libsamplerate.ts), and drained with zeros at the end so that no sample is lost.
  * - 20 ms frames, application VOIP (tuned for speech), constant bit rate off (VBR, libopus's default).
  * - Pages (ogg.ts): OpusHead alone on the first page, OpusTags on the second, then a page for
  *   every {@link PACKETS_PER_PAGE} packets (100 ms), closed when the packet after them is
@@ -117,7 +117,7 @@ export async function openOpusEncoder(spec: AudioSpec, bitrateKbps: number): Pro
       if (freed) throw new Error('the Opus encoder was freed');
       const samples = toFloat32(pcm, spec.format);
       inFrames += samples.length / channels;
-      const converted = resampler === undefined ? samples : resampler.full(samples);
+      const converted = resampler === undefined ? samples : resampler.process(samples);
       // Never more than the exact total: what the resampler lags is drained at the end.
       const usable = Math.min(Math.floor(converted.length / channels), owed() - outFrames);
       outFrames += usable;
@@ -131,7 +131,7 @@ export async function openOpusEncoder(spec: AudioSpec, bitrateKbps: number): Pro
         const zeros = new Float32Array(256 * channels);
         // The filter delay is far under 64 rounds of 256 frames; the bound stops a runaway loop.
         for (let round = 0; round < 64 && outFrames < target; round++) {
-          const converted = resampler.full(zeros);
+          const converted = resampler.process(zeros);
           const usable = Math.min(Math.floor(converted.length / channels), target - outFrames);
           outFrames += usable;
           push(converted.subarray(0, usable * channels));
