@@ -27,7 +27,11 @@ SHA256=16e881487f184250deb4fcb60432d7556ab12cb58caea71ef23960aec6c0405a
 OUT=vendor/libsamplerate/samplerate.wasm
 
 check=false
-[[ "${1:-}" == "--check" ]] && check=true
+case "${1:-}" in
+  --check) check=true ;;
+  "") ;;
+  *) echo "usage: $0 [--check]" >&2; exit 2 ;;
+esac
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

@@ -14,6 +14,8 @@
  * state between calls, with `end_of_input` always 0 (the callers drain the filter with silence).
  */
 import { readFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import { TtsError } from '../errors.js';
 
 /** Where the WebAssembly is read from: vendor/libsamplerate/ at the package root. */
 export const LIBSAMPLERATE_WASM_URL = new URL('../../../vendor/libsamplerate/samplerate.wasm', import.meta.url);
@@ -49,7 +51,11 @@ const BLOCK_FRAMES = 4096;
 
 let loading: Promise<Exports> | undefined;
 
-/** The thread's instance, compiled and started on first use; a failed load is retried by the next call. */
+/**
+ * The thread's instance, compiled and started on first use; a failed load is retried by the next call.
+ * @throws TtsError `internal` (exit 1) naming the file, when it is missing or not the module
+ *   (a damaged installation).
+ */
 function load(): Promise<Exports> {
   loading ??= (async () => {
     const instance = new WebAssembly.Instance(await WebAssembly.compile(await readFile(LIBSAMPLERATE_WASM_URL)), {});
@@ -58,10 +64,36 @@ function load(): Promise<Exports> {
     return exports;
   })().catch((err: unknown) => {
     loading = undefined;
-    throw err;
+    throw new TtsError('internal', `cannot load libsamplerate from ${fileURLToPath(LIBSAMPLERATE_WASM_URL)}: ${err instanceof Error ? err.message : String(err)}`, {
+      hint: 'the installation of tts is incomplete or damaged: install it again',
+      cause: err,
+    });
   });
   return loading;
 }
+
+/** Converters of this thread made and not yet destroyed (nor collected). */
+let live = 0;
+
+/**
+ * Converters of this thread that were made and not destroyed: what a run that ended holds in
+ * libsamplerate's memory (tests check that a failed open leaves none behind).
+ */
+export function liveConverterCount(): number {
+  return live;
+}
+
+/**
+ * Gives back the libsamplerate state and buffers of a converter that was garbage-collected without
+ * {@link SampleRateConverter.destroy}: WebAssembly memory is never collected, so a path that
+ * forgot to destroy one would otherwise hold its ~0.25 MiB for the thread's life. A safety net
+ * only; every path destroys what it makes.
+ */
+const collected = new FinalizationRegistry<{ lib: Exports; state: number; memory: number }>(({ lib, state, memory }) => {
+  lib.src_delete(state);
+  lib.free(memory);
+  live--;
+});
 
 /** libsamplerate's message for an error code (`src_strerror`), a NUL-terminated ASCII string. */
 function messageOf(lib: Exports, error: number): string {
@@ -98,6 +130,8 @@ export class SampleRateConverter {
     this.#state = state;
     this.#memory = memory;
     this.#ratio = outputSampleRate / inputSampleRate;
+    live++;
+    collected.register(this, { lib, state, memory }, this);
   }
 
   /**
@@ -106,7 +140,7 @@ export class SampleRateConverter {
    * @param inputSampleRate, outputSampleRate positive integers of Hz whose ratio is within
    *   1/256 … 256 (libsamplerate's own bound).
    * @throws RangeError for channels or rates outside those bounds; Error when libsamplerate
-   *   refuses (its message) or the WebAssembly cannot be read.
+   *   refuses (its message); TtsError `internal` when the WebAssembly cannot be loaded.
    */
   static async create(channels: number, inputSampleRate: number, outputSampleRate: number): Promise<SampleRateConverter> {
     if (!Number.isInteger(channels) || channels < 1 || channels > 128) throw new RangeError(`channels must be 1 … 128, got ${channels}`);
@@ -213,9 +247,11 @@ export class SampleRateConverter {
   /** Frees the converter's state and buffers (`src_delete`); it is unusable afterwards. Safe to call twice. */
   destroy(): void {
     if (this.#state === 0) return;
+    collected.unregister(this);
     this.lib.src_delete(this.#state);
     this.lib.free(this.#memory);
     this.#state = 0;
+    live--;
   }
 
   #live(): number {

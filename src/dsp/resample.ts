@@ -28,11 +28,20 @@ export function newConverter(channels: number, fromRate: number, toRate: number)
 /** Highest sample rate tts converts to or from, in Hz. */
 export const MAX_RESAMPLE_RATE = 192_000;
 
-/** Idle converters by `channels:from:to`: making one costs well under a millisecond once the thread's WebAssembly is loaded. */
+/**
+ * Idle converters by `channels:from:to`, the shape parked last at the end: making one costs well
+ * under a millisecond once the thread's WebAssembly is loaded, but its first conversions are slow.
+ */
 const idle = new Map<string, Converter[]>();
 /** Warm-ups under way, by the same key. */
 const warming = new Map<string, Promise<void>>();
 const MAX_IDLE_PER_KEY = 4;
+/**
+ * Idle converters kept in all (~0.25 MiB of WebAssembly memory each): a batch that asks for many
+ * rates (found by review: 120 rates left 120 parked, 20 MiB) keeps those of the shapes used last.
+ */
+const MAX_IDLE = 8;
+let idleCount = 0;
 
 /** Silence fed per round to drain the filter at the end of a segment, in seconds of input. */
 const FLUSH_SECONDS = 0.05;
@@ -100,8 +109,12 @@ export class StreamResampler {
     }
     if (!Number.isInteger(channels) || channels < 1 || channels > 128) throw new RangeError(`channels must be 1 … 128, got ${channels}`);
     await warming.get(key(channels, fromRate, toRate));
-    const reused = idle.get(key(channels, fromRate, toRate))?.pop();
+    const k = key(channels, fromRate, toRate);
+    const parked = idle.get(k);
+    const reused = parked?.pop();
+    if (parked?.length === 0) idle.delete(k);
     if (reused !== undefined) {
+      idleCount--;
       // Parked converters are reset already (park): no filter memory of earlier audio.
       return new StreamResampler(channels, fromRate, toRate, reused);
     }
@@ -197,7 +210,10 @@ export class StreamResampler {
   }
 }
 
-/** Leaves a converter idle for reuse, its state reset (or destroys it when enough are idle). */
+/**
+ * Leaves a converter idle for reuse, its state reset, or destroys it when its shape has enough idle;
+ * past {@link MAX_IDLE} in all, destroys those of the shapes parked longest ago.
+ */
 function park(k: string, converter: Converter): void {
   const list = idle.get(k) ?? [];
   if (list.length >= MAX_IDLE_PER_KEY) {
@@ -206,7 +222,18 @@ function park(k: string, converter: Converter): void {
   }
   converter.reset();
   list.push(converter);
+  // Last in the map's order: the shape parked most recently.
+  idle.delete(k);
   idle.set(k, list);
+  idleCount++;
+  for (const [oldest, converters] of idle) {
+    if (idleCount <= MAX_IDLE) break;
+    while (converters.length > 0 && idleCount > MAX_IDLE) {
+      converters.shift()!.destroy();
+      idleCount--;
+    }
+    if (converters.length === 0) idle.delete(oldest);
+  }
 }
 
 function key(channels: number, fromRate: number, toRate: number): string {

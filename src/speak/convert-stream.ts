@@ -7,7 +7,9 @@
  * end), so its converted length is exact and a piece requested again starts clean.
  */
 import { SpecConverter, sameSpec } from '../dsp/convert.js';
+import { MAX_RATIO } from '../dsp/libsamplerate.js';
 import type { AudioSpec } from '../dsp/spec.js';
+import { TtsError } from '../errors.js';
 import { AUDIO_FORMATS, type AudioFormat } from '../protocol/types.js';
 import type { AudioChunk } from '../wire/delta.js';
 
@@ -17,7 +19,8 @@ import type { AudioChunk } from '../wire/delta.js';
  * @param arriving read at the first chunk: the spec the audio arrives in (for the WebSocket, known
  *   only once the session reported it).
  * @throws TtsError `protocol_error` (exit 6) when a converted request does not end on a whole
- *   sample; whatever `chunks` throws.
+ *   sample, or arrives at a rate that cannot be converted to `wanted`'s (more than 256 times
+ *   higher or lower: libsamplerate's bound); whatever `chunks` throws.
  */
 export async function* convertChunks(chunks: AsyncIterable<AudioChunk>, arriving: () => AudioSpec, wanted: AudioSpec): AsyncGenerator<AudioChunk, void, undefined> {
   let converter: SpecConverter | undefined;
@@ -28,6 +31,13 @@ export async function* convertChunks(chunks: AsyncIterable<AudioChunk>, arriving
       if (first) {
         first = false;
         const from = arriving();
+        const ratio = wanted.sampleRate / from.sampleRate;
+        if (ratio < 1 / MAX_RATIO || ratio > MAX_RATIO) {
+          // Only a WebSocket session can report such a rate (SSE audio is 24000 Hz).
+          throw new TtsError('protocol_error', `the service sent its audio at ${from.sampleRate} Hz (tts_session.updated), which cannot be converted to the ${wanted.sampleRate} Hz asked for: the rates may differ ${MAX_RATIO} times at most`, {
+            hint: 'the service did not apply the sample rate tts asked for; ask for a rate nearer to it with -r, or report it',
+          });
+        }
         if (!sameSpec(from, wanted)) converter = await SpecConverter.create(from, wanted);
       }
       if (converter === undefined) {

@@ -63,26 +63,24 @@ export async function openOutputs(
     if (plan.file !== undefined && special !== undefined) {
       // A FIFO or device (`-o /dev/null`, `-o pipe`) is written in place, like stdout: renaming
       // a temporary file over it would replace the node itself.
-      const { container } = plan.file;
+      const { container, path } = plan.file;
       const { createStdoutSink } = await import('../audio/stdout-sink.js');
-      const encoder = await encoderOf(container, spec, plan.bitrate);
-      const inner = createStdoutSink(spec, encoder === undefined ? byteContainer(container) : 'raw', await openSpecialFile(plan.file.path, special, signal));
-      sinks.push(encoder === undefined ? inner : encoder(inner));
+      const opened = await openEncoded(container, spec, plan.bitrate, async (bytes) => createStdoutSink(spec, bytes, await openSpecialFile(path, special, signal)));
+      sinks.push(opened.sink);
     } else if (plan.file !== undefined) {
-      const { container } = plan.file;
+      const { container, path } = plan.file;
       const { openFileSink } = await import('../audio/file-sink.js');
-      const encoder = await encoderOf(container, spec, plan.bitrate);
-      file = await openFileSink(plan.file.path, spec, encoder === undefined ? byteContainer(container) : 'raw');
-      sinks.push(encoder === undefined ? file : encoder(file));
+      const opened = await openEncoded(container, spec, plan.bitrate, (bytes) => openFileSink(path, spec, bytes));
+      file = opened.inner;
+      sinks.push(opened.sink);
       // An encoded stream cannot be cut back to a piece's start and go on: no rewind for it.
-      if (encoder !== undefined) encodedFile = true;
+      if (opened.encoded) encodedFile = true;
     }
     if (plan.stdout !== undefined) {
       const { container } = plan.stdout;
       const { createStdoutSink } = await import('../audio/stdout-sink.js');
-      const encoder = await encoderOf(container, spec, plan.bitrate);
-      const inner = createStdoutSink(spec, encoder === undefined ? byteContainer(container) : 'raw', stdout);
-      sinks.push(encoder === undefined ? inner : encoder(inner));
+      const opened = await openEncoded(container, spec, plan.bitrate, async (bytes) => createStdoutSink(spec, bytes, stdout));
+      sinks.push(opened.sink);
     }
   } catch (error) {
     await Promise.all(sinks.map((s) => s.abort().catch(() => {})));
@@ -124,18 +122,42 @@ function byteContainer(container: Container): 'wav' | 'raw' {
 }
 
 /**
- * For an encoded container: starts loading its encoder — without waiting for it, so that
- * compiling the codec overlaps the request (the sink's first write waits) — and returns what
- * wraps a byte sink into a PCM sink that encodes (containers/encoder.ts). Undefined for WAV and raw.
- * @throws TtsError `usage` for a bit rate the container refuses (checked again here).
+ * Opens an output's byte sink with `open` — given the byte-level container to write: the WAV
+ * header, or raw bytes (also for an encoded container, whose encoder makes the bytes) — and, for
+ * an encoded container (FLAC, MP3, Opus), wraps it into a PCM sink that encodes
+ * (containers/encoder.ts). The encoder starts loading before `open`, without being waited for,
+ * so that compiling the codec overlaps the opening and the request (the sink's first write
+ * waits); when `open` fails, the encoder is freed, once loaded, before the error is thrown (its
+ * WebAssembly memory — the codec's, a libsamplerate converter's — is given back by nothing else).
+ * @returns the byte sink (`inner`), the PCM sink to write (`sink`: `inner` itself when not
+ *   encoded), and whether it encodes.
+ * @throws TtsError `usage` for a bit rate the container refuses (checked again here); what `open` throws.
  */
-async function encoderOf(container: Container, spec: AudioSpec, bitrate: number | undefined): Promise<((inner: AudioSink) => AudioSink) | undefined> {
-  if (!isEncoded(container)) return undefined;
+async function openEncoded<S extends AudioSink>(
+  container: Container,
+  spec: AudioSpec,
+  bitrate: number | undefined,
+  open: (bytes: 'wav' | 'raw') => Promise<S>,
+): Promise<{ inner: S; sink: AudioSink; encoded: boolean }> {
+  if (!isEncoded(container)) {
+    const inner = await open(byteContainer(container));
+    return { inner, sink: inner, encoded: false };
+  }
   const kbps = bitrateFor(container, spec, bitrate);
   const [{ openEncoder }, { encodedSink }] = await Promise.all([import('../audio/containers/registry.js'), import('../audio/containers/encoder.js')]);
   const encoder = openEncoder(container, spec, kbps);
-  encoder.catch(() => undefined); // reported by the sink that uses it (none if opening failed)
-  return (inner) => encodedSink(spec, encoder, inner);
+  encoder.catch(() => undefined); // reported by the sink that uses it
+  let inner: S;
+  try {
+    inner = await open('raw');
+  } catch (error) {
+    await encoder.then(
+      (e) => e.free(),
+      () => undefined,
+    );
+    throw error;
+  }
+  return { inner, sink: encodedSink(spec, encoder, inner), encoded: true };
 }
 
 /** What is at `path` when it exists and is neither a regular file nor a folder (a FIFO, a device). */

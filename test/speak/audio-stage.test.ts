@@ -8,6 +8,7 @@ import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
+import { TtsError } from '../../src/errors.js';
 import { AudioStage } from '../../src/speak/audio-stage.js';
 import { convertChunks, reportedSpec } from '../../src/speak/convert-stream.js';
 import { cueText, openSubtitles, timestamp } from '../../src/speak/subtitles.js';
@@ -93,5 +94,19 @@ describe('what arrives', () => {
     for await (const c of convertChunks(source(), () => ({ format: 'pcm16', sampleRate: 24000, channels: 1 }), asked)) bytes += c.data.length;
     // 4800 frames of 24 kHz mono → 9600 frames of 48 kHz stereo pcm16.
     assert.equal(bytes, 9600 * 4);
+  });
+
+  it('refuses audio at a rate more than 256 times off the one asked (found by review: it was "a bug in tts", exit 1)', async () => {
+    async function* source() {
+      yield { data: Buffer.alloc(1498), itemId: 'item_1' };
+    }
+    const convert = async (rate: number): Promise<number> => {
+      let bytes = 0;
+      for await (const c of convertChunks(source(), () => ({ format: 'pcm16', sampleRate: rate, channels: 1 }), { format: 'pcm16', sampleRate: 192000, channels: 1 })) bytes += c.data.length;
+      return bytes;
+    };
+    await assert.rejects(convert(749), (err: unknown) => err instanceof TtsError && err.code === 'protocol_error' && err.exitCode === 6 && /749 Hz/.test(err.message));
+    // 750 Hz is exactly 256 times lower: converted.
+    assert.ok((await convert(750)) > 0);
   });
 });

@@ -48,19 +48,42 @@ export function oggSerial(sampleRate: number, channels: number, bitrateKbps: num
 export async function openOpusEncoder(spec: AudioSpec, bitrateKbps: number): Promise<AudioEncoder> {
   const channels = spec.channels as 1 | 2;
   const rate = opusRateFor(spec.sampleRate);
-  const [{ version }, opus, resampler] = await Promise.all([
+  // Settled, not Promise.all: when one part fails, the others that loaded are freed, since
+  // libopus's encoder and libsamplerate's converter live in WebAssembly memory that no garbage
+  // collection gives back.
+  const parts = await Promise.allSettled([
     loadLibopus(),
     createEncoder({ sampleRate: rate, channels, application: Application.Voip, bitrate: bitrateKbps * 1000, frameSize: Math.round(rate * FRAME_SECONDS) }),
     rate === spec.sampleRate ? undefined : newConverter(channels, spec.sampleRate, rate),
   ]);
+  const [library, encoder, converter] = parts;
+  const opus = encoder.status === 'fulfilled' ? encoder.value : undefined;
+  const resampler = converter.status === 'fulfilled' ? converter.value : undefined;
+  const freeParts = (): void => {
+    opus?.free();
+    resampler?.destroy();
+  };
+  if (library.status === 'rejected' || opus === undefined || converter.status === 'rejected') {
+    freeParts();
+    throw parts.find((p): p is PromiseRejectedResult => p.status === 'rejected')!.reason;
+  }
+  const { version } = library.value;
   const frame = opus.frameSize * channels; // samples (all channels) per packet
-  // Warm-up: V8 compiles WebAssembly functions on their first call, which made the first real
-  // chunk tens of ms late. A throwaway encoder of the same module takes that cost now, while the
-  // request is on its way.
-  const warm = await createEncoder({ sampleRate: rate, channels, application: Application.Voip, bitrate: bitrateKbps * 1000, frameSize: opus.frameSize });
-  const tone = warmUpTone(rate, channels);
-  for (let off = 0; off + frame <= tone.length; off += frame) warm.encodeFloat(tone.subarray(off, off + frame));
-  warm.free();
+  try {
+    // Warm-up: V8 compiles WebAssembly functions on their first call, which made the first real
+    // chunk tens of ms late. A throwaway encoder of the same module takes that cost now, while the
+    // request is on its way.
+    const warm = await createEncoder({ sampleRate: rate, channels, application: Application.Voip, bitrate: bitrateKbps * 1000, frameSize: opus.frameSize });
+    try {
+      const tone = warmUpTone(rate, channels);
+      for (let off = 0; off + frame <= tone.length; off += frame) warm.encodeFloat(tone.subarray(off, off + frame));
+    } finally {
+      warm.free();
+    }
+  } catch (error) {
+    freeParts();
+    throw error;
+  }
   const to48k = 48000 / rate;
   const preSkip = opus.getLookahead() * to48k;
   const ogg = new OggWriter(oggSerial(spec.sampleRate, channels, bitrateKbps));
@@ -153,8 +176,7 @@ export async function openOpusEncoder(spec: AudioSpec, bitrateKbps: number): Pro
     free() {
       if (freed) return;
       freed = true;
-      opus.free();
-      resampler?.destroy();
+      freeParts();
     },
   };
 }
