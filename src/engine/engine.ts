@@ -25,6 +25,7 @@ import { ENGINE_WORKER_URL } from './worker-url.js';
 import type { SharedDictionary } from './kuromoji-dictionary.js';
 import type { FliteModule } from './flite.js';
 import type { DictionaryMessage, EngineWorkerData, FliteMessage, JobRequest, WorkerReply } from './messages.js';
+import { containsJapaneseScript } from './han.js';
 import { Scheduler } from './scheduler.js';
 import { EngineError, STREAM_BUFFER_BYTES, type EngineOptions, type EngineStats, type JobReport, type SpeechEngine, type SynthesisJob, type SynthesisOptions } from './types.js';
 import { mergeReports, speechUnits } from './units.js';
@@ -210,7 +211,7 @@ export class EspeakEngine implements SpeechEngine {
   prestart(options: { japanese?: boolean; text?: string } = {}): void {
     const { text } = options;
     const expect =
-      text === undefined ? undefined : { flite: /\p{Script=Latin}/u.test(text), espeak: options.japanese === true || /[\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Han}]/u.test(text) };
+      text === undefined ? undefined : { flite: /\p{Script=Latin}/u.test(text), espeak: options.japanese === true || containsJapaneseScript(text) };
     while (!this.closed && this.slots.length < this.maxWorkers) this.spawn(options.japanese === true, expect);
   }
 

@@ -11,3 +11,14 @@ export const HAN = /\p{Script=Han}/u;
 export function containsKanji(text: string): boolean {
   return HAN.test(text);
 }
+
+/** One character of Japanese script: hiragana, katakana or Han. */
+const JAPANESE_SCRIPT = /[\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Han}]/u;
+
+/**
+ * True when `text` has kana or kanji: text that eSpeak NG will speak in Japanese. A Japanese
+ * voice's text without any (English words, digits) may still need eSpeak NG, as its segments tell.
+ */
+export function containsJapaneseScript(text: string): boolean {
+  return JAPANESE_SCRIPT.test(text);
+}

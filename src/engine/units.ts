@@ -67,6 +67,7 @@ export function mergeReports(reports: readonly JobReport[]): JobReport | undefin
   if (last.fliteSource !== undefined) merged.fliteSource = last.fliteSource;
   const espeakInitMs = reports.find((r) => r.espeakInitMs !== undefined)?.espeakInitMs;
   if (espeakInitMs !== undefined) merged.espeakInitMs = espeakInitMs;
+  if (last.espeakStarted === true) merged.espeakStarted = true;
   if (reports.some((r) => r.words !== undefined)) merged.words = reports.flatMap((r) => r.words ?? []);
   const withChunk = reports.find((r) => r.firstChunkMs !== undefined);
   if (withChunk?.firstChunkMs !== undefined) merged.firstChunkMs = withChunk.firstChunkMs;

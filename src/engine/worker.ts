@@ -29,14 +29,19 @@ import { EnergyEnvelope, espeakWords, nfkcRanges, speakableTokens, type EspeakPh
 import type { WordTiming } from '../protocol/words.js';
 import { japaneseTimings, type SegmentTiming } from './japanese-timings.js';
 import { retriedOnce } from './retried-once.js';
+import { containsJapaneseScript } from './han.js';
 import { loadPackage, packageVoice, type PackageSynthesizer } from './voice-packages.js';
 
 let espeakInitMs: number | undefined;
 /** Whether a job report has carried espeakInitMs yet (only the worker's first job's does). */
 let espeakInitReported = false;
 
+/** Whether this worker has started eSpeak NG (JobReport.espeakStarted). */
+let espeakStarted = false;
+
 /** Starts eSpeak NG once per worker (~110–170 ms); a failed start is retried by the next job. */
 const loadESpeak = retriedOnce(async (): Promise<EspeakSynth> => {
+  espeakStarted = true;
   const started = performance.now();
   const instance = await EspeakSynth.create();
   espeakInitMs = performance.now() - started;
@@ -283,13 +288,18 @@ async function runJob(port: MessagePort, abortFlag: Int32Array, { id, job, wordT
   let output: AudioOutput | undefined;
   let firstChunkMs: number | undefined;
   try {
-    // Japanese needs eSpeak NG: start it (if this worker has not yet) beside kuromoji's dictionary.
-    if (job.language === 'ja') loadESpeak().catch(() => undefined);
+    // Kana and kanji need eSpeak NG: start it (if this worker has not yet) beside kuromoji's
+    // dictionary. Not for a Japanese voice's text without them (`tts say "Build finished"`, the
+    // default voice being ja-man-1): its English goes to Flite, and starting eSpeak NG cost that
+    // one-shot 250–400 ms of this thread (issue 20, fifth round); its segments say if it needs it.
+    if (job.language === 'ja' && containsJapaneseScript(job.text)) loadESpeak().catch(() => undefined);
     const segments = await speechSegments(job.text, job.language);
     // Flite is loaded only for a job with a segment it speaks (never for kanji/kana-only text),
-    // and the output starts at the first segment's rate (no converter made for another rate).
+    // eSpeak NG only for one with a segment it speaks, and the output starts at the first
+    // segment's rate (no converter made for another rate).
     const backends = segments.map((s) => backendsFor(job.voice, s.language).preferred.engine);
     if (backends.includes('flite')) fliteOrNothing().catch(() => undefined);
+    if (backends.includes('espeak')) loadESpeak().catch(() => undefined);
     const firstRate = backends[0] === 'flite' ? FLITE_SAMPLE_RATE : ESPEAK_SAMPLE_RATE;
     const out = (output = await AudioOutput.create(job, firstRate));
     let reset: Promise<EspeakSynth> | undefined;
@@ -344,6 +354,7 @@ async function runJob(port: MessagePort, abortFlag: Int32Array, { id, job, wordT
     const flite = fliteSource();
     if (flite !== undefined) report.fliteSource = flite;
     if (espeakInitMs !== undefined && !espeakInitReported) report.espeakInitMs = espeakInitMs;
+    if (espeakStarted) report.espeakStarted = true;
     // Only the worker's first job reports it (eSpeak may still be loading then, for English).
     espeakInitReported = true;
     if (firstChunkMs !== undefined) report.firstChunkMs = firstChunkMs;

@@ -183,6 +183,21 @@ test('warmUp() starts every worker and eSpeak in each before the first job', asy
   }
 });
 
+test('eSpeak NG starts for a Japanese voice\'s kana, kanji or digits, not for its English alone (found in issue 20\'s fifth round: the default voice is ja-man-1, and `tts say "Build finished"` started it, 250–400 ms of the worker)', async () => {
+  const pool = createEngine();
+  try {
+    const english = await collect(pool, job({ text: 'The build finished without errors.', voice: 'ja-man-1', language: 'ja' }));
+    assert.ok(english.audio.length > 0);
+    assert.equal(pool.stats().lastReport!.espeakStarted, undefined);
+    assert.deepEqual(pool.stats().lastReport!.segments.map((s) => s.engine), ['flite']);
+    // Digits in a Japanese voice's text are read in Japanese: eSpeak NG, started by the segments.
+    await collect(pool, job({ text: 'Build 42.', voice: 'ja-man-1', language: 'ja' }));
+    assert.equal(pool.stats().lastReport!.espeakStarted, true);
+  } finally {
+    await pool.close();
+  }
+});
+
 test('kuromoji is loaded for kanji only, never for kana or English', async () => {
   const pool = createEngine();
   try {
