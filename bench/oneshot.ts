@@ -27,8 +27,9 @@ export const ONESHOT_TARGETS = {
 const MIB = 1024 * 1024;
 
 /**
- * The sentences, each with its voice. The second English row is the same sentence with no
- * `--voice`, as `tts say "Build finished"` is typed: the default voice is ja-man-1, whose English
+ * The sentences, each with its voice. The second English row is the same sentence with the
+ * default voice, ja-man-1 (what a run with no `--voice` uses, as `tts say "Build finished"` is
+ * typed; passed explicitly so a configured default cannot change it), whose English
  * goes to Flite too (issue 20, fifth round: that run had also started eSpeak NG). Its native
  * baseline would be the first row's again, so it has none.
  */

@@ -41,7 +41,8 @@ tar xzf "$work/$TARBALL" -C "$work"
 src="$work/libsamplerate-$VERSION"
 
 exports=(src_new src_process src_reset src_delete src_strerror malloc free)
-clang-14 --target=wasm32-wasi -O2 -DNDEBUG \
+# -nostdlibinc: only wasi-libc's headers (and clang's own), never a /usr/local/include of the machine.
+clang-14 --target=wasm32-wasi -O2 -DNDEBUG -nostdlibinc -isystem /usr/include/wasm32-wasi \
   -DENABLE_SINC_MEDIUM_CONVERTER -DHAVE_STDBOOL_H "-DPACKAGE=\"libsamplerate\"" "-DVERSION=\"$VERSION\"" \
   -I"$src/include" -mexec-model=reactor -fuse-ld=lld -Wl,--strip-all \
   "${exports[@]/#/-Wl,--export=}" \

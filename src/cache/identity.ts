@@ -125,10 +125,12 @@ export const ENGINE_DATA_FILES: readonly URL[] = [LIBSAMPLERATE_WASM_URL];
  * The built-in engine's identity: `builtin:` and a hash of tts's version, the versions of the
  * {@link ENGINE_PACKAGES}, the bytes of the {@link ENGINE_DATA_FILES} and the compiled code of
  * the engine's worker and unit cutting ({@link engineCodeFiles}), so a changed engine never
- * replays audio of an older one.
+ * replays audio of an older one. Computed once per process (for the default `dataFiles`).
+ * @param dataFiles the data files to hash; tests pass others to see that their bytes count.
  */
-export function builtinEngineIdentity(): string {
-  if (builtin !== undefined) return builtin;
+export function builtinEngineIdentity(dataFiles: readonly URL[] = ENGINE_DATA_FILES): string {
+  const usual = dataFiles === ENGINE_DATA_FILES;
+  if (usual && builtin !== undefined) return builtin;
   const hash = createHash('sha256');
   const require = createRequire(import.meta.url);
   const versionOf = (file: string | URL): string => {
@@ -150,7 +152,7 @@ export function builtinEngineIdentity(): string {
     }
     hash.update(`${pkg} ${version}\n`);
   }
-  for (const url of ENGINE_DATA_FILES) {
+  for (const url of dataFiles) {
     hash.update(`${url.pathname.slice(url.pathname.lastIndexOf('/') + 1)}\n`);
     try {
       hash.update(readFileSync(url));
@@ -159,8 +161,9 @@ export function builtinEngineIdentity(): string {
     }
   }
   hashEngineCode(hash);
-  builtin = `builtin:${hash.digest('hex').slice(0, 32)}`;
-  return builtin;
+  const identity = `builtin:${hash.digest('hex').slice(0, 32)}`;
+  if (usual) builtin = identity;
+  return identity;
 }
 
 /**

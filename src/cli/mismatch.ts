@@ -6,8 +6,8 @@
  */
 import { languageForVoice } from '../protocol/voices.js';
 import { engineVoices, findVoice } from '../engine/catalogue.js';
+import { containsJapaneseScript } from '../engine/han.js';
 
-const JAPANESE = /[\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Han}]/u;
 const LATIN = /\p{Script=Latin}/u;
 
 /** Letters of the text by script: Japanese (kana, kanji) and Latin; anything else is not counted. */
@@ -15,7 +15,7 @@ export function countScripts(text: string): { japanese: number; latin: number } 
   let japanese = 0;
   let latin = 0;
   for (const ch of text) {
-    if (JAPANESE.test(ch)) japanese++;
+    if (containsJapaneseScript(ch)) japanese++;
     else if (LATIN.test(ch)) latin++;
   }
   return { japanese, latin };

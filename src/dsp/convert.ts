@@ -38,7 +38,9 @@ export class SpecConverter {
   /**
    * A converter from `from` to `to`; the rate converter is made (or reused) now, so the first
    * chunk does not wait for it.
-   * @throws RangeError for rates or channels libsamplerate cannot take (resample.ts).
+   * @throws RangeError for rates or channels libsamplerate cannot take, rates more than 256 times
+   *   apart among them (resample.ts); what StreamResampler.create throws (a libsamplerate that
+   *   cannot load).
    */
   static async create(from: AudioSpec, to: AudioSpec): Promise<SpecConverter> {
     const work = Math.min(from.channels, to.channels);

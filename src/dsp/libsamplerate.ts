@@ -72,12 +72,14 @@ function load(): Promise<Exports> {
   return loading;
 }
 
-/** Converters of this thread made and not yet destroyed (nor collected). */
+/** Converters of this thread made and not yet destroyed by {@link SampleRateConverter.destroy}. */
 let live = 0;
 
 /**
- * Converters of this thread that were made and not destroyed: what a run that ended holds in
- * libsamplerate's memory (tests check that a failed open leaves none behind).
+ * Converters of this thread that were made and not destroyed by
+ * {@link SampleRateConverter.destroy} — also those the safety net below freed when they were
+ * collected, so that a path that forgets to destroy one shows, whenever garbage collection runs
+ * (tests check that a failed open leaves none behind).
  */
 export function liveConverterCount(): number {
   return live;
@@ -92,7 +94,6 @@ export function liveConverterCount(): number {
 const collected = new FinalizationRegistry<{ lib: Exports; state: number; memory: number }>(({ lib, state, memory }) => {
   lib.src_delete(state);
   lib.free(memory);
-  live--;
 });
 
 /** libsamplerate's message for an error code (`src_strerror`), a NUL-terminated ASCII string. */

@@ -19,7 +19,9 @@ export type Converter = SampleRateConverter;
  * medium quality: libsamplerate's 90 % bandwidth, 121 dB SNR); the one maker of converters
  * (the client's conversion, the engine's output, the Opus encoder). The thread's first call
  * loads the WebAssembly (~2 ms).
- * @throws RangeError for channels or rates {@link SampleRateConverter.create} refuses.
+ * @throws RangeError for channels, rates or a ratio beyond 1/256 … 256 that
+ *   {@link SampleRateConverter.create} refuses; TtsError `internal` when libsamplerate's
+ *   WebAssembly cannot be loaded; Error when libsamplerate refuses or runs out of memory.
  */
 export function newConverter(channels: number, fromRate: number, toRate: number): Promise<Converter> {
   return SampleRateConverter.create(channels, fromRate, toRate);
@@ -101,7 +103,8 @@ export class StreamResampler {
   /**
    * A resampler for `channels` interleaved channels (sinc, medium quality), reusing an idle
    * converter of the same shape when there is one.
-   * @throws RangeError for a rate outside 1 … {@link MAX_RESAMPLE_RATE} Hz or channels outside 1 … 128.
+   * @throws RangeError for a rate outside 1 … {@link MAX_RESAMPLE_RATE} Hz, channels outside 1 … 128,
+   *   or rates more than 256 times apart; what {@link newConverter} throws.
    */
   static async create(channels: number, fromRate: number, toRate: number): Promise<StreamResampler> {
     for (const rate of [fromRate, toRate]) {

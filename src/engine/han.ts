@@ -16,8 +16,9 @@ export function containsKanji(text: string): boolean {
 const JAPANESE_SCRIPT = /[\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Han}]/u;
 
 /**
- * True when `text` has kana or kanji: text that eSpeak NG will speak in Japanese. A Japanese
- * voice's text without any (English words, digits) may still need eSpeak NG, as its segments tell.
+ * True when `text` has kana or kanji (at least one hiragana, katakana or Han character): text
+ * that is at least partly Japanese, which eSpeak NG will speak. A Japanese voice's text without
+ * any (English words, digits) may still need eSpeak NG, as its segments tell.
  */
 export function containsJapaneseScript(text: string): boolean {
   return JAPANESE_SCRIPT.test(text);

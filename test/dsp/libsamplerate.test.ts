@@ -155,7 +155,7 @@ test('a thousand converters made and destroyed reuse the memory of the first', a
     c.process(signal(4410, i));
     c.destroy();
   }
-  // Each converter holds ~0.5 MiB of libsamplerate state and 64 KiB of buffers: a leak would grow the
+  // Each converter holds ~0.3 MiB of libsamplerate state and buffers (stereo): a leak would grow the
   // instance's memory by hundreds of MiB.
   const grown = process.memoryUsage().external - before;
   assert.ok(grown < 16 * 2 ** 20, `external memory grew by ${(grown / 2 ** 20).toFixed(1)} MiB`);

@@ -43,7 +43,10 @@ export function oggSerial(sampleRate: number, channels: number, bitrateKbps: num
 
 /**
  * Starts an Ogg Opus encoder for PCM of `spec` (1 or 2 channels) at `bitrateKbps` kbit/s.
- * Loading instantiates libopus's WebAssembly (~15 ms) and, for a rate libopus lacks, libsamplerate's.
+ * Loading instantiates libopus's WebAssembly (~15 ms) and, for a rate libopus lacks, a
+ * libsamplerate converter. When any part fails, the parts that loaded are freed before the error.
+ * @throws what libopus throws for a setting it refuses (a bit rate out of its range: RangeError or
+ *   its OpusError); what newConverter (src/dsp/resample.ts) throws.
  */
 export async function openOpusEncoder(spec: AudioSpec, bitrateKbps: number): Promise<AudioEncoder> {
   const channels = spec.channels as 1 | 2;

@@ -8,6 +8,7 @@
  * can make: characters of spoken text, blocks and nesting depth (docs/cli.md §10 "Limits").
  */
 import { TtsError } from '../../errors.js';
+import { containsJapaneseScript } from '../../engine/han.js';
 
 /** One chapter mark: a block that starts a chapter, and the chapter's name. */
 export interface ChapterMark {
@@ -44,8 +45,6 @@ export const DEFAULT_LIMITS: DocumentLimits = { maxChars: 32 * 1024 * 1024, maxD
 
 /** Characters that end a sentence already; a block ending otherwise gets a full stop. */
 const SENTENCE_END = /[.!?。！？…:;：；]$/u;
-/** Japanese script (kana, kanji): such a block ends with 。 rather than ".". */
-const JAPANESE = /[\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Han}]/u;
 
 /**
  * Collects a document's text block by block. Readers call {@link text} for each run of words
@@ -94,7 +93,7 @@ export class DocumentBuilder {
     let block = collapse(this.#parts.join('')).replace(/[,、]+$/u, '');
     this.#parts = [];
     if (!/[\p{L}\p{N}]/u.test(block)) return;
-    if (!SENTENCE_END.test(block)) block += JAPANESE.test(block) ? '。' : '.';
+    if (!SENTENCE_END.test(block)) block += containsJapaneseScript(block) ? '。' : '.';
     if (this.#pendingChapter !== undefined) {
       this.#chapters.push({ title: this.#pendingChapter, block: this.#blocks.length });
       this.#pendingChapter = undefined;
