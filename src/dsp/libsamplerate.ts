@@ -41,6 +41,15 @@ const SRC_SINC_MEDIUM_QUALITY = 1;
 export const MAX_RATIO = 256;
 
 /**
+ * Whether libsamplerate converts `inputSampleRate` to `outputSampleRate` (both in Hz): their
+ * ratio is within 1/{@link MAX_RATIO} … {@link MAX_RATIO} (`src_is_valid_ratio`, samplerate.c).
+ */
+export function convertibleRates(inputSampleRate: number, outputSampleRate: number): boolean {
+  const ratio = outputSampleRate / inputSampleRate;
+  return ratio >= 1 / MAX_RATIO && ratio <= MAX_RATIO;
+}
+
+/**
  * `SRC_DATA` (samplerate.h) in wasm32, where `long` and pointers are 4 bytes: byte offsets of its
  * fields, and its size (the double is 8-aligned).
  */
@@ -148,8 +157,7 @@ export class SampleRateConverter {
     for (const rate of [inputSampleRate, outputSampleRate]) {
       if (!Number.isInteger(rate) || rate < 1) throw new RangeError(`sample rate must be a positive integer of Hz, got ${rate}`);
     }
-    const ratio = outputSampleRate / inputSampleRate;
-    if (ratio < 1 / MAX_RATIO || ratio > MAX_RATIO) {
+    if (!convertibleRates(inputSampleRate, outputSampleRate)) {
       throw new RangeError(`cannot convert ${inputSampleRate} Hz to ${outputSampleRate} Hz: libsamplerate takes ratios of 1/${MAX_RATIO} … ${MAX_RATIO}`);
     }
     const lib = await load();

@@ -43,7 +43,6 @@ const MAX_IDLE_PER_KEY = 4;
  * rates (found by review: 120 rates left 120 parked, 20 MiB) keeps those of the shapes used last.
  */
 const MAX_IDLE = 8;
-let idleCount = 0;
 
 /** Silence fed per round to drain the filter at the end of a segment, in seconds of input. */
 const FLUSH_SECONDS = 0.05;
@@ -117,7 +116,6 @@ export class StreamResampler {
     const reused = parked?.pop();
     if (parked?.length === 0) idle.delete(k);
     if (reused !== undefined) {
-      idleCount--;
       // Parked converters are reset already (park): no filter memory of earlier audio.
       return new StreamResampler(channels, fromRate, toRate, reused);
     }
@@ -228,12 +226,12 @@ function park(k: string, converter: Converter): void {
   // Last in the map's order: the shape parked most recently.
   idle.delete(k);
   idle.set(k, list);
-  idleCount++;
+  let over = [...idle.values()].reduce((n, parked) => n + parked.length, 0) - MAX_IDLE;
   for (const [oldest, converters] of idle) {
-    if (idleCount <= MAX_IDLE) break;
-    while (converters.length > 0 && idleCount > MAX_IDLE) {
+    if (over <= 0) break;
+    while (converters.length > 0 && over > 0) {
       converters.shift()!.destroy();
-      idleCount--;
+      over--;
     }
     if (converters.length === 0) idle.delete(oldest);
   }

@@ -7,7 +7,7 @@
  * end), so its converted length is exact and a piece requested again starts clean.
  */
 import { SpecConverter, sameSpec } from '../dsp/convert.js';
-import { MAX_RATIO } from '../dsp/libsamplerate.js';
+import { convertibleRates, MAX_RATIO } from '../dsp/libsamplerate.js';
 import type { AudioSpec } from '../dsp/spec.js';
 import { TtsError } from '../errors.js';
 import { AUDIO_FORMATS, type AudioFormat } from '../protocol/types.js';
@@ -31,8 +31,7 @@ export async function* convertChunks(chunks: AsyncIterable<AudioChunk>, arriving
       if (first) {
         first = false;
         const from = arriving();
-        const ratio = wanted.sampleRate / from.sampleRate;
-        if (ratio < 1 / MAX_RATIO || ratio > MAX_RATIO) {
+        if (!convertibleRates(from.sampleRate, wanted.sampleRate)) {
           // Only a WebSocket session can report such a rate (SSE audio is 24000 Hz).
           throw new TtsError('protocol_error', `the service sent its audio at ${from.sampleRate} Hz (tts_session.updated), which cannot be converted to the ${wanted.sampleRate} Hz asked for: the rates may differ ${MAX_RATIO} times at most`, {
             hint: 'the service did not apply the sample rate tts asked for; ask for a rate nearer to it with -r, or report it',
