@@ -2,7 +2,8 @@
 // Entry point: runs the bundled CLI, dist/bundle/tts.js, which `npm install` builds through the
 // `prepare` script (tsc compiles src/ to dist/src/, then scripts/bundle.js bundles that with
 // esbuild; commands and worker threads are chunks loaded only when a run needs them).
-// `--version` is answered here, before anything is loaded: scripts call it to probe for tts.
+// `--version` is answered here, before anything is loaded: scripts call it to probe for tts; and
+// so is the help, written ahead by the build (src/cli/help-text.ts; issue 20: 65 → ~38 ms).
 // This file is CommonJS (bin/package.json): an ES module entry costs Node its module loader's
 // start before the first line (`--version` 46 → 40 ms, `node -e 0` 35 ms; issue 20), which
 // `--version` would pay for nothing; the bundle, an ES module, starts that loader when imported.
@@ -17,10 +18,36 @@ process.stdout.on('error', (error) => {
   if (error.code !== 'EPIPE') throw error;
 });
 
+/**
+ * The help text `args` asks for, from dist/bundle/help.json (src/cli/help-text.ts: written by the
+ * build with commander, for `tts --help`, `-h`, `help` and each command's `--help`, `-h`,
+ * `help NAME`, at 80 columns), when it asks for nothing else and stdout is not a terminal
+ * narrower than that; undefined otherwise (also without the file), and commander answers.
+ */
+function helpWrittenAhead(args) {
+  const help = (arg) => arg === '--help' || arg === '-h';
+  let key;
+  if (args.length === 1 && (help(args[0]) || args[0] === 'help')) key = '';
+  else if (args.length === 2 && args[0] === 'help') key = args[1];
+  else if (args.length === 2 && help(args[1])) key = args[0];
+  if (key === undefined) return undefined;
+  const columns = process.stdout.isTTY ? process.stdout.columns : undefined;
+  if (columns !== undefined && columns > 0 && columns < 80) return undefined;
+  try {
+    const texts = JSON.parse(readFileSync(path.join(__dirname, '..', 'dist', 'bundle', 'help.json'), 'utf8'));
+    return Object.hasOwn(texts, key) && typeof texts[key] === 'string' ? texts[key] : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 const args = process.argv.slice(2);
+const helpText = helpWrittenAhead(args);
 if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
   const pkg = JSON.parse(readFileSync(path.join(__dirname, '..', 'package.json'), 'utf8'));
   process.stdout.write(`${pkg.version}\n`);
+} else if (helpText !== undefined) {
+  process.stdout.write(helpText);
 } else {
   const bundle = pathToFileURL(path.join(__dirname, '..', 'dist', 'bundle', 'tts.js'));
   import(bundle.href).then(

@@ -68,7 +68,7 @@ const RELATIVE_IMPORT = /(?:\bfrom|\bimport)\s*\(?\s*(['"])(\.{1,2}\/[^'"]+)\1/g
  * byte (engine.ts only queues what it posts), and the cutting of a stream into units, which
  * decides where each synthesis starts (units.ts, in the pool's thread) — each entry's file and
  * every module it imports by a relative path, statically or with `import()`, transitively:
- * dist/src/engine/worker.js and units.js and their imports under tsc; dist/bundle/engine-worker.js
+ * dist/src/engine/worker.js and units.js and their imports under tsc; dist/bundle/engine-worker.cjs
  * and engine-units.js and their chunks in the bundle (scripts/bundle.js). Files that cannot be
  * read are left out.
  * @returns the files' URLs, in a fixed order (entries in turn, depth first).

@@ -24,8 +24,8 @@ export interface CacheCounters {
 
 /** How to wrap a channel's opener. */
 export interface CachedOpenerOptions {
-  /** The cache; undefined with `--no-cache` (then the opener is the channel's own). */
-  cache: PieceCache | undefined;
+  /** The cache. (With `--no-cache` a run uses the channel's own opener: src/speak/run.ts.) */
+  cache: PieceCache;
   /** The run's identity; a piece in a span of its own voice or language is keyed with those instead. */
   identity: CacheIdentity;
   /**
@@ -69,34 +69,32 @@ export function cachedOpener(open: OpenRequest, options: CachedOpenerOptions): O
     const own = pieceIdentity(identity, piece, options.speakerOf);
     let cachedWords: WordTiming[] | undefined;
     async function* chunks(): AsyncGenerator<AudioChunk, void, undefined> {
-      const key = cache === undefined ? undefined : pieceKey(own, text);
-      if (cache !== undefined && key !== undefined) {
-        let hit = await cache.read(key);
-        const meta = hit === undefined ? undefined : pieceMeta(hit.meta);
-        if (hit !== undefined && !servesWords(meta!, options.wordTimings === true)) {
-          // Stored by a run that wanted no words: this run asks the service again, and stores
-          // what it answers (words and all) over it.
+      const key = pieceKey(own, text);
+      let hit = await cache.read(key);
+      const meta = hit === undefined ? undefined : pieceMeta(hit.meta);
+      if (hit !== undefined && !servesWords(meta!, options.wordTimings === true)) {
+        // Stored by a run that wanted no words: this run asks the service again, and stores
+        // what it answers (words and all) over it.
+        await hit.close();
+        hit = undefined;
+        options.verbose?.('cache: a stored piece has no word timings; asking the service for them');
+      }
+      if (hit !== undefined) {
+        if (signal.aborted) {
           await hit.close();
-          hit = undefined;
-          options.verbose?.('cache: a stored piece has no word timings; asking the service for them');
+          throw signal.reason;
         }
-        if (hit !== undefined) {
-          if (signal.aborted) {
-            await hit.close();
-            throw signal.reason;
-          }
-          fromCache = true;
-          cachedWords = meta!.words;
-          counters.cacheHits = (counters.cacheHits ?? 0) + 1;
-          for await (const data of hit.chunks()) {
-            if (signal.aborted) throw signal.reason;
-            yield { data, itemId: undefined };
-          }
-          return;
+        fromCache = true;
+        cachedWords = meta!.words;
+        counters.cacheHits = (counters.cacheHits ?? 0) + 1;
+        for await (const data of hit.chunks()) {
+          if (signal.aborted) throw signal.reason;
+          yield { data, itemId: undefined };
         }
+        return;
       }
       answer = open(text, signal, piece);
-      const writer = cache === undefined || key === undefined ? undefined : await cache.begin(key);
+      const writer = await cache.begin(key);
       let complete = false;
       let bytes = 0;
       try {

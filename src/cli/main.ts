@@ -12,6 +12,7 @@ import { COMMANDS, commandsToLoad } from './commands.js';
 import { nearMissCommand } from './default-command.js';
 import { createReporter, reportError, type CommandIo } from './report.js';
 import { escapeControls } from './escape.js';
+import { helpWidth } from './help-text.js';
 
 let fatalHandlerInstalled = false;
 
@@ -128,6 +129,9 @@ export async function main(
     .configureOutput({
       writeOut: (s) => io.stdout.write(s),
       writeErr: (s) => io.stderr.write(s),
+      // At most HELP_WIDTH columns, so that bin/tts.js can print the help written ahead (help-text.ts).
+      getOutHelpWidth: () => helpWidth(io.stdout),
+      getErrHelpWidth: () => helpWidth(io.stderr),
       outputError: (s, write) => write(`tts: ${s.replace(/^error: /, 'error: ')}`),
     });
 

@@ -342,8 +342,27 @@ function tokenCost(token: string): number {
   return cost;
 }
 
-/** Made on first use (~10 ms). */
+/** Made on first use (~10 ms), and only for text that may hold more than one sentence. */
 let sentenceSegmenter: Intl.Segmenter | undefined;
+
+/**
+ * What a UAX #29 sentence break can follow: a sentence terminator (Sentence_Terminal, and the
+ * ATerm full stops U+002E, U+2024, U+FE52, U+FF0E) or a paragraph separator (CR, LF, U+0085,
+ * U+2028, U+2029). Rules SB4 and SB11 are the only ones that break inside a text; every break
+ * they make comes after one of these, so a text with none of them before its last character is
+ * one sentence.
+ */
+const SENTENCE_BREAK_BEFORE_END = /[\p{Sentence_Terminal}\u002e\u2024\ufe52\uff0e\r\n\u0085\u2028\u2029]/u;
+
+/**
+ * The sentences of `text` (UAX #29, through Intl.Segmenter), in order; a text that cannot hold a
+ * break ({@link SENTENCE_BREAK_BEFORE_END}) as itself, without building the segmenter.
+ */
+export function englishSentences(text: string): string[] {
+  if (!SENTENCE_BREAK_BEFORE_END.test(text.slice(0, -1))) return text === '' ? [] : [text];
+  sentenceSegmenter ??= new Intl.Segmenter('en', { granularity: 'sentence' });
+  return Array.from(sentenceSegmenter.segment(text), (s) => s.segment);
+}
 
 /**
  * Cuts English text into the pieces Flite is given one at a time, in order: each sentence (UAX #29
@@ -353,8 +372,7 @@ let sentenceSegmenter: Intl.Segmenter | undefined;
  */
 export function flitePieces(text: string, budget = FLITE_PHONE_BUDGET): string[] {
   const pieces: string[] = [];
-  sentenceSegmenter ??= new Intl.Segmenter('en', { granularity: 'sentence' });
-  for (const { segment } of sentenceSegmenter.segment(text)) {
+  for (const segment of englishSentences(text)) {
     let current = '';
     let cost = 0;
     const flush = (): void => {

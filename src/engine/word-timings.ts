@@ -250,8 +250,12 @@ export function espeakWords(events: readonly EspeakWordEvent[], tokens: readonly
   return words;
 }
 
-/** Grapheme clusters (UAX #29), the units {@link nfkcRanges} normalizes one at a time. */
-const GRAPHEMES = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+/**
+ * Grapheme clusters (UAX #29), the units {@link nfkcRanges} normalizes one at a time. Made on
+ * first use: a thread's first Intl.Segmenter costs ~12 ms, which a worker that times no words
+ * must not pay at start (issue 20).
+ */
+let graphemes: Intl.Segmenter | undefined;
 
 /**
  * For `text` and its NFKC form (what the English synthesizers read, japanese.ts speechSegments):
@@ -267,7 +271,8 @@ export function nfkcRanges(text: string): ((start: number, end: number) => [numb
   // By grapheme cluster, not code point: a combining mark composes with the letter before it
   // (NFD "e\u0301" → "é"), so code point by code point the result differed from the whole
   // text's NFKC and text written decomposed (macOS) had no word timings at all.
-  for (const { segment, index } of GRAPHEMES.segment(text)) {
+  graphemes ??= new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+  for (const { segment, index } of graphemes.segment(text)) {
     const n = segment.normalize('NFKC');
     for (let k = 0; k < n.length; k++) {
       origin.push(index);

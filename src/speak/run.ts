@@ -234,18 +234,23 @@ export async function deliverSpeech(options: SpeakOptions): Promise<void> {
     // The piece cache wraps the channel (docs/cli.md §8) and holds what the service sent; the
     // conversion to the run's spec comes after it, fresh or replayed (convert-stream.ts), and
     // the pipeline asks only for what the cache lacks.
-    await options.cache?.prepare();
-    const voiceIdentity = options.target.embedded ? (await import('../engine/voices.js')).voiceIdentity : undefined;
-    const speaker = voiceIdentity?.(options.voice);
-    const cached = cachedOpener(channelOpen, {
-      cache: options.cache,
-      speakerOf: voiceIdentity,
-      identity: identityFor(options.channel, options.target, options.voice, options.language, spec, speaker, options.openai === undefined ? undefined : `openai:${options.openai.model}`),
-      requested: requestedSpec(options.channel, spec, options.openai),
-      counters: stats,
-      wordTimings: wantWords,
-      verbose: options.log.verbose,
-    });
+    // With no cache (`--no-cache`) the channel's opener is used as it is, and the run's identity,
+    // which hashes the built-in engine's code and data (cache/identity.ts), is never computed.
+    let cached = channelOpen;
+    if (options.cache !== undefined) {
+      await options.cache.prepare();
+      const voiceIdentity = options.target.embedded ? (await import('../engine/voices.js')).voiceIdentity : undefined;
+      const speaker = voiceIdentity?.(options.voice);
+      cached = cachedOpener(channelOpen, {
+        cache: options.cache,
+        speakerOf: voiceIdentity,
+        identity: identityFor(options.channel, options.target, options.voice, options.language, spec, speaker, options.openai === undefined ? undefined : `openai:${options.openai.model}`),
+        requested: requestedSpec(options.channel, spec, options.openai),
+        counters: stats,
+        wordTimings: wantWords,
+        verbose: options.log.verbose,
+      });
+    }
     const onPieceDone = options.onPieceDone;
     // With word timings, each answer's words wait in a queue for its piece's end (word-source.ts).
     // A remote service sends no word timings: the aligner times its pieces when word timings were

@@ -139,7 +139,11 @@ export class StreamSplitter {
   /** Ends the text. @returns the last pieces. */
   end(): string[] {
     const pieces: string[] = [];
-    for (const sentence of segmentsOf(this.#text, 'sentence')) this.#add(sentence, pieces);
+    // What is left fits beside the piece being packed: #add would only append its sentences one
+    // after the other (it cuts where the limit is passed), so it is appended whole, unsegmented.
+    // A short text then never builds ICU's sentence segmenter (~9 ms; issue 20).
+    if (this.#currentLength + codePointLength(this.#text) <= this.#maxChars) this.#current += this.#text;
+    else for (const sentence of segmentsOf(this.#text, 'sentence')) this.#add(sentence, pieces);
     this.#text = '';
     if (this.#current !== '') pieces.push(this.#current);
     this.#current = '';

@@ -55,8 +55,8 @@ test('the engine code the identity hashes includes the cutting of a stream into 
 
 test('in the bundle, the engine code is the worker file and the units file with their chunks', () => {
   const bundle = new URL('../../bundle/', import.meta.url);
-  const files = engineCodeFiles([new URL('engine-worker.js', bundle), new URL('engine-units.js', bundle)]).map((u) => u.pathname);
-  assert.ok(files.some((f) => f.endsWith('/bundle/engine-worker.js')), files.join(', '));
+  const files = engineCodeFiles([new URL('engine-worker.cjs', bundle), new URL('engine-units.js', bundle)]).map((u) => u.pathname);
+  assert.ok(files.some((f) => f.endsWith('/bundle/engine-worker.cjs')), files.join(', '));
   assert.ok(files.some((f) => f.endsWith('/bundle/engine-units.js')), files.join(', '));
 });
 

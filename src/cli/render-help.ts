@@ -1,0 +1,30 @@
+/**
+ * Renders every help text with commander, for the build to write into dist/bundle/help.json
+ * (help-text.ts, issue 20).
+ */
+import { COMMANDS } from './commands.js';
+import { main } from './main.js';
+
+/**
+ * Every help text as {@link main} writes it on stdout (not a terminal: HELP_WIDTH (help-text.ts)
+ * columns), keyed as helpKey (help-text.ts) names them: `''` for `tts --help`, then each command's.
+ * @throws Error when main does not end one with exit code 0, or writes on stderr.
+ */
+export async function renderHelpTexts(): Promise<Record<string, string>> {
+  const texts: Record<string, string> = {};
+  for (const key of ['', ...COMMANDS.map((c) => c.name)]) {
+    let out = '';
+    let err = '';
+    const sink = (add: (s: string) => void) => ({ isTTY: false, write: (s: string | Uint8Array) => (add(String(s)), true) });
+    const io = {
+      stdin: { isTTY: false } as unknown as NodeJS.ReadStream,
+      stdout: sink((s) => (out += s)) as unknown as NodeJS.WriteStream,
+      stderr: sink((s) => (err += s)) as unknown as NodeJS.WriteStream,
+      env: {},
+    };
+    const code = await main(key === '' ? ['--help'] : [key, '--help'], io);
+    if (code !== 0 || err !== '') throw new Error(`tts ${key} --help: exit ${code}, stderr ${JSON.stringify(err)}`);
+    texts[key] = out;
+  }
+  return texts;
+}
