@@ -145,13 +145,15 @@ for (const [name, file] of threads) {
     continue;
   }
   // CommonJS has require() and no import.meta: the compiled code's `import.meta.url` becomes the
-  // file's own URL, from __filename.
+  // file's own URL, from __filename. The banner opens with "use strict": our code was written as
+  // ES modules, which are strict, and esbuild's own directive comes after the banner, where it is
+  // no directive (a statement before it ended the prologue: the threads ran in sloppy mode).
   await build({
     ...entry,
     format: 'cjs',
     outExtension: { '.js': '.cjs' },
     define: { 'import.meta.url': '__ttsFileUrl' },
-    banner: { js: "const __ttsFileUrl = require('node:url').pathToFileURL(__filename).href;" },
+    banner: { js: "'use strict'; const __ttsFileUrl = require('node:url').pathToFileURL(__filename).href;" },
   });
 }
 

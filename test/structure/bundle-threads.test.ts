@@ -1,0 +1,26 @@
+/**
+ * The worker threads bundled as CommonJS (scripts/bundle.js, issue 20) keep the strict mode of the
+ * ES modules they were written as. A statement before esbuild's "use strict" (the banner that
+ * defines import.meta.url) ended the directive prologue, and every thread ran in sloppy mode:
+ * assignments to read-only properties or undeclared names silently ignored or made globals, `this`
+ * the global object in plain calls — not the code the in-process tests run (dist/src, strict).
+ */
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import { test } from 'node:test';
+import { Script } from 'node:vm';
+
+const bundle = new URL('../../bundle/', import.meta.url);
+
+test('every CommonJS thread of the bundle is strict code', () => {
+  const threads = readdirSync(bundle).filter((name) => name.endsWith('.cjs'));
+  assert.deepEqual(threads.sort(), ['align-worker.cjs', 'engine-worker.cjs', 'markdown-worker.cjs']);
+  for (const name of threads) {
+    const source = readFileSync(new URL(name, bundle), 'utf8');
+    // Compiled (not run) as Node wraps a CommonJS file; a `with` statement is a SyntaxError only
+    // in strict code (ECMA-262 §15.2.1 / B.1).
+    const wrapped = (body: string): string => `(function (exports, require, module, __filename, __dirname) {${body}\n})`;
+    assert.doesNotThrow(() => new Script(wrapped(source), { filename: name }), name);
+    assert.throws(() => new Script(wrapped(`${source}\nwith ({}) {}`), { filename: name }), /strict mode/i, `${name} is not strict code`);
+  }
+});
