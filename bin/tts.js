@@ -30,7 +30,8 @@ function helpWrittenAhead(args) {
   if (args.length === 1 && (help(args[0]) || args[0] === 'help')) key = '';
   else if (args.length === 2 && args[0] === 'help') key = args[1];
   else if (args.length === 2 && help(args[1])) key = args[0];
-  if (key === undefined) return undefined;
+  // A command's name is never empty: `tts help ''` is commander's to answer.
+  if (key === undefined || (args.length === 2 && key === '')) return undefined;
   const columns = process.stdout.isTTY ? process.stdout.columns : undefined;
   if (columns !== undefined && columns > 0 && columns < 80) return undefined;
   try {

@@ -3,11 +3,11 @@
  * loader and commander to print a text that only changes with tts itself: 65 ms against 33 for
  * `node -e 0`. The build (scripts/bundle.js) renders every help text once with commander
  * (render-help.ts), into dist/bundle/help.json ({@link HELP_FILE}); bin/tts.js prints the one asked
- * for from there, and loads nothing else, when the arguments are exactly one of the forms of
- * {@link helpKey} and the help would be as wide as it is in the file ({@link helpWidth}). Any
- * other run asks commander, which writes the same text (test/cli/help-text.test.ts).
+ * for from there, and loads nothing else, when the arguments are exactly one of the help forms
+ * (`--help`, `-h`, `help`; `NAME --help`, `NAME -h`, `help NAME` for a command NAME) and the help
+ * would be as wide as it is in the file ({@link helpWidth}). Any other run asks commander, which
+ * writes the same text (test/cli/help-text.test.ts).
  */
-import { COMMANDS } from './commands.js';
 
 /**
  * Columns the help is wrapped to at most (commander wraps to the terminal's width, and to 80 when
@@ -26,19 +26,4 @@ export const HELP_FILE = 'help.json';
 export function helpWidth(stream: { isTTY?: boolean; columns?: number }): number {
   const columns = stream.isTTY === true ? stream.columns : undefined;
   return columns !== undefined && columns > 0 && columns < HELP_WIDTH ? columns : HELP_WIDTH;
-}
-
-/**
- * Which help text `argv` (the arguments after `tts`) asks for, when it asks for nothing else:
- * `''` for `tts --help`, `tts -h` and `tts help`; a command's name for `tts NAME --help`,
- * `tts NAME -h` and `tts help NAME`. Undefined for anything else (another argument, a name that
- * is not a command). bin/tts.js keeps its own copy of this rule (it loads nothing of the CLI);
- * the test checks that both agree.
- */
-export function helpKey(argv: readonly string[]): string | undefined {
-  const help = (arg: string | undefined): boolean => arg === '--help' || arg === '-h';
-  if (argv.length === 1 && (help(argv[0]) || argv[0] === 'help')) return '';
-  if (argv.length !== 2) return undefined;
-  const name = argv[0] === 'help' ? argv[1] : help(argv[1]) ? argv[0] : undefined;
-  return COMMANDS.some((c) => c.name === name) ? name : undefined;
 }

@@ -7,7 +7,7 @@ import { main } from './main.js';
 
 /**
  * Every help text as {@link main} writes it on stdout (not a terminal: HELP_WIDTH (help-text.ts)
- * columns), keyed as helpKey (help-text.ts) names them: `''` for `tts --help`, then each command's.
+ * columns), keyed `''` for `tts --help`, then by each command's name.
  * @throws Error when main does not end one with exit code 0, or writes on stderr.
  */
 export async function renderHelpTexts(): Promise<Record<string, string>> {

@@ -24,7 +24,7 @@ import { SSE_SAMPLE_RATE } from '../protocol/types.js';
 import { AudioOutput } from './output.js';
 import { backendsFor } from './voices.js';
 import { ESPEAK_SAMPLE_RATE, EspeakSynth } from './espeak.js';
-import { FLITE_SAMPLE_RATE, fliteSynthesize, fliteSynthesizeTimed, flitePieces, fliteSource, loadFlite, useCompiledFlite, type FliteModule } from './flite.js';
+import { FLITE_SAMPLE_RATE, fliteSynthesize, fliteSynthesizeTimed, flitePieces, fliteSource, loadFlite, prepareFlite, useCompiledFlite, type FliteModule } from './flite.js';
 import { EnergyEnvelope, espeakWords, nfkcRanges, speakableTokens, type EspeakPhonemeEvent, type EspeakWordEvent, type PieceWord, type TextToken } from './word-timings.js';
 import type { WordTiming } from '../protocol/words.js';
 import { japaneseTimings, type SegmentTiming } from './japanese-timings.js';
@@ -395,7 +395,14 @@ function serve(port: MessagePort, data: EngineWorkerData): void {
   const expect = data.expect ?? { flite: true, espeak: false };
   const rates: number[] = [];
   if (expect.flite) {
-    loadFlite().catch(() => undefined);
+    // Told that English is coming (a one-shot's text, data.expect): its instance too, once
+    // compiled, unless a job got there first. Not on a bare prestart (`tts serve`), where a
+    // worker may never speak English and the instance would hold its 16 MiB for nothing.
+    loadFlite()
+      .then((module) => {
+        if (data.expect !== undefined) prepareFlite(module);
+      })
+      .catch(() => undefined);
     rates.push(FLITE_SAMPLE_RATE);
   }
   if (data.preloadJapanese === true || expect.espeak) {

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { COMMANDS } from '../../src/cli/commands.js';
-import { HELP_FILE, HELP_WIDTH, helpKey, helpWidth } from '../../src/cli/help-text.js';
+import { HELP_FILE, HELP_WIDTH, helpWidth } from '../../src/cli/help-text.js';
 import { main } from '../../src/cli/main.js';
 import { renderHelpTexts } from '../../src/cli/render-help.js';
 import { runTts, TTS_BIN } from '../helpers/cli.js';
@@ -61,7 +61,6 @@ describe('help written ahead', () => {
       [['cache', '--help'], 'cache'],
     ];
     for (const [args, key] of forms) {
-      assert.equal(helpKey(args), key, args.join(' '));
       const run = await runTts(args);
       assert.equal(run.code, 0, args.join(' '));
       assert.equal(run.stderr, '', args.join(' '));
@@ -74,8 +73,7 @@ describe('help written ahead', () => {
   });
 
   it('any other arguments go to commander (which writes the same help when it is asked for)', async () => {
-    for (const args of [['help', 'nope'], ['--help', 'say'], ['say', '-h', 'extra'], ['say', '--voice', 'x', '--help'], ['-V'], ['say']]) {
-      assert.equal(helpKey(args), undefined, args.join(' '));
+    for (const args of [['help', 'nope'], ['--help', 'say'], ['say', '-h', 'extra'], ['say', '--voice', 'x', '--help'], ['-V'], ['say'], ['help', ''], ['', '--help'], ['help', 'help']]) {
       const alone = await runBin(args);
       if (args[0] === '-V') assert.equal(alone.code, 0);
       else assert.match(alone.stderr, /tts is not built/, args.join(' '));
