@@ -50,6 +50,18 @@ describe('help written ahead', () => {
     assert.match(written['say']!, /--voice <id>/);
   });
 
+  it("is written whatever the build's environment: a TTS_API that is no dialect neither fails nor changes it", async () => {
+    const before = process.env['TTS_API'];
+    process.env['TTS_API'] = 'http://localhost:8787';
+    try {
+      assert.deepEqual(await renderHelpTexts(), written);
+      assert.equal(process.env['TTS_API'], 'http://localhost:8787');
+    } finally {
+      if (before === undefined) delete process.env['TTS_API'];
+      else process.env['TTS_API'] = before;
+    }
+  });
+
   it('bin/tts.js prints it for each help form, exit 0, with nothing on stderr', async () => {
     const forms: [string[], string][] = [
       [['--help'], ''],
