@@ -114,7 +114,7 @@ const fileUrls = {
   },
 };
 
-/** Options of every build: ES modules for Node 20, the file URLs rebased, source maps beside. */
+/** Options of every build: ES modules for Node 20 (the threads: CommonJS, below), the file URLs rebased, source maps beside. */
 const common = {
   outdir: building,
   bundle: true,
@@ -153,6 +153,9 @@ for (const [name, file] of threads) {
     format: 'cjs',
     outExtension: { '.js': '.cjs' },
     define: { 'import.meta.url': '__ttsFileUrl' },
+    // Any other import.meta (dirname, filename, resolve) would be an empty object in CommonJS,
+    // undefined at run time with only a warning: fail the build instead.
+    logOverride: { 'empty-import-meta': 'error' },
     banner: { js: "'use strict'; const __ttsFileUrl = require('node:url').pathToFileURL(__filename).href;" },
   });
 }
