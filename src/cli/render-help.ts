@@ -2,8 +2,35 @@
  * Renders every help text with commander, for the build to write into dist/bundle/help.json
  * (help-text.ts, issue 20).
  */
+import { Command } from 'commander';
 import { COMMANDS } from './commands.js';
+import type { HelpFile } from './help-text.js';
 import { main } from './main.js';
+
+/**
+ * What dist/bundle/help.json holds ({@link HelpFile}): every help text ({@link renderHelpTexts}),
+ * and the environment variables commander reads for any command's options (`Option.env`, e.g.
+ * TTS_API for --api) with the values it accepts for each (the option's choices; `null` for an
+ * option without choices, whose value only its parser can judge).
+ * @throws as {@link renderHelpTexts}.
+ */
+export async function renderHelpFile(): Promise<HelpFile> {
+  const texts = await renderHelpTexts();
+  const program = new Command('tts');
+  const io = { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, env: {} };
+  for (const entry of COMMANDS) (await entry.load())(program, io, () => undefined);
+  const environment: Record<string, string[] | null> = {};
+  for (const command of program.commands) {
+    for (const option of command.options) {
+      if (option.envVar === undefined) continue;
+      const choices = option.argChoices === undefined ? null : [...option.argChoices];
+      const known = environment[option.envVar];
+      // One variable for several options: only values every one of them accepts.
+      environment[option.envVar] = known === undefined ? choices : known === null || choices === null ? null : known.filter((v) => choices.includes(v));
+    }
+  }
+  return { texts, environment };
+}
 
 /**
  * Every help text as {@link main} writes it on stdout (not a terminal: HELP_WIDTH (help-text.ts)

@@ -11,13 +11,14 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { COMMANDS } from '../../src/cli/commands.js';
-import { HELP_FILE, HELP_WIDTH, helpWidth } from '../../src/cli/help-text.js';
+import { HELP_FILE, HELP_WIDTH, helpWidth, type HelpFile } from '../../src/cli/help-text.js';
 import { main } from '../../src/cli/main.js';
-import { renderHelpTexts } from '../../src/cli/render-help.js';
-import { runTts, TTS_BIN } from '../helpers/cli.js';
+import { renderHelpFile, renderHelpTexts } from '../../src/cli/render-help.js';
+import { cleanEnv, runTts, TTS_BIN } from '../helpers/cli.js';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
-const written = JSON.parse(readFileSync(join(ROOT, 'dist', 'bundle', HELP_FILE), 'utf8')) as Record<string, string>;
+const file = JSON.parse(readFileSync(join(ROOT, 'dist', 'bundle', HELP_FILE), 'utf8')) as HelpFile;
+const written = file.texts;
 
 /** What main() writes on stdout for `argv`, its stdout a terminal of `columns` columns. */
 async function onTerminal(argv: string[], columns: number): Promise<string> {
@@ -45,7 +46,9 @@ copyFileSync(join(ROOT, 'dist', 'bundle', HELP_FILE), join(unbuilt, 'dist', 'bun
 describe('help written ahead', () => {
   it('dist/bundle/help.json holds what commander writes, for tts and every command', async () => {
     assert.deepEqual(Object.keys(written), ['', ...COMMANDS.map((c) => c.name)]);
-    assert.deepEqual(written, await renderHelpTexts());
+    assert.deepEqual(file, await renderHelpFile());
+    // The variables commander reads for options, with the values it takes: TTS_API, for --api.
+    assert.deepEqual(file.environment, { TTS_API: ['native', 'openai'] });
     assert.match(written['']!, /^Usage: tts \[options\] \[command\]/);
     assert.match(written['say']!, /--voice <id>/);
   });
@@ -95,6 +98,18 @@ describe('help written ahead', () => {
     assert.equal(run.stdout.toString(), written['say']);
   });
 
+  it('a TTS_API commander refuses leaves even the help to commander (exit 2, as with any other arguments); an accepted one does not', async () => {
+    for (const args of [['say', '--help'], ['say', '--voice', 'x', '--help']]) {
+      const run = await runTts(args, { env: { TTS_API: 'bogus' } });
+      assert.equal(run.code, 2, args.join(' '));
+      assert.match(run.stderr, /TTS_API/, args.join(' '));
+    }
+    assert.match((await runBin(['say', '--help'], { TTS_API: 'bogus' })).stderr, /tts is not built/);
+    const accepted = await runBin(['say', '--help'], { TTS_API: 'openai' });
+    assert.equal(accepted.code, 0);
+    assert.equal(accepted.stdout, written['say']);
+  });
+
   it('commander wraps at most at 80 columns: a wide terminal gets the same text, a narrow one its own width', async () => {
     assert.equal(helpWidth({ isTTY: false }), HELP_WIDTH);
     assert.equal(helpWidth({ isTTY: true, columns: 200 }), HELP_WIDTH);
@@ -120,10 +135,10 @@ describe('help written ahead', () => {
 });
 
 /** Runs the bundle-less copy of bin/tts.js with `args`: exit code, stdout and stderr as text. */
-async function runBin(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+async function runBin(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const { spawn } = await import('node:child_process');
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [join(unbuilt, 'bin', 'tts.js'), ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [join(unbuilt, 'bin', 'tts.js'), ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: cleanEnv(env) });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
