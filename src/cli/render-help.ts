@@ -20,7 +20,8 @@ export async function renderHelpFile(): Promise<HelpFile> {
   const io = { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, env: {} };
   for (const entry of COMMANDS) (await entry.load())(program, io, () => undefined);
   const environment: Record<string, string[] | null> = {};
-  for (const command of program.commands) {
+  const commands = (command: Command): Command[] => [command, ...command.commands.flatMap(commands)];
+  for (const command of commands(program)) {
     for (const option of command.options) {
       if (option.envVar === undefined) continue;
       const choices = option.argChoices === undefined ? null : [...option.argChoices];
