@@ -20,6 +20,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gunzipSync } from 'node:zlib';
+import { freeNow } from './free-now.js';
 import type kuromoji from 'kuromoji';
 
 /** A kuromoji tokenizer with IPADIC features. */
@@ -93,6 +94,7 @@ export function parseTargetMap(bytes: Uint8Array): CompactTargetMap {
     for (let i = 0; i < n; i++) ids[fill[key]!++] = ints[at + 2 + i]!;
     at += 2 + n;
   }
+  freeNow(ints, fill);
   return { offsets, ids };
 }
 
@@ -239,11 +241,22 @@ export async function loadSharedDictionary(signal?: AbortSignal): Promise<Shared
     for (const name of DICTIONARY_FILES) {
       signal?.throwIfAborted();
       const file = path.join(dir, name);
-      if (name === 'tid_map.dat') map = parseTargetMap(source === 'unpacked' ? await readFile(file) : gunzipSync(await readFile(`${file}.gz`)));
-      else files[name] = source === 'unpacked' ? await readShared(file, signal) : shared(gunzipSync(await readFile(`${file}.gz`)));
+      if (name === 'tid_map.dat') {
+        const bytes = source === 'unpacked' ? await readFile(file) : gunzipSync(await readFile(`${file}.gz`));
+        map = parseTargetMap(bytes);
+        freeNow(bytes);
+      } else if (source === 'unpacked') files[name] = await readShared(file, signal);
+      else {
+        const bytes = gunzipSync(await readFile(`${file}.gz`));
+        files[name] = shared(bytes);
+        freeNow(bytes);
+      }
     }
     const { offsets, ids } = map!;
-    return { files, offsets: shared(new Uint8Array(offsets.buffer)), ids: shared(new Uint8Array(ids.buffer)), source };
+    const dictionary = { files, offsets: shared(new Uint8Array(offsets.buffer)), ids: shared(new Uint8Array(ids.buffer)), source };
+    // Copied into shared memory: the private copies go now (issue 20: peak RSS).
+    freeNow(offsets, ids);
+    return dictionary;
   };
   if (compact !== undefined) {
     try {
