@@ -24,7 +24,6 @@ export const OPENAI_VOICES: Readonly<Record<string, 'male' | 'female'>> = {
   verse: 'male',
 };
 
-
 /**
  * Our preset voice id for an OpenAI voice name (case-insensitive), given the input text.
  * @returns e.g. `en-woman-1` for `alloy` with English text, `ja-woman-1` with Japanese text;
