@@ -4,11 +4,12 @@
  * voices built into that build (`rms` male, `slt` female; `awb` crashes there and is not used) at
  * 16000 Hz mono.
  *
- * The build is Flite's command-line program: each call runs `flite -voice V -t TEXT -o out.wav`
- * through our own small WASI host (wasi-memfs.ts: the WAV is written to memory, never to disk) in
- * an instance whose memory is first put back to its state before its first run, and reads the WAV
- * back. So no state carries from one call to the next, and the same text always gives the same
- * samples (see {@link fliteSynthesize}). (Not `node:wasi`: in Node 20 it aborts the process when
+ * The build is Flite's command-line program: each call runs `flite -voice V -t TEXT -o stream`
+ * through our own small WASI host (wasi-memfs.ts) in an instance whose memory is first put back to
+ * its state before its first run. Flite's streaming callback, replaced at load time
+ * (flite-streaming.ts), hands each 20 ms of samples to the host as the vocoder makes them, so a
+ * sentence's first audio leaves before its last is made (issue 20). No state carries from one
+ * call to the next, and the same text always gives the same samples (see {@link fliteSpeak}). (Not `node:wasi`: in Node 20 it aborts the process when
  * a finished WASI object is garbage-collected at the wrong moment, and it prints an experimental
  * warning.)
  *
@@ -21,6 +22,7 @@ import { statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
+import { FLITE_STREAM_FD, streamChunksToHost } from './flite-streaming.js';
 import { freeNow } from './free-now.js';
 import { MemoryWasi } from './wasi-memfs.js';
 import { readOnlyDataRanges, type MemoryRange } from './wasm-sections.js';
@@ -99,7 +101,11 @@ function defaultWasmFiles(): string[] {
   return [packaged];
 }
 
-/** Reads and compiles one Flite binary, finding its read-only data ranges on the way. */
+/**
+ * Reads and compiles one Flite binary, finding its read-only data ranges on the way, with its
+ * streaming callback replaced (flite-streaming.ts).
+ * @throws Error when the file cannot be read, is not the Flite build tts knows, or does not compile.
+ */
 async function compileFlite(file: string): Promise<FliteModule> {
   const bytes = await readFile(file);
   let readOnly: MemoryRange[];
@@ -109,6 +115,7 @@ async function compileFlite(file: string): Promise<FliteModule> {
     // Unreadable sections: compile() below reports a broken binary; restore everything.
     readOnly = [];
   }
+  streamChunksToHost(bytes);
   const module = await WebAssembly.compile(bytes);
   // The module holds its own copy of the bytes (WebAssembly.compile copies them): 17 MB back now.
   freeNow(bytes);
@@ -213,29 +220,82 @@ function memoryOf(instance: WebAssembly.Instance): Uint8Array {
 }
 
 /**
+ * Receives each block of Flite's samples (signed 16-bit, {@link FLITE_SAMPLE_RATE} Hz, mono) as
+ * it is made; return true to stop the synthesis.
+ */
+export type FliteSink = (samples: Int16Array) => boolean;
+
+/** Thrown through Flite's frames when a {@link FliteSink} asks to stop; never leaves this file. */
+class FliteStopped extends Error {}
+
+/**
  * Speaks one piece of English text (at most {@link FLITE_PHONE_BUDGET} estimated phones, see
- * {@link flitePieces}) with Flite voice `voice`, synchronously: runs `flite -voice V -t TEXT -o
- * out.wav` against an in-memory folder (wasi-memfs.ts).
+ * {@link flitePieces}) with Flite voice `voice`, synchronously, passing the samples to `sink` as
+ * the vocoder makes them: runs `flite -voice V -t TEXT -o stream` (plus `extraArgs` before `-t`),
+ * with Flite's chunk callback writing to the host (flite-streaming.ts). The first block leaves
+ * once {@link FLITE_BLOCK_SAMPLES} samples exist (about 2.5 ms of a cold run's work), not once the
+ * piece is spoken: for the bench's 3.8 s sentence, 20–50 ms into a run of 50–120 ms.
+ *
+ * The blocks are those of the piece's whole sample sequence cut every {@link FLITE_BLOCK_SAMPLES}
+ * from its start, the last one shorter: the blocks the WAV file `-o out.wav` writes would give.
+ * Small arrays are freed by V8's young-generation collections; one array per sentence would be a
+ * large object, kept until a full collection.
  *
  * The instance is reused: the memory a run may write (all but `.rodata`, which Flite never
  * writes: test/engine/voices.test.ts checks) is copied once, right after instantiation, and
- * written back before every run, so each run starts from exactly the state of a fresh instance (same samples)
- * without allocating ~20 MB of new WebAssembly memory per sentence, which the garbage collector
- * freed too late (a server's memory grew by 100 MB under load). `_start` returns normally when
- * Flite's main returns, leaving the stack balanced; an instance that failed in any way, or grew
- * beyond {@link MAX_INSTANCE_BYTES}, is dropped and the next run makes a new one.
- * @returns signed 16-bit samples at {@link FLITE_SAMPLE_RATE} Hz, mono, in blocks of at most
- *   {@link FLITE_BLOCK_SAMPLES} (small arrays are freed by V8's young-generation collections;
- *   one array per sentence would be a large object, kept until a full collection).
- * @throws Error when Flite exits with an error or traps, or writes no WAV.
+ * written back before every run, so each run starts from exactly the state of a fresh instance
+ * (same samples) without allocating ~20 MB of new WebAssembly memory per sentence, which the
+ * garbage collector freed too late (a server's memory grew by 100 MB under load). `_start`
+ * returns normally when Flite's main returns, leaving the stack balanced; an instance that failed
+ * in any way, was stopped, or grew beyond {@link MAX_INSTANCE_BYTES}, is dropped and the next run
+ * makes a new one.
+ * @returns what Flite printed on standard output (segment times with `-psdur`), and whether
+ *   `sink` stopped the run.
+ * @throws Error when Flite exits with an error or traps (some blocks may have reached `sink`
+ *   before), or whatever `sink` throws.
+ */
+export function fliteSpeak(module: FliteModule, voice: FliteVoice, text: string, sink: FliteSink, extraArgs: readonly string[] = []): { printed: string; stopped: boolean } {
+  const block = new Int16Array(FLITE_BLOCK_SAMPLES);
+  let filled = 0;
+  // `-t` marks the text as text even when it is one word (Flite would open it as a file name).
+  const args = ['flite', '-voice', voice, ...extraArgs, '-t', text, '-o', 'stream'];
+  try {
+    const printed = fliteRun(
+      module,
+      args,
+      (host) => host.stdout(),
+      (bytes) => {
+        // Little-endian 16-bit samples (WebAssembly memory), whatever this machine's order.
+        const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+        for (let at = 0; at + 1 < bytes.byteLength; at += 2) {
+          block[filled++] = view.getInt16(at, true);
+          if (filled === FLITE_BLOCK_SAMPLES) {
+            filled = 0;
+            if (sink(block.slice())) throw new FliteStopped();
+          }
+        }
+      },
+    );
+    if (filled > 0) sink(block.slice(0, filled));
+    return { printed, stopped: false };
+  } catch (error) {
+    if (error instanceof FliteStopped) return { printed: '', stopped: true };
+    throw error;
+  }
+}
+
+/**
+ * The whole of {@link fliteSpeak}'s samples for `text`, in its blocks (tests, and word timings,
+ * which need the piece's length first).
+ * @throws as {@link fliteSpeak}.
  */
 export function fliteSynthesize(module: FliteModule, voice: FliteVoice, text: string): Int16Array[] {
-  // `-t` marks the text as text even when it is one word (Flite would open it as a file name).
-  return fliteRun(module, ['flite', '-voice', voice, '-t', text, '-o', 'out.wav'], (host) => {
-    const wav = host.file('out.wav');
-    if (wav === undefined) throw new Error('Flite wrote no WAV');
-    return wavSamples(Buffer.from(wav.buffer, wav.byteOffset, wav.byteLength), FLITE_BLOCK_SAMPLES);
+  const blocks: Int16Array[] = [];
+  fliteSpeak(module, voice, text, (b) => {
+    blocks.push(b);
+    return false;
   });
+  return blocks;
 }
 
 /**
@@ -244,14 +304,20 @@ export function fliteSynthesize(module: FliteModule, voice: FliteVoice, text: st
  * and a second, cheap run of the diphone voice `kal16` (~9 ms a sentence) says which phones are
  * which word's. Words whose phones cannot be told apart are left out (none at all when that run
  * fails); `words[i].token` indexes `speakableTokens(text)`.
- * @throws as {@link fliteSynthesize}.
+ * @throws as {@link fliteSpeak}.
  */
 export function fliteSynthesizeTimed(module: FliteModule, voice: FliteVoice, text: string): { samples: Int16Array[]; words: PieceWord[] } {
-  const { samples, printed } = fliteRun(module, ['flite', '-voice', voice, '-psdur', '-t', text, '-o', 'out.wav'], (host) => {
-    const wav = host.file('out.wav');
-    if (wav === undefined) throw new Error('Flite wrote no WAV');
-    return { samples: wavSamples(Buffer.from(wav.buffer, wav.byteOffset, wav.byteLength), FLITE_BLOCK_SAMPLES), printed: host.stdout() };
-  });
+  const samples: Int16Array[] = [];
+  const { printed } = fliteSpeak(
+    module,
+    voice,
+    text,
+    (b) => {
+      samples.push(b);
+      return false;
+    },
+    ['-psdur'],
+  );
   const tokens = speakableTokens(text);
   if (tokens.length === 0) return { samples, words: [] };
   let words: PieceWord[] = [];
@@ -294,16 +360,18 @@ export function prepareFlite(module: FliteModule): void {
 }
 
 /**
- * Runs Flite once with `args` in this thread's reusable instance (see {@link fliteSynthesize})
+ * Runs Flite once with `args` in this thread's reusable instance (see {@link fliteSpeak}), passing
+ * what it writes to {@link FLITE_STREAM_FD} to `onChunk` (bytes, a view valid during the call),
  * and returns what `read` takes from the host after a clean exit.
- * @throws Error when Flite exits with an error or traps, or whatever `read` throws.
+ * @throws Error when Flite exits with an error or traps, or whatever `read` or `onChunk` throws.
  */
-export function fliteRun<T>(module: FliteModule, args: string[], read: (host: MemoryWasi) => T): T {
+export function fliteRun<T>(module: FliteModule, args: string[], read: (host: MemoryWasi) => T, onChunk?: (bytes: Uint8Array) => void): T {
   const { host, instance, saved, initialBytes } = fliteRunner(module);
   const heap = memoryOf(instance);
   for (const { start, bytes } of saved) heap.set(bytes, start);
   if (heap.length > initialBytes) heap.fill(0, initialBytes);
   host.reset(args);
+  if (onChunk !== undefined) host.stream(FLITE_STREAM_FD, onChunk);
   let ok = false;
   try {
     const code = host.start(instance);
@@ -316,37 +384,8 @@ export function fliteRun<T>(module: FliteModule, args: string[], read: (host: Me
   }
 }
 
-/** Samples per block {@link fliteSynthesize} returns: 2048 (128 ms at 16 kHz, 4 KiB). */
+/** Samples per block {@link fliteSpeak} passes on: 2048 (128 ms at 16 kHz, 4 KiB). */
 export const FLITE_BLOCK_SAMPLES = 2048;
-
-/**
- * The pcm16 samples of a RIFF WAV file as Flite writes it (format tag 1, 16-bit mono, one `fmt `
- * and one `data` chunk), copied out in blocks of at most `blockSamples`.
- * @throws Error on anything else.
- */
-export function wavSamples(wav: Buffer, blockSamples = FLITE_BLOCK_SAMPLES): Int16Array[] {
-  if (wav.length < 12 || wav.toString('ascii', 0, 4) !== 'RIFF' || wav.toString('ascii', 8, 12) !== 'WAVE') throw new Error('Flite wrote no WAV');
-  let at = 12;
-  while (at + 8 <= wav.length) {
-    const id = wav.toString('ascii', at, at + 4);
-    const size = wav.readUInt32LE(at + 4);
-    if (id === 'fmt ' && (wav.readUInt16LE(at + 8) !== 1 || wav.readUInt16LE(at + 10) !== 1 || wav.readUInt16LE(at + 22) !== 16)) {
-      throw new Error('Flite wrote a WAV that is not 16-bit mono PCM');
-    }
-    if (id === 'data') {
-      const total = (Math.min(size, wav.length - at - 8) & ~1) / 2;
-      const blocks: Int16Array[] = [];
-      for (let start = 0; start < total; start += blockSamples) {
-        const block = new Int16Array(Math.min(blockSamples, total - start));
-        for (let i = 0; i < block.length; i++) block[i] = wav.readInt16LE(at + 8 + (start + i) * 2);
-        blocks.push(block);
-      }
-      return blocks;
-    }
-    at += 8 + size + (size & 1);
-  }
-  throw new Error('Flite wrote a WAV with no data');
-}
 
 /**
  * Estimated phones Flite makes for a token: a lower-case word about one per letter; capitals

@@ -1,7 +1,9 @@
 /**
  * A minimal WASI preview1 host (https://github.com/WebAssembly/WASI/blob/main/legacy/preview1/docs.md)
  * for running a command-line WebAssembly program once, with its arguments, an empty stdin, stdout
- * kept (up to {@link MAX_STDOUT_BYTES}, see {@link MemoryWasi.stdout}) and stderr discarded, and one preopened directory `.` that lives in memory: files the program
+ * kept (up to {@link MAX_STDOUT_BYTES}, see {@link MemoryWasi.stdout}), stderr discarded, writes to
+ * other descriptors the caller names passed on as they happen ({@link MemoryWasi.stream}), and one
+ * preopened directory `.` that lives in memory: files the program
  * creates there are kept in this object, never on disk.
  *
  * Why not `node:wasi`: in Node 20 a WASI object garbage-collected while another one allocates
@@ -43,6 +45,8 @@ export class MemoryWasi {
   /** What the current run wrote to standard output, in pieces (at most MAX_STDOUT_BYTES in all). */
   private out: Buffer[] = [];
   private outBytes = 0;
+  /** Where writes to descriptors that are neither files nor stdio go (see {@link stream}). */
+  private readonly streams = new Map<number, (bytes: Uint8Array) => void>();
 
   /** @param args the program's argv, argv[0] included. */
   constructor(private args: readonly string[]) {}
@@ -61,6 +65,18 @@ export class MemoryWasi {
     this.nextFd = PREOPEN_FD + 1;
     this.out = [];
     this.outBytes = 0;
+    this.streams.clear();
+  }
+
+  /**
+   * Passes what the current run writes to descriptor `fd` (one the program did not open: Flite's
+   * chunk callback writes its samples to flite-streaming.ts's FLITE_STREAM_FD) to `write`, one
+   * call per buffer written, as a view of the instance's memory that is valid only during the call.
+   * Whatever `write` throws unwinds the program (the caller drops the instance). Until the next
+   * {@link reset}.
+   */
+  stream(fd: number, write: (bytes: Uint8Array) => void): void {
+    this.streams.set(fd, write);
   }
 
   /**
@@ -183,12 +199,15 @@ export class MemoryWasi {
       },
       fd_write: (fd: number, iovs: number, iovsLen: number, nwrittenPtr: number): number => {
         const file = this.open.get(fd);
-        if (file === undefined && fd !== 1 && fd !== 2) return ERRNO.badf;
+        const stream = file === undefined ? this.streams.get(fd) : undefined;
+        if (file === undefined && stream === undefined && fd !== 1 && fd !== 2) return ERRNO.badf;
         let total = 0;
         for (let i = 0; i < iovsLen; i++) {
           const buf = this.view().getUint32(iovs + i * 8, true);
           const len = this.view().getUint32(iovs + i * 8 + 4, true);
+          if (buf + len > this.memory!.buffer.byteLength) return ERRNO.inval;
           if (file !== undefined) this.writeAt(file, this.bytes().subarray(buf, buf + len));
+          else if (stream !== undefined) stream(this.bytes().subarray(buf, buf + len));
           else if (fd === 1 && this.outBytes < MAX_STDOUT_BYTES) {
             const kept = Buffer.from(this.bytes().subarray(buf, buf + Math.min(len, MAX_STDOUT_BYTES - this.outBytes)));
             this.out.push(kept);

@@ -5,7 +5,9 @@
  * - {@link readOnlyDataRanges}: where the `.rodata` data segments sit in linear memory, so
  *   flite.ts restores only the rest between runs;
  * - {@link withoutDebugSections}: the binary without its DWARF (`.debug_*` custom sections),
- *   which scripts/strip-flite.js writes at install time.
+ *   which scripts/strip-flite.js writes at install time;
+ * - {@link wasmNames}, {@link importedFunctions} and {@link functionBody}: what flite-streaming.ts
+ *   needs to find the one function it replaces.
  */
 
 /** One section: its id (0 = custom), its custom name, and where its payload is in the bytes. */
@@ -102,24 +104,110 @@ export function wasmSections(bytes: Uint8Array): WasmSection[] {
  * a segment's offset is not a plain `i32.const`: then nothing is known to be read-only.
  * @throws RangeError when the binary is malformed.
  */
+/**
+ * What the `name` custom section (Appendix §7.4) calls things, by index: functions (subsection 1,
+ * imported ones first), globals (subsection 7) and data segments (subsection 9), the last two
+ * being the extended name subsections LLVM's wasm-ld writes. Empty maps when there is no name
+ * section.
+ */
+export interface WasmNames {
+  functions: Map<number, string>;
+  globals: Map<number, string>;
+  dataSegments: Map<number, string>;
+}
+
+/**
+ * The names in `bytes`' `name` section ({@link WasmNames}); `sections` when the caller has them.
+ * @throws RangeError when the binary is malformed.
+ */
+export function wasmNames(bytes: Uint8Array, sections = wasmSections(bytes)): WasmNames {
+  const names: WasmNames = { functions: new Map(), globals: new Map(), dataSegments: new Map() };
+  const nameSection = sections.find((s) => s.id === 0 && s.name === 'name');
+  if (nameSection === undefined) return names;
+  const bySubsection = new Map([
+    [1, names.functions],
+    [7, names.globals],
+    [9, names.dataSegments],
+  ]);
+  const r = new Reader(bytes, nameSection.start);
+  while (r.at < nameSection.end) {
+    const sub = bytes[r.at++]!;
+    const subEnd = r.u32() + r.at;
+    const map = bySubsection.get(sub);
+    if (map !== undefined) {
+      for (let n = r.u32(); n > 0; n--) {
+        const index = r.u32();
+        map.set(index, r.name());
+      }
+    }
+    r.at = subEnd;
+  }
+  return names;
+}
+
+/**
+ * The functions `bytes` imports, in import order (so entry i is function index i), each with its
+ * module and field name and its type index (spec §5.5.5).
+ * @throws RangeError when the binary is malformed or imports something of an unknown kind.
+ */
+export function importedFunctions(bytes: Uint8Array, sections = wasmSections(bytes)): { module: string; name: string; type: number }[] {
+  const section = sections.find((s) => s.id === 2);
+  if (section === undefined) return [];
+  const functions: { module: string; name: string; type: number }[] = [];
+  const r = new Reader(bytes, section.start);
+  const limits = (): void => {
+    const flags = r.u32();
+    r.u32();
+    if ((flags & 1) !== 0) r.u32();
+  };
+  for (let count = r.u32(); count > 0; count--) {
+    const module = r.name();
+    const name = r.name();
+    const kind = bytes[r.at++];
+    if (kind === 0) functions.push({ module, name, type: r.u32() });
+    else if (kind === 1) {
+      r.at++; // reference type
+      limits();
+    } else if (kind === 2) limits();
+    else if (kind === 3) r.at += 2; // value type, mutability
+    else throw new RangeError(`WebAssembly import of unknown kind ${kind}`);
+  }
+  return functions;
+}
+
+/**
+ * Where the body of function `index` (a defined function: index ≥ the imported functions'
+ * count) is in `bytes`: the byte range of its locals and expression in the code section (spec
+ * §5.5.13), after its size. Bytes may be overwritten in place within that range, as long as what
+ * is written is a valid body of exactly that length.
+ * @throws RangeError when the binary is malformed or has no such function.
+ */
+export function functionBody(bytes: Uint8Array, index: number, sections = wasmSections(bytes)): { start: number; end: number } {
+  const defined = index - importedFunctions(bytes, sections).length;
+  const code = sections.find((s) => s.id === 10);
+  if (code === undefined || defined < 0) throw new RangeError(`WebAssembly binary defines no function ${index}`);
+  const r = new Reader(bytes, code.start);
+  const count = r.u32();
+  if (defined >= count) throw new RangeError(`WebAssembly binary defines no function ${index}`);
+  for (let i = 0; ; i++) {
+    const size = r.u32();
+    if (r.at + size > code.end) throw new RangeError('WebAssembly function body runs past its section');
+    if (i === defined) return { start: r.at, end: r.at + size };
+    r.at += size;
+  }
+}
+
+/**
+ * Linear-memory ranges of the active data segments that the `name` section calls `.rodata`
+ * (constant data: C `const` objects, string literals), sorted. A program never writes there
+ * (C forbids it; WebAssembly does not enforce it, which test/engine/voices.test.ts checks for
+ * Flite). Empty when the binary has no data segment names (e.g. a build with names stripped) or
+ * a segment's offset is not a plain `i32.const`: then nothing is known to be read-only.
+ * @throws RangeError when the binary is malformed.
+ */
 export function readOnlyDataRanges(bytes: Uint8Array): MemoryRange[] {
   const sections = wasmSections(bytes);
-  const names = new Map<number, string>();
-  const nameSection = sections.find((s) => s.id === 0 && s.name === 'name');
-  if (nameSection !== undefined) {
-    const r = new Reader(bytes, nameSection.start);
-    while (r.at < nameSection.end) {
-      const sub = bytes[r.at++]!;
-      const subEnd = r.u32() + r.at;
-      if (sub === 9) {
-        for (let n = r.u32(); n > 0; n--) {
-          const index = r.u32();
-          names.set(index, r.name());
-        }
-      }
-      r.at = subEnd;
-    }
-  }
+  const names = wasmNames(bytes, sections).dataSegments;
   const data = sections.find((s) => s.id === 11);
   if (data === undefined || names.size === 0) return [];
   const ranges: MemoryRange[] = [];

@@ -24,7 +24,7 @@ import { SSE_SAMPLE_RATE } from '../protocol/types.js';
 import { AudioOutput } from './output.js';
 import { backendsFor } from './voices.js';
 import { ESPEAK_SAMPLE_RATE, EspeakSynth } from './espeak.js';
-import { FLITE_SAMPLE_RATE, fliteSynthesize, fliteSynthesizeTimed, flitePieces, fliteSource, loadFlite, prepareFlite, useCompiledFlite, type FliteModule } from './flite.js';
+import { FLITE_SAMPLE_RATE, fliteSpeak, fliteSynthesizeTimed, flitePieces, fliteSource, loadFlite, prepareFlite, useCompiledFlite, type FliteModule, type FliteVoice } from './flite.js';
 import { EnergyEnvelope, espeakWords, nfkcRanges, speakableTokens, type EspeakPhonemeEvent, type EspeakWordEvent, type PieceWord, type TextToken } from './word-timings.js';
 import type { WordTiming } from '../protocol/words.js';
 import { japaneseTimings, type SegmentTiming } from './japanese-timings.js';
@@ -209,23 +209,70 @@ async function speakSegment(ctx: JobContext, voiceId: string, segment: SpeechSeg
     if (ctx.aborted()) break;
     // Where the piece's words are in the segment: only a timed job needs to know.
     const located = ctx.timed ? locateTokens(piece, segment.text, cursor) : [];
-    let spoken: ReturnType<typeof fliteSynthesizeTimed> | undefined;
-    try {
-      // Untimed: one Flite run, without segment times or the `kal16` run (the same samples).
-      spoken = ctx.timed ? fliteSynthesizeTimed(flite, preferred.voice, piece) : { samples: fliteSynthesize(flite, preferred.voice, piece), words: [] };
-    } catch {
-      spoken = undefined;
-    }
-    if (spoken === undefined) {
+    const spoken = ctx.timed ? await speakFliteTimed(ctx, flite, preferred.voice, piece, located) : await speakFlite(ctx, flite, preferred.voice, piece);
+    if (!spoken) {
+      // Flite failed before any of the piece's audio: eSpeak NG speaks it.
       engine = 'espeak';
       await speakESpeak(ctx, fallback.voice, piece, () => located);
-      continue;
     }
-    ctx.send(await ctx.out.setInputRate(FLITE_SAMPLE_RATE));
-    if (ctx.timed) keepWords(ctx, spoken.words, located, ctx.out.clock());
-    for (const block of spoken.samples) ctx.send(ctx.out.push(block));
   }
   return engine;
+}
+
+/**
+ * Speaks one Flite piece, passing each block on as Flite makes it (flite.ts fliteSpeak: the first
+ * leaves 20–50 ms into the run instead of at its end; issue 20). Stops when the job is aborted.
+ * @returns false, having sent no audio, when Flite failed before its first block (the caller
+ *   falls back to eSpeak NG); true when the piece was spoken or stopped.
+ * @throws the output stage's error, or Flite's when it failed after audio had been sent (that
+ *   audio cannot be taken back, so the piece cannot be spoken again by another engine).
+ */
+async function speakFlite(ctx: JobContext, flite: FliteModule, voice: FliteVoice, piece: string): Promise<boolean> {
+  // The converter is made ready before the run: blocks come while Flite runs, synchronously. If
+  // Flite then fails at once, the run at this rate is empty and eSpeak NG's starts after it.
+  ctx.send(await ctx.out.setInputRate(FLITE_SAMPLE_RATE));
+  let sent = 0;
+  // An object, not a `let`: the callback's assignment is invisible to TypeScript's narrowing.
+  const failure: { error?: unknown; failed: boolean } = { failed: false };
+  try {
+    fliteSpeak(flite, voice, piece, (block) => {
+      if (ctx.aborted()) return true;
+      try {
+        ctx.send(ctx.out.push(block));
+        sent += block.length;
+        return false;
+      } catch (error) {
+        // The output stage failed: stop Flite, and rethrow below (not a reason to fall back).
+        failure.failed = true;
+        failure.error = error;
+        return true;
+      }
+    });
+  } catch (error) {
+    if (sent === 0 && !failure.failed) return false;
+    throw error;
+  }
+  if (failure.failed) throw failure.error;
+  return true;
+}
+
+/**
+ * Speaks one Flite piece with its words (fliteSynthesizeTimed: the piece's whole samples first,
+ * since its words are placed on the output clock before its audio), keeping them in `ctx`.
+ * @returns false, having sent nothing, when Flite failed (the caller falls back to eSpeak NG).
+ * @throws the output stage's error.
+ */
+async function speakFliteTimed(ctx: JobContext, flite: FliteModule, voice: FliteVoice, piece: string, located: readonly (TextToken | undefined)[]): Promise<boolean> {
+  let spoken: ReturnType<typeof fliteSynthesizeTimed>;
+  try {
+    spoken = fliteSynthesizeTimed(flite, voice, piece);
+  } catch {
+    return false;
+  }
+  ctx.send(await ctx.out.setInputRate(FLITE_SAMPLE_RATE));
+  keepWords(ctx, spoken.words, located, ctx.out.clock());
+  for (const block of spoken.samples) ctx.send(ctx.out.push(block));
+  return true;
 }
 
 /**

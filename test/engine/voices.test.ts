@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { createEngine, type EspeakEngine } from '../../src/engine/index.js';
 import { backendsFor, engineDescription } from '../../src/engine/voices.js';
-import { fliteInstanceBytes, fliteInstanceMemory, flitePieces, fliteSynthesize, FLITE_SAMPLE_RATE, loadFlite, wavSamples } from '../../src/engine/flite.js';
+import { fliteInstanceBytes, fliteInstanceMemory, flitePieces, fliteSynthesize, FLITE_SAMPLE_RATE, loadFlite } from '../../src/engine/flite.js';
 import { EspeakSynth, MAX_TEXT_BYTES, byteBoundedParts } from '../../src/engine/espeak.js';
 import { MemoryWasi } from '../../src/engine/wasi-memfs.js';
 import type { Language } from '../../src/protocol/types.js';
@@ -62,8 +62,6 @@ test('Flite through the in-memory WASI host: a one-word text is spoken (not open
   for (let i = 0; i < 20; i++) fliteSynthesize(module, 'slt', 'The quick brown fox jumps over the lazy dog.');
   fliteSynthesize(module, 'rms', 'Hello');
   assert.equal(fliteInstanceBytes(), size);
-  // A WAV that is not one is refused, not misread.
-  assert.throws(() => wavSamples(Buffer.from('not a wav file at all')), /no WAV/);
 });
 
 test('Flite never writes its .rodata, so restoring only the rest gives a fresh instance\'s samples', async () => {
@@ -198,6 +196,30 @@ test('when Flite cannot start, English falls back to eSpeak NG with the voice va
   // With Flite working the same text is Flite's.
   await collect(engine, job({ text: TEXT.en, voice: 'en-man-1' }));
   assert.deepEqual(engine.stats().lastReport!.segments.map((s) => s.engine), ['flite']);
+});
+
+test('Flite failing partway: before a piece\'s first audio eSpeak NG speaks the piece; after it, the job fails', async () => {
+  const failing = createEngine({ workerUrl: new URL('../helpers/engine-flite-fails-worker.js', import.meta.url) });
+  try {
+    // The first sentence's Flite run fails before any of its audio left: eSpeak NG speaks it,
+    // Flite the second, and the job names the fallback.
+    const early = await collect(failing, job({ text: 'This one fails-early. This one is fine.', voice: 'en-man-1', sampleRate: 16000 }));
+    assert.ok(early.audio.length > 16000 * 2, `${early.audio.length} bytes`);
+    assert.deepEqual(failing.stats().lastReport!.segments.map((s) => s.engine), ['espeak']);
+    // Fails after two blocks (256 ms) were sent: they cannot be taken back, so the job fails.
+    let received = 0;
+    await assert.rejects(async () => {
+      for await (const chunk of failing.synthesize(job({ text: 'This sentence fails-late, after some of its audio has been sent.', voice: 'en-man-1', sampleRate: 16000 }))) {
+        received += chunk.length;
+      }
+    }, /speech synthesis failed/);
+    assert.ok(received >= 2 * 2048 * 2, `${received} bytes before the error`);
+    // The worker still speaks with Flite afterwards.
+    await collect(failing, job({ text: TEXT.en, voice: 'en-man-1' }));
+    assert.deepEqual(failing.stats().lastReport!.segments.map((s) => s.engine), ['flite']);
+  } finally {
+    await failing.close();
+  }
 });
 
 test('English streams sentence by sentence: the first chunk comes before the last sentence is made', async () => {

