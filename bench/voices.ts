@@ -75,7 +75,7 @@ export async function benchVoices(options: BenchOptions): Promise<Figure[]> {
       unit: 'ms',
       baseline: { name: 'eSpeak NG (the old en-man-1)', value: await warm(withoutFlite) },
       targets: [],
-      note: `median of ${warmRuns}; Flite makes a whole sentence before its first chunk, eSpeak streams from its first block`,
+      note: `median of ${warmRuns}; both stream as they synthesize (Flite in blocks of 2048 samples from its vocoder, since issue 20's seventh round), but Flite first analyses the whole sentence`,
     });
   } finally {
     await Promise.all([withFlite.close(), withoutFlite.close()]);
