@@ -84,6 +84,8 @@ export class AudioOutput {
   private runSamples = 0;
   /** Frames emitted or held by the runs before the current one. */
   private framesBeforeRun = 0;
+  /** The next run's rate and converter, made ready ahead by {@link prepareInputRate}. */
+  private prepared: { inputRate: number; resampler: Converter | undefined } | undefined;
 
   private constructor(
     private readonly options: OutputOptions,
@@ -115,21 +117,54 @@ export class AudioOutput {
   /**
    * Switches to input at `inputRate` Hz: a no-op at the current rate; otherwise the current run is
    * drained and trimmed (as {@link finish} does for the whole job) and a converter for the new rate
-   * is made ready. Returns the chunks the drain completed.
+   * is made ready. Returns the chunks the drain completed. {@link prepareInputRate} then
+   * {@link switchInputRate}, for a caller that must switch synchronously.
    * @throws RangeError on a rate that is not a positive integer.
    */
   async setInputRate(inputRate: number): Promise<Buffer[]> {
+    await this.prepareInputRate(inputRate);
+    return this.switchInputRate(inputRate);
+  }
+
+  /**
+   * Makes a converter for input at `inputRate` Hz ready without switching to it: the current run
+   * goes on as if this had not been called until {@link switchInputRate} (a synthesizer that
+   * calls back synchronously switches at its first samples, so that a run that fails before any
+   * leaves the output as it was; issue 20). A later call for another rate replaces it.
+   * @throws RangeError on a rate that is not a positive integer.
+   */
+  async prepareInputRate(inputRate: number): Promise<void> {
     checkRate(inputRate);
-    if (this.finished) throw new Error('AudioOutput.setInputRate after finish');
+    if (this.finished) throw new Error('AudioOutput.prepareInputRate after finish');
+    if (inputRate === this.inputRate || this.prepared?.inputRate === inputRate) return;
+    this.releasePrepared();
+    const resampler = inputRate === this.options.sampleRate ? undefined : await acquireConverter(inputRate, this.options.sampleRate);
+    this.prepared = { inputRate, resampler };
+  }
+
+  /**
+   * Switches to input at `inputRate` Hz, made ready by {@link prepareInputRate} (a no-op at the
+   * current rate): the current run is drained and trimmed, and the chunks that completed returned.
+   * @throws Error when `inputRate` is neither the current rate nor the prepared one.
+   */
+  switchInputRate(inputRate: number): Buffer[] {
+    if (this.finished) throw new Error('AudioOutput.switchInputRate after finish');
     if (inputRate === this.inputRate) return [];
+    const prepared = this.prepared;
+    if (prepared?.inputRate !== inputRate) throw new Error(`AudioOutput.switchInputRate(${inputRate}) without prepareInputRate`);
+    this.prepared = undefined;
     const chunks = this.drainRun();
     if (this.resampler !== undefined) releaseConverter(this.resampler);
-    this.resampler = undefined;
+    this.resampler = prepared.resampler;
     this.inputRate = inputRate;
     this.framesBeforeRun = this.outputFrames + this.heldFrames;
     this.runSamples = 0;
-    if (inputRate !== this.options.sampleRate) this.resampler = await acquireConverter(inputRate, this.options.sampleRate);
     return chunks;
+  }
+
+  private releasePrepared(): void {
+    if (this.prepared?.resampler !== undefined) releaseConverter(this.prepared.resampler);
+    this.prepared = undefined;
   }
 
   /**
@@ -222,6 +257,7 @@ export class AudioOutput {
 
   /** Returns the converter for reuse by a later job; call once when done. Safe to call twice. */
   destroy(): void {
+    this.releasePrepared();
     if (this.resampler !== undefined) releaseConverter(this.resampler);
     this.resampler = undefined;
     this.finished = true;

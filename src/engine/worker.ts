@@ -228,16 +228,19 @@ async function speakSegment(ctx: JobContext, voiceId: string, segment: SpeechSeg
  *   audio cannot be taken back, so the piece cannot be spoken again by another engine).
  */
 async function speakFlite(ctx: JobContext, flite: FliteModule, voice: FliteVoice, piece: string): Promise<boolean> {
-  // The converter is made ready before the run: blocks come while Flite runs, synchronously. If
-  // Flite then fails at once, the run at this rate is empty and eSpeak NG's starts after it.
-  ctx.send(await ctx.out.setInputRate(FLITE_SAMPLE_RATE));
+  // The converter is made ready before the run (blocks come while Flite runs, synchronously) and
+  // switched to at the first block: a run that fails before it leaves the output as it was, so
+  // eSpeak NG's fallback continues the run before it exactly as when Flite was never tried.
+  await ctx.out.prepareInputRate(FLITE_SAMPLE_RATE);
   let sent = 0;
   // An object, not a `let`: the callback's assignment is invisible to TypeScript's narrowing.
   const failure: { error?: unknown; failed: boolean } = { failed: false };
+  let result: { stopped: boolean };
   try {
-    fliteSpeak(flite, voice, piece, (block) => {
+    result = fliteSpeak(flite, voice, piece, (block) => {
       if (ctx.aborted()) return true;
       try {
+        if (sent === 0) ctx.send(ctx.out.switchInputRate(FLITE_SAMPLE_RATE));
         ctx.send(ctx.out.push(block));
         sent += block.length;
         return false;
@@ -253,6 +256,8 @@ async function speakFlite(ctx: JobContext, flite: FliteModule, voice: FliteVoice
     throw error;
   }
   if (failure.failed) throw failure.error;
+  // A run that made no samples still ends the run before it, as the piece did before issue 20.
+  if (sent === 0 && !result.stopped) ctx.send(ctx.out.switchInputRate(FLITE_SAMPLE_RATE));
   return true;
 }
 

@@ -110,6 +110,41 @@ test('a reused converter starts clean: the same input gives the same bytes twice
   assert.ok(first.equals(second));
 });
 
+test('a rate prepared but not switched to changes nothing; prepared then switched is setInputRate', async () => {
+  const a = sine(700, 9000);
+  const b = sine(440, 7000);
+  const flite = new Int16Array(sine(300, 5000));
+  /** eSpeak-rate audio `a`, then what `between` does, then `b` at eSpeak's rate again; every byte. */
+  const job = async (between: (out: AudioOutput) => Promise<Buffer[]>): Promise<Buffer> => {
+    const out = await AudioOutput.create({ format: 'pcm16', sampleRate: 24000, channels: 1 });
+    const chunks = [...out.push(a), ...(await between(out))];
+    chunks.push(...(await out.setInputRate(ESPEAK_SAMPLE_RATE)), ...out.push(b), ...out.finish());
+    out.destroy();
+    return Buffer.concat(chunks);
+  };
+  // A Flite run that fails before its first samples (worker.ts speakFlite): as if never tried.
+  const untouched = await job(async () => []);
+  const prepared = await job(async (out) => {
+    await out.prepareInputRate(16000);
+    return [];
+  });
+  assert.ok(prepared.equals(untouched));
+  // A switch to another rate ends the run: the bytes differ (what the prepared path avoids).
+  assert.ok(!(await job(async (out) => out.setInputRate(16000))).equals(untouched));
+  // A Flite run with samples: prepare, then switch at the first block, is setInputRate.
+  const viaSet = await job(async (out) => [...(await out.setInputRate(16000)), ...out.push(flite)]);
+  const viaSwitch = await job(async (out) => {
+    await out.prepareInputRate(16000);
+    return [...out.switchInputRate(16000), ...out.push(flite)];
+  });
+  assert.ok(viaSwitch.equals(viaSet));
+  // Switching to a rate nobody prepared is a programming error, not a silent await.
+  const out = await AudioOutput.create({ format: 'pcm16', sampleRate: 24000, channels: 1 });
+  assert.throws(() => out.switchInputRate(16000), /without prepareInputRate/);
+  assert.deepEqual(out.switchInputRate(ESPEAK_SAMPLE_RATE), []);
+  out.destroy();
+});
+
 test('rejects a sample rate or channel count that is not a positive integer', async () => {
   await assert.rejects(AudioOutput.create({ format: 'pcm16', sampleRate: 0, channels: 1 }), RangeError);
   await assert.rejects(AudioOutput.create({ format: 'pcm16', sampleRate: 16000.5, channels: 1 }), RangeError);
