@@ -9,9 +9,9 @@
  * its state before its first run. Flite's streaming callback, replaced at load time
  * (flite-streaming.ts), hands each 20 ms of samples to the host as the vocoder makes them, so a
  * sentence's first audio leaves before its last is made (issue 20). No state carries from one
- * call to the next, and the same text always gives the same samples (see {@link fliteSpeak}). (Not `node:wasi`: in Node 20 it aborts the process when
- * a finished WASI object is garbage-collected at the wrong moment, and it prints an experimental
- * warning.)
+ * call to the next, and the same text always gives the same samples (see {@link fliteSpeak}).
+ * (Not `node:wasi`: in Node 20 it aborts the process when a finished WASI object is
+ * garbage-collected at the wrong moment, and it prints an experimental warning.)
  *
  * Flite speaks what it is given as one call: {@link flitePieces} feeds it a sentence at a time, so
  * the first sentence's audio can be sent while the next is made, and cuts a run-on sentence (or a
@@ -225,9 +225,6 @@ function memoryOf(instance: WebAssembly.Instance): Uint8Array {
  */
 export type FliteSink = (samples: Int16Array) => boolean;
 
-/** Thrown through Flite's frames when a {@link FliteSink} asks to stop; never leaves this file. */
-class FliteStopped extends Error {}
-
 /**
  * Speaks one piece of English text (at most {@link FLITE_PHONE_BUDGET} estimated phones, see
  * {@link flitePieces}) with Flite voice `voice`, synchronously, passing the samples to `sink` as
@@ -247,8 +244,9 @@ class FliteStopped extends Error {}
  * (same samples) without allocating ~20 MB of new WebAssembly memory per sentence, which the
  * garbage collector freed too late (a server's memory grew by 100 MB under load). `_start`
  * returns normally when Flite's main returns, leaving the stack balanced; an instance that failed
- * in any way, was stopped, or grew beyond {@link MAX_INSTANCE_BYTES}, is dropped and the next run
- * makes a new one.
+ * in any way or grew beyond {@link MAX_INSTANCE_BYTES} is dropped and the next run makes a new
+ * one. A run `sink` stops ends as Flite's own streaming stop ends it (`CST_AUDIO_STREAM_STOP`: no
+ * further synthesis, a normal exit), so its instance is kept.
  * @returns what Flite printed on standard output (segment times with `-psdur`), and whether
  *   `sink` stopped the run.
  * @throws Error when Flite exits with an error or traps (some blocks may have reached `sink`
@@ -257,31 +255,29 @@ class FliteStopped extends Error {}
 export function fliteSpeak(module: FliteModule, voice: FliteVoice, text: string, sink: FliteSink, extraArgs: readonly string[] = []): { printed: string; stopped: boolean } {
   const block = new Int16Array(FLITE_BLOCK_SAMPLES);
   let filled = 0;
+  let stopped = false;
   // `-t` marks the text as text even when it is one word (Flite would open it as a file name).
   const args = ['flite', '-voice', voice, ...extraArgs, '-t', text, '-o', 'stream'];
-  try {
-    const printed = fliteRun(
-      module,
-      args,
-      (host) => host.stdout(),
-      (bytes) => {
-        // Little-endian 16-bit samples (WebAssembly memory), whatever this machine's order.
-        const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-        for (let at = 0; at + 1 < bytes.byteLength; at += 2) {
-          block[filled++] = view.getInt16(at, true);
-          if (filled === FLITE_BLOCK_SAMPLES) {
-            filled = 0;
-            if (sink(block.slice())) throw new FliteStopped();
-          }
+  const printed = fliteRun(
+    module,
+    args,
+    (host) => host.stdout(),
+    (bytes) => {
+      // Little-endian 16-bit samples (WebAssembly memory), whatever this machine's order.
+      const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+      for (let at = 0; !stopped && at + 1 < bytes.byteLength; at += 2) {
+        block[filled++] = view.getInt16(at, true);
+        if (filled === FLITE_BLOCK_SAMPLES) {
+          filled = 0;
+          stopped = sink(block.slice());
         }
-      },
-    );
-    if (filled > 0) sink(block.slice(0, filled));
-    return { printed, stopped: false };
-  } catch (error) {
-    if (error instanceof FliteStopped) return { printed: '', stopped: true };
-    throw error;
-  }
+      }
+      // True: the host fails this write, and Flite stops speaking and exits normally.
+      return stopped;
+    },
+  );
+  if (!stopped && filled > 0) sink(block.slice(0, filled));
+  return { printed, stopped };
 }
 
 /**
@@ -335,7 +331,7 @@ export function fliteSynthesizeTimed(module: FliteModule, voice: FliteVoice, tex
 
 /**
  * This thread's reusable Flite instance for `module`, made now if there is none (instantiation:
- * ~12–15 ms, the 16.4 MiB memory with Flite's data copied in; see {@link fliteSynthesize}).
+ * ~12–15 ms, the 16.4 MiB memory with Flite's data copied in; see {@link fliteSpeak}).
  * A worker that knows English is coming calls it ahead ({@link prepareFlite}).
  */
 function fliteRunner(module: FliteModule): Runner {
@@ -361,11 +357,12 @@ export function prepareFlite(module: FliteModule): void {
 
 /**
  * Runs Flite once with `args` in this thread's reusable instance (see {@link fliteSpeak}), passing
- * what it writes to {@link FLITE_STREAM_FD} to `onChunk` (bytes, a view valid during the call),
- * and returns what `read` takes from the host after a clean exit.
+ * what it writes to {@link FLITE_STREAM_FD} to `onChunk` (bytes, a view valid during the call;
+ * true stops Flite, see MemoryWasi.stream), and returns what `read` takes from the host after a
+ * clean exit.
  * @throws Error when Flite exits with an error or traps, or whatever `read` or `onChunk` throws.
  */
-export function fliteRun<T>(module: FliteModule, args: string[], read: (host: MemoryWasi) => T, onChunk?: (bytes: Uint8Array) => void): T {
+export function fliteRun<T>(module: FliteModule, args: string[], read: (host: MemoryWasi) => T, onChunk?: (bytes: Uint8Array) => boolean): T {
   const { host, instance, saved, initialBytes } = fliteRunner(module);
   const heap = memoryOf(instance);
   for (const { start, bytes } of saved) heap.set(bytes, start);

@@ -13,7 +13,7 @@
  */
 
 /** WASI errno values used here. */
-const ERRNO = { success: 0, badf: 8, inval: 28, noent: 44, notsup: 58 } as const;
+const ERRNO = { success: 0, badf: 8, canceled: 11, inval: 28, noent: 44, notsup: 58 } as const;
 const FILETYPE = { characterDevice: 2, directory: 3, regularFile: 4 } as const;
 const PREOPEN_FD = 3;
 /** Bytes of a run's standard output kept (1 MiB); more is dropped (Flite prints ~10 bytes a phone). */
@@ -40,13 +40,11 @@ export class MemoryWasi {
   private nextFd = PREOPEN_FD + 1;
   private memory: { buffer: ArrayBuffer } | undefined;
   private encoded: Buffer[] = [];
-  /** Storage of files from earlier runs, reused by name (see {@link reset}). */
-  private readonly spare = new Map<string, Uint8Array>();
   /** What the current run wrote to standard output, in pieces (at most MAX_STDOUT_BYTES in all). */
   private out: Buffer[] = [];
   private outBytes = 0;
   /** Where writes to descriptors that are neither files nor stdio go (see {@link stream}). */
-  private readonly streams = new Map<number, (bytes: Uint8Array) => void>();
+  private readonly streams = new Map<number, (bytes: Uint8Array) => boolean>();
 
   /** @param args the program's argv, argv[0] included. */
   constructor(private args: readonly string[]) {}
@@ -57,9 +55,6 @@ export class MemoryWasi {
    */
   reset(args: readonly string[]): void {
     this.args = args;
-    // Keep each file's storage for the next run's file of that name: a run writes a WAV of a few
-    // hundred kB, and growing a new buffer for it every sentence is garbage the collector frees late.
-    for (const [name, f] of this.files) this.spare.set(name, f.data);
     this.files.clear();
     this.open.clear();
     this.nextFd = PREOPEN_FD + 1;
@@ -72,10 +67,12 @@ export class MemoryWasi {
    * Passes what the current run writes to descriptor `fd` (one the program did not open: Flite's
    * chunk callback writes its samples to flite-streaming.ts's FLITE_STREAM_FD) to `write`, one
    * call per buffer written, as a view of the instance's memory that is valid only during the call.
+   * When `write` returns true, that `fd_write` fails with ECANCELED, which Flite's replaced
+   * callback turns into CST_AUDIO_STREAM_STOP: the program stops speaking and exits normally.
    * Whatever `write` throws unwinds the program (the caller drops the instance). Until the next
    * {@link reset}.
    */
-  stream(fd: number, write: (bytes: Uint8Array) => void): void {
+  stream(fd: number, write: (bytes: Uint8Array) => boolean): void {
     this.streams.set(fd, write);
   }
 
@@ -201,14 +198,13 @@ export class MemoryWasi {
         const file = this.open.get(fd);
         const stream = file === undefined ? this.streams.get(fd) : undefined;
         if (file === undefined && stream === undefined && fd !== 1 && fd !== 2) return ERRNO.badf;
+        const buffers = this.iovecs(iovs, iovsLen);
         let total = 0;
-        for (let i = 0; i < iovsLen; i++) {
-          const buf = this.view().getUint32(iovs + i * 8, true);
-          const len = this.view().getUint32(iovs + i * 8 + 4, true);
-          if (buf + len > this.memory!.buffer.byteLength) return ERRNO.inval;
+        for (const [buf, len] of buffers) {
           if (file !== undefined) this.writeAt(file, this.bytes().subarray(buf, buf + len));
-          else if (stream !== undefined) stream(this.bytes().subarray(buf, buf + len));
-          else if (fd === 1 && this.outBytes < MAX_STDOUT_BYTES) {
+          else if (stream !== undefined) {
+            if (stream(this.bytes().subarray(buf, buf + len))) return ERRNO.canceled;
+          } else if (fd === 1 && this.outBytes < MAX_STDOUT_BYTES) {
             const kept = Buffer.from(this.bytes().subarray(buf, buf + Math.min(len, MAX_STDOUT_BYTES - this.outBytes)));
             this.out.push(kept);
             this.outBytes += kept.length;
@@ -226,8 +222,7 @@ export class MemoryWasi {
         if ((oflags & 2) !== 0) return ERRNO.notsup;
         if (!this.files.has(name)) {
           if (!create) return ERRNO.noent;
-          this.files.set(name, { data: this.spare.get(name) ?? new Uint8Array(0), length: 0 });
-          this.spare.delete(name);
+          this.files.set(name, { data: new Uint8Array(0), length: 0 });
         } else if (truncate) {
           this.files.get(name)!.length = 0;
         }
@@ -240,6 +235,23 @@ export class MemoryWasi {
         throw new ProcExit(code);
       },
     };
+  }
+
+  /**
+   * The `iovsLen` (address, length) pairs of an iovec array at `iovs` (WASI `ciovec`: two
+   * little-endian u32 each), every buffer checked to lie inside the instance's memory first.
+   * @throws RangeError when the array or a buffer does not (a broken program: it traps).
+   */
+  private iovecs(iovs: number, iovsLen: number): [number, number][] {
+    const size = this.memory!.buffer.byteLength;
+    const out: [number, number][] = [];
+    for (let i = 0; i < iovsLen; i++) {
+      const buf = this.view().getUint32(iovs + i * 8, true);
+      const len = this.view().getUint32(iovs + i * 8 + 4, true);
+      if (buf + len > size) throw new RangeError(`WASI fd_write of bytes ${buf}–${buf + len} outside the instance's ${size} bytes of memory`);
+      out.push([buf, len]);
+    }
+    return out;
   }
 
   /** Writes `data` at the file's position, growing the file (capacity doubling) as needed. */

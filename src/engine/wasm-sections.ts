@@ -60,6 +60,15 @@ class Reader {
     return shift < 32 && (byte & 0x40) !== 0 ? result | (-1 << shift) : result;
   }
 
+  /** Skips one LEB128 integer of any width (memory64 limits, signed heap types). */
+  skipLeb(): void {
+    for (let n = 0; n < 10; n++) {
+      if (this.at >= this.bytes.length) throw new RangeError('WebAssembly binary ends inside an integer');
+      if ((this.bytes[this.at++]! & 0x80) === 0) return;
+    }
+    throw new RangeError('WebAssembly binary has an overlong integer');
+  }
+
   name(): string {
     const length = this.u32();
     if (this.at + length > this.bytes.length) throw new RangeError('WebAssembly binary ends inside a name');
@@ -96,14 +105,6 @@ export function wasmSections(bytes: Uint8Array): WasmSection[] {
   return sections;
 }
 
-/**
- * Linear-memory ranges of the active data segments that the `name` section calls `.rodata`
- * (constant data: C `const` objects, string literals), sorted. A program never writes there
- * (C forbids it; WebAssembly does not enforce it, which test/engine/voices.test.ts checks for
- * Flite). Empty when the binary has no data segment names (e.g. a build with names stripped) or
- * a segment's offset is not a plain `i32.const`: then nothing is known to be read-only.
- * @throws RangeError when the binary is malformed.
- */
 /** Subsections of the `name` custom section (Appendix §7.4; 7 and 9 are LLVM's extended ones). */
 export const NAME_SUBSECTION = { functions: 1, globals: 7, dataSegments: 9 } as const;
 
@@ -175,10 +176,18 @@ export function importedFunctions(bytes: Uint8Array, sections = wasmSections(byt
   if (section === undefined) return [];
   const functions: { module: string; name: string; type: number }[] = [];
   const r = new Reader(bytes, section.start);
+  // Limits (spec §5.3.7): flags, then min and, with bit 0, max; memory64 (bit 2) makes them
+  // 64-bit, and the custom-page-sizes proposal (bit 3) adds a page size.
   const limits = (): void => {
     const flags = r.u32();
-    r.u32();
-    if ((flags & 1) !== 0) r.u32();
+    r.skipLeb();
+    if ((flags & 1) !== 0) r.skipLeb();
+    if ((flags & 8) !== 0) r.u32();
+  };
+  // A value or reference type: one byte, or a (ref null? heaptype) of the GC proposal.
+  const valueType = (): void => {
+    const type = bytes[r.at++];
+    if (type === 0x63 || type === 0x64) r.skipLeb(); // heap type (signed LEB)
   };
   for (let count = r.u32(); count > 0; count--) {
     const module = r.name();
@@ -186,11 +195,16 @@ export function importedFunctions(bytes: Uint8Array, sections = wasmSections(byt
     const kind = bytes[r.at++];
     if (kind === 0) functions.push({ module, name, type: r.u32() });
     else if (kind === 1) {
-      r.at++; // reference type
+      valueType();
       limits();
     } else if (kind === 2) limits();
-    else if (kind === 3) r.at += 2; // value type, mutability
-    else throw new RangeError(`WebAssembly import of unknown kind ${kind}`);
+    else if (kind === 3) {
+      valueType();
+      r.at++; // mutability
+    } else if (kind === 4) {
+      r.at++; // tag attribute (exception handling)
+      r.u32();
+    } else throw new RangeError(`WebAssembly import of unknown kind ${kind}`);
   }
   return functions;
 }

@@ -185,7 +185,9 @@ async function speakESpeak(ctx: JobContext, voice: string, text: string, located
 
 /**
  * Speaks one segment with its voice's backend and returns the engine that spoke it (`espeak` when
- * Flite was preferred but could not start; a piece Flite fails on is spoken by eSpeak NG).
+ * Flite was preferred but could not start; a piece Flite fails on before its first audio is
+ * spoken by eSpeak NG).
+ * @throws Flite's error when it fails on a piece after that piece's first audio (see speakFlite).
  */
 async function speakSegment(ctx: JobContext, voiceId: string, segment: SpeechSegment): Promise<'flite' | 'espeak' | 'package'> {
   const { preferred, fallback } = backendsFor(voiceId, segment.language);

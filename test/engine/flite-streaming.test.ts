@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { test } from 'node:test';
-import { fliteSpeak, fliteSynthesize, FLITE_BLOCK_SAMPLES, loadFlite } from '../../src/engine/flite.js';
+import { fliteInstanceMemory, fliteSpeak, fliteSynthesize, FLITE_BLOCK_SAMPLES, loadFlite } from '../../src/engine/flite.js';
 import { FLITE_STREAM_FD, streamChunksToHost } from '../../src/engine/flite-streaming.js';
 import { MemoryWasi } from '../../src/engine/wasi-memfs.js';
 import { functionBody, NAME_SUBSECTION, wasmNameIndex } from '../../src/engine/wasm-sections.js';
@@ -81,6 +81,7 @@ test('chunks reach the host while Flite speaks: when the first is handed over, t
     // memory is the rest of that waveform.
     if (chunks.length === 0) nextSecondAtFirst = new Uint8Array(chunk.buffer, chunk.byteOffset + chunk.length, 32000).slice();
     chunks.push(chunk.length);
+    return false;
   });
   assert.equal(host.start(new WebAssembly.Instance(new WebAssembly.Module(bytes), host.imports())), 0);
   const whole = unpatchedWav('rms', text);
@@ -113,9 +114,11 @@ test('the streamed samples are the unpatched program\'s WAV, sample for sample, 
   }
 });
 
-test('a sink that stops gets no more blocks, and the next run starts afresh', async () => {
+test('a sink that stops gets no more blocks, Flite stops cleanly (its instance kept), and the next run starts afresh', async () => {
   const module = await loadFlite();
   const text = 'The quick brown fox jumps over the lazy dog. '.repeat(3).trim();
+  fliteSynthesize(module, 'slt', text);
+  const memory = fliteInstanceMemory()!.buffer;
   let calls = 0;
   const result = fliteSpeak(module, 'slt', text, () => {
     calls++;
@@ -123,7 +126,10 @@ test('a sink that stops gets no more blocks, and the next run starts afresh', as
   });
   assert.deepEqual(result, { printed: '', stopped: true });
   assert.equal(calls, 1);
+  // Flite's own stop (CST_AUDIO_STREAM_STOP) ends the run normally: the same instance goes on.
+  assert.equal(fliteInstanceMemory()!.buffer, memory);
   assert.deepEqual(concat(fliteSynthesize(module, 'slt', text)), unpatchedWav('slt', text));
+  assert.equal(fliteInstanceMemory()!.buffer, memory);
   // What a sink throws comes out of fliteSpeak, and leaves no broken instance behind.
   assert.throws(
     () =>

@@ -15,11 +15,11 @@ MemoryWasi.prototype.reset = function (this: MemoryWasi, args: readonly string[]
   failAt = text.includes('fails-early') ? 1 : text.includes('fails-late') ? 20 : Number.POSITIVE_INFINITY;
   reset.call(this, args);
 };
-MemoryWasi.prototype.stream = function (this: MemoryWasi, fd: number, write: (bytes: Uint8Array) => void): void {
+MemoryWasi.prototype.stream = function (this: MemoryWasi, fd: number, write: (bytes: Uint8Array) => boolean): void {
   let chunks = 0;
   stream.call(this, fd, (bytes) => {
     if (++chunks >= failAt) throw new Error('unreachable (a simulated trap)');
-    write(bytes);
+    return write(bytes);
   });
 };
 await import('../../src/engine/worker.js');
