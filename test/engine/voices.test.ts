@@ -222,6 +222,23 @@ test('Flite failing partway: before a piece\'s first audio eSpeak NG speaks the 
   }
 });
 
+test('a piece Flite fails on before its audio leaves no trace: eSpeak NG speaks it as when Flite cannot start', async () => {
+  // Japanese (eSpeak NG, 22050 Hz) before and after: the fallback piece must continue eSpeak
+  // NG's run, not follow a drained run and a switch to Flite's 16000 Hz that carried no sample.
+  const text = '今日は晴れです。This one fails-early. 明日も晴れ。';
+  const failing = createEngine({ workerUrl: new URL('../helpers/engine-flite-fails-worker.js', import.meta.url) });
+  const noFlite = createEngine({ workerUrl: new URL('../helpers/engine-no-flite-worker.js', import.meta.url) });
+  try {
+    const fallback = await collect(failing, job({ text, voice: 'ja-man-1', language: 'ja' }));
+    assert.deepEqual(failing.stats().lastReport!.segments.map((s) => [s.language, s.engine]), [['ja', 'espeak'], ['en', 'espeak'], ['ja', 'espeak']]);
+    const reference = await collect(noFlite, job({ text, voice: 'ja-man-1', language: 'ja' }));
+    assert.equal(fallback.audio.length, reference.audio.length);
+    assert.ok(fallback.audio.equals(reference.audio), 'the same bytes');
+  } finally {
+    await Promise.all([failing.close(), noFlite.close()]);
+  }
+});
+
 test('English streams sentence by sentence: the first chunk comes before the last sentence is made', async () => {
   const sentences = Array.from({ length: 12 }, (_, i) => `This is sentence number ${i + 1}, spoken on its own.`).join(' ');
   const result = await collect(engine, job({ text: sentences, voice: 'en-man-1' }));
