@@ -34,13 +34,7 @@ function unpatchedWav(voice: string, text: string): Int16Array {
 }
 
 function concat(blocks: Int16Array[]): Int16Array {
-  const out = new Int16Array(blocks.reduce((n, b) => n + b.length, 0));
-  let at = 0;
-  for (const b of blocks) {
-    out.set(b, at);
-    at += b.length;
-  }
-  return out;
+  return Int16Array.from(blocks.flatMap((b) => [...b]));
 }
 
 test('streamChunksToHost replaces only audio_stream_chunk\'s body, in place; refuses a body it does not know', () => {
