@@ -41,8 +41,15 @@ tar xzf "$work/$TARBALL" -C "$work"
 src="$work/libsamplerate-$VERSION"
 
 exports=(src_new src_process src_reset src_delete src_strerror malloc free)
+# clang runs binaryen's wasm-opt after linking an optimised build whenever it finds one beside
+# itself or on PATH (a machine with binaryen installed built 114,354 bytes instead of the committed
+# 116,686): clang runs from LLVM's own folder with a PATH of its linker alone, so the result never
+# depends on what else is installed.
+mkdir "$work/bin"
+ln -s "$(command -v wasm-ld-14)" "$work/bin/wasm-ld-14"
+clang=$(readlink -f "$(command -v clang-14)")
 # -nostdlibinc: only wasi-libc's headers (and clang's own), never a /usr/local/include of the machine.
-clang-14 --target=wasm32-wasi -O2 -DNDEBUG -nostdlibinc -isystem /usr/include/wasm32-wasi \
+PATH="$work/bin" "$clang" --target=wasm32-wasi -O2 -DNDEBUG -nostdlibinc -isystem /usr/include/wasm32-wasi \
   -DENABLE_SINC_MEDIUM_CONVERTER -DHAVE_STDBOOL_H "-DPACKAGE=\"libsamplerate\"" "-DVERSION=\"$VERSION\"" \
   -I"$src/include" -mexec-model=reactor -fuse-ld=lld -Wl,--strip-all \
   "${exports[@]/#/-Wl,--export=}" \
