@@ -113,13 +113,34 @@ test('a sink that stops gets no more blocks, Flite stops cleanly (its instance k
   const text = 'The quick brown fox jumps over the lazy dog. '.repeat(3).trim();
   fliteSynthesize(module, 'slt', text);
   const memory = fliteInstanceMemory()!.buffer;
+  // Count the chunks Flite writes: a stop must end its synthesis, not only the blocks passed on.
+  const stream = MemoryWasi.prototype.stream;
+  let chunkWrites = 0;
+  MemoryWasi.prototype.stream = function (this: MemoryWasi, fd: number, write: (bytes: Uint8Array) => boolean): void {
+    stream.call(this, fd, (bytes) => {
+      chunkWrites++;
+      return write(bytes);
+    });
+  };
   let calls = 0;
-  const result = fliteSpeak(module, 'slt', text, () => {
-    calls++;
-    return true;
-  });
+  let result: ReturnType<typeof fliteSpeak>;
+  let wholeRunWrites: number;
+  try {
+    fliteSynthesize(module, 'slt', text);
+    wholeRunWrites = chunkWrites;
+    chunkWrites = 0;
+    result = fliteSpeak(module, 'slt', text, () => {
+      calls++;
+      return true;
+    });
+  } finally {
+    MemoryWasi.prototype.stream = stream;
+  }
   assert.deepEqual(result, { printed: '', stopped: true });
   assert.equal(calls, 1);
+  // The first block (2048 samples) is complete at the 7th chunk of 320: Flite wrote no more.
+  assert.equal(chunkWrites, Math.ceil(FLITE_BLOCK_SAMPLES / 320));
+  assert.ok(wholeRunWrites > 100, `${wholeRunWrites} chunks in the whole run`);
   // Flite's own stop (CST_AUDIO_STREAM_STOP) ends the run normally: the same instance goes on.
   assert.equal(fliteInstanceMemory()!.buffer, memory);
   assert.deepEqual(concat(fliteSynthesize(module, 'slt', text)), unpatchedWav('slt', text));
