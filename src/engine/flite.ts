@@ -6,7 +6,9 @@
  *
  * The build is Flite's command-line program: each call runs `flite -voice V -t TEXT -o stream`
  * through our own small WASI host (wasi-memfs.ts) in an instance whose memory is first put back to
- * its state before its first run. Flite's streaming callback, replaced at load time
+ * its state before its first run. The module is compiled without its data section (the
+ * binary is 209 KB of code and tables and 17.1 MB of data, the voices' mostly), which an instance
+ * reads from the file into its memory when it is made (issue 20). Flite's streaming callback, replaced at load time
  * (flite-streaming.ts), hands each 20 ms of samples to the host as the vocoder makes them, so a
  * sentence's first audio leaves before its last is made (issue 20). No state carries from one
  * call to the next, and the same text always gives the same samples (see {@link fliteSpeak}).
@@ -18,14 +20,14 @@
  * token thousands of letters long) at a budget of estimated phones, so that no single call takes
  * long before its audio exists.
  */
-import { statSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readSync, statSync, type BigIntStats } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { FLITE_STREAM_FD, streamChunksToHost } from './flite-streaming.js';
 import { freeNow } from './free-now.js';
 import { MemoryWasi } from './wasi-memfs.js';
-import { readOnlyDataRanges, type MemoryRange } from './wasm-sections.js';
+import { dataSplit, NAME_SUBSECTION, readOnlyDataRanges, readOnlyRanges, wasmNames, type DataSegment, type MemoryRange } from './wasm-sections.js';
 import { fliteWords, parseSegmentTimes, phoneGroups, speakableTokens, type PieceWord } from './word-timings.js';
 
 /** Sample rate of Flite's output with the built-in 16 kHz voices, in Hz. */
@@ -56,6 +58,77 @@ export interface FliteModule {
   readOnly: MemoryRange[];
   /** The file it was compiled from. */
   file: string;
+  /**
+   * Present when `module` was compiled without its data section (wasm-sections.ts dataSplit):
+   * each instance's memory gets the data segments from `file` when it is made.
+   */
+  data?: FliteData;
+}
+
+/** Where {@link FliteModule.data}'s segments are: in its file, as it was when compiled. */
+export interface FliteData {
+  /** The file's device, inode, size (bytes) and modification time (ns), from fstat, as a string. */
+  identity: string;
+  /** The data segments: byte ranges of the file, and where each goes in linear memory. */
+  segments: DataSegment[];
+}
+
+/** {@link FliteData.identity} of an open file's stats. */
+function fileIdentity(stats: BigIntStats): string {
+  return `${stats.dev}:${stats.ino}:${stats.size}:${stats.mtimeNs}`;
+}
+
+/**
+ * Reads `length` bytes of the open file `fd` at byte `position` into `into` at `offset`
+ * (several reads when the system returns fewer bytes).
+ * @returns the bytes read: fewer than `length` only at the end of the file.
+ */
+function readFully(fd: number, into: Uint8Array, offset: number, length: number, position: number): number {
+  let done = 0;
+  while (done < length) {
+    const n = readSync(fd, into, offset + done, length - done, position + done);
+    if (n === 0) break;
+    done += n;
+  }
+  return done;
+}
+
+/**
+ * Flite's binary without its data section, read with a few small reads (wasm-sections.ts
+ * dataSplit; issue 20: 209 KB read and compiled instead of 17.3 MB, which the compiled module also
+ * kept a copy of), and where its data is; undefined when the binary cannot be loaded that way.
+ * @throws Error when the file cannot be read; RangeError when it is not a well-formed binary.
+ */
+function readWithoutData(file: string): { bytes: Uint8Array; data: FliteData } | undefined {
+  const fd = openSync(file, 'r');
+  try {
+    const stats = fstatSync(fd, { bigint: true });
+    const split = dataSplit((position, length) => {
+      const bytes = new Uint8Array(length);
+      return bytes.subarray(0, readFully(fd, bytes, 0, length, position));
+    }, Number(stats.size));
+    return split === undefined ? undefined : { bytes: split.module, data: { identity: fileIdentity(stats), segments: split.segments } };
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * Copies `data`'s segments from `file` into `memory` (a new instance's linear memory), as
+ * instantiation copies a module's own data segments.
+ * @throws Error when the file cannot be read or is no longer the file the module was compiled
+ *   from (replaced or rewritten since: a reinstall while tts runs).
+ */
+function copyData(file: string, data: FliteData, memory: Uint8Array): void {
+  const fd = openSync(file, 'r');
+  try {
+    if (fileIdentity(fstatSync(fd, { bigint: true })) !== data.identity) throw new Error(`${file} changed since Flite was compiled from it`);
+    for (const { memoryOffset, start, end } of data.segments) {
+      if (readFully(fd, memory, memoryOffset, end - start, start) !== end - start) throw new Error(`${file} ends inside Flite's data`);
+    }
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /**
@@ -103,24 +176,27 @@ function defaultWasmFiles(): string[] {
 
 /**
  * Reads and compiles one Flite binary, finding its read-only data ranges on the way, with its
- * streaming callback replaced (flite-streaming.ts).
+ * streaming callback replaced (flite-streaming.ts): without its data section when it can
+ * ({@link readWithoutData}; each instance then reads the data into its memory), else whole.
  * @throws Error when the file cannot be read, is not the Flite build tts knows, or does not compile.
  */
 async function compileFlite(file: string): Promise<FliteModule> {
-  const bytes = await readFile(file);
+  const split = readWithoutData(file);
+  const bytes = split?.bytes ?? (await readFile(file));
   let readOnly: MemoryRange[];
   try {
-    readOnly = readOnlyDataRanges(bytes);
+    readOnly = split === undefined ? readOnlyDataRanges(bytes) : readOnlyRanges(split.data.segments, wasmNames(bytes, NAME_SUBSECTION.dataSegments));
   } catch {
     // Unreadable sections: compile() below reports a broken binary; restore everything.
     readOnly = [];
   }
   streamChunksToHost(bytes);
   const module = await WebAssembly.compile(bytes);
-  // The module holds its own copy of the bytes (WebAssembly.compile copies them): 17 MB back now.
+  // The module holds its own copy of the bytes (WebAssembly.compile copies them): 17 MB back now
+  // when the data was read too.
   freeNow(bytes);
   source = 'own';
-  return { module, readOnly, file };
+  return split === undefined ? { module, readOnly, file } : { module, readOnly, file, data: split.data };
 }
 
 /**
@@ -339,6 +415,7 @@ function fliteRunner(module: FliteModule): Runner {
     const host = new MemoryWasi([]);
     const instance = new WebAssembly.Instance(module.module, host.imports());
     const heap = memoryOf(instance);
+    if (module.data !== undefined) copyData(module.file, module.data, heap);
     runner = { module, host, instance, saved: saveWritable(heap, module.readOnly), initialBytes: heap.length };
   }
   return runner;

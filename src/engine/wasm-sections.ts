@@ -2,8 +2,10 @@
  * Reads the few things the engine needs from a WebAssembly binary's sections (WebAssembly Core
  * Specification 2.0, §5.5 "Modules"; the `name` custom section, Appendix §7.4, with the extended
  * name subsection 9 "data segment names" that LLVM's wasm-ld writes), without compiling it:
- * - {@link readOnlyDataRanges}: where the `.rodata` data segments sit in linear memory, so
- *   flite.ts restores only the rest between runs;
+ * - {@link readOnlyDataRanges} / {@link readOnlyRanges}: where the `.rodata` data segments sit in
+ *   linear memory, so flite.ts restores only the rest between runs;
+ * - {@link dataSplit}: the binary without its data section, read from a file in small pieces, and
+ *   its data segments, which flite.ts copies into each instance's memory itself (issue 20);
  * - {@link withoutDebugSections}: the binary without its DWARF (`.debug_*` custom sections),
  *   which scripts/strip-flite.js writes at install time;
  * - {@link wasmNameIndex}, {@link importedFunctions} and {@link functionBody}: what
@@ -166,16 +168,21 @@ export function wasmNameIndex(bytes: Uint8Array, subsection: number, name: strin
   return found;
 }
 
+/** One import (spec §5.5.5): module and field name, kind (0 function, 1 table, 2 memory, 3 global, 4 tag), and a function's type index. */
+interface WasmImport {
+  module: string;
+  name: string;
+  kind: number;
+  type?: number;
+}
+
 /**
- * The functions `bytes` imports, in import order (so entry i is function index i), each with its
- * module and field name and its type index (spec §5.5.5).
- * @throws RangeError when the binary is malformed or imports something of an unknown kind.
+ * The imports of an import section whose payload is `bytes`[start, end), in order.
+ * @throws RangeError when the section is malformed or imports something of an unknown kind.
  */
-export function importedFunctions(bytes: Uint8Array, sections = wasmSections(bytes)): { module: string; name: string; type: number }[] {
-  const section = sections.find((s) => s.id === 2);
-  if (section === undefined) return [];
-  const functions: { module: string; name: string; type: number }[] = [];
-  const r = new Reader(bytes, section.start);
+function importsIn(bytes: Uint8Array, start: number, end: number): WasmImport[] {
+  const imports: WasmImport[] = [];
+  const r = new Reader(bytes.subarray(0, end), start);
   // Limits (spec §5.3.7): flags, then min and, with bit 0, max; memory64 (bit 2) makes them
   // 64-bit, and the custom-page-sizes proposal (bit 3) adds a page size.
   const limits = (): void => {
@@ -192,9 +199,12 @@ export function importedFunctions(bytes: Uint8Array, sections = wasmSections(byt
   for (let count = r.u32(); count > 0; count--) {
     const module = r.name();
     const name = r.name();
-    const kind = bytes[r.at++];
-    if (kind === 0) functions.push({ module, name, type: r.u32() });
-    else if (kind === 1) {
+    const kind = bytes[r.at++]!;
+    if (kind === 0) {
+      imports.push({ module, name, kind, type: r.u32() });
+      continue;
+    }
+    if (kind === 1) {
       valueType();
       limits();
     } else if (kind === 2) limits();
@@ -205,8 +215,20 @@ export function importedFunctions(bytes: Uint8Array, sections = wasmSections(byt
       r.at++; // tag attribute (exception handling)
       r.u32();
     } else throw new RangeError(`WebAssembly import of unknown kind ${kind}`);
+    imports.push({ module, name, kind });
   }
-  return functions;
+  return imports;
+}
+
+/**
+ * The functions `bytes` imports, in import order (so entry i is function index i), each with its
+ * module and field name and its type index (spec §5.5.5).
+ * @throws RangeError when the binary is malformed or imports something of an unknown kind.
+ */
+export function importedFunctions(bytes: Uint8Array, sections = wasmSections(bytes)): { module: string; name: string; type: number }[] {
+  const section = sections.find((s) => s.id === 2);
+  if (section === undefined) return [];
+  return importsIn(bytes, section.start, section.end).flatMap((i) => (i.kind === 0 ? [{ module: i.module, name: i.name, type: i.type! }] : []));
 }
 
 /**
@@ -232,39 +254,167 @@ export function functionBody(bytes: Uint8Array, index: number, sections = wasmSe
 }
 
 /**
- * Linear-memory ranges of the active data segments that the `name` section calls `.rodata`
- * (constant data: C `const` objects, string literals), sorted. A program never writes there
- * (C forbids it; WebAssembly does not enforce it, which test/engine/voices.test.ts checks for
- * Flite). Empty when the binary has no data segment names (e.g. a build with names stripped) or
- * a segment's offset is not a plain `i32.const`: then nothing is known to be read-only.
+ * An active data segment of memory 0 whose offset is a constant (spec §5.5.14: flags 0, or 2 with
+ * memory index 0, and an offset expression `i32.const N end`): where its bytes are in the binary,
+ * and where instantiation copies them in linear memory.
+ */
+export interface DataSegment {
+  /** Its index in the data section (what the `name` section's data segment names refer to). */
+  index: number;
+  /** Byte offset in linear memory its first byte goes to. */
+  memoryOffset: number;
+  /** Byte offsets of its bytes in the binary: [start, end). */
+  start: number;
+  end: number;
+}
+
+/** Bytes a data segment's header takes at most: flags, memory index, `i32.const N end`, length. */
+const SEGMENT_HEADER_MAX = 5 + 5 + 1 + 5 + 1 + 5;
+
+/**
+ * Reads one data segment's header at `r` (left after its length, before its bytes).
+ * @returns its offset in memory and length (bytes), or undefined when it is not an active segment
+ *   of memory 0 at a constant offset.
+ */
+function segmentHeader(r: Reader): { memoryOffset: number; length: number } | undefined {
+  const flags = r.u32();
+  if (flags !== 0 && flags !== 2) return undefined;
+  if (flags === 2 && r.u32() !== 0) return undefined;
+  if (r.bytes[r.at++] !== 0x41) return undefined;
+  const memoryOffset = r.i32() >>> 0;
+  if (r.bytes[r.at++] !== 0x0b) return undefined;
+  return { memoryOffset, length: r.u32() };
+}
+
+/**
+ * The data segments of `bytes`, in order; undefined when one of them is not an active segment of
+ * memory 0 at a constant offset ({@link DataSegment}); empty when there is no data section.
+ * @throws RangeError when the binary is malformed.
+ */
+export function activeDataSegments(bytes: Uint8Array, sections = wasmSections(bytes)): DataSegment[] | undefined {
+  const data = sections.find((s) => s.id === 11);
+  if (data === undefined) return [];
+  const segments: DataSegment[] = [];
+  const r = new Reader(bytes, data.start);
+  for (let count = r.u32(), index = 0; index < count; index++) {
+    const header = segmentHeader(r);
+    if (header === undefined) return undefined;
+    if (r.at + header.length > data.end) throw new RangeError('WebAssembly data segment runs past its section');
+    segments.push({ index, memoryOffset: header.memoryOffset, start: r.at, end: r.at + header.length });
+    r.at += header.length;
+  }
+  return segments;
+}
+
+/**
+ * Linear-memory ranges of the `segments` that `names` (the `name` section's data segment names,
+ * {@link NAME_SUBSECTION}) calls `.rodata` (constant data: C `const` objects, string literals),
+ * sorted. A program never writes there (C forbids it; WebAssembly does not enforce it, which
+ * test/engine/voices.test.ts checks for Flite).
+ */
+export function readOnlyRanges(segments: readonly DataSegment[], names: ReadonlyMap<number, string>): MemoryRange[] {
+  return segments
+    .filter((s) => names.get(s.index) === '.rodata')
+    .map((s) => ({ start: s.memoryOffset, end: s.memoryOffset + (s.end - s.start) }))
+    .sort((a, b) => a.start - b.start);
+}
+
+/**
+ * {@link readOnlyRanges} of `bytes`' own data segments. Empty when the binary has no data segment
+ * names (e.g. a build with names stripped) or a segment is not an active one at a constant offset:
+ * then nothing is known to be read-only.
  * @throws RangeError when the binary is malformed.
  */
 export function readOnlyDataRanges(bytes: Uint8Array): MemoryRange[] {
   const sections = wasmSections(bytes);
   const names = wasmNames(bytes, NAME_SUBSECTION.dataSegments, sections);
-  const data = sections.find((s) => s.id === 11);
-  if (data === undefined || names.size === 0) return [];
-  const ranges: MemoryRange[] = [];
-  const r = new Reader(bytes, data.start);
-  for (let count = r.u32(), index = 0; index < count; index++) {
-    const flags = r.u32();
-    let offset: number | undefined;
-    if (flags === 0 || flags === 2) {
-      if (flags === 2) r.u32(); // memory index
-      // Offset expression: i32.const N end (anything else leaves the offset unknown).
-      const op = bytes[r.at++];
-      if (op === 0x41) {
-        offset = r.i32() >>> 0;
-        if (bytes[r.at++] !== 0x0b) return [];
-      } else {
-        return [];
-      }
-    }
-    const length = r.u32();
-    r.at += length;
-    if (offset !== undefined && names.get(index) === '.rodata') ranges.push({ start: offset, end: offset + length });
+  const segments = activeDataSegments(bytes, sections);
+  if (segments === undefined || names.size === 0) return [];
+  return readOnlyRanges(segments, names);
+}
+
+/** Reads up to `length` bytes of a binary at byte `position` (fewer only at its end). */
+export type ReadAt = (position: number, length: number) => Uint8Array;
+
+/**
+ * A binary taken apart for loading without its data section: {@link dataSplit}.
+ */
+export interface DataSplit {
+  /** The binary without its data section (every other section byte for byte, in order). */
+  module: Uint8Array;
+  /** The data segments, their `start`/`end` being byte offsets in the whole binary. */
+  segments: DataSegment[];
+}
+
+/**
+ * Reads the WebAssembly binary of `size` bytes that `read` gives with a few small reads — the
+ * section headers and the data segments' headers — and all of it but its data section's segment
+ * bytes (issue 20: Flite's 17.3 MB binary is 209 KB of code, tables and names, and 17.1 MB of
+ * data): the module WebAssembly.compile() gets, and the segments the caller copies into the
+ * instance's memory itself, as instantiation would have (spec §4.5.4 "Instantiation": each active
+ * segment, in order, to its memory at its offset). That is the same memory only when instantiation runs no
+ * code (no start section) and no instruction refers to a data segment (no data count section,
+ * which `memory.init` and `data.drop` need), each segment is active in memory 0 at a constant
+ * offset, and the one memory is the module's own (none imported) and holds every segment at its
+ * initial size; undefined otherwise, and when there is no data section.
+ * @throws RangeError when the binary is malformed.
+ */
+export function dataSplit(read: ReadAt, size: number): DataSplit | undefined {
+  const exactly = (position: number, length: number): Uint8Array => {
+    const bytes = read(position, length);
+    if (bytes.length < length) throw new RangeError('WebAssembly binary ends early');
+    return bytes;
+  };
+  const header = exactly(0, 8);
+  if (header[0] !== 0 || header[1] !== 0x61 || header[2] !== 0x73 || header[3] !== 0x6d || header[4] !== 1) {
+    throw new RangeError('not a WebAssembly binary (version 1)');
   }
-  return ranges.sort((a, b) => a.start - b.start);
+  // Section headers only: id and size (custom sections' names are not needed here).
+  const sections: { id: number; sectionStart: number; start: number; end: number }[] = [];
+  for (let at = 8; at < size; ) {
+    const r = new Reader(read(at, 6), 0);
+    const id = r.bytes[r.at++];
+    if (id === undefined) throw new RangeError('WebAssembly binary ends early');
+    const payloadBytes = r.u32();
+    const start = at + r.at;
+    const end = start + payloadBytes;
+    if (end > size) throw new RangeError(`WebAssembly section ${id} runs past the end`);
+    sections.push({ id, sectionStart: at, start, end });
+    at = end;
+  }
+  const data = sections.find((s) => s.id === 11);
+  if (data === undefined || sections.some((s) => s.id === 8 || s.id === 12)) return undefined;
+  const imports = sections.find((s) => s.id === 2);
+  if (imports !== undefined && importsIn(exactly(imports.start, imports.end - imports.start), 0, imports.end - imports.start).some((i) => i.kind === 2)) return undefined;
+  const memories = sections.find((s) => s.id === 5);
+  if (memories === undefined) return undefined;
+  const m = new Reader(exactly(memories.start, memories.end - memories.start), 0);
+  if (m.u32() !== 1) return undefined;
+  const limits = m.u32();
+  // memory64 or custom page sizes: not the 32-bit memory of 64 KiB pages this reads.
+  if ((limits & ~1) !== 0) return undefined;
+  const memoryBytes = m.u32() * 65536;
+  const segments: DataSegment[] = [];
+  let at = data.start;
+  const countReader = new Reader(read(at, 5), 0);
+  const count = countReader.u32();
+  at += countReader.at;
+  for (let index = 0; index < count; index++) {
+    const r = new Reader(read(at, SEGMENT_HEADER_MAX), 0);
+    const segment = segmentHeader(r);
+    if (segment === undefined) return undefined;
+    const start = at + r.at;
+    const end = start + segment.length;
+    if (end > data.end) throw new RangeError('WebAssembly data segment runs past its section');
+    if (segment.memoryOffset + segment.length > memoryBytes) return undefined;
+    segments.push({ index, memoryOffset: segment.memoryOffset, start, end });
+    at = end;
+  }
+  if (at !== data.end) throw new RangeError('WebAssembly data section has bytes after its segments');
+  const module = new Uint8Array(size - (data.end - data.sectionStart));
+  module.set(exactly(0, data.sectionStart), 0);
+  module.set(exactly(data.end, size - data.end), data.sectionStart);
+  return { module, segments };
 }
 
 /**

@@ -3,13 +3,17 @@
  * `audio_stream_chunk` is replaced, in place, by one that writes each chunk to the WASI host; no
  * other byte of the binary changes; the chunks are written while the utterance is being made
  * (what follows the first chunk in Flite's waveform is still silence then); their samples are exactly those of the WAV
- * file the unpatched program writes; and a sink that stops gets no more.
+ * file the unpatched program writes; and a sink that stops gets no more. The module is compiled
+ * without its data section, which each instance reads from the file, as long as it is the file
+ * the module was compiled from.
  */
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, utimesSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createRequire } from 'node:module';
 import { test } from 'node:test';
-import { fliteInstanceMemory, fliteSpeak, fliteSynthesize, FLITE_BLOCK_SAMPLES, loadFlite } from '../../src/engine/flite.js';
+import { fliteInstanceMemory, fliteSpeak, fliteSynthesize, FLITE_BLOCK_SAMPLES, loadFlite, setFliteWasmPath } from '../../src/engine/flite.js';
 import { FLITE_STREAM_FD, streamChunksToHost } from '../../src/engine/flite-streaming.js';
 import { MemoryWasi } from '../../src/engine/wasi-memfs.js';
 import { functionBody, NAME_SUBSECTION, wasmNameIndex } from '../../src/engine/wasm-sections.js';
@@ -154,4 +158,28 @@ test('a sink that stops gets no more blocks, Flite stops cleanly (its instance k
     /sink failed/,
   );
   assert.deepEqual(concat(fliteSynthesize(module, 'rms', 'Hello')), unpatchedWav('rms', 'Hello'));
+});
+
+// Last in this file: it points this thread's Flite at a file of its own.
+test('the module is compiled without its 17.1 MB of data, which each instance reads from the file it was compiled from, and no other', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'tts-flite-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const own = await loadFlite();
+  assert.ok(own.data !== undefined, 'compiled without its data');
+  assert.ok(own.data.segments.reduce((n, s) => n + s.end - s.start, 0) > 16_000_000);
+  const expected = concat(fliteSynthesize(own, 'slt', 'Data from the file.'));
+
+  const file = join(dir, 'flite.wasm');
+  copyFileSync(own.file, file);
+  setFliteWasmPath(file);
+  const copy = await loadFlite();
+  assert.equal(copy.file, file);
+  assert.deepEqual(concat(fliteSynthesize(copy, 'slt', 'Data from the file.')), expected);
+  // The same bytes with another modification time: maybe not the file it was compiled from.
+  const later = new Date(Date.now() + 60_000);
+  utimesSync(file, later, later);
+  setFliteWasmPath(file);
+  const again = await loadFlite();
+  copyFileSync(own.file, file);
+  assert.throws(() => fliteSynthesize(again, 'slt', 'Data from the file.'), /changed since Flite was compiled from it/);
 });

@@ -4,6 +4,7 @@
  * same job gives the same bytes whatever the worker did before (issue 12 §12).
  */
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { after, before, test } from 'node:test';
 import { createEngine, type EspeakEngine } from '../../src/engine/index.js';
 import { backendsFor, engineDescription } from '../../src/engine/voices.js';
@@ -70,7 +71,10 @@ test('Flite never writes its .rodata, so restoring only the rest gives a fresh i
   // .bss, stack: ~83 KB) is what fliteSynthesize restores between runs.
   const rodata = module.readOnly.reduce((n, r) => n + r.end - r.start, 0);
   assert.ok(rodata > 15_000_000, `${rodata} bytes of .rodata`);
-  const fresh = new Uint8Array((new WebAssembly.Instance(module.module, new MemoryWasi([]).imports()).exports['memory'] as { buffer: ArrayBuffer }).buffer);
+  // A fresh instance of the whole binary, data section and all (the engine's module is compiled
+  // without it and copies the data in itself).
+  const whole = new WebAssembly.Module(readFileSync(module.file));
+  const fresh = new Uint8Array((new WebAssembly.Instance(whole, new MemoryWasi([]).imports()).exports['memory'] as { buffer: ArrayBuffer }).buffer);
   const texts = [
     'Hello',
     'On 3/14/2025 at 10:45pm, Dr. Smith paid $1,234.56 for 17 items (about 72.6 each) — really?',

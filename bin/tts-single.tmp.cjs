@@ -1,0 +1,74 @@
+#!/usr/bin/env node
+// Entry point: runs the bundled CLI, dist/bundle/tts.js, which `npm install` builds through the
+// `prepare` script (tsc compiles src/ to dist/src/, then scripts/bundle.js bundles that with
+// esbuild; commands and worker threads are chunks loaded only when a run needs them).
+// `--version` is answered here, before anything is loaded: scripts call it to probe for tts; and
+// so is the help, written ahead by the build (src/cli/help-text.ts; issue 20: 1.96 → 1.18 times
+// `node -e 0`).
+// This file is CommonJS (bin/package.json): an ES module entry costs Node its module loader's
+// start before the first line (`--version` 46 → 40 ms, `node -e 0` 35 ms; issue 20), which
+// `--version` would pay for nothing; the bundle, an ES module, starts that loader when imported.
+'use strict';
+const { readFileSync } = require('node:fs');
+const path = require('node:path');
+const { pathToFileURL } = require('node:url');
+
+// A reader that goes away (`tts voices | head -1`) is not an error: no stack trace, ever.
+// The audio sinks watch for it themselves and end the command quietly.
+process.stdout.on('error', (error) => {
+  if (error.code !== 'EPIPE') throw error;
+});
+
+/**
+ * The help text `args` asks for, from dist/bundle/help.json (src/cli/help-text.ts: written by the
+ * build with commander, for `tts --help`, `-h`, `help` and each command's `--help`, `-h`,
+ * `help NAME`, at 80 columns), when it asks for nothing else and stdout is not a terminal
+ * narrower than that, and no variable commander reads (TTS_API) holds a value it refuses;
+ * undefined otherwise (also without the file, or with one that is not as the build writes it),
+ * and commander answers.
+ */
+function helpWrittenAhead(args) {
+  const help = (arg) => arg === '--help' || arg === '-h';
+  let key;
+  if (args.length === 1 && (help(args[0]) || args[0] === 'help')) key = '';
+  else if (args.length === 2 && args[0] === 'help') key = args[1];
+  else if (args.length === 2 && help(args[1])) key = args[0];
+  // A command's name is never empty: `tts help ''` is commander's to answer.
+  if (key === undefined || (args.length === 2 && key === '')) return undefined;
+  const columns = process.stdout.isTTY ? process.stdout.columns : undefined;
+  if (columns !== undefined && columns > 0 && columns < 80) return undefined;
+  try {
+    const { texts, environment } = JSON.parse(readFileSync(path.join(__dirname, '..', 'dist', 'bundle', 'help.json'), 'utf8'));
+    // A variable commander reads for an option, holding a value it refuses, makes it refuse the
+    // help too (exit 2): that is commander's to say.
+    for (const [name, accepted] of Object.entries(environment)) {
+      const value = process.env[name];
+      if (value !== undefined && !(Array.isArray(accepted) && accepted.includes(value))) return undefined;
+    }
+    return Object.hasOwn(texts, key) && typeof texts[key] === 'string' ? texts[key] : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+const args = process.argv.slice(2);
+const helpText = helpWrittenAhead(args);
+if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
+  const pkg = JSON.parse(readFileSync(path.join(__dirname, '..', 'package.json'), 'utf8'));
+  process.stdout.write(`${pkg.version}\n`);
+} else if (helpText !== undefined) {
+  process.stdout.write(helpText);
+} else {
+  const bundle = pathToFileURL(path.join(__dirname, '..', 'dist', 'single', 'tts.js'));
+  import(bundle.href).then(
+    async (cli) => {
+      process.exitCode = await cli.main(args);
+    },
+    (error) => {
+      if (error?.code !== 'ERR_MODULE_NOT_FOUND' || error.url !== bundle.href) throw error;
+      process.stderr.write(`tts: error: ${path.join(__dirname, '..', 'dist', 'single', 'tts.js')} is missing: tts is not built\n`);
+      process.stderr.write(`tts:   run \`npm install\` (or \`npm run build\`) in ${path.join(__dirname, '..')}\n`);
+      process.exit(1);
+    },
+  );
+}
