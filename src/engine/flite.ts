@@ -71,6 +71,12 @@ export interface FliteData {
   identity: string;
   /** The data segments: byte ranges of the file, and where each goes in linear memory. */
   segments: DataSegment[];
+  /**
+   * The bytes compiled: the binary without its data section, its callback replaced (209 KB). A
+   * file whose identity changed since (rewritten by a reinstall) is still read when it gives these
+   * bytes and the same segments again: the same build.
+   */
+  compiled: Uint8Array;
 }
 
 /** {@link FliteData.identity} of an open file's stats. */
@@ -94,35 +100,65 @@ function readFully(fd: number, into: Uint8Array, offset: number, length: number,
 }
 
 /**
- * Flite's binary without its data section, read with a few small reads (wasm-sections.ts
- * dataSplit; issue 20: 209 KB read and compiled instead of 17.3 MB, which the compiled module also
- * kept a copy of), and where its data is; undefined when the binary cannot be loaded that way.
- * @throws Error when the file cannot be read; RangeError when it is not a well-formed binary.
+ * The open Flite binary `fd` (`size` bytes) without its data section, its callback replaced
+ * (flite-streaming.ts), and its data segments: wasm-sections.ts dataSplit, with a few small reads
+ * (issue 20: 209 KB read and compiled instead of 17.3 MB, which the compiled module also kept a
+ * copy of). Undefined when the binary cannot be loaded that way.
+ * @throws Error when the file cannot be read or its callback is not the one tts knows; RangeError
+ *   when it is not a well-formed binary.
  */
-function readWithoutData(file: string): { bytes: Uint8Array; data: FliteData } | undefined {
+function splitFlite(fd: number, size: number): { compiled: Uint8Array; segments: DataSegment[] } | undefined {
+  const split = dataSplit((position, length) => {
+    const bytes = new Uint8Array(length);
+    return bytes.subarray(0, readFully(fd, bytes, 0, length, position));
+  }, size);
+  if (split === undefined) return undefined;
+  streamChunksToHost(split.module);
+  return { compiled: split.module, segments: split.segments };
+}
+
+/**
+ * {@link splitFlite} of `file`, with the file's identity; undefined when it cannot be split.
+ * @throws as splitFlite, and when the file cannot be opened.
+ */
+function readWithoutData(file: string): FliteData | undefined {
   const fd = openSync(file, 'r');
   try {
     const stats = fstatSync(fd, { bigint: true });
-    const split = dataSplit((position, length) => {
-      const bytes = new Uint8Array(length);
-      return bytes.subarray(0, readFully(fd, bytes, 0, length, position));
-    }, Number(stats.size));
-    return split === undefined ? undefined : { bytes: split.module, data: { identity: fileIdentity(stats), segments: split.segments } };
+    const split = splitFlite(fd, Number(stats.size));
+    return split === undefined ? undefined : { identity: fileIdentity(stats), ...split };
   } finally {
     closeSync(fd);
   }
 }
 
+/** Whether the open file `fd` (`size` bytes) splits into exactly `data`'s compiled bytes and segments. */
+function sameBuild(fd: number, size: number, data: FliteData): boolean {
+  let split: ReturnType<typeof splitFlite>;
+  try {
+    split = splitFlite(fd, size);
+  } catch {
+    return false;
+  }
+  if (split === undefined || split.segments.length !== data.segments.length) return false;
+  const same = (a: DataSegment, b: DataSegment): boolean => a.index === b.index && a.memoryOffset === b.memoryOffset && a.start === b.start && a.end === b.end;
+  return split.segments.every((s, i) => same(s, data.segments[i]!)) && Buffer.from(split.compiled).equals(data.compiled);
+}
+
 /**
  * Copies `data`'s segments from `file` into `memory` (a new instance's linear memory), as
- * instantiation copies a module's own data segments.
- * @throws Error when the file cannot be read or is no longer the file the module was compiled
- *   from (replaced or rewritten since: a reinstall while tts runs).
+ * instantiation copies a module's own data segments. A file rewritten since the module was
+ * compiled (another identity) is read only when it is still the same build ({@link FliteData.compiled}).
+ * @throws Error when the file cannot be read, or is no longer the binary the module was compiled
+ *   from (another build installed while tts runs).
  */
 function copyData(file: string, data: FliteData, memory: Uint8Array): void {
   const fd = openSync(file, 'r');
   try {
-    if (fileIdentity(fstatSync(fd, { bigint: true })) !== data.identity) throw new Error(`${file} changed since Flite was compiled from it`);
+    const stats = fstatSync(fd, { bigint: true });
+    if (fileIdentity(stats) !== data.identity && !sameBuild(fd, Number(stats.size), data)) {
+      throw new Error(`${file} is no longer the Flite binary tts compiled; restart tts to use the new one`);
+    }
     for (const { memoryOffset, start, end } of data.segments) {
       if (readFully(fd, memory, memoryOffset, end - start, start) !== end - start) throw new Error(`${file} ends inside Flite's data`);
     }
@@ -181,22 +217,27 @@ function defaultWasmFiles(): string[] {
  * @throws Error when the file cannot be read, is not the Flite build tts knows, or does not compile.
  */
 async function compileFlite(file: string): Promise<FliteModule> {
-  const split = readWithoutData(file);
-  const bytes = split?.bytes ?? (await readFile(file));
+  const data = readWithoutData(file);
+  if (data !== undefined) {
+    const readOnly = readOnlyRanges(data.segments, wasmNames(data.compiled, NAME_SUBSECTION.dataSegments));
+    const module = await WebAssembly.compile(data.compiled);
+    source = 'own';
+    return { module, readOnly, file, data };
+  }
+  const bytes = await readFile(file);
   let readOnly: MemoryRange[];
   try {
-    readOnly = split === undefined ? readOnlyDataRanges(bytes) : readOnlyRanges(split.data.segments, wasmNames(bytes, NAME_SUBSECTION.dataSegments));
+    readOnly = readOnlyDataRanges(bytes);
   } catch {
     // Unreadable sections: compile() below reports a broken binary; restore everything.
     readOnly = [];
   }
   streamChunksToHost(bytes);
   const module = await WebAssembly.compile(bytes);
-  // The module holds its own copy of the bytes (WebAssembly.compile copies them): 17 MB back now
-  // when the data was read too.
+  // The module holds its own copy of the bytes (WebAssembly.compile copies them): 17 MB back now.
   freeNow(bytes);
   source = 'own';
-  return split === undefined ? { module, readOnly, file } : { module, readOnly, file, data: split.data };
+  return { module, readOnly, file };
 }
 
 /**

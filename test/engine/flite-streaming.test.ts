@@ -8,7 +8,7 @@
  * the module was compiled from.
  */
 import assert from 'node:assert/strict';
-import { copyFileSync, mkdtempSync, readFileSync, rmSync, utimesSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createRequire } from 'node:module';
@@ -161,25 +161,39 @@ test('a sink that stops gets no more blocks, Flite stops cleanly (its instance k
 });
 
 // Last in this file: it points this thread's Flite at a file of its own.
-test('the module is compiled without its 17.1 MB of data, which each instance reads from the file it was compiled from, and no other', async (t) => {
+test('the module is compiled without its 17.1 MB of data, which each instance reads from the file: the same build, rewritten or not; another build is refused', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'tts-flite-'));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
   const own = await loadFlite();
   assert.ok(own.data !== undefined, 'compiled without its data');
-  assert.ok(own.data.segments.reduce((n, s) => n + s.end - s.start, 0) > 16_000_000);
-  const expected = concat(fliteSynthesize(own, 'slt', 'Data from the file.'));
+  assert.ok(own.data.segments.reduce((n, s) => n + s.end - s.start, 0) > 17_000_000);
+  assert.ok(own.data.compiled.length < 250_000, `${own.data.compiled.length} bytes compiled`);
+  const text = 'Data from the file.';
+  const expected = concat(fliteSynthesize(own, 'slt', text));
 
   const file = join(dir, 'flite.wasm');
   copyFileSync(own.file, file);
   setFliteWasmPath(file);
   const copy = await loadFlite();
   assert.equal(copy.file, file);
-  assert.deepEqual(concat(fliteSynthesize(copy, 'slt', 'Data from the file.')), expected);
-  // The same bytes with another modification time: maybe not the file it was compiled from.
+  assert.deepEqual(concat(fliteSynthesize(copy, 'slt', text)), expected);
+
+  // Rewritten with the same bytes since it was compiled (a reinstall): another modification
+  // time, the same build, the same samples.
   const later = new Date(Date.now() + 60_000);
   utimesSync(file, later, later);
   setFliteWasmPath(file);
-  const again = await loadFlite();
+  const rewritten = await loadFlite();
   copyFileSync(own.file, file);
-  assert.throws(() => fliteSynthesize(again, 'slt', 'Data from the file.'), /changed since Flite was compiled from it/);
+  assert.deepEqual(concat(fliteSynthesize(rewritten, 'slt', text)), expected);
+
+  // Another build since: one byte of its producers section differs. Refused, not read.
+  setFliteWasmPath(file);
+  const replaced = await loadFlite();
+  const other = readFileSync(own.file);
+  const producers = other.lastIndexOf(Buffer.from('clang'));
+  assert.ok(producers > other.length - 1000, 'the producers section is at the end');
+  other[producers] = 'C'.charCodeAt(0);
+  writeFileSync(file, other);
+  assert.throws(() => fliteSynthesize(replaced, 'slt', text), /no longer the Flite binary tts compiled/);
 });
