@@ -51,6 +51,39 @@ function helpWrittenAhead(args) {
   }
 }
 
+/**
+ * Turns on Node's module compile cache (Node 22.8 and later; nothing on Node 20): V8's compiled
+ * code of the JavaScript a run loads, kept on disk so later runs skip compiling it (issue 20's
+ * eighth round: an English one-shot's first byte 252 → 227 ms on Node 24). It goes where
+ * NODE_COMPILE_CACHE says when that is set, else in tts's own cache folder, `compile/` beside the
+ * piece cache (`$XDG_CACHE_HOME/tts`, absolute, else `~/.cache/tts`; docs/cli.md §8), made 0700
+ * and used only when it is this user's and nobody else can write it: not Node's default, the
+ * shared temporary folder, where another local user could plant compiled code.
+ * NODE_DISABLE_COMPILE_CACHE=1 turns it off. Worker threads get it through NODE_COMPILE_CACHE.
+ * Never throws and prints nothing: without a usable folder the run compiles as before.
+ */
+function enableCompileCache() {
+  const { enableCompileCache: enable } = require('node:module');
+  if (typeof enable !== 'function' || process.env.NODE_DISABLE_COMPILE_CACHE) return;
+  try {
+    if (process.env.NODE_COMPILE_CACHE) {
+      enable();
+      return;
+    }
+    const { mkdirSync, chmodSync, lstatSync } = require('node:fs');
+    const xdg = process.env.XDG_CACHE_HOME;
+    const base = xdg && path.isAbsolute(xdg) ? xdg : path.join(process.env.HOME || require('node:os').homedir(), '.cache');
+    const tts = path.join(base, 'tts');
+    const dir = path.join(tts, 'compile');
+    for (const folder of [tts, dir]) if (mkdirSync(folder, { recursive: true, mode: 0o700 }) !== undefined) chmodSync(folder, 0o700);
+    const stats = lstatSync(dir);
+    if (!stats.isDirectory() || stats.uid !== process.getuid() || (stats.mode & 0o022) !== 0) return;
+    if (enable(dir).directory !== undefined) process.env.NODE_COMPILE_CACHE = dir;
+  } catch {
+    // No cache: the run compiles its code as before.
+  }
+}
+
 const args = process.argv.slice(2);
 const helpText = helpWrittenAhead(args);
 if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
@@ -59,16 +92,7 @@ if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
 } else if (helpText !== undefined) {
   process.stdout.write(helpText);
 } else {
-  // Node 22.1 and later keep V8's compiled code of the bundle (and of the worker threads, which
-  // inherit the variable) on disk, as Node's own tools do: later runs skip compiling it (issue 20:
-  // an English one-shot 274 → 261 ms to its first byte on Node 24). Where Node chooses
-  // (NODE_COMPILE_CACHE, else os.tmpdir()/node-compile-cache); NODE_DISABLE_COMPILE_CACHE=1
-  // turns it off. A cache that cannot be used is no error. Node 20 has no such cache.
-  const { enableCompileCache } = require('node:module');
-  if (typeof enableCompileCache === 'function') {
-    const cache = enableCompileCache();
-    if (cache.directory !== undefined) process.env.NODE_COMPILE_CACHE = cache.directory;
-  }
+  enableCompileCache();
   const bundle = pathToFileURL(path.join(__dirname, '..', 'dist', 'bundle', 'tts.js'));
   import(bundle.href).then(
     async (cli) => {

