@@ -35,6 +35,10 @@ export async function benchVoices(options: BenchOptions): Promise<Figure[]> {
     const a = await timedSpawn(process.execPath, ttsArgs('stream', '-q', '-v', 'en-man-1', SENTENCE), { env });
     const b = await timedSpawn(process.execPath, ['--import', NO_FLITE_HOOK, ...ttsArgs('stream', '-q', '-v', 'en-man-1', SENTENCE)], { env });
     if (a.firstByteMs === undefined || b.firstByteMs === undefined) throw new Error(`no audio: ${a.stderr}${b.stderr}`);
+    // The two engines make audio of other lengths: the same length means the hook did not stop
+    // Flite, and the baseline would be Flite measured against itself (issue 20's eighth round
+    // found it so, once the engine opened Flite's file another way).
+    if (a.stdoutBytes === b.stdoutBytes) throw new Error(`${NO_FLITE_HOOK} did not make Flite fail: both runs wrote ${a.stdoutBytes} bytes`);
     flite.push(a.firstByteMs);
     espeak.push(b.firstByteMs);
   }
