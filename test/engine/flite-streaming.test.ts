@@ -12,8 +12,8 @@ import { copyFileSync, mkdtempSync, readFileSync, renameSync, rmSync, utimesSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createRequire } from 'node:module';
-import { test } from 'node:test';
-import { fliteInstanceMemory, fliteSpeak, fliteSynthesize, FLITE_BLOCK_SAMPLES, loadFlite, setFliteWasmPath } from '../../src/engine/flite.js';
+import { test, type TestContext } from 'node:test';
+import { fliteInstanceMemory, fliteSpeak, fliteSynthesize, FLITE_BLOCK_SAMPLES, loadFlite, setFliteWasmPath, type FliteModule } from '../../src/engine/flite.js';
 import { FLITE_STREAM_FD, streamChunksToHost } from '../../src/engine/flite-streaming.js';
 import { MemoryWasi } from '../../src/engine/wasi-memfs.js';
 import { functionBody, NAME_SUBSECTION, wasmNameIndex, wasmSections } from '../../src/engine/wasm-sections.js';
@@ -160,13 +160,22 @@ test('a sink that stops gets no more blocks, Flite stops cleanly (its instance k
   assert.deepEqual(concat(fliteSynthesize(module, 'rms', 'Hello')), unpatchedWav('rms', 'Hello'));
 });
 
-test('the module is compiled without its 17.1 MB of data, which each instance reads from the file it was compiled from, held open: rewritten in place, only the same build is read; renamed over, the old file still is', async (t) => {
+/**
+ * A temporary folder for Flite binaries of a test's own, and this thread's module as loaded before
+ * it; after the test, the thread's Flite is read from its usual file again and the folder removed.
+ */
+async function ownFliteFolder(t: TestContext): Promise<{ dir: string; own: FliteModule }> {
   const dir = mkdtempSync(join(tmpdir(), 'tts-flite-'));
   const own = await loadFlite();
   t.after(() => {
     setFliteWasmPath(own.file);
     rmSync(dir, { recursive: true, force: true });
   });
+  return { dir, own };
+}
+
+test('the module is compiled without its 17.1 MB of data, which each instance reads from the file it was compiled from, held open: rewritten in place, only the same build is read; renamed over, the old file still is', async (t) => {
+  const { dir, own } = await ownFliteFolder(t);
   assert.ok(own.data !== undefined, 'compiled without its data');
   assert.ok(own.data.segments.reduce((n, s) => n + s.end - s.start, 0) > 17_000_000);
   assert.ok(own.data.compiled.length < 250_000, `${own.data.compiled.length} bytes compiled`);
@@ -208,12 +217,7 @@ test('the module is compiled without its 17.1 MB of data, which each instance re
 });
 
 test('a binary whose data cannot be copied in afterwards (here: with a data count section) is compiled whole: the same read-only ranges and samples', async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'tts-flite-'));
-  const own = await loadFlite();
-  t.after(() => {
-    setFliteWasmPath(own.file);
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const { dir, own } = await ownFliteFolder(t);
   const bytes = readFileSync(own.file);
   const code = wasmSections(bytes).find((s) => s.id === 10)!;
   // Section 12 (data count: 2 segments) goes right before the code section (spec §5.5.2).
