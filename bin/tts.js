@@ -52,32 +52,54 @@ function helpWrittenAhead(args) {
 }
 
 /**
+ * Whether code Node reads from `folder` (an absolute path without symbolic links) can only have
+ * been written by this user: the folder is this user's and no one else can write it, and each
+ * folder above it is this user's or root's and no one else can write it, unless it is root's and
+ * sticky (/tmp: no one can rename another's entries there). Otherwise another local user could
+ * swap in compiled code of their own that Node would run as this user.
+ * @throws Error when a folder cannot be read (lstat).
+ */
+function writableOnlyByUs(folder) {
+  const { lstatSync } = require('node:fs');
+  const uid = process.getuid();
+  for (let at = folder, leaf = true; ; at = path.dirname(at), leaf = false) {
+    const stats = lstatSync(at);
+    if (!stats.isDirectory()) return false;
+    if (stats.uid !== uid && (leaf || stats.uid !== 0)) return false;
+    if ((stats.mode & 0o022) !== 0 && (leaf || stats.uid !== 0 || (stats.mode & 0o1000) === 0)) return false;
+    if (path.dirname(at) === at) return true;
+  }
+}
+
+/**
  * Turns on Node's module compile cache (Node 22.8 and later; nothing on Node 20): V8's compiled
  * code of the JavaScript a run loads, kept on disk so later runs skip compiling it (issue 20's
  * eighth round: an English one-shot's first byte 252 → 227 ms on Node 24). It goes where
  * NODE_COMPILE_CACHE says when that is set, else in tts's own cache folder, `compile/` beside the
  * piece cache (`$XDG_CACHE_HOME/tts`, absolute, else `~/.cache/tts`; docs/cli.md §8), made 0700
- * and used only when it is this user's and nobody else can write it: not Node's default, the
- * shared temporary folder, where another local user could plant compiled code.
- * NODE_DISABLE_COMPILE_CACHE=1 turns it off. Worker threads get it through NODE_COMPILE_CACHE.
- * Never throws and prints nothing: without a usable folder the run compiles as before.
+ * and used only when no one but this user can write there ({@link writableOnlyByUs}): not Node's
+ * default, the shared temporary folder, where another local user could plant compiled code.
+ * NODE_DISABLE_COMPILE_CACHE (any value) turns it off. Worker threads get it through
+ * NODE_COMPILE_CACHE. Never throws and prints nothing: without a usable folder the run compiles
+ * as before.
  */
 function enableCompileCache() {
   const { enableCompileCache: enable } = require('node:module');
-  if (typeof enable !== 'function' || process.env.NODE_DISABLE_COMPILE_CACHE) return;
+  if (typeof enable !== 'function' || process.env.NODE_DISABLE_COMPILE_CACHE !== undefined) return;
   try {
     if (process.env.NODE_COMPILE_CACHE) {
       enable();
       return;
     }
-    const { mkdirSync, chmodSync, lstatSync } = require('node:fs');
+    const { mkdirSync, chmodSync, realpathSync } = require('node:fs');
     const xdg = process.env.XDG_CACHE_HOME;
     const base = xdg && path.isAbsolute(xdg) ? xdg : path.join(process.env.HOME || require('node:os').homedir(), '.cache');
+    if (!path.isAbsolute(base)) return;
     const tts = path.join(base, 'tts');
-    const dir = path.join(tts, 'compile');
-    for (const folder of [tts, dir]) if (mkdirSync(folder, { recursive: true, mode: 0o700 }) !== undefined) chmodSync(folder, 0o700);
-    const stats = lstatSync(dir);
-    if (!stats.isDirectory() || stats.uid !== process.getuid() || (stats.mode & 0o022) !== 0) return;
+    for (const folder of [tts, path.join(tts, 'compile')]) if (mkdirSync(folder, { recursive: true, mode: 0o700 }) !== undefined) chmodSync(folder, 0o700);
+    // Checked, and given to Node, without symbolic links: the folders checked are the ones used.
+    const dir = realpathSync(path.join(tts, 'compile'));
+    if (!writableOnlyByUs(dir)) return;
     if (enable(dir).directory !== undefined) process.env.NODE_COMPILE_CACHE = dir;
   } catch {
     // No cache: the run compiles its code as before.

@@ -3,7 +3,7 @@
  * keeps V8's compiled code of what it loads in tts's cache folder (`$XDG_CACHE_HOME/tts/compile`,
  * 0700), or where NODE_COMPILE_CACHE says; the next run's code comes from it (Node's own debug
  * log says so) and speaks the same bytes; `NODE_DISABLE_COMPILE_CACHE=1` keeps none, and a
- * folder others can write is not used. Node 20 has no such cache: nothing is written. Real
+ * folder others can write, or one inside such a folder, is not used. Node 20 has no such cache: nothing is written. Real
  * `bin/tts.js` runs.
  */
 import assert from 'node:assert/strict';
@@ -65,13 +65,16 @@ test(`compile cache: ${nodeHasCache ? "in tts's cache folder (or NODE_COMPILE_CA
   assert.ok(filesUnder(own).length >= 10);
   assert.equal(existsSync(join(dir, 'other', 'tts', 'compile')), false);
 
-  // A folder others can write is not used (its files could be planted).
-  const open = join(dir, 'open');
-  mkdirSync(join(open, 'tts', 'compile'), { recursive: true });
-  chmodSync(join(open, 'tts', 'compile'), 0o777);
-  const refused = await runTts(args, { env: { ...env, XDG_CACHE_HOME: open } });
-  assert.equal(refused.code, 0, refused.stderr);
-  assert.equal(refused.stderr, '');
-  assert.ok(refused.stdout.equals(off.stdout));
-  assert.deepEqual(filesUnder(join(open, 'tts', 'compile')), []);
+  // A folder others can write is not used (its files could be planted), nor one inside a folder
+  // others can write (they could put another folder in its place).
+  for (const [name, writable] of [['open-leaf', 'tts/compile'], ['open-parent', 'tts']] as const) {
+    const open = join(dir, name);
+    mkdirSync(join(open, 'tts', 'compile'), { recursive: true, mode: 0o700 });
+    chmodSync(join(open, writable), 0o777);
+    const refused = await runTts(args, { env: { ...env, XDG_CACHE_HOME: open } });
+    assert.equal(refused.code, 0, refused.stderr);
+    assert.equal(refused.stderr, '');
+    assert.ok(refused.stdout.equals(off.stdout));
+    assert.deepEqual(filesUnder(join(open, 'tts', 'compile')), [], `${writable} writable by others`);
+  }
 });
