@@ -56,6 +56,10 @@ export async function doctor(program: Command, flags: { profile?: string }, io: 
   const { PieceCache } = await import('../cache/store.js');
   const cacheState = await new PieceCache(cacheDir(io.env), 0, () => {}).stats().then((c) => `${c.entries} piece(s)`, (e: NodeJS.ErrnoException) => `cannot be used (${e.code ?? String(e)}); runs go on without it`);
   out('cache', `${cacheDir(io.env)} (${cacheState})`);
+  // Node's module compile cache, which bin/tts.js turns on (Node 22.8 and later; docs/cli.md §6).
+  const { getCompileCacheDir } = (await import('node:module')) as { getCompileCacheDir?: () => string | undefined };
+  const compiled = getCompileCacheDir === undefined ? `not kept: Node ${process.version} has no compile cache` : (getCompileCacheDir() ?? 'not kept (NODE_DISABLE_COMPILE_CACHE, or no folder only this user can write)');
+  out('', `compiled code: ${escapeControls(compiled)}`);
 
   // Playback: the backend `tts say` would use, and why not the others.
   const { playbackBackends } = await import('../audio/playback.js');

@@ -60,6 +60,9 @@ describe('tts doctor', () => {
     assert.match(out, /^engine +built-in engine started in \d+ ms, first audio after \d+ ms/m);
     assert.match(out, new RegExp(`^config +${join(home, '.config/tts/config.toml')} \\(does not exist`, 'm'));
     assert.match(out, new RegExp(`^cache +${join(home, '.cache/tts')}`, 'm'));
+    // Node's compile cache: in tts's cache folder where Node has one (22.8 and later), else none.
+    const compileCache = typeof (await import('node:module') as { getCompileCacheDir?: unknown }).getCompileCacheDir === 'function';
+    assert.match(out, compileCache ? new RegExp(`^ +compiled code: ${join(home, '.cache/tts/compile')}`, 'm') : /^ +compiled code: not kept: Node v\d+\.\d+\.\d+ has no compile cache$/m);
     assert.match(out, /^result +`tts say` can work here/m);
   });
 
