@@ -6,12 +6,13 @@
  *
  * The build is Flite's command-line program: each call runs `flite -voice V -t TEXT -o stream`
  * through our own small WASI host (wasi-memfs.ts) in an instance whose memory is first put back to
- * its state before its first run. The module is compiled without its data section (the
- * binary is 209 KB of code and tables and 17.1 MB of data, the voices' mostly), which an instance
- * reads from the file into its memory when it is made (issue 20). Flite's streaming callback, replaced at load time
- * (flite-streaming.ts), hands each 20 ms of samples to the host as the vocoder makes them, so a
- * sentence's first audio leaves before its last is made (issue 20). No state carries from one
- * call to the next, and the same text always gives the same samples (see {@link fliteSpeak}).
+ * its state before its first run. The module is compiled without its data section (the binary is
+ * 209 KB of code, tables and names and 17.1 MB of data, mostly the voices), which an instance reads
+ * from the file, held open, into its memory when it is made (issue 20). Flite's streaming
+ * callback, replaced at load time (flite-streaming.ts), hands each 20 ms of samples to the host as
+ * the vocoder makes them, so a sentence's first audio leaves before its last is made (issue 20).
+ * No state carries from one call to the next, and the same text always gives the same samples
+ * (see {@link fliteSpeak}).
  * (Not `node:wasi`: in Node 20 it aborts the process when a finished WASI object is
  * garbage-collected at the wrong moment, and it prints an experimental warning.)
  *

@@ -168,7 +168,10 @@ export function wasmNameIndex(bytes: Uint8Array, subsection: number, name: strin
   return found;
 }
 
-/** One import (spec §5.5.5): module and field name, kind (0 function, 1 table, 2 memory, 3 global, 4 tag), and a function's type index. */
+/**
+ * One import (spec §5.5.5): module and field name, kind (0 function, 1 table, 2 memory, 3 global,
+ * 4 tag), and a function's type index.
+ */
 interface WasmImport {
   module: string;
   name: string;
@@ -329,9 +332,9 @@ export function readOnlyRanges(segments: readonly DataSegment[], names: Readonly
 }
 
 /**
- * {@link readOnlyRanges} of `bytes`' own data segments. Empty when the binary has no data segment
- * names (e.g. a build with names stripped) or a segment is not an active one at a constant offset:
- * then nothing is known to be read-only.
+ * {@link readOnlyRanges} of `bytes`' own active data segments. Empty when the binary has no data
+ * segment names (e.g. a build with names stripped) or an active segment's offset is not a
+ * constant: then nothing is known to be read-only.
  * @throws RangeError when the binary is malformed.
  */
 export function readOnlyDataRanges(bytes: Uint8Array): MemoryRange[] {
@@ -364,10 +367,10 @@ export interface DataSplit {
  * bytes (issue 20: Flite's 17.3 MB binary is 209 KB of code, tables and names, and 17.1 MB of
  * data): the module WebAssembly.compile() gets, and the segments the caller copies into the
  * instance's memory itself, as instantiation would have (spec §4.5.4 "Instantiation": each active
- * segment, in order, to its memory at its offset). That is the same memory only when instantiation runs no
- * code (no start section) and no instruction refers to a data segment (no data count section,
- * which `memory.init` and `data.drop` need), each segment is active in memory 0 at a constant
- * offset, and the one memory is the module's own (none imported; not shared, not 64-bit, of 64 KiB
+ * segment, in order, to its memory at its offset). That is the same memory only when instantiation
+ * runs no code (no start section) and no instruction refers to a data segment (no data count
+ * section, which `memory.init` and `data.drop` need), each segment is active in memory 0 at a
+ * constant offset, and the one memory is the module's own (none imported; not shared, not 64-bit, of 64 KiB
  * pages) and holds every segment at its initial size; undefined otherwise (no memory section, a
  * passive segment…), and when there is no data section.
  * @throws RangeError when the binary is malformed: not WebAssembly, cut short, a section or
