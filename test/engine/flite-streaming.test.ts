@@ -198,7 +198,7 @@ test('the module is compiled without its 17.1 MB of data, which each instance re
 
   assert.deepEqual(concat(fliteSynthesize(await compileCopy(), 'slt', text)), expected);
 
-  // Rewritten in place with the same bytes since (another modification time): the same build.
+  // Touched since, as a rewrite with the same bytes would leave it (another modification time): the same build.
   const rewritten = await compileCopy();
   const later = new Date(Date.now() + 60_000);
   utimesSync(file, later, later);
