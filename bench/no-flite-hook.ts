@@ -13,20 +13,26 @@ import fs, { promises } from 'node:fs';
 import { syncBuiltinESMExports } from 'node:module';
 import { basename } from 'node:path';
 
+/**
+ * The error opening `file` fails with when it is a `flite.wasm` (ENOENT, as Node's own for a
+ * missing file); undefined for any other file, which opens as usual.
+ */
+function missingFlite(file: unknown): NodeJS.ErrnoException | undefined {
+  const name = typeof file === 'string' || file instanceof URL ? basename(file instanceof URL ? file.pathname : file) : '';
+  if (name !== 'flite.wasm') return undefined;
+  return Object.assign(new Error(`ENOENT: no such file or directory, open '${String(file)}'`), { code: 'ENOENT', errno: -2, syscall: 'open', path: String(file) });
+}
+
 const readFile = promises.readFile;
 promises.readFile = ((file: Parameters<typeof readFile>[0], ...rest: unknown[]) => {
-  const name = typeof file === 'string' || file instanceof URL ? basename(file instanceof URL ? file.pathname : file) : '';
-  if (name === 'flite.wasm') {
-    return Promise.reject(Object.assign(new Error(`ENOENT: no such file or directory, open '${String(file)}'`), { code: 'ENOENT', errno: -2, syscall: 'open', path: String(file) }));
-  }
+  const error = missingFlite(file);
+  if (error !== undefined) return Promise.reject(error);
   return (readFile as (...args: unknown[]) => ReturnType<typeof readFile>)(file, ...rest);
 }) as typeof readFile;
 const openSync = fs.openSync;
 fs.openSync = ((file: Parameters<typeof openSync>[0], ...rest: unknown[]) => {
-  const name = typeof file === 'string' || file instanceof URL ? basename(file instanceof URL ? file.pathname : file) : '';
-  if (name === 'flite.wasm') {
-    throw Object.assign(new Error(`ENOENT: no such file or directory, open '${String(file)}'`), { code: 'ENOENT', errno: -2, syscall: 'open', path: String(file) });
-  }
+  const error = missingFlite(file);
+  if (error !== undefined) throw error;
   return (openSync as (...args: unknown[]) => number)(file, ...rest);
 }) as typeof openSync;
 // `import { readFile } from 'node:fs/promises'` and `import { openSync } from 'node:fs'` are live
