@@ -13,9 +13,10 @@
  * (espeak-ng.js); if it cannot be read, or disagrees with the data file, the package loads as
  * shipped.
  */
-import { closeSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
+import { readFully } from './read-fully.js';
 
 /**
  * The dictionaries kept: English and Japanese (our voices' languages) and the two eSpeak NG may
@@ -85,11 +86,8 @@ export function sparsePackage(dataPath: string, layout: PackageLayout): ArrayBuf
   try {
     for (const f of layout.files) {
       if (!isKept(f.filename)) continue;
-      for (let at = f.start; at < f.end; ) {
-        const n = readSync(fd, bytes, at, f.end - at, at);
-        if (n === 0) throw new Error(`${dataPath} ended at byte ${at}`);
-        at += n;
-      }
+      const n = readFully(fd, bytes, f.start, f.end - f.start, f.start);
+      if (n !== f.end - f.start) throw new Error(`${dataPath} ended at byte ${f.start + n}`);
     }
   } finally {
     closeSync(fd);

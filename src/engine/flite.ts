@@ -21,13 +21,14 @@
  * token thousands of letters long) at a budget of estimated phones, so that no single call takes
  * long before its audio exists.
  */
-import { closeSync, fstatSync, openSync, readSync, statSync, type BigIntStats } from 'node:fs';
+import { closeSync, fstatSync, openSync, statSync, type BigIntStats } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { FLITE_STREAM_FD, streamChunksToHost } from './flite-streaming.js';
 import { freeNow } from './free-now.js';
 import { MemoryWasi } from './wasi-memfs.js';
+import { readFully } from './read-fully.js';
 import { dataSplit, NAME_SUBSECTION, readOnlyDataRanges, readOnlyRanges, wasmNames, type DataSegment, type DataSplit, type MemoryRange } from './wasm-sections.js';
 import { fliteWords, parseSegmentTimes, phoneGroups, speakableTokens, type PieceWord } from './word-timings.js';
 
@@ -91,22 +92,6 @@ export interface FliteData {
 /** {@link FliteData.identity} of an open file's stats. */
 function fileIdentity(stats: BigIntStats): string {
   return `${stats.dev}:${stats.ino}:${stats.size}:${stats.mtimeNs}`;
-}
-
-/**
- * Reads `length` bytes of the open file `fd` at byte `position` into `into` at `offset`
- * (several reads when the system returns fewer bytes).
- * @returns the bytes read: fewer than `length` only at the end of the file.
- * @throws Error when the file cannot be read (EIO, EBADF).
- */
-function readFully(fd: number, into: Uint8Array, offset: number, length: number, position: number): number {
-  let done = 0;
-  while (done < length) {
-    const n = readSync(fd, into, offset + done, length - done, position + done);
-    if (n === 0) break;
-    done += n;
-  }
-  return done;
 }
 
 /**
