@@ -34,7 +34,8 @@ export interface HttpOverHead {
  *   up") when the connection closes before the answer is complete; the writable's own error.
  */
 export async function streamOver(connect: () => Duplex, url: URL, init: HttpOverRequest, factory: (head: HttpOverHead) => Writable): Promise<void> {
-  const [{ request }, { pipeline }] = await Promise.all([import('node:http'), import('node:stream/promises')]);
+  const [{ nodeHttp }, { pipeline }] = await Promise.all([import('../wire/node-http.js'), import('node:stream/promises')]);
+  const { request } = nodeHttp();
   return new Promise<void>((resolve, reject) => {
     const req = request(url, {
       method: init.method,

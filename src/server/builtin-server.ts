@@ -2,10 +2,11 @@
  * The built-in service: an HTTP server speaking docs/protocol.md's protocol on top of the offline
  * engine (docs/cli.md §5). Used in-process as the embedded default and by `tts serve`.
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { SpeechEngine } from '../engine/types.js';
 import { SSE_PATH } from '../protocol/types.js';
+import { nodeHttp } from '../wire/node-http.js';
 import { Admission, ServiceLimits } from './admission.js';
 import { accessPrefix, pathOf, sendJson } from './http-util.js';
 import { KeyRing } from './keys.js';
@@ -89,7 +90,7 @@ export function createService(options: ServiceOptions): Server {
   const headersTimeout = options.headersTimeoutMs ?? 10_000;
   const requestTimeout = Math.max(options.requestTimeoutMs ?? 30_000, headersTimeout);
   const connectionsCheckingInterval = Math.max(50, Math.min(1000, Math.floor(headersTimeout / 10)));
-  const server = createServer({ headersTimeout, requestTimeout, connectionsCheckingInterval, keepAliveTimeout: 5_000 }, (req, res) => {
+  const server = nodeHttp().createServer({ headersTimeout, requestTimeout, connectionsCheckingInterval, keepAliveTimeout: 5_000 }, (req, res) => {
     const started = performance.now();
     // Read now: by the response's 'close', Node may have detached the socket (req.socket is null).
     const remote = req.socket.remoteAddress ?? '-';

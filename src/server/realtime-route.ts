@@ -29,10 +29,11 @@
  * with the code's status and the JSON error body; a character quota refuses the update (error
  * event, close 1008). Access-log lines begin like the SSE route's: remote address, `key#N`.
  */
-import { STATUS_CODES, type IncomingMessage, type Server } from 'node:http';
+import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { WebSocketServer } from 'ws';
 import { REALTIME_PATH, type ErrorBody } from '../protocol/types.js';
+import { nodeHttp } from '../wire/node-http.js';
 import type { Admission } from './admission.js';
 import { accessPrefix, pathOf } from './http-util.js';
 import { runSession, type SessionContext } from './realtime-session.js';
@@ -152,7 +153,7 @@ function refuseHandshake(socket: Duplex, status: number, body: ErrorBody, extraH
     Connection: 'close',
     ...extraHeaders,
   };
-  const head = [`HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}`, ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`)].join('\r\n');
+  const head = [`HTTP/1.1 ${status} ${nodeHttp().STATUS_CODES[status] ?? ''}`, ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`)].join('\r\n');
   socket.once('finish', () => socket.destroy());
   socket.end(`${head}\r\n\r\n${text}`);
 }
