@@ -95,6 +95,21 @@ export function sparsePackage(dataPath: string, layout: PackageLayout): ArrayBuf
   return buffer;
 }
 
+/**
+ * The package's files: its `package.json`, its JavaScript (the main module, espeak-ng.js) and its
+ * data package (espeak-ng.data beside it, the name its loader asks for).
+ * @returns undefined when the package cannot be resolved.
+ */
+export function espeakPackageFiles(): { packageJson: string; js: string; data: string } | undefined {
+  try {
+    const js = createRequire(import.meta.url).resolve('@echogarden/espeak-ng-emscripten');
+    const dir = path.dirname(js);
+    return { packageJson: path.join(dir, 'package.json'), js, data: path.join(dir, 'espeak-ng.data') };
+  } catch {
+    return undefined;
+  }
+}
+
 /** Emscripten module options: where eSpeak NG's own messages go, and its data package. */
 export interface EspeakModuleOptions {
   /** eSpeak NG's standard output (Emscripten's `print`). */
@@ -103,6 +118,27 @@ export interface EspeakModuleOptions {
   printErr: (text: string) => void;
   /** The data package, read by us (see above); absent: the loader reads it as shipped. */
   getPreloadedPackage?: (name: string, size: number) => ArrayBuffer | null;
+  /** The program name Emscripten gives the module (its environment's `_`): {@link PROGRAM_NAME}. */
+  thisProgram: string;
+}
+
+/**
+ * The program name in eSpeak NG's environment. Emscripten's default is the path of the script
+ * the process runs (`process.argv[1]`: bin/tts.js, a test file, a build script), which its
+ * start-up writes into the module's memory with the environment: a fixed name keeps that memory
+ * the same whatever runs tts (espeak-state.ts restores it from a file the build wrote).
+ */
+export const PROGRAM_NAME = 'espeak-ng';
+
+/**
+ * The `LANG` Emscripten's start-up writes into eSpeak NG's environment (and so its memory): from
+ * `navigator.languages[0]` where there is a `navigator` (Node 21 and later: the process's
+ * locale), else `C`; with `.UTF-8` added, as its glue does. eSpeak NG does not read it; the state
+ * file (espeak-state.ts) is used only with the same value.
+ */
+export function emscriptenLang(): string {
+  const nav = (globalThis as { navigator?: { languages?: readonly string[] } }).navigator;
+  return `${(typeof nav === 'object' && nav.languages?.[0]) || 'C'}`.replace('-', '_') + '.UTF-8';
 }
 
 /**
@@ -112,10 +148,11 @@ export interface EspeakModuleOptions {
  * dictionary is not loaded (Greek: "Bad data: …el_dict", once per word); the audio says what
  * happened, and the service has no channel for an engine's notes.
  */
-const QUIET = { print: (): void => {}, printErr: (): void => {} };
+const QUIET = { print: (): void => {}, printErr: (): void => {}, thisProgram: PROGRAM_NAME };
 
 /**
- * Options for the package's module factory: eSpeak NG's messages dropped ({@link QUIET}), and
+ * Options for the package's module factory: eSpeak NG's messages dropped ({@link QUIET}), the
+ * program name fixed ({@link PROGRAM_NAME}), and
  * `getPreloadedPackage` giving {@link sparsePackage}, or none (the package then reads its data
  * file whole) when the layout cannot be read or trusted.
  */

@@ -6,6 +6,8 @@
 declare module '@echogarden/espeak-ng-emscripten' {
   /** One eSpeak NG instance: a voice setting plus a synchronous synthesizer (22050 Hz mono). */
   export interface ESpeakNGWorker {
+    /** Address of the C++ `eSpeakNGWorker` object in the module's memory (Emscripten WebIDL). */
+    readonly ptr: number;
     /**
      * Selects a voice by name, `language[+variant]` (`en-us+f3`).
      * @returns 0 on success, an espeak_ERROR code (e.g. 2 = not found) otherwise. An unknown
@@ -34,7 +36,15 @@ declare module '@echogarden/espeak-ng-emscripten' {
 
   /** The instantiated WebAssembly module. */
   export interface ESpeakNGModule {
+    /** Makes a worker: the C++ constructor, which runs espeak_Initialize (~100 ms cold). */
     eSpeakNGWorker: new () => ESpeakNGWorker;
+    /**
+     * The JavaScript object for the C++ object at `ptr` (Emscripten WebIDL's `wrapPointer`):
+     * the one made earlier for that address, or a new one of `type` that runs no C++ code.
+     */
+    wrapPointer(ptr: number, type: new () => ESpeakNGWorker): ESpeakNGWorker;
+    /** The module's memory (Emscripten's `HEAPU8`), replaced when it grows. */
+    HEAPU8: Uint8Array;
   }
 
   /** Emscripten module factory: loads the WebAssembly and espeak-ng.data (~110 ms). */

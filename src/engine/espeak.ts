@@ -7,7 +7,9 @@
  * - **The seed.** espeak_ng_Initialize seeds eSpeak's own random generator (used for breath noise
  *   in wavegen.c and Klatt noise in klatt.c) with `time(NULL)`, which Emscripten answers from
  *   `Date.now()`. So voices with breath (`f2`, `f5`) differed in every fresh process. We hold
- *   `Date.now` at 0 while the instance initializes: the seed is always the same.
+ *   `Date.now` at 0 while the instance initializes: the seed is always the same. (Since issue 20's
+ *   ninth round a new instance usually restores that initialized state from a file the build
+ *   wrote instead of initializing: espeak-state.ts.)
  * - **State between jobs.** wavegen.c keeps the phase, pitch smoothing, flutter index, echo buffer
  *   and the random generator in static variables, so a sentence came out a few samples longer or
  *   shorter depending on what was said before. eSpeak has no call that resets them all, so we take
@@ -21,6 +23,8 @@
  * that would is split, see {@link EspeakSynth.synthesize}).
  */
 import type { ESpeakNGModule, ESpeakNGWorker } from '@echogarden/espeak-ng-emscripten';
+import { emscriptenLang, espeakModuleOptions, espeakPackageFiles } from './espeak-data.js';
+import { ESPEAK_STATE_FILE, packageStamp, readEspeakState, writeEspeakState } from './espeak-state.js';
 import type { EspeakPhonemeEvent, EspeakWordEvent } from './word-timings.js';
 
 export { ESPEAK_SAMPLE_RATE } from './output.js';
@@ -35,34 +39,73 @@ export const MAX_TEXT_BYTES = 60_000;
 /** Receives each block of samples (22050 Hz mono, signed 16-bit); return true to stop. */
 export type SampleSink = (samples: Int16Array) => boolean;
 
+/**
+ * How an instance got its initialized state: `restored` from the file the build wrote
+ * (espeak-state.ts), `initialized` by running espeak_Initialize.
+ */
+export type EspeakStart = 'restored' | 'initialized';
+
+/**
+ * A new eSpeak NG module, not initialized: its JavaScript, and its data package with only the
+ * files tts reads (espeak-data.ts: 0.7 of 24 MB resident, issue 20). Imported here, not at the
+ * top: a worker that only speaks English with Flite never loads eSpeak's 842 KB of JavaScript and
+ * 24 MB of data.
+ * @throws Error when the module cannot load.
+ */
+async function newModule(): Promise<ESpeakNGModule> {
+  const { default: createESpeak } = await import('@echogarden/espeak-ng-emscripten');
+  return createESpeak(espeakModuleOptions());
+}
+
+/**
+ * Initializes `module`: the worker's C++ constructor, espeak_Initialize. It seeds eSpeak's random
+ * generator with `time(NULL)`, which Emscripten answers from `Date.now()`: held at 0 while it runs
+ * (synchronously; nothing else runs meanwhile), so every instance gets the same seed.
+ */
+function initialize(module: ESpeakNGModule): ESpeakNGWorker {
+  const realNow = Date.now;
+  Date.now = () => 0;
+  try {
+    return new module.eSpeakNGWorker();
+  } finally {
+    Date.now = realNow;
+  }
+}
+
 /** One eSpeak NG instance whose every job starts from the same state. */
 export class EspeakSynth {
   private constructor(
-    private readonly module: ESpeakNGModule & { HEAPU8: Uint8Array },
+    private readonly module: ESpeakNGModule,
     private readonly worker: ESpeakNGWorker,
     private readonly snapshot: Uint8Array,
+    /** How the instance got its initialized state: from the build's file, or by espeak_Initialize. */
+    readonly start: EspeakStart,
   ) {}
 
   /**
-   * Loads eSpeak NG (~110–170 ms: the module, its 24 MB data file, espeak_Initialize) with a fixed
-   * random seed, grows the string buffer, and copies the initialized memory.
+   * Loads eSpeak NG (the module and its 24 MB data file; then its initialized state, written by
+   * the build: espeak-state.ts, or else espeak_Initialize with a fixed random seed, ~100 ms
+   * more), grows the string buffer, and copies the memory every job starts from.
+   * @param stateFile where the initialized state is read from (tests give another file).
    * @throws Error when the module cannot load.
    */
-  static async create(): Promise<EspeakSynth> {
-    // Imported here, not at the top: a worker that only speaks English with Flite never loads
-    // eSpeak's 842 KB of JavaScript and 24 MB of data (issue 20).
-    const { default: createESpeak } = await import('@echogarden/espeak-ng-emscripten');
-    // Only the data files tts can read are loaded (espeak-data.ts: 0.7 of 24 MB resident, issue 20).
-    const { espeakModuleOptions } = await import('./espeak-data.js');
-    const module = (await createESpeak(espeakModuleOptions())) as ESpeakNGModule & { HEAPU8: Uint8Array };
-    const realNow = Date.now;
+  static async create(stateFile: string = ESPEAK_STATE_FILE): Promise<EspeakSynth> {
+    const module = await newModule();
+    const files = espeakPackageFiles();
+    const stamp = files === undefined ? undefined : packageStamp(files.packageJson, files.js, files.data);
+    const state = stamp === undefined ? undefined : readEspeakState(stateFile, stamp, emscriptenLang());
     let worker: ESpeakNGWorker;
-    // espeak_Initialize calls time(NULL) for its seed; nothing else runs while it does (synchronous).
-    Date.now = () => 0;
-    try {
-      worker = new module.eSpeakNGWorker();
-    } finally {
-      Date.now = realNow;
+    let start: EspeakStart;
+    if (state !== undefined && state.heapBytes === module.HEAPU8.length) {
+      // The memory of an instance just initialized, over this one's fresh memory (its static data
+      // and what its start-up wrote, all part of that state); past it, that memory was zero.
+      module.HEAPU8.set(state.memory);
+      module.HEAPU8.fill(0, state.memory.length);
+      worker = module.wrapPointer(state.pointer, module.eSpeakNGWorker);
+      start = 'restored';
+    } else {
+      worker = initialize(module);
+      start = 'initialized';
     }
     // A string of MAX_TEXT_BYTES makes the WebIDL glue note the size it needs; the next call
     // reallocates its buffer at that size. Both calls stop at the first block of audio. The long
@@ -72,7 +115,26 @@ export class EspeakSynth {
     if (worker.set_voice('en-us') !== 0) throw new Error('eSpeak NG has no en-us voice');
     worker.synthesize(`a${'\0'.repeat(MAX_TEXT_BYTES - 1)}`, () => 1);
     worker.synthesize('a', () => 1);
-    return new EspeakSynth(module, worker, nonZeroPrefix(module.HEAPU8));
+    return new EspeakSynth(module, worker, nonZeroPrefix(module.HEAPU8), start);
+  }
+
+  /**
+   * Initializes a module and writes its state to `file` for {@link create} (the build step
+   * scripts/espeak-state.js; tests).
+   * @throws Error when the module cannot load or the package cannot be found; the file system's errors.
+   */
+  static async writeInitializedState(file: string = ESPEAK_STATE_FILE): Promise<void> {
+    const files = espeakPackageFiles();
+    const stamp = files === undefined ? undefined : packageStamp(files.packageJson, files.js, files.data);
+    if (stamp === undefined) throw new Error('@echogarden/espeak-ng-emscripten cannot be found');
+    const module = await newModule();
+    const worker = initialize(module);
+    writeEspeakState(file, module.HEAPU8, worker.ptr, stamp, emscriptenLang());
+  }
+
+  /** A copy of the memory every job starts from (see {@link reset}; tests). */
+  memory(): Uint8Array {
+    return this.snapshot.slice();
   }
 
   /**

@@ -154,6 +154,11 @@ export interface JobReport {
   /** eSpeak NG WebAssembly start-up time; only in the report of a worker's first job. */
   espeakInitMs?: number;
   /**
+   * How that eSpeak NG instance got its initialized state (espeak.ts EspeakStart): restored from
+   * the file the build wrote, or by espeak_Initialize; in the same report as {@link espeakInitMs}.
+   */
+  espeakStart?: 'restored' | 'initialized';
+  /**
    * True when this worker has started eSpeak NG (loading or loaded), after this job; absent when it
    * has not. In a stream's report (units merged): some worker that ran one of its units had.
    */

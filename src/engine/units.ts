@@ -65,8 +65,9 @@ export function mergeReports(reports: readonly JobReport[]): JobReport | undefin
   const dictionarySource = last.dictionarySource;
   if (dictionarySource !== undefined) merged.dictionarySource = dictionarySource;
   if (last.fliteSource !== undefined) merged.fliteSource = last.fliteSource;
-  const espeakInitMs = reports.find((r) => r.espeakInitMs !== undefined)?.espeakInitMs;
-  if (espeakInitMs !== undefined) merged.espeakInitMs = espeakInitMs;
+  const espeakInit = reports.find((r) => r.espeakInitMs !== undefined);
+  if (espeakInit?.espeakInitMs !== undefined) merged.espeakInitMs = espeakInit.espeakInitMs;
+  if (espeakInit?.espeakStart !== undefined) merged.espeakStart = espeakInit.espeakStart;
   // Units may run on different workers: any that started eSpeak NG counts.
   if (reports.some((r) => r.espeakStarted === true)) merged.espeakStarted = true;
   if (reports.some((r) => r.words !== undefined)) merged.words = reports.flatMap((r) => r.words ?? []);

@@ -183,6 +183,19 @@ test('warmUp() starts every worker and eSpeak in each before the first job', asy
   }
 });
 
+test("a worker's eSpeak NG restores the initialized state the build wrote (espeak-state.ts) instead of running espeak_Initialize", async () => {
+  const pool = createEngine();
+  try {
+    const spoken = await collect(pool, job({ text: 'こんにちは。', voice: 'ja-man-1', language: 'ja' }));
+    assert.ok(spoken.audio.length > 0);
+    const report = pool.stats().lastReport!;
+    assert.ok(report.espeakInitMs !== undefined, 'the first job reports how eSpeak NG started');
+    assert.equal(report.espeakStart, 'restored');
+  } finally {
+    await pool.close();
+  }
+});
+
 test('eSpeak NG starts for a Japanese voice\'s digits, not for its English alone (found in issue 20\'s fifth round: the default voice is ja-man-1, and `tts say "Build finished"` started it, 250–400 ms of the worker)', async () => {
   const pool = createEngine();
   try {
