@@ -17,6 +17,7 @@ import type { AudioSpec } from '../dsp/spec.js';
 import type { Language } from '../protocol/types.js';
 import { ENGINE_UNITS_URL, ENGINE_WORKER_URL } from '../engine/worker-url.js';
 import { LIBSAMPLERATE_WASM_URL } from '../dsp/libsamplerate.js';
+import { packageVersion } from '../package-version.js';
 
 /** Everything but the text that decides a piece's audio. */
 export interface CacheIdentity {
@@ -133,13 +134,7 @@ export function builtinEngineIdentity(dataFiles: readonly URL[] = ENGINE_DATA_FI
   if (usual && builtin !== undefined) return builtin;
   const hash = createHash('sha256');
   const require = createRequire(import.meta.url);
-  const versionOf = (file: string | URL): string => {
-    try {
-      return (JSON.parse(readFileSync(file, 'utf8')) as { version?: string }).version ?? '?';
-    } catch {
-      return '?';
-    }
-  };
+  const versionOf = (file: string | URL): string => packageVersion(file) ?? '?';
   hash.update(`tts ${versionOf(new URL('../../../package.json', import.meta.url))}\n`);
   for (const pkg of ENGINE_PACKAGES) {
     let version = '?';

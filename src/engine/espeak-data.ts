@@ -13,9 +13,11 @@
  * (espeak-ng.js); if it cannot be read, or disagrees with the data file, the package loads as
  * shipped.
  */
+import { createHash } from 'node:crypto';
 import { closeSync, openSync, readFileSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
+import { packageVersion } from '../package-version.js';
 import { readFully } from './read-fully.js';
 
 /**
@@ -95,21 +97,6 @@ export function sparsePackage(dataPath: string, layout: PackageLayout): ArrayBuf
   return buffer;
 }
 
-/**
- * The package's files: its `package.json`, its JavaScript (the main module, espeak-ng.js) and its
- * data package (espeak-ng.data beside it, the name its loader asks for).
- * @returns undefined when the package cannot be resolved.
- */
-export function espeakPackageFiles(): { packageJson: string; js: string; data: string } | undefined {
-  try {
-    const js = createRequire(import.meta.url).resolve('@echogarden/espeak-ng-emscripten');
-    const dir = path.dirname(js);
-    return { packageJson: path.join(dir, 'package.json'), js, data: path.join(dir, 'espeak-ng.data') };
-  } catch {
-    return undefined;
-  }
-}
-
 /** Emscripten module options: where eSpeak NG's own messages go, and its data package. */
 export interface EspeakModuleOptions {
   /** eSpeak NG's standard output (Emscripten's `print`). */
@@ -150,30 +137,69 @@ export function emscriptenLang(): string {
  */
 const QUIET = { print: (): void => {}, printErr: (): void => {}, thisProgram: PROGRAM_NAME };
 
+/** The installed package as tts reads it (one read of its loader, espeak-ng.js). */
+export interface EspeakPackage {
+  /** Its version, from its package.json; undefined when that cannot be read. */
+  version: string | undefined;
+  /** espeak-ng.js: the module, and the loader that declares the data package's layout. */
+  js: string;
+  /** SHA-256 of espeak-ng.js, hex. */
+  jsSha256: string;
+  /** espeak-ng.data, beside it (the name its loader asks for). */
+  data: string;
+  /** Size of espeak-ng.data, in bytes; undefined when it cannot be read. */
+  dataBytes: number | undefined;
+  /** The data package's layout as espeak-ng.js declares it; undefined when it cannot be read or trusted. */
+  layout: PackageLayout | undefined;
+}
+
+/**
+ * Finds the package and reads its loader once: its layout, for {@link espeakModuleOptions}, and
+ * what names it, for eSpeak NG's initialized state (espeak-state.ts).
+ * @returns undefined when the package cannot be resolved or its loader read; throws nothing.
+ */
+export function readEspeakPackage(): EspeakPackage | undefined {
+  try {
+    const js = createRequire(import.meta.url).resolve('@echogarden/espeak-ng-emscripten');
+    const dir = path.dirname(js);
+    const loader = readFileSync(js);
+    const data = path.join(dir, 'espeak-ng.data');
+    let dataBytes: number | undefined;
+    try {
+      dataBytes = statSync(data).size;
+    } catch {
+      dataBytes = undefined;
+    }
+    return {
+      version: packageVersion(path.join(dir, 'package.json')),
+      js,
+      jsSha256: createHash('sha256').update(loader).digest('hex'),
+      data,
+      dataBytes,
+      layout: parsePackageLayout(loader.toString('utf8')),
+    };
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * Options for the package's module factory: eSpeak NG's messages dropped ({@link QUIET}), the
- * program name fixed ({@link PROGRAM_NAME}), and
- * `getPreloadedPackage` giving {@link sparsePackage}, or none (the package then reads its data
- * file whole) when the layout cannot be read or trusted.
+ * program name fixed ({@link PROGRAM_NAME}), and `getPreloadedPackage` giving
+ * {@link sparsePackage}, or none (the package then reads its data file whole) when `pkg` or its
+ * layout is unknown.
+ * @param pkg the package, as {@link readEspeakPackage} read it.
  */
-export function espeakModuleOptions(): EspeakModuleOptions {
-  let dir: string;
-  let layout: PackageLayout | undefined;
-  try {
-    const main = createRequire(import.meta.url).resolve('@echogarden/espeak-ng-emscripten');
-    dir = path.dirname(main);
-    layout = parsePackageLayout(readFileSync(main, 'utf8'));
-  } catch {
-    return { ...QUIET };
-  }
-  if (layout === undefined) return { ...QUIET };
-  const known = layout;
+export function espeakModuleOptions(pkg: EspeakPackage | undefined): EspeakModuleOptions {
+  const layout = pkg?.layout;
+  if (pkg === undefined || layout === undefined) return { ...QUIET };
+  const dir = path.dirname(pkg.js);
   return {
     ...QUIET,
     getPreloadedPackage: (name, size) => {
-      if (size !== known.size) return null;
+      if (size !== layout.size) return null;
       try {
-        return sparsePackage(path.isAbsolute(name) ? name : path.join(dir, name), known);
+        return sparsePackage(path.isAbsolute(name) ? name : path.join(dir, name), layout);
       } catch {
         // null: the loader reads the file itself, as shipped.
         return null;

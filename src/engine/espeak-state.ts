@@ -3,57 +3,69 @@
  *
  * Every new eSpeak NG instance ran `espeak_Initialize` (the C++ `eSpeakNGWorker` constructor): it
  * reads the phoneme tables, intonation data and voice files through Emscripten's in-memory file
- * system, in JavaScript that V8 has not optimised yet, 80–135 ms of a Japanese one-shot's critical
- * path on a 2-core machine. What it leaves behind is the module's memory and nothing else: the
- * JavaScript glue keeps no state from it (no file stays open; the WebIDL string buffer, the one
- * pointer the glue holds, is made later), the stack pointer is back where it was, and the random
- * seed, which it takes from `time(NULL)`, is held at 0 (espeak.ts). So the build
+ * system, in JavaScript that V8 has not optimised yet, 80–135 ms of a worker's start on a 2-core
+ * machine. What it leaves behind is the module's memory and nothing else: the JavaScript glue
+ * keeps no state from it (no file stays open, no function is added to the table, the WebIDL
+ * string buffer, the one pointer the glue holds, is made later), the stack pointer is back where
+ * it was, and the random seed it takes from `time(NULL)` is held at 0 (espeak.ts). So the build
  * (scripts/espeak-state.js) initializes one instance and writes that memory, up to its last
  * non-zero byte (about 1 MB of 16.3 MiB), to {@link ESPEAK_STATE_FILE}; a new instance writes it
  * back over its fresh memory, zeroes the rest, and wraps the object's address, instead of running
  * the constructor: ~10 ms. test/engine/espeak-state.test.ts checks that the memory after
  * EspeakSynth.create is then the same, byte for byte, and the audio too.
  *
- * The file is only used with the package it was made from: the package's version and the sizes
- * of its JavaScript and data files are written in it and compared (the piece cache names the
- * engine's packages by version too: src/cache/identity.ts), with the memory's size. Anything else
- * (no file, another package, a file cut short or damaged) and the instance initializes as before,
- * with the same result.
+ * What decides that memory: the package (its code and data), the recipe ({@link
+ * ESPEAK_STATE_FORMAT}), and the environment Emscripten's start-up writes into memory before
+ * initialization: the program name, fixed (espeak-data.ts PROGRAM_NAME), and `LANG`, from the
+ * process's locale on Node 21 and later (espeak-data.ts emscriptenLang). The file is used only
+ * with the package it was made from (its version, the SHA-256 of its JavaScript, which declares
+ * the data package's layout, and the data package's size), by this recipe, for a memory of the
+ * same size, and only when its bytes have the SHA-256 its header gives; otherwise the instance
+ * initializes as before, with the same result. `LANG` is written in the header but not compared:
+ * eSpeak NG never reads it (it sets its character type locale to `C.UTF-8` itself, and musl reads
+ * `LANG` only for `setlocale(…, "")`), so a state made under another locale only carries other
+ * environment strings, and gives the same audio (the test checks it).
  *
  * Format: one line of JSON ({@link EspeakStateHeader}), a newline, then the memory's bytes.
  */
 import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { EspeakPackage } from './espeak-data.js';
 
 /** The state file the build writes and new instances read: dist/espeak/initialized.bin. */
 export const ESPEAK_STATE_FILE: string = fileURLToPath(new URL('../../espeak/initialized.bin', import.meta.url));
 
 /**
- * Version of the recipe the state is made by (espeak.ts: the seed held at 0, the constructor and
- * nothing before it): a file written by another recipe is not used.
+ * Version of the recipe the state is made by: a file of another recipe is not used. Bump it when
+ * anything that runs before or during the constructor changes: the seed held at 0, the module
+ * options (espeak-data.ts espeakModuleOptions: the program name, the data package handed over),
+ * the constructor call (espeak.ts initialize).
  */
 export const ESPEAK_STATE_FORMAT = 1;
 
-/** The package eSpeak NG's state comes from: its version and its files' sizes in bytes. */
+/** The package eSpeak NG's state comes from (espeak-data.ts {@link EspeakPackage}). */
 export interface EspeakPackageStamp {
+  /** The package's version. */
   version: string;
-  /** espeak-ng.js. */
-  jsBytes: number;
-  /** espeak-ng.data. */
+  /** SHA-256 of espeak-ng.js, hex. */
+  jsSha256: string;
+  /** Size of espeak-ng.data, in bytes. */
   dataBytes: number;
 }
 
 /** The state file's first line. */
 export interface EspeakStateHeader {
+  /** {@link ESPEAK_STATE_FORMAT} of the recipe that made it. */
   format: number;
+  /** The package it was made from. */
   package: EspeakPackageStamp;
-  /** The `LANG` in the module's environment (espeak-data.ts emscriptenLang), which is in its memory. */
+  /** The `LANG` in the module's environment when it was made (information only: see the top). */
   lang: string;
-  /** The module's memory size, in bytes, after initialization. */
+  /** The module's memory size after initialization, in bytes. */
   heapBytes: number;
-  /** Address of the initialized C++ `eSpeakNGWorker` object in that memory. */
+  /** Address (a byte offset into the memory) of the initialized C++ `eSpeakNGWorker` object. */
   pointer: number;
   /** How many bytes of memory follow the header (the rest of the memory is zero). */
   bytes: number;
@@ -63,37 +75,37 @@ export interface EspeakStateHeader {
 
 /** An initialized state, as read back from the file. */
 export interface EspeakState {
+  /** The module's memory size after initialization, in bytes. */
   heapBytes: number;
+  /** Address (a byte offset into the memory) of the initialized C++ `eSpeakNGWorker` object. */
   pointer: number;
-  /** The memory from address 0, up to its last non-zero byte. */
+  /** The memory from address 0 up to its last non-zero byte. */
   memory: Uint8Array;
 }
 
 /**
- * The stamp of the package whose `package.json`, JavaScript `js` and data `data` are given (paths).
- * @returns undefined when any of them cannot be read.
+ * What names `pkg` in a state file.
+ * @returns undefined when its version or data size is unknown (no state is used or written then).
  */
-export function packageStamp(packageJson: string, js: string, data: string): EspeakPackageStamp | undefined {
-  try {
-    const { version } = JSON.parse(readFileSync(packageJson, 'utf8')) as { version?: unknown };
-    if (typeof version !== 'string') return undefined;
-    return { version, jsBytes: statSync(js).size, dataBytes: statSync(data).size };
-  } catch {
-    return undefined;
-  }
+export function packageStamp(pkg: EspeakPackage): EspeakPackageStamp | undefined {
+  if (pkg.version === undefined || pkg.dataBytes === undefined) return undefined;
+  return { version: pkg.version, jsSha256: pkg.jsSha256, dataBytes: pkg.dataBytes };
 }
 
-/** Whether two stamps name the same package. */
-function samePackage(a: EspeakPackageStamp, b: EspeakPackageStamp): boolean {
-  return a.version === b.version && a.jsBytes === b.jsBytes && a.dataBytes === b.dataBytes;
+/** Whether `a` (read from a file: any shape) names the same package as `b`. */
+function samePackage(a: unknown, b: EspeakPackageStamp): boolean {
+  if (typeof a !== 'object' || a === null) return false;
+  const s = a as Partial<EspeakPackageStamp>;
+  return s.version === b.version && s.jsSha256 === b.jsSha256 && s.dataBytes === b.dataBytes;
 }
 
 /**
- * Writes the state of an instance just initialized to `file` (a temporary file renamed into
- * place: an interrupted build leaves no truncated state).
+ * Writes the state of an instance just initialized to `file`: to a temporary file beside it,
+ * renamed into place (an interrupted build leaves no cut-off state; the temporary file is removed
+ * when writing or renaming fails).
  * @param memory the module's whole memory; `pointer` the initialized object's address in it.
- * @param stamp the package the module was made from ({@link packageStamp}); `lang` the `LANG` in
- *   its environment.
+ * @param stamp the package the module was made from ({@link packageStamp}); `lang` the `LANG`
+ *   in its environment.
  * @throws the file system's errors.
  */
 export function writeEspeakState(file: string, memory: Uint8Array, pointer: number, stamp: EspeakPackageStamp, lang: string): void {
@@ -111,17 +123,23 @@ export function writeEspeakState(file: string, memory: Uint8Array, pointer: numb
   };
   mkdirSync(path.dirname(file), { recursive: true });
   const temporary = `${file}.${process.pid}.tmp`;
-  writeFileSync(temporary, Buffer.concat([Buffer.from(`${JSON.stringify(header)}\n`), bytes]));
-  renameSync(temporary, file);
+  try {
+    writeFileSync(temporary, Buffer.concat([Buffer.from(`${JSON.stringify(header)}\n`), bytes]));
+    renameSync(temporary, file);
+  } catch (error) {
+    rmSync(temporary, { force: true });
+    throw error;
+  }
 }
 
 /**
- * The state in `file`, if it was made from the package `stamp` names, with `LANG` `lang`, by this
- * recipe, and is whole (its bytes as many as the header says, with the same SHA-256).
+ * The state in `file`, if it was made from the package `stamp` names, by this recipe, and is
+ * whole (as many bytes as its header says, with the SHA-256 it gives, its object's address inside
+ * them, no more of them than its memory size).
  * @returns undefined otherwise (no file, another package or recipe, a damaged file): the caller
- *   initializes the instance itself.
+ *   initializes the instance itself. Throws nothing.
  */
-export function readEspeakState(file: string, stamp: EspeakPackageStamp, lang: string): EspeakState | undefined {
+export function readEspeakState(file: string, stamp: EspeakPackageStamp): EspeakState | undefined {
   let content: Buffer;
   try {
     content = readFileSync(file);
@@ -130,16 +148,18 @@ export function readEspeakState(file: string, stamp: EspeakPackageStamp, lang: s
   }
   const newline = content.indexOf(10);
   if (newline === -1 || newline > 4096) return undefined;
-  let header: EspeakStateHeader;
+  let header: Partial<EspeakStateHeader>;
   try {
-    header = JSON.parse(content.subarray(0, newline).toString('utf8')) as EspeakStateHeader;
+    header = JSON.parse(content.subarray(0, newline).toString('utf8')) as Partial<EspeakStateHeader>;
   } catch {
     return undefined;
   }
+  if (typeof header !== 'object' || header === null) return undefined;
   const memory = content.subarray(newline + 1);
-  if (header.format !== ESPEAK_STATE_FORMAT || typeof header.package !== 'object' || header.package === null || !samePackage(header.package, stamp) || header.lang !== lang) return undefined;
-  if (!Number.isSafeInteger(header.heapBytes) || !Number.isSafeInteger(header.pointer) || header.pointer <= 0 || header.pointer >= memory.length) return undefined;
-  if (header.bytes !== memory.length || memory.length > header.heapBytes) return undefined;
-  if (createHash('sha256').update(memory).digest('hex') !== header.sha256) return undefined;
-  return { heapBytes: header.heapBytes, pointer: header.pointer, memory };
+  const { format, heapBytes, pointer, bytes, sha256 } = header;
+  if (format !== ESPEAK_STATE_FORMAT || !samePackage(header.package, stamp)) return undefined;
+  if (!Number.isSafeInteger(heapBytes) || !Number.isSafeInteger(pointer) || heapBytes === undefined || pointer === undefined) return undefined;
+  if (bytes !== memory.length || memory.length > heapBytes || pointer <= 0 || pointer >= memory.length) return undefined;
+  if (createHash('sha256').update(memory).digest('hex') !== sha256) return undefined;
+  return { heapBytes, pointer, memory };
 }

@@ -23,8 +23,8 @@
  * that would is split, see {@link EspeakSynth.synthesize}).
  */
 import type { ESpeakNGModule, ESpeakNGWorker } from '@echogarden/espeak-ng-emscripten';
-import { emscriptenLang, espeakModuleOptions, espeakPackageFiles } from './espeak-data.js';
-import { ESPEAK_STATE_FILE, packageStamp, readEspeakState, writeEspeakState } from './espeak-state.js';
+import { emscriptenLang, espeakModuleOptions, readEspeakPackage, type EspeakPackage } from './espeak-data.js';
+import { ESPEAK_STATE_FILE, packageStamp, readEspeakState, writeEspeakState, type EspeakState } from './espeak-state.js';
 import type { EspeakPhonemeEvent, EspeakWordEvent } from './word-timings.js';
 
 export { ESPEAK_SAMPLE_RATE } from './output.js';
@@ -43,24 +43,26 @@ export type SampleSink = (samples: Int16Array) => boolean;
  * How an instance got its initialized state: `restored` from the file the build wrote
  * (espeak-state.ts), `initialized` by running espeak_Initialize.
  */
-export type EspeakStart = 'restored' | 'initialized';
+export type EspeakInitialState = 'restored' | 'initialized';
 
 /**
  * A new eSpeak NG module, not initialized: its JavaScript, and its data package with only the
  * files tts reads (espeak-data.ts: 0.7 of 24 MB resident, issue 20). Imported here, not at the
  * top: a worker that only speaks English with Flite never loads eSpeak's 842 KB of JavaScript and
  * 24 MB of data.
+ * @param pkg the package as espeak-data.ts read it (undefined: the module loads as shipped).
  * @throws Error when the module cannot load.
  */
-async function newModule(): Promise<ESpeakNGModule> {
+async function newModule(pkg: EspeakPackage | undefined): Promise<ESpeakNGModule> {
   const { default: createESpeak } = await import('@echogarden/espeak-ng-emscripten');
-  return createESpeak(espeakModuleOptions());
+  return createESpeak(espeakModuleOptions(pkg));
 }
 
 /**
  * Initializes `module`: the worker's C++ constructor, espeak_Initialize. It seeds eSpeak's random
  * generator with `time(NULL)`, which Emscripten answers from `Date.now()`: held at 0 while it runs
  * (synchronously; nothing else runs meanwhile), so every instance gets the same seed.
+ * @throws what the constructor throws (a WebAssembly trap).
  */
 function initialize(module: ESpeakNGModule): ESpeakNGWorker {
   const realNow = Date.now;
@@ -79,33 +81,52 @@ export class EspeakSynth {
     private readonly worker: ESpeakNGWorker,
     private readonly snapshot: Uint8Array,
     /** How the instance got its initialized state: from the build's file, or by espeak_Initialize. */
-    readonly start: EspeakStart,
+    readonly initialState: EspeakInitialState,
   ) {}
 
   /**
    * Loads eSpeak NG (the module and its 24 MB data file; then its initialized state, written by
    * the build: espeak-state.ts, or else espeak_Initialize with a fixed random seed, ~100 ms
-   * more), grows the string buffer, and copies the memory every job starts from.
+   * more), grows the string buffer, and copies the memory every job starts from. An instance
+   * made from the state that then fails is dropped, and a new one initializes.
    * @param stateFile where the initialized state is read from (tests give another file).
-   * @throws Error when the module cannot load.
+   * @throws Error when the module cannot load or eSpeak NG has no en-us voice.
    */
   static async create(stateFile: string = ESPEAK_STATE_FILE): Promise<EspeakSynth> {
-    const module = await newModule();
-    const files = espeakPackageFiles();
-    const stamp = files === undefined ? undefined : packageStamp(files.packageJson, files.js, files.data);
-    const state = stamp === undefined ? undefined : readEspeakState(stateFile, stamp, emscriptenLang());
+    const pkg = readEspeakPackage();
+    const stamp = pkg === undefined ? undefined : packageStamp(pkg);
+    const state = stamp === undefined ? undefined : readEspeakState(stateFile, stamp);
+    if (state !== undefined) {
+      try {
+        return await EspeakSynth.made(pkg, state);
+      } catch {
+        // Whatever went wrong after the restore, an instance that initializes itself is the
+        // reference: start again with one (a fresh module, nothing of the state in it).
+      }
+    }
+    return EspeakSynth.made(pkg, undefined);
+  }
+
+  /**
+   * A new instance of `pkg`'s module, its initialized state restored from `state` (when its
+   * memory size is the module's) or made by espeak_Initialize; then its string buffer grown and
+   * the memory every job starts from copied.
+   * @throws Error when the module cannot load or eSpeak NG has no en-us voice.
+   */
+  private static async made(pkg: EspeakPackage | undefined, state: EspeakState | undefined): Promise<EspeakSynth> {
+    const module = await newModule(pkg);
     let worker: ESpeakNGWorker;
-    let start: EspeakStart;
+    let initialState: EspeakInitialState;
     if (state !== undefined && state.heapBytes === module.HEAPU8.length) {
       // The memory of an instance just initialized, over this one's fresh memory (its static data
       // and what its start-up wrote, all part of that state); past it, that memory was zero.
       module.HEAPU8.set(state.memory);
       module.HEAPU8.fill(0, state.memory.length);
       worker = module.wrapPointer(state.pointer, module.eSpeakNGWorker);
-      start = 'restored';
+      initialState = 'restored';
     } else {
       worker = initialize(module);
-      start = 'initialized';
+      initialState = 'initialized';
     }
     // A string of MAX_TEXT_BYTES makes the WebIDL glue note the size it needs; the next call
     // reallocates its buffer at that size. Both calls stop at the first block of audio. The long
@@ -115,19 +136,20 @@ export class EspeakSynth {
     if (worker.set_voice('en-us') !== 0) throw new Error('eSpeak NG has no en-us voice');
     worker.synthesize(`a${'\0'.repeat(MAX_TEXT_BYTES - 1)}`, () => 1);
     worker.synthesize('a', () => 1);
-    return new EspeakSynth(module, worker, nonZeroPrefix(module.HEAPU8), start);
+    return new EspeakSynth(module, worker, nonZeroPrefix(module.HEAPU8), initialState);
   }
 
   /**
    * Initializes a module and writes its state to `file` for {@link create} (the build step
    * scripts/espeak-state.js; tests).
-   * @throws Error when the module cannot load or the package cannot be found; the file system's errors.
+   * @throws Error when the package cannot be found or read, or the module cannot load; the file
+   *   system's errors.
    */
   static async writeInitializedState(file: string = ESPEAK_STATE_FILE): Promise<void> {
-    const files = espeakPackageFiles();
-    const stamp = files === undefined ? undefined : packageStamp(files.packageJson, files.js, files.data);
-    if (stamp === undefined) throw new Error('@echogarden/espeak-ng-emscripten cannot be found');
-    const module = await newModule();
+    const pkg = readEspeakPackage();
+    const stamp = pkg === undefined ? undefined : packageStamp(pkg);
+    if (pkg === undefined || stamp === undefined) throw new Error('@echogarden/espeak-ng-emscripten cannot be found or read');
+    const module = await newModule(pkg);
     const worker = initialize(module);
     writeEspeakState(file, module.HEAPU8, worker.ptr, stamp, emscriptenLang());
   }

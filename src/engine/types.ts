@@ -3,6 +3,7 @@
  */
 import type { AudioFormat, Language } from '../protocol/types.js';
 import type { WordTiming } from '../protocol/words.js';
+import type { EspeakInitialState } from './espeak.js';
 import type { SpeechSegment } from './japanese.js';
 import type { SchedulingPolicy } from './scheduler.js';
 
@@ -154,10 +155,10 @@ export interface JobReport {
   /** eSpeak NG WebAssembly start-up time; only in the report of a worker's first job. */
   espeakInitMs?: number;
   /**
-   * How that eSpeak NG instance got its initialized state (espeak.ts EspeakStart): restored from
-   * the file the build wrote, or by espeak_Initialize; in the same report as {@link espeakInitMs}.
+   * How that eSpeak NG instance got its initialized state: restored from the file the build
+   * wrote, or by espeak_Initialize; in the same report as {@link espeakInitMs}.
    */
-  espeakStart?: 'restored' | 'initialized';
+  espeakInitialState?: EspeakInitialState;
   /**
    * True when this worker has started eSpeak NG (loading or loaded), after this job; absent when it
    * has not. In a stream's report (units merged): some worker that ran one of its units had.

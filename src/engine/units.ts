@@ -67,7 +67,7 @@ export function mergeReports(reports: readonly JobReport[]): JobReport | undefin
   if (last.fliteSource !== undefined) merged.fliteSource = last.fliteSource;
   const espeakInit = reports.find((r) => r.espeakInitMs !== undefined);
   if (espeakInit?.espeakInitMs !== undefined) merged.espeakInitMs = espeakInit.espeakInitMs;
-  if (espeakInit?.espeakStart !== undefined) merged.espeakStart = espeakInit.espeakStart;
+  if (espeakInit?.espeakInitialState !== undefined) merged.espeakInitialState = espeakInit.espeakInitialState;
   // Units may run on different workers: any that started eSpeak NG counts.
   if (reports.some((r) => r.espeakStarted === true)) merged.espeakStarted = true;
   if (reports.some((r) => r.words !== undefined)) merged.words = reports.flatMap((r) => r.words ?? []);

@@ -23,7 +23,7 @@ import type { JobReport } from './types.js';
 import { SSE_SAMPLE_RATE } from '../protocol/types.js';
 import { AudioOutput } from './output.js';
 import { backendsFor } from './voices.js';
-import { ESPEAK_SAMPLE_RATE, EspeakSynth, type EspeakStart } from './espeak.js';
+import { ESPEAK_SAMPLE_RATE, EspeakSynth, type EspeakInitialState } from './espeak.js';
 import { FLITE_SAMPLE_RATE, fliteSpeak, fliteSynthesizeTimed, flitePieces, fliteSource, loadFlite, prepareFlite, useCompiledFlite, type FliteModule, type FliteVoice } from './flite.js';
 import { EnergyEnvelope, espeakWords, nfkcRanges, speakableTokens, type EspeakPhonemeEvent, type EspeakWordEvent, type PieceWord, type TextToken } from './word-timings.js';
 import type { WordTiming } from '../protocol/words.js';
@@ -36,8 +36,8 @@ let espeakInitMs: number | undefined;
 /** Whether a job report has carried espeakInitMs yet (only the worker's first job's does). */
 let espeakInitReported = false;
 
-/** How this worker's eSpeak NG got its initialized state (JobReport.espeakStart), once loaded. */
-let espeakStart: EspeakStart | undefined;
+/** How this worker's eSpeak NG got its initialized state (JobReport.espeakInitialState), once loaded. */
+let espeakInitialState: EspeakInitialState | undefined;
 /** Whether this worker has started eSpeak NG (JobReport.espeakStarted). */
 let espeakStarted = false;
 
@@ -47,7 +47,7 @@ const loadESpeak = retriedOnce(async (): Promise<EspeakSynth> => {
   const started = performance.now();
   const instance = await EspeakSynth.create();
   espeakInitMs = performance.now() - started;
-  espeakStart = instance.start;
+  espeakInitialState = instance.initialState;
   return instance;
 });
 
@@ -412,7 +412,7 @@ async function runJob(port: MessagePort, abortFlag: Int32Array, { id, job, wordT
     if (flite !== undefined) report.fliteSource = flite;
     if (espeakInitMs !== undefined && !espeakInitReported) {
       report.espeakInitMs = espeakInitMs;
-      if (espeakStart !== undefined) report.espeakStart = espeakStart;
+      if (espeakInitialState !== undefined) report.espeakInitialState = espeakInitialState;
     }
     if (espeakStarted) report.espeakStarted = true;
     // Only the worker's first job reports it (eSpeak may still be loading then, for English).

@@ -5,11 +5,12 @@
  * leaves the package to load as shipped. The audio itself is checked by the determinism tests.
  */
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { espeakModuleOptions, isKept, parsePackageLayout, sparsePackage } from '../../src/engine/espeak-data.js';
+import { espeakModuleOptions, isKept, parsePackageLayout, readEspeakPackage, sparsePackage } from '../../src/engine/espeak-data.js';
 
 const main = createRequire(import.meta.url).resolve('@echogarden/espeak-ng-emscripten');
 const dataPath = path.join(path.dirname(main), 'espeak-ng.data');
@@ -57,8 +58,19 @@ describe('eSpeak NG data package', () => {
     });
   });
 
+  it('the package as read once: its version, the SHA-256 of its loader, its data size and layout', () => {
+    const pkg = readEspeakPackage();
+    assert.ok(pkg !== undefined);
+    assert.match(pkg.version ?? '', /^\d+\.\d+\.\d+/);
+    assert.equal(pkg.jsSha256, createHash('sha256').update(readFileSync(pkg.js)).digest('hex'));
+    assert.equal(pkg.data, dataPath);
+    assert.equal(pkg.dataBytes, readFileSync(dataPath).length);
+    assert.equal(pkg.layout?.size, pkg.dataBytes);
+  });
+
   it("the module options hand the loader the sparse package for the package's own size only", () => {
-    const { getPreloadedPackage } = espeakModuleOptions();
+    const { getPreloadedPackage, thisProgram } = espeakModuleOptions(readEspeakPackage());
+    assert.equal(thisProgram, 'espeak-ng');
     assert.ok(getPreloadedPackage !== undefined);
     const size = readFileSync(dataPath).length;
     assert.equal(getPreloadedPackage(dataPath, size + 1), null);

@@ -1,19 +1,22 @@
 /**
  * eSpeak NG's initialized state, written by the build and restored by new instances instead of
- * espeak_Initialize (src/engine/espeak-state.ts, issue 20's ninth round): the memory every job
- * starts from is then the same, byte for byte, as an instance that initialized itself, and so is
- * the audio, for the voices with breath noise (whose random seed the initialization sets) too. A
- * state made from another package or recipe, for another memory size, cut short or damaged is
- * not used: the instance initializes, with the same result. In-process (the engine's workers
- * restore it too: test/engine/pool.test.ts).
+ * espeak_Initialize (src/engine/espeak-state.ts, issue 20's ninth round): a restored instance's
+ * memory, every job's starting point, is the same byte for byte as that of an instance that
+ * initialized itself, and so is the audio, for the voices with breath noise (whose random seed
+ * the initialization sets) too; a state made under another locale (`LANG`) is restored, with the
+ * same audio; a state made from another package or recipe, for another memory size, cut short
+ * or damaged is not used, and the instance initializes. The bundled engine worker reads the file
+ * the build writes. In-process (the engine's workers restore it too: test/engine/pool.test.ts).
  */
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { test } from 'node:test';
+import { after, before, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { readEspeakPackage } from '../../src/engine/espeak-data.js';
 import { EspeakSynth } from '../../src/engine/espeak.js';
-import { ESPEAK_STATE_FILE, ESPEAK_STATE_FORMAT, readEspeakState, type EspeakStateHeader } from '../../src/engine/espeak-state.js';
+import { ESPEAK_STATE_FILE, ESPEAK_STATE_FORMAT, packageStamp, readEspeakState, type EspeakPackageStamp, type EspeakStateHeader } from '../../src/engine/espeak-state.js';
 
 /** Texts and eSpeak voices: Japanese and English, the default variant and those with breath (f2, f5). */
 const CASES: [voice: string, text: string][] = [
@@ -23,7 +26,7 @@ const CASES: [voice: string, text: string][] = [
   ['en-us+adam', 'Seven eight nine, four five six.'],
 ];
 
-/** Every sample `synth` makes for each case, starting each from its reset state, concatenated per case. */
+/** Every sample `synth` makes for each case, each case from its reset state. */
 function audio(synth: EspeakSynth): Buffer[] {
   return CASES.map(([voice, text]) => {
     synth.reset();
@@ -36,74 +39,116 @@ function audio(synth: EspeakSynth): Buffer[] {
   });
 }
 
-/** The header and the bytes of a state file's content. */
-function parts(content: Buffer): { header: EspeakStateHeader; body: Buffer } {
+/** Asserts that `got` is `want`, case by case. */
+function sameAudio(got: Buffer[], want: Buffer[], what: string): void {
+  for (const [i, [voice, text]] of CASES.entries()) {
+    assert.ok(want[i]!.length > 20_000, `${voice}: ${text}`);
+    assert.ok(got[i]!.equals(want[i]!), `${what}: ${voice}: ${text}`);
+  }
+}
+
+/** A state file's header and the bytes after it. */
+function splitStateFile(content: Buffer): { header: EspeakStateHeader; body: Buffer } {
   const newline = content.indexOf(10);
   return { header: JSON.parse(content.subarray(0, newline).toString('utf8')) as EspeakStateHeader, body: content.subarray(newline + 1) };
 }
 
-/** A state file's content with `header` and `body`. */
-function join2(header: EspeakStateHeader, body: Buffer): Buffer {
+/** A state file's content of `header` and `body`. */
+function stateFileContent(header: EspeakStateHeader, body: Buffer): Buffer {
   return Buffer.concat([Buffer.from(`${JSON.stringify(header)}\n`), body]);
 }
 
-test("a new instance restores the build's initialized state: the same memory and audio as one that ran espeak_Initialize", async () => {
-  assert.ok(existsSync(ESPEAK_STATE_FILE), `${ESPEAK_STATE_FILE}: the build (scripts/espeak-state.js) writes it`);
-  const restored = await EspeakSynth.create();
-  const initialized = await EspeakSynth.create(join(tmpdir(), 'no-such-tts-espeak-state.bin'));
-  assert.equal(restored.start, 'restored');
-  assert.equal(initialized.start, 'initialized');
-  assert.ok(Buffer.from(restored.memory()).equals(initialized.memory()), 'the memory every job starts from');
-  const a = audio(restored);
-  const b = audio(initialized);
-  for (const [i, [voice, text]] of CASES.entries()) {
-    assert.ok(a[i]!.length > 20_000, `${voice}: ${text}`);
-    assert.ok(a[i]!.equals(b[i]!), `${voice}: ${text}`);
-  }
+let dir: string;
+/** The instance that initialized itself, and its audio: the reference. */
+let initialized: EspeakSynth;
+let reference: Buffer[];
+let stamp: EspeakPackageStamp;
+
+before(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'tts-espeak-state-'));
+  initialized = await EspeakSynth.create(join(dir, 'none.bin'));
+  reference = audio(initialized);
+  const pkg = readEspeakPackage();
+  assert.ok(pkg !== undefined);
+  stamp = packageStamp(pkg)!;
+  assert.ok(stamp !== undefined);
+});
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+test('with no state file the instance initializes itself', () => {
+  assert.equal(initialized.initialState, 'initialized');
 });
 
-test('a state written now, by EspeakSynth.writeInitializedState, is the one the build wrote', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'tts-espeak-state-'));
+test('a state written now restores to the same memory, byte for byte, and the same audio', async () => {
+  const file = join(dir, 'now.bin');
+  await EspeakSynth.writeInitializedState(file);
+  const restored = await EspeakSynth.create(file);
+  assert.equal(restored.initialState, 'restored');
+  assert.ok(Buffer.from(restored.memory()).equals(initialized.memory()), 'the memory every job starts from');
+  sameAudio(audio(restored), reference, 'restored');
+});
+
+test("the build's state file (scripts/espeak-state.js) is restored, with the same audio, and the bundled engine worker reads that file", async () => {
+  const { header } = splitStateFile(readFileSync(ESPEAK_STATE_FILE));
+  assert.deepEqual(header.package, stamp, 'made from the installed package');
+  const restored = await EspeakSynth.create();
+  assert.equal(restored.initialState, 'restored');
+  sameAudio(audio(restored), reference, "the build's state");
+  // The bundle rewrites the compiled code's `new URL('../../espeak/initialized.bin', import.meta.url)`
+  // for dist/bundle/ (scripts/bundle.js): it must name the same file.
+  const bundled = new URL('../../bundle/engine-worker.cjs', import.meta.url);
+  const literal = /new URL\("([^"]*initialized\.bin)", __ttsFileUrl\)/.exec(readFileSync(bundled, 'utf8'));
+  assert.ok(literal !== null, 'engine-worker.cjs names the state file');
+  assert.equal(fileURLToPath(new URL(literal[1]!, bundled)), ESPEAK_STATE_FILE);
+});
+
+test('a state made under another LANG is restored, with the same audio (eSpeak NG does not read LANG)', async () => {
+  const file = join(dir, 'other-lang.bin');
+  const descriptor = Object.getOwnPropertyDescriptor(globalThis, 'navigator');
+  const other = ['ja-JP', 'en-US'].find((l) => `${l.replace('-', '_')}.UTF-8` !== splitStateFile(readFileSync(ESPEAK_STATE_FILE)).header.lang) ?? 'ja-JP';
+  Object.defineProperty(globalThis, 'navigator', { value: { languages: [other] }, configurable: true, writable: true });
   try {
-    const file = join(dir, 'initialized.bin');
     await EspeakSynth.writeInitializedState(file);
-    assert.ok(readFileSync(file).equals(readFileSync(ESPEAK_STATE_FILE)));
   } finally {
-    rmSync(dir, { recursive: true, force: true });
+    if (descriptor === undefined) delete (globalThis as { navigator?: unknown }).navigator;
+    else Object.defineProperty(globalThis, 'navigator', descriptor);
   }
+  const { header } = splitStateFile(readFileSync(file));
+  assert.equal(header.lang, `${other.replace('-', '_')}.UTF-8`);
+  const restored = await EspeakSynth.create(file);
+  assert.equal(restored.initialState, 'restored');
+  sameAudio(audio(restored), reference, `made under LANG=${header.lang}`);
 });
 
 test('a state of another package, recipe or memory size, cut short or damaged is not used: the instance initializes, with the same audio', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'tts-espeak-state-'));
-  try {
-    const good = readFileSync(ESPEAK_STATE_FILE);
-    const { header, body } = parts(good);
-    const stamp = header.package;
-    assert.ok(readEspeakState(ESPEAK_STATE_FILE, stamp, header.lang) !== undefined, 'the good file reads');
-    const flipped = Buffer.from(body);
-    flipped[flipped.length >> 1]! ^= 0x40;
-    const variants: [string, Buffer][] = [
-      ['another version', join2({ ...header, package: { ...stamp, version: `${stamp.version}-other` } }, body)],
-      ['another data file', join2({ ...header, package: { ...stamp, dataBytes: stamp.dataBytes + 1 } }, body)],
-      ['another JavaScript file', join2({ ...header, package: { ...stamp, jsBytes: stamp.jsBytes - 1 } }, body)],
-      ['another recipe', join2({ ...header, format: ESPEAK_STATE_FORMAT + 1 }, body)],
-      ['another LANG', join2({ ...header, lang: header.lang === 'C.UTF-8' ? 'ja_JP.UTF-8' : 'C.UTF-8' }, body)],
-      ['another memory size', join2({ ...header, heapBytes: header.heapBytes + 65_536 }, body)],
-      ['cut short', good.subarray(0, good.length - 1000)],
-      ['a changed byte', join2(header, flipped)],
-      ['no header', body],
-      ['empty', Buffer.alloc(0)],
-    ];
-    const reference = audio(await EspeakSynth.create(join(dir, 'none.bin')));
-    for (const [name, content] of variants) {
-      const file = join(dir, `${name}.bin`);
-      writeFileSync(file, content);
-      const synth = await EspeakSynth.create(file);
-      assert.equal(synth.start, 'initialized', name);
-      const got = audio(synth);
-      for (const [i, [voice]] of CASES.entries()) assert.ok(got[i]!.equals(reference[i]!), `${name}: ${voice}`);
-    }
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
+  const good = readFileSync(ESPEAK_STATE_FILE);
+  const { header, body } = splitStateFile(good);
+  assert.ok(readEspeakState(ESPEAK_STATE_FILE, stamp) !== undefined, 'the good file reads');
+  const flipped = Buffer.from(body);
+  flipped[flipped.length >> 1]! ^= 0x40;
+  const variants: [string, Buffer][] = [
+    ['another version', stateFileContent({ ...header, package: { ...stamp, version: `${stamp.version}-other` } }, body)],
+    ['another data file', stateFileContent({ ...header, package: { ...stamp, dataBytes: stamp.dataBytes + 1 } }, body)],
+    ['another JavaScript file', stateFileContent({ ...header, package: { ...stamp, jsSha256: '0'.repeat(64) } }, body)],
+    ['another recipe', stateFileContent({ ...header, format: ESPEAK_STATE_FORMAT + 1 }, body)],
+    ['an address outside its bytes', stateFileContent({ ...header, pointer: body.length }, body)],
+    ['cut short', good.subarray(0, good.length - 1000)],
+    ['a changed byte', stateFileContent(header, flipped)],
+    ['more bytes than its memory', stateFileContent({ ...header, heapBytes: body.length - 1 }, body)],
+    ['no header', body],
+    ['a header that is not an object', Buffer.concat([Buffer.from('null\n'), body])],
+    ['empty', Buffer.alloc(0)],
+  ];
+  for (const [name, content] of variants) {
+    const file = join(dir, `${name}.bin`);
+    writeFileSync(file, content);
+    assert.equal(readEspeakState(file, stamp), undefined, name);
   }
+  // Read whole but for another memory size: create() compares it with the module's and initializes.
+  const file = join(dir, 'another memory size.bin');
+  writeFileSync(file, stateFileContent({ ...header, heapBytes: header.heapBytes + 65_536 }, body));
+  assert.ok(readEspeakState(file, stamp) !== undefined);
+  const synth = await EspeakSynth.create(file);
+  assert.equal(synth.initialState, 'initialized');
+  sameAudio(audio(synth), reference, 'another memory size');
 });

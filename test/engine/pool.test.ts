@@ -190,7 +190,7 @@ test("a worker's eSpeak NG restores the initialized state the build wrote (espea
     assert.ok(spoken.audio.length > 0);
     const report = pool.stats().lastReport!;
     assert.ok(report.espeakInitMs !== undefined, 'the first job reports how eSpeak NG started');
-    assert.equal(report.espeakStart, 'restored');
+    assert.equal(report.espeakInitialState, 'restored');
   } finally {
     await pool.close();
   }
