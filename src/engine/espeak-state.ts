@@ -20,7 +20,7 @@
  * process's locale on Node 21 and later (espeak-data.ts emscriptenLang). The file is used only
  * with the package it was made from (its version, the SHA-256 of its JavaScript, which declares
  * the data package's layout, and the data package's size), by this recipe, for a memory of the
- * same size, and only when its bytes have the SHA-256 its header gives; otherwise the instance
+ * same size, and only when its header and bytes have the SHA-256 it gives; otherwise the instance
  * initializes as before, with the same result. `LANG` is written in the header but not compared:
  * eSpeak NG never reads it (it sets its character type locale to `C.UTF-8` itself, and musl reads
  * `LANG` only for `setlocale(…, "")`), so a state made under another locale only carries other
@@ -29,10 +29,11 @@
  * Format: one line of JSON ({@link EspeakStateHeader}), a newline, then the memory's bytes.
  */
 import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, constants, fstatSync, mkdirSync, openSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { EspeakPackage } from './espeak-data.js';
+import { readFully } from './read-fully.js';
 
 /** The state file the build writes and new instances read: dist/espeak/initialized.bin. */
 export const ESPEAK_STATE_FILE: string = fileURLToPath(new URL('../../espeak/initialized.bin', import.meta.url));
@@ -69,9 +70,28 @@ export interface EspeakStateHeader {
   pointer: number;
   /** How many bytes of memory follow the header (the rest of the memory is zero). */
   bytes: number;
-  /** SHA-256 of those bytes, hex. */
+  /** SHA-256 of every other field of the header ({@link headerDigestInput}) and the bytes, hex. */
   sha256: string;
 }
+
+/**
+ * What the header's SHA-256 covers besides the bytes: every other field, in a fixed order, so
+ * that a damaged field (an address one bit off) is refused like damaged bytes.
+ */
+function headerDigestInput(h: Omit<EspeakStateHeader, 'sha256'>): string {
+  return `${JSON.stringify([h.format, h.package.version, h.package.jsSha256, h.package.dataBytes, h.lang, h.heapBytes, h.pointer, h.bytes])}\n`;
+}
+
+/**
+ * The SHA-256 a state file's header of `fields` carries over `bytes` (the memory after the
+ * header), hex.
+ */
+export function stateDigest(fields: Omit<EspeakStateHeader, 'sha256'>, bytes: Uint8Array): string {
+  return createHash('sha256').update(headerDigestInput(fields)).update(bytes).digest('hex');
+}
+
+/** Largest state file read, in bytes: the memory eSpeak NG starts with is 16.3 MiB. */
+const MAX_STATE_BYTES = 64 * 1024 * 1024;
 
 /** An initialized state, as read back from the file. */
 export interface EspeakState {
@@ -112,15 +132,8 @@ export function writeEspeakState(file: string, memory: Uint8Array, pointer: numb
   let end = memory.length;
   while (end > 0 && memory[end - 1] === 0) end--;
   const bytes = memory.subarray(0, end);
-  const header: EspeakStateHeader = {
-    format: ESPEAK_STATE_FORMAT,
-    package: stamp,
-    lang,
-    heapBytes: memory.length,
-    pointer,
-    bytes: bytes.length,
-    sha256: createHash('sha256').update(bytes).digest('hex'),
-  };
+  const fields = { format: ESPEAK_STATE_FORMAT, package: stamp, lang, heapBytes: memory.length, pointer, bytes: bytes.length };
+  const header: EspeakStateHeader = { ...fields, sha256: stateDigest(fields, bytes) };
   mkdirSync(path.dirname(file), { recursive: true });
   const temporary = `${file}.${process.pid}.tmp`;
   try {
@@ -134,18 +147,15 @@ export function writeEspeakState(file: string, memory: Uint8Array, pointer: numb
 
 /**
  * The state in `file`, if it was made from the package `stamp` names, by this recipe, and is
- * whole (as many bytes as its header says, with the SHA-256 it gives, its object's address inside
- * them, no more of them than its memory size).
- * @returns undefined otherwise (no file, another package or recipe, a damaged file): the caller
- *   initializes the instance itself. Throws nothing.
+ * whole (a regular file of at most {@link MAX_STATE_BYTES}, as many bytes as its header says,
+ * the SHA-256 it gives over its header and bytes, its object's address inside them, no more of
+ * them than its memory size).
+ * @returns undefined otherwise (no file, not a regular file, another package or recipe, a damaged
+ *   file): the caller initializes the instance itself. Throws nothing.
  */
 export function readEspeakState(file: string, stamp: EspeakPackageStamp): EspeakState | undefined {
-  let content: Buffer;
-  try {
-    content = readFileSync(file);
-  } catch {
-    return undefined;
-  }
+  const content = regularFile(file);
+  if (content === undefined) return undefined;
   const newline = content.indexOf(10);
   if (newline === -1 || newline > 4096) return undefined;
   let header: Partial<EspeakStateHeader>;
@@ -156,10 +166,35 @@ export function readEspeakState(file: string, stamp: EspeakPackageStamp): Espeak
   }
   if (typeof header !== 'object' || header === null) return undefined;
   const memory = content.subarray(newline + 1);
-  const { format, heapBytes, pointer, bytes, sha256 } = header;
-  if (format !== ESPEAK_STATE_FORMAT || !samePackage(header.package, stamp)) return undefined;
+  const { format, lang, heapBytes, pointer, bytes, sha256 } = header;
+  if (format !== ESPEAK_STATE_FORMAT || !samePackage(header.package, stamp) || typeof lang !== 'string') return undefined;
   if (!Number.isSafeInteger(heapBytes) || !Number.isSafeInteger(pointer) || heapBytes === undefined || pointer === undefined) return undefined;
   if (bytes !== memory.length || memory.length > heapBytes || pointer <= 0 || pointer >= memory.length) return undefined;
-  if (createHash('sha256').update(memory).digest('hex') !== sha256) return undefined;
+  if (stateDigest({ format, package: stamp, lang, heapBytes, pointer, bytes }, memory) !== sha256) return undefined;
   return { heapBytes, pointer, memory };
+}
+
+/**
+ * The content of `file` if it is a regular file of at most {@link MAX_STATE_BYTES}: opened
+ * without blocking (a FIFO put in its place would wait for a writer forever), then checked.
+ * @returns undefined for anything else or when it cannot be read; throws nothing.
+ */
+function regularFile(file: string): Buffer | undefined {
+  let fd: number;
+  try {
+    fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
+  } catch {
+    return undefined;
+  }
+  try {
+    const stat = fstatSync(fd);
+    if (!stat.isFile() || stat.size > MAX_STATE_BYTES) return undefined;
+    const size = stat.size;
+    const content = Buffer.alloc(size);
+    return readFully(fd, content, 0, size, 0) === size ? content : undefined;
+  } catch {
+    return undefined;
+  } finally {
+    closeSync(fd);
+  }
 }

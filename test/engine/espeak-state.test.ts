@@ -9,14 +9,15 @@
  * the build writes. In-process (the engine's workers restore it too: test/engine/pool.test.ts).
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { readEspeakPackage } from '../../src/engine/espeak-data.js';
 import { EspeakSynth } from '../../src/engine/espeak.js';
-import { ESPEAK_STATE_FILE, ESPEAK_STATE_FORMAT, packageStamp, readEspeakState, type EspeakPackageStamp, type EspeakStateHeader } from '../../src/engine/espeak-state.js';
+import { ESPEAK_STATE_FILE, ESPEAK_STATE_FORMAT, packageStamp, readEspeakState, stateDigest, type EspeakPackageStamp, type EspeakStateHeader } from '../../src/engine/espeak-state.js';
 
 /** Texts and eSpeak voices: Japanese and English, the default variant and those with breath (f2, f5). */
 const CASES: [voice: string, text: string][] = [
@@ -132,6 +133,9 @@ test('a state of another package, recipe or memory size, cut short or damaged is
     ['another JavaScript file', stateFileContent({ ...header, package: { ...stamp, jsSha256: '0'.repeat(64) } }, body)],
     ['another recipe', stateFileContent({ ...header, format: ESPEAK_STATE_FORMAT + 1 }, body)],
     ['an address outside its bytes', stateFileContent({ ...header, pointer: body.length }, body)],
+    ['another address', stateFileContent({ ...header, pointer: header.pointer + 8 }, body)],
+    ['another LANG than the hash was made with', stateFileContent({ ...header, lang: `${header.lang}x` }, body)],
+    ['another byte count', stateFileContent({ ...header, bytes: header.bytes - 1 }, body.subarray(0, body.length - 1))],
     ['cut short', good.subarray(0, good.length - 1000)],
     ['a changed byte', stateFileContent(header, flipped)],
     ['more bytes than its memory', stateFileContent({ ...header, heapBytes: body.length - 1 }, body)],
@@ -144,9 +148,17 @@ test('a state of another package, recipe or memory size, cut short or damaged is
     writeFileSync(file, content);
     assert.equal(readEspeakState(file, stamp), undefined, name);
   }
-  // Read whole but for another memory size: create() compares it with the module's and initializes.
+  // Not a regular file: a folder, and a FIFO, which must not block (nothing ever writes it).
+  mkdirSync(join(dir, 'folder.bin'));
+  assert.equal(readEspeakState(join(dir, 'folder.bin'), stamp), undefined, 'a folder');
+  execFileSync('mkfifo', [join(dir, 'fifo.bin')]);
+  assert.equal(readEspeakState(join(dir, 'fifo.bin'), stamp), undefined, 'a FIFO');
+  // Whole, for another memory size (as a build of another module would write): create() compares
+  // it with the module's and initializes.
   const file = join(dir, 'another memory size.bin');
-  writeFileSync(file, stateFileContent({ ...header, heapBytes: header.heapBytes + 65_536 }, body));
+  await EspeakSynth.writeInitializedState(file);
+  const written = splitStateFile(readFileSync(file));
+  writeFileSync(file, stateFileContent({ ...written.header, heapBytes: written.header.heapBytes + 65_536, sha256: stateDigest({ ...written.header, heapBytes: written.header.heapBytes + 65_536 }, written.body) }, written.body));
   assert.ok(readEspeakState(file, stamp) !== undefined);
   const synth = await EspeakSynth.create(file);
   assert.equal(synth.initialState, 'initialized');
