@@ -41,7 +41,7 @@ let espeakInitialState: EspeakInitialState | undefined;
 /** Whether this worker has started eSpeak NG (JobReport.espeakStarted). */
 let espeakStarted = false;
 
-/** Starts eSpeak NG once per worker (~110–170 ms); a failed start is retried by the next job. */
+/** Starts eSpeak NG once per worker (~110–170 ms, its initialized state restored: espeak-state.ts); a failed start is retried by the next job. */
 const loadESpeak = retriedOnce(async (): Promise<EspeakSynth> => {
   espeakStarted = true;
   const started = performance.now();
@@ -449,7 +449,7 @@ function serve(port: MessagePort, data: EngineWorkerData): void {
   // job message is in flight (Flite compiles mostly off this thread). Without a hint that is
   // Flite and resamplers for the service's usual rate (SSE streams 24000 Hz) from both
   // synthesizers' rates (libsamplerate's first conversions run before V8 optimizes them); with one, only what
-  // the hint names. eSpeak NG (~150 ms of this thread's time: its JavaScript and 24 MB of data)
+  // the hint names. eSpeak NG (~150 ms of this thread's time: its JavaScript, data and initialized state, restored)
   // starts with the first job that needs it unless Japanese is announced. A failure here is
   // reported by (or, for Flite, falls back in) that job; every loader retries.
   const expect = data.expect ?? { flite: true, espeak: false };
