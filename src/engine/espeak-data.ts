@@ -121,7 +121,7 @@ export const PROGRAM_NAME = 'espeak-ng';
  * The `LANG` Emscripten's start-up writes into eSpeak NG's environment (and so its memory): from
  * `navigator.languages[0]` where there is a `navigator` (Node 21 and later: the process's
  * locale), else `C`; with `.UTF-8` added, as its glue does. eSpeak NG does not read it; the state
- * file (espeak-state.ts) is used only with the same value.
+ * file records it (espeak-state.ts) without comparing it.
  */
 export function emscriptenLang(): string {
   const nav = (globalThis as { navigator?: { languages?: readonly string[] } }).navigator;

@@ -123,16 +123,15 @@ function samePackage(a: unknown, b: EspeakPackageStamp): boolean {
  * Writes the state of an instance just initialized to `file`: to a temporary file beside it,
  * renamed into place (an interrupted build leaves no cut-off state; the temporary file is removed
  * when writing or renaming fails).
- * @param memory the module's whole memory; `pointer` the initialized object's address in it.
+ * @param state the module's memory size, the initialized object's address, and the memory up to
+ *   its last non-zero byte (espeak.ts nonZeroPrefix).
  * @param stamp the package the module was made from ({@link packageStamp}); `lang` the `LANG`
  *   in its environment.
  * @throws the file system's errors.
  */
-export function writeEspeakState(file: string, memory: Uint8Array, pointer: number, stamp: EspeakPackageStamp, lang: string): void {
-  let end = memory.length;
-  while (end > 0 && memory[end - 1] === 0) end--;
-  const bytes = memory.subarray(0, end);
-  const fields = { format: ESPEAK_STATE_FORMAT, package: stamp, lang, heapBytes: memory.length, pointer, bytes: bytes.length };
+export function writeEspeakState(file: string, state: EspeakState, stamp: EspeakPackageStamp, lang: string): void {
+  const bytes = state.memory;
+  const fields = { format: ESPEAK_STATE_FORMAT, package: stamp, lang, heapBytes: state.heapBytes, pointer: state.pointer, bytes: bytes.length };
   const header: EspeakStateHeader = { ...fields, sha256: stateDigest(fields, bytes) };
   mkdirSync(path.dirname(file), { recursive: true });
   const temporary = `${file}.${process.pid}.tmp`;

@@ -151,7 +151,7 @@ export class EspeakSynth {
     if (pkg === undefined || stamp === undefined) throw new Error('@echogarden/espeak-ng-emscripten cannot be found or read');
     const module = await newModule(pkg);
     const worker = initialize(module);
-    writeEspeakState(file, module.HEAPU8, worker.ptr, stamp, emscriptenLang());
+    writeEspeakState(file, { heapBytes: module.HEAPU8.length, pointer: worker.ptr, memory: nonZeroPrefix(module.HEAPU8) }, stamp, emscriptenLang());
   }
 
   /** A copy of the memory every job starts from (see {@link reset}; tests). */
