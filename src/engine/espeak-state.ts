@@ -29,9 +29,11 @@
  * Format: one line of JSON ({@link EspeakStateHeader}), a newline, then the memory's bytes.
  */
 import { createHash } from 'node:crypto';
-import { closeSync, constants, fstatSync, mkdirSync, openSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import type { FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { openEntry } from '../cache/safe-fs.js';
 import type { EspeakPackage } from './espeak-data.js';
 import { readFully } from './read-fully.js';
 
@@ -146,14 +148,14 @@ export function writeEspeakState(file: string, state: EspeakState, stamp: Espeak
 
 /**
  * The state in `file`, if it was made from the package `stamp` names, by this recipe, and is
- * whole (a regular file of at most {@link MAX_STATE_BYTES}, as many bytes as its header says,
- * the SHA-256 it gives over its header and bytes, its object's address inside them, no more of
- * them than its memory size).
- * @returns undefined otherwise (no file, not a regular file, another package or recipe, a damaged
- *   file): the caller initializes the instance itself. Throws nothing.
+ * whole (a regular file, not a symbolic link, of at most {@link MAX_STATE_BYTES}, as many bytes
+ * as its header says, the SHA-256 it gives over its header and bytes, its object's address inside
+ * them, no more of them than its memory size).
+ * @returns (a promise of) undefined otherwise (no file, not a regular file, another package or
+ *   recipe, a damaged file): the caller initializes the instance itself. Never rejects.
  */
-export function readEspeakState(file: string, stamp: EspeakPackageStamp): EspeakState | undefined {
-  const content = regularFile(file);
+export async function readEspeakState(file: string, stamp: EspeakPackageStamp): Promise<EspeakState | undefined> {
+  const content = await regularFile(file);
   if (content === undefined) return undefined;
   const newline = content.indexOf(10);
   if (newline === -1 || newline > 4096) return undefined;
@@ -174,26 +176,26 @@ export function readEspeakState(file: string, stamp: EspeakPackageStamp): Espeak
 }
 
 /**
- * The content of `file` if it is a regular file of at most {@link MAX_STATE_BYTES}: opened
- * without blocking (a FIFO put in its place would wait for a writer forever), then checked.
+ * The content of `file` if it is a regular file of at most {@link MAX_STATE_BYTES}, opened as the
+ * piece cache opens its entries (cache/safe-fs.ts openEntry: without blocking, so a FIFO put in
+ * its place cannot hang the run, and not through a symbolic link).
  * @returns undefined for anything else or when it cannot be read; throws nothing.
  */
-function regularFile(file: string): Buffer | undefined {
-  let fd: number;
+async function regularFile(file: string): Promise<Buffer | undefined> {
+  let handle: FileHandle;
   try {
-    fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
+    handle = await openEntry(file);
   } catch {
     return undefined;
   }
   try {
-    const stat = fstatSync(fd);
-    if (!stat.isFile() || stat.size > MAX_STATE_BYTES) return undefined;
-    const size = stat.size;
+    const { size } = await handle.stat();
+    if (size > MAX_STATE_BYTES) return undefined;
     const content = Buffer.alloc(size);
-    return readFully(fd, content, 0, size, 0) === size ? content : undefined;
+    return readFully(handle.fd, content, 0, size, 0) === size ? content : undefined;
   } catch {
     return undefined;
   } finally {
-    closeSync(fd);
+    await handle.close().catch(() => {});
   }
 }

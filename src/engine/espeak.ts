@@ -95,7 +95,7 @@ export class EspeakSynth {
   static async create(stateFile: string = ESPEAK_STATE_FILE): Promise<EspeakSynth> {
     const pkg = readEspeakPackage();
     const stamp = pkg === undefined ? undefined : packageStamp(pkg);
-    const state = stamp === undefined ? undefined : readEspeakState(stateFile, stamp);
+    const state = stamp === undefined ? undefined : await readEspeakState(stateFile, stamp);
     if (state !== undefined) {
       try {
         return await EspeakSynth.made(pkg, state);
