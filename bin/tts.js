@@ -1,17 +1,17 @@
 #!/usr/bin/env node
-// Entry point: runs the bundled CLI, dist/bundle/tts.js, which `npm install` builds through the
+// Entry point: runs the bundled CLI, dist/bundle/tts.cjs, which `npm install` builds through the
 // `prepare` script (tsc compiles src/ to dist/src/, then scripts/bundle.js bundles that with
 // esbuild; commands and worker threads are chunks loaded only when a run needs them).
 // `--version` is answered here, before anything is loaded: scripts call it to probe for tts; and
 // so is the help, written ahead by the build (src/cli/help-text.ts; issue 20: 1.96 → 1.18 times
 // `node -e 0`).
-// This file is CommonJS (bin/package.json): an ES module entry costs Node its module loader's
-// start before the first line (`--version` 46 → 40 ms, `node -e 0` 35 ms; issue 20), which
-// `--version` would pay for nothing; the bundle, an ES module, starts that loader when imported.
+// This file is CommonJS (bin/package.json), and so is the bundle it requires: Node's ES module
+// loader cost `--version` its start before the first line (46 → 40 ms, `node -e 0` 35 ms; issue
+// 20), and an English one-shot 30–45 ms to resolve, read and link the bundle's 75 files (issue
+// 20's tenth round). Packages that are ES modules are still reached with import() when needed.
 'use strict';
 const { readFileSync } = require('node:fs');
 const path = require('node:path');
-const { pathToFileURL } = require('node:url');
 
 // A reader that goes away (`tts voices | head -1`) is not an error: no stack trace, ever.
 // The audio sinks watch for it themselves and end the command quietly.
@@ -115,16 +115,17 @@ if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
   process.stdout.write(helpText);
 } else {
   enableCompileCache();
-  const bundle = pathToFileURL(path.join(__dirname, '..', 'dist', 'bundle', 'tts.js'));
-  import(bundle.href).then(
-    async (cli) => {
-      process.exitCode = await cli.main(args);
-    },
-    (error) => {
-      if (error?.code !== 'ERR_MODULE_NOT_FOUND' || error.url !== bundle.href) throw error;
-      process.stderr.write(`tts: error: ${path.join(__dirname, '..', 'dist', 'bundle', 'tts.js')} is missing: tts is not built\n`);
-      process.stderr.write(`tts:   run \`npm install\` (or \`npm run build\`) in ${path.join(__dirname, '..')}\n`);
-      process.exit(1);
-    },
-  );
+  const bundle = path.join(__dirname, '..', 'dist', 'bundle', 'tts.cjs');
+  let cli;
+  try {
+    cli = require(bundle);
+  } catch (error) {
+    if (error?.code !== 'MODULE_NOT_FOUND' || require('node:fs').existsSync(bundle)) throw error;
+    process.stderr.write(`tts: error: ${bundle} is missing: tts is not built\n`);
+    process.stderr.write(`tts:   run \`npm install\` (or \`npm run build\`) in ${path.join(__dirname, '..')}\n`);
+    process.exit(1);
+  }
+  cli.main(args).then((code) => {
+    process.exitCode = code;
+  });
 }

@@ -7,10 +7,12 @@
 // bundle it loads 77 (75 in the sixth round), `tts --help` 9 instead of 17 (none since the help is
 // written ahead: help.json, below). Code splitting keeps commands lazy: each `import()` of src
 // (commands.ts's table, the sinks, the engine…) stays a separate chunk of the CLI, loaded only by
-// the runs that need it; each worker thread is one file.
+// the runs that need it; each worker thread is one file. Every file a run executes is CommonJS
+// (`.cjs`): esbuild splits the CLI as ES modules, then each of its files is made CommonJS (issue
+// 20's tenth round: Node's ES module loader cost a one-shot 30–45 ms of its start).
 //
 // Layout: every output file sits in dist/bundle/ itself (entries by name, chunks as
-// chunk-HASH.js), so `import.meta.url` is the same folder in every chunk. The compiled code
+// chunk-HASH.cjs), so `import.meta.url` is the same folder in every chunk. The compiled code
 // finds files relative to its own place in dist/src (`new URL('../../flite/flite.wasm',
 // import.meta.url)`); this script rewrites each such literal to the same file seen from
 // dist/bundle/, and a worker thread's file (`new URL('./worker.js', import.meta.url)`) to its
@@ -19,12 +21,14 @@
 // `createRequire(import.meta.url)` (which resolves packages from node_modules, the same from
 // dist/bundle/ as from dist/src/).
 //
-// Packages: those in EXTERNAL stay in node_modules and are imported from there at run time;
-// the rest (small JavaScript packages: commander, undici, eventsource-parser, …) are bundled.
+// Packages: those in EXTERNAL stay in node_modules and are imported from there at run time, by
+// `import()` unless `require` loads the very same CommonJS file (checkRequiredPackages); the rest
+// (small JavaScript packages: commander, undici, eventsource-parser, …) are bundled.
 import { readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
-import { dirname, join, relative, resolve, sep } from 'node:path';
+import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
+import { checkRequiredPackages, localImportExpressions } from './commonjs-bundle.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const compiled = resolve(root, 'dist/src');
@@ -70,8 +74,9 @@ const EXTERNAL = [
 /**
  * Entries that are threads, each built as one CommonJS file (`.cjs`): a worker thread started
  * from an ES module first starts Node's ES module loader in that thread, which CommonJS does not
- * (issue 20: an empty worker took 36 instead of 31 ms to start, median, Node 20). The others are
- * ES modules.
+ * (issue 20: an empty worker took 36 instead of 31 ms to start, median, Node 20). The CLI is
+ * CommonJS too (split, then converted: below); engine-units.js, never run (only hashed), stays
+ * an ES module.
  */
 const THREADS = new Set(['engine-worker', 'align-worker', 'markdown-worker']);
 
@@ -115,7 +120,7 @@ const fileUrls = {
   },
 };
 
-/** Options of every build: ES modules for Node 20 (the threads: CommonJS, below), the file URLs rebased, source maps beside. */
+/** Options of every build: ES modules for Node 20 (made CommonJS with {@link COMMON_JS}), the file URLs rebased, source maps beside. */
 const common = {
   outdir: building,
   bundle: true,
@@ -133,10 +138,88 @@ const common = {
   logLevel: 'warning',
 };
 
+/** Where the CLI's ES module chunks are built before they become CommonJS; removed after. */
+const esmStage = `${outdir}.esm.tmp`;
+
+/**
+ * Options of every CommonJS output. CommonJS has require() and no import.meta: the compiled code's
+ * `import.meta.url` becomes the file's own URL, from __filename. The banner opens with "use
+ * strict": our code was written as ES modules, which are strict, and esbuild's own directive comes
+ * after the banner, where it is no directive (a statement before it ended the prologue: the
+ * threads ran in sloppy mode).
+ */
+const COMMON_JS = {
+  define: { 'import.meta.url': '__ttsFileUrl' },
+  // Any other import.meta (dirname, filename, resolve) would be an empty object in CommonJS,
+  // undefined at run time with only a warning: fail the build instead.
+  logOverride: { 'empty-import-meta': 'error' },
+  banner: { js: "'use strict'; const __ttsFileUrl = require('node:url').pathToFileURL(__filename).href;" },
+};
+
+/**
+ * esbuild plugin: each of the CLI's ES module files (tts.js and its chunks, in `esmStage`) becomes
+ * a CommonJS file of the same name with `.cjs` (issue 20's tenth round: Node's ES module loader
+ * resolved, fetched and linked the 75 files of an English one-shot for 30–45 ms of its start; the
+ * CommonJS loader reads the same code without it). What a chunk imports of another (statically
+ * or with `import()`) and `import()` of Node's own modules become `require`, the latter inside a
+ * promise, so that they still load when reached and a failure still rejects; packages left out of
+ * the bundle stay `import()` (see checkRequiredPackages).
+ */
+const commonJsChunks = {
+  name: 'common-js-chunks',
+  setup(build) {
+    const staged = (path) => path.startsWith(esmStage + sep);
+    build.onResolve({ filter: /^\.\/[^/]+\.js$/ }, ({ path, importer }) => (staged(importer) ? { path: path.replace(/\.js$/, '.cjs'), external: true } : undefined));
+    build.onLoad({ filter: /\.js$/ }, async ({ path }) => {
+      if (!staged(path)) return undefined;
+      let contents = await readFile(path, 'utf8');
+      for (const { start, end, specifier } of localImportExpressions(contents)) {
+        contents = `${contents.slice(0, start)}Promise.resolve().then(() => require(${JSON.stringify(specifier)}))${contents.slice(end)}`;
+      }
+      return { contents, loader: 'js', resolveDir: dirname(path) };
+    });
+  },
+};
+
 const [[cliName, cliFile], ...threads] = Object.entries(ENTRIES);
 await rm(building, { recursive: true, force: true });
-// The CLI with code splitting: each import() of src is a chunk, loaded when a run needs it.
-await build({ ...common, entryPoints: { [cliName]: resolve(compiled, cliFile) }, splitting: true });
+await rm(esmStage, { recursive: true, force: true });
+// The CLI with code splitting: each import() of src is a chunk, loaded when a run needs it. esbuild
+// splits only ES modules; each file is then made CommonJS (below). Legal comments stay in the
+// code until then, so that the second pass links them to the files it writes.
+const { metafile } = await build({
+  ...common,
+  outdir: esmStage,
+  entryPoints: { [cliName]: resolve(compiled, cliFile) },
+  splitting: true,
+  legalComments: 'inline',
+  metafile: true,
+  // In CommonJS, the bundled packages' require() of Node's own modules is the module's require.
+  banner: {},
+});
+const cliFiles = Object.keys(metafile.outputs).filter((file) => file.endsWith('.js')).map((file) => resolve(root, file));
+// A CommonJS package reached only through import() becomes, with code splitting, a chunk whose
+// one export is `default` (evanw/esbuild#3245): `const { stream } = await import('undici')`
+// would get undefined. Such a package is imported statically by a small module of ours
+// (src/client/undici.ts) that is itself imported lazily.
+for (const file of cliFiles) {
+  const line = /^export default (require_\w+)\(\);$/m.exec(await readFile(file, 'utf8'));
+  if (line !== null) {
+    throw new Error(`dist/bundle/${basename(file)}: a CommonJS package (${line[1]}) is imported only through import(), which gives it no named exports in the bundle; re-export what is used from a module of ours with a static import (as src/client/undici.ts does)`);
+  }
+}
+const cli = await build({
+  ...common,
+  entryPoints: Object.fromEntries(cliFiles.map((file) => [basename(file, '.js'), file])),
+  metafile: true,
+  format: 'cjs',
+  outExtension: { '.js': '.cjs' },
+  packages: 'external',
+  plugins: [commonJsChunks],
+  ...COMMON_JS,
+});
+checkRequiredPackages(cli.metafile);
+await rm(esmStage, { recursive: true, force: true });
 // Each thread as one file (its lazy imports inlined, evaluated when reached): a thread loads
 // most of its code at start anyway, and one file is one read and one compile.
 for (const [name, file] of threads) {
@@ -145,33 +228,10 @@ for (const [name, file] of threads) {
     await build(entry);
     continue;
   }
-  // CommonJS has require() and no import.meta: the compiled code's `import.meta.url` becomes the
-  // file's own URL, from __filename. The banner opens with "use strict": our code was written as
-  // ES modules, which are strict, and esbuild's own directive comes after the banner, where it is
-  // no directive (a statement before it ended the prologue: the threads ran in sloppy mode).
-  await build({
-    ...entry,
-    format: 'cjs',
-    outExtension: { '.js': '.cjs' },
-    define: { 'import.meta.url': '__ttsFileUrl' },
-    // Any other import.meta (dirname, filename, resolve) would be an empty object in CommonJS,
-    // undefined at run time with only a warning: fail the build instead.
-    logOverride: { 'empty-import-meta': 'error' },
-    banner: { js: "'use strict'; const __ttsFileUrl = require('node:url').pathToFileURL(__filename).href;" },
-  });
+  const thread = await build({ ...entry, format: 'cjs', outExtension: { '.js': '.cjs' }, metafile: true, ...COMMON_JS });
+  checkRequiredPackages(thread.metafile);
 }
 
-// A CommonJS package reached only through import() becomes, with code splitting, a chunk whose
-// one export is `default` (evanw/esbuild#3245): `const { stream } = await import('undici')`
-// would get undefined. Such a package is imported statically by a small module of ours
-// (src/client/undici.ts) that is itself imported lazily.
-for (const name of await readdir(building)) {
-  if (!name.endsWith('.js')) continue;
-  const line = /^export default (require_\w+)\(\);$/m.exec(await readFile(join(building, name), 'utf8'));
-  if (line !== null) {
-    throw new Error(`dist/bundle/${name}: a CommonJS package (${line[1]}) is imported only through import(), which gives it no named exports in the bundle; re-export what is used from a module of ours with a static import (as src/client/undici.ts does)`);
-  }
-}
 // The help texts, written ahead for bin/tts.js (src/cli/help-text.ts), by the compiled code
 // the bundle was made of.
 const { renderHelpFile } = await import(pathToFileURL(resolve(compiled, 'cli/render-help.js')).href);

@@ -54,7 +54,7 @@ test(`compile cache: ${nodeHasCache ? "in tts's cache folder (or NODE_COMPILE_CA
   const second = await runTts(args, { env: { ...env, NODE_DEBUG_NATIVE: 'COMPILE_CACHE' } });
   assert.equal(second.code, 0);
   assert.ok(second.stdout.equals(off.stdout), 'the same audio from cached code');
-  for (const file of ['dist/bundle/tts.js', 'dist/bundle/engine-worker.cjs']) {
+  for (const file of ['dist/bundle/tts.cjs', 'dist/bundle/engine-worker.cjs']) {
     assert.match(second.stderr, new RegExp(`code cache for \\w+ \\S*${file.replaceAll('.', '\\.')} was accepted`), `${file} compiled from the cache`);
   }
 

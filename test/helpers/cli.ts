@@ -19,7 +19,7 @@ export const TTS_BIN = fileURLToPath(new URL('../../../bin/tts.js', import.meta.
  */
 export function assertBundleCurrent(): void {
   const compiled = new URL('../../src/cli/main.js', import.meta.url);
-  const bundle = new URL('../../bundle/tts.js', import.meta.url);
+  const bundle = new URL('../../bundle/tts.cjs', import.meta.url);
   const bundled = statSync(bundle, { throwIfNoEntry: false });
   if (bundled === undefined || bundled.mtimeMs < statSync(compiled).mtimeMs) {
     throw new Error(`${fileURLToPath(bundle)} is ${bundled === undefined ? 'missing' : 'older than dist/src (tsc ran after it)'}: run \`npm run build\` (tsc and scripts/bundle.js), so that bin/tts.js runs the code under test`);

@@ -12,7 +12,7 @@
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { createEncoder } from 'wasm-media-encoders';
+import type { createEncoder } from 'wasm-media-encoders';
 import type { AudioSpec } from '../../dsp/spec.js';
 import type { AudioEncoder } from './encoder.js';
 import { deinterleave, toFloat32, warmUpTone } from './pcm.js';
@@ -45,6 +45,9 @@ function lameModule(): Promise<WasmModule> {
  * @param bitrateKbps one of mp3BitratesAt(the output rate) (rates.ts; checked by the planner).
  */
 export async function openMp3Encoder(spec: AudioSpec, bitrateKbps: number): Promise<AudioEncoder> {
+  // Through import(), as every package the CLI leaves out of its bundle: the bundle is CommonJS
+  // (scripts/bundle.js), and `require` would load the package's other build (dist/index.cjs).
+  const { createEncoder } = await import('wasm-media-encoders');
   let lame: Awaited<ReturnType<typeof createEncoder<'audio/mpeg'>>> | undefined = await createEncoder('audio/mpeg', await lameModule());
   const params = {
     sampleRate: spec.sampleRate,

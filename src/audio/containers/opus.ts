@@ -18,7 +18,6 @@
  *   48 kHz samples including the pre-skip (the encoder's lookahead), and the last page's granule
  *   trims the padding of the final frame (RFC 7845 §4.4, §4.5).
  */
-import { Application, createEncoder, loadLibopus } from 'libopus-wasm';
 import type { AudioSpec } from '../../dsp/spec.js';
 import type { AudioEncoder } from './encoder.js';
 import { oggCrc, OggWriter, opusHead, opusTags } from './ogg.js';
@@ -49,6 +48,9 @@ export function oggSerial(sampleRate: number, channels: number, bitrateKbps: num
  *   its OpusError); what newConverter (src/dsp/resample.ts) throws.
  */
 export async function openOpusEncoder(spec: AudioSpec, bitrateKbps: number): Promise<AudioEncoder> {
+  // Through import(), as every package the CLI leaves out of its bundle: the bundle is CommonJS
+  // (scripts/bundle.js), and libopus-wasm is an ES module only.
+  const { Application, createEncoder, loadLibopus } = await import('libopus-wasm');
   const channels = spec.channels as 1 | 2;
   const rate = opusRateFor(spec.sampleRate);
   // Settled, not Promise.all: when one part fails, the others that loaded are freed, since
