@@ -1,0 +1,131 @@
+#!/usr/bin/env node
+// Entry point: runs the bundled CLI, dist/bundle/tts.cjs, which `npm install` builds through the
+// `prepare` script (tsc compiles src/ to dist/src/, then scripts/bundle.js bundles that with
+// esbuild; commands and worker threads are chunks loaded only when a run needs them).
+// `--version` is answered here, before anything is loaded: scripts call it to probe for tts; and
+// so is the help, written ahead by the build (src/cli/help-text.ts; issue 20: 1.96 → 1.18 times
+// `node -e 0`).
+// This file is CommonJS (bin/package.json), and so is the bundle it requires: Node's ES module
+// loader cost `--version` its start before the first line (46 → 40 ms, `node -e 0` 35 ms; issue
+// 20), and an English one-shot 30–45 ms to resolve, read and link the bundle's 75 files (issue
+// 20's tenth round). Packages that are ES modules are still reached with import() when needed.
+'use strict';
+const { readFileSync } = require('node:fs');
+const path = require('node:path');
+
+// A reader that goes away (`tts voices | head -1`) is not an error: no stack trace, ever.
+// The audio sinks watch for it themselves and end the command quietly.
+process.stdout.on('error', (error) => {
+  if (error.code !== 'EPIPE') throw error;
+});
+
+/**
+ * The help text `args` asks for, from dist/bundle/help.json (src/cli/help-text.ts: written by the
+ * build with commander, for `tts --help`, `-h`, `help` and each command's `--help`, `-h`,
+ * `help NAME`, at 80 columns), when it asks for nothing else and stdout is not a terminal
+ * narrower than that, and no variable commander reads (TTS_API) holds a value it refuses;
+ * undefined otherwise (also without the file, or with one that is not as the build writes it),
+ * and commander answers.
+ */
+function helpWrittenAhead(args) {
+  const help = (arg) => arg === '--help' || arg === '-h';
+  let key;
+  if (args.length === 1 && (help(args[0]) || args[0] === 'help')) key = '';
+  else if (args.length === 2 && args[0] === 'help') key = args[1];
+  else if (args.length === 2 && help(args[1])) key = args[0];
+  // A command's name is never empty: `tts help ''` is commander's to answer.
+  if (key === undefined || (args.length === 2 && key === '')) return undefined;
+  const columns = process.stdout.isTTY ? process.stdout.columns : undefined;
+  if (columns !== undefined && columns > 0 && columns < 80) return undefined;
+  try {
+    const { texts, environment } = JSON.parse(readFileSync(path.join(__dirname, '..', 'dist', 'bundle', 'help.json'), 'utf8'));
+    // A variable commander reads for an option, holding a value it refuses, makes it refuse the
+    // help too (exit 2): that is commander's to say.
+    for (const [name, accepted] of Object.entries(environment)) {
+      const value = process.env[name];
+      if (value !== undefined && !(Array.isArray(accepted) && accepted.includes(value))) return undefined;
+    }
+    return Object.hasOwn(texts, key) && typeof texts[key] === 'string' ? texts[key] : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Whether code Node reads from `folder` (an absolute path without symbolic links) can only have
+ * been written by this user: the folder is this user's and no one else can write it, and each
+ * folder above it is this user's or root's and no one else can write it, unless it is root's and
+ * sticky (/tmp: no one can rename another's entries there). Otherwise another local user could
+ * swap in compiled code of their own that Node would run as this user.
+ * @throws Error when a folder cannot be read (lstat).
+ */
+function writableOnlyByUs(folder) {
+  const { lstatSync } = require('node:fs');
+  const uid = process.getuid();
+  for (let at = folder, leaf = true; ; at = path.dirname(at), leaf = false) {
+    const stats = lstatSync(at);
+    if (!stats.isDirectory()) return false;
+    if (stats.uid !== uid && (leaf || stats.uid !== 0)) return false;
+    if ((stats.mode & 0o022) !== 0 && (leaf || stats.uid !== 0 || (stats.mode & 0o1000) === 0)) return false;
+    if (path.dirname(at) === at) return true;
+  }
+}
+
+/**
+ * Turns on Node's module compile cache (Node 22.8 and later; nothing on Node 20): V8's compiled
+ * code of the JavaScript a run loads, kept on disk so later runs skip compiling it (issue 20's
+ * eighth round: an English one-shot's first byte 252 → 227 ms on Node 24). It goes where
+ * NODE_COMPILE_CACHE says when that is set, else in tts's own cache folder, `compile/` beside the
+ * piece cache (`$XDG_CACHE_HOME/tts`, absolute, else `~/.cache/tts`; docs/cli.md §8), made 0700
+ * and used only when no one but this user can write there ({@link writableOnlyByUs}): not Node's
+ * default, the shared temporary folder, where another local user could plant compiled code.
+ * NODE_DISABLE_COMPILE_CACHE (any value) turns it off. Worker threads get it through
+ * NODE_COMPILE_CACHE. Never throws and prints nothing: without a usable folder the run compiles
+ * as before.
+ */
+function enableCompileCache() {
+  const { enableCompileCache: enable } = require('node:module');
+  if (typeof enable !== 'function' || process.env.NODE_DISABLE_COMPILE_CACHE !== undefined) return;
+  try {
+    if (process.env.NODE_COMPILE_CACHE) {
+      enable();
+      return;
+    }
+    const { mkdirSync, chmodSync, realpathSync } = require('node:fs');
+    const xdg = process.env.XDG_CACHE_HOME;
+    const base = xdg && path.isAbsolute(xdg) ? xdg : path.join(process.env.HOME || require('node:os').homedir(), '.cache');
+    if (!path.isAbsolute(base)) return;
+    const tts = path.join(base, 'tts');
+    for (const folder of [tts, path.join(tts, 'compile')]) if (mkdirSync(folder, { recursive: true, mode: 0o700 }) !== undefined) chmodSync(folder, 0o700);
+    // Checked, and given to Node, without symbolic links: the folders checked are the ones used.
+    const dir = realpathSync(path.join(tts, 'compile'));
+    if (!writableOnlyByUs(dir)) return;
+    if (enable(dir).directory !== undefined) process.env.NODE_COMPILE_CACHE = dir;
+  } catch {
+    // No cache: the run compiles its code as before.
+  }
+}
+
+const args = process.argv.slice(2);
+const helpText = helpWrittenAhead(args);
+if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
+  const pkg = JSON.parse(readFileSync(path.join(__dirname, '..', 'package.json'), 'utf8'));
+  process.stdout.write(`${pkg.version}\n`);
+} else if (helpText !== undefined) {
+  process.stdout.write(helpText);
+} else {
+  enableCompileCache();
+  const bundle = path.join(__dirname, '..', 'dist', 'tb', 'tts.cjs');
+  let cli;
+  try {
+    cli = require(bundle);
+  } catch (error) {
+    if (error?.code !== 'MODULE_NOT_FOUND' || require('node:fs').existsSync(bundle)) throw error;
+    process.stderr.write(`tts: error: ${bundle} is missing: tts is not built\n`);
+    process.stderr.write(`tts:   run \`npm install\` (or \`npm run build\`) in ${path.join(__dirname, '..')}\n`);
+    process.exit(1);
+  }
+  cli.main(args).then((code) => {
+    process.exitCode = code;
+  });
+}
