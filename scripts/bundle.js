@@ -24,7 +24,7 @@
 // Packages: those in EXTERNAL stay in node_modules and are imported from there at run time, by
 // `import()` unless `require` loads the very same CommonJS file (checkRequiredPackages); the rest
 // (small JavaScript packages: commander, undici, eventsource-parser, …) are bundled.
-import { readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
