@@ -51,12 +51,16 @@ export function checkRequiredPackages(metafile) {
       let byImport;
       try {
         byRequire = required.resolve(name);
-        byImport = fileURLToPath(import.meta.resolve(name));
+        // import.meta.resolve is Node 20.6's: on an older Node 20 only the file require loads is checked.
+        byImport = typeof import.meta.resolve === 'function' ? fileURLToPath(import.meta.resolve(name)) : byRequire;
       } catch (error) {
-        throw new Error(`dist/bundle/${file} requires '${name}', which Node cannot resolve for require (${error.message.split('\n')[0]}); reach it through import()`);
+        throw new Error(`dist/bundle/${file} requires '${name}', which Node cannot resolve (${error.message.split('\n')[0]}); reach it through import()`);
       }
-      if (byRequire !== byImport || byRequire.endsWith('.mjs') || packageType(byRequire) === 'module') {
+      if (byRequire !== byImport) {
         throw new Error(`dist/bundle/${file} requires '${name}', which an ES module's import loads from ${relative(root, byImport)}; reach it through import()`);
+      }
+      if (byRequire.endsWith('.mjs') || packageType(byRequire) === 'module') {
+        throw new Error(`dist/bundle/${file} requires '${name}', an ES module (${relative(root, byRequire)}), which Node 20 cannot require; reach it through import()`);
       }
     }
   }
