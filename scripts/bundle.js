@@ -9,7 +9,8 @@
 // (commands.ts's table, the sinks, the engine…) stays a separate chunk of the CLI, loaded only by
 // the runs that need it; each worker thread is one file. Every file a run executes is CommonJS
 // (`.cjs`): esbuild splits the CLI as ES modules, then each of its files is made CommonJS (issue
-// 20's tenth round: Node's ES module loader cost a one-shot 30–45 ms of its start).
+// 20's tenth round: Node's ES module loader took about 50 ms of an English one-shot's main thread
+// on Node 20; first byte 211 → 182 ms, whole process 324 → 296 ms).
 //
 // Layout: every output file sits in dist/bundle/ itself (entries by name, chunks as
 // chunk-HASH.cjs), so `import.meta.url` is the same folder in every chunk. The compiled code
@@ -28,7 +29,7 @@ import { readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
-import { checkRequiredPackages, localImportExpressions } from './commonjs-bundle.js';
+import { checkNoStaticCycles, checkRequiredPackages, localImportExpressions } from './commonjs-bundle.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const compiled = resolve(root, 'dist/src');
@@ -122,6 +123,8 @@ const fileUrls = {
 
 /** Options of every build: ES modules for Node 20 (made CommonJS with {@link COMMON_JS}), the file URLs rebased, source maps beside. */
 const common = {
+  // Paths in metafiles relative to the repository, wherever the script is started from.
+  absWorkingDir: root,
   outdir: building,
   bundle: true,
   format: 'esm',
@@ -138,7 +141,10 @@ const common = {
   logLevel: 'warning',
 };
 
-/** Where the CLI's ES module chunks are built before they become CommonJS; removed after. */
+/**
+ * Where the CLI's ES module chunks are built before they become CommonJS: removed once the CLI's
+ * CommonJS files are written, and at the start of every build (a failed one leaves it).
+ */
 const esmStage = `${outdir}.esm.tmp`;
 
 /**
@@ -159,8 +165,8 @@ const COMMON_JS = {
 /**
  * esbuild plugin: each of the CLI's ES module files (tts.js and its chunks, in `esmStage`) becomes
  * a CommonJS file of the same name with `.cjs` (issue 20's tenth round: Node's ES module loader
- * resolved, fetched and linked the 75 files of an English one-shot for 30–45 ms of its start; the
- * CommonJS loader reads the same code without it). What a chunk imports of another (statically
+ * resolved, read and linked the 76 files of an English one-shot, about 50 ms of its main thread's
+ * CPU on Node 20; the CommonJS loader reads the same code without it: first byte 211 → 182 ms). What a chunk imports of another (statically
  * or with `import()`) and `import()` of Node's own modules become `require`, the latter inside a
  * promise, so that they still load when reached and a failure still rejects; packages left out of
  * the bundle stay `import()` (see checkRequiredPackages).
@@ -198,6 +204,7 @@ const { metafile } = await build({
   banner: {},
 });
 const cliFiles = Object.keys(metafile.outputs).filter((file) => file.endsWith('.js')).map((file) => resolve(root, file));
+checkNoStaticCycles(metafile);
 // A CommonJS package reached only through import() becomes, with code splitting, a chunk whose
 // one export is `default` (evanw/esbuild#3245): `const { stream } = await import('undici')`
 // would get undefined. Such a package is imported statically by a small module of ours
@@ -205,7 +212,7 @@ const cliFiles = Object.keys(metafile.outputs).filter((file) => file.endsWith('.
 for (const file of cliFiles) {
   const line = /^export default (require_\w+)\(\);$/m.exec(await readFile(file, 'utf8'));
   if (line !== null) {
-    throw new Error(`dist/bundle/${basename(file)}: a CommonJS package (${line[1]}) is imported only through import(), which gives it no named exports in the bundle; re-export what is used from a module of ours with a static import (as src/client/undici.ts does)`);
+    throw new Error(`${relative(root, file)}: a CommonJS package (${line[1]}) is imported only through import(), which gives it no named exports in the bundle; re-export what is used from a module of ours with a static import (as src/client/undici.ts does)`);
   }
 }
 const cli = await build({

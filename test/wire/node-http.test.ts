@@ -2,7 +2,7 @@
  * `node:http` is loaded with `require` (src/wire/node-http.ts, issue 20): an ES import of it on
  * Node 22 and later also loads Node's own undici (the module's `WebSocket` getters), about 35 ms
  * of a one-shot's main thread. Real `bin/tts.js` runs with a hook
- * (test/helpers/builtin-imports-hook.ts) that lists the built-in modules Node loaded: a one-shot
+ * (test/helpers/loaded-builtins-hook.ts) that lists the built-in modules Node loaded: a one-shot
  * on the built-in service (its HTTP server and in-memory client) and `tts serve` answering a
  * request load `node:http` and not Node's undici. (Since issue 20's tenth round the bundle is
  * CommonJS and reaches Node's modules with `require` only: test/cli/commonjs-bundle.test.ts.)
@@ -15,7 +15,7 @@ import { runTts } from '../helpers/cli.js';
 import { startServe } from '../helpers/serve-process.js';
 import { allEvents, audioOf, postSse } from '../helpers/serve-http.js';
 
-const hook = fileURLToPath(new URL('../helpers/builtin-imports-hook.js', import.meta.url));
+const hook = fileURLToPath(new URL('../helpers/loaded-builtins-hook.js', import.meta.url));
 const UNDICI = 'NativeModule internal/deps/undici/undici';
 
 test('nodeHttp() is node:http itself', async () => {

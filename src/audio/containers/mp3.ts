@@ -45,8 +45,8 @@ function lameModule(): Promise<WasmModule> {
  * @param bitrateKbps one of mp3BitratesAt(the output rate) (rates.ts; checked by the planner).
  */
 export async function openMp3Encoder(spec: AudioSpec, bitrateKbps: number): Promise<AudioEncoder> {
-  // Through import(), as every package the CLI leaves out of its bundle: the bundle is CommonJS
-  // (scripts/bundle.js), and `require` would load the package's other build (dist/index.cjs).
+  // Through import(): the bundle is CommonJS (scripts/bundle.js), and `require` would load the
+  // package's other build (dist/index.cjs) instead of the ES module one import has always loaded.
   const { createEncoder } = await import('wasm-media-encoders');
   let lame: Awaited<ReturnType<typeof createEncoder<'audio/mpeg'>>> | undefined = await createEncoder('audio/mpeg', await lameModule());
   const params = {

@@ -48,8 +48,8 @@ export function oggSerial(sampleRate: number, channels: number, bitrateKbps: num
  *   its OpusError); what newConverter (src/dsp/resample.ts) throws.
  */
 export async function openOpusEncoder(spec: AudioSpec, bitrateKbps: number): Promise<AudioEncoder> {
-  // Through import(), as every package the CLI leaves out of its bundle: the bundle is CommonJS
-  // (scripts/bundle.js), and libopus-wasm is an ES module only.
+  // Through import(): the bundle is CommonJS (scripts/bundle.js), and libopus-wasm is an ES
+  // module only, which `require` cannot load on Node before 20.19.
   const { Application, createEncoder, loadLibopus } = await import('libopus-wasm');
   const channels = spec.channels as 1 | 2;
   const rate = opusRateFor(spec.sampleRate);
