@@ -166,10 +166,11 @@ const COMMON_JS = {
  * esbuild plugin: each of the CLI's ES module files (tts.js and its chunks, in `esmStage`) becomes
  * a CommonJS file of the same name with `.cjs` (issue 20's tenth round: Node's ES module loader
  * resolved, read and linked the 76 files of an English one-shot, about 50 ms of its main thread's
- * CPU on Node 20; the CommonJS loader reads the same code without it: first byte 211 → 182 ms). What a chunk imports of another (statically
- * or with `import()`) and `import()` of Node's own modules become `require`, the latter inside a
- * promise, so that they still load when reached and a failure still rejects; packages left out of
- * the bundle stay `import()` (see checkRequiredPackages).
+ * CPU on Node 20; the CommonJS loader reads the same code without it: first byte 211 → 182 ms).
+ * What a chunk imports of another (statically or with `import()`) and `import()` of Node's own
+ * modules become `require`, the latter inside a promise, so that they still load when reached and
+ * a failure still rejects. An `import()` of a package stays `import()`; a static import of one
+ * becomes `require`, which checkRequiredPackages allows only when it loads the same CommonJS file.
  */
 const commonJsChunks = {
   name: 'common-js-chunks',
