@@ -11,7 +11,7 @@
 // (issue 20's tenth round: first byte 211 → 182 ms on Node 20). Packages that are ES modules are
 // still reached with import() when needed.
 'use strict';
-const { readFileSync } = require('node:fs');
+const { existsSync, readFileSync } = require('node:fs');
 const path = require('node:path');
 
 // A reader that goes away (`tts voices | head -1`) is not an error: no stack trace, ever.
@@ -121,7 +121,7 @@ if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
   try {
     cli = require(bundle);
   } catch (error) {
-    if (error?.code !== 'MODULE_NOT_FOUND' || require('node:fs').existsSync(bundle)) throw error;
+    if (error?.code !== 'MODULE_NOT_FOUND' || existsSync(bundle)) throw error;
     process.stderr.write(`tts: error: ${bundle} is missing: tts is not built\n`);
     process.stderr.write(`tts:   run \`npm install\` (or \`npm run build\`) in ${path.join(__dirname, '..')}\n`);
     process.exit(1);
