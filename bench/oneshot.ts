@@ -6,16 +6,21 @@
  * - the whole process writing a WAV file (`-o FILE.wav`), spawn → exit, against `node -e 0`;
  * - its peak RSS (the kernel's high-water mark, measurePeakRss) in MiB, against `node -e 0`'s;
  * and native CMU Flite (`flite -voice rms -t TEXT -o FILE.wav`, the same voice as en-man-1) and
- * native `espeak-ng` on the same sentences as information rows, when installed.
+ * native `espeak-ng` on the same sentences as information rows, when installed; and, as
+ * information, the engine's floor (bench/engine-floor-program.ts: Node doing nothing but the
+ * synthesizer's own cold run for the sentence, its module loading taken out), spawn → first byte
+ * and spawn → exit: what `tts` adds is the difference, and a target at or below the floor is out
+ * of reach of any change outside the synthesizers.
  * Runs are interleaved (ours, node, native per round) so drift of a shared machine hits all alike.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { speechSegments } from '../src/engine/japanese.js';
 import { espeakVoiceName } from '../src/engine/voices.js';
 import { cleanEnv } from '../test/helpers/cli.js';
 import type { BenchOptions, Figure } from './figures.js';
-import { measurePeakRss, timedSpawn, ttsArgs, which } from './process.js';
+import { measurePeakRss, REPO_ROOT, timedSpawn, ttsArgs, which } from './process.js';
 import { median } from './stats.js';
 
 /** Targets of issue 20, as ratios to `node -e 0` and peak RSS in MiB. */
@@ -25,6 +30,9 @@ export const ONESHOT_TARGETS = {
 } as const;
 
 const MIB = 1024 * 1024;
+
+/** The engine's floor program (bench/engine-floor-program.ts), as compiled. */
+const FLOOR_PROGRAM = path.join(REPO_ROOT, 'dist', 'bench', 'engine-floor-program.js');
 
 /**
  * The sentences, each with its voice. The second English row is the same sentence with the
@@ -42,7 +50,10 @@ const SENTENCES: { lang: 'en' | 'ja'; voice: string; text: string; label: string
 /**
  * Measures medians of 3 rounds with `--quick`, 7 otherwise (after one discarded round that fills
  * the page cache). Each round: ours to stdout (first byte), ours to a WAV (wall and peak RSS),
- * `node -e 0` (wall and peak RSS), native flite / espeak-ng to a WAV.
+ * `node -e 0` (wall and peak RSS), native flite / espeak-ng to a WAV, and the engine's floor
+ * (first byte and wall; not for the default voice's row, whose engine work is the first row's),
+ * with Node's compile cache in a folder of this run (NODE_COMPILE_CACHE: Node 22.8 and later use
+ * it, as `tts` uses its own; the discarded round fills it).
  */
 export async function benchOneshot(options: BenchOptions): Promise<Figure[]> {
   const rounds = options.quick ? 3 : 7;
@@ -51,6 +62,7 @@ export async function benchOneshot(options: BenchOptions): Promise<Figure[]> {
   const espeak = which('espeak-ng');
   const dir = mkdtempSync(path.join(tmpdir(), 'tts-bench-oneshot-'));
   const wav = path.join(dir, 'x.wav');
+  const floorEnv = { ...env, NODE_COMPILE_CACHE: path.join(dir, 'compile') };
   const figures: Figure[] = [];
   try {
     for (const s of SENTENCES) {
@@ -61,6 +73,11 @@ export async function benchOneshot(options: BenchOptions): Promise<Figure[]> {
       const nodePeak: number[] = [];
       const native: number[] = [];
       const nativePeak: number[] = [];
+      const floorFirst: number[] = [];
+      const floorWall: number[] = [];
+      const withFloor = s.native !== false;
+      // What the floor program speaks: the sentence for Flite, its readings for eSpeak NG.
+      const floorText = s.lang === 'en' ? s.text : (await speechSegments(s.text, 'ja')).map((segment) => segment.text).join('');
       const nativeCommand: [string, string[]] | undefined =
         s.native === false
           ? undefined
@@ -75,7 +92,17 @@ export async function benchOneshot(options: BenchOptions): Promise<Figure[]> {
         const file = await measurePeakRss(process.execPath, ttsArgs('stream', '-q', '-v', s.voice, '-o', wav, s.text), { env });
         const node = await measurePeakRss(process.execPath, ['-e', '0'], { env });
         const nat = nativeCommand === undefined ? undefined : await measurePeakRss(nativeCommand[0], nativeCommand[1], { env });
+        const floor = withFloor ? await timedSpawn(process.execPath, [FLOOR_PROGRAM, s.lang, floorText], { env: floorEnv }) : undefined;
+        const floorFirstByte = floor?.firstByteMs;
+        const imports = Number(/^imports ([\d.]+)$/m.exec(floor?.stderr ?? '')?.[1]);
+        if (floor !== undefined && (floorFirstByte === undefined || !Number.isFinite(imports))) {
+          throw new Error(`the engine's floor program wrote no audio or no import time for the ${s.label}: ${floor.stderr.trim()}`);
+        }
         if (r < 0) continue;
+        if (floor !== undefined && floorFirstByte !== undefined) {
+          floorFirst.push(floorFirstByte - imports);
+          floorWall.push(floor.exitMs - imports);
+        }
         first.push(streamed.firstByteMs);
         wall.push(file.run.exitMs);
         peak.push(file.bytes / MIB);
@@ -138,6 +165,29 @@ export async function benchOneshot(options: BenchOptions): Promise<Figure[]> {
             baseline: { name: 'node -e 0', value: median(nodePeak) },
             targets: [],
             note,
+          },
+        );
+      }
+      if (withFloor) {
+        const floorNote = `${note}; ${path.basename(FLOOR_PROGRAM)}: Node and ${s.lang === 'en' ? 'Flite' : "eSpeak NG on the sentence's readings"} alone, its module loading taken out; what no change outside the synthesizer removes`;
+        figures.push(
+          {
+            bench: 'oneshot',
+            name: `one-shot floor: ${s.label}, the synthesizer alone, spawn → first audio byte`,
+            value: median(floorFirst),
+            unit: 'ms',
+            baseline: nodeBase,
+            targets: [],
+            note: floorNote,
+          },
+          {
+            bench: 'oneshot',
+            name: `one-shot floor: ${s.label}, the synthesizer alone, whole process`,
+            value: median(floorWall),
+            unit: 'ms',
+            baseline: nodeBase,
+            targets: [],
+            note: floorNote,
           },
         );
       }

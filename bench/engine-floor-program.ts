@@ -1,0 +1,58 @@
+/**
+ * The engine's floor for a one-shot (issue 20): a Node program that does nothing but the work the
+ * built-in engine's synthesizer itself must do for one sentence, and writes the samples to stdout
+ * as the synthesizer makes them (16-bit little-endian mono at its own rate: Flite 16000 Hz,
+ * eSpeak NG 22050 Hz). No CLI, no commander, no configuration, no worker thread, no HTTP or SSE,
+ * no resampling, no WAV header, no piece cache. bench/oneshot.ts times it beside `tts stream`,
+ * less the time this program spent loading its modules, which it reports: what the synthesizer's
+ * cold run costs by itself, run as tts runs it, which no change outside the synthesizer removes.
+ * (Not a proof that less is impossible: a throwaway run of "a" first, for instance, takes about
+ * 30 ms off Flite's whole run and adds about 10 ms before its first block; README, issue 20's
+ * eleventh round.)
+ *
+ * Usage: `node dist/bench/engine-floor-program.js en TEXT` or `… ja KANA`.
+ * - `en`: Flite (voice rms, en-man-1's), compiled from the same stripped file as tts
+ *   (src/engine/flite.ts), one cold run of TEXT.
+ * - `ja`: eSpeak NG restored from its state file (src/engine/espeak.ts), one cold run of KANA
+ *   with ja-man-1's eSpeak voice. KANA is what tts's readings make of the sentence (the bench
+ *   computes them: speechSegments); kuromoji's dictionary is left out, because a one-shot can load
+ *   it on another thread while eSpeak NG starts, as tts does.
+ * On stderr, one line: `imports MS`, the milliseconds its import() of tts's modules took (not
+ * from performance.timeOrigin: on Node 20 that lies before the process started).
+ * Exits 2 on bad arguments, 1 when the synthesizer fails (the message on stderr).
+ */
+import { writeSync } from 'node:fs';
+
+/** Writes one block of samples to stdout, whole (fd 1 may be a pipe: writeSync can write less). */
+function write(samples: Int16Array): boolean {
+  const bytes = new Uint8Array(samples.buffer, samples.byteOffset, samples.byteLength);
+  for (let at = 0; at < bytes.length; ) at += writeSync(1, bytes, at);
+  return false;
+}
+
+async function main(): Promise<void> {
+  const [lang, text] = process.argv.slice(2);
+  if ((lang !== 'en' && lang !== 'ja') || text === undefined || text === '') {
+    process.stderr.write('usage: engine-floor-program.js en TEXT | ja KANA\n');
+    process.exitCode = 2;
+    return;
+  }
+  const started = performance.now();
+  const imported = (): void => {
+    process.stderr.write(`imports ${(performance.now() - started).toFixed(1)}\n`);
+  };
+  if (lang === 'en') {
+    const { fliteSpeak, loadFlite } = await import('../src/engine/flite.js');
+    imported();
+    fliteSpeak(await loadFlite(), 'rms', text, write);
+    return;
+  }
+  const [{ EspeakSynth }, { espeakVoiceName }] = await Promise.all([import('../src/engine/espeak.js'), import('../src/engine/voices.js')]);
+  imported();
+  (await EspeakSynth.create()).synthesize(espeakVoiceName('ja-man-1', 'ja'), text, write);
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`engine-floor-program: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exitCode = 1;
+});
