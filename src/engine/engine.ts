@@ -22,9 +22,9 @@ import { Worker } from 'node:worker_threads';
 import { ChunkQueue } from '../queue/chunk-queue.js';
 import { validateJob, workerExecArgv } from './job.js';
 import { ENGINE_WORKER_URL } from './worker-url.js';
-import type { SharedDictionary } from './kuromoji-dictionary.js';
+import type { JapaneseTokenizer, SharedDictionary } from './kuromoji-dictionary.js';
 import type { FliteModule } from './flite.js';
-import type { DictionaryMessage, EngineWorkerData, FliteMessage, JobRequest, WorkerReply } from './messages.js';
+import type { DictionaryMessage, EngineWorkerData, FliteMessage, JobRequest, SegmentsMessage, SegmentsRequest, WorkerReply } from './messages.js';
 import { containsJapaneseScript } from './han.js';
 import { Scheduler } from './scheduler.js';
 import { EngineError, STREAM_BUFFER_BYTES, type EngineOptions, type EngineStats, type JobReport, type SpeechEngine, type SynthesisJob, type SynthesisOptions } from './types.js';
@@ -79,6 +79,12 @@ export class EspeakEngine implements SpeechEngine {
   private readonly workerUrl: URL;
   /** {@link EngineOptions.shareDictionary}, or several workers. */
   private readonly shareDictionary: boolean;
+  /** {@link EngineOptions.readingsInPool} (with a shared dictionary only). */
+  private readonly readingsInPool: boolean;
+  /** kuromoji over the shared dictionary, on this thread, for {@link readingsInPool}; built on first use. */
+  private poolTokenizer: Promise<JapaneseTokenizer> | undefined;
+  /** Whether {@link poolTokenizer} has loaded (stats: kuromoji is loaded in this engine). */
+  private poolTokenizerLoaded = false;
   /** Aborted by close(): stops the pool's own load of the shared dictionary (within 4 MiB of reads). */
   private readonly loads = new AbortController();
   private readonly bufferBytes: number;
@@ -99,6 +105,7 @@ export class EspeakEngine implements SpeechEngine {
     this.scheduler = new Scheduler(options.scheduling ?? 'fair');
     this.workerUrl = options.workerUrl ?? ENGINE_WORKER_URL;
     this.shareDictionary = workers > 1 || options.shareDictionary === true;
+    this.readingsInPool = this.shareDictionary && options.readingsInPool === true;
   }
 
   /**
@@ -212,6 +219,9 @@ export class EspeakEngine implements SpeechEngine {
     const { text } = options;
     const expect =
       text === undefined ? undefined : { flite: /\p{Script=Latin}/u.test(text), espeak: options.japanese === true || containsJapaneseScript(text) };
+    // The readings are made here: the dictionary and this thread's tokenizer start now, beside
+    // the worker's start, instead of at the worker's first request.
+    if (this.readingsInPool && options.japanese === true && !this.closed) this.tokenizer().catch(() => undefined);
     while (!this.closed && this.slots.length < this.maxWorkers) this.spawn(options.japanese === true, expect);
   }
 
@@ -223,7 +233,7 @@ export class EspeakEngine implements SpeechEngine {
       busy: this.slots.filter((s) => s.run !== undefined).length,
       queued,
       ...this.counters,
-      kuromojiLoaded: this.slots.some((s) => s.kuromojiLoaded),
+      kuromojiLoaded: this.poolTokenizerLoaded || this.slots.some((s) => s.kuromojiLoaded),
     };
     if (this.lastReport !== undefined) stats.lastReport = this.lastReport;
     return stats;
@@ -269,6 +279,7 @@ export class EspeakEngine implements SpeechEngine {
     // EngineOptions.shareDictionary) and run one compiled Flite module (issue 20).
     if (this.shareDictionary) workerData.shareDictionary = true;
     if (this.maxWorkers > 1) workerData.shareFlite = true;
+    if (this.readingsInPool) workerData.readingsInPool = true;
     const worker = new Worker(this.workerUrl, { workerData, execArgv: workerExecArgv() });
     const slot: Slot = { worker, abortFlag: new Int32Array(abortFlag), alive: true, kuromojiLoaded: false };
     worker.on('message', (reply: WorkerReply) => this.onReply(slot, reply));
@@ -283,7 +294,11 @@ export class EspeakEngine implements SpeechEngine {
 
   private onReply(slot: Slot, reply: WorkerReply): void {
     // A request from a worker already closed or dead: nobody is left to answer.
-    if ((reply.type === 'dictionary-request' || reply.type === 'flite-request') && (!slot.alive || this.closed)) return;
+    if ((reply.type === 'dictionary-request' || reply.type === 'flite-request' || reply.type === 'segments-request') && (!slot.alive || this.closed)) return;
+    if (reply.type === 'segments-request') {
+      this.sendSegments(slot, reply);
+      return;
+    }
     if (reply.type === 'dictionary-request') {
       this.sendShared(slot, 'dictionary');
       return;
@@ -322,6 +337,62 @@ export class EspeakEngine implements SpeechEngine {
   }
 
   /**
+   * The shared dictionary, read on first use (by a worker's request or {@link tokenizer}); a failed
+   * read is not kept.
+   */
+  private dictionary(): Promise<SharedDictionary> {
+    if (this.sharedDictionary === undefined) {
+      const loading = import('./kuromoji-dictionary.js').then((m) => m.loadSharedDictionary(this.loads.signal));
+      this.sharedDictionary = loading;
+      loading.catch(() => {
+        if (this.sharedDictionary === loading) this.sharedDictionary = undefined;
+      });
+    }
+    return this.sharedDictionary;
+  }
+
+  /**
+   * kuromoji on this thread over the shared dictionary ({@link readingsInPool}), built once; a
+   * failure is not kept (the next request tries again, and its worker reads the text itself).
+   */
+  private tokenizer(): Promise<JapaneseTokenizer> {
+    this.poolTokenizer ??= Promise.all([this.dictionary(), import('./kuromoji-dictionary.js')])
+      .then(([dictionary, m]) => m.tokenizerFromShared(dictionary))
+      .then(
+        (tokenizer) => {
+          this.poolTokenizerLoaded = true;
+          return tokenizer;
+        },
+        (err: unknown) => {
+          this.poolTokenizer = undefined;
+          throw err;
+        },
+      );
+    return this.poolTokenizer;
+  }
+
+  /**
+   * Answers a worker's {@link SegmentsRequest} (its first unit with kanji): the segments of its
+   * text, made on this thread (japanese.ts speechSegments with {@link tokenizer}), or the error,
+   * after which the worker makes them itself. The tokenizer is let go afterwards: the worker
+   * builds its own for later units, and this thread does not keep a second one alive.
+   */
+  private sendSegments(slot: Slot, request: SegmentsRequest): void {
+    const answer = (message: SegmentsMessage): void => {
+      if (slot.alive) slot.worker.postMessage(message);
+    };
+    import('./japanese.js')
+      .then((m) => m.speechSegments(request.text, request.language, () => this.tokenizer()))
+      .finally(() => {
+        this.poolTokenizer = undefined;
+      })
+      .then(
+        (segments) => answer({ type: 'segments', id: request.id, segments }),
+        (err: unknown) => answer({ type: 'segments', id: request.id, error: err instanceof Error ? err.message : String(err) }),
+      );
+  }
+
+  /**
    * Sends a worker what the pool holds once for all workers — Flite's module, compiled in this
    * thread, or kuromoji's dictionary (kuromoji-dictionary.ts) — loaded on the first request; a
    * failed load is not kept, and the worker then loads its own (which reports the error).
@@ -330,7 +401,7 @@ export class EspeakEngine implements SpeechEngine {
     const loaded: Promise<FliteModule | SharedDictionary> =
       kind === 'flite'
         ? (this.sharedFlite ??= import('./flite.js').then((m) => m.loadFlite()))
-        : (this.sharedDictionary ??= import('./kuromoji-dictionary.js').then((m) => m.loadSharedDictionary(this.loads.signal)));
+        : this.dictionary();
     const send = (message: FliteMessage | DictionaryMessage): void => {
       if (slot.alive) slot.worker.postMessage(message);
     };

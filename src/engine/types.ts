@@ -55,6 +55,18 @@ export interface EngineOptions {
    * audio is the same bytes either way.
    */
   shareDictionary?: boolean;
+  /**
+   * With {@link shareDictionary}: each worker asks the pool's thread for the speech segments of its
+   * first unit with kanji (its readings, japanese.ts speechSegments, over the shared dictionary)
+   * instead of building a tokenizer for it. For the embedded one-shot (issue 20): its main thread
+   * is idle while the worker starts eSpeak NG, so the readings are ready when eSpeak NG is, where
+   * the worker would only then have built its tokenizer (about 20 ms) and read the text (about
+   * 10). `prestart({ japanese: true })` starts the dictionary and the pool's tokenizer at once.
+   * Later units, word timings, and a unit the pool cannot answer use the worker's own tokenizer.
+   * The segments, and so the audio, are the same either way. Not for `tts serve`, whose main
+   * thread serves HTTP.
+   */
+  readingsInPool?: boolean;
 }
 
 /** Counters and the last stream's report, for diagnostics and tests. */

@@ -16,9 +16,10 @@
  * Protocol and the abort flag: see messages.ts. A job may be one sentence or a whole text.
  */
 import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
-import { containsKanji, dictionarySource, isTokenizerLoaded, loadTokenizer, speechSegments, tokenizerLoadTime, useSharedDictionary, type SpeechSegment } from './japanese.js';
+import { containsKanji, dictionarySource, isTokenizerLoaded, loadTokenizer, needsKuromoji, speechSegments, tokenizerLoadTime, useSharedDictionary, type SpeechSegment } from './japanese.js';
 import type { SharedDictionary } from './kuromoji-dictionary.js';
-import type { DictionaryMessage, EngineWorkerData, FliteMessage, JobRequest, WorkerReply } from './messages.js';
+import type { DictionaryMessage, EngineWorkerData, FliteMessage, JobRequest, SegmentsMessage, WorkerReply } from './messages.js';
+import type { Language } from '../protocol/types.js';
 import type { JobReport } from './types.js';
 import { SSE_SAMPLE_RATE } from '../protocol/types.js';
 import { AudioOutput } from './output.js';
@@ -58,6 +59,34 @@ async function fliteOrNothing(): Promise<Awaited<ReturnType<typeof loadFlite>> |
   } catch {
     return undefined;
   }
+}
+
+/**
+ * Asks the pool for the segments of job `id`'s text (EngineWorkerData.readingsInPool); set by
+ * {@link serve} when the pool makes the readings, and used once.
+ * @throws Error with the pool's message when it could not make them.
+ */
+let segmentsFromPool: ((id: number, text: string, language: Language) => Promise<SpeechSegment[]>) | undefined;
+
+/**
+ * The segments of job `id`'s text (japanese.ts speechSegments). The first job that needs kuromoji
+ * takes them from the pool when it makes the readings (its thread reads the text while this one
+ * starts eSpeak NG); later jobs, or that one when the pool cannot, make them here, where the
+ * tokenizer is then built once: a long text's units do not each wait for a message and for the
+ * pool's thread, which is also the client writing the audio. The same segments either way.
+ * @throws Error when kuromoji's dictionary cannot be loaded here.
+ */
+async function jobSegments(id: number, text: string, language: Language): Promise<SpeechSegment[]> {
+  const fromPool = segmentsFromPool;
+  if (fromPool !== undefined && needsKuromoji(text, language)) {
+    segmentsFromPool = undefined;
+    try {
+      return await fromPool(id, text, language);
+    } catch {
+      // This thread's own tokenizer reads the text instead.
+    }
+  }
+  return speechSegments(text, language);
 }
 
 function post(port: MessagePort, reply: WorkerReply, transfer: ArrayBuffer[] = []): void {
@@ -350,7 +379,7 @@ async function runJob(port: MessagePort, abortFlag: Int32Array, { id, job, wordT
     // default voice being ja-man-1): its English goes to Flite, and starting eSpeak NG cost that
     // one-shot 250–400 ms of this thread (issue 20, fifth round); its segments say if it needs it.
     if (job.language === 'ja' && containsJapaneseScript(job.text)) loadESpeak().catch(() => undefined);
-    const segments = await speechSegments(job.text, job.language);
+    const segments = await jobSegments(id, job.text, job.language);
     // Flite is loaded only for a job with a segment it speaks (never for kanji/kana-only text),
     // eSpeak NG only for one with a segment it speaks, and the output starts at the first
     // segment's rate (no converter made for another rate).
@@ -445,6 +474,19 @@ function serve(port: MessagePort, data: EngineWorkerData): void {
     });
   if (data.shareDictionary === true) useSharedDictionary(() => askPool<SharedDictionary>('dictionary', (m) => (m.type === 'dictionary' ? m.dictionary : undefined)));
   if (data.shareFlite === true) useCompiledFlite(() => askPool<FliteModule>('flite', (m) => (m.type === 'flite' ? m.flite : undefined)));
+  // The pool makes the readings (one answer per job id; a job waits for one at a time).
+  const segmentsWaiting = new Map<number, (message: SegmentsMessage) => void>();
+  if (data.readingsInPool === true) {
+    segmentsFromPool = (id, text, language) =>
+      new Promise<SpeechSegment[]>((resolve, reject) => {
+        segmentsWaiting.set(id, (message) => {
+          segmentsWaiting.delete(id);
+          if (message.segments !== undefined) resolve(message.segments);
+          else reject(new Error(message.error ?? 'no segments from the pool'));
+        });
+        post(port, { type: 'segments-request', id, text, language });
+      });
+  }
   // A worker is spawned for a job that is about to arrive: start what it will need now, while the
   // job message is in flight (Flite compiles mostly off this thread). Without a hint that is
   // Flite and resamplers for the service's usual rate (SSE streams 24000 Hz) from both
@@ -469,7 +511,8 @@ function serve(port: MessagePort, data: EngineWorkerData): void {
     loadESpeak().catch(() => undefined);
     rates.push(ESPEAK_SAMPLE_RATE);
   }
-  if (data.preloadJapanese === true) loadTokenizer().catch(() => undefined);
+  // Not when the pool makes the readings: it loads kuromoji on its own thread.
+  if (data.preloadJapanese === true && data.readingsInPool !== true) loadTokenizer().catch(() => undefined);
   if (data.expect === undefined && !rates.includes(ESPEAK_SAMPLE_RATE)) rates.push(ESPEAK_SAMPLE_RATE);
   for (const inputRate of rates) {
     AudioOutput.create({ format: 'pcm16', sampleRate: SSE_SAMPLE_RATE, channels: 1 }, inputRate)
@@ -478,8 +521,9 @@ function serve(port: MessagePort, data: EngineWorkerData): void {
   }
   // The pool sends one job at a time; chaining keeps the order even if it ever sent two.
   let chain = Promise.resolve();
-  port.on('message', (message: JobRequest | DictionaryMessage | FliteMessage) => {
+  port.on('message', (message: JobRequest | DictionaryMessage | FliteMessage | SegmentsMessage) => {
     if (message.type === 'job') chain = chain.then(() => runJob(port, abortFlag, message));
+    else if (message.type === 'segments') segmentsWaiting.get(message.id)?.(message);
     else if (message.type === 'dictionary' || message.type === 'flite') waiting.get(message.type)?.(message);
   });
 }

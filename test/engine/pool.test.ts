@@ -7,7 +7,7 @@ import { execFile } from 'node:child_process';
 import { after, before, test } from 'node:test';
 import { promisify } from 'node:util';
 import { bytesPerSample } from '../../src/dsp/encoding.js';
-import { createEngine, EngineError, type EspeakEngine } from '../../src/engine/index.js';
+import { createEngine, EngineError, type EspeakEngine, type JobReport } from '../../src/engine/index.js';
 import { collect, job } from '../helpers/engine-audio.js';
 
 const PARAGRAPH =
@@ -244,6 +244,44 @@ test('several workers share one kuromoji dictionary from the pool; one worker re
   }
 });
 
+test("readingsInPool: the worker's first kanji unit is read on the pool's thread, later ones with its own tokenizer; same segments and bytes", async () => {
+  const texts = ['今日は良い天気なので、東京駅から歩いて行きます。', '漢字の読みを三回目も確かめます。', 'ひらがなだけ。'];
+  const own = createEngine({ workers: 1, shareDictionary: true });
+  const pooled = createEngine({ workers: 1, shareDictionary: true, readingsInPool: true });
+  try {
+    // As the embedded one-shot starts it: the pool loads the dictionary and its tokenizer now.
+    pooled.prestart({ text: texts[0]!, japanese: true });
+    const reports: JobReport[] = [];
+    for (const text of texts) {
+      const expected = await collect(own, job({ text, voice: 'ja-man-1', language: 'ja' }));
+      const got = await collect(pooled, job({ text, voice: 'ja-man-1', language: 'ja' }));
+      const report = pooled.stats().lastReport!;
+      reports.push(report);
+      assert.deepEqual(report.segments, own.stats().lastReport!.segments, text);
+      assert.ok(got.audio.equals(expected.audio), text);
+    }
+    // The first unit: the worker loaded no tokenizer (the pool's thread read the text), and the
+    // engine says kuromoji is loaded (in the pool). The second: the worker's own, over the
+    // shared dictionary. Kana alone needs none.
+    assert.equal(reports[0]!.kuromojiLoaded, false);
+    assert.equal(reports[0]!.dictionarySource, undefined);
+    assert.equal(reports[1]!.kuromojiLoaded, true);
+    assert.equal(reports[1]!.dictionarySource, 'shared');
+    assert.equal(pooled.stats().kuromojiLoaded, true);
+    // Without a prestart too: the first kanji unit of a fresh engine asks the pool.
+    const fresh = createEngine({ workers: 1, shareDictionary: true, readingsInPool: true });
+    try {
+      const got = await collect(fresh, job({ text: texts[1]!, voice: 'ja-man-1', language: 'ja' }));
+      assert.equal(fresh.stats().lastReport!.kuromojiLoaded, false);
+      assert.ok(got.audio.length > 0);
+    } finally {
+      await fresh.close();
+    }
+  } finally {
+    await Promise.all([own.close(), pooled.close()]);
+  }
+});
+
 test('several workers run one Flite module compiled by the pool; one worker compiles its own; same bytes', async () => {
   const texts = ['The pool compiles Flite once.', 'Every worker runs the same module.'];
   const single = createEngine({ workers: 1 });
@@ -320,7 +358,7 @@ test('an engine that is never closed does not keep Node running, but a pending j
 
 test('prestarted workers that never got a job do not keep Node running either (one worker or two, sharing the dictionary or not)', async () => {
   const index = new URL('../../src/engine/index.js', import.meta.url).href;
-  for (const options of ['{}', '{ shareDictionary: true }', '{ workers: 2 }']) {
+  for (const options of ['{}', '{ shareDictionary: true }', '{ shareDictionary: true, readingsInPool: true }', '{ workers: 2 }']) {
     const script = `
       import { createEngine } from ${JSON.stringify(index)};
       const engine = createEngine(${options});
