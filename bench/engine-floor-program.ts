@@ -4,11 +4,11 @@
  * as the synthesizer makes them (16-bit little-endian mono at its own rate: Flite 16000 Hz,
  * eSpeak NG 22050 Hz). No CLI, no commander, no configuration, no worker thread, no HTTP or SSE,
  * no resampling, no WAV header, no piece cache. bench/oneshot.ts times it beside `tts stream`,
- * less the time this program spent loading its modules, which it reports: what the synthesizer's
- * cold run costs by itself, run as tts runs it, which no change outside the synthesizer removes.
- * (Not a proof that less is impossible: a throwaway run of "a" first, for instance, takes about
- * 30 ms off Flite's whole run and adds about 10 ms before its first block; README, issue 20's
- * eleventh round.)
+ * less the time this program spent loading its modules, which it reports: a lower bound for
+ * running the synthesizer as tts runs it (one cold run, with no thread to start and no module to
+ * load), which no change outside the synthesizer removes. Not a bound for running it otherwise:
+ * a throwaway run of "a" first, for instance, takes about 30 ms off Flite's whole run and adds
+ * about 10 ms before its first block (README, issue 20's eleventh round).
  *
  * Usage: `node dist/bench/engine-floor-program.js en TEXT` or `… ja KANA`.
  * - `en`: Flite (voice rms, en-man-1's), compiled from the same stripped file as tts

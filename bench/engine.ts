@@ -140,7 +140,9 @@ export async function benchEngine(options: BenchOptions): Promise<Figure[]> {
         if (withFlite) nativeFlite.push(await nativeFliteRtf(flite, p.text));
         if (espeak !== undefined) nativeEspeak.push(await nativeRtf(espeak, espeakVoiceName(p.voice, p.lang), p.text));
       }
-      const espeakBaseline = nativeEspeak.length === 0 ? undefined : { name: 'native espeak-ng', value: median(nativeEspeak) };
+      // Without native Flite, English is shown beside native eSpeak NG, named as another engine.
+      const espeakName = p.lang === 'en' ? 'native espeak-ng (another engine)' : 'native espeak-ng';
+      const espeakBaseline = nativeEspeak.length === 0 ? undefined : { name: espeakName, value: median(nativeEspeak) };
       const fliteBaseline = nativeFlite.length === 0 ? undefined : { name: 'native flite -voice rms', value: median(nativeFlite) };
       const baseline = fliteBaseline ?? espeakBaseline;
       const missing = p.lang === 'en' ? (flite === undefined ? '; flite not installed: no target' : '') : espeak === undefined ? '; espeak-ng not installed' : '';

@@ -81,9 +81,13 @@ export class EspeakEngine implements SpeechEngine {
   private readonly shareDictionary: boolean;
   /** {@link EngineOptions.readingsInPool} (with a shared dictionary only). */
   private readonly readingsInPool: boolean;
-  /** kuromoji over the shared dictionary, on this thread, for {@link readingsInPool}; built on first use. */
+  /**
+   * kuromoji over the shared dictionary, on this thread, for {@link readingsInPool}; built on first
+   * use and kept (views of the shared dictionary: about 0.3 MiB of its own; building it again
+   * would hold this thread for 20–40 ms).
+   */
   private poolTokenizer: Promise<JapaneseTokenizer> | undefined;
-  /** Whether {@link poolTokenizer} has loaded (stats: kuromoji is loaded in this engine). */
+  /** Whether {@link poolTokenizer} has loaded (stats: kuromoji was loaded in this engine). */
   private poolTokenizerLoaded = false;
   /** Aborted by close(): stops the pool's own load of the shared dictionary (within 4 MiB of reads). */
   private readonly loads = new AbortController();
@@ -173,6 +177,8 @@ export class EspeakEngine implements SpeechEngine {
   async close(): Promise<void> {
     this.closed = true;
     this.loads.abort();
+    this.poolTokenizer = undefined;
+    this.sharedDictionary = undefined;
     const error = new EngineError('the speech engine was closed');
     const slots = this.slots.splice(0);
     for (const slot of slots) {
@@ -188,7 +194,9 @@ export class EspeakEngine implements SpeechEngine {
    * Starts every worker and readies eSpeak NG and the resampler in each by running one tiny job
    * per worker (they count in stats as completed streams), so that the first real request does
    * not pay the start-up (~0.2–0.5 s: thread, WebAssembly compilation, JIT). Loads kuromoji
-   * (~0.6 s) only with `japanese: true`, for a caller that knows Japanese text with kanji is coming.
+   * (~0.6 s) only with `japanese: true`, for a caller that knows Japanese text with kanji is coming
+   * (in the workers; with {@link EngineOptions.readingsInPool}, in the pool, where the warm-up job's
+   * readings are made, and each worker builds its own at its next unit with kanji).
    * Optional: without it, start-up happens on first use.
    * @throws EngineError when a worker cannot start.
    */
@@ -208,7 +216,8 @@ export class EspeakEngine implements SpeechEngine {
 
   /**
    * Starts every worker now, without running a job: each begins loading Flite and the resamplers
-   * at once (eSpeak NG and kuromoji too with `japanese: true`), so a job that arrives meanwhile
+   * at once (eSpeak NG and kuromoji too with `japanese: true`: in the pool instead of the workers
+   * with {@link EngineOptions.readingsInPool}), so a job that arrives meanwhile
    * only waits for what is still loading — not, as after {@link warmUp}, for a warm-up job too.
    * With `text` (the text about to be spoken, in the embedded one-shot), only what it needs:
    * Flite when it has a Latin letter, eSpeak NG when it has kana or kanji (issue 20). Does
@@ -219,10 +228,11 @@ export class EspeakEngine implements SpeechEngine {
     const { text } = options;
     const expect =
       text === undefined ? undefined : { flite: /\p{Script=Latin}/u.test(text), espeak: options.japanese === true || containsJapaneseScript(text) };
-    // The readings are made here: the dictionary and this thread's tokenizer start now, beside
-    // the worker's start, instead of at the worker's first request.
-    if (this.readingsInPool && options.japanese === true && !this.closed) this.tokenizer().catch(() => undefined);
-    while (!this.closed && this.slots.length < this.maxWorkers) this.spawn(options.japanese === true, expect);
+    if (this.closed || this.slots.length >= this.maxWorkers) return;
+    // The first readings are made here: the dictionary and this thread's tokenizer start now,
+    // beside the workers' start, instead of at a worker's first request.
+    if (this.readingsInPool && options.japanese === true) this.tokenizer().catch(() => undefined);
+    while (this.slots.length < this.maxWorkers) this.spawn(options.japanese === true, expect);
   }
 
   /** A snapshot of the pool's counters. */
@@ -374,20 +384,24 @@ export class EspeakEngine implements SpeechEngine {
   /**
    * Answers a worker's {@link SegmentsRequest} (its first unit with kanji): the segments of its
    * text, made on this thread (japanese.ts speechSegments with {@link tokenizer}), or the error,
-   * after which the worker makes them itself. The tokenizer is let go afterwards: the worker
-   * builds its own for later units, and this thread does not keep a second one alive.
+   * after which the worker makes them itself. A unit no longer wanted (its stream cancelled, the
+   * engine closed, the worker gone) is answered with `cancelled`: at once, not read, when it was
+   * so before the reading started.
    */
   private sendSegments(slot: Slot, request: SegmentsRequest): void {
     const answer = (message: SegmentsMessage): void => {
       if (slot.alive) slot.worker.postMessage(message);
     };
+    const wanted = (): boolean => !this.closed && slot.alive && slot.run?.unitId === request.id && slot.run.state === 'running';
+    if (!wanted()) {
+      answer({ type: 'segments', id: request.id, cancelled: true });
+      return;
+    }
     import('./japanese.js')
       .then((m) => m.speechSegments(request.text, request.language, () => this.tokenizer()))
-      .finally(() => {
-        this.poolTokenizer = undefined;
-      })
       .then(
-        (segments) => answer({ type: 'segments', id: request.id, segments }),
+        // Cancelled meanwhile: the worker is told so, and asks again for its next unit.
+        (segments) => answer(wanted() ? { type: 'segments', id: request.id, segments } : { type: 'segments', id: request.id, cancelled: true }),
         (err: unknown) => answer({ type: 'segments', id: request.id, error: err instanceof Error ? err.message : String(err) }),
       );
   }
@@ -408,8 +422,8 @@ export class EspeakEngine implements SpeechEngine {
     loaded.then(
       (value) => send(kind === 'flite' ? { type: 'flite', flite: value as FliteModule } : { type: 'dictionary', dictionary: value as SharedDictionary }),
       (err: unknown) => {
+        // A failed dictionary is let go by dictionary() itself (a later load is not).
         if (kind === 'flite') this.sharedFlite = undefined;
-        else this.sharedDictionary = undefined;
         send({ type: kind, error: err instanceof Error ? err.message : String(err) });
       },
     );

@@ -61,12 +61,17 @@ export interface SegmentsRequest {
   language: Language;
 }
 
-/** Pool → worker: the segments asked for job `id`, or why there are none (the worker then makes them). */
+/**
+ * Pool → worker: the segments asked for job `id`; or why there are none (`error`: the worker then
+ * makes them itself); or `cancelled`, when the job is no longer wanted (its stream was cancelled):
+ * the worker then reads nothing, and asks again for its next unit with kanji.
+ */
 export interface SegmentsMessage {
   type: 'segments';
   id: number;
   segments?: SpeechSegment[];
   error?: string;
+  cancelled?: true;
 }
 
 /** Worker → pool: send the shared Flite module (id 0: not about a job). */

@@ -85,7 +85,10 @@ export interface EngineStats {
   failed: number;
   /** Workers that died unexpectedly (and were replaced on demand). */
   crashes: number;
-  /** Whether any live worker has loaded kuromoji's dictionary. */
+  /**
+   * Whether kuromoji's dictionary has been loaded for this engine's readings: by a live worker,
+   * or by the pool ({@link EngineOptions.readingsInPool}; it keeps it until close()).
+   */
   kuromojiLoaded: boolean;
   /** Report of the most recent stream that finished (completed or aborted), its units' merged. */
   lastReport?: JobReport;

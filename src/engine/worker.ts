@@ -62,29 +62,33 @@ async function fliteOrNothing(): Promise<Awaited<ReturnType<typeof loadFlite>> |
 }
 
 /**
- * Asks the pool for the segments of job `id`'s text (EngineWorkerData.readingsInPool); set by
- * {@link serve} when the pool makes the readings, and used once.
+ * Asks the pool for the segments of job `id`'s text (EngineWorkerData.readingsInPool): resolves
+ * with them, or with `'cancelled'` when the pool no longer wants the job. Set by {@link serve}
+ * when the pool makes the readings; used until one answer comes with segments or an error.
  * @throws Error with the pool's message when it could not make them.
  */
-let segmentsFromPool: ((id: number, text: string, language: Language) => Promise<SpeechSegment[]>) | undefined;
+let segmentsFromPool: ((id: number, text: string, language: Language) => Promise<SpeechSegment[] | 'cancelled'>) | undefined;
 
 /**
  * The segments of job `id`'s text (japanese.ts speechSegments). The first job that needs kuromoji
  * takes them from the pool when it makes the readings (its thread reads the text while this one
  * starts eSpeak NG); later jobs, or that one when the pool cannot, make them here, where the
  * tokenizer is then built once: a long text's units do not each wait for a message and for the
- * pool's thread, which is also the client writing the audio. The same segments either way.
+ * pool's thread, which is also the client writing the audio. The same segments either way. A job
+ * the pool cancelled while it waited (`aborted()` true) gets none and leaves the pool's answer
+ * for the next one.
  * @throws Error when kuromoji's dictionary cannot be loaded here.
  */
-async function jobSegments(id: number, text: string, language: Language): Promise<SpeechSegment[]> {
+async function jobSegments(id: number, text: string, language: Language, aborted: () => boolean): Promise<SpeechSegment[]> {
   const fromPool = segmentsFromPool;
   if (fromPool !== undefined && needsKuromoji(text, language)) {
-    segmentsFromPool = undefined;
-    try {
-      return await fromPool(id, text, language);
-    } catch {
-      // This thread's own tokenizer reads the text instead.
+    const answer = await fromPool(id, text, language).catch(() => undefined);
+    if (answer === 'cancelled' && aborted()) return [];
+    if (answer !== 'cancelled') {
+      segmentsFromPool = undefined;
+      if (answer !== undefined) return answer;
     }
+    // The pool could not read it (or cancelled a job this thread was not told to stop): here.
   }
   return speechSegments(text, language);
 }
@@ -379,7 +383,7 @@ async function runJob(port: MessagePort, abortFlag: Int32Array, { id, job, wordT
     // default voice being ja-man-1): its English goes to Flite, and starting eSpeak NG cost that
     // one-shot 250–400 ms of this thread (issue 20, fifth round); its segments say if it needs it.
     if (job.language === 'ja' && containsJapaneseScript(job.text)) loadESpeak().catch(() => undefined);
-    const segments = await jobSegments(id, job.text, job.language);
+    const segments = await jobSegments(id, job.text, job.language, aborted);
     // Flite is loaded only for a job with a segment it speaks (never for kanji/kana-only text),
     // eSpeak NG only for one with a segment it speaks, and the output starts at the first
     // segment's rate (no converter made for another rate).
@@ -478,10 +482,11 @@ function serve(port: MessagePort, data: EngineWorkerData): void {
   const segmentsWaiting = new Map<number, (message: SegmentsMessage) => void>();
   if (data.readingsInPool === true) {
     segmentsFromPool = (id, text, language) =>
-      new Promise<SpeechSegment[]>((resolve, reject) => {
+      new Promise<SpeechSegment[] | 'cancelled'>((resolve, reject) => {
         segmentsWaiting.set(id, (message) => {
           segmentsWaiting.delete(id);
           if (message.segments !== undefined) resolve(message.segments);
+          else if (message.cancelled === true) resolve('cancelled');
           else reject(new Error(message.error ?? 'no segments from the pool'));
         });
         post(port, { type: 'segments-request', id, text, language });

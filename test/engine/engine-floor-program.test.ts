@@ -3,7 +3,7 @@
  * whole work and nothing else: run as a process, it writes exactly the samples the built-in
  * engine makes for the same input at the synthesizer's own rate (no resampling on either side),
  * byte for byte. Were it to do less, the bench's floor rows would understate what a one-shot must
- * take, and a target would look out of reach when it is not.
+ * take, and a target would look within reach when it is not.
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
