@@ -18,10 +18,21 @@
  *   computes them: speechSegments); kuromoji's dictionary is left out, because a one-shot can load
  *   it on another thread while eSpeak NG starts, as tts does.
  * On stderr, one line: `imports MS`, the milliseconds its import() of tts's modules took (not
- * from performance.timeOrigin: on Node 20 that lies before the process started).
- * Exits 2 on bad arguments, 1 when the synthesizer fails (the message on stderr).
+ * from performance.timeOrigin: on Node 20 that lies before the process started; han.js, a few
+ * lines its argument check needs, is imported before and counted in the floor).
+ * Exits 2 on bad arguments (another language, a missing or extra argument, a text over
+ * {@link MAX_CHARS} characters, kanji for `ja`), 1 when the synthesizer fails (the message on
+ * stderr).
  */
 import { writeSync } from 'node:fs';
+import { containsKanji } from '../src/engine/han.js';
+
+/**
+ * Longest text taken, in UTF-16 code units: one sentence. tts hands Flite pieces of a budget of
+ * phones (flite.ts flitePieces), and this program hands it the whole text; a 20,000-character
+ * word overflowed its stack.
+ */
+export const MAX_CHARS = 1000;
 
 /** Writes one block of samples to stdout, whole (fd 1 may be a pipe: writeSync can write less). */
 function write(samples: Int16Array): boolean {
@@ -31,9 +42,10 @@ function write(samples: Int16Array): boolean {
 }
 
 async function main(): Promise<void> {
-  const [lang, text] = process.argv.slice(2);
-  if ((lang !== 'en' && lang !== 'ja') || text === undefined || text === '') {
-    process.stderr.write('usage: engine-floor-program.js en TEXT | ja KANA\n');
+  const args = process.argv.slice(2);
+  const [lang, text] = args;
+  if (args.length !== 2 || (lang !== 'en' && lang !== 'ja') || text === undefined || text === '' || text.length > MAX_CHARS || (lang === 'ja' && containsKanji(text))) {
+    process.stderr.write(`usage: engine-floor-program.js en TEXT | ja KANA (one sentence, at most ${MAX_CHARS} characters; kana, not kanji, for ja)\n`);
     process.exitCode = 2;
     return;
   }

@@ -53,7 +53,7 @@ test("Japanese: the floor writes eSpeak NG's samples (ja-man-1) of the readings 
 });
 
 test('bad arguments: usage on stderr, exit 2, no audio', () => {
-  for (const args of [[], ['fr', 'Bonjour'], ['en'], ['en', '']]) {
+  for (const args of [[], ['fr', 'Bonjour'], ['en'], ['en', ''], ['en', 'Hello.', 'extra'], ['en', 'a'.repeat(1001)], ['ja', '今日は']]) {
     const run = floor(...args);
     assert.equal(run.status, 2, args.join(' '));
     assert.match(run.stderr, /^usage: /);
