@@ -22,9 +22,9 @@ import { Worker } from 'node:worker_threads';
 import { ChunkQueue } from '../queue/chunk-queue.js';
 import { validateJob, workerExecArgv } from './job.js';
 import { ENGINE_WORKER_URL } from './worker-url.js';
-import type { JapaneseTokenizer, SharedDictionary } from './kuromoji-dictionary.js';
+import type { SharedDictionary } from './kuromoji-dictionary.js';
 import type { FliteModule } from './flite.js';
-import type { DictionaryMessage, EngineWorkerData, FliteMessage, JobRequest, SegmentsMessage, SegmentsRequest, WorkerReply } from './messages.js';
+import type { DictionaryMessage, EngineWorkerData, FliteMessage, JobRequest, WorkerReply } from './messages.js';
 import { containsJapaneseScript } from './han.js';
 import { Scheduler } from './scheduler.js';
 import { EngineError, STREAM_BUFFER_BYTES, type EngineOptions, type EngineStats, type JobReport, type SpeechEngine, type SynthesisJob, type SynthesisOptions } from './types.js';
@@ -79,16 +79,6 @@ export class EspeakEngine implements SpeechEngine {
   private readonly workerUrl: URL;
   /** {@link EngineOptions.shareDictionary}, or several workers. */
   private readonly shareDictionary: boolean;
-  /** {@link EngineOptions.readingsInPool} (with a shared dictionary only). */
-  private readonly readingsInPool: boolean;
-  /**
-   * kuromoji over the shared dictionary, on this thread, for {@link readingsInPool}; built on first
-   * use and kept (views of the shared dictionary: about 0.3 MiB of its own; building it again
-   * would hold this thread for 20–40 ms).
-   */
-  private poolTokenizer: Promise<JapaneseTokenizer> | undefined;
-  /** Whether {@link poolTokenizer} has loaded (stats: kuromoji was loaded in this engine). */
-  private poolTokenizerLoaded = false;
   /** Aborted by close(): stops the pool's own load of the shared dictionary (within 4 MiB of reads). */
   private readonly loads = new AbortController();
   private readonly bufferBytes: number;
@@ -109,7 +99,6 @@ export class EspeakEngine implements SpeechEngine {
     this.scheduler = new Scheduler(options.scheduling ?? 'fair');
     this.workerUrl = options.workerUrl ?? ENGINE_WORKER_URL;
     this.shareDictionary = workers > 1 || options.shareDictionary === true;
-    this.readingsInPool = this.shareDictionary && options.readingsInPool === true;
   }
 
   /**
@@ -177,8 +166,6 @@ export class EspeakEngine implements SpeechEngine {
   async close(): Promise<void> {
     this.closed = true;
     this.loads.abort();
-    this.poolTokenizer = undefined;
-    this.sharedDictionary = undefined;
     const error = new EngineError('the speech engine was closed');
     const slots = this.slots.splice(0);
     for (const slot of slots) {
@@ -194,9 +181,7 @@ export class EspeakEngine implements SpeechEngine {
    * Starts every worker and readies eSpeak NG and the resampler in each by running one tiny job
    * per worker (they count in stats as completed streams), so that the first real request does
    * not pay the start-up (~0.2–0.5 s: thread, WebAssembly compilation, JIT). Loads kuromoji
-   * (~0.6 s) only with `japanese: true`, for a caller that knows Japanese text with kanji is coming
-   * (in the workers; with {@link EngineOptions.readingsInPool}, in the pool, where the warm-up job's
-   * readings are made, and each worker builds its own at its next unit with kanji).
+   * (~0.6 s) only with `japanese: true`, for a caller that knows Japanese text with kanji is coming.
    * Optional: without it, start-up happens on first use.
    * @throws EngineError when a worker cannot start.
    */
@@ -216,8 +201,7 @@ export class EspeakEngine implements SpeechEngine {
 
   /**
    * Starts every worker now, without running a job: each begins loading Flite and the resamplers
-   * at once (eSpeak NG and kuromoji too with `japanese: true`: in the pool instead of the workers
-   * with {@link EngineOptions.readingsInPool}), so a job that arrives meanwhile
+   * at once (eSpeak NG and kuromoji too with `japanese: true`), so a job that arrives meanwhile
    * only waits for what is still loading — not, as after {@link warmUp}, for a warm-up job too.
    * With `text` (the text about to be spoken, in the embedded one-shot), only what it needs:
    * Flite when it has a Latin letter, eSpeak NG when it has kana or kanji (issue 20). Does
@@ -228,11 +212,7 @@ export class EspeakEngine implements SpeechEngine {
     const { text } = options;
     const expect =
       text === undefined ? undefined : { flite: /\p{Script=Latin}/u.test(text), espeak: options.japanese === true || containsJapaneseScript(text) };
-    if (this.closed || this.slots.length >= this.maxWorkers) return;
-    // The first readings are made here: the dictionary and this thread's tokenizer start now,
-    // beside the workers' start, instead of at a worker's first request.
-    if (this.readingsInPool && options.japanese === true) this.tokenizer().catch(() => undefined);
-    while (this.slots.length < this.maxWorkers) this.spawn(options.japanese === true, expect);
+    while (!this.closed && this.slots.length < this.maxWorkers) this.spawn(options.japanese === true, expect);
   }
 
   /** A snapshot of the pool's counters. */
@@ -243,7 +223,7 @@ export class EspeakEngine implements SpeechEngine {
       busy: this.slots.filter((s) => s.run !== undefined).length,
       queued,
       ...this.counters,
-      kuromojiLoaded: this.poolTokenizerLoaded || this.slots.some((s) => s.kuromojiLoaded),
+      kuromojiLoaded: this.slots.some((s) => s.kuromojiLoaded),
     };
     if (this.lastReport !== undefined) stats.lastReport = this.lastReport;
     return stats;
@@ -289,7 +269,6 @@ export class EspeakEngine implements SpeechEngine {
     // EngineOptions.shareDictionary) and run one compiled Flite module (issue 20).
     if (this.shareDictionary) workerData.shareDictionary = true;
     if (this.maxWorkers > 1) workerData.shareFlite = true;
-    if (this.readingsInPool) workerData.readingsInPool = true;
     const worker = new Worker(this.workerUrl, { workerData, execArgv: workerExecArgv() });
     const slot: Slot = { worker, abortFlag: new Int32Array(abortFlag), alive: true, kuromojiLoaded: false };
     worker.on('message', (reply: WorkerReply) => this.onReply(slot, reply));
@@ -304,11 +283,7 @@ export class EspeakEngine implements SpeechEngine {
 
   private onReply(slot: Slot, reply: WorkerReply): void {
     // A request from a worker already closed or dead: nobody is left to answer.
-    if ((reply.type === 'dictionary-request' || reply.type === 'flite-request' || reply.type === 'segments-request') && (!slot.alive || this.closed)) return;
-    if (reply.type === 'segments-request') {
-      this.sendSegments(slot, reply);
-      return;
-    }
+    if ((reply.type === 'dictionary-request' || reply.type === 'flite-request') && (!slot.alive || this.closed)) return;
     if (reply.type === 'dictionary-request') {
       this.sendShared(slot, 'dictionary');
       return;
@@ -347,66 +322,6 @@ export class EspeakEngine implements SpeechEngine {
   }
 
   /**
-   * The shared dictionary, read on first use (by a worker's request or {@link tokenizer}); a failed
-   * read is not kept.
-   */
-  private dictionary(): Promise<SharedDictionary> {
-    if (this.sharedDictionary === undefined) {
-      const loading = import('./kuromoji-dictionary.js').then((m) => m.loadSharedDictionary(this.loads.signal));
-      this.sharedDictionary = loading;
-      loading.catch(() => {
-        if (this.sharedDictionary === loading) this.sharedDictionary = undefined;
-      });
-    }
-    return this.sharedDictionary;
-  }
-
-  /**
-   * kuromoji on this thread over the shared dictionary ({@link readingsInPool}), built once; a
-   * failure is not kept (the next request tries again, and its worker reads the text itself).
-   */
-  private tokenizer(): Promise<JapaneseTokenizer> {
-    this.poolTokenizer ??= Promise.all([this.dictionary(), import('./kuromoji-dictionary.js')])
-      .then(([dictionary, m]) => m.tokenizerFromShared(dictionary))
-      .then(
-        (tokenizer) => {
-          this.poolTokenizerLoaded = true;
-          return tokenizer;
-        },
-        (err: unknown) => {
-          this.poolTokenizer = undefined;
-          throw err;
-        },
-      );
-    return this.poolTokenizer;
-  }
-
-  /**
-   * Answers a worker's {@link SegmentsRequest} (its first unit with kanji): the segments of its
-   * text, made on this thread (japanese.ts speechSegments with {@link tokenizer}), or the error,
-   * after which the worker makes them itself. A unit no longer wanted (its stream cancelled, the
-   * engine closed, the worker gone) is answered with `cancelled`: at once, not read, when it was
-   * so before the reading started.
-   */
-  private sendSegments(slot: Slot, request: SegmentsRequest): void {
-    const answer = (message: SegmentsMessage): void => {
-      if (slot.alive) slot.worker.postMessage(message);
-    };
-    const wanted = (): boolean => !this.closed && slot.alive && slot.run?.unitId === request.id && slot.run.state === 'running';
-    if (!wanted()) {
-      answer({ type: 'segments', id: request.id, cancelled: true });
-      return;
-    }
-    import('./japanese.js')
-      .then((m) => m.speechSegments(request.text, request.language, () => this.tokenizer()))
-      .then(
-        // Cancelled meanwhile: the worker is told so, and asks again for its next unit.
-        (segments) => answer(wanted() ? { type: 'segments', id: request.id, segments } : { type: 'segments', id: request.id, cancelled: true }),
-        (err: unknown) => answer({ type: 'segments', id: request.id, error: err instanceof Error ? err.message : String(err) }),
-      );
-  }
-
-  /**
    * Sends a worker what the pool holds once for all workers — Flite's module, compiled in this
    * thread, or kuromoji's dictionary (kuromoji-dictionary.ts) — loaded on the first request; a
    * failed load is not kept, and the worker then loads its own (which reports the error).
@@ -415,15 +330,15 @@ export class EspeakEngine implements SpeechEngine {
     const loaded: Promise<FliteModule | SharedDictionary> =
       kind === 'flite'
         ? (this.sharedFlite ??= import('./flite.js').then((m) => m.loadFlite()))
-        : this.dictionary();
+        : (this.sharedDictionary ??= import('./kuromoji-dictionary.js').then((m) => m.loadSharedDictionary(this.loads.signal)));
     const send = (message: FliteMessage | DictionaryMessage): void => {
       if (slot.alive) slot.worker.postMessage(message);
     };
     loaded.then(
       (value) => send(kind === 'flite' ? { type: 'flite', flite: value as FliteModule } : { type: 'dictionary', dictionary: value as SharedDictionary }),
       (err: unknown) => {
-        // A failed dictionary is let go by dictionary() itself (a later load is not).
         if (kind === 'flite') this.sharedFlite = undefined;
+        else this.sharedDictionary = undefined;
         send({ type: kind, error: err instanceof Error ? err.message : String(err) });
       },
     );

@@ -307,14 +307,6 @@ export function splitLatinRuns(text: string): SpeechSegment[] {
 }
 
 /**
- * Whether {@link speechSegments} of `text` in `language` asks for kuromoji: Japanese text with
- * kanji once NFKC-normalized.
- */
-export function needsKuromoji(text: string, language: Language): boolean {
-  return language !== 'en' && containsKanji(text.normalize('NFKC'));
-}
-
-/**
  * The segments eSpeak NG reads for a job's `text` in `language`, in order.
  * - `en`: the NFKC-normalized text as one English segment.
  * - `ja`: NFKC; numbers with their counters, in kanji numerals or digits, read out in katakana
@@ -323,28 +315,22 @@ export function needsKuromoji(text: string, language: Language): boolean {
  *   are wrong (japanese-readings.ts; kuromoji is loaded on first use — never for text without
  *   kanji); Latin-letter runs
  *   become English segments; the rest gets {@link fixKanaForEspeak}.
- * Returns [] when nothing is speakable (e.g. only punctuation). `tokenizer` gives kuromoji when
- * the text has kanji: this thread's ({@link loadTokenizer}) unless the caller has its own (the
- * engine's pool, over its shared dictionary: EngineOptions.readingsInPool), the same readings.
- * @throws Error when kuromoji's dictionary cannot be loaded (what `tokenizer` rejects with).
+ * Returns [] when nothing is speakable (e.g. only punctuation).
+ * @throws Error when kuromoji's dictionary cannot be loaded.
  */
-export async function speechSegments(
-  text: string,
-  language: Language,
-  tokenizer: () => Promise<JapaneseTokenizer> = loadTokenizer,
-): Promise<SpeechSegment[]> {
+export async function speechSegments(text: string, language: Language): Promise<SpeechSegment[]> {
   let normalized = text.normalize('NFKC');
   if (language === 'en') return SPEAKABLE.test(normalized) ? [{ language: 'en', text: normalized }] : [];
   // Decided on the text as written: when the number rules below read out its only kanji (3月14日
   // は…), kuromoji is still needed for the particles (は → ワ).
-  const hadKanji = needsKuromoji(text, language);
+  const hadKanji = containsKanji(normalized);
   // Ranges (3〜5 → 3から5) and numbers with their counters — in kanji numerals as kuromoji's
   // analysis finds them, then in digits — before kuromoji reads the rest.
   normalized = normalized.replace(/(\d)\s*[~〜]\s*(?=\d)/g, '$1カラ');
-  const kuromoji = hadKanji ? await tokenizer() : undefined;
-  if (kuromoji !== undefined) normalized = readKanjiNumerals(normalized, kuromoji);
+  const tokenizer = hadKanji ? await loadTokenizer() : undefined;
+  if (tokenizer !== undefined) normalized = readKanjiNumerals(normalized, tokenizer);
   normalized = readNumbers(normalized);
-  const kana = kuromoji !== undefined ? kanjiToKana(normalized, kuromoji) : normalized;
+  const kana = tokenizer !== undefined ? kanjiToKana(normalized, tokenizer) : normalized;
   return splitLatinRuns(kana)
     .map((s): SpeechSegment => (s.language === 'ja' ? { language: 'ja', text: fixKanaForEspeak(s.text).replace(HAN_GLOBAL, '') } : s))
     .filter((s) => SPEAKABLE.test(s.text));

@@ -12,8 +12,6 @@
 import type { JobReport, SynthesisJob } from './types.js';
 import type { SharedDictionary } from './kuromoji-dictionary.js';
 import type { FliteModule } from './flite.js';
-import type { SpeechSegment } from './japanese.js';
-import type { Language } from '../protocol/types.js';
 
 /** `workerData` of an engine worker. */
 export interface EngineWorkerData {
@@ -40,38 +38,6 @@ export interface EngineWorkerData {
    * (issue 20).
    */
   shareFlite?: boolean;
-  /**
-   * Ask the pool for the segments of the first job's text with kanji (a {@link SegmentsRequest})
-   * instead of loading kuromoji for it: the pool's thread makes the readings from the shared
-   * dictionary while this one starts eSpeak NG (EngineOptions.readingsInPool; issue 20). The
-   * worker loads its own tokenizer for later jobs, to time a job's words, and when the pool
-   * cannot answer.
-   */
-  readingsInPool?: boolean;
-}
-
-/**
- * Worker → pool: make the speech segments (japanese.ts speechSegments) of job `id`'s `text` in
- * `language` on the pool's thread, from the shared dictionary.
- */
-export interface SegmentsRequest {
-  type: 'segments-request';
-  id: number;
-  text: string;
-  language: Language;
-}
-
-/**
- * Pool → worker: the segments asked for job `id`; or why there are none (`error`: the worker then
- * makes them itself); or `cancelled`, when the job is no longer wanted (its stream was cancelled):
- * the worker then reads nothing, and asks again for its next unit with kanji.
- */
-export interface SegmentsMessage {
-  type: 'segments';
-  id: number;
-  segments?: SpeechSegment[];
-  error?: string;
-  cancelled?: true;
 }
 
 /** Worker → pool: send the shared Flite module (id 0: not about a job). */
@@ -131,5 +97,5 @@ export interface ErrorReply {
 }
 
 /** Any message a worker sends. */
-export type WorkerReply = ChunkReply | EndReply | ErrorReply | DictionaryRequest | FliteRequest | SegmentsRequest;
+export type WorkerReply = ChunkReply | EndReply | ErrorReply | DictionaryRequest | FliteRequest;
 

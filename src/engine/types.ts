@@ -55,18 +55,6 @@ export interface EngineOptions {
    * audio is the same bytes either way.
    */
   shareDictionary?: boolean;
-  /**
-   * With {@link shareDictionary}: each worker asks the pool's thread for the speech segments of its
-   * first unit with kanji (its readings, japanese.ts speechSegments, over the shared dictionary)
-   * instead of building a tokenizer for it. For the embedded one-shot (issue 20): its main thread
-   * is idle while the worker starts eSpeak NG, so the readings are ready when eSpeak NG is, where
-   * the worker would only then have built its tokenizer (about 20 ms) and read the text (about
-   * 10). `prestart({ japanese: true })` starts the dictionary and the pool's tokenizer at once.
-   * Later units, word timings, and a unit the pool cannot answer use the worker's own tokenizer.
-   * The segments, and so the audio, are the same either way. Not for `tts serve`, whose main
-   * thread serves HTTP.
-   */
-  readingsInPool?: boolean;
 }
 
 /** Counters and the last stream's report, for diagnostics and tests. */
@@ -85,10 +73,7 @@ export interface EngineStats {
   failed: number;
   /** Workers that died unexpectedly (and were replaced on demand). */
   crashes: number;
-  /**
-   * Whether kuromoji's dictionary has been loaded for this engine's readings: by a live worker,
-   * or by the pool ({@link EngineOptions.readingsInPool}; it keeps it until close()).
-   */
+  /** Whether any live worker has loaded kuromoji's dictionary. */
   kuromojiLoaded: boolean;
   /** Report of the most recent stream that finished (completed or aborted), its units' merged. */
   lastReport?: JobReport;

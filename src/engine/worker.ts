@@ -16,10 +16,9 @@
  * Protocol and the abort flag: see messages.ts. A job may be one sentence or a whole text.
  */
 import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
-import { containsKanji, dictionarySource, isTokenizerLoaded, loadTokenizer, needsKuromoji, speechSegments, tokenizerLoadTime, useSharedDictionary, type SpeechSegment } from './japanese.js';
+import { containsKanji, dictionarySource, isTokenizerLoaded, loadTokenizer, speechSegments, tokenizerLoadTime, useSharedDictionary, type SpeechSegment } from './japanese.js';
 import type { SharedDictionary } from './kuromoji-dictionary.js';
-import type { DictionaryMessage, EngineWorkerData, FliteMessage, JobRequest, SegmentsMessage, WorkerReply } from './messages.js';
-import type { Language } from '../protocol/types.js';
+import type { DictionaryMessage, EngineWorkerData, FliteMessage, JobRequest, WorkerReply } from './messages.js';
 import type { JobReport } from './types.js';
 import { SSE_SAMPLE_RATE } from '../protocol/types.js';
 import { AudioOutput } from './output.js';
@@ -59,38 +58,6 @@ async function fliteOrNothing(): Promise<Awaited<ReturnType<typeof loadFlite>> |
   } catch {
     return undefined;
   }
-}
-
-/**
- * Asks the pool for the segments of job `id`'s text (EngineWorkerData.readingsInPool): resolves
- * with them, or with `'cancelled'` when the pool no longer wants the job. Set by {@link serve}
- * when the pool makes the readings; used until one answer comes with segments or an error.
- * @throws Error with the pool's message when it could not make them.
- */
-let segmentsFromPool: ((id: number, text: string, language: Language) => Promise<SpeechSegment[] | 'cancelled'>) | undefined;
-
-/**
- * The segments of job `id`'s text (japanese.ts speechSegments). The first job that needs kuromoji
- * takes them from the pool when it makes the readings (its thread reads the text while this one
- * starts eSpeak NG); later jobs, or that one when the pool cannot, make them here, where the
- * tokenizer is then built once: a long text's units do not each wait for a message and for the
- * pool's thread, which is also the client writing the audio. The same segments either way. A job
- * the pool cancelled while it waited (`aborted()` true) gets none and leaves the pool's answer
- * for the next one.
- * @throws Error when kuromoji's dictionary cannot be loaded here.
- */
-async function jobSegments(id: number, text: string, language: Language, aborted: () => boolean): Promise<SpeechSegment[]> {
-  const fromPool = segmentsFromPool;
-  if (fromPool !== undefined && needsKuromoji(text, language)) {
-    const answer = await fromPool(id, text, language).catch(() => undefined);
-    if (answer === 'cancelled' && aborted()) return [];
-    if (answer !== 'cancelled') {
-      segmentsFromPool = undefined;
-      if (answer !== undefined) return answer;
-    }
-    // The pool could not read it (or cancelled a job this thread was not told to stop): here.
-  }
-  return speechSegments(text, language);
 }
 
 function post(port: MessagePort, reply: WorkerReply, transfer: ArrayBuffer[] = []): void {
@@ -383,7 +350,7 @@ async function runJob(port: MessagePort, abortFlag: Int32Array, { id, job, wordT
     // default voice being ja-man-1): its English goes to Flite, and starting eSpeak NG cost that
     // one-shot 250–400 ms of this thread (issue 20, fifth round); its segments say if it needs it.
     if (job.language === 'ja' && containsJapaneseScript(job.text)) loadESpeak().catch(() => undefined);
-    const segments = await jobSegments(id, job.text, job.language, aborted);
+    const segments = await speechSegments(job.text, job.language);
     // Flite is loaded only for a job with a segment it speaks (never for kanji/kana-only text),
     // eSpeak NG only for one with a segment it speaks, and the output starts at the first
     // segment's rate (no converter made for another rate).
@@ -478,20 +445,6 @@ function serve(port: MessagePort, data: EngineWorkerData): void {
     });
   if (data.shareDictionary === true) useSharedDictionary(() => askPool<SharedDictionary>('dictionary', (m) => (m.type === 'dictionary' ? m.dictionary : undefined)));
   if (data.shareFlite === true) useCompiledFlite(() => askPool<FliteModule>('flite', (m) => (m.type === 'flite' ? m.flite : undefined)));
-  // The pool makes the readings (one answer per job id; a job waits for one at a time).
-  const segmentsWaiting = new Map<number, (message: SegmentsMessage) => void>();
-  if (data.readingsInPool === true) {
-    segmentsFromPool = (id, text, language) =>
-      new Promise<SpeechSegment[] | 'cancelled'>((resolve, reject) => {
-        segmentsWaiting.set(id, (message) => {
-          segmentsWaiting.delete(id);
-          if (message.segments !== undefined) resolve(message.segments);
-          else if (message.cancelled === true) resolve('cancelled');
-          else reject(new Error(message.error ?? 'no segments from the pool'));
-        });
-        post(port, { type: 'segments-request', id, text, language });
-      });
-  }
   // A worker is spawned for a job that is about to arrive: start what it will need now, while the
   // job message is in flight (Flite compiles mostly off this thread). Without a hint that is
   // Flite and resamplers for the service's usual rate (SSE streams 24000 Hz) from both
@@ -516,8 +469,7 @@ function serve(port: MessagePort, data: EngineWorkerData): void {
     loadESpeak().catch(() => undefined);
     rates.push(ESPEAK_SAMPLE_RATE);
   }
-  // Not when the pool makes the readings: it loads kuromoji on its own thread.
-  if (data.preloadJapanese === true && data.readingsInPool !== true) loadTokenizer().catch(() => undefined);
+  if (data.preloadJapanese === true) loadTokenizer().catch(() => undefined);
   if (data.expect === undefined && !rates.includes(ESPEAK_SAMPLE_RATE)) rates.push(ESPEAK_SAMPLE_RATE);
   for (const inputRate of rates) {
     AudioOutput.create({ format: 'pcm16', sampleRate: SSE_SAMPLE_RATE, channels: 1 }, inputRate)
@@ -526,9 +478,8 @@ function serve(port: MessagePort, data: EngineWorkerData): void {
   }
   // The pool sends one job at a time; chaining keeps the order even if it ever sent two.
   let chain = Promise.resolve();
-  port.on('message', (message: JobRequest | DictionaryMessage | FliteMessage | SegmentsMessage) => {
+  port.on('message', (message: JobRequest | DictionaryMessage | FliteMessage) => {
     if (message.type === 'job') chain = chain.then(() => runJob(port, abortFlag, message));
-    else if (message.type === 'segments') segmentsWaiting.get(message.id)?.(message);
     else if (message.type === 'dictionary' || message.type === 'flite') waiting.get(message.type)?.(message);
   });
 }

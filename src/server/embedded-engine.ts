@@ -11,8 +11,7 @@ import { containsKanji } from '../engine/han.js';
 /**
  * A new engine for the embedded service, its worker started at once (EspeakEngine.prestart): one
  * worker, which takes kuromoji's dictionary from the pool's thread (EngineOptions.shareDictionary),
- * so that it loads there while the worker starts eSpeak NG, and asks that thread for a kanji
- * text's readings (EngineOptions.readingsInPool), which it makes meanwhile.
+ * so that it loads there while the worker starts eSpeak NG.
  * @param options.text the text about to be spoken, when known: the worker loads only the
  *   synthesizers it needs (Flite for Latin letters, eSpeak NG for kana or kanji, kuromoji for kanji).
  * @param options.japanese load kuromoji ahead whatever the text (a caller that knows Japanese
@@ -22,7 +21,7 @@ import { containsKanji } from '../engine/han.js';
  *   memory); nothing is left running then.
  */
 export function createEmbeddedEngine(options: { text?: string | undefined; japanese?: boolean | undefined } = {}): EspeakEngine {
-  const engine = createEngine({ workers: 1, shareDictionary: true, readingsInPool: true });
+  const engine = createEngine({ workers: 1, shareDictionary: true });
   const { text } = options;
   const japanese = options.japanese === true || (text !== undefined && containsKanji(text));
   try {

@@ -7,7 +7,7 @@ import { execFile } from 'node:child_process';
 import { after, before, test } from 'node:test';
 import { promisify } from 'node:util';
 import { bytesPerSample } from '../../src/dsp/encoding.js';
-import { createEngine, EngineError, type EspeakEngine, type JobReport } from '../../src/engine/index.js';
+import { createEngine, EngineError, type EspeakEngine } from '../../src/engine/index.js';
 import { collect, job } from '../helpers/engine-audio.js';
 
 const PARAGRAPH =
@@ -244,105 +244,6 @@ test('several workers share one kuromoji dictionary from the pool; one worker re
   }
 });
 
-test("readingsInPool: the worker's first kanji unit is read on the pool's thread, later ones with its own tokenizer; same segments and bytes", async () => {
-  const texts = ['今日は良い天気なので、東京駅から歩いて行きます。', '漢字の読みを三回目も確かめます。', 'ひらがなだけ。'];
-  const own = createEngine({ workers: 1, shareDictionary: true });
-  const pooled = createEngine({ workers: 1, shareDictionary: true, readingsInPool: true });
-  try {
-    // As the embedded one-shot starts it: the pool loads the dictionary and its tokenizer now.
-    pooled.prestart({ text: texts[0]!, japanese: true });
-    const reports: JobReport[] = [];
-    for (const text of texts) {
-      const expected = await collect(own, job({ text, voice: 'ja-man-1', language: 'ja' }));
-      const got = await collect(pooled, job({ text, voice: 'ja-man-1', language: 'ja' }));
-      const report = pooled.stats().lastReport!;
-      reports.push(report);
-      assert.deepEqual(report.segments, own.stats().lastReport!.segments, text);
-      assert.ok(got.audio.equals(expected.audio), text);
-    }
-    // The first unit: the worker loaded no tokenizer (the pool's thread read the text). The
-    // second: the worker's own, over the shared dictionary. Kana alone needs none.
-    assert.equal(reports[0]!.kuromojiLoaded, false);
-    assert.equal(reports[0]!.dictionarySource, undefined);
-    assert.equal(reports[1]!.kuromojiLoaded, true);
-    assert.equal(reports[1]!.dictionarySource, 'shared');
-    // Without a prestart too: the first kanji unit of a fresh engine asks the pool, and the
-    // engine says kuromoji is loaded (in the pool: its only worker has none).
-    const fresh = createEngine({ workers: 1, shareDictionary: true, readingsInPool: true });
-    try {
-      const got = await collect(fresh, job({ text: texts[1]!, voice: 'ja-man-1', language: 'ja' }));
-      assert.equal(fresh.stats().lastReport!.kuromojiLoaded, false);
-      assert.equal(fresh.stats().kuromojiLoaded, true);
-      const expected = await collect(own, job({ text: texts[1]!, voice: 'ja-man-1', language: 'ja' }));
-      assert.deepEqual(fresh.stats().lastReport!.segments, own.stats().lastReport!.segments);
-      assert.ok(got.audio.equals(expected.audio));
-    } finally {
-      await fresh.close();
-    }
-  } finally {
-    await Promise.all([own.close(), pooled.close()]);
-  }
-});
-
-/** The private method of the pool that builds its tokenizer (engine.ts), replaced by a test. */
-type PoolTokenizer = { tokenizer: () => Promise<unknown> };
-
-test("readingsInPool: when the pool cannot read the text, the worker reads it with its own tokenizer; same bytes", async () => {
-  const text = '東京駅から歩いて行きます。';
-  const own = createEngine({ workers: 1, shareDictionary: true });
-  const pooled = createEngine({ workers: 1, shareDictionary: true, readingsInPool: true });
-  try {
-    let asked = 0;
-    (pooled as unknown as PoolTokenizer).tokenizer = () => {
-      asked++;
-      return Promise.reject(new Error('test: the pool has no dictionary'));
-    };
-    const expected = await collect(own, job({ text, voice: 'ja-man-1', language: 'ja' }));
-    const got = await collect(pooled, job({ text, voice: 'ja-man-1', language: 'ja' }));
-    assert.equal(asked, 1, 'the pool was asked');
-    assert.equal(pooled.stats().lastReport!.kuromojiLoaded, true, "the worker's own tokenizer read it");
-    assert.deepEqual(pooled.stats().lastReport!.segments, own.stats().lastReport!.segments);
-    assert.ok(got.audio.equals(expected.audio));
-    // An answer with an error uses the worker's one question: the next unit does not ask.
-    await collect(pooled, job({ text: '漢字をもう一度。', voice: 'ja-man-1', language: 'ja' }));
-    assert.equal(asked, 1);
-  } finally {
-    await Promise.all([own.close(), pooled.close()]);
-  }
-});
-
-test('readingsInPool: a stream cancelled while the pool reads its text gets no audio, and the next unit with kanji asks the pool again', async () => {
-  const pooled = createEngine({ workers: 1, shareDictionary: true, readingsInPool: true });
-  try {
-    const pool = pooled as unknown as PoolTokenizer;
-    const real = pool.tokenizer.bind(pooled);
-    let asked!: () => void;
-    const wasAsked = new Promise<void>((resolve) => (asked = resolve));
-    let open!: () => void;
-    const gate = new Promise<void>((resolve) => (open = resolve));
-    let calls = 0;
-    pool.tokenizer = () => {
-      calls++;
-      asked();
-      return gate.then(real);
-    };
-    const controller = new AbortController();
-    const stream = pooled.synthesize(job({ text: '今日は良い天気です。', voice: 'ja-man-1', language: 'ja' }), controller.signal)[Symbol.asyncIterator]();
-    const first = stream.next();
-    await wasAsked;
-    controller.abort();
-    await assert.rejects(first, (err: unknown) => err instanceof Error && err.name === 'AbortError');
-    // The pool finishes its reading only now, after the cancel: it answers `cancelled`.
-    open();
-    const next = await collect(pooled, job({ text: '東京駅から歩いて行きます。', voice: 'ja-man-1', language: 'ja' }));
-    assert.ok(next.audio.length > 0);
-    assert.equal(calls, 2, 'the next unit asked the pool again');
-    assert.equal(pooled.stats().lastReport!.kuromojiLoaded, false, 'and the pool read it, not the worker');
-  } finally {
-    await pooled.close();
-  }
-});
-
 test('several workers run one Flite module compiled by the pool; one worker compiles its own; same bytes', async () => {
   const texts = ['The pool compiles Flite once.', 'Every worker runs the same module.'];
   const single = createEngine({ workers: 1 });
@@ -419,7 +320,7 @@ test('an engine that is never closed does not keep Node running, but a pending j
 
 test('prestarted workers that never got a job do not keep Node running either (one worker or two, sharing the dictionary or not)', async () => {
   const index = new URL('../../src/engine/index.js', import.meta.url).href;
-  for (const options of ['{}', '{ shareDictionary: true }', '{ shareDictionary: true, readingsInPool: true }', '{ workers: 2 }']) {
+  for (const options of ['{}', '{ shareDictionary: true }', '{ workers: 2 }']) {
     const script = `
       import { createEngine } from ${JSON.stringify(index)};
       const engine = createEngine(${options});
