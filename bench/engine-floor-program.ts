@@ -17,9 +17,10 @@
  *   with ja-man-1's eSpeak voice. KANA is what tts's readings make of the sentence (the bench
  *   computes them: speechSegments); kuromoji's dictionary is left out, because a one-shot can load
  *   it on another thread while eSpeak NG starts, as tts does.
- * On stderr, one line: `imports MS`, the milliseconds its import() of tts's modules took (not
- * from performance.timeOrigin: on Node 20 that lies before the process started; han.js, a few
- * lines its argument check needs, is imported before and counted in the floor).
+ * On stderr, one line: `imports MS`, the milliseconds its import() of tts's modules took, timed
+ * around the import() itself: not from performance.timeOrigin, which on Node 20 reads 60–90 ms at
+ * a script's first line, more than a whole `node -e 0` takes. han.js, a few lines its argument
+ * check needs, is imported before and counted in the floor.
  * Exits 2 on bad arguments (another language, a missing or extra argument, a text over
  * {@link MAX_CHARS} characters, kanji for `ja`), 1 when the synthesizer fails (the message on
  * stderr).
@@ -34,7 +35,12 @@ import { containsKanji } from '../src/engine/han.js';
  */
 export const MAX_CHARS = 1000;
 
-/** Writes one block of samples to stdout, whole (fd 1 may be a pipe: writeSync can write less). */
+/**
+ * Writes one block of samples (16-bit, native byte order: little-endian on every machine tts runs
+ * on) to stdout, whole (fd 1 may be a pipe: writeSync can write less).
+ * @returns false: the synthesizer goes on (a sink's true stops it).
+ * @throws the write's error (EPIPE when the reader is gone).
+ */
 function write(samples: Int16Array): boolean {
   const bytes = new Uint8Array(samples.buffer, samples.byteOffset, samples.byteLength);
   for (let at = 0; at < bytes.length; ) at += writeSync(1, bytes, at);
