@@ -1,7 +1,8 @@
 /**
- * The worker threads and the CLI bundled as CommonJS (scripts/bundle.js, issue 20; the CLI since its
- * tenth round) keep the strict mode of the ES modules they were written as. A statement before esbuild's "use strict" (the banner that
- * defines import.meta.url) ended the directive prologue, and every thread ran in sloppy mode:
+ * The worker threads and the CLI bundled as CommonJS (scripts/bundle.js, issue 20; the CLI since
+ * its tenth round) keep the strict mode of the ES modules they were written as. A statement before
+ * esbuild's "use strict" (the banner that defines import.meta.url) ended the directive prologue,
+ * and every thread ran in sloppy mode:
  * assignments to read-only properties or undeclared names silently ignored or made globals, `this`
  * the global object in plain calls — not the code the in-process tests run (dist/src, strict).
  */
