@@ -107,6 +107,61 @@ function enableCompileCache() {
   }
 }
 
+/** The commands that speak a text once, through the built-in engine unless a service is configured. */
+const ONE_SHOT_COMMANDS = ['say', 'stream', 'realtime'];
+/**
+ * Every other name commander takes as a command (src/cli/commands.ts, and `help`): an argument
+ * that is none of these nor a one-shot command is the default command's (`tts "text"` is `say`).
+ * test/cli/early-worker.test.ts checks both lists against the command table.
+ */
+const OTHER_COMMANDS = ['serve', 'voices', 'doctor', 'config', 'completion', 'cache', 'batch', 'lexicon', 'help'];
+
+/**
+ * Whether `args` (after `node bin/tts.js`) is a run of a one-shot command that will likely speak
+ * through the built-in engine: `say`, `stream`, `realtime` or the default command, without a
+ * flag that makes it speak nothing (`--help`, `--print-text`, `--dry-run`), and with no service
+ * configured by `--base-url` or `TTS_BASE_URL` (unless `--offline`). A guess from the arguments
+ * as written, for {@link startEngineWorker}: the CLI decides everything later, and a wrong guess
+ * costs one thread's start, never a different run.
+ */
+function likelyBuiltInRun(args) {
+  if (args.length > 0 && OTHER_COMMANDS.includes(args[0])) return false;
+  const flag = (name) => args.some((arg) => arg === name || arg.startsWith(`${name}=`));
+  if (['--help', '-h', '--print-text', '--dry-run', '--version', '-V'].some((name) => args.includes(name))) return false;
+  const remote = flag('--base-url') || (process.env.TTS_BASE_URL ?? '').trim() !== '';
+  return !remote || args.includes('--offline');
+}
+
+/**
+ * Starts the built-in engine's worker thread now, before the bundle loads (issue 20, twelfth
+ * round), for a run {@link likelyBuiltInRun} says will speak through it: the thread's start (a
+ * second V8 isolate and Node in it, 35–55 ms) then overlaps the CLI's own. It runs
+ * dist/bundle/engine-worker.cjs, which waits for the pool's first message (what to serve with),
+ * so it guesses nothing the CLI decides. It is left on `globalThis` under
+ * `Symbol.for('tts.early-engine-worker')` for the run's pool to take (src/engine/early-worker.ts),
+ * unref'd so that it never keeps the process running. Only when Node runs with no options of its
+ * own (`process.execArgv` empty), as the pool's thread would. Never throws: without it the pool
+ * starts its thread as before.
+ */
+function startEngineWorker(args) {
+  if (process.execArgv.length > 0 || !likelyBuiltInRun(args)) return;
+  try {
+    const { Worker } = require('node:worker_threads');
+    const file = path.join(__dirname, '..', 'dist', 'bundle', 'engine-worker.cjs');
+    const early = { worker: new Worker(file, { execArgv: [] }), file, stopped: false };
+    // A thread that fails or ends before the pool takes it is not taken; its error is not this run's.
+    const stop = () => {
+      early.stopped = true;
+    };
+    early.worker.on('error', stop);
+    early.worker.on('exit', stop);
+    early.worker.unref();
+    globalThis[Symbol.for('tts.early-engine-worker')] = early;
+  } catch {
+    // The pool starts its own thread.
+  }
+}
+
 const args = process.argv.slice(2);
 const helpText = helpWrittenAhead(args);
 if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
@@ -116,6 +171,8 @@ if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
   process.stdout.write(helpText);
 } else {
   enableCompileCache();
+  // After the compile cache: the thread inherits NODE_COMPILE_CACHE through the environment.
+  startEngineWorker(args);
   const bundle = path.join(__dirname, '..', 'dist', 'bundle', 'tts.cjs');
   let cli;
   try {

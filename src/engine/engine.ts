@@ -22,9 +22,10 @@ import { Worker } from 'node:worker_threads';
 import { ChunkQueue } from '../queue/chunk-queue.js';
 import { validateJob, workerExecArgv } from './job.js';
 import { ENGINE_WORKER_URL } from './worker-url.js';
+import { adoptEarlyWorker } from './early-worker.js';
 import type { SharedDictionary } from './kuromoji-dictionary.js';
 import type { FliteModule } from './flite.js';
-import type { DictionaryMessage, EngineWorkerData, FliteMessage, JobRequest, WorkerReply } from './messages.js';
+import type { DictionaryMessage, EngineWorkerData, FliteMessage, InitMessage, JobRequest, WorkerReply } from './messages.js';
 import { containsJapaneseScript } from './han.js';
 import { Scheduler } from './scheduler.js';
 import { EngineError, STREAM_BUFFER_BYTES, type EngineOptions, type EngineStats, type JobReport, type SpeechEngine, type SynthesisJob, type SynthesisOptions } from './types.js';
@@ -263,17 +264,23 @@ export class EspeakEngine implements SpeechEngine {
 
   private spawn(preloadJapanese = false, expect?: EngineWorkerData['expect']): Slot {
     const abortFlag = new SharedArrayBuffer(4);
-    const workerData: EngineWorkerData = { abortFlag, preloadJapanese };
-    if (expect !== undefined) workerData.expect = expect;
+    const data: EngineWorkerData = { abortFlag, preloadJapanese };
+    if (expect !== undefined) data.expect = expect;
     // Several workers read kuromoji's dictionary from one shared copy (one worker too, when asked:
     // EngineOptions.shareDictionary) and run one compiled Flite module (issue 20).
-    if (this.shareDictionary) workerData.shareDictionary = true;
-    if (this.maxWorkers > 1) workerData.shareFlite = true;
-    const worker = new Worker(this.workerUrl, { workerData, execArgv: workerExecArgv() });
+    if (this.shareDictionary) data.shareDictionary = true;
+    if (this.maxWorkers > 1) data.shareFlite = true;
+    // The thread bin/tts.js started as the process started, when it runs the same file (issue 20):
+    // it has booted, or is booting, and waits for its init like a thread started here.
+    const execArgv = workerExecArgv();
+    const worker = adoptEarlyWorker(this.workerUrl, execArgv) ?? new Worker(this.workerUrl, { execArgv });
     const slot: Slot = { worker, abortFlag: new Int32Array(abortFlag), alive: true, kuromojiLoaded: false };
     worker.on('message', (reply: WorkerReply) => this.onReply(slot, reply));
     worker.on('error', (err) => this.onDeath(slot, err));
     worker.on('exit', (code) => this.onDeath(slot, new Error(`the worker thread exited with code ${code}`)));
+    // First, before any job: what the worker serves with (the shared buffer travels shared).
+    const init: InitMessage = { type: 'init', data };
+    worker.postMessage(init);
     // After the listeners: adding a 'message' listener refs the worker's port again, and an idle
     // worker (prestarted, no job yet) then kept Node running.
     worker.unref();

@@ -4,16 +4,27 @@
  * The pool sends a worker one job at a time and the next only after that job's `end` or `error`.
  * Cancellation does not travel as a message: while eSpeak NG synthesizes, the worker's thread is
  * inside a synchronous WebAssembly call and cannot read messages. Instead each worker shares an
- * Int32Array of one element with the pool (a SharedArrayBuffer in `workerData`); the pool stores
- * the id of the job to abort there with Atomics.store, and the worker compares it with its current
- * job id in every eSpeak callback. Storing an id (not a boolean) means a late abort of a finished
+ * Int32Array of one element with the pool (a SharedArrayBuffer in its {@link InitMessage}); the
+ * pool stores the id of the job to abort there with Atomics.store, and the worker compares it with
+ * its current job id in every eSpeak callback. Storing an id (not a boolean) means a late abort of a finished
  * job can never stop the next one.
  */
 import type { JobReport, SynthesisJob } from './types.js';
 import type { SharedDictionary } from './kuromoji-dictionary.js';
 import type { FliteModule } from './flite.js';
 
-/** `workerData` of an engine worker. */
+/**
+ * Pool → worker, always the first message a worker gets: what it serves with. It travels as a
+ * message, not as `workerData`, so that a thread started before its pool existed (bin/tts.js starts
+ * one for a one-shot run as the process starts; early-worker.ts) boots the same way as one the pool
+ * starts: its module loads, then it waits for this. A worker posts nothing before it has it.
+ */
+export interface InitMessage {
+  type: 'init';
+  data: EngineWorkerData;
+}
+
+/** What an engine worker serves with (its {@link InitMessage}). */
 export interface EngineWorkerData {
   /** 4 bytes: Int32 id of the job the pool wants aborted (0 = none). */
   abortFlag: SharedArrayBuffer;

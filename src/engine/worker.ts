@@ -15,10 +15,10 @@
  *
  * Protocol and the abort flag: see messages.ts. A job may be one sentence or a whole text.
  */
-import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
+import { parentPort, type MessagePort } from 'node:worker_threads';
 import { containsKanji, dictionarySource, isTokenizerLoaded, loadTokenizer, speechSegments, tokenizerLoadTime, useSharedDictionary, type SpeechSegment } from './japanese.js';
 import type { SharedDictionary } from './kuromoji-dictionary.js';
-import type { DictionaryMessage, EngineWorkerData, FliteMessage, JobRequest, WorkerReply } from './messages.js';
+import type { DictionaryMessage, EngineWorkerData, FliteMessage, InitMessage, JobRequest, WorkerReply } from './messages.js';
 import type { JobReport } from './types.js';
 import { SSE_SAMPLE_RATE } from '../protocol/types.js';
 import { AudioOutput } from './output.js';
@@ -486,4 +486,12 @@ function serve(port: MessagePort, data: EngineWorkerData): void {
 
 // Outside a worker thread there is nothing to serve: importing this file then does nothing, so a
 // test runner that loads every file under dist/test/ (the crash-test worker imports this) is harmless.
-if (parentPort !== null) serve(parentPort, workerData as EngineWorkerData);
+// Inside one, the pool's first message says what to serve with (messages.ts InitMessage): a thread
+// started ahead of its pool (early-worker.ts) has booted by then, and one the pool starts gets the
+// message as soon as its module has loaded.
+const port = parentPort;
+if (port !== null) {
+  port.once('message', (message: InitMessage) => {
+    if (message.type === 'init') serve(port, message.data);
+  });
+}

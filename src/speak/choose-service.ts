@@ -8,6 +8,7 @@ import { safeOrigin } from '../client/safe-origin.js';
 import { readFile, stat } from 'node:fs/promises';
 import { fileProblem, TtsError } from '../errors.js';
 import type { EarlyEngine } from '../server/embedded-engine.js';
+import { discardEarlyWorker } from '../engine/early-worker.js';
 
 /** Where requests go and the key they carry. */
 export interface ServiceTarget {
@@ -74,6 +75,8 @@ export async function resolveService(choice: ServiceChoice): Promise<ServiceTarg
     const svc = await startEmbeddedService({ text: choice.text, engine: choice.early?.take() });
     return { baseUrl: svc.baseUrl, wsBaseUrl: svc.baseUrl, apiKey: svc.apiKey, embedded: true, connect: () => svc.connect(), close: () => svc.close() };
   }
+  // A remote service: the engine thread bin/tts.js may have started is not needed (issue 20).
+  discardEarlyWorker();
   const apiKey = choice.apiKeyFile !== undefined ? await readKeyFile(choice.apiKeyFile, choice.warn) : nonEmpty(choice.env['TTS_API_KEY']);
   if (apiKey === undefined) {
     throw new TtsError('no_api_key', `a service is configured (${safeOrigin(baseUrl)}), but no API key was given for it`, {
