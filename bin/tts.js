@@ -118,14 +118,17 @@ const OTHER_COMMANDS = ['serve', 'voices', 'doctor', 'config', 'completion', 'ca
 
 /**
  * Whether `args` (after `node bin/tts.js`) is a run of a one-shot command that will likely speak
- * through the built-in engine: `say`, `stream`, `realtime` or the default command, without a
- * flag that makes it speak nothing (`--help`, `--print-text`, `--dry-run`), and with no service
- * configured by `--base-url` or `TTS_BASE_URL` (unless `--offline`). A guess from the arguments
- * as written, for {@link startEngineWorker}: the CLI decides everything later, and a wrong guess
- * costs one thread's start, never a different run.
+ * through the built-in engine: `say`, `stream`, `realtime` or the default command, without an
+ * argument that makes it speak nothing (`--help`, `-h`, `--version`, `-V`, `--print-text`,
+ * `--dry-run`), not a bare `tts` on a terminal (which only says how to give it text), and with no
+ * service configured by `--base-url` or `TTS_BASE_URL` (unless `--offline`). A guess from the
+ * arguments as written, for {@link startEngineWorker}: the CLI decides everything later (a
+ * `base-url` in the config file, text after `--`), and a wrong guess costs one thread's start, or
+ * the gain of one, never a different run.
  */
 function likelyBuiltInRun(args) {
   if (args.length > 0 && OTHER_COMMANDS.includes(args[0])) return false;
+  if (args.length === 0 && require('node:tty').isatty(0)) return false;
   const flag = (name) => args.some((arg) => arg === name || arg.startsWith(`${name}=`));
   if (['--help', '-h', '--print-text', '--dry-run', '--version', '-V'].some((name) => args.includes(name))) return false;
   const remote = flag('--base-url') || (process.env.TTS_BASE_URL ?? '').trim() !== '';
@@ -148,7 +151,7 @@ function startEngineWorker(args) {
   try {
     const { Worker } = require('node:worker_threads');
     const file = path.join(__dirname, '..', 'dist', 'bundle', 'engine-worker.cjs');
-    const early = { worker: new Worker(file, { execArgv: [] }), file, stopped: false };
+    const early = { worker: new Worker(file, { execArgv: [] }), file, execArgv: [], stopped: false };
     // A thread that fails or ends before the pool takes it is not taken; its error is not this run's.
     const stop = () => {
       early.stopped = true;

@@ -186,6 +186,7 @@ export async function runSynthesisCommand(command: SynthesisCommandSpec, words: 
         env: io.env,
         warn: (l) => reporter.warn(l),
         early,
+        timesWords: flags.words === true || flags.wordTimings !== undefined,
       });
       atEnd(() => target.close());
       reporter.setSecret(target.apiKey);

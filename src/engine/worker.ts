@@ -1,5 +1,6 @@
 /**
- * An engine worker thread (compiled to dist/src/engine/worker.js; started by engine.ts).
+ * An engine worker thread (compiled to dist/src/engine/worker.js; started by engine.ts's pool, or
+ * for a one-shot run by bin/tts.js before the pool exists, which then takes it: early-worker.ts).
  *
  * Synthesis is synchronous CPU-bound WebAssembly (eSpeak NG, Flite), so it runs here rather than
  * on the service's event loop. Per worker, eSpeak NG, Flite's compiled module and (when first

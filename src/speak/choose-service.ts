@@ -46,6 +46,12 @@ export interface ServiceChoice {
   text?: string | undefined;
   /** An engine started for this run ahead of its service (issue 20): the embedded service takes it. */
   early?: EarlyEngine | undefined;
+  /**
+   * The run times words (`--words`, `--word-timings`): with a remote service its aligner may render
+   * references with the built-in engine (docs/cli.md §12.1), whose pool takes the engine thread
+   * bin/tts.js started (engine/early-worker.ts). Otherwise a remote service's run stops that thread.
+   */
+  timesWords?: boolean | undefined;
 }
 
 /**
@@ -75,8 +81,9 @@ export async function resolveService(choice: ServiceChoice): Promise<ServiceTarg
     const svc = await startEmbeddedService({ text: choice.text, engine: choice.early?.take() });
     return { baseUrl: svc.baseUrl, wsBaseUrl: svc.baseUrl, apiKey: svc.apiKey, embedded: true, connect: () => svc.connect(), close: () => svc.close() };
   }
-  // A remote service: the engine thread bin/tts.js may have started is not needed (issue 20).
-  discardEarlyWorker();
+  // A remote service: the engine thread bin/tts.js may have started is not needed (issue 20),
+  // unless the aligner may need the built-in engine for the words.
+  if (choice.timesWords !== true) discardEarlyWorker();
   const apiKey = choice.apiKeyFile !== undefined ? await readKeyFile(choice.apiKeyFile, choice.warn) : nonEmpty(choice.env['TTS_API_KEY']);
   if (apiKey === undefined) {
     throw new TtsError('no_api_key', `a service is configured (${safeOrigin(baseUrl)}), but no API key was given for it`, {

@@ -34,7 +34,8 @@ describe('the early engine thread of bin/tts.js', () => {
   let server: TestServer;
   before(async () => {
     home = await mkdtemp(join(tmpdir(), 'tts-early-'));
-    server = await startPatternServer(4800);
+    // Two seconds of 24 kHz pcm16: long enough for the aligner to time words in.
+    server = await startPatternServer(96_000);
   });
   after(async () => {
     await server.close();
@@ -66,16 +67,18 @@ describe('the early engine thread of bin/tts.js', () => {
 
   it('a run that will not speak through the built-in engine starts none', async () => {
     const remote = { TTS_BASE_URL: server.url, TTS_API_KEY: 'sk-test-early' };
-    const runs: { label: string; args: string[]; env?: Record<string, string> }[] = [
+    const runs: { label: string; args: string[]; env?: Record<string, string>; stdinPath?: string; code?: number }[] = [
       { label: 'TTS_BASE_URL', args: ['stream', '-q', '-o', '-', ENGLISH], env: remote },
       { label: '--base-url', args: ['stream', '-q', '--base-url', server.url, '-o', '-', ENGLISH], env: { TTS_API_KEY: 'sk-test-early' } },
       { label: '--print-text', args: ['stream', '--print-text', ENGLISH] },
       { label: 'voices', args: ['voices'] },
       { label: '--help', args: ['say', '--verbose', '--help'] },
+      // A pseudo-terminal's master side is a terminal to isatty(0): tts only says how to give it text.
+      { label: 'a bare tts on a terminal', args: [], stdinPath: '/dev/ptmx', code: 2 },
     ];
     for (const r of runs) {
-      const result = await run(r.args, r.env === undefined ? {} : { env: r.env });
-      assert.equal(result.code, 0, `${r.label}: ${result.stderr}`);
+      const result = await run(r.args, { ...(r.env === undefined ? {} : { env: r.env }), ...(r.stdinPath === undefined ? {} : { stdinPath: r.stdinPath }) });
+      assert.equal(result.code, r.code ?? 0, `${r.label}: ${result.stderr}`);
       assert.deepEqual(workerStarts(result), [], r.label);
     }
     // `--offline` speaks through the built-in engine whatever is configured.
@@ -95,9 +98,17 @@ describe('the early engine thread of bin/tts.js', () => {
       const result = await run(['stream', '-q', '-o', '-', '--raw', ENGLISH]);
       assert.equal(result.code, 0, result.stderr);
       assert.equal(server.requests.length, before + 1);
-      assert.equal(result.stdout.length, 4800, 'the service\'s bytes');
+      assert.equal(result.stdout.length, 96_000, 'the service\'s bytes');
       const starts = workerStarts(result);
       assert.deepEqual(starts.map((s) => [s.file, s.by, s.terminated]), [['engine-worker.cjs', 'bin', true]], 'no thread of a pool; the early one stopped by the run');
+
+      // Words asked of a service that sends none: the aligner renders its reference with the
+      // built-in engine (docs/cli.md §12.1), whose pool takes the early thread instead of a second.
+      const vtt = join(home, 'words.vtt');
+      const timed = await run(['stream', '-q', '-o', '-', '--raw', '--subtitles', vtt, '--words', ENGLISH]);
+      assert.equal(timed.code, 0, timed.stderr);
+      assert.deepEqual(workerStarts(timed).map((s) => [s.file, s.by]), [['engine-worker.cjs', 'bin'], ['align-worker.cjs', 'pool']]);
+      assert.match(await readFile(vtt, 'utf8'), /^WEBVTT/);
     } finally {
       await rm(config);
     }
