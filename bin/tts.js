@@ -117,22 +117,49 @@ const ONE_SHOT_COMMANDS = ['say', 'stream', 'realtime'];
 const OTHER_COMMANDS = ['serve', 'voices', 'doctor', 'config', 'completion', 'cache', 'batch', 'lexicon', 'help'];
 
 /**
+ * Whether the config file (src/cli/config-file.ts configPath: `$XDG_CONFIG_HOME/tts/config.toml`
+ * when that is absolute, else `~/.config/tts/config.toml`) mentions `base-url` in its first 256
+ * KiB: then it may name a service, and {@link likelyBuiltInRun} does not bet on the built-in
+ * engine. Only a guess (a comment, or a profile the run does not use, counts too); the CLI reads
+ * the file for real. A missing or unreadable file, or one that is not a regular file (opened
+ * without blocking, so a FIFO there cannot stall the start), mentions nothing. Never throws.
+ */
+function configMentionsService() {
+  const fs = require('node:fs');
+  const xdg = process.env.XDG_CONFIG_HOME;
+  const base = xdg && path.isAbsolute(xdg) ? xdg : path.join(process.env.HOME || require('node:os').homedir(), '.config');
+  let fd;
+  try {
+    fd = fs.openSync(path.join(base, 'tts', 'config.toml'), fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
+    if (!fs.fstatSync(fd).isFile()) return false;
+    const head = Buffer.alloc(256 * 1024);
+    const read = fs.readSync(fd, head, 0, head.length, 0);
+    return head.subarray(0, read).includes('base-url');
+  } catch {
+    return false;
+  } finally {
+    if (fd !== undefined) fs.closeSync(fd);
+  }
+}
+
+/**
  * Whether `args` (after `node bin/tts.js`) is a run of a one-shot command that will likely speak
  * through the built-in engine: `say`, `stream`, `realtime` or the default command, without an
  * argument that makes it speak nothing (`--help`, `-h`, `--version`, `-V`, `--print-text`,
  * `--dry-run`), not a bare `tts` on a terminal (which only says how to give it text), and with no
- * service configured by `--base-url` or `TTS_BASE_URL` (unless `--offline`). A guess from the
- * arguments as written, for {@link startEngineWorker}: the CLI decides everything later (a
- * `base-url` in the config file, text after `--`), and a wrong guess costs one thread's start, or
- * the gain of one, never a different run.
+ * service configured by `--base-url`, `TTS_BASE_URL` or, it seems, the config file
+ * ({@link configMentionsService}), unless `--offline`. A guess from the arguments as written, for
+ * {@link startEngineWorker}: the CLI decides everything later (the config file's keys and
+ * profiles, text after `--`), and a wrong guess costs one thread's start, or the gain of one,
+ * never a different run.
  */
 function likelyBuiltInRun(args) {
   if (args.length > 0 && OTHER_COMMANDS.includes(args[0])) return false;
   if (args.length === 0 && require('node:tty').isatty(0)) return false;
   const flag = (name) => args.some((arg) => arg === name || arg.startsWith(`${name}=`));
   if (['--help', '-h', '--print-text', '--dry-run', '--version', '-V'].some((name) => args.includes(name))) return false;
-  const remote = flag('--base-url') || (process.env.TTS_BASE_URL ?? '').trim() !== '';
-  return !remote || args.includes('--offline');
+  if (args.includes('--offline')) return true;
+  return !flag('--base-url') && (process.env.TTS_BASE_URL ?? '').trim() === '' && !configMentionsService();
 }
 
 /**

@@ -8,6 +8,7 @@
  * empty as a user's `tts` has it; a flag before bin/tts.js (`nodeArgs`) turns the early thread off.
  */
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -87,28 +88,45 @@ describe('the early engine thread of bin/tts.js', () => {
     assert.deepEqual(workerStarts(offline), [{ file: 'engine-worker.cjs', by: 'bin', terminated: true, ended: true }]);
   });
 
-  it('a service named only in the config file: the thread started on a guess is stopped, not used, and the run speaks through the service', async () => {
+  it('a service named in the config file: no thread when the file mentions base-url; when that guess misses, the run stops the thread, or its aligner\'s engine takes it', async () => {
     const keyFile = join(home, 'key');
     await writeFile(keyFile, 'sk-test-early\n', { mode: 0o600 });
     await mkdir(join(home, 'xdg', 'tts'), { recursive: true });
     const config = join(home, 'xdg', 'tts', 'config.toml');
-    await writeFile(config, `base-url = "${server.url}"\napi-key-file = "${keyFile}"\n`);
+    const settings = `base-url = "${server.url}"\napi-key-file = "${keyFile}"\n`;
+    const vtt = join(home, 'words.vtt');
     try {
+      await writeFile(config, settings);
       const before = server.requests.length;
-      const result = await run(['stream', '-q', '-o', '-', '--raw', ENGLISH]);
-      assert.equal(result.code, 0, result.stderr);
+      const named = await run(['stream', '-q', '-o', '-', '--raw', ENGLISH]);
+      assert.equal(named.code, 0, named.stderr);
       assert.equal(server.requests.length, before + 1);
-      assert.equal(result.stdout.length, 96_000, 'the service\'s bytes');
-      const starts = workerStarts(result);
-      assert.deepEqual(starts.map((s) => [s.file, s.by, s.terminated]), [['engine-worker.cjs', 'bin', true]], 'no thread of a pool; the early one stopped by the run');
+      assert.equal(named.stdout.length, 96_000, 'the service\'s bytes');
+      assert.deepEqual(workerStarts(named), [], 'bin/tts.js saw base-url in the file');
+
+      // bin/tts.js reads only the first 256 KiB: past them it guesses the built-in engine. The
+      // CLI reads the whole file and talks to the service; the thread is stopped, never used.
+      await writeFile(config, `${'# a long comment\n'.repeat(20_000)}${settings}`);
+      const missed = await run(['stream', '-q', '-o', '-', '--raw', ENGLISH]);
+      assert.equal(missed.code, 0, missed.stderr);
+      assert.equal(missed.stdout.length, 96_000, 'the service\'s bytes');
+      assert.deepEqual(workerStarts(missed).map((s) => [s.file, s.by, s.terminated]), [['engine-worker.cjs', 'bin', true]], 'no thread of a pool; the early one stopped by the run');
 
       // Words asked of a service that sends none: the aligner renders its reference with the
       // built-in engine (docs/cli.md §12.1), whose pool takes the early thread instead of a second.
-      const vtt = join(home, 'words.vtt');
       const timed = await run(['stream', '-q', '-o', '-', '--raw', '--subtitles', vtt, '--words', ENGLISH]);
       assert.equal(timed.code, 0, timed.stderr);
       assert.deepEqual(workerStarts(timed).map((s) => [s.file, s.by]), [['engine-worker.cjs', 'bin'], ['align-worker.cjs', 'pool']]);
       assert.match(await readFile(vtt, 'utf8'), /^WEBVTT/);
+    } finally {
+      await rm(config);
+    }
+    // A FIFO there: bin/tts.js does not block on it (the run refuses the file, exit 2, as without the thread).
+    execFileSync('mkfifo', [config]);
+    try {
+      const fifo = await run(['stream', '-q', '-o', '-', ENGLISH]);
+      assert.equal(fifo.code, 2, fifo.stderr);
+      assert.match(fifo.stderr, /is a FIFO, not a regular file/);
     } finally {
       await rm(config);
     }
