@@ -6,8 +6,8 @@
  * inside a synchronous WebAssembly call and cannot read messages. Instead each worker shares an
  * Int32Array of one element with the pool (a SharedArrayBuffer in its {@link InitMessage}); the
  * pool stores the id of the job to abort there with Atomics.store, and the worker compares it with
- * its current job id in every eSpeak callback. Storing an id (not a boolean) means a late abort of a finished
- * job can never stop the next one.
+ * its current job id in every eSpeak callback. Storing an id (not a boolean) means a late abort of
+ * a finished job can never stop the next one.
  */
 import type { JobReport, SynthesisJob } from './types.js';
 import type { SharedDictionary } from './kuromoji-dictionary.js';
