@@ -5,7 +5,7 @@
  * loaded are listed from here. test/cli/lazy-commands.test.ts checks that every line equals what
  * the loaded command itself shows, so the table cannot drift from the commands.
  */
-import type { Command } from 'commander';
+import { Command, type Option } from 'commander';
 import type { CommandDone } from './flags.js';
 import type { CommandIo } from './report.js';
 
@@ -21,7 +21,8 @@ export interface CommandEntry {
   summary: string;
   /**
    * A command with the synthesis flags (`--voice`): the config file's keys are the union of their
-   * flags (config-file.ts), so running any of them loads them all.
+   * flags (config-file.ts). Running one loads only it; the others are built, apart, only when a
+   * config file is there to check ({@link synthesisOptionsOf}).
    */
   synthesis: boolean;
   /**
@@ -54,11 +55,14 @@ const DEFAULT_COMMAND = 'say';
 /**
  * The names of the commands a run must load, from its arguments (after `node bin/tts.js`):
  * - `tts --help`, `tts -h`, `tts help`: none (the table lists them all);
- * - `tts NAME …` or `tts help NAME`: that command; a synthesis command, or one that reads the
- *   config file (`config`, `doctor`, `voices`), brings the synthesis commands (their flags are the
- *   config file's keys); `completion` (which completes every command's flags) all of them;
- * - anything else (text, flags of the default command, nothing): `say` and its group.
- * Loading more than needed is harmless; loading less would make commander see a stub.
+ * - `tts NAME …` or `tts help NAME`: that command; one that reads the config file but does not
+ *   synthesize (`config`, `doctor`, `voices`, `lexicon`) brings the synthesis commands (their flags
+ *   are the config file's keys); `completion` (which completes every command's flags) all of them;
+ * - anything else (text, flags of the default command, nothing): `say`.
+ * A synthesis command comes alone (issue 20, twelfth round: building the other three cost its run
+ * about 9 ms before its first byte); its config file is checked against all of them through
+ * {@link synthesisOptionsOf}. Loading more than needed is harmless; loading less would make
+ * commander see a stub.
  */
 export function commandsToLoad(argv: readonly string[]): Set<string> {
   const first = argv[0];
@@ -66,6 +70,27 @@ export function commandsToLoad(argv: readonly string[]): Set<string> {
   const named = first === 'help' ? argv[1] : first;
   const entry = COMMANDS.find((c) => c.name === named) ?? COMMANDS.find((c) => c.name === DEFAULT_COMMAND)!;
   if (entry.name === 'completion') return new Set(COMMANDS.map((c) => c.name));
-  if (entry.synthesis || entry.readsConfig) return new Set([entry.name, ...COMMANDS.filter((c) => c.synthesis).map((c) => c.name)]);
+  if (!entry.synthesis && entry.readsConfig) return new Set([entry.name, ...COMMANDS.filter((c) => c.synthesis).map((c) => c.name)]);
   return new Set([entry.name]);
+}
+
+/**
+ * The options of every synthesis command, in the table's order (what the config file may set:
+ * config-file.ts, first definition of each long name wins): from `program` for the commands it
+ * loaded, and for the others (stubs there: {@link commandsToLoad}) from the command built anew on
+ * a program of its own, never run. `io` and `done` are only handed to those builders.
+ * @throws what a command module's import throws (a missing chunk).
+ */
+export async function synthesisOptionsOf(program: Command, io: CommandIo, done: CommandDone): Promise<Option[]> {
+  const options: Option[] = [];
+  for (const entry of COMMANDS.filter((c) => c.synthesis)) {
+    let cmd = program.commands.find((c) => c.name() === entry.name && c.options.some((o) => o.long === '--voice'));
+    if (cmd === undefined) {
+      const apart = new Command('tts');
+      (await entry.load())(apart, io, done);
+      cmd = apart.commands.find((c) => c.name() === entry.name);
+    }
+    options.push(...(cmd?.options ?? []));
+  }
+  return options;
 }

@@ -68,14 +68,15 @@ export function configPath(env: NodeJS.ProcessEnv): string {
 
 /**
  * Reads and checks the config file at `path` against `options` (the union of the synthesis
- * commands' options, first definition of each long name wins).
+ * commands' options, first definition of each long name wins; asked for only when the file is
+ * there, since building them may load commands the run did not: commands.ts synthesisOptionsOf).
  * @returns the settings; an empty file object when the file does not exist.
  * @throws TtsError `usage` (exit 2) naming the file, the key and its line: a TOML syntax error,
  *   an unknown key, a key named like an API key (pointing to `api-key-file`), a per-run flag,
  *   or a value the flag's own parser refuses; also an unreadable file, one that is not a regular
  *   file (a FIFO, a device, a folder), or one over {@link MAX_CONFIG_BYTES}.
  */
-export async function loadConfigFile(path: string, options: readonly Option[]): Promise<ConfigFile> {
+export async function loadConfigFile(path: string, options: readonly Option[] | (() => readonly Option[] | Promise<readonly Option[]>)): Promise<ConfigFile> {
   const empty: ConfigFile = { path, exists: false, top: new Map(), profiles: new Map(), voices: new Map(), profileVoices: new Map() };
   const text = await readConfigText(path);
   if (text === undefined) return empty;
@@ -83,7 +84,7 @@ export async function loadConfigFile(path: string, options: readonly Option[]): 
   // One pass over the lines finds every key's line: looking each key up anew was quadratic.
   const lines = lineIndex(text);
   const byLong = new Map<string, Option>();
-  for (const o of options) if (o.long !== undefined && !byLong.has(o.long.slice(2))) byLong.set(o.long.slice(2), o);
+  for (const o of typeof options === 'function' ? await options() : options) if (o.long !== undefined && !byLong.has(o.long.slice(2))) byLong.set(o.long.slice(2), o);
   const file: ConfigFile = { path, exists: true, top: new Map(), profiles: new Map(), voices: new Map(), profileVoices: new Map() };
   for (const [key, value] of Object.entries(doc)) {
     if (key === 'profile') {

@@ -58,11 +58,18 @@ export function chosenProfile(flag: string | undefined, env: NodeJS.ProcessEnv):
 }
 
 /**
- * Loads the config file for `program` and checks that the chosen profile exists.
+ * Loads the config file for `program` and checks that the chosen profile exists. `options` gives
+ * the keys the file may hold (default: the options of `program`'s synthesis commands, which a
+ * command that reads the config file loads all of); it is called only when the file exists.
  * @throws TtsError `usage` (exit 2): see loadConfigFile; or a profile that the file does not have.
  */
-export async function loadSettingsFile(program: Command, env: NodeJS.ProcessEnv, profile: { name: string; from: string } | undefined): Promise<ConfigFile> {
-  const file = await loadConfigFile(configPath(env), synthesisOptions(program));
+export async function loadSettingsFile(
+  program: Command,
+  env: NodeJS.ProcessEnv,
+  profile: { name: string; from: string } | undefined,
+  options: () => readonly Option[] | Promise<readonly Option[]> = () => synthesisOptions(program),
+): Promise<ConfigFile> {
+  const file = await loadConfigFile(configPath(env), options);
   checkContainerChoice(file.path, file.top, '');
   for (const [name, table] of file.profiles) checkContainerChoice(file.path, table, `[profile.${name}] `);
   if (profile !== undefined && !file.profiles.has(profile.name)) {
@@ -142,11 +149,13 @@ export function effectiveSettings(cmd: Command, file: ConfigFile, profile: strin
  * setting whose winner is the file is set on `cmd` with source `config`.
  * @param only the long option names (without `--`) the file may set on `cmd`; all when absent
  *   (a synthesis command). `tts voices` takes only its service keys (`api`, `base-url`…).
+ * @param options the keys the file may hold ({@link loadSettingsFile}); a synthesis command, loaded
+ *   alone, passes every synthesis command's (commands.ts synthesisOptionsOf).
  * @throws TtsError `usage` (exit 2) for a bad file or a missing profile.
  */
-export async function applyConfig(program: Command, cmd: Command, env: NodeJS.ProcessEnv, only?: ReadonlySet<string>): Promise<void> {
+export async function applyConfig(program: Command, cmd: Command, env: NodeJS.ProcessEnv, only?: ReadonlySet<string>, options?: () => readonly Option[] | Promise<readonly Option[]>): Promise<void> {
   const profile = chosenProfile(cmd.getOptionValue('profile') as string | undefined, env);
-  const file = await loadSettingsFile(program, env, profile);
+  const file = await loadSettingsFile(program, env, profile, options);
   if (!file.exists) return;
   // Dialogue scripts' voices (docs/cli.md §11.2): the profile's names over the top level's; --cast wins over both in the run.
   if (only === undefined && (file.voices.size > 0 || file.profileVoices.size > 0)) {

@@ -8,7 +8,7 @@ import type { EventEmitter } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError, Help } from 'commander';
 import { EXIT, TtsError } from '../errors.js';
-import { COMMANDS, commandsToLoad } from './commands.js';
+import { COMMANDS, commandsToLoad, synthesisOptionsOf } from './commands.js';
 import { nearMissCommand } from './default-command.js';
 import { createReporter, reportError, type CommandIo } from './report.js';
 import { escapeControls } from './escape.js';
@@ -144,7 +144,8 @@ export async function main(
     readOptionEnv(action, io.env);
     if (!action.options.some((o) => o.long === '--voice')) return;
     const { applyConfig, synthesisCommands } = await import('./config.js');
-    if (synthesisCommands(program).includes(action)) await applyConfig(program, action, io.env);
+    // The command runs alone (commands.ts): the file's keys are every synthesis command's.
+    if (synthesisCommands(program).includes(action)) await applyConfig(program, action, io.env, undefined, () => synthesisOptionsOf(program, io, done));
   });
 
   // `say` is the default command (docs/cli.md §1), but not for a near miss of a command's name,

@@ -5,6 +5,9 @@
  * loads them, and commandsToLoad's choices.
  */
 import assert from 'node:assert/strict';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { describe, it } from 'node:test';
 import { COMMANDS, commandsToLoad } from '../../src/cli/commands.js';
@@ -14,8 +17,11 @@ import { cleanEnv } from '../helpers/cli.js';
 const ALL = new Set(COMMANDS.map((c) => c.name));
 const SYNTHESIS = ['say', 'stream', 'realtime', 'batch'];
 
-/** What main prints on stdout and stderr for `argv`, loading `load` (default: as a run does). */
-async function output(argv: string[], load?: ReadonlySet<string>): Promise<{ code: number; stdout: string; stderr: string }> {
+/**
+ * What main prints on stdout and stderr for `argv`, loading `load` (default: as a run does), with
+ * `env` over a clean environment.
+ */
+async function output(argv: string[], load?: ReadonlySet<string>, env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
   const stdout = new PassThrough();
   const stderr = new PassThrough();
   let out = '';
@@ -24,7 +30,7 @@ async function output(argv: string[], load?: ReadonlySet<string>): Promise<{ cod
   stderr.on('data', (d: Buffer) => (err += d.toString()));
   const stdin = new PassThrough();
   stdin.end();
-  const io = { stdin: stdin as unknown as NodeJS.ReadStream, stdout: stdout as unknown as NodeJS.WriteStream, stderr: stderr as unknown as NodeJS.WriteStream, env: cleanEnv({}) };
+  const io = { stdin: stdin as unknown as NodeJS.ReadStream, stdout: stdout as unknown as NodeJS.WriteStream, stderr: stderr as unknown as NodeJS.WriteStream, env: cleanEnv(env) };
   const code = await main(argv, io, load === undefined ? {} : { load });
   return { code, stdout: out, stderr: err };
 }
@@ -49,14 +55,41 @@ describe('lazy commands', () => {
     }
   });
 
-  it('a run loads its command; the synthesis commands and those reading the config file load the synthesis group; completion loads all; text means say', () => {
+  it('a run loads its command; those reading the config file without synthesizing load the synthesis group; completion loads all; text means say', () => {
     assert.deepEqual([...commandsToLoad(['serve', '--port', '0'])], ['serve']);
     assert.deepEqual([...commandsToLoad(['help', 'serve'])], ['serve']);
-    assert.deepEqual([...commandsToLoad(['stream', 'hi'])].sort(), [...SYNTHESIS].sort());
-    for (const reader of ['config', 'doctor', 'voices']) assert.deepEqual([...commandsToLoad([reader])].sort(), [reader, ...SYNTHESIS].sort(), reader);
+    for (const name of SYNTHESIS) assert.deepEqual([...commandsToLoad([name, 'hi'])], [name], name);
+    for (const reader of ['config', 'doctor', 'voices', 'lexicon']) assert.deepEqual([...commandsToLoad([reader])].sort(), [reader, ...SYNTHESIS].sort(), reader);
     assert.deepEqual([...commandsToLoad(['cache', 'stats'])], ['cache']);
     assert.deepEqual([...commandsToLoad(['completion', 'bash'])].sort(), [...ALL].sort());
-    for (const argv of [['Hello', 'world'], ['-v', 'en-man-1', 'hi'], []]) assert.deepEqual([...commandsToLoad(argv)].sort(), [...SYNTHESIS].sort(), argv.join(' '));
+    for (const argv of [['Hello', 'world'], ['-v', 'en-man-1', 'hi'], []]) assert.deepEqual([...commandsToLoad(argv)], ['say'], argv.join(' '));
+  });
+
+  it('a synthesis command loaded alone checks its config file against every synthesis command\'s keys and parsers, as with all loaded', async () => {
+    const home = await mkdtemp(join(tmpdir(), 'tts-lazy-config-'));
+    try {
+      await mkdir(join(home, 'tts'));
+      const config = join(home, 'tts', 'config.toml');
+      const env = { XDG_CONFIG_HOME: home, TTS_NO_CACHE: '1' };
+      // `jobs` and `output-dir` are batch's alone; `bogus` nobody's; `jobs = 99` is over batch's own range.
+      const cases: { text: string; code: number; message?: RegExp }[] = [
+        { text: 'jobs = 3\noutput-dir = "out"\nvoice = "en-woman-1"\n', code: 0 },
+        { text: 'bogus = 1\n', code: 2, message: /bogus/ },
+        { text: 'jobs = 99\n', code: 2, message: /--jobs/ },
+      ];
+      for (const c of cases) {
+        await writeFile(config, c.text);
+        for (const argv of [['stream', '--print-text', 'Hello there.'], ['--print-text', 'Hello there.']]) {
+          const alone = await output(argv, undefined, env);
+          const all = await output(argv, ALL, env);
+          assert.equal(alone.code, c.code, `${c.text} ${argv.join(' ')}: ${alone.stderr}`);
+          if (c.message !== undefined) assert.match(alone.stderr, c.message);
+          assert.deepEqual(alone, all, `${c.text} ${argv.join(' ')}: the same as with every command loaded`);
+        }
+      }
+    } finally {
+      await rm(home, { recursive: true, force: true });
+    }
   });
 
   it('the synthesis group is exactly the commands with --voice (the config file keys come from all of them)', async () => {
