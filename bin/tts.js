@@ -154,7 +154,9 @@ function configMentionsService() {
  * never a different run.
  */
 function likelyBuiltInRun(args) {
-  if (args.length > 0 && OTHER_COMMANDS.includes(args[0])) return false;
+  // `tts -- voices` runs `voices`: commander takes the command from the word after a leading `--`.
+  const command = args[0] === '--' ? args[1] : args[0];
+  if (command !== undefined && OTHER_COMMANDS.includes(command)) return false;
   if (args.length === 0 && require('node:tty').isatty(0)) return false;
   const flag = (name) => args.some((arg) => arg === name || arg.startsWith(`${name}=`));
   if (['--help', '-h', '--print-text', '--dry-run', '--version', '-V'].some((name) => args.includes(name))) return false;

@@ -26,8 +26,10 @@ export interface CommandEntry {
    */
   synthesis: boolean;
   /**
-   * Reads the config file (config.ts: `config show`, `doctor`, `voices`), whose keys are checked
-   * against the synthesis commands' flags: running it loads those commands too.
+   * Reads the config file (config.ts: `config show`, `doctor`, `voices`, `lexicon`, and the
+   * synthesis commands), whose keys are checked against the synthesis commands' flags: running one
+   * that does not synthesize loads those commands too (a synthesis command builds them only when
+   * the file exists: {@link synthesisOptionsOf}).
    */
   readsConfig: boolean;
   /** Imports the command's module. */
@@ -53,7 +55,8 @@ export const COMMANDS: readonly CommandEntry[] = [
 const DEFAULT_COMMAND = 'say';
 
 /**
- * The names of the commands a run must load, from its arguments (after `node bin/tts.js`):
+ * The names of the commands a run must load, from its arguments (after `node bin/tts.js`; a
+ * leading `--` is passed over, as commander does when it picks the command):
  * - `tts --help`, `tts -h`, `tts help`: none (the table lists them all);
  * - `tts NAME …` or `tts help NAME`: that command; one that reads the config file but does not
  *   synthesize (`config`, `doctor`, `voices`, `lexicon`) brings the synthesis commands (their flags
@@ -64,7 +67,9 @@ const DEFAULT_COMMAND = 'say';
  * {@link synthesisOptionsOf}. Loading more than needed is harmless; loading less would make
  * commander see a stub.
  */
-export function commandsToLoad(argv: readonly string[]): Set<string> {
+export function commandsToLoad(args: readonly string[]): Set<string> {
+  // `tts -- stream …` runs `stream`: commander takes the command from the word after `--`.
+  const argv = args[0] === '--' ? args.slice(1) : args;
   const first = argv[0];
   if (argv.length === 1 && (first === '--help' || first === '-h' || first === 'help')) return new Set();
   const named = first === 'help' ? argv[1] : first;

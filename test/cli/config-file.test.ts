@@ -72,6 +72,24 @@ describe('loadConfigFile with options added later', () => {
     assert.equal(file.top.size, 0);
   });
 
+  it('options given as a function are asked for only when the file exists (a synthesis command builds the others only then)', async () => {
+    let asked = 0;
+    const missing = await loadConfigFile(join(dir, 'missing.toml'), () => {
+      asked++;
+      throw new Error('asked for the options of a file that does not exist');
+    });
+    assert.equal(missing.exists, false);
+    assert.equal(asked, 0);
+    const path = join(dir, 'asked.toml');
+    await writeFile(path, 'speed = 1.5\n');
+    const file = await loadConfigFile(path, async () => {
+      asked++;
+      return options();
+    });
+    assert.equal(asked, 1);
+    assert.equal(file.top.get('speed')?.value, 1.5);
+  });
+
   it('lineOf finds keys in tables, quoted keys, dotted keys and headers', () => {
     const text = 'a = 1\n"b" = 2\n[profile.work]\n  c = 3\n[ profile . "home" ]\nd=4\n';
     assert.equal(lineOf(text, [], 'a'), 1);

@@ -63,6 +63,21 @@ describe('lazy commands', () => {
     assert.deepEqual([...commandsToLoad(['cache', 'stats'])], ['cache']);
     assert.deepEqual([...commandsToLoad(['completion', 'bash'])].sort(), [...ALL].sort());
     for (const argv of [['Hello', 'world'], ['-v', 'en-man-1', 'hi'], []]) assert.deepEqual([...commandsToLoad(argv)], ['say'], argv.join(' '));
+    // Commander takes the command from the word after a leading `--`.
+    assert.deepEqual([...commandsToLoad(['--', 'stream'])], ['stream']);
+    assert.deepEqual([...commandsToLoad(['--', 'config', 'show'])].sort(), ['config', ...SYNTHESIS].sort());
+  });
+
+  it('`tts -- NAME` runs NAME loaded, as with every command loaded', async () => {
+    for (const argv of [['--', 'stream'], ['--', 'batch'], ['--', 'config', 'path'], ['--', 'realtime', '--print-text', 'Hi.']]) {
+      const lazy = await output(argv);
+      const full = await output(argv, ALL);
+      assert.deepEqual(lazy, full, argv.join(' '));
+    }
+    // Not a stub's silent exit 0: stream with no text says so.
+    const stream = await output(['--', 'stream']);
+    assert.equal(stream.code, 2);
+    assert.match(stream.stderr, /text is empty/);
   });
 
   it('a synthesis command loaded alone checks its config file against every synthesis command\'s keys and parsers, as with all loaded', async () => {
