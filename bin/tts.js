@@ -107,12 +107,11 @@ function enableCompileCache() {
   }
 }
 
-/** The commands that speak a text once, through the built-in engine unless a service is configured. */
-const ONE_SHOT_COMMANDS = ['say', 'stream', 'realtime'];
 /**
- * Every other name commander takes as a command (src/cli/commands.ts, and `help`): an argument
- * that is none of these nor a one-shot command is the default command's (`tts "text"` is `say`).
- * test/cli/early-worker.test.ts checks both lists against the command table.
+ * Every name commander takes as a command (src/cli/commands.ts, and `help`) but the ones that
+ * speak a text once (`say`, `stream`, `realtime`): a first argument that is none of these starts a
+ * one-shot, or is the default command's (`tts "text"` is `say`).
+ * test/cli/early-worker.test.ts checks the list against the command table.
  */
 const OTHER_COMMANDS = ['serve', 'voices', 'doctor', 'config', 'completion', 'cache', 'batch', 'lexicon', 'help'];
 

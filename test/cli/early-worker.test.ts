@@ -132,7 +132,7 @@ describe('the early engine thread of bin/tts.js', () => {
     }
   });
 
-  it('bin/tts.js knows every command of the table: say, stream and realtime speak once; any other word is the default command\'s text', async () => {
+  it('bin/tts.js knows every command of the table: all but say, stream and realtime (which speak once) are others; any other word is the default command\'s text', async () => {
     const source = await readFile(TTS_BIN, 'utf8');
     const list = (name: string): string[] => {
       const found = new RegExp(`^const ${name} = \\[([^\\]]*)\\];$`, 'm').exec(source);
@@ -140,7 +140,7 @@ describe('the early engine thread of bin/tts.js', () => {
       return [...found[1]!.matchAll(/'([a-z]+)'/g)].map((m) => m[1]!);
     };
     const oneShot = COMMANDS.filter((c) => c.synthesis && c.name !== 'batch').map((c) => c.name);
-    assert.deepEqual(list('ONE_SHOT_COMMANDS'), oneShot);
+    assert.deepEqual(oneShot, ['say', 'stream', 'realtime']);
     assert.deepEqual(list('OTHER_COMMANDS').sort(), [...COMMANDS.map((c) => c.name).filter((n) => !oneShot.includes(n)), 'help'].sort());
   });
 });
