@@ -130,8 +130,10 @@ function configMentionsService() {
   let fd;
   try {
     fd = fs.openSync(path.join(base, 'tts', 'config.toml'), fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
-    if (!fs.fstatSync(fd).isFile()) return false;
-    const head = Buffer.alloc(256 * 1024);
+    const stats = fs.fstatSync(fd);
+    if (!stats.isFile()) return false;
+    // Only what the file holds, up to 256 KiB: no zeroed buffer of the whole bound on every run.
+    const head = Buffer.allocUnsafe(Math.min(stats.size, 256 * 1024));
     const read = fs.readSync(fd, head, 0, head.length, 0);
     return head.subarray(0, read).includes('base-url');
   } catch {
