@@ -75,6 +75,8 @@ export class EspeakEngine implements SpeechEngine {
   private readonly maxWorkers: number;
   /** kuromoji's dictionary in shared memory, read on a worker's first request ({@link shareDictionary}). */
   private sharedDictionary: Promise<SharedDictionary> | undefined;
+  /** Closes the file the loaded shared dictionary reads features from (close(), once the workers have exited). */
+  private releaseDictionary: (() => void) | undefined;
   /** Flite compiled once for every worker (a WebAssembly.Module is shared, not copied, by postMessage). */
   private sharedFlite: Promise<FliteModule> | undefined;
   private readonly workerUrl: URL;
@@ -176,6 +178,9 @@ export class EspeakEngine implements SpeechEngine {
     }
     for (const run of this.scheduler.streams()) this.fail(run, error);
     await Promise.all(slots.map((slot) => slot.worker.terminate()));
+    // No thread tokenizes over the shared dictionary any more.
+    this.releaseDictionary?.();
+    this.releaseDictionary = undefined;
   }
 
   /**
@@ -337,7 +342,17 @@ export class EspeakEngine implements SpeechEngine {
     const loaded: Promise<FliteModule | SharedDictionary> =
       kind === 'flite'
         ? (this.sharedFlite ??= import('./flite.js').then((m) => m.loadFlite()))
-        : (this.sharedDictionary ??= import('./kuromoji-dictionary.js').then((m) => m.loadSharedDictionary(this.loads.signal)));
+        : (this.sharedDictionary ??= import('./kuromoji-dictionary.js').then(async (m) => {
+            const dictionary = await m.loadSharedDictionary(this.loads.signal);
+            const release = (): void => m.releaseSharedDictionary(dictionary);
+            // Loaded after close() began: nothing will release it later.
+            if (this.closed) {
+              release();
+              throw new EngineError('the speech engine was closed');
+            }
+            this.releaseDictionary = release;
+            return dictionary;
+          }));
     const send = (message: FliteMessage | DictionaryMessage): void => {
       if (slot.alive) slot.worker.postMessage(message);
     };

@@ -11,10 +11,14 @@
  *   arrays (~76 MiB of heap). We keep it as two Int32Arrays (offsets by trie id, then the ids,
  *   ~3 MiB) behind an object that answers `target_map[trie_id]` — the only way kuromoji reads it
  *   (ViterbiBuilder.build) — with an Int32Array view of the same numbers in the same order.
+ * - `tid_pos.dat` (36 MB: each token's surface form and IPADIC features, NUL-terminated UTF-8)
+ *   is read whole, though a sentence reads the features of only the ~20 tokens of its best path.
+ *   The pool's shared dictionary leaves it on disk and reads each string when kuromoji asks for
+ *   it ({@link FeatureFile}): 36 MB less to read and hold per process (issue 20, thirteenth round).
  * Everything else (trie, connection costs, unknown-word tables) is kuromoji's own code, fed the
  * same bytes, so the tokens are the same (test/engine/kuromoji-dictionary.test.ts).
  */
-import { existsSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, openSync, readSync } from 'node:fs';
 import { open, readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -118,7 +122,14 @@ export function targetMapView(map: CompactTargetMap): Record<string, Int32Array 
 
 /** kuromoji's internal pieces used here (kuromoji 0.1.x: src/loader, src/Tokenizer.js). */
 interface KuromojiLoader {
-  dic: { token_info_dictionary: { loadTargetMap: (buffer: Uint8Array) => unknown; target_map: unknown } };
+  dic: {
+    token_info_dictionary: {
+      loadTargetMap: (buffer: Uint8Array) => unknown;
+      target_map: unknown;
+      loadPosVector: (buffer: Uint8Array) => unknown;
+      pos_buffer: unknown;
+    };
+  };
   loadArrayBuffer: (file: string, cb: (err: unknown, buffer?: ArrayBuffer) => void) => void;
   load: (cb: (err: unknown, dic: unknown) => void) => void;
 }
@@ -144,15 +155,21 @@ export function buildTokenizer(dir: string, source: DictionarySource): Promise<J
 
 /**
  * kuromoji's DictionaryLoader with `read(name)` (`base.dat`...) giving each file's bytes, and the
- * target map parsed compact from tid_map.dat's bytes, or `map` when given; then its Tokenizer.
+ * target map parsed compact from tid_map.dat's bytes, or `map` when given; the features read from
+ * `features` when given (tid_pos.dat's bytes are then not asked for); then its Tokenizer.
  */
-function buildWith(dir: string, read: (name: string) => Promise<ArrayBuffer>, map?: CompactTargetMap): Promise<JapaneseTokenizer> {
+function buildWith(dir: string, read: (name: string) => Promise<ArrayBuffer>, map?: CompactTargetMap, features?: FeatureFile): Promise<JapaneseTokenizer> {
   const require = createRequire(import.meta.url);
   const DictionaryLoader = require('kuromoji/src/loader/DictionaryLoader.js') as new (dir: string) => KuromojiLoader;
   const Tokenizer = require('kuromoji/src/Tokenizer.js') as new (dic: unknown) => JapaneseTokenizer;
   const loader = new DictionaryLoader(dir);
   loader.loadArrayBuffer = (file, cb) => {
-    read(path.basename(file).replace(/\.gz$/, '')).then(
+    const name = path.basename(file).replace(/\.gz$/, '');
+    if (features !== undefined && name === 'tid_pos.dat') {
+      cb(null, new ArrayBuffer(0));
+      return;
+    }
+    read(name).then(
       (buffer) => cb(null, buffer),
       (err: unknown) => cb(err),
     );
@@ -162,6 +179,12 @@ function buildWith(dir: string, read: (name: string) => Promise<ArrayBuffer>, ma
     tokenInfo.target_map = targetMapView(map ?? parseTargetMap(bytes));
     return tokenInfo;
   };
+  if (features !== undefined) {
+    tokenInfo.loadPosVector = () => {
+      tokenInfo.pos_buffer = features;
+      return tokenInfo;
+    };
+  }
   return new Promise((resolve, reject) => {
     loader.load((err, dic) => {
       if (err) reject(err instanceof Error ? err : new Error(String(err)));
@@ -183,8 +206,18 @@ function buildWith(dir: string, read: (name: string) => Promise<ArrayBuffer>, ma
  * hold one copy (~70 MiB) instead of N. Sent to workers by postMessage (shared, not copied).
  */
 export interface SharedDictionary {
-  /** Bytes of each file of {@link DICTIONARY_FILES} but tid_map.dat, by file name. */
+  /**
+   * Bytes of each file of {@link DICTIONARY_FILES} but tid_map.dat, by file name; but for
+   * tid_pos.dat when {@link features} is set.
+   */
   files: Record<string, SharedArrayBuffer>;
+  /**
+   * tid_pos.dat of the compact copy, left on disk: a file descriptor open for reading (a number,
+   * valid in every thread of the process) and the file's size in bytes, read on demand by each
+   * thread's {@link FeatureFile}. Open until {@link releaseSharedDictionary}. Absent for the
+   * package's gzipped copy, whose tid_pos.dat is in `files`.
+   */
+  features?: { fd: number; bytes: number };
   /** {@link CompactTargetMap.offsets} and {@link CompactTargetMap.ids}, Int32 elements. */
   offsets: SharedArrayBuffer;
   ids: SharedArrayBuffer;
@@ -227,7 +260,9 @@ const READ_CHUNK_BYTES = 4 * 1024 * 1024;
 
 /**
  * Reads the dictionary (the compact copy, else the package's gzipped files) into shared memory.
- * Runs in the pool's thread: ~60 MB of copies and the target map's parse (~10 ms).
+ * Runs in the pool's thread: ~25 MB of copies and the target map's parse (~10 ms); the compact
+ * copy's tid_pos.dat stays on disk, open ({@link SharedDictionary.features}): call
+ * {@link releaseSharedDictionary} once no thread tokenizes over the result any more.
  * @param signal stops the load once aborted (the engine was closed): before its next file, or
  *   within 4 MiB of the compact copy's reads; a gzipped file of the package's own copy (read only
  *   when `npm install` wrote no compact copy) is read and inflated whole first.
@@ -238,25 +273,33 @@ export async function loadSharedDictionary(signal?: AbortSignal): Promise<Shared
   const read = async (dir: string, source: DictionarySource): Promise<SharedDictionary> => {
     const files: Record<string, SharedArrayBuffer> = {};
     let map: CompactTargetMap | undefined;
-    for (const name of DICTIONARY_FILES) {
-      signal?.throwIfAborted();
-      const file = path.join(dir, name);
-      if (name === 'tid_map.dat') {
-        const bytes = source === 'unpacked' ? await readFile(file) : gunzipSync(await readFile(`${file}.gz`));
-        map = parseTargetMap(bytes);
-        freeNow(bytes);
-      } else if (source === 'unpacked') files[name] = await readShared(file, signal);
-      else {
-        const bytes = gunzipSync(await readFile(`${file}.gz`));
-        files[name] = shared(bytes);
-        freeNow(bytes);
+    let features: { fd: number; bytes: number } | undefined;
+    try {
+      for (const name of DICTIONARY_FILES) {
+        signal?.throwIfAborted();
+        const file = path.join(dir, name);
+        if (name === 'tid_pos.dat' && source === 'unpacked') features = openFeatures(file);
+        else if (name === 'tid_map.dat') {
+          const bytes = source === 'unpacked' ? await readFile(file) : gunzipSync(await readFile(`${file}.gz`));
+          map = parseTargetMap(bytes);
+          freeNow(bytes);
+        } else if (source === 'unpacked') files[name] = await readShared(file, signal);
+        else {
+          const bytes = gunzipSync(await readFile(`${file}.gz`));
+          files[name] = shared(bytes);
+          freeNow(bytes);
+        }
       }
+      const { offsets, ids } = map!;
+      const dictionary: SharedDictionary = { files, offsets: shared(new Uint8Array(offsets.buffer)), ids: shared(new Uint8Array(ids.buffer)), source };
+      if (features !== undefined) dictionary.features = features;
+      // Copied into shared memory: the private copies go now (issue 20: peak RSS).
+      freeNow(offsets, ids);
+      return dictionary;
+    } catch (error) {
+      if (features !== undefined) closeSync(features.fd);
+      throw error;
     }
-    const { offsets, ids } = map!;
-    const dictionary = { files, offsets: shared(new Uint8Array(offsets.buffer)), ids: shared(new Uint8Array(ids.buffer)), source };
-    // Copied into shared memory: the private copies go now (issue 20: peak RSS).
-    freeNow(offsets, ids);
-    return dictionary;
   };
   if (compact !== undefined) {
     try {
@@ -275,9 +318,120 @@ export async function loadSharedDictionary(signal?: AbortSignal): Promise<Shared
  * @throws Error when kuromoji cannot build it (the promise rejects).
  */
 export function tokenizerFromShared(dictionary: SharedDictionary): Promise<JapaneseTokenizer> {
-  return buildWith('', (name) => {
-    if (name === 'tid_map.dat') return Promise.resolve(new ArrayBuffer(0));
-    const sab = dictionary.files[name];
-    return sab === undefined ? Promise.reject(new Error(`shared dictionary without ${name}`)) : Promise.resolve(sab as unknown as ArrayBuffer);
-  }, { offsets: new Int32Array(dictionary.offsets), ids: new Int32Array(dictionary.ids) });
+  const { features } = dictionary;
+  return buildWith(
+    '',
+    (name) => {
+      if (name === 'tid_map.dat') return Promise.resolve(new ArrayBuffer(0));
+      const sab = dictionary.files[name];
+      return sab === undefined ? Promise.reject(new Error(`shared dictionary without ${name}`)) : Promise.resolve(sab as unknown as ArrayBuffer);
+    },
+    { offsets: new Int32Array(dictionary.offsets), ids: new Int32Array(dictionary.ids) },
+    features === undefined ? undefined : new FeatureFile(features.fd, features.bytes),
+  );
 }
+
+/**
+ * Closes the file {@link SharedDictionary.features} holds open, once; call when no thread will
+ * tokenize over `dictionary` again (the pool, after its workers have exited). Later calls, and a
+ * dictionary without it, do nothing. Never throws.
+ */
+export function releaseSharedDictionary(dictionary: SharedDictionary): void {
+  const { features } = dictionary;
+  if (features === undefined || released.has(dictionary)) return;
+  released.add(dictionary);
+  try {
+    closeSync(features.fd);
+  } catch {
+    // Already closed: nothing held.
+  }
+}
+
+/** Dictionaries whose file {@link releaseSharedDictionary} closed (a descriptor is closed once: its number may be reused). */
+const released = new WeakSet<SharedDictionary>();
+
+/**
+ * Opens tid_pos.dat for {@link FeatureFile}: a regular file of at least one byte.
+ * @throws Error when it cannot be opened or is not such a file (the descriptor is closed then).
+ */
+function openFeatures(file: string): { fd: number; bytes: number } {
+  const fd = openSync(file, 'r');
+  try {
+    const stats = fstatSync(fd);
+    if (!stats.isFile() || stats.size < 1) throw new Error(`${file} is not a dictionary file`);
+    return { fd, bytes: stats.size };
+  } catch (error) {
+    closeSync(fd);
+    throw error;
+  }
+}
+
+/** Bytes {@link FeatureFile} reads at a time: most feature strings (about 90 bytes) take one read. */
+const FEATURE_READ_BYTES = 256;
+
+/**
+ * Longest feature string {@link FeatureFile} reads (bytes; IPADIC's are under 300): a string that
+ * runs on past it is a damaged file, not a token.
+ */
+export const MAX_FEATURE_BYTES = 4096;
+
+/**
+ * kuromoji's ByteBuffer, the part of it that `TokenInfoDictionary.getFeatures` uses as its
+ * `pos_buffer` — `getString(offset)`, the NUL-terminated UTF-8 string at byte `offset` — over
+ * tid_pos.dat left on disk: positioned reads of {@link FEATURE_READ_BYTES} from the descriptor
+ * until the NUL (or the file's end, where kuromoji's buffer would stop too), decoded by kuromoji's
+ * own ByteBuffer, so each string is the one kuromoji would have read from memory. Synchronous, as
+ * kuromoji's tokenize() is; positioned reads share no file offset, so threads may read at once.
+ */
+export class FeatureFile {
+  /** Where the last string ended (kuromoji's ByteBuffer keeps it; nothing reads it for features). */
+  position = 0;
+
+  /**
+   * @param fd a descriptor of tid_pos.dat open for reading, for as long as this is used
+   * @param bytes the file's size in bytes
+   */
+  constructor(
+    private readonly fd: number,
+    private readonly bytes: number,
+  ) {}
+
+  /**
+   * The string at byte `offset`.
+   * @throws RangeError when `offset` is outside the file; Error when the file ends sooner than its
+   *   size said, when the string runs past {@link MAX_FEATURE_BYTES}, or the read fails (EBADF once
+   *   released).
+   */
+  getString(offset: number): string {
+    if (!Number.isSafeInteger(offset) || offset < 0 || offset >= this.bytes) throw new RangeError(`tid_pos.dat: offset ${offset} outside its ${this.bytes} bytes`);
+    const read = (scratch ??= Buffer.alloc(MAX_FEATURE_BYTES + 1));
+    let length = 0;
+    for (let at = offset; at < this.bytes; ) {
+      const want = Math.min(FEATURE_READ_BYTES, this.bytes - at, MAX_FEATURE_BYTES - length);
+      if (want === 0) throw new Error(`tid_pos.dat: the string at ${offset} runs past ${MAX_FEATURE_BYTES} bytes`);
+      const got = readSync(this.fd, read, length, want, at);
+      if (got === 0) throw new Error(`tid_pos.dat ended at byte ${at} of ${this.bytes}`);
+      const nul = read.subarray(length, length + got).indexOf(0);
+      if (nul >= 0) {
+        length += nul;
+        break;
+      }
+      length += got;
+      at += got;
+    }
+    this.position = offset + length + 1;
+    // kuromoji's own decoding of those bytes (its ByteBuffer stops at the NUL written after them).
+    read[length] = 0;
+    ByteBuffer ??= createRequire(import.meta.url)('kuromoji/src/util/ByteBuffer.js') as KuromojiByteBuffer;
+    return new ByteBuffer(read.subarray(0, length + 1)).getString(0);
+  }
+}
+
+/** {@link FeatureFile.getString}'s buffer: one per thread, used only within a call. */
+let scratch: Buffer | undefined;
+
+/** kuromoji's ByteBuffer class (src/util/ByteBuffer.js). */
+type KuromojiByteBuffer = new (bytes: Uint8Array) => { getString(index: number): string };
+
+/** kuromoji's ByteBuffer, for its UTF-8 decoding; required on the first string read. */
+let ByteBuffer: KuromojiByteBuffer | undefined;

@@ -5,7 +5,8 @@
  * builder gives from the package's gzipped files.
  */
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, mkdtempSync, openSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
 import kuromoji from 'kuromoji';
@@ -13,10 +14,14 @@ import {
   buildTokenizer,
   COMPACT_MARKER,
   compactDictionaryDir,
+  FeatureFile,
   loadSharedDictionary,
+  MAX_FEATURE_BYTES,
   packageDictionaryDir,
   parseTargetMap,
+  releaseSharedDictionary,
   targetMapView,
+  tokenizerFromShared,
   type JapaneseTokenizer,
 } from '../../src/engine/kuromoji-dictionary.js';
 import { loadReadingCases } from '../helpers/mora.js';
@@ -84,6 +89,75 @@ test('the compact dictionary gives the same tokens as kuromoji\'s own loader, fr
     assert.deepEqual(fromGzip.tokenize(text), expected, text);
   }
   t.diagnostic(`${texts.length} sentences, ${tokens} tokens identical`);
+});
+
+test('the shared dictionary, its features read from tid_pos.dat on disk, gives the same tokens as kuromoji\'s own loader; release closes the file once', async (t) => {
+  if (compactDictionaryDir() === undefined) {
+    t.skip(`no compact dictionary (run node scripts/unpack-dictionary.js; marker ${COMPACT_MARKER})`);
+    return;
+  }
+  const stock = await stockTokenizer();
+  const dictionary = await loadSharedDictionary();
+  try {
+    assert.equal(dictionary.source, 'unpacked');
+    assert.ok(dictionary.features !== undefined && dictionary.features.bytes > 30e6, 'tid_pos.dat left on disk');
+    assert.equal(dictionary.files['tid_pos.dat'], undefined, 'and not read into memory');
+    const tokenizer = await tokenizerFromShared(dictionary);
+    let tokens = 0;
+    for (const text of sentences()) {
+      const expected = stock.tokenize(text);
+      tokens += expected.length;
+      assert.deepEqual(tokenizer.tokenize(text), expected, text);
+    }
+    t.diagnostic(`${tokens} tokens identical`);
+  } finally {
+    releaseSharedDictionary(dictionary);
+  }
+  const { fd } = dictionary.features!;
+  assert.throws(() => fstatSync(fd), (e: NodeJS.ErrnoException) => e.code === 'EBADF', 'closed');
+  // A second release must not close whatever file has that number now.
+  const reused = openSync(new URL(import.meta.url), 'r');
+  try {
+    releaseSharedDictionary(dictionary);
+    assert.ok(fstatSync(reused).isFile());
+  } finally {
+    closeSync(reused);
+  }
+});
+
+test('FeatureFile reads NUL-terminated UTF-8 strings at byte offsets, across reads, to the end of the file, and refuses runaway strings and bad offsets', () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'tts-features-'));
+  try {
+    const long = 'あ'.repeat(300); // 900 bytes: four reads
+    const runaway = 'x'.repeat(MAX_FEATURE_BYTES + 10);
+    const parts = [Buffer.from('東京,名詞,固有名詞,地域,一般,*,*,東京,トウキョウ,トーキョー\0'), Buffer.from(`${long}\0`), Buffer.from('\0'), Buffer.from(`${runaway}\0`), Buffer.from('終わり')];
+    const file = path.join(dir, 'tid_pos.dat');
+    writeFileSync(file, Buffer.concat(parts));
+    const offsets: number[] = [];
+    let at = 0;
+    for (const p of parts) {
+      offsets.push(at);
+      at += p.length;
+    }
+    const fd = openSync(file, 'r');
+    try {
+      const features = new FeatureFile(fd, at);
+      assert.equal(features.getString(offsets[0]!), '東京,名詞,固有名詞,地域,一般,*,*,東京,トウキョウ,トーキョー');
+      assert.equal(features.getString(offsets[1]!), long);
+      assert.equal(features.position, offsets[2], 'past the NUL, as kuromoji\'s ByteBuffer');
+      assert.equal(features.getString(offsets[2]!), '');
+      assert.throws(() => features.getString(offsets[3]!), /runs past 4096 bytes/);
+      assert.equal(features.getString(offsets[4]!), '終わり', 'the end of the file ends the string');
+      assert.equal(features.getString(offsets[4]! + 3), 'わり');
+      for (const bad of [-1, at, at + 1, 1.5, Number.NaN]) assert.throws(() => features.getString(bad), RangeError, String(bad));
+      // A file shorter than it was said to be: an error, not a loop.
+      assert.throws(() => new FeatureFile(fd, at + 100).getString(offsets[4]!), /ended at byte/);
+    } finally {
+      closeSync(fd);
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 test('the pool\'s shared load rejects with the abort once its signal is aborted, and does not fall back to the package\'s copy', async () => {

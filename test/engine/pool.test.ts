@@ -4,6 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
+import { readdirSync, readlinkSync } from 'node:fs';
 import { after, before, test } from 'node:test';
 import { promisify } from 'node:util';
 import { bytesPerSample } from '../../src/dsp/encoding.js';
@@ -341,5 +342,40 @@ test('workers prestarted for kana never ask the pool for Flite (it is compiled w
     assert.equal(pair.stats().lastReport?.fliteSource, undefined);
   } finally {
     await pair.close();
+  }
+});
+
+/** This process's open descriptors of kuromoji's tid_pos.dat (Linux /proc). */
+function openFeatureFiles(): number {
+  let n = 0;
+  for (const fd of readdirSync('/proc/self/fd')) {
+    try {
+      if (readlinkSync(`/proc/self/fd/${fd}`).endsWith('/tid_pos.dat')) n++;
+    } catch {
+      // closed while listed (readdir's own descriptor)
+    }
+  }
+  return n;
+}
+
+test('a pool sharing the dictionary reads features from tid_pos.dat on disk: the same audio as a worker reading it whole, and the file closed with the pool', async () => {
+  const text = '今日は良い天気なので、東京駅から歩いて行きます。';
+  const own = createEngine();
+  const shared = createEngine({ shareDictionary: true });
+  try {
+    const before = openFeatureFiles();
+    const mine = await collect(own, job({ text, voice: 'ja-man-1', language: 'ja' }));
+    assert.equal(own.stats().lastReport?.dictionarySource, 'unpacked');
+    assert.equal(openFeatureFiles(), before, 'a worker reading the dictionary itself keeps no file open');
+    const theirs = await collect(shared, job({ text, voice: 'ja-man-1', language: 'ja' }));
+    assert.equal(shared.stats().lastReport?.dictionarySource, 'shared');
+    assert.equal(openFeatureFiles(), before + 1, 'the shared dictionary holds tid_pos.dat open');
+    assert.ok(theirs.audio.length > 0);
+    assert.ok(theirs.audio.equals(mine.audio), 'the same bytes from features read on demand');
+    await shared.close();
+    assert.equal(openFeatureFiles(), before, 'closed with the pool');
+  } finally {
+    await own.close();
+    await shared.close();
   }
 });
