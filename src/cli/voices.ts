@@ -7,6 +7,7 @@ import { allVoices, engineVoices } from '../engine/catalogue.js';
 import { voicePackages } from '../engine/voice-packages.js';
 import { Option, type Command } from 'commander';
 import { applyConfig } from './config.js';
+import { escapeControls, jsonLine } from './escape.js';
 import { createReporter, reportError } from './report.js';
 import type { CommandDone } from './flags.js';
 import type { CommandIo } from './report.js';
@@ -47,8 +48,10 @@ interface VoicesFlags {
  */
 async function listOpenAiVoices(flags: VoicesFlags, io: CommandIo): Promise<number> {
   const reporter = createReporter(io.stderr, {});
+  // The ids come from the service: escaped like all its text (docs/cli.md §2), so an id can
+  // neither drive the terminal nor fake a line of the list.
   const print = (ids: readonly string[]): number => {
-    io.stdout.write(flags.json === true ? `${JSON.stringify(ids)}\n` : ids.map((id) => `${id}\n`).join(''));
+    io.stdout.write(flags.json === true ? `${jsonLine(ids)}\n` : ids.map((id) => `${escapeControls(id)}\n`).join(''));
     return EXIT.ok;
   };
   const baseUrl = flags.baseUrl ?? io.env['TTS_BASE_URL'];
