@@ -66,7 +66,7 @@ async function listOpenAiVoices(flags: VoicesFlags, io: CommandIo): Promise<numb
     const { fetchOpenAiVoices } = await import('../client/openai-voices.js');
     const ids = await fetchOpenAiVoices({ baseUrl: target.baseUrl, apiKey: target.apiKey, timeoutMs: 30_000, allowInsecure: flags.allowInsecure === true });
     if (ids !== undefined) return print(ids);
-    reporter.warn(`tts: the service does not list its voices (no GET /v1/audio/voices), so tts cannot know them; see its documentation (OpenAI's: alloy, ash, ballad, coral, echo, fable, nova, onyx, sage, shimmer, verse)`);
+    reporter.warn(`the service does not list its voices (no GET /v1/audio/voices), so tts cannot know them; see its documentation (OpenAI's: alloy, ash, ballad, coral, echo, fable, nova, onyx, sage, shimmer, verse)`);
     return EXIT.ok;
   } catch (error) {
     return reportError(error, reporter);

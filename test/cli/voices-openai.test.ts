@@ -1,7 +1,8 @@
 /**
  * `tts voices --api openai` against a hostile OpenAI-shaped server (docs/cli.md §1, §2): the ids
  * come from the service, so their control characters are escaped before they reach a terminal —
- * a voice id can neither drive the terminal nor fake a line of the list.
+ * a voice id can neither drive the terminal nor fake a line of the list — and the notice for a
+ * server without a list is one `tts:` line.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
@@ -33,4 +34,18 @@ describe('tts voices --api openai, ids from the service', () => {
     );
   });
 
+  it('a server without a list gets one notice line with one `tts:` prefix', async () => {
+    await withServer(
+      (_req, res) => {
+        res.writeHead(404, { 'content-type': 'application/json' });
+        res.end('{}');
+      },
+      async (server) => {
+        const r = await runTtsInProcess(['voices', '--api', 'openai'], { env: { TTS_BASE_URL: server.url, TTS_API_KEY: KEY } });
+        assert.equal(r.code, 0, r.stderr);
+        assert.match(r.stderr, /^tts: the service does not list its voices/);
+        assert.doesNotMatch(r.stderr, /tts: tts:/);
+      },
+    );
+  });
 });
