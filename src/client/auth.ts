@@ -32,8 +32,26 @@ export function bearer(apiKey: string): string {
   return `Bearer ${apiKey}`;
 }
 
-/** Replaces every occurrence of `secret` in `text` with `***` (for anything we print). */
+/** The mark a message clipped to its first characters ends with (client/error-body.ts). */
+const CLIP_MARK = '…';
+
+/**
+ * Replaces every occurrence of `secret` in `text` with `***` (for anything we print), and the
+ * start of it (4 characters or more) that a clipped message ends with before its `…`: a service
+ * that echoes the key at the clip would otherwise show its first characters.
+ */
 export function redact(text: string, secret: string | undefined): string {
   if (secret === undefined || secret.length < 4) return text;
-  return text.split(secret).join('***');
+  const whole = text.split(secret).join('***');
+  if (!whole.includes(CLIP_MARK)) return whole;
+  return whole
+    .split(CLIP_MARK)
+    .map((part, i, parts) => {
+      if (i === parts.length - 1) return part;
+      for (let n = Math.min(secret.length - 1, part.length); n >= 4; n--) {
+        if (part.endsWith(secret.slice(0, n))) return `${part.slice(0, part.length - n)}***`;
+      }
+      return part;
+    })
+    .join(CLIP_MARK);
 }
