@@ -15,6 +15,7 @@ import type { AudioChunk } from '../wire/delta.js';
 import { pieceKey, type CacheIdentity } from './identity.js';
 import type { PieceCache } from './store.js';
 import { parseWordTimings, type WordTiming } from '../protocol/words.js';
+import { FALLBACK_ENGINE_PREFIX } from '../protocol/types.js';
 
 /** What a cached opener counts, in the run's stats. */
 export interface CacheCounters {
@@ -104,8 +105,10 @@ export function cachedOpener(open: OpenRequest, options: CachedOpenerOptions): O
           yield chunk;
         }
         const spoke = answer.spoke();
-        const rightSpeaker = own.speaker === undefined || spoke === own.speaker;
-        if (!rightSpeaker && writer !== undefined) options.verbose?.(`cache: not storing a piece spoken by ${spoke ?? 'an unnamed engine'}, not ${own.speaker}`);
+        // A remote service names no one we expect, but when it says a fallback spoke (another
+        // machine's `tts serve`, docs/protocol.md §2.3) its audio is not its voice's either.
+        const rightSpeaker = own.speaker === undefined ? spoke?.startsWith(FALLBACK_ENGINE_PREFIX) !== true : spoke === own.speaker;
+        if (!rightSpeaker && writer !== undefined) options.verbose?.(`cache: not storing a piece spoken by ${spoke ?? 'an unnamed engine'}, not ${own.speaker ?? 'the voice\'s own engine'}`);
         complete = bytes % frameBytes === 0 && sameSpec(answer.arriving(), requested) && rightSpeaker;
       } finally {
         // Only a request that reached `done` (the channel's iterable ended by itself) is stored.

@@ -14,7 +14,7 @@
  * formants and the synthesis method. The job's language picks the eSpeak language, the preset
  * voice picks the variant, so a voice keeps its gender when it reads the other language.
  */
-import type { Language } from '../protocol/types.js';
+import { FALLBACK_ENGINE_PREFIX, type Language } from '../protocol/types.js';
 import type { FliteVoice } from './flite.js';
 import { packageVoice, voicePackages } from './voice-packages.js';
 
@@ -133,5 +133,5 @@ export function spokenBy(voiceId: string, segments: readonly { language: Languag
     if (!used.includes(segment.engine)) used.push(segment.engine);
     if (segment.engine !== backendsFor(voiceId, segment.language).preferred.engine) fellBack = true;
   }
-  return fellBack ? `fallback:${used.join(',')}` : voiceIdentity(voiceId);
+  return fellBack ? `${FALLBACK_ENGINE_PREFIX}${used.join(',')}` : voiceIdentity(voiceId);
 }

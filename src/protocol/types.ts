@@ -23,6 +23,12 @@ export type Language = (typeof LANGUAGES)[number];
 /** Sample rate of the SSE channel, in Hz: the built-in service always streams 24000 Hz mono (docs/cli.md §4). */
 export const SSE_SAMPLE_RATE = 24000;
 
+/**
+ * How the built-in service's `engine` field (the `done` extension of docs/protocol.md §2.3)
+ * begins when a fallback spoke: `fallback:<engines>`, e.g. `fallback:espeak`.
+ */
+export const FALLBACK_ENGINE_PREFIX = 'fallback:';
+
 /** Sample rates the built-in WebSocket service accepts, in Hz (docs/cli.md §4). */
 export const REALTIME_SAMPLE_RATES = [8000, 16000, 22050, 24000, 44100, 48000] as const;
 
