@@ -269,7 +269,11 @@ export async function* audioInOrderMarked(pieces: AsyncIterable<PieceInput>, opt
         if (head.gotAudio && delivered > 0 && error instanceof TtsError) {
           throw new TtsError(error.code, `${error.message} (after ${seconds(delivered, options)} s of audio had been delivered)`, {
             cause: error,
-            hint: 'the output is incomplete; with -o FILE, tts requests a broken piece again instead',
+            // A file that can be cut back was cut back (and the piece asked again while tries were left).
+            hint:
+              options.rewind === undefined
+                ? 'the output is incomplete; into a WAV or raw file (-o), tts cuts back and requests a broken piece again instead'
+                : 'an existing output file is untouched and no partial file is left; try again later',
             status: error.status,
           });
         }

@@ -178,6 +178,29 @@ describe('audioInOrder', () => {
     assert.equal(rewinds[0], Buffer.byteLength('Sentence number 1 is here. '));
   });
 
+  it('a piece that breaks after its audio began, every try, names what to do for the output it has', async () => {
+    const open: OpenStream = async function* (text) {
+      yield { data: audioOf(text).subarray(0, 4), itemId: undefined };
+      throw new TtsError('stream_ended_early', 'the service closed the stream before `done`', { retriable: true });
+    };
+    const failure = async (extra: Partial<PipelineOptions>): Promise<TtsError> => {
+      try {
+        for await (const _ of audioInOrder(once('Short text.'), options(open, { retries: 1, ...extra }))) void _;
+      } catch (error) {
+        return error as TtsError;
+      }
+      throw new Error('no failure');
+    };
+    // A file that can be cut back was cut back and asked again already: the hint must not say
+    // "with -o FILE, tts requests a broken piece again instead".
+    const file = await failure({ rewind: async () => {} });
+    assert.equal(file.code, 'stream_ended_early');
+    assert.doesNotMatch(file.hint ?? '', /instead/);
+    assert.match(file.hint ?? '', /untouched/);
+    const pipe = await failure({});
+    assert.match(pipe.hint ?? '', /incomplete/);
+  });
+
   it('marks where each piece ends, in order, and a rewind goes back to just after the last mark', async () => {
     let broke = false;
     const open: OpenStream = async function* (text) {
