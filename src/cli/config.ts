@@ -10,6 +10,7 @@ import { configPath, loadConfigFile, NOT_SETTINGS, type ConfigEntry, type Config
 import type { CommandDone } from './flags.js';
 import { createReporter, reportError, type CommandIo } from './report.js';
 import { escapeControls } from './escape.js';
+import { withoutCredentials } from '../client/safe-origin.js';
 
 /** Environment variables that stand for a setting (docs/cli.md §1); they win over the file. */
 const ENV_FOR: Readonly<Record<string, string>> = {
@@ -204,6 +205,9 @@ export function addConfigCommand(program: Command, io: CommandIo, done: CommandD
  * Prints the effective settings of `tts say` on stdout: `key = value   source`, one a line.
  * @returns 0, or 2 for a bad config file (reported on stderr).
  */
+/** Settings that hold a service's URL: `config show` lists them without a user name or password. */
+const URL_SETTINGS = new Set(['base-url', 'ws-base-url']);
+
 async function showConfig(program: Command, flags: { profile?: string }, io: CommandIo): Promise<number> {
   const say = program.commands.find((c) => c.name() === 'say');
   if (say === undefined) return 1;
@@ -218,7 +222,8 @@ async function showConfig(program: Command, flags: { profile?: string }, io: Com
     const width = Math.max(...settings.map((s) => s.key.length));
     for (const s of settings) {
       if (s.value === undefined && s.source === 'default') continue;
-      const value = s.value === undefined ? `(not used: ${s.detail ?? 'the environment'} wins)` : JSON.stringify(s.negate ? !s.value : s.value);
+      const shown = typeof s.value === 'string' && URL_SETTINGS.has(s.key) ? withoutCredentials(s.value) : s.value;
+      const value = shown === undefined ? `(not used: ${s.detail ?? 'the environment'} wins)` : JSON.stringify(s.negate ? !shown : shown);
       out(`${s.key.padEnd(width)} = ${value.padEnd(12)} # ${describeSource(s)}`);
     }
     // The voices of dialogue scripts (docs/cli.md §11.2): the profile's names over the top level's.

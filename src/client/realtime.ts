@@ -24,6 +24,7 @@ import { errorFromResponse } from './service-error.js';
 import { transportError } from './transport-error.js';
 import type { VerboseLog } from './types.js';
 import type { WordTiming } from '../protocol/words.js';
+import { safeLocation } from './safe-origin.js';
 
 
 /**
@@ -257,7 +258,7 @@ export async function* streamRealtime(options: RealtimeStreamOptions): AsyncGene
   let outcome: 'completed' | 'failed' | 'left' = 'left';
   try {
     arm();
-    verbose?.(`WebSocket ${url.href}`);
+    verbose?.(`WebSocket ${safeLocation(url)}`);
     verbose?.('> Authorization: Bearer ***');
     try {
       ws = new WebSocketClass(url, {

@@ -1,6 +1,8 @@
 /**
  * How a service's address is named in messages: its origin only (WHATWG URL `origin`: scheme,
  * host, port), so a user name, password or query that may carry a key never reaches stderr.
+ * A user name and password in a base URL are never sent (tts sends only its API key, as a Bearer
+ * token: docs/cli.md §1), so no message or listing needs them either.
  */
 
 /** `https://host:port` of `url`, or `an invalid URL` (nothing of it echoed) when it does not parse. */
@@ -10,4 +12,30 @@ export function safeOrigin(url: string): string {
   } catch {
     return 'an invalid URL';
   }
+}
+
+/**
+ * `url` as `--verbose` names what it asks: scheme, host, port and path (WHATWG URL `origin` +
+ * `pathname`), without a user name, password, query or fragment.
+ */
+export function safeLocation(url: URL): string {
+  return `${url.origin === 'null' ? `${url.protocol}//${url.host}` : url.origin}${url.pathname}`;
+}
+
+/**
+ * A base URL as `tts config show` lists it: whole, but a user name and password in it replaced
+ * by `***` (`https://***@host/v1`). A string that does not parse as a URL is returned as it is
+ * (it holds no parsed credentials; the run that uses it refuses it).
+ */
+export function withoutCredentials(url: string): string {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return url;
+  }
+  if (parsed.username === '' && parsed.password === '') return url;
+  parsed.username = '';
+  parsed.password = '';
+  return parsed.href.replace('//', '//***@');
 }

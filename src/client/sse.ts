@@ -19,6 +19,7 @@ import type { VerboseLog } from './types.js';
 import type { Duplex, Writable as WritableType } from 'node:stream';
 import type { HttpOverHead, HttpOverRequest } from './http-over.js';
 import type { WordTiming } from '../protocol/words.js';
+import { safeLocation } from './safe-origin.js';
 
 /**
  * Audio bytes decoded and not yet taken by the consumer above which we stop reading the response
@@ -158,7 +159,7 @@ export async function* streamSse(options: SseStreamOptions): AsyncGenerator<Audi
   let settled = false;
 
   arm();
-  verbose?.(`POST ${url.href}`);
+  verbose?.(`POST ${safeLocation(url)}`);
   verbose?.('> Authorization: Bearer ***');
   verbose?.(`> ${JSON.stringify({ ...options.body, input: `<${options.body.input.length} chars>` })}`);
   stream(

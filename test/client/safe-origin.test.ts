@@ -1,0 +1,49 @@
+/**
+ * A user name and password written into a base URL are never sent (tts sends only its API key)
+ * and never shown: `--verbose` names what it asks by scheme, host, port and path, and
+ * `tts config show` lists the URL with them masked (docs/cli.md §1, §7).
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { safeLocation, safeOrigin, withoutCredentials } from '../../src/client/safe-origin.js';
+import { runTtsInProcess } from '../helpers/in-process.js';
+import { withServer } from '../helpers/servers.js';
+
+const PASSWORD = 'URLPASSWORD-9876';
+
+describe('safe-origin', () => {
+  it('safeLocation keeps scheme, host, port and path, and drops the user, password, query and fragment', () => {
+    assert.equal(safeLocation(new URL(`https://me:${PASSWORD}@api.example.com:8443/v1/tts/sse?token=T#x`)), 'https://api.example.com:8443/v1/tts/sse');
+    assert.equal(safeLocation(new URL(`wss://me:${PASSWORD}@api.example.com/v1/realtime_tts`)), 'wss://api.example.com/v1/realtime_tts');
+  });
+
+  it('withoutCredentials masks a user name and password and keeps the rest; other strings pass unchanged', () => {
+    assert.equal(withoutCredentials(`http://me:${PASSWORD}@127.0.0.1:9/base?q=1`), 'http://***@127.0.0.1:9/base?q=1');
+    assert.equal(withoutCredentials(`https://${PASSWORD}@example.com`), 'https://***@example.com/');
+    assert.equal(withoutCredentials('https://example.com/v1'), 'https://example.com/v1');
+    assert.equal(withoutCredentials('not a url'), 'not a url');
+    assert.equal(safeOrigin(`https://me:${PASSWORD}@example.com/x`), 'https://example.com');
+  });
+});
+
+describe('a base URL with a user name and password', () => {
+  it('shows neither in --verbose, nor in tts config show', async () => {
+    await withServer(
+      (_req, res) => {
+        res.writeHead(401, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ error: { code: 'invalid_api_key', message: 'no' } }));
+      },
+      async (server) => {
+        const url = server.url.replace('http://', `http://me:${PASSWORD}@`);
+        const r = await runTtsInProcess(['stream', '--no-cache', '--verbose', '-o', '-', 'Hello.'], { env: { TTS_BASE_URL: url, TTS_API_KEY: 'sk-test-0123456789' } });
+        assert.equal(r.code, 3, r.stderr);
+        assert.match(r.stderr, new RegExp(`POST ${server.url.replace(/\/$/, '')}/v1/tts/sse`), r.stderr);
+        assert.ok(!r.stderr.includes(PASSWORD), r.stderr);
+        const shown = await runTtsInProcess(['config', 'show'], { env: { TTS_BASE_URL: url } });
+        assert.equal(shown.code, 0, shown.stderr);
+        assert.match(shown.stdout.toString(), /base-url\s+= "http:\/\/\*\*\*@127\.0\.0\.1:/, shown.stdout.toString());
+        assert.ok(!shown.stdout.includes(PASSWORD) && !shown.stderr.includes(PASSWORD), shown.stdout.toString());
+      },
+    );
+  });
+});
