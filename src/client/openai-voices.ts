@@ -39,7 +39,7 @@ export function voiceIdsOf(json: unknown): string[] | undefined {
  * @returns the ids; undefined when the server does not say (404, 405, or an answer that is not a
  *   voice list).
  * @throws TtsError: `insecure_transport`; the refusal (`invalid_api_key`, …) of another 4xx/5xx
- *   or of a redirect; `timeout` or a transport error.
+ *   or of a redirect; `protocol_error` for a body over 1 MiB; `timeout` or a transport error.
  */
 export async function fetchOpenAiVoices(options: { baseUrl: string; apiKey: string; timeoutMs: number; allowInsecure: boolean }): Promise<string[] | undefined> {
   const url = endpointUrl(options.baseUrl, OPENAI_VOICES_LIST_PATH);
@@ -58,7 +58,9 @@ export async function fetchOpenAiVoices(options: { baseUrl: string; apiKey: stri
     }
     if (res.statusCode === 404 || res.statusCode === 405) return undefined;
     if (res.statusCode < 200 || res.statusCode >= 300) throw openAiRefusal(res.statusCode, res.headers, body.text());
-    if (body.overflowed) return undefined;
+    if (body.overflowed) {
+      throw new TtsError('protocol_error', `the voice list from ${url.origin} is over ${MAX_LIST_BYTES / 1024 / 1024} MiB`, { hint: 'check the service: its GET /v1/audio/voices answered more than any list of voices' });
+    }
     try {
       return voiceIdsOf(JSON.parse(body.text()));
     } catch {

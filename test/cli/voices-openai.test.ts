@@ -48,4 +48,19 @@ describe('tts voices --api openai, ids from the service', () => {
       },
     );
   });
+
+  it('a list over 1 MiB is a protocol error (exit 6), not a service without a list', async () => {
+    await withServer(
+      (_req, res) => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ voices: Array.from({ length: 120_000 }, (_, i) => `voice-${i}`) }));
+      },
+      async (server) => {
+        const r = await runTtsInProcess(['voices', '--api', 'openai'], { env: { TTS_BASE_URL: server.url, TTS_API_KEY: KEY } });
+        assert.equal(r.code, 6, r.stderr);
+        assert.match(r.stderr, /voice list .* is over 1 MiB/);
+        assert.equal(r.stdout.length, 0);
+      },
+    );
+  });
 });
