@@ -92,11 +92,16 @@ async function readBook(zip: ZipArchive, options: EpubOptions): Promise<SpokenDo
   const doc = new DocumentBuilder(options.limits ?? DEFAULT_LIMITS, options.what);
   doc.title = opf.title;
   doc.author = opf.author;
+  // A document is read once, at its first place in the spine: some generators (SiSU, e.g. Debian's
+  // live-manual) list `file.xhtml#o8` … as items of their own, each naming the same file again.
+  const read = new Set<string>();
   for (const idref of opf.spine) {
     const item = opf.manifest.get(idref);
     if (item === undefined) continue;
     if (!/html/iu.test(item.mediaType)) continue;
     const docPath = resolveHref(item.href, opfRef);
+    if (read.has(docPath)) continue;
+    read.add(docPath);
     const here = chosen.filter((e) => e.path === docPath);
     const start = here.find((e) => e.fragment === undefined);
     doc.endBlock();

@@ -65,6 +65,21 @@ describe('readEpub', () => {
     assert.deepEqual(doc.chapters, [{ title: 'Alpha', block: 0 }, { title: 'Beta', block: 2 }]);
   });
 
+  it('reads a document once when the spine names it again with a #fragment (live-manual\'s layout)', async () => {
+    // live-manual.en.epub (Debian's live-manual-epub) lists `about.xhtml#o8` … as manifest items and
+    // spine entries of their own: each names the same file, which must be spoken once, at its first place.
+    const path = book({
+      'META-INF/container.xml': CONTAINER,
+      'OEBPS/content.opf': `<package xmlns="http://www.idpf.org/2007/opf" version="2.0"><metadata xmlns:dc="http://purl.org/dc/elements/1.1/"><dc:title>Manual</dc:title></metadata><manifest><item id="ncx" href="toc.ncx" media-type="application/x-dtbncx+xml"/><item id="a" href="a.xhtml" media-type="application/xhtml+xml"/><item id="a#o1" href="a.xhtml#o1" media-type="application/xhtml+xml"/><item id="a#o2" href="a.xhtml#o2" media-type="application/xhtml+xml"/><item id="b" href="b.xhtml" media-type="application/xhtml+xml"/></manifest><spine toc="ncx"><itemref idref="a"/><itemref idref="a#o1"/><itemref idref="a#o2"/><itemref idref="b"/><itemref idref="a"/></spine></package>`,
+      'OEBPS/toc.ncx': '<ncx><navMap><navPoint><navLabel><text>One</text></navLabel><content src="a.xhtml"/></navPoint><navPoint><navLabel><text>One, part</text></navLabel><content src="a.xhtml#o2"/></navPoint><navPoint><navLabel><text>Two</text></navLabel><content src="b.xhtml"/></navPoint></navMap></ncx>',
+      'OEBPS/a.xhtml': page('<p id="o1">First.</p><p id="o2">Second.</p>'),
+      'OEBPS/b.xhtml': page('<p>Third.</p>'),
+    });
+    const doc = await read(path);
+    assert.deepEqual(doc.blocks, ['First.', 'Second.', 'Third.']);
+    assert.deepEqual(doc.chapters, [{ title: 'One', block: 0 }, { title: 'One, part', block: 1 }, { title: 'Two', block: 2 }]);
+  });
+
   it('refuses a DRM-protected book, but not one with obfuscated fonts only', async () => {
     const enc = (alg: string) => `<encryption xmlns="urn:oasis:names:tc:opendocument:xmlns:container" xmlns:enc="http://www.w3.org/2001/04/xmlenc#"><enc:EncryptedData><enc:EncryptionMethod Algorithm="${alg}"/></enc:EncryptedData></encryption>`;
     await assert.rejects(read(epub3({ 'META-INF/encryption.xml': enc('http://www.w3.org/2001/04/xmlenc#aes128-cbc') })), refused(/protected by DRM .*aes128-cbc/));
