@@ -216,11 +216,16 @@ async function writeTextAtomically(path: string, text: string): Promise<void> {
   }
 }
 
-/** A chapter's name made safe as a file name: no `/`, NUL or control characters, at most 80 characters. */
+/**
+ * A chapter's name made safe as a file name (docs/cli.md §10 `--split-chapters`): no `/`, `\:*?"<>|`,
+ * C0 or C1 control characters or bidirectional controls (which would reorder a listing), at most 80
+ * characters (code points, so a surrogate pair is never cut).
+ */
 export function chapterFileName(index: number, count: number, title: string, extension: string): string {
   const digits = Math.max(2, String(count).length);
   // eslint-disable-next-line no-control-regex
-  const safe = title.replace(/[\u0000-\u001f\u007f/\\:*?"<>|]+/gu, ' ').replace(/\s+/gu, ' ').trim().replace(/^\.+/u, '').slice(0, 80).trim();
+  const cleaned = title.replace(/[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069/\\:*?"<>|]+/gu, ' ').replace(/\s+/gu, ' ').trim().replace(/^\.+/u, '');
+  const safe = Array.from(cleaned).slice(0, 80).join('').trim();
   return `${String(index).padStart(digits, '0')}${safe === '' ? '' : ` ${safe}`}.${extension}`;
 }
 
