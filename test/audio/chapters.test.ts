@@ -65,6 +65,11 @@ describe('chapter writers', () => {
     assert.equal(webvttChapters([{ title: 'A & <B>', start: 0, end: 61.5 }]), 'WEBVTT\n\n1\n00:00:00.000 --> 00:01:01.500\nA &amp; &lt;B&gt;\n');
   });
 
+  it('a WebVTT chapters track leaves out control characters, as subtitle cues do (docs/cli.md §10: "escaped as in subtitles")', () => {
+    const track = webvttChapters([{ title: 'Chap \u001b[2J one', start: 0, end: 1 }, { title: 'Two \u009b31m\u0007', start: 1, end: 2 }]);
+    assert.equal(track, 'WEBVTT\n\n1\n00:00:00.000 --> 00:00:01.000\nChap [2J one\n\n2\n00:00:01.000 --> 00:00:02.000\nTwo 31m\n');
+  });
+
   it('Vorbis comments: tags, then CHAPTERnnn and CHAPTERnnnNAME', () => {
     assert.deepEqual(vorbisChapterComments({ title: 'T' }, CHAPTERS.slice(0, 2)), ['TITLE=T', 'CHAPTER001=00:00:00.000', 'CHAPTER001NAME=Introduction', 'CHAPTER002=00:00:01.250', 'CHAPTER002NAME=Zweites Kapitel — Über']);
   });

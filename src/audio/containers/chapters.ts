@@ -5,6 +5,7 @@
  * for FLAC and Ogg Opus, and the WAV `cue ` chunk with `LIST`/`adtl` labels and `LIST`/`INFO`
  * tags (RIFF MCI 1991, "Cue-Points Chunk", "Associated Data List"). ID3v2.4 for MP3 is id3.ts.
  */
+import { cueText } from '../../speak/subtitles.js';
 
 /** One chapter of the audio, in seconds from its start. */
 export interface AudioChapter {
@@ -37,16 +38,13 @@ export function clock(seconds: number): string {
 }
 
 /**
- * A WebVTT chapters track: one cue per chapter, its text the chapter's name (`&`, `<`, `>`
- * escaped; line breaks made spaces, since a blank line would end the cue).
+ * A WebVTT chapters track: one cue per chapter, its text the chapter's name as a subtitle cue's
+ * (speak/subtitles.ts `cueText`: control characters left out, `&`, `<`, `>` escaped), with every
+ * run of white space made one space, since a blank line would end the cue.
  */
 export function webvttChapters(chapters: readonly AudioChapter[]): string {
-  const cues = chapters.map((c, i) => `${i + 1}\n${clock(c.start)} --> ${clock(c.end)}\n${escapeVtt(c.title)}\n`);
+  const cues = chapters.map((c, i) => `${i + 1}\n${clock(c.start)} --> ${clock(c.end)}\n${cueText(c.title.replace(/\s+/gu, ' '), 'vtt')}\n`);
   return `WEBVTT\n\n${cues.join('\n')}`;
-}
-
-function escapeVtt(s: string): string {
-  return s.replace(/\s+/gu, ' ').replace(/&/gu, '&amp;').replace(/</gu, '&lt;').replace(/>/gu, '&gt;');
 }
 
 /**
