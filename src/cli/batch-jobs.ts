@@ -40,6 +40,13 @@ export interface BatchJob {
  * Keys a line may not set: they belong to the whole batch, or are given their own way
  * (`profile`: the config file is read once for the batch; give `--profile` on the command line).
  */
+/**
+ * The document flags (docs/cli.md §10, §11.2), refused on a batch's command line and on its lines
+ * alike: a batch reads plain text and SSML (§9), so on a line they would be ignored, reading the
+ * markup aloud (`"input-format": "markdown"`) or writing audio for a `"dry-run"`.
+ */
+export const DOCUMENT_FLAGS = ['inputFormat', 'chapterLevel', 'chapters', 'splitChapters', 'chapterRange', 'codePhrase', 'printText', 'dryRun', 'cast'] as const;
+
 const BATCH_WIDE = new Set(['profile', 'lines', 'quiet', 'verbose', 'json', 'base-url', 'ws-base-url', 'api-key-file', 'offline', 'allow-insecure', 'api', 'play', 'cache', 'cache-size', 'jobs', 'output-dir', 'version', 'help']);
 
 /**
@@ -145,6 +152,9 @@ function parseJsonJob(raw: string, job: BatchJob, command: Command): void {
     const option = command.options.find((o: Option) => o.long === `--${kebab}` && !o.negate);
     if (option === undefined || BATCH_WIDE.has(kebab)) {
       throw new TtsError('usage', `"${key}" is not a flag a line can set`, { hint: 'use the long name of a synthesis flag (voice, language, format, sample-rate, …); service and output flags go on the command line' });
+    }
+    if ((DOCUMENT_FLAGS as readonly string[]).includes(option.attributeName())) {
+      throw new TtsError('usage', `"${key}" is not a flag a line can set: tts batch reads plain text and SSML`, { hint: 'speak a document or a dialogue script with tts stream -f FILE' });
     }
     flags[option.attributeName()] = flagValue(option, v, (why) => new TtsError('usage', `"${kebab}" ${why}`));
     job.own.add(option.attributeName());

@@ -18,7 +18,7 @@ import { textSource } from '../text/source.js';
 import { inputFormatOf } from '../text/documents/formats.js';
 import { ssmlSpansOf } from './ssml-input.js';
 import { assertNoCollisions } from './batch-collisions.js';
-import { jsonJobs, plainJobs, readBatchLines, type BatchJob } from './batch-jobs.js';
+import { DOCUMENT_FLAGS, jsonJobs, plainJobs, readBatchLines, type BatchJob } from './batch-jobs.js';
 import { cacheEnv, fitConfigDefaults, lexiconBesideConfig, markCacheForced } from './config-defaults.js';
 import { configPath } from './config-file.js';
 import { lexiconFor, rewritePieces, type Rewrite } from '../text/lexicon.js';
@@ -83,7 +83,7 @@ export async function runBatch(file: string, flags: BatchFlags, command: Command
         if (set !== undefined) throw new TtsError('usage', `${flag} is not a batch flag`, { hint: 'each line names its own "output" (and "text" or "file"); --output-dir DIR sets their folder' });
       }
       // Batch reads plain text; documents and chapters are a run's own (docs/cli.md §9, §10).
-      const documentFlag = (['inputFormat', 'chapterLevel', 'chapters', 'splitChapters', 'chapterRange', 'codePhrase', 'printText', 'dryRun', 'cast'] as const).find((k) => flags[k] !== undefined);
+      const documentFlag = DOCUMENT_FLAGS.find((k) => flags[k] !== undefined);
       if (documentFlag !== undefined) throw new TtsError('usage', `--${documentFlag.replace(/[A-Z]/gu, (c) => `-${c.toLowerCase()}`)} is not a batch flag: tts batch reads plain text`, { hint: 'speak a document with tts stream -f FILE' });
       if (flags.lines === true && flags.outputDir === undefined) throw new TtsError('usage', '--lines needs --output-dir DIR', { hint: 'tts batch --lines FILE --output-dir DIR writes DIR/0001.wav, …' });
       const lines = await readBatchLines(file, io, flags.maxInput, signal);

@@ -55,6 +55,16 @@ describe('batch jobs', () => {
     assert.match(jobs[5]!.invalid!.message, /not a flag a line can set/);
   });
 
+  it('refuses the document flags on a line, as on the command line (docs/cli.md §9: a batch reads plain text and SSML)', () => {
+    const { cmd, flags } = command();
+    const keys = [['input-format', 'markdown'], ['chapters', 'c.vtt'], ['split-chapters', 'dir'], ['chapter-level', 3], ['chapter-range', '2-'], ['code-phrase', 'code'], ['print-text', true], ['dry-run', true], ['cast', 'Alice=en-man-1']] as const;
+    const jobs = jsonJobs(keys.map(([key, value]) => JSON.stringify({ text: '# Title', output: `${key}.wav`, [key]: value })), cmd, flags, undefined);
+    jobs.forEach((job, i) => {
+      assert.equal(job.invalid?.exitCode, 2, keys[i]![0]);
+      assert.match(job.invalid!.message, new RegExp(`"${keys[i]![0]}" is not a flag a line can set`));
+    });
+  });
+
   it('the dialect is the whole batch\'s (a line cannot set `api`), the model a line\'s own', () => {
     const { cmd, flags } = command();
     const [api, model] = jsonJobs(['{"text":"x","output":"x.wav","api":"openai"}', '{"text":"x","output":"y.wav","model":"tts-1-hd"}'], cmd, flags, undefined);
