@@ -184,13 +184,21 @@ const SEGMENT_CHUNK_CHARS = 2048;
  * The segments of `text`, as strings. ICU gives every segment object its own copy of the whole
  * input, so segmenting N code units into K segments costs K × N: the text is segmented in slices
  * of {@link SEGMENT_CHUNK_CHARS} (each slice's last segment, which may go on, carried into the
- * next), and only the segment strings are kept. Memory and time follow the text's length.
+ * next), and only the segment strings are kept. A carried segment longer than a slice (a sentence
+ * with no end) is not segmented again whole with every slice, which made the time quadratic
+ * (a 3 MB paragraph: 12 s): only its last slice is, the rest kept aside as its start, so each
+ * code unit is segmented at most about twice. Memory and time follow the text's length.
+ * Boundaries inside a segment's start, over a slice behind, are final: UAX #29 decides a boundary
+ * from a few characters around it, unless a run of one class (spaces, closing brackets, combining
+ * marks, regional indicators) outgrows a slice.
  * @returns the segments in order; joined, they give `text` back.
  */
 export function segmentsOf(text: string, kind: 'sentence' | 'word' | 'grapheme'): string[] {
   const seg = segmenter(kind);
   if (text.length <= SEGMENT_CHUNK_CHARS) return Array.from(seg.segment(text), (s) => s.segment);
   const out: string[] = [];
+  /** The start of the segment being carried, beyond its last slice (in parts, joined once). */
+  const head: string[] = [];
   let carry = '';
   for (let at = 0; at < text.length; ) {
     let end = Math.min(text.length, at + SEGMENT_CHUNK_CHARS);
@@ -198,9 +206,19 @@ export function segmentsOf(text: string, kind: 'sentence' | 'word' | 'grapheme')
     const parts = Array.from(seg.segment(carry + text.slice(at, end)), (s) => s.segment);
     at = end;
     carry = at < text.length ? (parts.pop() ?? '') : '';
-    for (const part of parts) out.push(part);
+    if (parts.length > 0) {
+      if (head.length > 0) parts[0] = head.splice(0).join('') + parts[0];
+      for (const part of parts) out.push(part);
+    }
+    if (carry.length > SEGMENT_CHUNK_CHARS) {
+      let cut = carry.length - SEGMENT_CHUNK_CHARS;
+      // Never start the slice kept with the second half of a surrogate pair.
+      if (/[\udc00-\udfff]/.test(carry[cut] ?? '')) cut--;
+      head.push(carry.slice(0, cut));
+      carry = carry.slice(cut);
+    }
   }
-  if (carry !== '') out.push(carry);
+  if (carry !== '') out.push(head.splice(0).join('') + carry);
   return out;
 }
 

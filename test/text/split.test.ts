@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { isSpeakable } from '../../src/protocol/speakable.js';
-import { codePointLength, hasSpeech, requestText, splitText, StreamSplitter } from '../../src/text/split.js';
+import { codePointLength, hasSpeech, requestText, segmentsOf, splitText, StreamSplitter } from '../../src/text/split.js';
 
 function assertPieces(text: string, max: number): string[] {
   const pieces = splitText(text, max);
@@ -163,5 +163,40 @@ describe('the splitter\'s memory follows the pieces, whatever --max-chars and wo
     const pieces = assertPieces(word, 1000);
     const graphemes = new Set(Array.from(new Intl.Segmenter(undefined, { granularity: 'grapheme' }).segment('e\u0301👍🏽'), (s) => s.segment));
     for (const p of pieces) for (const g of new Intl.Segmenter(undefined, { granularity: 'grapheme' }).segment(p)) assert.ok(graphemes.has(g.segment), `a grapheme was cut: ${JSON.stringify(g.segment)}`);
+  });
+});
+
+describe('segmentsOf', () => {
+  /** The code units handed to Intl.Segmenter while `fn` runs. */
+  function segmentedUnits(fn: () => void): number {
+    const original = Intl.Segmenter.prototype.segment;
+    let units = 0;
+    Intl.Segmenter.prototype.segment = function (this: Intl.Segmenter, input: string) {
+      units += input.length;
+      return original.call(this, input);
+    };
+    try {
+      fn();
+    } finally {
+      Intl.Segmenter.prototype.segment = original;
+    }
+    return units;
+  }
+
+  it('gives the segments of the whole text, around segments longer than its slices', () => {
+    const long = `${'word '.repeat(3000)}and on`;
+    const text = `Short one. ${long}. Then a few more. ${'x'.repeat(5000)} Last? Yes.`;
+    const whole = (kind: 'sentence' | 'word' | 'grapheme', locale?: string) => Array.from(new Intl.Segmenter(locale, { granularity: kind }).segment(text), (s) => s.segment);
+    assert.deepEqual(segmentsOf(text, 'sentence'), whole('sentence'));
+    assert.deepEqual(segmentsOf(text, 'word'), whole('word', 'ja'));
+    assert.deepEqual(segmentsOf(text, 'grapheme'), whole('grapheme'));
+  });
+
+  it('segments a sentence that never ends (--print-text of a 3 MB paragraph) in time linear in its length: each code unit at most 3 times', () => {
+    const text = 'hi '.repeat(100_000);
+    let parts: string[] = [];
+    const units = segmentedUnits(() => (parts = segmentsOf(text, 'sentence')));
+    assert.deepEqual(parts, [text]);
+    assert.ok(units <= 3 * text.length, `segmented ${units} code units for ${text.length}`);
   });
 });
