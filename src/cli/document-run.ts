@@ -16,6 +16,7 @@ import { bytesPerFrame, type AudioSpec } from '../dsp/spec.js';
 import { TtsError } from '../errors.js';
 import { ChapterClock } from '../speak/chapter-clock.js';
 import type { OutputPlan } from '../speak/output-plan.js';
+import { assertOutputIsNotInput } from '../speak/output-checks.js';
 import { sentencesOf } from '../text/sentences.js';
 import { inputFormatOf } from '../text/documents/formats.js';
 import { chaptersOf, type SpokenChapter, type SpokenDocument } from '../text/documents/model.js';
@@ -250,17 +251,24 @@ export async function splitChapters(
   const source = await documentSource(words, flags, io, signal, (l) => (flags.verbose === true ? warn(l) : undefined));
   if (source === undefined) throw new TtsError('usage', '--split-chapters needs a document (Markdown, HTML or EPUB)', { hint: 'give -f FILE.md, .html or .epub, or --input-format' });
   if (flags.output !== undefined) throw new TtsError('usage', '--split-chapters writes its own files; drop -o');
+  // One file for the whole run: each chapter's run would write it over the last one's.
+  for (const [flag, set] of [['--subtitles', flags.subtitles], ['--word-timings', flags.wordTimings], ['--chapters', flags.chapters]] as const) {
+    if (set !== undefined) throw new TtsError('usage', `${flag} names one file, and --split-chapters makes a run per chapter: each would write it over the last`, { hint: 'drop it, or make one file of the document with -o FILE' });
+  }
   const container = flags.container ?? (flags.wav === true ? 'wav' : flags.raw === true ? 'raw' : 'mp3');
   const extension = container === 'opus' ? 'ogg' : container;
+  const total = source.firstIndex + source.chapters.length;
+  const outputs = source.chapters.map((chapter, i) => join(dir, chapterFileName(source.firstIndex + i + 1, total, chapter.title, extension)));
+  // No chapter's file is the document itself (docs/cli.md §1: `-o` naming the input), checked before any is written.
+  for (const output of outputs) await assertOutputIsNotInput(output, words.length > 0 ? undefined : (flags.file ?? '-'), '--split-chapters');
   try {
     await mkdir(dir, { recursive: true });
   } catch (cause) {
     throw new TtsError('io_error', `cannot create ${dir}: ${(cause as NodeJS.ErrnoException).code ?? cause}`, { cause, hint: 'check the path and its permissions' });
   }
-  const total = source.firstIndex + source.chapters.length;
   for (const [i, chapter] of source.chapters.entries()) {
     const number = source.firstIndex + i + 1;
-    const output = join(dir, chapterFileName(number, total, chapter.title, extension));
+    const output = outputs[i]!;
     const { splitChapters: _s, chapters: _c, chapterRange: _r, inputFormat: _f, file: _file, play: _p, ...rest } = flags;
     const code = await run(chapter.text, output, { ...rest, container, inputFormat: 'text' });
     if (code !== 0) return code;

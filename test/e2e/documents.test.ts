@@ -200,6 +200,27 @@ describe('documents end to end', () => {
     assert.ok((await readFile(out)).equals(await readFile(clean)), 'the resumed file differs from a clean run');
   });
 
+  it('--split-chapters never writes over its input, nor one --subtitles/--word-timings/--chapters file per chapter over the last: exit 2, nothing written', async () => {
+    const split = join(dir, 'split-self');
+    mkdirSync(split, { recursive: true });
+    const input = join(split, '01 Intro.mp3');
+    const markdown = '# Intro\n\nHello there.\n\n# Two\n\nMore.\n';
+    writeFileSync(input, markdown);
+    const self = await runTtsInProcess(['stream', '-f', input, '--input-format', 'markdown', '--split-chapters', split], { env: env() });
+    assert.equal(self.code, 2, self.stderr);
+    assert.match(self.stderr, /--split-chapters .*01 Intro\.mp3 is the file the text is read from/);
+    assert.equal(readFileSync(input, 'utf8'), markdown);
+    assert.deepEqual(await readdir(split), ['01 Intro.mp3']);
+    const md = join(dir, 'two-chapters.md');
+    writeFileSync(md, markdown);
+    for (const [flag, name] of [['--subtitles', 'all.vtt'], ['--word-timings', 'all.jsonl'], ['--chapters', 'all.vtt']] as const) {
+      const r = await runTtsInProcess(['stream', '-f', md, '--split-chapters', join(dir, 'split-per'), flag, join(dir, name)], { env: env() });
+      assert.equal(r.code, 2, r.stderr);
+      assert.match(r.stderr, new RegExp(`${flag} .*--split-chapters`));
+      assert.equal(existsSync(join(dir, name)) || existsSync(join(dir, 'split-per')), false);
+    }
+  });
+
   it('chapter flags where they would do nothing are exit 2: on plain text, on a batch', async () => {
     const text = await runTtsInProcess(['stream', '--chapters', join(dir, 'x.vtt'), '-o', join(dir, 'x.wav'), 'hello'], { env: env() });
     assert.equal(text.code, 2, text.stderr);
