@@ -16,10 +16,10 @@ import type { OutputPlan } from './output-plan.js';
  * @param input the `-f` path, `-` for stdin (checked through its descriptor), or undefined when
  *   the text comes from the command line.
  * @param flag the flag that named `output`, for the message: `-o` (default), `--subtitles`,
- *   `--word-timings` or `--split-chapters` (a chapter's file in its folder).
+ *   `--word-timings`, `--split-chapters` (a chapter's file in its folder) or `--chapters`.
  * @throws TtsError `usage` (exit 2) when they are the same file.
  */
-export async function assertOutputIsNotInput(output: string, input: string | undefined, flag: '-o' | '--subtitles' | '--word-timings' | '--split-chapters' = '-o'): Promise<void> {
+export async function assertOutputIsNotInput(output: string, input: string | undefined, flag: '-o' | '--subtitles' | '--word-timings' | '--split-chapters' | '--chapters' = '-o'): Promise<void> {
   if (input === undefined) return;
   const { fstatSync } = await import('node:fs');
   const { stat } = await import('node:fs/promises');
@@ -32,7 +32,7 @@ export async function assertOutputIsNotInput(output: string, input: string | und
     return; // Unreadable input is reported when it is read.
   }
   if (inp.isFile() && inp.dev === out.dev && inp.ino === out.ino) {
-    throw new TtsError('usage', `${flag} ${output} is the file the text is read from`, { hint: flag === '-o' || flag === '--split-chapters' ? 'write the audio to another file (--split-chapters: another folder)' : flag === '--subtitles' ? 'write the subtitles to another file' : 'write the word timings to another file' });
+    throw new TtsError('usage', `${flag} ${output} is the file the text is read from`, { hint: flag === '-o' || flag === '--split-chapters' ? 'write the audio to another file (--split-chapters: another folder)' : flag === '--subtitles' ? 'write the subtitles to another file' : flag === '--chapters' ? 'write the chapters to another file, e.g. book.chapters.vtt' : 'write the word timings to another file' });
   }
 }
 

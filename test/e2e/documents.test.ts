@@ -8,7 +8,7 @@
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, watch, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, symlinkSync, watch, writeFileSync } from 'node:fs';
 import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -219,6 +219,19 @@ describe('documents end to end', () => {
       assert.match(r.stderr, new RegExp(`${flag} .*--split-chapters`));
       assert.equal(existsSync(join(dir, name)) || existsSync(join(dir, 'split-per')), false);
     }
+  });
+
+  it('--chapters naming the document through a symbolic link is exit 2, the document untouched (compared by inode, as -o is)', async () => {
+    const md = join(dir, 'linked.md');
+    const markdown = '# A\n\nHello.\n';
+    writeFileSync(md, markdown);
+    const link = join(dir, 'linked.vtt');
+    symlinkSync(md, link);
+    const r = await runTtsInProcess(['stream', '-f', md, '-o', join(dir, 'linked.wav'), '--chapters', link], { env: env() });
+    assert.equal(r.code, 2, r.stderr);
+    assert.match(r.stderr, /--chapters .*linked\.vtt is the file the text is read from/);
+    assert.equal(readFileSync(md, 'utf8'), markdown);
+    assert.equal(existsSync(join(dir, 'linked.wav')), false);
   });
 
   it('chapter flags where they would do nothing are exit 2: on plain text, on a batch', async () => {
