@@ -25,6 +25,7 @@ import { splitText } from '../text/split.js';
 import type { SynthesisFlags } from './flags.js';
 import type { Rewrite } from '../text/lexicon.js';
 import type { CommandIo } from './report.js';
+import { stdoutText } from './escape.js';
 import { scriptSpansOf } from './script-input.js';
 import { ssmlSpansOf } from './ssml-input.js';
 import { languageForVoice } from '../protocol/voices.js';
@@ -113,7 +114,7 @@ export async function documentSource(
 export async function printSpokenText(...args: Parameters<typeof documentSource>): Promise<number> {
   const [words, flags, io, signal, verbose, lexicon] = args;
   const source = await documentSource(...args);
-  const write = (line: string): void => void io.stdout.write(`${line}\n`);
+  const write = (line: string): void => void io.stdout.write(`${stdoutText(line, io.stdout)}\n`);
   if (source !== undefined) {
     source.chapters.forEach((c, i) => {
       verbose(`chapter ${source.firstIndex + i + 1}: ${c.title}`);

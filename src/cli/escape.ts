@@ -24,6 +24,17 @@ export function escapeControls(text: string): string {
 }
 
 /**
+ * Text asked for on stdout by name (`--print-text`, `tts lexicon check`), as it may be shown: on a
+ * terminal, each line with its control characters escaped as {@link escapeControls} does (the
+ * text of a downloaded book must not set the title, clear the screen or write the clipboard), line
+ * breaks kept; into a pipe or a file, exactly as given (the text as it will be sent).
+ */
+export function stdoutText(text: string, stdout: { isTTY?: boolean | undefined }): string {
+  if (stdout.isTTY !== true) return text;
+  return text.replace(/[^\n]+/gu, (line) => (line.endsWith('\r') ? `${escapeControls(line.slice(0, -1))}\r` : escapeControls(line)));
+}
+
+/**
  * JSON for one line on stderr: JSON.stringify already escapes C0 controls, but leaves C1 and
  * the bidirectional controls as they are; those are written as `\uHHHH` escapes too.
  */

@@ -15,6 +15,7 @@ import { configPath } from './config-file.js';
 import { configRelativePaths } from './config-defaults.js';
 import { DEFAULT_MAX_INPUT_BYTES, bytesIn, type CommandDone } from './flags.js';
 import { createReporter, reportError, type CommandIo } from './report.js';
+import { stdoutText } from './escape.js';
 
 /** Flags of `tts lexicon check`. */
 interface CheckFlags {
@@ -62,7 +63,7 @@ async function checkText(words: string[], flags: CheckFlags, io: CommandIo): Pro
     const signal = new AbortController().signal;
     for await (const block of await openText({ words, file: flags.file, stdin: io.stdin, maxInputBytes: flags.maxInput, signal })) parts.push(block);
     const text = parts.join('');
-    io.stdout.write(rewrite === undefined ? text : rewrite(text, language));
+    io.stdout.write(stdoutText(rewrite === undefined ? text : rewrite(text, language), io.stdout));
     if (!text.endsWith('\n')) io.stdout.write('\n');
     return EXIT.ok;
   } catch (error) {

@@ -34,6 +34,21 @@ describe('the lexicon on the command line', () => {
   /** The texts the service was asked for since `from`. */
   const sent = (from: number): string[] => server.requests.slice(from).map((r) => (JSON.parse(r.body) as { input: string }).input);
 
+  it('lexicon check and --print-text escape control characters on a terminal, and give the text as is in a pipe', async () => {
+    const doc = join(home, 'hostile.md');
+    await writeFile(doc, '# Chap \u001b[2J one\n\nSQL \u001b]52;c;cHdu\u0007 here.\r\nNext line.\n');
+    for (const argv of [['lexicon', 'check', '-l', 'en', '-f', doc], ['stream', '--print-text', '-l', 'en', '-f', doc]]) {
+      const tty = await runMainWith(argv, env(), { stdoutTty: true });
+      assert.equal(tty.code, 0, tty.stderr);
+      const shown = tty.stdout.toString();
+      assert.doesNotMatch(shown, /[\u001b\u0007]/u, argv.join(' '));
+      assert.match(shown, /\\x1b\[2J/u);
+      assert.match(shown, /sequel \\x1b\]52;c;cHdu\\x07 here\./u);
+      const piped = await runMainWith(argv, env());
+      assert.match(piped.stdout.toString(), /sequel \u001b\]52;c;cHdu\u0007 here\./u, 'a pipe gets the text as it will be sent');
+    }
+  });
+
   it('lexicon check prints the text after lexicon.toml beside the config file, by the language', async () => {
     const en = await run(['lexicon', 'check', '-l', 'en', 'SQL in MySQL']);
     assert.equal(en.code, 0, en.stderr);

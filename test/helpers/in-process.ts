@@ -35,6 +35,8 @@ export interface MainOptions {
   timeoutMs?: number | undefined;
   /** stdin says it is a terminal (`isTTY`), as when the user typed `tts` at a prompt. */
   tty?: boolean | undefined;
+  /** stdout says it is a terminal (`isTTY`), as when nothing is redirected. */
+  stdoutTty?: boolean | undefined;
 }
 
 /**
@@ -43,7 +45,7 @@ export interface MainOptions {
  * @throws Error when main has not returned within `options.timeoutMs`.
  */
 export async function runMainWith(argv: string[], env: NodeJS.ProcessEnv, options: MainOptions = {}): Promise<MainResult> {
-  const stdout = new PassThrough();
+  const stdout = options.stdoutTty === true ? Object.assign(new PassThrough(), { isTTY: true }) : new PassThrough();
   const stderr = new PassThrough();
   const out: Buffer[] = [];
   let err = '';
