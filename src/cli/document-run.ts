@@ -38,7 +38,7 @@ export interface DocumentSource {
   chapters: SpokenChapter[];
   /** Index (0-based) of the first of {@link chapters} in the whole document's chapters. */
   firstIndex: number;
-  /** The pieces of at most --max-chars, chapter by chapter. */
+  /** The pieces of at most --max-chars, chapter by chapter, a `"\n"` piece between two chapters. */
   pieces: AsyncIterable<string>;
   /** The start of the spoken text (for the language check and the engine's warm-up). */
   text: string;
@@ -100,7 +100,14 @@ export async function documentSource(
       chapters.map((c) => c.text),
     ),
     pieces: (async function* () {
-      for (const chapter of chapters) yield* splitText(chapter.text, maxChars);
+      for (const [i, chapter] of chapters.entries()) {
+        // A line break between chapters, never sent (the pipeline sends no piece without
+        // anything to say), so that the next chapter's first sentence starts a sentence: its
+        // --pause, its own cue and player line. Chapter texts are trimmed, and "there." then
+        // "Second part" joined with nothing between are one sentence by UAX #29.
+        if (i > 0) yield '\n';
+        yield* splitText(chapter.text, maxChars);
+      }
     })(),
   };
 }

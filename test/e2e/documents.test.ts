@@ -221,6 +221,28 @@ describe('documents end to end', () => {
     }
   });
 
+  it('a chapter\'s first sentence starts a sentence: --pause before it, a cue of its own, word offsets past a line break', async () => {
+    // Chapter texts are trimmed: "there." and "Second part" joined with nothing between would be
+    // one sentence (UAX #29), with no pause and one cue.
+    const md = join(dir, 'pause-chapters.md');
+    writeFileSync(md, '# Chap one\n\nHello there.\n\n## Second part\n\nMore text here.\n');
+    const srt = join(dir, 'pause-chapters.srt');
+    const words = join(dir, 'pause-chapters.jsonl');
+    const r = await runTtsInProcess(['stream', '-f', md, '--pause', '1000', '--subtitles', srt, '--word-timings', words, '-o', join(dir, 'pause-chapters.wav')], { env: env() });
+    assert.equal(r.code, 0, r.stderr);
+    const cues = [...readFileSync(srt, 'utf8').matchAll(/^(\d\d):(\d\d):(\d\d),(\d{3}) --> (\d\d):(\d\d):(\d\d),(\d{3})\n(.*)$/gmu)].map((m) => {
+      const t = (i: number): number => Number(m[i]) * 3600 + Number(m[i + 1]) * 60 + Number(m[i + 2]) + Number(m[i + 3]) / 1000;
+      return { start: t(1), end: t(5), text: m[9]! };
+    });
+    assert.deepEqual(cues.map((c) => c.text), ['Chap one.', 'Hello there.', 'Second part.', 'More text here.']);
+    for (let i = 1; i < cues.length; i++) assert.ok(cues[i]!.start - cues[i - 1]!.end >= 0.99, `${JSON.stringify(cues[i - 1])} → ${JSON.stringify(cues[i])}`);
+    // Offsets in the spoken text: the chapters' texts with a line break between two.
+    const spoken = 'Chap one.\n\nHello there.\nSecond part.\n\nMore text here.';
+    const listed = readFileSync(words, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { word: string; char_start: number; char_end: number });
+    assert.ok(listed.length >= 8, JSON.stringify(listed));
+    for (const w of listed) assert.equal(spoken.slice(w.char_start, w.char_end), w.word, JSON.stringify(w));
+  });
+
   it('--chapters naming the document through a symbolic link is exit 2, the document untouched (compared by inode, as -o is)', async () => {
     const md = join(dir, 'linked.md');
     const markdown = '# A\n\nHello.\n';
