@@ -478,6 +478,27 @@ const CODES = new RegExp(
  * module comment says; other text is kept. 1,000 counts as one number.
  */
 export function readNumbers(text: string): string {
+  return digitPass(text).read;
+}
+
+/**
+ * The stretches of `text` (NFKC-normalized) that {@link readNumbers} reads as a number with its
+ * counter (5日 イツカ, 1月 イチガツ, 14:30, 3.5キロ), in order, with their readings; offsets are
+ * those of `text`. None when `text` holds a code or a range (a postal code, a phone number, a date
+ * written 2024-01-05, an address, 3-5日), which readNumbers first rewrites, so that its offsets are
+ * no longer the text's. The word timings (japanese-words.ts) give these readings to the tokens of
+ * each stretch, as for {@link kanjiNumeralReadings}.
+ */
+export function digitNumberReadings(text: string): NumberReading[] {
+  const { rewritten, readings } = digitPass(text);
+  return rewritten ? [] : readings;
+}
+
+/**
+ * {@link readNumbers}' work: the text read, each number's stretch of the text its last pass read
+ * (offsets of that pass's input), and whether the passes before it (codes, ranges) changed the text.
+ */
+function digitPass(text: string): { read: string; readings: NumberReading[]; rewritten: boolean } {
   const coded = text.replace(CODES, (_m, mark: string | undefined, postal: string | undefined, phone: string | undefined, date: string | undefined, separator: string | undefined, address: string | undefined) => {
     if (mark !== undefined) return `ユービンバンゴー${code(mark)}`;
     if (postal !== undefined) return code(postal.length === 7 ? `${postal.slice(0, 3)}-${postal.slice(3)}` : postal);
@@ -493,17 +514,26 @@ export function readNumbers(text: string): string {
   });
   // A range with a counter left after the codes: 3-5日 is 3から5日 (サンカライツカ).
   const ranged = coded.replace(RANGE, '$1カラ');
-  return ranged.replace(PATTERN, (match, hh: string | undefined, mm: string | undefined, int: string | undefined, frac: string | undefined, counter: string | undefined, offset: number) => {
-    if (hh !== undefined && mm !== undefined) {
-      const minutes = Number(mm) === 0 ? '' : readCount(quantity(String(Number(mm))), '分', { before: '', after: '' })!;
-      return `${readCount(quantity(String(Number(hh))), '時', { before: '', after: '' })!}${minutes}`;
-    }
-    const digits = int!.replace(/,/g, '');
-    if (frac !== undefined) return decimal(digits, frac) + (counter === undefined ? '' : plainReading(counter));
-    if (counter === undefined) return integerParts(digits).join('');
-    const at = { before: ranged.slice(0, offset), after: ranged.slice(offset + match.length) };
-    return readCount(quantity(digits), counter, at) ?? integerParts(digits).join('') + counter;
+  const readings: NumberReading[] = [];
+  const read = ranged.replace(PATTERN, (match, hh: string | undefined, mm: string | undefined, int: string | undefined, frac: string | undefined, counter: string | undefined, offset: number) => {
+    const reading = numberReading(ranged, match, offset, hh, mm, int, frac, counter);
+    readings.push({ start: offset, end: offset + match.length, reading });
+    return reading;
   });
+  return { read, readings, rewritten: ranged !== text };
+}
+
+/** The reading of one match of PATTERN at `offset` in `text` (its groups as named there). */
+function numberReading(text: string, match: string, offset: number, hh: string | undefined, mm: string | undefined, int: string | undefined, frac: string | undefined, counter: string | undefined): string {
+  if (hh !== undefined && mm !== undefined) {
+    const minutes = Number(mm) === 0 ? '' : readCount(quantity(String(Number(mm))), '分', { before: '', after: '' })!;
+    return `${readCount(quantity(String(Number(hh))), '時', { before: '', after: '' })!}${minutes}`;
+  }
+  const digits = int!.replace(/,/g, '');
+  if (frac !== undefined) return decimal(digits, frac) + (counter === undefined ? '' : plainReading(counter));
+  if (counter === undefined) return integerParts(digits).join('');
+  const at = { before: text.slice(0, offset), after: text.slice(offset + match.length) };
+  return readCount(quantity(digits), counter, at) ?? integerParts(digits).join('') + counter;
 }
 
 const KANJI_DIGITS: Readonly<Record<string, number>> = { 〇: 0, 零: 0, 一: 1, 二: 2, 三: 3, 四: 4, 五: 5, 六: 6, 七: 7, 八: 8, 九: 9 };

@@ -18,7 +18,7 @@
  */
 import type { JapaneseTokenizer } from './kuromoji-dictionary.js';
 import { fixKanaForEspeak, kanjiToKana, LATIN_RUN, tokenReadings } from './japanese.js';
-import { kanjiNumeralReadings, type NumberReading } from './japanese-numbers.js';
+import { digitNumberReadings, kanjiNumeralReadings, readNumbers, type NumberReading } from './japanese-numbers.js';
 import { ENVELOPE_FRAME, SILENCE_PEAK, type EnergyEnvelope, type PieceWord, type TextToken } from './word-timings.js';
 
 /** A stretch of (NFKC) text read in one language: a Latin run (`en`) or what lies between (`ja`). */
@@ -85,7 +85,11 @@ const HAN = /\p{Script=Han}/gu;
  */
 export function japaneseTokens(text: string, start: number, end: number, tokenizer: JapaneseTokenizer | undefined): JapaneseToken[] {
   if (tokenizer === undefined) {
-    return japaneseWords(text, start, end).map((t) => ({ ...t, reading: fixKanaForEspeak(text.slice(t.start, t.end)).replace(HAN, '') }));
+    // A number in digits is said as the number reader reads it (5さい ゴサイ), as in the spoken text.
+    const words = japaneseWords(text, start, end);
+    const surfaces = words.map((w) => ({ surface_form: text.slice(w.start, w.end) }));
+    const numbers = numberReadings(digitNumberReadings(text.slice(start, end)), surfaces, words.map((w) => w.start - start), surfaces.map(() => undefined));
+    return words.map((t, i) => ({ ...t, reading: fixKanaForEspeak(numbers[i] ?? text.slice(t.start, t.end)).replace(HAN, '') }));
   }
   const slice = text.slice(start, end);
   const out: JapaneseToken[] = [];
@@ -99,8 +103,8 @@ export function japaneseTokens(text: string, start: number, end: number, tokeniz
     starts.push(found);
     if (found >= 0) at = found + token.surface_form.length;
   }
-  // A number the number reader reads (二十歳 ハタチ) is said as one: its tokens share that reading.
-  const numbers = numberReadings(kanjiNumeralReadings(slice, tokenizer), tokens, starts, readings);
+  // A number the number reader reads (二十歳 ハタチ, 5日 イツカ) is said as one: its tokens share that reading.
+  const numbers = numberReadings(numbersOf(slice, tokenizer), tokens, starts, readings);
   at = 0;
   for (const [i, token] of tokens.entries()) {
     const surface = token.surface_form;
@@ -125,6 +129,17 @@ export function japaneseTokens(text: string, start: number, end: number, tokeniz
   return out;
 }
 
+/**
+ * The stretches of `text` the number reader reads, in order, not overlapping: in kanji numerals
+ * ({@link kanjiNumeralReadings}), and in digits ({@link digitNumberReadings}) outside those, as
+ * japanese.ts speechSegments reads them (kanji numerals first, then digits).
+ */
+function numbersOf(text: string, tokenizer: JapaneseTokenizer): NumberReading[] {
+  const kanji = kanjiNumeralReadings(text, tokenizer);
+  const digits = digitNumberReadings(text).filter((d) => kanji.every((k) => d.end <= k.start || d.start >= k.end));
+  return [...kanji, ...digits].sort((a, b) => a.start - b.start);
+}
+
 /** Small kana, which share a mora with the kana before them. */
 const SMALL_KANA = /[ぁぃぅぇぉゃゅょゎァィゥェォャュョヮ]/u;
 
@@ -147,7 +162,9 @@ function numberReadings(numbers: readonly NumberReading[], tokens: readonly { su
     const last = starts.findIndex((s, i) => s >= 0 && s + tokens[i]!.surface_form.length === end);
     if (first < 0 || last < first) continue;
     const units = reading.match(KANA_UNIT) ?? [];
-    const weights = ipadic.slice(first, last + 1).map((r, k) => Math.max(1, (r ?? tokens[first + k]!.surface_form).match(KANA_UNIT)?.length ?? 1));
+    // A token's own reading weighs its share; digits, which IPADIC does not read, by theirs (1 イチ).
+    const own = (r: string | undefined, surface: string): string => r ?? (/^\d+$/u.test(surface) ? readNumbers(surface) : surface);
+    const weights = ipadic.slice(first, last + 1).map((r, k) => Math.max(1, own(r, tokens[first + k]!.surface_form).match(KANA_UNIT)?.length ?? 1));
     const total = weights.reduce((a, b) => a + b, 0);
     const n = weights.length;
     let cut = 0;

@@ -124,6 +124,21 @@ test('kanji numerals read by the number reader are timed as said: the words arou
   assert.equal(kanji.words[2]!.end, kana.words[0]!.end);
 });
 
+test('numbers in digits are timed as said too: every token of 1月5日 is a word, with the kana text\'s outer boundaries', async () => {
+  // 1月5日 is said イチガツイツカ (japanese-numbers.ts readNumbers), not as IPADIC reads its tokens
+  // (1|ツキ|5|ニチ): before, the 5 found no phonemes of its own and was left out. Kana-only text
+  // with digits (no kuromoji) takes the same readings.
+  const digits = await timed('今日は5日です。1月5日。', 'ja-woman-1');
+  const kana = await timed('キョーワイツカデス。イチガツイツカ。', 'ja-woman-1');
+  assert.ok(digits.audio.equals(kana.audio), 'the same speech');
+  assert.deepEqual(digits.words.map((w) => w.text), ['今日', 'は', '5', '日です', '1', '月', '5', '日']);
+  const number = digits.words.slice(4);
+  for (let i = 1; i < number.length; i++) assert.ok(number[i]!.start >= number[i - 1]!.end && number[i]!.end > number[i]!.start, JSON.stringify(number));
+  assert.equal(number.at(-1)!.end, kana.words.at(-1)!.end, 'the number ends where the kana text does');
+  const kanaOnly = await timed('ごがつに5さいになる。', 'ja-woman-1');
+  assert.ok(kanaOnly.words.some((w) => w.text === '5'), JSON.stringify(kanaOnly.words.map((w) => w.text)));
+});
+
 test('the first Japanese stretch before a Latin run is timed by phoneme events too', async () => {
   const text = '東京でPythonを書きました。';
   const { words } = await timed(text, 'ja-woman-1');
