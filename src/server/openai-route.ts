@@ -11,7 +11,7 @@ import { openSpeechAudio, OPENAI_CONTENT_TYPES, OPENAI_PCM_SPEC, type SpeechAudi
 import { fromServiceCode, invalidRequest, sendOpenAiError } from './openai-errors.js';
 import { validateOpenAiSpeech, type OpenAiSpeechRequest } from './openai-validate.js';
 import { OPENAI_VOICES } from './openai-voices.js';
-import { drained, type SseRouteContext } from './sse-route.js';
+import { drained, endWithin, type SseRouteContext } from './sse-route.js';
 
 /** Path of the speech endpoint (POST). */
 export const OPENAI_SPEECH_PATH = '/v1/audio/speech';
@@ -132,26 +132,26 @@ async function stream(res: ServerResponse, request: OpenAiSpeechRequest, audio: 
       samples += chunk.length / 2;
       if (!(await send(audio.push(chunk)))) break;
     }
-    if (stop.aborted || res.destroyed) return failed(res, sse, 'the server is shutting down', signal);
+    if (stop.aborted || res.destroyed) return failed(res, sse, 'the server is shutting down', signal, ctx);
     if (!(await send(audio.end()))) return;
     if (!sse) {
-      res.end();
+      endWithin(res, undefined, ctx.writeTimeoutMs, ctx.onWriteTimeout);
       return;
     }
     const outputTokens = Math.round(samples / request.speed / SAMPLES_PER_OUTPUT_TOKEN);
     const usage = { input_tokens: characters, output_tokens: outputTokens, total_tokens: characters + outputTokens };
-    res.end(`data: ${JSON.stringify({ type: 'speech.audio.done', usage })}\n\n`);
+    endWithin(res, `data: ${JSON.stringify({ type: 'speech.audio.done', usage })}\n\n`, ctx.writeTimeoutMs, ctx.onWriteTimeout);
   } catch (error) {
-    failed(res, sse, `synthesis failed: ${error instanceof Error ? error.message : String(error)}`, signal);
+    failed(res, sse, `synthesis failed: ${error instanceof Error ? error.message : String(error)}`, signal, ctx);
   }
 }
 
 /** Ends a stream that cannot finish: an `error` event (SSE), or a cut connection (audio). */
-function failed(res: ServerResponse, sse: boolean, message: string, signal: AbortSignal): void {
+function failed(res: ServerResponse, sse: boolean, message: string, signal: AbortSignal, ctx: OpenAiRouteContext): void {
   if (signal.aborted || res.destroyed) return;
   if (!sse) {
     res.destroy();
     return;
   }
-  res.end(`data: ${JSON.stringify({ type: 'error', error: { message, type: 'server_error', param: null, code: null } })}\n\n`);
+  endWithin(res, `data: ${JSON.stringify({ type: 'error', error: { message, type: 'server_error', param: null, code: null } })}\n\n`, ctx.writeTimeoutMs, ctx.onWriteTimeout);
 }

@@ -5,6 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Writable } from 'node:stream';
 import type { SpeechEngine } from '../engine/types.js';
 import { SSE_SAMPLE_RATE, type SseDeltaData, type SseDoneData, type SseErrorData } from '../protocol/types.js';
 import { spokenBy } from '../engine/voices.js';
@@ -118,24 +119,44 @@ export async function handleSse(req: IncomingMessage, res: ServerResponse, ctx: 
     }
     if (signal.aborted) return;
     if (ctx.shutdown.aborted) {
-      res.end(sseEvent('error', shuttingDown()));
+      endWithin(res, sseEvent('error', shuttingDown()), ctx.writeTimeoutMs, ctx.onWriteTimeout);
       return;
     }
     const done: SseDoneData = { type: 'speech.audio.done', item_id: itemId, ...(spoke === undefined ? {} : { engine: spoke }), ...(words === undefined ? {} : { words }) };
-    res.end(sseEvent('done', done));
+    endWithin(res, sseEvent('done', done), ctx.writeTimeoutMs, ctx.onWriteTimeout);
   } catch (error) {
     if (signal.aborted) return;
     if (ctx.shutdown.aborted) {
-      res.end(sseEvent('error', shuttingDown()));
+      endWithin(res, sseEvent('error', shuttingDown()), ctx.writeTimeoutMs, ctx.onWriteTimeout);
       return;
     }
     const data: SseErrorData = { type: 'error', error: { code: 'server_error', message: `synthesis failed: ${error instanceof Error ? error.message : String(error)}` } };
-    res.end(sseEvent('error', data));
+    endWithin(res, sseEvent('error', data), ctx.writeTimeoutMs, ctx.onWriteTimeout);
   }
 }
 
 function shuttingDown(): SseErrorData {
   return { type: 'error', error: { code: 'server_error', message: 'the server is shutting down' } };
+}
+
+/**
+ * Ends `res` with `last` and gives the client `timeoutMs` (`--write-timeout`) to take what is still
+ * buffered, as for every delta: a client that stops reading just before the end would otherwise keep
+ * its connection, and its admission slot (released on the response's 'close'), for as long as it
+ * stays connected. Past it, `onTimeout` is called and the response destroyed. No limit when
+ * `timeoutMs` is Infinity (the embedded service). Shared with the OpenAI route.
+ */
+export function endWithin(res: Writable, last: string | Buffer | undefined, timeoutMs: number, onTimeout?: () => void): void {
+  if (last === undefined) res.end();
+  else res.end(last);
+  if (res.writableFinished || !Number.isFinite(timeoutMs)) return;
+  const timer = setTimeout(() => {
+    onTimeout?.();
+    res.destroy();
+  }, timeoutMs);
+  const clear = (): void => clearTimeout(timer);
+  res.once('finish', clear);
+  res.once('close', clear);
 }
 
 /**

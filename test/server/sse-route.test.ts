@@ -3,10 +3,12 @@
  * §6.1, §7; docs/cli.md §4): every refusal's status and body, and a well-formed event stream.
  */
 import assert from 'node:assert/strict';
+import { Writable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
 import { createEngine } from '../../src/engine/index.js';
 import type { SpeechEngine } from '../../src/engine/types.js';
 import { createService, listen } from '../../src/server/builtin-server.js';
+import { endWithin } from '../../src/server/sse-route.js';
 import type { SseOutcome } from '../../src/client/sse-events.js';
 import { decodeEventStream } from '../helpers/sse-decode.js';
 
@@ -132,5 +134,48 @@ describe('POST /v1/tts/sse (built-in service)', () => {
     const res = await fetch(`${base}/v1/nope`, { method: 'POST', headers: { authorization: `Bearer ${KEY}` } });
     assert.equal(res.status, 404);
     assert.ok(((await res.json()) as { error: { code: string } }).error.code);
+  });
+});
+
+describe('endWithin: the last event gets the write timeout too', () => {
+  /** A response whose client takes nothing: no write ever completes. */
+  const stuck = (): Writable => new Writable({ write: () => undefined });
+  /** A response whose client takes everything at once. */
+  const reading = (): Writable => new Writable({ autoDestroy: false, write: (_c, _e, cb) => cb() });
+
+  it('a client that stops reading before the end is cut off after --write-timeout (its slot freed on close), not before', (t) => {
+    t.mock.timers.enable({ apis: ['setTimeout'] });
+    const res = stuck();
+    let timeouts = 0;
+    let closed = false;
+    res.on('close', () => (closed = true));
+    endWithin(res, 'event: done\ndata: {}\n\n', 5_000, () => timeouts++);
+    t.mock.timers.tick(4_999);
+    assert.equal(res.destroyed, false);
+    t.mock.timers.tick(1);
+    assert.equal(timeouts, 1);
+    assert.equal(res.destroyed, true);
+    return new Promise<void>((resolve) => setImmediate(() => {
+      assert.equal(closed, true);
+      resolve();
+    }));
+  });
+
+  it('a response that finished is left alone; no limit with Infinity (the embedded service)', async (t) => {
+    t.mock.timers.enable({ apis: ['setTimeout'] });
+    const res = reading();
+    let timeouts = 0;
+    const finished = new Promise((resolve) => res.once('finish', resolve));
+    endWithin(res, 'event: done\ndata: {}\n\n', 5_000, () => timeouts++);
+    await finished;
+    t.mock.timers.tick(10_000);
+    assert.equal(timeouts, 0);
+    assert.equal(res.destroyed, false);
+    const unlimited = stuck();
+    endWithin(unlimited, 'x', Infinity, () => timeouts++);
+    t.mock.timers.tick(1e9);
+    assert.equal(timeouts, 0);
+    assert.equal(unlimited.destroyed, false);
+    unlimited.destroy();
   });
 });
