@@ -5,10 +5,9 @@
  * input; a batch checks every pair at once, so nothing is lost halfway through.
  */
 import { fstatSync } from 'node:fs';
-import { realpath, stat } from 'node:fs/promises';
-import { basename, dirname, join, resolve } from 'node:path';
 import { TtsError } from '../errors.js';
 import type { BatchJob } from './batch-jobs.js';
+import { fileIdentity } from '../speak/output-checks.js';
 
 /** One path a batch reads or writes, and who names it. */
 interface Use {
@@ -19,29 +18,9 @@ interface Use {
   path: string;
 }
 
-/**
- * Who a file is, to compare two names of it: device and inode when it exists (so a hard link,
- * a symlink or `./x` is the same file), else its resolved path (the folder's symlinks resolved
- * when the folder exists). Undefined for what is neither a regular file nor absent (a FIFO or
- * a device such as `/dev/null` may be written by several jobs: nothing is replaced).
- */
-async function identity(path: string, folders: Map<string, Promise<string>> = new Map()): Promise<string | undefined> {
-  const info = await stat(path).catch(() => undefined);
-  if (info !== undefined) return info.isFile() ? `inode ${info.dev}:${info.ino}` : undefined;
-  const full = resolve(path);
-  const parent = dirname(full);
-  // Many jobs write into one folder: resolve it once.
-  let folder = folders.get(parent);
-  if (folder === undefined) {
-    folder = realpath(parent).catch(() => parent);
-    folders.set(parent, folder);
-  }
-  return `path ${join(await folder, basename(full))}`;
-}
-
 /** The identity of the batch input: its path, or stdin's file when stdin is a redirected file. */
 async function inputIdentity(batchFile: string): Promise<string | undefined> {
-  if (batchFile !== '-') return identity(batchFile);
+  if (batchFile !== '-') return fileIdentity(batchFile);
   try {
     const info = fstatSync(0);
     return info.isFile() ? `inode ${info.dev}:${info.ino}` : undefined;
@@ -70,7 +49,7 @@ export async function assertNoCollisions(jobs: readonly BatchJob[], batchFile: s
   const valid = jobs.filter((j) => j.invalid === undefined);
   for (const job of valid) {
     if (job.file === undefined) continue;
-    const id = await identity(job.file, folders);
+    const id = await fileIdentity(job.file, folders);
     if (id !== undefined && !inputs.has(id)) inputs.set(id, { line: job.line, role: '"file"', path: job.file });
   }
   for (const job of valid) {
@@ -78,7 +57,7 @@ export async function assertNoCollisions(jobs: readonly BatchJob[], batchFile: s
     if (job.flags.subtitles !== undefined) written.push({ line: job.line, role: '"subtitles"', path: job.flags.subtitles });
     if (job.flags.wordTimings !== undefined) written.push({ line: job.line, role: '"word-timings"', path: job.flags.wordTimings });
     for (const use of written) {
-      const id = await identity(use.path, folders);
+      const id = await fileIdentity(use.path, folders);
       if (id === undefined) continue;
       const read = inputs.get(id);
       if (read !== undefined) {

@@ -8,13 +8,14 @@
  * document's spoken text alone: chapters and tags never change it.
  */
 import { mkdir, stat } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { webvttChapters, type AudioChapter, type AudioTags } from '../audio/containers/chapters.js';
 import { writeChapterMetadata, type TaggedContainer } from '../audio/containers/chapter-files.js';
 import { commitAtomicFile, discardAtomicFile, ioError, openAtomicFile } from '../audio/file-sink.js';
 import { bytesPerFrame, type AudioSpec } from '../dsp/spec.js';
 import { TtsError } from '../errors.js';
 import { ChapterClock } from '../speak/chapter-clock.js';
+import { sameFile } from '../speak/output-checks.js';
 import type { OutputPlan } from '../speak/output-plan.js';
 import { assertOutputIsNotInput } from '../speak/output-checks.js';
 import { sentencesOf } from '../text/sentences.js';
@@ -194,10 +195,11 @@ async function writeChapters(chapters: AudioChapter[], tags: AudioTags, plan: Ou
 
 /**
  * Refuses a `--chapters` path that is not `.vtt` or is the audio output, the subtitles or the
- * input (docs/cli.md §10), before anything runs.
+ * input (docs/cli.md §10) by any name (a link to it too: the atomic writer follows links), before
+ * anything runs.
  * @throws TtsError `usage` (exit 2).
  */
-export function checkChapterPaths(flags: SynthesisFlags): void {
+export async function checkChapterPaths(flags: Pick<SynthesisFlags, 'chapters' | 'output' | 'subtitles' | 'file'>): Promise<void> {
   if (flags.chapters === undefined) return;
   if (!/\.vtt$/iu.test(flags.chapters)) throw new TtsError('usage', `--chapters ${flags.chapters}: the chapters track is WebVTT; give a name ending in .vtt`);
   for (const [other, what] of [
@@ -205,7 +207,7 @@ export function checkChapterPaths(flags: SynthesisFlags): void {
     [flags.subtitles, 'the --subtitles file'],
     [flags.file, 'the input (-f)'],
   ] as const) {
-    if (other !== undefined && other !== '-' && resolve(other) === resolve(flags.chapters)) throw new TtsError('usage', `--chapters ${flags.chapters} is ${what}`, { hint: 'give the chapters a name of their own, e.g. book.chapters.vtt' });
+    if (other !== undefined && other !== '-' && (await sameFile(other, flags.chapters))) throw new TtsError('usage', `--chapters ${flags.chapters} is ${what}`, { hint: 'give the chapters a name of their own, e.g. book.chapters.vtt' });
   }
 }
 

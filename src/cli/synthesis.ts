@@ -158,9 +158,9 @@ export async function runSynthesisCommand(command: SynthesisCommandSpec, words: 
       }
       // Said once the stop signals are handled: a test waits for it before it signals (issue 19 §6).
       if (words.length === 0 && (flags.file === undefined || flags.file === '-')) reporter.verbose('reading the text from standard input');
-      checkChapterPaths(flags);
       // By inode too, as -o: a link to the document is the document (docs/cli.md §10 `--chapters`).
       if (flags.chapters !== undefined) await assertOutputIsNotInput(flags.chapters, input, '--chapters');
+      await checkChapterPaths(flags);
       ssmlByName(words, flags);
       const isScript = scriptByName(words, flags);
       // The lexicon is read before any text or service: a bad file is exit 2 with nothing done (docs/cli.md §11.3).

@@ -1,12 +1,42 @@
 /**
  * Checks of a planned output against the run's input, before anything is opened (docs/cli.md §1,
- * §2): `-o` or `--subtitles` never names the text's own file (same inode, any name).
+ * §2): `-o` or `--subtitles` never names the text's own file (same inode, any name), and no two
+ * outputs of a run are one file.
  */
 import type { Stats } from 'node:fs';
-import { resolve } from 'node:path';
+import { realpath, stat } from 'node:fs/promises';
+import { basename, dirname, join, resolve } from 'node:path';
 import { TtsError } from '../errors.js';
 import { subtitleFormat } from './subtitles.js';
 import type { OutputPlan } from './output-plan.js';
+
+/**
+ * Who a file is, to compare two names of it (docs/cli.md §1, §9): device and inode when it
+ * exists (so a hard link, a symbolic link or `./x` is the same file — the atomic writer of
+ * audio/file-sink.ts follows links, so a link to the audio is where the audio is), else its
+ * resolved path (the folder's links resolved when the folder exists; a dangling link is written
+ * as itself). Undefined for what is neither a regular file nor absent (a FIFO or a device such as
+ * `/dev/null` may be written by several outputs: nothing is replaced there).
+ * @param folders resolved folders already seen, to resolve each folder once over many names.
+ */
+export async function fileIdentity(path: string, folders: Map<string, Promise<string>> = new Map()): Promise<string | undefined> {
+  const info = await stat(path).catch(() => undefined);
+  if (info !== undefined) return info.isFile() ? `inode ${info.dev}:${info.ino}` : undefined;
+  const full = resolve(path);
+  const parent = dirname(full);
+  let folder = folders.get(parent);
+  if (folder === undefined) {
+    folder = realpath(parent).catch(() => parent);
+    folders.set(parent, folder);
+  }
+  return `path ${join(await folder, basename(full))}`;
+}
+
+/** True when `a` and `b` name one regular file, or one path not yet made ({@link fileIdentity}). */
+export async function sameFile(a: string, b: string): Promise<boolean> {
+  const [x, y] = await Promise.all([fileIdentity(a), fileIdentity(b)]);
+  return x !== undefined && x === y;
+}
 
 /**
  * Refuses to write the audio (or the subtitles) over the text it is made from: `-o` or
@@ -22,7 +52,6 @@ import type { OutputPlan } from './output-plan.js';
 export async function assertOutputIsNotInput(output: string, input: string | undefined, flag: '-o' | '--subtitles' | '--word-timings' | '--split-chapters' | '--chapters' = '-o'): Promise<void> {
   if (input === undefined) return;
   const { fstatSync } = await import('node:fs');
-  const { stat } = await import('node:fs/promises');
   const out = await stat(output).catch(() => undefined);
   if (out === undefined || !out.isFile()) return;
   let inp: Stats | undefined;
@@ -38,7 +67,8 @@ export async function assertOutputIsNotInput(output: string, input: string | und
 
 /**
  * Refuses `--words` without `--subtitles`, and a `--word-timings` path that is the audio output,
- * the subtitles or the file the text is read from (docs/cli.md §12.1).
+ * the subtitles or the file the text is read from (docs/cli.md §12.1), by any name
+ * ({@link sameFile}: a link to the audio would have the audio replaced by the word timings).
  * @throws TtsError `usage` (exit 2).
  */
 export async function checkWordOptions(flags: { words?: boolean; wordTimings?: string; subtitles?: string }, plan: OutputPlan, input: string | undefined): Promise<void> {
@@ -47,20 +77,20 @@ export async function checkWordOptions(flags: { words?: boolean; wordTimings?: s
   }
   const path = flags.wordTimings;
   if (path === undefined) return;
-  if (plan.file !== undefined && resolve(plan.file.path) === resolve(path)) throw new TtsError('usage', `--word-timings ${path} is the audio output (-o)`, { hint: 'give the word timings a name of their own, e.g. speech.jsonl' });
-  if (flags.subtitles !== undefined && resolve(flags.subtitles) === resolve(path)) throw new TtsError('usage', `--word-timings ${path} is the --subtitles file`, { hint: 'give the word timings a name of their own, e.g. speech.jsonl' });
+  if (plan.file !== undefined && (await sameFile(plan.file.path, path))) throw new TtsError('usage', `--word-timings ${path} is the audio output (-o)`, { hint: 'give the word timings a name of their own, e.g. speech.jsonl' });
+  if (flags.subtitles !== undefined && (await sameFile(flags.subtitles, path))) throw new TtsError('usage', `--word-timings ${path} is the --subtitles file`, { hint: 'give the word timings a name of their own, e.g. speech.jsonl' });
   await assertOutputIsNotInput(path, input, '--word-timings');
 }
 
 /**
- * Refuses a `--subtitles` path that is not `.srt`/`.vtt`, that is the audio output, or that is
- * the file the text is read from (docs/cli.md §1).
+ * Refuses a `--subtitles` path that is not `.srt`/`.vtt`, that is the audio output (by any name,
+ * {@link sameFile}), or that is the file the text is read from (docs/cli.md §1).
  * @throws TtsError `usage` (exit 2).
  */
 export async function checkSubtitlesPath(path: string, plan: OutputPlan, input: string | undefined): Promise<void> {
   subtitleFormat(path);
   if (plan.file !== undefined) {
-    if (resolve(plan.file.path) === resolve(path)) throw new TtsError('usage', `--subtitles ${path} is the audio output (-o)`, { hint: 'give the subtitles a name of their own, e.g. speech.srt' });
+    if (await sameFile(plan.file.path, path)) throw new TtsError('usage', `--subtitles ${path} is the audio output (-o)`, { hint: 'give the subtitles a name of their own, e.g. speech.srt' });
   }
   await assertOutputIsNotInput(path, input, '--subtitles');
 }

@@ -91,3 +91,46 @@ describe('checkSubtitlesPath', () => {
     }
   });
 });
+
+describe('outputs named twice by another name', () => {
+  // The atomic writer follows links (audio/file-sink.ts), so a link to the -o file is the -o file:
+  // written after the audio, the subtitles, word timings or chapters would replace it (or the input).
+  const usage = (re: RegExp) => (e: unknown) => e instanceof TtsError && e.exitCode === 2 && re.test(e.message);
+
+  it('--subtitles, --word-timings and --chapters that are a link to -o, to each other or to -f are refused (exit 2)', async () => {
+    const { link, mkdtemp, rm, symlink, writeFile } = await import('node:fs/promises');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const { checkSubtitlesPath, checkWordOptions } = await import('../../src/speak/output-checks.js');
+    const { checkChapterPaths } = await import('../../src/cli/document-run.js');
+    const dir = await mkdtemp(join(tmpdir(), 'tts-outputs-links-'));
+    try {
+      const audio = join(dir, 'speech.wav');
+      await writeFile(audio, 'RIFF');
+      const plan = planOutput('stream', { output: audio }, false);
+      await symlink(audio, join(dir, 'soft.srt'));
+      await link(audio, join(dir, 'hard.vtt'));
+      await assert.rejects(checkSubtitlesPath(join(dir, 'soft.srt'), plan, undefined), usage(/^--subtitles .*soft\.srt is the audio output/));
+      await assert.rejects(checkSubtitlesPath(join(dir, 'hard.vtt'), plan, undefined), usage(/^--subtitles .*hard\.vtt is the audio output/));
+      await symlink(audio, join(dir, 'words.jsonl'));
+      await assert.rejects(checkWordOptions({ wordTimings: join(dir, 'words.jsonl') }, plan, undefined), usage(/^--word-timings .* is the audio output/));
+      const subtitles = join(dir, 'notes.srt');
+      await writeFile(subtitles, '');
+      await symlink(subtitles, join(dir, 'notes.jsonl'));
+      await assert.rejects(checkWordOptions({ wordTimings: join(dir, 'notes.jsonl'), subtitles }, planOutput('stream', { output: join(dir, 'other.wav') }, false), undefined), usage(/is the --subtitles file/));
+      const book = join(dir, 'book.md');
+      await writeFile(book, '# One\n\nText.\n');
+      await symlink(book, join(dir, 'book.vtt'));
+      await assert.rejects(checkChapterPaths({ chapters: join(dir, 'book.vtt'), file: book, output: join(dir, 'book.mp3') }), usage(/^--chapters .* is the input \(-f\)/));
+      await symlink(audio, join(dir, 'chapters.vtt'));
+      await assert.rejects(checkChapterPaths({ chapters: join(dir, 'chapters.vtt'), output: audio }), usage(/^--chapters .* is the audio output/));
+      // Names of their own pass, also a dangling link (written as itself: nothing else is replaced).
+      await symlink(join(dir, 'none.srt'), join(dir, 'dangling.srt'));
+      await checkSubtitlesPath(join(dir, 'dangling.srt'), plan, undefined);
+      await checkSubtitlesPath(join(dir, 'fresh.srt'), plan, undefined);
+      await checkChapterPaths({ chapters: join(dir, 'fresh.vtt'), file: book, output: audio });
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
