@@ -15,9 +15,15 @@ const { existsSync, readFileSync } = require('node:fs');
 const path = require('node:path');
 
 // A reader that goes away (`tts voices | head -1`) is not an error: no stack trace, ever.
-// The audio sinks watch for it themselves and end the command quietly.
+// The audio sinks watch for it themselves and end the command quietly. Any other write error
+// (ENOSPC of a full disk or /dev/full, EIO) is local I/O, exit 7 (docs/cli.md §3), not a bug:
+// an audio sink writing stdout listens too (src/audio/stdout-sink.ts) and reports it with its
+// clean-up and --json line; text (the help below, `tts voices`, …) is said failed here.
 process.stdout.on('error', (error) => {
-  if (error.code !== 'EPIPE') throw error;
+  if (error.code === 'EPIPE' || process.stdout.listenerCount('error') > 1) return;
+  process.stderr.write(`tts: error: cannot write to standard output: ${error.message} [io_error]\n`);
+  process.stderr.write('tts:   check where the output goes (disk full?)\n');
+  process.exit(7);
 });
 
 /**
