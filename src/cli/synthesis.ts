@@ -10,7 +10,7 @@ import { audioSeconds } from '../dsp/encoding.js';
 import { bytesPerFrame, type AudioSpec } from '../dsp/spec.js';
 import { EXIT, TtsError } from '../errors.js';
 import { aplayCommand, planOutput, type OutputPlan } from '../speak/output-plan.js';
-import { assertOutputIsNotInput, checkSubtitlesPath, checkWordOptions } from '../speak/output-checks.js';
+import { assertOutputIsNotInput, assertStdoutIsNotInput, checkSubtitlesPath, checkWordOptions } from '../speak/output-checks.js';
 import { deliverSpeech, prepareAudio, type RunStats } from '../speak/run.js';
 import { Progress } from '../speak/progress.js';
 import { resolveService, type ServiceTarget } from '../speak/choose-service.js';
@@ -151,6 +151,10 @@ export async function runSynthesisCommand(command: SynthesisCommandSpec, words: 
       const input = words.length > 0 ? undefined : (flags.file ?? '-');
       if (flags.output !== undefined && flags.output !== '-') await assertOutputIsNotInput(flags.output, input);
       plan = planOutput(command.name, flags, io.stdout.isTTY === true, spec);
+      if (plan.stdout !== undefined) {
+        const fd = (io.stdout as { fd?: unknown }).fd;
+        await assertStdoutIsNotInput(typeof fd === 'number' ? fd : undefined, input);
+      }
       if (flags.subtitles !== undefined) await checkSubtitlesPath(flags.subtitles, plan, input);
       await checkWordOptions(flags, plan, input);
       if (words.length === 0 && flags.lines !== true && (flags.file === undefined || flags.file === '-') && io.stdin.isTTY === true) {

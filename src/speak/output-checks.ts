@@ -66,6 +66,33 @@ export async function assertOutputIsNotInput(output: string, input: string | und
 }
 
 /**
+ * Refuses to write the audio to standard output when that is the file the text is read from
+ * (`tts stream -f notes.txt >> notes.txt`, `tts stream < notes.txt 1<> notes.txt`): as `-o`
+ * naming it (docs/cli.md §1; GNU cat refuses the same: "input file is output file"), compared by
+ * device and inode. Nothing to check when stdout is not a regular file (a pipe, a terminal).
+ * @param stdoutFd the descriptor of the run's standard output (1), undefined when it has none.
+ * @param input the `-f` path, `-` for stdin, or undefined when the text comes from the command line.
+ * @throws TtsError `usage` (exit 2) when they are the same file.
+ */
+export async function assertStdoutIsNotInput(stdoutFd: number | undefined, input: string | undefined): Promise<void> {
+  if (input === undefined || stdoutFd === undefined) return;
+  const { fstatSync } = await import('node:fs');
+  let out: Stats;
+  let inp: Stats;
+  try {
+    out = fstatSync(stdoutFd);
+    inp = input === '-' ? fstatSync(0) : await stat(input);
+  } catch {
+    return; // Unreadable input is reported when it is read.
+  }
+  if (out.isFile() && inp.isFile() && inp.dev === out.dev && inp.ino === out.ino) {
+    throw new TtsError('usage', `standard output is ${input === '-' ? 'the file standard input is read from' : `${input}, the file the text is read from`}`, {
+      hint: 'redirect the audio to another file, or write it with -o FILE',
+    });
+  }
+}
+
+/**
  * Refuses `--words` without `--subtitles`, and a `--word-timings` path that is the audio output,
  * the subtitles or the file the text is read from (docs/cli.md §12.1), by any name
  * ({@link sameFile}: a link to the audio would have the audio replaced by the word timings).

@@ -134,3 +134,37 @@ describe('outputs named twice by another name', () => {
     }
   });
 });
+
+describe('standard output that is the input file', () => {
+  it('tts stream -f notes.txt >> notes.txt (and < notes.txt 1<> notes.txt) is refused (exit 2), the text untouched', async () => {
+    const { spawnSync } = await import('node:child_process');
+    const { closeSync, openSync } = await import('node:fs');
+    const { mkdtemp, readFile, rm, writeFile } = await import('node:fs/promises');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const { TTS_BIN, cleanEnv } = await import('../helpers/cli.js');
+    const dir = await mkdtemp(join(tmpdir(), 'tts-stdout-input-'));
+    try {
+      const notes = join(dir, 'notes.txt');
+      const text = 'Notes to read aloud.\n';
+      await writeFile(notes, text);
+      const run = (args: string[], stdin: 'ignore' | number, stdout: number) => {
+        try {
+          return spawnSync(process.execPath, [TTS_BIN, ...args], { env: cleanEnv(), stdio: [stdin, stdout, 'pipe'], timeout: 60_000 });
+        } finally {
+          if (typeof stdin === 'number') closeSync(stdin);
+          closeSync(stdout);
+        }
+      };
+      let r = run(['stream', '-q', '-f', notes], 'ignore', openSync(notes, 'a'));
+      assert.equal(r.status, 2, r.stderr.toString());
+      assert.match(r.stderr.toString(), /standard output is .*notes\.txt, the file the text is read from/);
+      r = run(['stream', '-q', '-o', '-'], openSync(notes, 'r'), openSync(notes, 'r+'));
+      assert.equal(r.status, 2, r.stderr.toString());
+      assert.match(r.stderr.toString(), /standard output is the file standard input is read from/);
+      assert.equal(await readFile(notes, 'utf8'), text);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
