@@ -5,6 +5,8 @@
  */
 import type { Duplex } from 'node:stream';
 import { safeOrigin } from '../client/safe-origin.js';
+import { assertSecureTransport } from '../client/auth.js';
+import { endpointUrl } from '../client/sse.js';
 import { readFile, stat } from 'node:fs/promises';
 import { fileProblem, TtsError } from '../errors.js';
 import type { EarlyEngine } from '../server/embedded-engine.js';
@@ -71,7 +73,7 @@ function configuredBaseUrl(choice: Pick<ServiceChoice, 'baseUrl' | 'env'>): stri
 /**
  * Resolves the service, starting the embedded one if needed.
  * @throws TtsError `no_api_key` (exit 3) when a service is configured without a key; `usage`
- *   (exit 2) when the key file cannot be read.
+ *   (exit 2) when the key file cannot be read, or the base URL does not parse or is not http(s).
  */
 export async function resolveService(choice: ServiceChoice): Promise<ServiceTarget> {
   const baseUrl = configuredBaseUrl(choice);
@@ -84,6 +86,9 @@ export async function resolveService(choice: ServiceChoice): Promise<ServiceTarg
   // A remote service: the engine thread bin/tts.js may have started is not needed (issue 20),
   // unless the aligner may need the built-in engine for the words.
   if (choice.timesWords !== true) discardEarlyWorker();
+  // A base URL that is no URL (or not http/https) is a bad value, exit 2 (docs/cli.md §3), whether a
+  // key is given or not: checked before the key, as the request would check it.
+  assertSecureTransport(endpointUrl(baseUrl, ''), true);
   const apiKey = choice.apiKeyFile !== undefined ? await readKeyFile(choice.apiKeyFile, choice.warn) : nonEmpty(choice.env['TTS_API_KEY']);
   if (apiKey === undefined) {
     throw new TtsError('no_api_key', `a service is configured (${safeOrigin(baseUrl)}), but no API key was given for it`, {

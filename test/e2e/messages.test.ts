@@ -92,6 +92,15 @@ describe('messages that say the right thing', () => {
     assert.match(r.stderr, /TTS_API_KEY/);
   });
 
+  it('a base URL that is no URL is a bad value (exit 2) also without a key, not a missing key', async () => {
+    for (const url of ['notaurl', 'ftp://example.com']) {
+      const r = await runTtsInProcess(['stream', '-o', '/dev/null', 'Hello'], { env: { TTS_BASE_URL: url } });
+      assert.equal(r.code, 2, r.stderr);
+      assert.match(r.stderr, /invalid base URL|unsupported URL scheme/);
+      assert.doesNotMatch(r.stderr, /no_api_key/);
+    }
+  });
+
   it('after retried timeouts the message says how many tries over how long', async () => {
     await withServer(
       (_req, res) => {
