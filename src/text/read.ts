@@ -8,11 +8,12 @@
  * not text), and at most `maxInputBytes` in all (`--max-input`). Every refusal is exit 2 and names
  * the byte offset. Reading stops at once when the run is aborted (Ctrl-C while waiting on a pipe).
  */
-import { createReadStream } from 'node:fs';
+import { closeSync, constants, createReadStream, openSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { addAbortSignal, type Readable } from 'node:stream';
 import { formatByteSize } from '../byte-size.js';
 import { fileProblem, TtsError } from '../errors.js';
+import { setTimeout as delay } from 'node:timers/promises';
 
 /** Size of the blocks read from a file, in bytes. */
 const FILE_BLOCK_BYTES = 64 * 1024;
@@ -236,20 +237,57 @@ function checkSize(bytes: number, max: number, what: string): void {
  * @throws TtsError `usage` (exit 2) when it cannot be read.
  */
 async function openTextFile(path: string, maxBytes: number, signal: AbortSignal): Promise<AsyncIterable<Buffer>> {
+  if (signal.aborted) throw signal.reason;
   try {
     const info = await stat(path);
     if (info.isDirectory()) throw Object.assign(new Error('directory'), { code: 'EISDIR' });
     if (info.isFile()) checkSize(info.size, maxBytes, path);
     const stream = createReadStream(path, { highWaterMark: FILE_BLOCK_BYTES });
     // Errors of opening (EACCES) arrive as the stream's first event; wait for it to open.
-    await new Promise<void>((resolve, reject) => {
+    const opened = new Promise<void>((resolve, reject) => {
       stream.once('open', () => resolve());
       stream.once('error', reject);
     });
+    // A FIFO's open blocks a libuv thread until a writer comes, and with it the process's exit,
+    // even after Ctrl-C: on abort, be that writer for a moment so the open returns.
+    const onAbort = (): void => void (info.isFIFO() ? wakeFifoOpen(path, opened) : undefined);
+    signal.addEventListener('abort', onAbort, { once: true });
+    if (signal.aborted) onAbort(); // Aborted while stat() ran: the listener came too late.
+    try {
+      await opened;
+    } finally {
+      signal.removeEventListener('abort', onAbort);
+    }
+    if (signal.aborted) {
+      stream.destroy();
+      throw signal.reason;
+    }
     return abortable(stream, signal);
   } catch (cause) {
+    if (signal.aborted) throw signal.reason;
     if (cause instanceof TtsError) throw cause;
     throw new TtsError('usage', `cannot read ${path}: ${fileProblem(cause)}`, { cause });
+  }
+}
+
+/**
+ * Makes a blocking open of the FIFO at `path` for reading return: opens the FIFO for writing
+ * (non-blocking: it succeeds once that reader waits there, ENXIO before) and closes it at once,
+ * every 20 ms until `opened` settles. The reader then sees the end of the stream.
+ */
+async function wakeFifoOpen(path: string, opened: Promise<void>): Promise<void> {
+  let settled = false;
+  opened.then(
+    () => (settled = true),
+    () => (settled = true),
+  );
+  while (!settled) {
+    try {
+      closeSync(openSync(path, constants.O_WRONLY | constants.O_NONBLOCK));
+    } catch {
+      // ENXIO: the reader's open has not reached the FIFO yet; anything else: it will settle.
+    }
+    await delay(20);
   }
 }
 

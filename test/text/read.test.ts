@@ -178,3 +178,21 @@ describe('formatByteSize (exact, as the --max-input message says it)', () => {
     assert.equal(formatByteSize(1500, { exact: true }), '1500 bytes');
   });
 });
+
+describe('a FIFO nobody writes to (-f FIFO, a batch "file")', () => {
+  it('Ctrl-C while its open waits for a writer ends the read with the interruption, and frees the open', { timeout: 20_000 }, async () => {
+    const { execFileSync } = await import('node:child_process');
+    const dir = await mkdtemp(join(tmpdir(), 'tts-read-fifo-'));
+    try {
+      const fifo = join(dir, 'in.fifo');
+      execFileSync('mkfifo', [fifo]);
+      const controller = new AbortController();
+      const reason = new TtsError('interrupted', 'interrupted');
+      const reading = openText({ words: [], file: fifo, stdin: new PassThrough(), maxInputBytes: MiB, signal: controller.signal });
+      controller.abort(reason);
+      await assert.rejects(reading, (e: unknown) => e === reason);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
