@@ -456,4 +456,15 @@ describe('streamRealtime', () => {
     assert.ok(!all.includes(KEY));
     assert.ok(!all.includes('こんにちは'));
   });
+
+  it('the verbose connect line names the endpoint without a user name or password in the base URL', async () => {
+    const lines: string[] = [];
+    const server = await serve(afterUpdate((c) => {
+      sendJson(c.ws, wsDelta(patternBytes(10)));
+      sendJson(c.ws, { type: 'tts.output.completed' });
+    }));
+    await run(options(server.url.replace('ws://', 'ws://user:PASSW0RD-SENTINEL@'), { verbose: (l) => lines.push(l) }));
+    assert.ok(lines.some((l) => l.startsWith(`WebSocket ${server.url}`)), lines.join('\n'));
+    assert.doesNotMatch(lines.join('\n'), /SENTINEL|user:/);
+  });
 });

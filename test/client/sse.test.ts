@@ -111,6 +111,17 @@ for (const via of ['tcp', 'memory'] as const) describe(`streamSse against a loca
     assert.ok(log.length > 0 && !log.join('\n').includes(KEY), 'the verbose log never shows the key');
   });
 
+  it('the verbose request line names the endpoint without a user name or password in the base URL', async () => {
+    handler = (res) => {
+      res.writeHead(200, sseHead);
+      res.end(DONE);
+    };
+    const log: string[] = [];
+    await run(options({ baseUrl: `${base.replace('http://', 'http://user:PASSW0RD-SENTINEL@')}/prefix/?token=QUERY-SENTINEL`, verbose: (line) => log.push(line) }));
+    assert.ok(log.includes(`POST ${base}/prefix/v1/tts/sse`), log.join('\n'));
+    assert.doesNotMatch(log.join('\n'), /SENTINEL|user:/);
+  });
+
   it('an HTTP refusal: the service code, status and Retry-After, from the JSON error body', async () => {
     handler = (res) => {
       res.writeHead(429, { 'content-type': 'application/json', 'retry-after': '3' });
