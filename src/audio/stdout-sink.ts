@@ -1,14 +1,17 @@
 /**
  * Audio to standard output (docs/cli.md §2): raw bytes chunk by chunk as deltas arrive, or a WAV
- * stream whose sizes are 0xFFFFFFFF because the length is not known when the header leaves.
+ * stream whose sizes are 0xFFFFFFFF because the length is not known when the header leaves —
+ * written again with the exact sizes at the end when standard output is a regular file that
+ * takes it (`tts stream --wav > x.wav`: {@link stdoutHeaderPlace}).
  * A reader that goes away (`tts stream | head -c 1000`) is not a crash: the sink reports a
  * {@link ClosedPipeError} that the CLI recognises with {@link isClosedPipe} and ends quietly.
  */
+import { fstatSync, readFileSync, writeSync } from 'node:fs';
 import { TtsError } from '../errors.js';
 import type { FileContainer } from './file-sink.js';
 import type { AudioSink } from './sink.js';
 import { assertAudioSpec, type AudioSpec } from '../dsp/spec.js';
-import { wavHeader } from './wav.js';
+import { wavHeader, wavPadLength, WAV_UNKNOWN_SIZE, wavHeaderLength } from './wav.js';
 
 /**
  * The reader of our output closed it (EPIPE): not a failure of tts, so the CLI stops quietly
@@ -47,7 +50,10 @@ export function isClosedPipe(err: unknown): boolean {
  *   stream's own buffer.
  * - `wav`: a header with 0xFFFFFFFF RIFF/data sizes (and `fact` count) goes out with the
  *   first chunk (or at finish() when there was none); no pad byte is written at the end, as
- *   the size is not declared.
+ *   the size is not declared. When `out` is process.stdout and that is a regular file where the
+ *   header can be written again ({@link stdoutHeaderPlace}), finish() writes the pad byte an odd
+ *   size needs and then the header with the exact sizes, in place, as for a file (`-o x.wav`);
+ *   audio past what a WAV header can declare (4 GiB) keeps the unknown sizes.
  *
  * `write` resolves once `out` accepted the chunk, waiting for 'drain' when the stream's buffer
  * is full. `finish` resolves when every byte has been handed to the system, and ends `out`
@@ -68,7 +74,31 @@ export function createStdoutSink(
   out: NodeJS.WritableStream = process.stdout,
 ): AudioSink {
   assertAudioSpec(spec);
-  return new StreamSink(out, container === 'wav' ? wavHeader(spec) : undefined);
+  const place = container === 'wav' && out === process.stdout ? stdoutHeaderPlace() : undefined;
+  return new StreamSink(out, container === 'wav' ? wavHeader(spec) : undefined, place === undefined ? undefined : { ...place, spec });
+}
+
+/** Linux's O_APPEND (octal, as /proc/PID/fdinfo prints `flags`). */
+const O_APPEND = 0o2000;
+
+/**
+ * Where a WAV header written to standard output now can be written again at the end: file
+ * descriptor 1 and its current offset (bytes), when it is a regular file not opened for appending
+ * (with O_APPEND a positioned write appends on Linux). Read from Linux's /proc/self/fdinfo/1;
+ * undefined for a pipe, a terminal, a device, a file opened with `>>`, or where /proc says nothing
+ * (another system). Never throws.
+ */
+export function stdoutHeaderPlace(): { fd: number; at: number } | undefined {
+  try {
+    if (!fstatSync(1).isFile()) return undefined;
+    const info = readFileSync('/proc/self/fdinfo/1', 'utf8');
+    const pos = /^pos:\s+(\d+)$/mu.exec(info);
+    const flags = /^flags:\s+([0-7]+)$/mu.exec(info);
+    if (pos === null || flags === null || (parseInt(flags[1]!, 8) & O_APPEND) !== 0) return undefined;
+    return { fd: 1, at: Number(pos[1]) };
+  } catch {
+    return undefined;
+  }
 }
 
 const guarded = new WeakSet<NodeJS.WritableStream>();
@@ -90,10 +120,17 @@ class StreamSink implements AudioSink {
   /** Settles when the callback of the last write ran. */
   private lastWrite: Promise<void> = Promise.resolve();
   private readonly ownsStream: boolean;
+  /** Audio bytes written (the header not counted). */
+  private audioBytes = 0;
 
+  /**
+   * @param place where the WAV header can be written again with the exact sizes at finish()
+   *   (descriptor, byte offset of the header, the audio's spec); undefined: it is not.
+   */
   constructor(
     private readonly out: NodeJS.WritableStream,
     private header: Buffer | undefined,
+    private readonly place?: { fd: number; at: number; spec: AudioSpec },
   ) {
     this.ownsStream = out !== process.stdout;
     guard(out);
@@ -112,6 +149,7 @@ class StreamSink implements AudioSink {
 
   async write(chunk: Buffer): Promise<void> {
     this.check();
+    this.audioBytes += chunk.length;
     let data = chunk;
     if (this.header !== undefined) {
       data = Buffer.concat([this.header, chunk]);
@@ -129,6 +167,7 @@ class StreamSink implements AudioSink {
     }
     await this.lastWrite;
     this.check();
+    if (this.place !== undefined) await this.declareSizes(this.place);
     if (this.ownsStream) {
       await new Promise<void>((resolve) => {
         // end()'s callback does not run if the stream fails while flushing, so 'error' wakes us too.
@@ -143,6 +182,26 @@ class StreamSink implements AudioSink {
     }
     this.state = 'done';
     this.release();
+  }
+
+  /**
+   * The pad byte an odd size needs, then the header again with the exact sizes at its place
+   * (every byte before it has been written: `lastWrite` settled). Past 4 GiB nothing changes.
+   */
+  private async declareSizes(place: { fd: number; at: number; spec: AudioSpec }): Promise<void> {
+    if (wavHeaderLength(place.spec.format) - 8 + this.audioBytes + wavPadLength(this.audioBytes) >= WAV_UNKNOWN_SIZE) return;
+    if (wavPadLength(this.audioBytes) > 0) {
+      await this.put(Buffer.alloc(wavPadLength(this.audioBytes)));
+      await this.lastWrite;
+      this.check();
+    }
+    try {
+      const header = wavHeader(place.spec, this.audioBytes);
+      for (let done = 0; done < header.length; ) done += writeSync(place.fd, header, done, header.length - done, place.at + done);
+    } catch (err) {
+      this.fail(err);
+      this.check();
+    }
   }
 
   async abort(): Promise<void> {
