@@ -46,7 +46,14 @@ export async function ssmlSpansOf(
   return ssmlSpans(source.whole, { language, lenient: flags.ssmlLenient === true, source: where, rewrite });
 }
 
-/** True when a text is SSML by its start: `<speak`, after an optional BOM, XML declaration and white space. */
+/**
+ * True when a text is SSML by its start: `<speak`, after an optional BOM, XML declaration, white
+ * space, comments and a document type declaration (which the parser then refuses: docs/cli.md
+ * §11.1), as an XML prolog may have them; a text such as `<!-- note --> hello` is not SSML.
+ */
 export function looksLikeSsml(text: string): boolean {
-  return /^\uFEFF?\s*(<\?xml[^>]*\?>\s*)?<speak[\s>/]/u.test(text);
+  return SSML_START.test(text);
 }
+
+/** {@link looksLikeSsml}'s pattern: each part of the prolog starts with its own literal, so it never backtracks far. */
+const SSML_START = /^\uFEFF?\s*(?:<\?xml[^>]*\?>\s*)?(?:(?:<!--[^]*?-->|<!DOCTYPE\s[^[>]*(?:\[[^\]]*\])?\s*>)\s*)*<speak[\s>/]/u;

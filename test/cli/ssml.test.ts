@@ -95,6 +95,13 @@ describe('tts say with SSML', () => {
     server.requests.length = 0;
     assert.equal((await tts(['--input-format', 'text', '-o', join(dir, 'text.raw')], ssml)).code, 0);
     assert.deepEqual(asked(), [[ssml, 'en-woman-1', 'en']]);
+    // A prolog with a comment is SSML too, not markup read aloud; with a DOCTYPE it is refused.
+    server.requests.length = 0;
+    assert.equal((await tts(['-o', join(dir, 'prolog.raw')], `<?xml version="1.0"?>\n<!-- made by a tool -->\n${ssml}`)).code, 0);
+    assert.deepEqual(asked(), [['Hello doctor Who', 'en-woman-1', 'en']]);
+    const doctype = await tts(['-o', join(dir, 'doctype.raw')], `<!DOCTYPE speak [<!ENTITY a "x">]>\n${ssml}`);
+    assert.equal(doctype.code, 2, doctype.stderr);
+    assert.match(doctype.stderr, /DOCTYPE/);
   });
 
   it('with --subtitles, cues stay one per piece', async () => {

@@ -176,6 +176,16 @@ describe('SSML shapes (W3C SSML 1.1 §2–§3)', () => {
     assert.ok(!looksLikeSsml('Say <speak> aloud'));
     assert.ok(!looksLikeSsml('<speaker>'));
   });
+
+  it('looksLikeSsml: and after comments and a document type declaration, as an XML prolog has them (the DOCTYPE is then refused)', async () => {
+    assert.ok(looksLikeSsml('<!-- made by a tool -->\n<speak>hi</speak>'));
+    assert.ok(looksLikeSsml('<?xml version="1.0"?>\n<!-- a -->\n<!-- b -->\n<speak>hi</speak>'));
+    assert.ok(looksLikeSsml('<?xml version="1.0"?><!DOCTYPE speak PUBLIC "-//W3C//DTD SYNTHESIS 1.0//EN" "synthesis.dtd"><speak>hi</speak>'));
+    assert.ok(looksLikeSsml('<!DOCTYPE speak [<!ENTITY a "x">]>\n<speak>&a;</speak>'));
+    assert.ok(!looksLikeSsml('<!-- a note --> hello <speak>'));
+    assert.ok(!looksLikeSsml('<!-- never closed <speak>'));
+    await refused('<?xml version="1.0"?><!DOCTYPE speak [<!ENTITY a "x">]><speak>&a;</speak>', /DOCTYPE/);
+  });
 });
 
 describe('SSML refused (exit 2, line:column)', () => {
