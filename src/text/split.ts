@@ -181,6 +181,13 @@ function wholeGraphemes(text: string): string {
 const SEGMENT_CHUNK_CHARS = 2048;
 
 /**
+ * Code units of a carried segment's start that {@link segmentsOf} segments again before its kept
+ * slice, as the context of the rules that look back (SB7 `Upper ATerm × Upper`, WB6/WB7, a base
+ * before its combining marks); no boundary is taken inside them.
+ */
+const SEGMENT_CONTEXT_CHARS = 64;
+
+/**
  * The segments of `text`, as strings. ICU gives every segment object its own copy of the whole
  * input, so segmenting N code units into K segments costs K × N: the text is segmented in slices
  * of {@link SEGMENT_CHUNK_CHARS} (each slice's last segment, which may go on, carried into the
@@ -189,8 +196,10 @@ const SEGMENT_CHUNK_CHARS = 2048;
  * (a 3 MB paragraph: 12 s): only its last slice is, the rest kept aside as its start, so each
  * code unit is segmented at most about twice. Memory and time follow the text's length.
  * Boundaries inside a segment's start, over a slice behind, are final: UAX #29 decides a boundary
- * from a few characters around it, unless a run of one class (spaces, closing brackets, combining
- * marks, regional indicators) outgrows a slice.
+ * from a few characters around it, which the kept slice is segmented with
+ * ({@link SEGMENT_CONTEXT_CHARS} of the start before it, where no boundary is taken: "x.Yz" is
+ * no sentence end, SB7, nor "can't" two words, WB6), unless a run of one class (spaces, closing
+ * brackets, combining marks, regional indicators) outgrows that.
  * @returns the segments in order; joined, they give `text` back.
  */
 export function segmentsOf(text: string, kind: 'sentence' | 'word' | 'grapheme'): string[] {
@@ -200,10 +209,21 @@ export function segmentsOf(text: string, kind: 'sentence' | 'word' | 'grapheme')
   /** The start of the segment being carried, beyond its last slice (in parts, joined once). */
   const head: string[] = [];
   let carry = '';
+  /** The end of {@link head}, segmented again before `carry` as its context. */
+  let context = '';
   for (let at = 0; at < text.length; ) {
     let end = Math.min(text.length, at + SEGMENT_CHUNK_CHARS);
     if (end < text.length && /[\ud800-\udbff]/.test(text[end - 1] ?? '')) end++;
-    const parts = Array.from(seg.segment(carry + text.slice(at, end)), (s) => s.segment);
+    const parts = Array.from(seg.segment(context + carry + text.slice(at, end)), (s) => s.segment);
+    if (context !== '') {
+      // The context is the carried segment's own start: a boundary in it, or where it meets the
+      // slice kept, is none.
+      let joined = '';
+      let taken = 0;
+      while (taken < parts.length && joined.length <= context.length) joined += parts[taken++];
+      parts.splice(0, taken, joined.slice(context.length));
+      context = '';
+    }
     at = end;
     carry = at < text.length ? (parts.pop() ?? '') : '';
     if (parts.length > 0) {
@@ -215,6 +235,9 @@ export function segmentsOf(text: string, kind: 'sentence' | 'word' | 'grapheme')
       // Never start the slice kept with the second half of a surrogate pair.
       if (/[\udc00-\udfff]/.test(carry[cut] ?? '')) cut--;
       head.push(carry.slice(0, cut));
+      let from = Math.max(0, cut - SEGMENT_CONTEXT_CHARS);
+      if (/[\udc00-\udfff]/.test(carry[from] ?? '')) from--;
+      context = carry.slice(Math.max(0, from), cut);
       carry = carry.slice(cut);
     }
   }

@@ -192,6 +192,18 @@ describe('segmentsOf', () => {
     assert.deepEqual(segmentsOf(text, 'grapheme'), whole('grapheme'));
   });
 
+  it('keeps the context before a long segment\'s kept slice: "x.Yz" (UAX #29 SB7) is no sentence end wherever the slice starts', () => {
+    // The cut of a carried segment falls before the full stop for some of these starts: without
+    // the letter before it, "." then "Y" was a sentence boundary inside one sentence.
+    for (let k = 2040; k < 2056; k++) {
+      const text = `${'a'.repeat(k)}x.Yz${' word'.repeat(1000)}.`;
+      assert.deepEqual(segmentsOf(text, 'sentence'), [text], `k = ${k}`);
+    }
+    // Word segmentation too (WB6/WB7: "can't" is one word).
+    const words = `${'a'.repeat(2048)}'t${'b'.repeat(3000)}`;
+    assert.deepEqual(segmentsOf(words, 'word'), [words]);
+  });
+
   it('segments a sentence that never ends (--print-text of a 3 MB paragraph) in time linear in its length: each code unit at most 3 times', () => {
     const text = 'hi '.repeat(100_000);
     let parts: string[] = [];
