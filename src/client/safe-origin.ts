@@ -24,15 +24,16 @@ export function safeLocation(url: URL): string {
 
 /**
  * A base URL as `tts config show` lists it: whole, but a user name and password in it replaced
- * by `***` (`https://***@host/v1`). A string that does not parse as a URL is returned as it is
- * (it holds no parsed credentials; the run that uses it refuses it).
+ * by `***` (`https://***@host/v1`). A string that does not parse as a URL (the run that uses it
+ * refuses it) is returned as it is, but for what stands before an `@` between its `scheme://` and
+ * the next `/`, `\`, `?` or `#` (`https://me:pw@host:99999/` → `https://***@host:99999/`).
  */
 export function withoutCredentials(url: string): string {
   let parsed: URL;
   try {
     parsed = new URL(url);
   } catch {
-    return url;
+    return url.replace(/^([a-z][a-z0-9+.-]*:[/\\]*)[^/\\?#]*@/iu, '$1***@');
   }
   if (parsed.username === '' && parsed.password === '') return url;
   parsed.username = '';

@@ -24,6 +24,12 @@ describe('safe-origin', () => {
     assert.equal(withoutCredentials('not a url'), 'not a url');
     assert.equal(safeOrigin(`https://me:${PASSWORD}@example.com/x`), 'https://example.com');
   });
+
+  it('withoutCredentials masks them in a URL that does not parse too (a port over 65535, a space in the host)', () => {
+    assert.equal(withoutCredentials(`https://me:${PASSWORD}@host:99999/v1`), 'https://***@host:99999/v1');
+    assert.equal(withoutCredentials(`https://me:${PASSWORD}@exa mple.com/v1?q=a@b`), 'https://***@exa mple.com/v1?q=a@b');
+    assert.equal(withoutCredentials('https://host:99999/v1?to=a@b'), 'https://host:99999/v1?to=a@b');
+  });
 });
 
 describe('a base URL with a user name and password', () => {
