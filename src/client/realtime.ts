@@ -24,7 +24,7 @@ import { errorFromResponse } from './service-error.js';
 import { transportError } from './transport-error.js';
 import type { VerboseLog } from './types.js';
 import type { WordTiming } from '../protocol/words.js';
-import { safeLocation } from './safe-origin.js';
+import { safeLocation, withoutCredentials } from './safe-origin.js';
 
 
 /**
@@ -93,7 +93,7 @@ export function realtimeUrl(wsBaseUrl: string): URL {
   try {
     url = new URL(wsBaseUrl);
   } catch (cause) {
-    throw new TtsError('usage', `invalid WebSocket base URL: ${wsBaseUrl}`, { cause, hint: 'set TTS_WS_BASE_URL to e.g. wss://api.example.com' });
+    throw new TtsError('usage', `invalid WebSocket base URL: ${withoutCredentials(wsBaseUrl)}`, { cause, hint: 'set TTS_WS_BASE_URL to e.g. wss://api.example.com' });
   }
   if (url.protocol === 'http:') url.protocol = 'ws:';
   else if (url.protocol === 'https:') url.protocol = 'wss:';

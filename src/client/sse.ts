@@ -19,7 +19,7 @@ import type { VerboseLog } from './types.js';
 import type { Duplex, Writable as WritableType } from 'node:stream';
 import type { HttpOverHead, HttpOverRequest } from './http-over.js';
 import type { WordTiming } from '../protocol/words.js';
-import { safeLocation } from './safe-origin.js';
+import { safeLocation, withoutCredentials } from './safe-origin.js';
 
 /**
  * Audio bytes decoded and not yet taken by the consumer above which we stop reading the response
@@ -88,7 +88,7 @@ export function endpointUrl(baseUrl: string, path: string): URL {
   try {
     base = new URL(baseUrl);
   } catch (cause) {
-    throw new TtsError('usage', `invalid base URL: ${baseUrl}`, { cause, hint: 'set TTS_BASE_URL to e.g. https://api.example.com' });
+    throw new TtsError('usage', `invalid base URL: ${withoutCredentials(baseUrl)}`, { cause, hint: 'set TTS_BASE_URL to e.g. https://api.example.com' });
   }
   base.pathname = base.pathname.replace(/\/+$/, '') + path;
   return base;

@@ -33,6 +33,17 @@ describe('safe-origin', () => {
 });
 
 describe('a base URL with a user name and password', () => {
+  it('shows neither when the URL does not parse: the invalid base URL message masks them (SSE and WebSocket)', async () => {
+    const bad = `https://me:${PASSWORD}@host:99999/v1`;
+    const sse = await runTtsInProcess(['stream', '--no-cache', '-o', '-', '--base-url', bad, 'Hello.'], { env: { TTS_API_KEY: 'sk-test-0123456789' } });
+    assert.equal(sse.code, 2, sse.stderr);
+    assert.match(sse.stderr, /invalid base URL: https:\/\/\*\*\*@host:99999\/v1/u, sse.stderr);
+    assert.ok(!sse.stderr.includes(PASSWORD), sse.stderr);
+    const ws = await runTtsInProcess(['realtime', '--no-cache', '-o', '-', '--base-url', 'https://example.com', '--ws-base-url', bad.replace('https', 'wss'), 'Hello.'], { env: { TTS_API_KEY: 'sk-test-0123456789' } });
+    assert.equal(ws.code, 2, ws.stderr);
+    assert.ok(!ws.stderr.includes(PASSWORD), ws.stderr);
+  });
+
   it('shows neither in --verbose, nor in tts config show', async () => {
     await withServer(
       (_req, res) => {
