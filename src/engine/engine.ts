@@ -89,6 +89,8 @@ export class EspeakEngine implements SpeechEngine {
   private readonly scheduler: Scheduler<Run>;
   private nextId = 1;
   private closed = false;
+  /** The first close()'s promise. */
+  private closing: Promise<void> | undefined;
   private readonly counters = { completed: 0, aborted: 0, failed: 0, crashes: 0 };
   private lastReport: JobReport | undefined;
 
@@ -164,9 +166,16 @@ export class EspeakEngine implements SpeechEngine {
 
   /**
    * Terminates every worker. Queued and running streams fail with EngineError; later synthesize()
-   * calls fail with EngineError. Resolves when all threads have exited. Calling it twice is harmless.
+   * calls fail with EngineError. Resolves when all threads have exited. Calling it twice is
+   * harmless: a later call returns the first one's promise (resolving only once the threads have
+   * exited, and closing the shared dictionary's file after that, never while one may read it).
    */
-  async close(): Promise<void> {
+  close(): Promise<void> {
+    return (this.closing ??= this.shutDown());
+  }
+
+  /** {@link close}'s work, done once. */
+  private async shutDown(): Promise<void> {
     this.closed = true;
     this.loads.abort();
     const error = new EngineError('the speech engine was closed');

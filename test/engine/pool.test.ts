@@ -379,3 +379,18 @@ test('a pool sharing the dictionary reads features from tid_pos.dat on disk: the
     await shared.close();
   }
 });
+
+test('close() called again while the first close() waits for the threads resolves with it: tid_pos.dat stays open until they have exited', async () => {
+  const engine = createEngine({ shareDictionary: true });
+  const before = openFeatureFiles();
+  await collect(engine, job({ text: '東京駅から歩いて行きます。', voice: 'ja-man-1', language: 'ja' }));
+  assert.equal(openFeatureFiles(), before + 1);
+  let firstDone = false;
+  const first = engine.close().then(() => (firstDone = true));
+  // A second close (a signal handler and a finally, say) found no thread left to wait for and
+  // closed the descriptor while the first close's threads could still read it.
+  await engine.close();
+  assert.ok(firstDone, 'the second close() resolved before the threads had exited');
+  await first;
+  assert.equal(openFeatureFiles(), before);
+});
