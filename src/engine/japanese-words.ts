@@ -4,7 +4,8 @@
  *
  * - Text with kanji (kuromoji loaded for its readings anyway): the words are kuromoji's IPADIC
  *   tokens of the text as written, an auxiliary verb (助動詞: ます, た, です…) joined to the token
- *   before it (書き|ます → 書きます), symbols and spaces left out; a word's reading is the one
+ *   before it (書き|ます → 書きます), a number IPADIC cuts at `,` or `.` one word (1,000,000,
+ *   3.14), symbols and spaces left out; a word's reading is the one
  *   the spoken text takes (japanese.ts tokenReadings: decided in context, else its pronunciation,
  *   は → ワ), or for an unknown word its kanji read one by one (kanjiToKana).
  * - Kana-only text (no dictionary load, ~55 ms and ~70 MiB, for it): the word-like segments of
@@ -123,6 +124,10 @@ export function japaneseTokens(text: string, start: number, end: number, tokeniz
     if (joinable && last !== undefined && token.pos === '助動詞' && last.end === start + found) {
       last.end = start + at;
       last.reading += reading;
+    } else if (last !== undefined && continuesNumber(text.slice(last.start, last.end), text.slice(last.end, start + found), surface)) {
+      // 1,000,000 and 3.14 are one word each, as in English, though IPADIC cuts them at , and .
+      last.end = start + at;
+      last.reading += reading;
     } else out.push({ start: start + found, end: start + at, reading });
     joinable = true;
   }
@@ -138,6 +143,14 @@ function numbersOf(text: string, tokenizer: JapaneseTokenizer): NumberReading[] 
   const kanji = kanjiNumeralReadings(text, tokenizer);
   const digits = digitNumberReadings(text).filter((d) => kanji.every((k) => d.end <= k.start || d.start >= k.end));
   return [...kanji, ...digits].sort((a, b) => a.start - b.start);
+}
+
+/**
+ * Whether digits `surface`, after `between` (nothing, or one `,` or `.`), go on the number `word`
+ * ends with: 1|,|000 and 3|.|14 are one number, which IPADIC cuts into tokens.
+ */
+function continuesNumber(word: string, between: string, surface: string): boolean {
+  return /^\d+$/u.test(surface) && /^[.,]?$/u.test(between) && /\d$/u.test(word) && /^[\d.,]+$/u.test(word);
 }
 
 /** Small kana, which share a mora with the kana before them. */
@@ -162,9 +175,12 @@ function numberReadings(numbers: readonly NumberReading[], tokens: readonly { su
     const last = starts.findIndex((s, i) => s >= 0 && s + tokens[i]!.surface_form.length === end);
     if (first < 0 || last < first) continue;
     const units = reading.match(KANA_UNIT) ?? [];
+    // Only the tokens said share the reading: a "," or "." inside 1,000,000 is never a word.
+    const said: number[] = [];
+    for (let i = first; i <= last; i++) if (SPEAKABLE.test(tokens[i]!.surface_form)) said.push(i);
     // A token's own reading weighs its share; digits, which IPADIC does not read, by theirs (1 イチ).
     const own = (r: string | undefined, surface: string): string => r ?? (/^\d+$/u.test(surface) ? readNumbers(surface) : surface);
-    const weights = ipadic.slice(first, last + 1).map((r, k) => Math.max(1, own(r, tokens[first + k]!.surface_form).match(KANA_UNIT)?.length ?? 1));
+    const weights = said.map((i) => Math.max(1, own(ipadic[i], tokens[i]!.surface_form).match(KANA_UNIT)?.length ?? 1));
     const total = weights.reduce((a, b) => a + b, 0);
     const n = weights.length;
     let cut = 0;
@@ -172,7 +188,7 @@ function numberReadings(numbers: readonly NumberReading[], tokens: readonly { su
     weights.forEach((w, k) => {
       sum += w;
       const next = k === n - 1 ? units.length : Math.min(units.length - (n - 1 - k), Math.max(cut + 1, Math.round((units.length * sum) / total)));
-      out[first + k] = units.slice(cut, Math.max(cut, next)).join('');
+      out[said[k]!] = units.slice(cut, Math.max(cut, next)).join('');
       cut = Math.max(cut, next);
     });
   }

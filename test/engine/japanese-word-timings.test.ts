@@ -137,6 +137,10 @@ test('numbers in digits are timed as said too: every token of 1月5日 is a word
   assert.equal(number.at(-1)!.end, kana.words.at(-1)!.end, 'the number ends where the kana text does');
   const kanaOnly = await timed('ごがつに5さいになる。', 'ja-woman-1');
   assert.ok(kanaOnly.words.some((w) => w.text === '5'), JSON.stringify(kanaOnly.words.map((w) => w.text)));
+  // A number IPADIC cuts at , or . is one word, never a word without its sound.
+  const grouped = await timed('価格は1,000,000円と3.14円です。', 'ja-woman-1');
+  assert.deepEqual(grouped.words.map((w) => w.text), ['価格', 'は', '1,000,000', '円', 'と', '3.14', '円です']);
+  for (const w of grouped.words) assert.ok(w.end > w.start, JSON.stringify(w));
 });
 
 test('the first Japanese stretch before a Latin run is timed by phoneme events too', async () => {
