@@ -8,7 +8,7 @@
  * not text), and at most `maxInputBytes` in all (`--max-input`). Every refusal is exit 2 and names
  * the byte offset. Reading stops at once when the run is aborted (Ctrl-C while waiting on a pipe).
  */
-import { closeSync, constants, createReadStream, existsSync, openSync } from 'node:fs';
+import { closeSync, constants, createReadStream, openSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { addAbortSignal, type Readable } from 'node:stream';
 import { formatByteSize } from '../byte-size.js';
@@ -242,9 +242,6 @@ async function openTextFile(path: string, maxBytes: number, signal: AbortSignal)
     const info = await stat(path);
     if (info.isDirectory()) throw Object.assign(new Error('directory'), { code: 'EISDIR' });
     if (info.isFile()) checkSize(info.size, maxBytes, path);
-    // A FIFO held open (without blocking) until the blocking open below returns: Ctrl-C reaches
-    // the FIFO through it even when its path was removed or replaced meanwhile.
-    const anchor = info.isFIFO() ? fifoAnchor(path) : undefined;
     const stream = createReadStream(path, { highWaterMark: FILE_BLOCK_BYTES });
     // Errors of opening (EACCES) arrive as the stream's first event; wait for it to open.
     const opened = new Promise<void>((resolve, reject) => {
@@ -253,16 +250,13 @@ async function openTextFile(path: string, maxBytes: number, signal: AbortSignal)
     });
     // A FIFO's open blocks a libuv thread until a writer comes, and with it the process's exit,
     // even after Ctrl-C: on abort, be that writer for a moment so the open returns.
-    const onAbort = (): void => void (info.isFIFO() ? wakeFifoOpen(anchor === undefined ? path : `/proc/self/fd/${anchor}`, opened) : undefined);
+    const onAbort = (): void => void (info.isFIFO() ? wakeFifoOpen(path, opened) : undefined);
     signal.addEventListener('abort', onAbort, { once: true });
     if (signal.aborted) onAbort(); // Aborted while stat() ran: the listener came too late.
     try {
       await opened;
     } finally {
       signal.removeEventListener('abort', onAbort);
-      // The open has returned: no wake-up opens it again (wakeFifoOpen stops once `opened` settled,
-      // which happened before any timer of its loop can run).
-      if (anchor !== undefined) closeSync(anchor);
     }
     if (signal.aborted) {
       stream.destroy();
@@ -273,20 +267,6 @@ async function openTextFile(path: string, maxBytes: number, signal: AbortSignal)
     if (signal.aborted) throw signal.reason;
     if (cause instanceof TtsError) throw cause;
     throw new TtsError('usage', `cannot read ${path}: ${fileProblem(cause)}`, { cause });
-  }
-}
-
-/**
- * The FIFO at `path` opened for reading without blocking (it needs no writer), as a descriptor
- * for {@link wakeFifoOpen} to reach it by (`/proc/self/fd/N`, Linux) whatever becomes of the path;
- * undefined where that is not possible. Never throws.
- */
-function fifoAnchor(path: string): number | undefined {
-  if (!existsSync('/proc/self/fd')) return undefined;
-  try {
-    return openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
-  } catch {
-    return undefined;
   }
 }
 
