@@ -179,6 +179,27 @@ describe('formatByteSize (exact, as the --max-input message says it)', () => {
   });
 });
 
+describe('a FIFO whose writer was there first (mkfifo f; producer > f & tts -f f)', () => {
+  it('reads what the writer wrote, however soon it closes: no open waits for a second writer', { timeout: 30_000 }, async () => {
+    const { execFileSync, spawn } = await import('node:child_process');
+    const dir = await mkdtemp(join(tmpdir(), 'tts-read-fifo-'));
+    try {
+      for (let round = 0; round < 8; round++) {
+        const fifo = join(dir, `in-${round}.fifo`);
+        execFileSync('mkfifo', [fifo]);
+        // The writer's open waits for a reader; it then writes and closes at once.
+        const writer = spawn('sh', ['-c', 'printf "Hello there." > "$1"', 'sh', fifo], { stdio: 'ignore' });
+        const exited = new Promise((resolve) => writer.on('exit', resolve));
+        const source = await openText({ words: [], file: fifo, stdin: new PassThrough(), maxInputBytes: MiB, signal: new AbortController().signal });
+        assert.equal(await all(source), 'Hello there.', `round ${round}`);
+        await exited;
+      }
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('a FIFO nobody writes to (-f FIFO, a batch "file")', () => {
   it('Ctrl-C while its open waits for a writer ends the read with the interruption, and frees the open', { timeout: 20_000 }, async () => {
     const { execFileSync } = await import('node:child_process');
