@@ -15,9 +15,8 @@ import { commitAtomicFile, discardAtomicFile, ioError, openAtomicFile } from '..
 import { bytesPerFrame, type AudioSpec } from '../dsp/spec.js';
 import { TtsError } from '../errors.js';
 import { ChapterClock } from '../speak/chapter-clock.js';
-import { sameFile } from '../speak/output-checks.js';
+import { assertOutputIsNotInput, sameFile } from '../speak/output-checks.js';
 import type { OutputPlan } from '../speak/output-plan.js';
-import { assertOutputIsNotInput } from '../speak/output-checks.js';
 import { sentencesOf } from '../text/sentences.js';
 import { inputFormatOf } from '../text/documents/formats.js';
 import { chaptersOf, type SpokenChapter, type SpokenDocument } from '../text/documents/model.js';
