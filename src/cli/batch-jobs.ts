@@ -37,16 +37,16 @@ export interface BatchJob {
 }
 
 /**
- * Keys a line may not set: they belong to the whole batch, or are given their own way
- * (`profile`: the config file is read once for the batch; give `--profile` on the command line).
- */
-/**
  * The document flags (docs/cli.md §10, §11.2), refused on a batch's command line and on its lines
  * alike: a batch reads plain text and SSML (§9), so on a line they would be ignored, reading the
  * markup aloud (`"input-format": "markdown"`) or writing audio for a `"dry-run"`.
  */
 export const DOCUMENT_FLAGS = ['inputFormat', 'chapterLevel', 'chapters', 'splitChapters', 'chapterRange', 'codePhrase', 'printText', 'dryRun', 'cast'] as const;
 
+/**
+ * Keys a line may not set: they belong to the whole batch, or are given their own way
+ * (`profile`: the config file is read once for the batch; give `--profile` on the command line).
+ */
 const BATCH_WIDE = new Set(['profile', 'lines', 'quiet', 'verbose', 'json', 'base-url', 'ws-base-url', 'api-key-file', 'offline', 'allow-insecure', 'api', 'play', 'cache', 'cache-size', 'jobs', 'output-dir', 'version', 'help']);
 
 /**
