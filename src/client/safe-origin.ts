@@ -24,9 +24,10 @@ export function safeLocation(url: URL): string {
 
 /**
  * A base URL as `tts config show` lists it, and as the message refusing one that does not parse
- * names it: whole, but a user name and password in it replaced by `***` (`https://***@host/v1`). A string that does not parse as a URL (the run that uses it
- * refuses it) is returned as it is, but for what stands before an `@` between its `scheme://` and
- * the next `/`, `\`, `?` or `#` (`https://me:pw@host:99999/` → `https://***@host:99999/`).
+ * names it: whole, but a user name and password in it replaced by `***` (`https://***@host/v1`).
+ * A string that does not parse as a URL (the run that uses it refuses it) is returned as it is,
+ * but for what stands before an `@` between its `scheme://` and the next `/`, `\`, `?` or `#`
+ * (`https://me:pw@host:99999/` → `https://***@host:99999/`).
  */
 export function withoutCredentials(url: string): string {
   let parsed: URL;
