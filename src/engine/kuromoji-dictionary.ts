@@ -370,7 +370,7 @@ function openFeatures(file: string): { fd: number; bytes: number } {
 const FEATURE_READ_BYTES = 256;
 
 /**
- * Longest feature string {@link FeatureFile} reads (bytes; IPADIC's are under 300): a string that
+ * Longest feature string {@link FeatureFile} reads (bytes; IPADIC's longest is 348): a string that
  * runs on past it is a damaged file, not a token.
  */
 export const MAX_FEATURE_BYTES = 4096;
