@@ -482,6 +482,43 @@ export function prepareFlite(module: FliteModule): void {
 }
 
 /**
+ * What {@link warmFlite} speaks: a full stop alone, which Flite says as a pause and no word:
+ * 3680 samples (0.23 s at 16 kHz) of near-silence through the whole pipeline, vocoder included.
+ */
+export const FLITE_WARM_UP_TEXT = '.';
+
+/**
+ * Runs Flite once on {@link FLITE_WARM_UP_TEXT} with voice `rms` in this thread's reusable
+ * instance (made now if there is none) and drops the samples, so that the next run, a sentence,
+ * runs mostly in optimized code (issue 20, fourteenth round). An engine worker calls it while it
+ * waits for a one-shot's job.
+ *
+ * Why it pays: V8 compiles a WebAssembly function first with its baseline compiler (Liftoff) and
+ * optimizes it (TurboFan, on a background thread) once it has run a while, but only a later call
+ * gets the optimized code: a call in progress keeps its baseline code (V8 has no on-stack
+ * replacement for WebAssembly). Flite's vocoder, `mlsa_resynthesis` (5.7 KB of code with the MLSA
+ * filter inlined), is one call per utterance, so a cold run spent its whole sentence in baseline
+ * code (84 ms of a 190 ms run: README, issue 20's tenth round). The pause runs it long enough to
+ * be optimized (`node --trace-wasm-compilation-times` shows function 493 compiled by TurboFan in
+ * 17–30 ms after the pause, before the sentence starts), and compiles the front end's functions on
+ * the way. Measured alone (medians of 9, Node 20, load about 5): the pause takes 20–45 ms, and the
+ * sentence after it 117 instead of 215 ms.
+ *
+ * The samples of later runs are unchanged: this run starts from the saved state, as every run does,
+ * and the next run restores it ({@link fliteRun}).
+ * @returns how many samples the pause made (16 kHz, mono).
+ * @throws as {@link fliteSpeak}: an instance that failed is dropped, and the next run makes a new one.
+ */
+export function warmFlite(module: FliteModule): number {
+  let samples = 0;
+  fliteSpeak(module, 'rms', FLITE_WARM_UP_TEXT, (block) => {
+    samples += block.length;
+    return false;
+  });
+  return samples;
+}
+
+/**
  * Runs Flite once with `args` in this thread's reusable instance (see {@link fliteSpeak}), passing
  * what it writes to {@link FLITE_STREAM_FD} to `onChunk` (bytes, a view valid during the call;
  * true stops Flite, see MemoryWasi.stream), and returns what `read` takes from the host after a
