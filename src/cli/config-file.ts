@@ -12,7 +12,7 @@ import type { Option } from 'commander';
 import leven from 'leven';
 import { TtsError } from '../errors.js';
 import { flagValue } from './flags.js';
-import { lineIndex, parseSettingsToml, readSettingsFile, type LineIndex } from '../settings-file.js';
+import { lineIndex, numberAsWritten, parseSettingsToml, readSettingsFile, type LineIndex } from '../settings-file.js';
 
 /** One setting read from the file. */
 export interface ConfigEntry {
@@ -94,14 +94,14 @@ export async function loadConfigFile(path: string, options: readonly Option[] | 
         const settings = new Map<string, ConfigEntry>();
         for (const [k, v] of Object.entries(table)) {
           if (k === 'voices') file.profileVoices.set(name, voicesTable(path, lines, ['profile', name], v));
-          else addSetting(settings, byLong, path, lines, ['profile', name], k, v);
+          else addSetting(settings, byLong, { path, text, lines }, ['profile', name], k, v);
         }
         file.profiles.set(name, settings);
       }
       continue;
     }
     if (key === 'voices') file.voices = voicesTable(path, lines, [], value);
-    else addSetting(file.top, byLong, path, lines, [], key, value);
+    else addSetting(file.top, byLong, { path, text, lines }, [], key, value);
   }
   return file;
 }
@@ -120,8 +120,12 @@ function voicesTable(path: string, lines: LineIndex, table: string[], value: unk
   return voices;
 }
 
-/** Checks one `key = value` and stores it under the option's attribute name. */
-function addSetting(into: Map<string, ConfigEntry>, byLong: Map<string, Option>, path: string, lines: LineIndex, table: string[], key: string, value: unknown): void {
+/**
+ * Checks one `key = value` and stores it under the option's attribute name.
+ * @param source the file's path, its text and the index of its keys' lines.
+ */
+function addSetting(into: Map<string, ConfigEntry>, byLong: Map<string, Option>, source: { path: string; text: string; lines: LineIndex }, table: string[], key: string, value: unknown): void {
+  const { path, lines } = source;
   const where = (): number => lineIn(lines, table, key);
   if (SECRET_KEY.test(key) && key !== 'api-key-file') {
     throw new TtsError('usage', `${path}:${where()}: "${key}" looks like an API key; keys are not kept in the config file`, {
@@ -137,7 +141,8 @@ function addSetting(into: Map<string, ConfigEntry>, byLong: Map<string, Option>,
     const near = [...byLong.keys()].filter((k) => !NOT_SETTINGS.has(k) && leven(k, key) <= 2);
     throw bad(path, lines, table, key, `is not a setting of tts${near.length > 0 ? ` (did you mean ${near.join(' or ')}?)` : ''}`, 'the keys are the long flag names of `tts say --help`, without the dashes');
   }
-  into.set(option.attributeName(), { key, value: flagValue(option, value, (why) => bad(path, lines, table, key, why)), line: where() });
+  const asWritten = (): string | undefined => numberAsWritten(source.text, where());
+  into.set(option.attributeName(), { key, value: flagValue(option, value, (why) => bad(path, lines, table, key, why), asWritten), line: where() });
 }
 
 function bad(path: string, lines: LineIndex, table: string[], key: string, why: string, hint?: string): TtsError {

@@ -84,8 +84,10 @@ export async function documentSource(
   if (doc.skippedCode > 0) verbose(`${path}: ${doc.skippedCode} code block(s) not read${flags.codePhrase ? ` (said "${flags.codePhrase}")` : ''}`);
   const all = chaptersOf(doc);
   if (all.length === 0) throw new TtsError('usage', `${path} has no text to speak`, { hint: 'check the file; code blocks, scripts and navigation are not read' });
-  const range = flags.chapterRange ?? { first: 1, last: all.length };
-  if (range.first > all.length) throw new TtsError('usage', `--chapter-range starts at chapter ${range.first}, but ${path} has ${all.length}`, { hint: 'see them with --print-text --verbose' });
+  const asked = flags.chapterRange;
+  // Quoted as typed: a number past 2^53 is rounded in `first`.
+  if (asked !== undefined && asked.first > all.length) throw new TtsError('usage', `--chapter-range ${asked.given} starts past the last chapter: ${path} has ${all.length}`, { hint: 'see them with --print-text --verbose' });
+  const range = asked ?? { first: 1, last: all.length };
   // The lexicon rewrites each chapter's text once, before it is split and counted (docs/cli.md §11.3).
   const chapters = all.slice(range.first - 1, range.last).map((c) => (lexicon === undefined ? c : { ...c, text: lexicon.apply(c.text, lexicon.language) }));
   verbose(`${path}: ${all.length} chapter(s)${flags.chapterRange ? `, speaking ${range.first}–${range.first + chapters.length - 1}` : ''}`);
