@@ -17,10 +17,13 @@ const path = require('node:path');
 // A reader that goes away (`tts voices | head -1`) is not an error: no stack trace, ever.
 // The audio sinks watch for it themselves and end the command quietly. Any other write error
 // (ENOSPC of a full disk or /dev/full, EIO) is local I/O, exit 7 (docs/cli.md §3), not a bug:
-// an audio sink writing stdout listens too (src/audio/stdout-sink.ts) and reports it with its
-// clean-up and --json line; text (the help below, `tts voices`, …) is said failed here.
+// an audio sink writing stdout reports it itself, with its clean-up and --json line, while it
+// is open — it counts itself under this symbol on stdout (src/audio/stdout-sink.ts
+// STDOUT_AUDIO_SINKS) —; text (the help below, `tts voices`, …) is said failed here, also after
+// a sink ended.
+const STDOUT_AUDIO_SINKS = Symbol.for('tts.stdout-audio-sinks');
 process.stdout.on('error', (error) => {
-  if (error.code === 'EPIPE' || process.stdout.listenerCount('error') > 1) return;
+  if (error.code === 'EPIPE' || process.stdout[STDOUT_AUDIO_SINKS] > 0) return;
   process.stderr.write(`tts: error: cannot write to standard output: ${error.message} [io_error]\n`);
   process.stderr.write('tts:   check where the output goes (disk full?)\n');
   process.exit(7);
@@ -201,9 +204,12 @@ function startEngineWorker(args) {
   }
 }
 
-const args = process.argv.slice(2);
-const helpText = helpWrittenAhead(args);
-if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
+// Required rather than run (test/cli/stdout-full.test.ts), it only sets the handler above.
+const args = require.main === module ? process.argv.slice(2) : undefined;
+const helpText = args === undefined ? undefined : helpWrittenAhead(args);
+if (args === undefined) {
+  // Nothing to run.
+} else if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
   const pkg = JSON.parse(readFileSync(path.join(__dirname, '..', 'package.json'), 'utf8'));
   process.stdout.write(`${pkg.version}\n`);
 } else if (helpText !== undefined) {

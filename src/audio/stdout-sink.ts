@@ -110,6 +110,21 @@ export function stdoutHeaderPlace(): { fd: number; at: number } | undefined {
   }
 }
 
+/**
+ * The property of process.stdout that counts the audio sinks writing it now (a number; absent
+ * when none ever did): each {@link createStdoutSink} on process.stdout adds one until it has
+ * finished or aborted. bin/tts.js reads it (by `Symbol.for('tts.stdout-audio-sinks')`: it loads
+ * before this module) to tell a write error a sink reports, with its clean-up and `--json` line,
+ * from one of its own to report (exit 7), also after a sink ended.
+ */
+export const STDOUT_AUDIO_SINKS: unique symbol = Symbol.for('tts.stdout-audio-sinks') as never;
+
+/** Adds `by` (1 or -1) to process.stdout's {@link STDOUT_AUDIO_SINKS}. */
+function countStdoutSinks(by: 1 | -1): void {
+  const stdout = process.stdout as NodeJS.WriteStream & { [STDOUT_AUDIO_SINKS]?: number };
+  stdout[STDOUT_AUDIO_SINKS] = (stdout[STDOUT_AUDIO_SINKS] ?? 0) + by;
+}
+
 const guarded = new WeakSet<NodeJS.WritableStream>();
 
 /**
@@ -129,6 +144,8 @@ class StreamSink implements AudioSink {
   /** Settles when the callback of the last write ran. */
   protected lastWrite: Promise<void> = Promise.resolve();
   private readonly ownsStream: boolean;
+  /** Set once {@link release} ran. */
+  private released = false;
   /** Audio bytes written (the header not counted). */
   protected audioBytes = 0;
   /** Bytes of the WAV header before the audio (0 for `raw`). */
@@ -148,16 +165,21 @@ class StreamSink implements AudioSink {
     this.ownsStream = out !== process.stdout;
     guard(out);
     out.on('error', this.onError);
+    if (out === process.stdout) countStdoutSinks(1);
   }
 
   private readonly onError = (err: unknown): void => this.fail(err);
 
   /**
-   * Our part is over: the stream keeps only the permanent guard, so sinks made one after
-   * another on process.stdout do not pile up listeners.
+   * Our part is over (once): the stream keeps only the permanent guard, so sinks made one after
+   * another on process.stdout do not pile up listeners, and its errors are no longer ours
+   * ({@link STDOUT_AUDIO_SINKS}).
    */
   private release(): void {
+    if (this.released) return;
+    this.released = true;
     this.out.removeListener('error', this.onError);
+    if (this.out === process.stdout) countStdoutSinks(-1);
   }
 
   async write(chunk: Buffer): Promise<void> {
