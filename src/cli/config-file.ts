@@ -156,13 +156,44 @@ function isTable(v: unknown): v is Record<string, unknown> {
 }
 
 /**
- * Reads the config file without ever blocking or reading without end (settings-file.ts): a FIFO
- * with no writer would otherwise hang every command; a symlink is followed (a config kept with
- * one's dotfiles is common); never more than {@link MAX_CONFIG_BYTES} read, even if it grows.
+ * Where bin/tts.js leaves the config file it read for its guess of the engine (issue 20): on
+ * `globalThis`, under this registered symbol, so that a run reads the file once.
+ */
+export const EARLY_CONFIG_FILE: unique symbol = Symbol.for('tts.early-config-file') as never;
+
+/**
+ * What bin/tts.js keeps under {@link EARLY_CONFIG_FILE}: a regular file of at most 256 KiB read
+ * whole (UTF-8), or that there was none. Anything else it leaves to {@link readConfigText}.
+ */
+export interface EarlyConfigFile {
+  /** The file's path, as {@link configPath} gives it. */
+  path: string;
+  /** Its text; undefined when there was no file. */
+  text: string | undefined;
+}
+
+/**
+ * The config file bin/tts.js read, removed from `globalThis` (once: a later reader reads the file),
+ * when it is the file at `path`; undefined otherwise.
+ */
+function takeEarlyConfig(path: string): EarlyConfigFile | undefined {
+  const holder = globalThis as { [EARLY_CONFIG_FILE]?: EarlyConfigFile | undefined };
+  const early = holder[EARLY_CONFIG_FILE];
+  delete holder[EARLY_CONFIG_FILE];
+  return early?.path === path ? early : undefined;
+}
+
+/**
+ * The config file's text: what bin/tts.js read of it for this run ({@link EARLY_CONFIG_FILE}),
+ * else read here without ever blocking or reading without end (settings-file.ts): a FIFO with
+ * no writer would otherwise hang every command; a symlink is followed (a config kept with one's
+ * dotfiles is common); never more than {@link MAX_CONFIG_BYTES} read, even if it grows.
  * @returns the text (UTF-8), or undefined when there is no file.
  * @throws TtsError `usage` (exit 2) naming the file: unreadable, not a regular file, too big.
  */
-function readConfigText(path: string): Promise<string | undefined> {
+async function readConfigText(path: string): Promise<string | undefined> {
+  const early = takeEarlyConfig(path);
+  if (early !== undefined) return early.text;
   return readSettingsFile(path, {
     what: 'the config file',
     maxBytes: MAX_CONFIG_BYTES,
