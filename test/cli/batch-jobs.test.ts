@@ -57,16 +57,15 @@ describe('batch jobs', () => {
 
   it('quotes a refused number as the line wrote it, not as JSON.parse rounded it', () => {
     const { cmd, flags } = command();
-    const lines = [
+    const refused = (lines: string[]): (string | undefined)[] => jsonJobs(lines, cmd, flags, undefined).map((j) => j.invalid?.message);
+    assert.deepEqual(refused([
       '{"text":"x","output":"x.wav","sample-rate":99999999999999999999}',
       '{"text":"x", "speed" : 1e400 , "output":"x.wav"}',
       // A key given twice: JSON.parse keeps the last, and so does the message.
       '{"text":"x","output":"x.wav","channels":2,"channels":90000000000000000009}',
       // Spelt with an escape: the value as JavaScript holds it (the line has no other spelling to find).
       '{"text":"x","output":"x.wav","\\u0063hannels":1e400}',
-    ];
-    const messages = jsonJobs(lines, cmd, flags, undefined).map((j) => j.invalid?.message);
-    assert.deepEqual(messages, [
+    ]), [
       '"sample-rate" has a bad value "99999999999999999999": --sample-rate must be between 1000 and 192000',
       '"speed" has a bad value "1e400": --speed must be a number from 0.5 to 3',
       '"channels" has a bad value "90000000000000000009": --channels must be between 1 and 8',

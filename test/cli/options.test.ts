@@ -3,6 +3,9 @@
  * injected streams: a value that cannot be right is exit 2 before anything else happens.
  */
 import assert from 'node:assert/strict';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { describe, it } from 'node:test';
 import { main } from '../../src/cli/main.js';
@@ -65,9 +68,6 @@ describe('synthesis flags', () => {
   }
 
   it('a number is quoted as typed, never as JavaScript rounded it (a --chapter-range past 2^53)', async () => {
-    const { mkdtemp, rm, writeFile } = await import('node:fs/promises');
-    const { tmpdir } = await import('node:os');
-    const { join } = await import('node:path');
     const dir = await mkdtemp(join(tmpdir(), 'tts-options-range-'));
     try {
       const book = join(dir, 'book.md');
