@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { webvttChapters, type AudioChapter, type AudioTags } from '../audio/containers/chapters.js';
 import { writeChapterMetadata, type TaggedContainer } from '../audio/containers/chapter-files.js';
 import { commitAtomicFile, discardAtomicFile, ioError, openAtomicFile } from '../audio/file-sink.js';
+import { outputTarget } from '../audio/output-target.js';
 import { bytesPerFrame, type AudioSpec } from '../dsp/spec.js';
 import { TtsError } from '../errors.js';
 import { ChapterClock } from '../speak/chapter-clock.js';
@@ -273,7 +274,8 @@ export async function splitChapters(
   // No chapter's file is the document itself (docs/cli.md §1: `-o` naming the input), checked before any is written.
   for (const output of outputs) await assertOutputIsNotInput(output, words.length > 0 ? undefined : (flags.file ?? '-'), '--split-chapters');
   try {
-    await mkdir(dir, { recursive: true });
+    // Through a link, also a dangling one: its target is the folder made (audio/output-target.ts).
+    await mkdir(await outputTarget(dir), { recursive: true });
   } catch (cause) {
     throw new TtsError('io_error', `cannot create ${dir}: ${(cause as NodeJS.ErrnoException).code ?? cause}`, { cause, hint: 'check the path and its permissions' });
   }

@@ -177,7 +177,7 @@ describe('standard output that is the input file', () => {
 });
 
 describe('outputs named by a dangling symbolic link', () => {
-  it('-o, --subtitles and --chapters through links whose targets do not exist yet: the targets are written, the links stay (in-process, a fake service)', async () => {
+  it('-o, --subtitles, --chapters and --split-chapters through links whose targets do not exist yet: the targets are written, the links stay (in-process, a fake service)', async () => {
     const { lstat, mkdir, mkdtemp, readFile, readdir, rm, symlink, writeFile } = await import('node:fs/promises');
     const { tmpdir } = await import('node:os');
     const { join } = await import('node:path');
@@ -198,6 +198,12 @@ describe('outputs named by a dangling symbolic link', () => {
       assert.equal((await readFile(join(dir, 'out', 'speech.wav'))).subarray(0, 4).toString(), 'RIFF');
       assert.match(await readFile(join(dir, 'out', 'speech.srt'), 'utf8'), /^1\r?\n00:00:00,000 --> /);
       assert.match(await readFile(join(dir, 'out', 'chapters.vtt'), 'utf8'), /^WEBVTT[\s\S]*One[\s\S]*Two/);
+      // --split-chapters through a dangling link: the folder it leads to is made, the link stays.
+      await symlink('out/parts', join(dir, 'parts'));
+      const split = await runMain(['stream', '--no-cache', '-q', '--wav', '-f', book, '--split-chapters', join(dir, 'parts')], { HOME: dir, XDG_CONFIG_HOME: join(dir, 'xdg'), TTS_BASE_URL: server.url, TTS_API_KEY: 'sk-test-dangling' });
+      assert.equal(split.code, 0, split.stderr);
+      assert.equal((await lstat(join(dir, 'parts'))).isSymbolicLink(), true, 'the link was replaced');
+      assert.deepEqual(await readdir(join(dir, 'out', 'parts')), ['01 One.wav', '02 Two.wav']);
     } finally {
       await server.close();
       await rm(dir, { recursive: true, force: true });
