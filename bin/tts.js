@@ -17,10 +17,13 @@ const path = require('node:path');
 // A reader that goes away (`tts voices | head -1`) is not an error: no stack trace, ever.
 // The audio sinks watch for it themselves and end the command quietly. Any other write error
 // (ENOSPC of a full disk or /dev/full, EIO) is local I/O, exit 7 (docs/cli.md §3), not a bug:
-// an audio sink writing stdout listens too (src/audio/stdout-sink.ts) and reports it with its
-// clean-up and --json line; text (the help below, `tts voices`, …) is said failed here.
+// an audio sink writing stdout reports it itself, with its clean-up and --json line, while it
+// is open — it counts itself under this symbol on stdout (src/audio/stdout-sink.ts
+// STDOUT_AUDIO_SINKS) —; text (the help below, `tts voices`, …) is said failed here, also after
+// a sink ended.
+const STDOUT_AUDIO_SINKS = Symbol.for('tts.stdout-audio-sinks');
 process.stdout.on('error', (error) => {
-  if (error.code === 'EPIPE' || process.stdout.listenerCount('error') > 1) return;
+  if (error.code === 'EPIPE' || process.stdout[STDOUT_AUDIO_SINKS] > 0) return;
   process.stderr.write(`tts: error: cannot write to standard output: ${error.message} [io_error]\n`);
   process.stderr.write('tts:   check where the output goes (disk full?)\n');
   process.exit(7);
@@ -121,29 +124,44 @@ function enableCompileCache() {
  */
 const OTHER_COMMANDS = ['serve', 'voices', 'doctor', 'config', 'completion', 'cache', 'batch', 'lexicon', 'help'];
 
+/** Largest config file {@link readConfigEarly} reads (the CLI takes up to 4 MiB: config-file.ts MAX_CONFIG_BYTES). */
+const EARLY_CONFIG_MAX_BYTES = 256 * 1024;
+
 /**
- * Whether the config file (src/cli/config-file.ts configPath: `$XDG_CONFIG_HOME/tts/config.toml`
- * when that is absolute, else `~/.config/tts/config.toml`) mentions `base-url` in its first 256
- * KiB: then it may name a service, and {@link likelyBuiltInRun} does not bet on the built-in
- * engine. Only a guess (a comment, or a profile the run does not use, counts too); the CLI reads
- * the file for real. A missing or unreadable file, or one that is not a regular file (opened
- * without blocking, so a FIFO there cannot stall the start), mentions nothing. Never throws.
+ * The config file (src/cli/config-file.ts configPath: `$XDG_CONFIG_HOME/tts/config.toml` when
+ * that is absolute, else `~/.config/tts/config.toml`), read once for the run: read here, for
+ * {@link likelyBuiltInRun}'s guess, its text is left on `globalThis` under
+ * `Symbol.for('tts.early-config-file')` as `{ path, text }` (text undefined: there is no file,
+ * ENOENT or ENOTDIR), and the CLI takes it instead of reading the file again
+ * (src/cli/config-file.ts takeEarlyConfig). Read whole, as the CLI reads it (UTF-8), and only when
+ * it is a regular file (opened without blocking, so a FIFO there cannot stall the start) of at
+ * most {@link EARLY_CONFIG_MAX_BYTES}. Anything else — unreadable, not a regular file, larger, or
+ * grown while read — is left alone (nothing on `globalThis`): the CLI opens it itself and accepts
+ * or refuses it as it does any file. Never throws.
+ * @returns the file's text; undefined when there is none or it was left to the CLI.
  */
-function configMentionsService() {
+function readConfigEarly() {
   const fs = require('node:fs');
   const xdg = process.env.XDG_CONFIG_HOME;
   const base = xdg && path.isAbsolute(xdg) ? xdg : path.join(process.env.HOME || require('node:os').homedir(), '.config');
+  const file = path.join(base, 'tts', 'config.toml');
+  const early = Symbol.for('tts.early-config-file');
   let fd;
   try {
-    fd = fs.openSync(path.join(base, 'tts', 'config.toml'), fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
+    fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
     const stats = fs.fstatSync(fd);
-    if (!stats.isFile()) return false;
-    // Only what the file holds, up to 256 KiB: no zeroed buffer of the whole bound on every run.
-    const head = Buffer.allocUnsafe(Math.min(stats.size, 256 * 1024));
-    const read = fs.readSync(fd, head, 0, head.length, 0);
-    return head.subarray(0, read).includes('base-url');
-  } catch {
-    return false;
+    if (!stats.isFile() || stats.size > EARLY_CONFIG_MAX_BYTES) return undefined;
+    // One byte more than the file holds: a read that fills it means the file grew meanwhile.
+    const buffer = Buffer.allocUnsafe(stats.size + 1);
+    let length = 0;
+    for (let read; length < buffer.length && (read = fs.readSync(fd, buffer, length, buffer.length - length, null)) > 0; ) length += read;
+    if (length === buffer.length) return undefined;
+    const text = buffer.subarray(0, length).toString('utf8');
+    globalThis[early] = { path: file, text };
+    return text;
+  } catch (error) {
+    if (fd === undefined && (error?.code === 'ENOENT' || error?.code === 'ENOTDIR')) globalThis[early] = { path: file, text: undefined };
+    return undefined;
   } finally {
     if (fd !== undefined) fs.closeSync(fd);
   }
@@ -155,7 +173,8 @@ function configMentionsService() {
  * argument that makes it speak nothing (`--help`, `-h`, `--version`, `-V`, `--print-text`,
  * `--dry-run`), not a bare `tts` on a terminal (which only says how to give it text), and with no
  * service configured by `--base-url`, `TTS_BASE_URL` or, it seems, the config file
- * ({@link configMentionsService}), unless `--offline`. A guess from the arguments as written, for
+ * (whose text, {@link readConfigEarly}, mentions `base-url`: only a guess, a comment or a profile
+ * the run does not use counts too), unless `--offline`. A guess from the arguments as written, for
  * {@link startEngineWorker}: the CLI decides everything later (the config file's keys and
  * profiles, text after `--`), and a wrong guess costs one thread's start, or the gain of one,
  * never a different run.
@@ -168,7 +187,7 @@ function likelyBuiltInRun(args) {
   const flag = (name) => args.some((arg) => arg === name || arg.startsWith(`${name}=`));
   if (['--help', '-h', '--print-text', '--dry-run', '--version', '-V'].some((name) => args.includes(name))) return false;
   if (args.includes('--offline')) return true;
-  return !flag('--base-url') && (process.env.TTS_BASE_URL ?? '').trim() === '' && !configMentionsService();
+  return !flag('--base-url') && (process.env.TTS_BASE_URL ?? '').trim() === '' && readConfigEarly()?.includes('base-url') !== true;
 }
 
 /**
@@ -201,9 +220,12 @@ function startEngineWorker(args) {
   }
 }
 
-const args = process.argv.slice(2);
-const helpText = helpWrittenAhead(args);
-if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
+// Required rather than run (test/cli/stdout-full.test.ts), it only sets the handler above.
+const args = require.main === module ? process.argv.slice(2) : undefined;
+const helpText = args === undefined ? undefined : helpWrittenAhead(args);
+if (args === undefined) {
+  // Nothing to run.
+} else if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
   const pkg = JSON.parse(readFileSync(path.join(__dirname, '..', 'package.json'), 'utf8'));
   process.stdout.write(`${pkg.version}\n`);
 } else if (helpText !== undefined) {

@@ -116,3 +116,14 @@ export function lineIndex(text: string): LineIndex {
   return index;
 }
 
+/**
+ * The value of the `key = value` on 1-based `line` of `text` as it is written there, when it is
+ * one TOML number literal (`99999999999999999999`, `1e400`, `0x10`, `1_000`, `inf`; a trailing
+ * `# comment` is not part of it): what a message quotes, since the parsed number has lost it.
+ * Undefined for a line that holds no such `=` value (a string, an inline table, a line of 0).
+ */
+export function numberAsWritten(text: string, line: number): string | undefined {
+  if (line < 1) return undefined;
+  const at = text.split(/\r?\n/, line)[line - 1];
+  return at === undefined ? undefined : /^[^=]*=\s*([+-]?[\w.+-]+)\s*(?:#.*)?$/.exec(at)?.[1];
+}

@@ -10,10 +10,11 @@
  * piece (truncateAudio). Positional writes on a FileHandle from fs/promises do all three with
  * the same rename-into-place discipline those libraries use.
  */
-import { statSync, type Stats } from 'node:fs';
-import { open, realpath, rename, stat, unlink, type FileHandle } from 'node:fs/promises';
+import { lstatSync, statSync, type Stats } from 'node:fs';
+import { open, rename, stat, unlink, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, resolve } from 'node:path';
 import { TtsError } from '../errors.js';
+import { outputTarget } from './output-target.js';
 import type { AudioSink } from './sink.js';
 import { removeStaleTempFiles, tempPathFor, trackTempFile, untrackTempFile } from './temp-files.js';
 import { assertAudioSpec, type AudioSpec } from '../dsp/spec.js';
@@ -56,7 +57,7 @@ export interface FileSink extends AudioSink {
  * byte for an odd µ-law data size, writes the exact sizes and `fact` count into the header,
  * fsyncs, closes and renames over the target. `abort()`, and any failure, closes and deletes
  * the temporary file. If `path` is a symbolic link, the file it points to is replaced (as
- * write-file-atomic does), not the link.
+ * write-file-atomic does), or created when it does not exist yet (output-target.ts), not the link.
  *
  * @param path file to write; an existing file there is replaced only by a successful finish().
  * @param spec encoding, rate (Hz) and channels of the chunks that will be written.
@@ -92,25 +93,22 @@ export interface AtomicFile {
 }
 
 /**
- * Opens the temporary file of an atomic write of `path`: the target's links resolved, a folder
- * there refused now (rather than at the final rename, after all the synthesis), temporary files
- * a killed run left removed, the new one created exclusively with the mode of a new file — or
- * of the file it will replace (a 0600 file must not come back 0644).
+ * Opens the temporary file of an atomic write of `path`: the target's links resolved (also a
+ * dangling link's: its target is created, the link stays; output-target.ts), a folder there
+ * refused now (rather than at the final rename, after all the synthesis), temporary files a
+ * killed run left removed, the new one created exclusively with the mode of a new file — or of
+ * the file it will replace (a 0600 file must not come back 0644).
  * Complete it with {@link commitAtomicFile}, or drop it with {@link discardAtomicFile}.
- * @throws TtsError `io_error` (exit 7) naming `path`.
+ * @throws TtsError `io_error` (exit 7) naming `path` (and the link's target when it is a link
+ *   whose target cannot be written: its folder does not exist, a loop of links…).
  */
 export async function openAtomicFile(path: string): Promise<AtomicFile> {
-  let target = resolve(path);
-  try {
-    target = await realpath(target);
-  } catch {
-    // Does not exist yet (or a dangling link): write to the path as given.
-  }
+  const target = await outputTarget(path);
   let existing: Stats | undefined;
   try {
     existing = await stat(target);
   } catch (err) {
-    if (codeOf(err) !== 'ENOENT') throw ioError(err, path);
+    if (codeOf(err) !== 'ENOENT') throw ioError(err, path, target);
   }
   if (existing?.isDirectory() === true) throw ioError(Object.assign(new Error(`${path} is a folder`), { code: 'EISDIR' }), path);
   // A run that was killed outright (SIGKILL, out of memory) left its temporary file: take it away.
@@ -124,7 +122,7 @@ export async function openAtomicFile(path: string): Promise<AtomicFile> {
     if (existing !== undefined) await fh.chmod(existing.mode & 0o7777).catch(() => {});
   } catch (err) {
     if (fh !== undefined) await discardAtomicFile({ tempPath, fh });
-    throw ioError(err, path);
+    throw ioError(err, path, target);
   }
   return { target, tempPath, fh };
 }
@@ -303,12 +301,24 @@ function codeOf(err: unknown): string | undefined {
   return typeof code === 'string' ? code : undefined;
 }
 
+/** True when `path` itself is a symbolic link (synchronous: only on the error path). */
+function isLink(path: string): boolean {
+  try {
+    return lstatSync(path).isSymbolicLink();
+  } catch {
+    return false;
+  }
+}
+
 /**
  * A file-system error as the TtsError the CLI reports (exit 7), naming the path the user gave
  * and saying what to do.
+ * @param target where `path` is written ({@link outputTarget}) when known: the folder named is
+ *   the target's, and when `path` is a symbolic link the message names where it leads.
  */
-export function ioError(err: unknown, path: string): TtsError {
-  const folder = dirname(resolve(path));
+export function ioError(err: unknown, path: string, target?: string): TtsError {
+  const folder = dirname(target ?? resolve(path));
+  const name = target !== undefined && isLink(path) ? `${path} (a link to ${target})` : path;
   const [what, hint] = ((): [string, string] => {
     switch (codeOf(err)) {
       case 'ENOENT':
@@ -331,9 +341,11 @@ export function ioError(err: unknown, path: string): TtsError {
         return ['disk quota exceeded', 'free some space, or write to another disk'];
       case 'ENAMETOOLONG':
         return ['the file name is too long', 'choose a shorter name'];
+      case 'ELOOP':
+        return ['too many symbolic links (a link that leads back to itself?)', 'check where the links lead, e.g. with readlink -f'];
       default:
         return [err instanceof Error ? err.message : String(err), 'check the path and the disk'];
     }
   })();
-  return new TtsError('io_error', `cannot write ${path}: ${what}`, { hint, cause: err });
+  return new TtsError('io_error', `cannot write ${name}: ${what}`, { hint, cause: err });
 }

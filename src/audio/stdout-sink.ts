@@ -2,7 +2,8 @@
  * Audio to standard output (docs/cli.md §2): raw bytes chunk by chunk as deltas arrive, or a WAV
  * stream whose sizes are 0xFFFFFFFF because the length is not known when the header leaves —
  * written again with the exact sizes at the end when standard output is a regular file that
- * takes it (`tts stream --wav > x.wav`: {@link stdoutHeaderPlace}).
+ * takes it (`tts stream --wav > x.wav`: {@link stdoutHeaderPlace}); there, too, an encoder's
+ * header is patched as in a file (FLAC's STREAMINFO: containers/encoder.ts `PatchableSink`).
  * A reader that goes away (`tts stream | head -c 1000`) is not a crash: the sink reports a
  * {@link ClosedPipeError} that the CLI recognises with {@link isClosedPipe} and ends quietly.
  */
@@ -10,6 +11,7 @@ import { fstatSync, readFileSync, writeSync } from 'node:fs';
 import { TtsError } from '../errors.js';
 import type { FileContainer } from './file-sink.js';
 import type { AudioSink } from './sink.js';
+import type { PatchableSink } from './containers/encoder.js';
 import { assertAudioSpec, type AudioSpec } from '../dsp/spec.js';
 import { wavHeader, wavPadLength, WAV_UNKNOWN_SIZE, wavHeaderLength } from './wav.js';
 
@@ -54,6 +56,12 @@ export function isClosedPipe(err: unknown): boolean {
  *   header can be written again ({@link stdoutHeaderPlace}), finish() writes the pad byte an odd
  *   size needs and then the header with the exact sizes, in place, as for a file (`-o x.wav`);
  *   audio past what a WAV header can declare (4 GiB) keeps the unknown sizes.
+ * - Where that place is known, the sink is a {@link PatchableSink}: `patch(offset, bytes)`
+ *   writes over bytes it already wrote (counted from the first byte after the WAV header, or the
+ *   first byte for `raw`), in place, once every byte before has been handed to the system — what
+ *   an encoded container's finish does to its header (FLAC's STREAMINFO: the total samples and
+ *   the MD5), so `> x.flac` gets the bytes `-o x.flac` gets. Elsewhere it has no `patch`, and
+ *   the stream keeps what it was sent (valid as it is: RFC 9639 allows an unknown total).
  *
  * `write` resolves once `out` accepted the chunk, waiting for 'drain' when the stream's buffer
  * is full. `finish` resolves when every byte has been handed to the system, and ends `out`
@@ -72,21 +80,22 @@ export function createStdoutSink(
   spec: AudioSpec,
   container: FileContainer,
   out: NodeJS.WritableStream = process.stdout,
-): AudioSink {
+): AudioSink | PatchableSink {
   assertAudioSpec(spec);
-  const place = container === 'wav' && out === process.stdout ? stdoutHeaderPlace() : undefined;
-  return new StreamSink(out, container === 'wav' ? wavHeader(spec) : undefined, place === undefined ? undefined : { ...place, spec });
+  const header = container === 'wav' ? wavHeader(spec) : undefined;
+  const place = out === process.stdout ? stdoutHeaderPlace() : undefined;
+  return place === undefined ? new StreamSink(out, header) : new PlacedStreamSink(out, header, { ...place, spec });
 }
 
 /** Linux's O_APPEND (octal, as /proc/PID/fdinfo prints `flags`). */
 const O_APPEND = 0o2000;
 
 /**
- * Where a WAV header written to standard output now can be written again at the end: file
- * descriptor 1 and its current offset (bytes), when it is a regular file not opened for appending
- * (with O_APPEND a positioned write appends on Linux). Read from Linux's /proc/self/fdinfo/1;
- * undefined for a pipe, a terminal, a device, a file opened with `>>`, or where /proc says nothing
- * (another system). Never throws.
+ * Where bytes written to standard output from now on can be written again later (a WAV header's
+ * sizes, FLAC's STREAMINFO): file descriptor 1 and its current offset (bytes), when it is a
+ * regular file not opened for appending (with O_APPEND a positioned write appends on Linux).
+ * Read from Linux's /proc/self/fdinfo/1; undefined for a pipe, a terminal, a device, a file
+ * opened with `>>`, or where /proc says nothing (another system). Never throws.
  */
 export function stdoutHeaderPlace(): { fd: number; at: number } | undefined {
   try {
@@ -99,6 +108,21 @@ export function stdoutHeaderPlace(): { fd: number; at: number } | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * The property of process.stdout that counts the audio sinks writing it now (a number; absent
+ * when none ever did): each {@link createStdoutSink} on process.stdout adds one until it has
+ * finished or aborted. bin/tts.js reads it (by `Symbol.for('tts.stdout-audio-sinks')`: it loads
+ * before this module) to tell a write error a sink reports, with its clean-up and `--json` line,
+ * from one of its own to report (exit 7), also after a sink ended.
+ */
+export const STDOUT_AUDIO_SINKS: unique symbol = Symbol.for('tts.stdout-audio-sinks') as never;
+
+/** Adds `by` (1 or -1) to process.stdout's {@link STDOUT_AUDIO_SINKS}. */
+function countStdoutSinks(by: 1 | -1): void {
+  const stdout = process.stdout as NodeJS.WriteStream & { [STDOUT_AUDIO_SINKS]?: number };
+  stdout[STDOUT_AUDIO_SINKS] = (stdout[STDOUT_AUDIO_SINKS] ?? 0) + by;
 }
 
 const guarded = new WeakSet<NodeJS.WritableStream>();
@@ -118,33 +142,44 @@ class StreamSink implements AudioSink {
   private state: 'open' | 'done' | 'aborted' = 'open';
   private failure: TtsError | undefined;
   /** Settles when the callback of the last write ran. */
-  private lastWrite: Promise<void> = Promise.resolve();
+  protected lastWrite: Promise<void> = Promise.resolve();
   private readonly ownsStream: boolean;
+  /** Set once {@link release} ran. */
+  private released = false;
   /** Audio bytes written (the header not counted). */
-  private audioBytes = 0;
+  protected audioBytes = 0;
+  /** Bytes of the WAV header before the audio (0 for `raw`). */
+  protected readonly headerLength: number;
 
   /**
-   * @param place where the WAV header can be written again with the exact sizes at finish()
-   *   (descriptor, byte offset of the header, the audio's spec); undefined: it is not.
+   * @param place where the bytes written can be written again (descriptor, byte offset of the
+   *   first one, the audio's spec): then the WAV header gets its exact sizes at finish();
+   *   undefined: they cannot.
    */
   constructor(
     private readonly out: NodeJS.WritableStream,
     private header: Buffer | undefined,
-    private readonly place?: { fd: number; at: number; spec: AudioSpec },
+    protected readonly place?: { fd: number; at: number; spec: AudioSpec },
   ) {
+    this.headerLength = header?.length ?? 0;
     this.ownsStream = out !== process.stdout;
     guard(out);
     out.on('error', this.onError);
+    if (out === process.stdout) countStdoutSinks(1);
   }
 
   private readonly onError = (err: unknown): void => this.fail(err);
 
   /**
-   * Our part is over: the stream keeps only the permanent guard, so sinks made one after
-   * another on process.stdout do not pile up listeners.
+   * Our part is over (once): the stream keeps only the permanent guard, so sinks made one after
+   * another on process.stdout do not pile up listeners, and its errors are no longer ours
+   * ({@link STDOUT_AUDIO_SINKS}).
    */
   private release(): void {
+    if (this.released) return;
+    this.released = true;
     this.out.removeListener('error', this.onError);
+    if (this.out === process.stdout) countStdoutSinks(-1);
   }
 
   async write(chunk: Buffer): Promise<void> {
@@ -167,7 +202,7 @@ class StreamSink implements AudioSink {
     }
     await this.lastWrite;
     this.check();
-    if (this.place !== undefined) await this.declareSizes(this.place);
+    if (this.place !== undefined && this.headerLength > 0) await this.declareSizes(this.place);
     if (this.ownsStream) {
       await new Promise<void>((resolve) => {
         // end()'s callback does not run if the stream fails while flushing, so 'error' wakes us too.
@@ -195,9 +230,17 @@ class StreamSink implements AudioSink {
       await this.lastWrite;
       this.check();
     }
+    this.writeAt(place, wavHeader(place.spec, this.audioBytes), 0);
+  }
+
+  /**
+   * Writes `data` over what was written, at byte `offset` from the first byte this sink wrote (the
+   * header's, if any), with positioned writes that leave the descriptor's offset alone. A failure
+   * becomes the sink's, and is thrown.
+   */
+  protected writeAt(place: { fd: number; at: number }, data: Buffer, offset: number): void {
     try {
-      const header = wavHeader(place.spec, this.audioBytes);
-      for (let done = 0; done < header.length; ) done += writeSync(place.fd, header, done, header.length - done, place.at + done);
+      for (let done = 0; done < data.length; ) done += writeSync(place.fd, data, done, data.length - done, place.at + offset + done);
     } catch (err) {
       this.fail(err);
       this.check();
@@ -258,8 +301,35 @@ class StreamSink implements AudioSink {
         });
   }
 
-  private check(): void {
+  protected check(): void {
     if (this.failure !== undefined) throw this.failure;
     if (this.state === 'aborted') throw new TtsError('io_error', 'writing to standard output was aborted');
+  }
+}
+
+/**
+ * A {@link StreamSink} on standard output where it is a regular file that takes positioned
+ * writes ({@link stdoutHeaderPlace}): it can also write over bytes it already wrote.
+ */
+class PlacedStreamSink extends StreamSink implements PatchableSink {
+  /** @param placed as StreamSink's `place`, here always known. */
+  constructor(out: NodeJS.WritableStream, header: Buffer | undefined, private readonly placed: { fd: number; at: number; spec: AudioSpec }) {
+    super(out, header, placed);
+  }
+
+  /**
+   * Writes `data` over the audio bytes at `offset` (from the first byte after the WAV header, or
+   * the first byte for `raw`), once every byte written before has been handed to the system.
+   * @throws RangeError when the range is not inside what was written; the sink's TtsError
+   *   `io_error` when it failed, or fails now.
+   */
+  async patch(offset: number, data: Buffer): Promise<void> {
+    if (!Number.isSafeInteger(offset) || offset < 0 || offset + data.length > this.audioBytes) {
+      throw new RangeError(`patch(${offset}, ${data.length} bytes): must lie within the ${this.audioBytes} bytes written`);
+    }
+    this.check();
+    await this.lastWrite;
+    this.check();
+    this.writeAt(this.placed, data, this.headerLength + offset);
   }
 }

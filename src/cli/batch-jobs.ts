@@ -156,7 +156,7 @@ function parseJsonJob(raw: string, job: BatchJob, command: Command): void {
     if ((DOCUMENT_FLAGS as readonly string[]).includes(option.attributeName())) {
       throw new TtsError('usage', `"${key}" is not a flag a line can set: tts batch reads plain text and SSML`, { hint: 'speak a document or a dialogue script with tts stream -f FILE' });
     }
-    flags[option.attributeName()] = flagValue(option, v, (why) => new TtsError('usage', `"${kebab}" ${why}`));
+    flags[option.attributeName()] = flagValue(option, v, (why) => new TtsError('usage', `"${kebab}" ${why}`), () => jsonNumberAsWritten(raw, key));
     job.own.add(option.attributeName());
   }
   if ((job.text === undefined) === (job.file === undefined)) throw new TtsError('usage', 'give either "text" or "file"');
@@ -167,4 +167,20 @@ function parseJsonJob(raw: string, job: BatchJob, command: Command): void {
 /** The extension of the files a batch names itself: `--container`'s (opus → .opus), else raw or wav. */
 function fileExtension(flags: { container?: string | undefined; raw?: boolean | undefined }): string {
   return flags.container ?? (flags.raw === true ? 'raw' : 'wav');
+}
+
+/**
+ * The number a JSON line gives `key` (`{"sample-rate": 99999999999999999999}`) as it is written
+ * there, for a message: JSON.parse has rounded it (1e+20; 1e400 is Infinity), and Node 20's has
+ * no access to the source text. Found as a member of the line's object: after `{` or `,`, the key
+ * spelt as JSON.stringify spells it, `:`, a JSON number, then `,` or `}` — inside a string every
+ * `"` is escaped, so no string can hold that; the last such member, as JSON.parse keeps the last
+ * of a key given twice. Undefined when the key is spelt otherwise (with `\u` escapes).
+ */
+function jsonNumberAsWritten(line: string, key: string): string | undefined {
+  const name = JSON.stringify(key).replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const members = line.matchAll(new RegExp(`[{,]\\s*${name}\\s*:\\s*(-?\\d+(?:\\.\\d+)?(?:[eE][+-]?\\d+)?)\\s*(?=[,}])`, 'g'));
+  let last: string | undefined;
+  for (const m of members) last = m[1];
+  return last;
 }

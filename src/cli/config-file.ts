@@ -12,7 +12,7 @@ import type { Option } from 'commander';
 import leven from 'leven';
 import { TtsError } from '../errors.js';
 import { flagValue } from './flags.js';
-import { lineIndex, parseSettingsToml, readSettingsFile, type LineIndex } from '../settings-file.js';
+import { lineIndex, numberAsWritten, parseSettingsToml, readSettingsFile, type LineIndex } from '../settings-file.js';
 
 /** One setting read from the file. */
 export interface ConfigEntry {
@@ -94,14 +94,14 @@ export async function loadConfigFile(path: string, options: readonly Option[] | 
         const settings = new Map<string, ConfigEntry>();
         for (const [k, v] of Object.entries(table)) {
           if (k === 'voices') file.profileVoices.set(name, voicesTable(path, lines, ['profile', name], v));
-          else addSetting(settings, byLong, path, lines, ['profile', name], k, v);
+          else addSetting(settings, byLong, { path, text, lines }, ['profile', name], k, v);
         }
         file.profiles.set(name, settings);
       }
       continue;
     }
     if (key === 'voices') file.voices = voicesTable(path, lines, [], value);
-    else addSetting(file.top, byLong, path, lines, [], key, value);
+    else addSetting(file.top, byLong, { path, text, lines }, [], key, value);
   }
   return file;
 }
@@ -120,8 +120,12 @@ function voicesTable(path: string, lines: LineIndex, table: string[], value: unk
   return voices;
 }
 
-/** Checks one `key = value` and stores it under the option's attribute name. */
-function addSetting(into: Map<string, ConfigEntry>, byLong: Map<string, Option>, path: string, lines: LineIndex, table: string[], key: string, value: unknown): void {
+/**
+ * Checks one `key = value` and stores it under the option's attribute name.
+ * @param source the file's path, its text and the index of its keys' lines.
+ */
+function addSetting(into: Map<string, ConfigEntry>, byLong: Map<string, Option>, source: { path: string; text: string; lines: LineIndex }, table: string[], key: string, value: unknown): void {
+  const { path, lines } = source;
   const where = (): number => lineIn(lines, table, key);
   if (SECRET_KEY.test(key) && key !== 'api-key-file') {
     throw new TtsError('usage', `${path}:${where()}: "${key}" looks like an API key; keys are not kept in the config file`, {
@@ -137,7 +141,8 @@ function addSetting(into: Map<string, ConfigEntry>, byLong: Map<string, Option>,
     const near = [...byLong.keys()].filter((k) => !NOT_SETTINGS.has(k) && leven(k, key) <= 2);
     throw bad(path, lines, table, key, `is not a setting of tts${near.length > 0 ? ` (did you mean ${near.join(' or ')}?)` : ''}`, 'the keys are the long flag names of `tts say --help`, without the dashes');
   }
-  into.set(option.attributeName(), { key, value: flagValue(option, value, (why) => bad(path, lines, table, key, why)), line: where() });
+  const asWritten = (): string | undefined => numberAsWritten(source.text, where());
+  into.set(option.attributeName(), { key, value: flagValue(option, value, (why) => bad(path, lines, table, key, why), asWritten), line: where() });
 }
 
 function bad(path: string, lines: LineIndex, table: string[], key: string, why: string, hint?: string): TtsError {
@@ -151,13 +156,44 @@ function isTable(v: unknown): v is Record<string, unknown> {
 }
 
 /**
- * Reads the config file without ever blocking or reading without end (settings-file.ts): a FIFO
- * with no writer would otherwise hang every command; a symlink is followed (a config kept with
- * one's dotfiles is common); never more than {@link MAX_CONFIG_BYTES} read, even if it grows.
+ * Where bin/tts.js leaves the config file it read for its guess of the engine (issue 20): on
+ * `globalThis`, under this registered symbol, so that a run reads the file once.
+ */
+export const EARLY_CONFIG_FILE: unique symbol = Symbol.for('tts.early-config-file') as never;
+
+/**
+ * What bin/tts.js keeps under {@link EARLY_CONFIG_FILE}: a regular file of at most 256 KiB read
+ * whole (UTF-8), or that there was none. Anything else it leaves to {@link readConfigText}.
+ */
+export interface EarlyConfigFile {
+  /** The file's path, as {@link configPath} gives it. */
+  path: string;
+  /** Its text; undefined when there was no file. */
+  text: string | undefined;
+}
+
+/**
+ * The config file bin/tts.js read, removed from `globalThis` (once: a later reader reads the file),
+ * when it is the file at `path`; undefined otherwise.
+ */
+function takeEarlyConfig(path: string): EarlyConfigFile | undefined {
+  const holder = globalThis as { [EARLY_CONFIG_FILE]?: EarlyConfigFile | undefined };
+  const early = holder[EARLY_CONFIG_FILE];
+  delete holder[EARLY_CONFIG_FILE];
+  return early?.path === path ? early : undefined;
+}
+
+/**
+ * The config file's text: what bin/tts.js read of it for this run ({@link EARLY_CONFIG_FILE}),
+ * else read here without ever blocking or reading without end (settings-file.ts): a FIFO with
+ * no writer would otherwise hang every command; a symlink is followed (a config kept with one's
+ * dotfiles is common); never more than {@link MAX_CONFIG_BYTES} read, even if it grows.
  * @returns the text (UTF-8), or undefined when there is no file.
  * @throws TtsError `usage` (exit 2) naming the file: unreadable, not a regular file, too big.
  */
-function readConfigText(path: string): Promise<string | undefined> {
+async function readConfigText(path: string): Promise<string | undefined> {
+  const early = takeEarlyConfig(path);
+  if (early !== undefined) return early.text;
   return readSettingsFile(path, {
     what: 'the config file',
     maxBytes: MAX_CONFIG_BYTES,

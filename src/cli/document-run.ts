@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { webvttChapters, type AudioChapter, type AudioTags } from '../audio/containers/chapters.js';
 import { writeChapterMetadata, type TaggedContainer } from '../audio/containers/chapter-files.js';
 import { commitAtomicFile, discardAtomicFile, ioError, openAtomicFile } from '../audio/file-sink.js';
+import { outputTarget } from '../audio/output-target.js';
 import { bytesPerFrame, type AudioSpec } from '../dsp/spec.js';
 import { TtsError } from '../errors.js';
 import { ChapterClock } from '../speak/chapter-clock.js';
@@ -84,8 +85,10 @@ export async function documentSource(
   if (doc.skippedCode > 0) verbose(`${path}: ${doc.skippedCode} code block(s) not read${flags.codePhrase ? ` (said "${flags.codePhrase}")` : ''}`);
   const all = chaptersOf(doc);
   if (all.length === 0) throw new TtsError('usage', `${path} has no text to speak`, { hint: 'check the file; code blocks, scripts and navigation are not read' });
-  const range = flags.chapterRange ?? { first: 1, last: all.length };
-  if (range.first > all.length) throw new TtsError('usage', `--chapter-range starts at chapter ${range.first}, but ${path} has ${all.length}`, { hint: 'see them with --print-text --verbose' });
+  const asked = flags.chapterRange;
+  // Quoted as typed: a number past 2^53 is rounded in `first`.
+  if (asked !== undefined && asked.first > all.length) throw new TtsError('usage', `--chapter-range ${asked.given} starts past the last chapter: ${path} has ${all.length}`, { hint: 'see them with --print-text --verbose' });
+  const range = asked ?? { first: 1, last: all.length };
   // The lexicon rewrites each chapter's text once, before it is split and counted (docs/cli.md §11.3).
   const chapters = all.slice(range.first - 1, range.last).map((c) => (lexicon === undefined ? c : { ...c, text: lexicon.apply(c.text, lexicon.language) }));
   verbose(`${path}: ${all.length} chapter(s)${flags.chapterRange ? `, speaking ${range.first}–${range.first + chapters.length - 1}` : ''}`);
@@ -271,7 +274,8 @@ export async function splitChapters(
   // No chapter's file is the document itself (docs/cli.md §1: `-o` naming the input), checked before any is written.
   for (const output of outputs) await assertOutputIsNotInput(output, words.length > 0 ? undefined : (flags.file ?? '-'), '--split-chapters');
   try {
-    await mkdir(dir, { recursive: true });
+    // Through a link, also a dangling one: its target is the folder made (audio/output-target.ts).
+    await mkdir(await outputTarget(dir), { recursive: true });
   } catch (cause) {
     throw new TtsError('io_error', `cannot create ${dir}: ${(cause as NodeJS.ErrnoException).code ?? cause}`, { cause, hint: 'check the path and its permissions' });
   }

@@ -80,7 +80,7 @@ export interface SynthesisFlags {
   /** --split-chapters DIR: one numbered file per chapter. */
   splitChapters?: string;
   /** --chapter-range A-B: speak only chapters A to B (1-based, inclusive). */
-  chapterRange?: { first: number; last: number };
+  chapterRange?: ChapterRange;
   /** --code-phrase TEXT: spoken for each skipped code block (default nothing). */
   codePhrase?: string;
   /** --print-text: print the text as it will be spoken, one sentence a line, and stop. */
@@ -110,7 +110,9 @@ export type CommandDone = (exitCode: number) => void;
 
 /**
  * A parser for a number in [min, max], for commander: decimal, or whole with `whole`; `above`
- * refuses min itself. Every refusal names the range (docs/cli.md §3: exit 2).
+ * refuses min itself. Every refusal names the range (docs/cli.md §3: exit 2); the value itself is
+ * quoted by whoever reports it, as the user wrote it (commander: `argument '…' is invalid`;
+ * {@link flagValue}: `has a bad value "…"`).
  */
 export function numberIn(min: number, max: number, what: string, how: { above?: boolean; whole?: boolean } = {}): (value: string) => number {
   const kind = how.whole === true ? 'a whole number' : 'a number';
@@ -119,7 +121,7 @@ export function numberIn(min: number, max: number, what: string, how: { above?: 
     const pattern = how.whole === true ? /^\s*\+?\d+\s*$/ : /^\s*[+-]?(\d+\.?\d*|\.\d+)\s*$/;
     const n = Number(value.trim());
     if (!pattern.test(value) || !Number.isFinite(n) || n < min || n > max || (how.above === true && n === min)) {
-      throw new InvalidArgumentError(`${what} must be ${kind} ${range}, got "${value}"`);
+      throw new InvalidArgumentError(`${what} must be ${kind} ${range}`);
     }
     return n;
   };
@@ -184,38 +186,53 @@ export function serviceFormat(value: string): AudioFormat {
  * (`--no-x` stores the opposite), else the TOML or JSON string or number checked against the
  * flag's choices and run through its parser.
  * @param fail makes the error for a refusal, given why (e.g. `must be true or false`).
+ * @param asWritten the number as the file wrote it (`99999999999999999999`, `1e400`, `0x10`),
+ *   asked for only to quote a refused number: a JavaScript number has lost it (1e+20, Infinity,
+ *   16). Undefined, or a result of undefined, quotes the number's value.
  * @throws what `fail` returns (a TtsError `usage`, exit 2).
  */
-export function flagValue(option: Option, value: unknown, fail: (why: string) => TtsError): unknown {
+export function flagValue(option: Option, value: unknown, fail: (why: string) => TtsError, asWritten?: () => string | undefined): unknown {
   if (option.isBoolean() || option.negate) {
     if (typeof value !== 'boolean') throw fail('must be true or false');
     return option.negate ? !value : value;
   }
   if (typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'bigint') throw fail('must be a string or a number');
   const raw = String(value);
-  if (option.argChoices !== undefined && !option.argChoices.includes(raw)) throw fail(`has a bad value ${JSON.stringify(raw)}: must be one of ${option.argChoices.join(', ')}`);
+  const shown = (): string => JSON.stringify(typeof value === 'string' ? raw : (asWritten?.() ?? raw));
+  if (option.argChoices !== undefined && !option.argChoices.includes(raw)) throw fail(`has a bad value ${shown()}: must be one of ${option.argChoices.join(', ')}`);
   if (option.parseArg === undefined) return raw;
   try {
     return option.parseArg(raw, undefined as never);
   } catch (error) {
     const why = error instanceof Error ? error.message.replace(/^error: /, '') : String(error);
-    throw fail(`has a bad value ${JSON.stringify(raw)}: ${why}`);
+    throw fail(`has a bad value ${shown()}: ${why}`);
   }
 }
 
 /**
  * Parses `A-B`, `A-` or `A` (1-based chapter numbers, inclusive; `A-` runs to the last) for
- * --chapter-range (docs/cli.md §10).
+ * --chapter-range (docs/cli.md §10). `given` keeps the value as typed (trimmed), for messages:
+ * a number past 2^53 is rounded in `first` and `last`.
  * @throws InvalidArgumentError (exit 2) for anything else, a 0, or B before A.
  */
-export function chapterRangeOf(value: string): { first: number; last: number } {
+export function chapterRangeOf(value: string): ChapterRange {
   const m = /^\s*(\d+)\s*(?:(-)\s*(\d*))?\s*$/u.exec(value);
   const first = Number(m?.[1]);
-  const last = m?.[2] === undefined ? first : m[3] === '' || m[3] === undefined ? Number.MAX_SAFE_INTEGER : Number(m[3]);
+  const last = m?.[2] === undefined ? first : m[3] === '' || m[3] === undefined ? Number.POSITIVE_INFINITY : Number(m[3]);
   if (m === null || first < 1 || last < first) {
     throw new InvalidArgumentError('--chapter-range must be A-B, A- or A with chapter numbers from 1, e.g. 3-5');
   }
-  return { first, last };
+  return { first, last, given: value.trim() };
+}
+
+/** A `--chapter-range` as parsed by {@link chapterRangeOf}. */
+export interface ChapterRange {
+  /** The first chapter spoken, 1-based. */
+  first: number;
+  /** The last chapter spoken, 1-based, inclusive (Infinity for `A-`, whatever A is). */
+  last: number;
+  /** The value as the user typed it, trimmed: what messages quote. */
+  given: string;
 }
 
 /**

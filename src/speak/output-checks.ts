@@ -4,8 +4,8 @@
  * outputs of a run are one file.
  */
 import type { Stats } from 'node:fs';
-import { realpath, stat } from 'node:fs/promises';
-import { basename, dirname, join, resolve } from 'node:path';
+import { stat } from 'node:fs/promises';
+import { outputTarget } from '../audio/output-target.js';
 import { TtsError } from '../errors.js';
 import { subtitleFormat } from './subtitles.js';
 import type { OutputPlan } from './output-plan.js';
@@ -13,23 +13,16 @@ import type { OutputPlan } from './output-plan.js';
 /**
  * Who a file is, to compare two names of it (docs/cli.md §1, §9): device and inode when it
  * exists (so a hard link, a symbolic link or `./x` is the same file — the atomic writer of
- * audio/file-sink.ts follows links, so a link to the audio is where the audio is), else its
- * resolved path (the folder's links resolved when the folder exists; a dangling link is written
- * as itself). Undefined for what is neither a regular file nor absent (a FIFO or a device such as
+ * audio/file-sink.ts follows links, so a link to the audio is where the audio is), else the path
+ * it would be written at (audio/output-target.ts: links resolved, a dangling link's target
+ * too). Undefined for what is neither a regular file nor absent (a FIFO or a device such as
  * `/dev/null` may be written by several outputs: nothing is replaced there).
  * @param folders resolved folders already seen, to resolve each folder once over many names.
  */
 export async function fileIdentity(path: string, folders: Map<string, Promise<string>> = new Map()): Promise<string | undefined> {
   const info = await stat(path).catch(() => undefined);
   if (info !== undefined) return info.isFile() ? `inode ${info.dev}:${info.ino}` : undefined;
-  const full = resolve(path);
-  const parent = dirname(full);
-  let folder = folders.get(parent);
-  if (folder === undefined) {
-    folder = realpath(parent).catch(() => parent);
-    folders.set(parent, folder);
-  }
-  return `path ${join(await folder, basename(full))}`;
+  return `path ${await outputTarget(path, folders)}`;
 }
 
 /** True when `a` and `b` name one regular file, or one path not yet made ({@link fileIdentity}). */

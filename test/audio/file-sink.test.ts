@@ -316,4 +316,39 @@ describe('openFileSink', () => {
     assert.equal(readFileSync(real, 'utf8'), 'new!');
     assert.deepEqual(readdirSync(dir).sort(), ['link.raw', 'real.raw']);
   });
+
+  it('a dangling symbolic link: its target is created (through a chain of relative links, in another folder), the links stay links', async () => {
+    // As a shell's `>` does: the link was the user's; replacing it by a file would destroy it.
+    const dir = freshDir();
+    const elsewhere = join(dir, 'elsewhere');
+    mkdirSync(elsewhere);
+    symlinkSync('middle.raw', join(dir, 'link.raw'));
+    symlinkSync('elsewhere/new.raw', join(dir, 'middle.raw'));
+    const sink = await openFileSink(join(dir, 'link.raw'), PCM, 'raw');
+    assert.equal(sink.tempPath.startsWith(`${elsewhere}/.new.raw.tts-`), true, `the temporary file is beside the target: ${sink.tempPath}`);
+    await sink.write(Buffer.from('new!'));
+    await sink.finish();
+    assert.ok(lstatSync(join(dir, 'link.raw')).isSymbolicLink(), 'the link was replaced');
+    assert.ok(lstatSync(join(dir, 'middle.raw')).isSymbolicLink(), 'the second link was replaced');
+    assert.equal(readFileSync(join(elsewhere, 'new.raw'), 'utf8'), 'new!');
+    assert.deepEqual(readdirSync(dir).sort(), ['elsewhere', 'link.raw', 'middle.raw']);
+    assert.deepEqual(readdirSync(elsewhere), ['new.raw']);
+  });
+
+  it('a dangling link into a folder that does not exist: io_error exit 7 naming the link and its target\'s folder, the link untouched', async () => {
+    const dir = freshDir();
+    const link = join(dir, 'link.wav');
+    symlinkSync(join(dir, 'gone', 'out.wav'), link);
+    await assert.rejects(openFileSink(link, PCM, 'wav'), (e) => assertIoError(e, link, new RegExp(`a link to ${join(dir, 'gone', 'out.wav')}\\): the folder ${join(dir, 'gone')} does not exist`)));
+    assert.ok(lstatSync(link).isSymbolicLink());
+    assert.deepEqual(readdirSync(dir), ['link.wav']);
+  });
+
+  it('a loop of links: io_error exit 7 saying so, nothing created', async () => {
+    const dir = freshDir();
+    symlinkSync('b.wav', join(dir, 'a.wav'));
+    symlinkSync('a.wav', join(dir, 'b.wav'));
+    await assert.rejects(openFileSink(join(dir, 'a.wav'), PCM, 'wav'), (e) => assertIoError(e, join(dir, 'a.wav'), /too many symbolic links/));
+    assert.deepEqual(readdirSync(dir).sort(), ['a.wav', 'b.wav']);
+  });
 });

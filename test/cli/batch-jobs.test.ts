@@ -55,6 +55,24 @@ describe('batch jobs', () => {
     assert.match(jobs[5]!.invalid!.message, /not a flag a line can set/);
   });
 
+  it('quotes a refused number as the line wrote it, not as JSON.parse rounded it', () => {
+    const { cmd, flags } = command();
+    const refused = (lines: string[]): (string | undefined)[] => jsonJobs(lines, cmd, flags, undefined).map((j) => j.invalid?.message);
+    assert.deepEqual(refused([
+      '{"text":"x","output":"x.wav","sample-rate":99999999999999999999}',
+      '{"text":"x", "speed" : 1e400 , "output":"x.wav"}',
+      // A key given twice: JSON.parse keeps the last, and so does the message.
+      '{"text":"x","output":"x.wav","channels":2,"channels":90000000000000000009}',
+      // Spelt with an escape: the value as JavaScript holds it (the line has no other spelling to find).
+      '{"text":"x","output":"x.wav","\\u0063hannels":1e400}',
+    ]), [
+      '"sample-rate" has a bad value "99999999999999999999": --sample-rate must be between 1000 and 192000',
+      '"speed" has a bad value "1e400": --speed must be a number from 0.5 to 3',
+      '"channels" has a bad value "90000000000000000009": --channels must be between 1 and 8',
+      '"channels" has a bad value "Infinity": --channels must be a whole number',
+    ]);
+  });
+
   it('refuses the document flags on a line, as on the command line (docs/cli.md §9: a batch reads plain text and SSML)', () => {
     const { cmd, flags } = command();
     const keys = [['input-format', 'markdown'], ['chapters', 'c.vtt'], ['split-chapters', 'dir'], ['chapter-level', 3], ['chapter-range', '2-'], ['code-phrase', 'code'], ['print-text', true], ['dry-run', true], ['cast', 'Alice=en-man-1']] as const;

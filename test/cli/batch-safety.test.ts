@@ -7,7 +7,7 @@
  * prints no MaxListenersExceededWarning. In-process through `main` against a fake service.
  */
 import assert from 'node:assert/strict';
-import { link, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { link, lstat, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, beforeEach, describe, it } from 'node:test';
@@ -56,6 +56,19 @@ describe('batch outputs never replace an input or each other', () => {
   it('two lines with one output (not created yet, one through ./) are exit 2 naming both', async () => {
     const r = await batch('twice.jsonl', [{ text: 'a', output: at('same.wav') }, { text: 'b', output: `${home}/./sub/../same.wav` }]);
     refused(r, /line 2: the output .*same\.wav is also the output of line 1/);
+  });
+
+  it('an output that is a dangling link to another line\'s output (not created yet) is exit 2 naming both; the link is kept', async () => {
+    // The writer creates a dangling link's target (audio/output-target.ts): both lines would write it.
+    await symlink('target.wav', at('dangling.wav'));
+    const r = await batch('dangling.jsonl', [{ text: 'a', output: at('target.wav') }, { text: 'b', output: at('dangling.wav') }]);
+    refused(r, /line 2: the output .*dangling\.wav is also the output of line 1/);
+    assert.equal((await lstat(at('dangling.wav'))).isSymbolicLink(), true);
+    // Alone, the line writes the link's target; the link stays.
+    const alone = await batch('dangling-alone.jsonl', [{ text: 'b', output: at('dangling.wav') }]);
+    assert.equal(alone.code, 0, alone.stderr);
+    assert.equal((await lstat(at('dangling.wav'))).isSymbolicLink(), true, 'the link was replaced by a file');
+    assert.equal((await readFile(at('target.wav'))).subarray(0, 4).toString(), 'RIFF');
   });
 
   it('a batch-wide --subtitles with two jobs is exit 2: every job would rewrite it', async () => {

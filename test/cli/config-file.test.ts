@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { MAX_CONFIG_BYTES, configPath, lineOf, loadConfigFile } from '../../src/cli/config-file.js';
+import { EARLY_CONFIG_FILE, MAX_CONFIG_BYTES, configPath, lineOf, loadConfigFile, type EarlyConfigFile } from '../../src/cli/config-file.js';
 import { TtsError } from '../../src/errors.js';
 
 const speed = (v: string): number => {
@@ -153,5 +153,49 @@ describe('loadConfigFile with options added later', () => {
     await writeFile(good, 'speed = 2\n');
     await symlink(good, join(dir, 'link.toml'));
     assert.equal((await loadConfigFile(join(dir, 'link.toml'), options())).top.get('speed')?.value, 2);
+  });
+});
+
+describe('the config file is read once per run', () => {
+  let dir: string;
+  before(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'tts-cfgonce-'));
+  });
+  after(() => rm(dir, { recursive: true, force: true }));
+  const options = (): readonly Option[] => new Command().option('--voice <id>').options;
+
+  it('the text bin/tts.js left (Symbol.for("tts.early-config-file")) is used instead of the file, once, and only for its path', async () => {
+    const path = join(dir, 'config.toml');
+    await writeFile(path, 'voice = "on-disk"\n');
+    const holder = globalThis as { [EARLY_CONFIG_FILE]?: EarlyConfigFile };
+    // The file changed after bin/tts.js read it: the run keeps what it read.
+    holder[EARLY_CONFIG_FILE] = { path, text: 'voice = "read-early"\n' };
+    assert.equal((await loadConfigFile(path, options())).top.get('voice')?.value, 'read-early');
+    assert.equal(holder[EARLY_CONFIG_FILE], undefined, 'taken');
+    assert.equal((await loadConfigFile(path, options())).top.get('voice')?.value, 'on-disk', 'a later load reads the file');
+    // No file when bin/tts.js looked: none for the run.
+    holder[EARLY_CONFIG_FILE] = { path, text: undefined };
+    assert.equal((await loadConfigFile(path, options())).exists, false);
+    // Another path's text is not this file's.
+    holder[EARLY_CONFIG_FILE] = { path: join(dir, 'other.toml'), text: 'voice = "other"\n' };
+    assert.equal((await loadConfigFile(path, options())).top.get('voice')?.value, 'on-disk');
+  });
+
+  it('a one-shot run (bin/tts.js reads the file for its guess of the engine) opens it once; so does a run bin/tts.js leaves it to', async () => {
+    const { runTts } = await import('../helpers/cli.js');
+    const hook = new URL('../helpers/file-opens-hook.js', import.meta.url).href;
+    const xdg = join(dir, 'xdg');
+    const path = join(xdg, 'tts', 'config.toml');
+    await (await import('node:fs/promises')).mkdir(join(xdg, 'tts'), { recursive: true });
+    // A value the CLI refuses: exit 2 naming it shows the run read this text, before any synthesis.
+    await writeFile(path, 'voice = "en-man-1"\nsample-rate = 99\n');
+    const env = { HOME: dir, XDG_CONFIG_HOME: xdg, TTS_NO_CACHE: '1', NODE_OPTIONS: `--import ${hook}`, TTS_TEST_COUNT_OPENS: path };
+    const opens = (stderr: string): number => Number(/^OPENS (\d+)$/m.exec(stderr)?.[1]);
+    for (const args of [['stream', '-o', '-', 'Hello.'], ['stream', '--base-url', 'http://127.0.0.1:9', '-o', '-', 'Hello.'], ['config', 'show']]) {
+      const r = await runTts(args, { env });
+      assert.equal(r.code, 2, `${args.join(' ')}: ${r.stderr}`);
+      assert.match(r.stderr, /config\.toml:2: sample-rate has a bad value "99"/);
+      assert.equal(opens(r.stderr), 1, `${args.join(' ')}: opened ${opens(r.stderr)} times`);
+    }
   });
 });

@@ -117,6 +117,10 @@ describe('config file and profiles', () => {
     ['bad value (the flag\'s own parser)', '\n\nsample-rate = "fast"\n', /config\.toml:3: sample-rate has a bad value "fast": --sample-rate must be a whole number/],
     ['bad choice', 'format = "mp9"\n', /config\.toml:1: format has a bad value "mp9"/],
     ['bad value in a profile', '[profile.a]\n\nconcurrency = 0\n', /config\.toml:3: profile\.a\.concurrency has a bad value "0": --concurrency must be between 1 and 32/],
+    // Quoted as written: the parsed number is Infinity, 1e+30 and 16.
+    ['a number past a double', 'speed = 1e400\n', /config\.toml:1: speed has a bad value "1e400": --speed must be a number from 0\.5 to 3\n/],
+    ['a number with an exponent', '[profile.a]\nsample-rate = 1e30 # far too high\n', /config\.toml:2: profile\.a\.sample-rate has a bad value "1e30": --sample-rate must be a whole number/],
+    ['a hexadecimal number', 'channels = 0x10\n', /config\.toml:1: channels has a bad value "0x10": --channels must be between 1 and 8/],
     ['an API key', 'voice = "en-man-1"\napi-key = "sk-123"\n', /config\.toml:2: "api-key" looks like an API key; .*\n.*api-key-file/],
     ['a token', '[profile.p]\ntoken = "sk-123"\n', /config\.toml:2: "token" looks like an API key/],
     ['a boolean as a string', 'quiet = "yes"\n', /config\.toml:1: quiet must be true or false/],

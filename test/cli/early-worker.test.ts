@@ -104,8 +104,9 @@ describe('the early engine thread of bin/tts.js', () => {
       assert.equal(named.stdout.length, 96_000, 'the service\'s bytes');
       assert.deepEqual(workerStarts(named), [], 'bin/tts.js saw base-url in the file');
 
-      // bin/tts.js reads only the first 256 KiB: past them it guesses the built-in engine. The
-      // CLI reads the whole file and talks to the service; the thread is stopped, never used.
+      // bin/tts.js reads a file of at most 256 KiB (and hands its text to the CLI); a bigger one
+      // it leaves to the CLI and guesses the built-in engine. The CLI reads the whole file and
+      // talks to the service; the thread is stopped, never used.
       await writeFile(config, `${'# a long comment\n'.repeat(20_000)}${settings}`);
       const missed = await run(['stream', '-q', '-o', '-', '--raw', ENGLISH]);
       assert.equal(missed.code, 0, missed.stderr);

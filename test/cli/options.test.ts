@@ -3,6 +3,9 @@
  * injected streams: a value that cannot be right is exit 2 before anything else happens.
  */
 import assert from 'node:assert/strict';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { describe, it } from 'node:test';
 import { main } from '../../src/cli/main.js';
@@ -30,7 +33,7 @@ describe('synthesis flags', () => {
     [['--timeout', 'abc'], /--timeout must be a number of seconds above 0/],
     [['--sample-rate', '999'], /--sample-rate must be between 1000 and 192000/],
     [['--sample-rate', '192001'], /--sample-rate must be between 1000 and 192000/],
-    [['--speed', '0'], /--speed must be a number from 0\.5 to 3, got "0"/],
+    [['--speed', '0'], /argument '0' is invalid\. --speed must be a number from 0\.5 to 3$/m],
     [['--speed', 'abc'], /--speed must be a number from 0\.5 to 3/],
     [['--speed', '-1'], /--speed must be a number from 0\.5 to 3/],
     [['--speed', '3.5'], /--speed must be a number from 0\.5 to 3/],
@@ -63,6 +66,25 @@ describe('synthesis flags', () => {
       }
     });
   }
+
+  it('a number is quoted as typed, never as JavaScript rounded it (a --chapter-range past 2^53)', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'tts-options-range-'));
+    try {
+      const book = join(dir, 'book.md');
+      await writeFile(book, '# One\n\nFirst.\n\n# Two\n\nSecond.\n');
+      for (const range of ['99999999999999999999', '99999999999999999999-', '3-99999999999999999999']) {
+        const r = await run('stream', '--offline', '-f', book, '-o', join(dir, 'out.wav'), '--chapter-range', range);
+        assert.equal(r.code, 2, r.stderr);
+        assert.ok(r.stderr.includes(`--chapter-range ${range} starts past the last chapter: ${book} has 2`), r.stderr);
+        assert.doesNotMatch(r.stderr, /100000000000000000000|e\+20/);
+      }
+      const r = await run('stream', '--offline', '-f', book, '--chapter-range', '99999999999999999999-3');
+      assert.equal(r.code, 2, r.stderr);
+      assert.match(r.stderr, /argument '99999999999999999999-3' is invalid/);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
 
   it('an unknown command or flag is exit 2, and --help exit 0', async () => {
     assert.equal((await run('sya', 'hi')).code, 2);

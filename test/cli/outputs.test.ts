@@ -124,7 +124,14 @@ describe('outputs named twice by another name', () => {
       await assert.rejects(checkChapterPaths({ chapters: join(dir, 'book.vtt'), file: book, output: join(dir, 'book.mp3') }), usage(/^--chapters .* is the input \(-f\)/));
       await symlink(audio, join(dir, 'chapters.vtt'));
       await assert.rejects(checkChapterPaths({ chapters: join(dir, 'chapters.vtt'), output: audio }), usage(/^--chapters .* is the audio output/));
-      // Names of their own pass, also a dangling link (written as itself: nothing else is replaced).
+      // A dangling link is written at its target (audio/output-target.ts): a link to the -o file
+      // that does not exist yet is that file too.
+      const fresh = planOutput('stream', { output: join(dir, 'new.wav') }, false);
+      await symlink(join(dir, 'new.wav'), join(dir, 'new.jsonl'));
+      await assert.rejects(checkWordOptions({ wordTimings: join(dir, 'new.jsonl') }, fresh, undefined), usage(/^--word-timings .*new\.jsonl is the audio output/));
+      await symlink('new.srt', join(dir, 'to-new.srt'));
+      await assert.rejects(checkWordOptions({ wordTimings: join(dir, 'to-new.srt'), subtitles: join(dir, 'new.srt') }, fresh, undefined), usage(/is the --subtitles file/));
+      // Names of their own pass, also a dangling link to a name of its own.
       await symlink(join(dir, 'none.srt'), join(dir, 'dangling.srt'));
       await checkSubtitlesPath(join(dir, 'dangling.srt'), plan, undefined);
       await checkSubtitlesPath(join(dir, 'fresh.srt'), plan, undefined);
@@ -164,6 +171,41 @@ describe('standard output that is the input file', () => {
       assert.match(r.stderr.toString(), /standard output is the file standard input is read from/);
       assert.equal(await readFile(notes, 'utf8'), text);
     } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('outputs named by a dangling symbolic link', () => {
+  it('-o, --subtitles, --chapters and --split-chapters through links whose targets do not exist yet: the targets are written, the links stay (in-process, a fake service)', async () => {
+    const { lstat, mkdir, mkdtemp, readFile, readdir, rm, symlink, writeFile } = await import('node:fs/promises');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const { runMain } = await import('../helpers/in-process.js');
+    const { startPatternServer } = await import('../helpers/servers.js');
+    const dir = await mkdtemp(join(tmpdir(), 'tts-outputs-dangling-'));
+    const server = await startPatternServer(4800);
+    try {
+      const book = join(dir, 'book.md');
+      await writeFile(book, '# One\n\nFirst.\n\n# Two\n\nSecond.\n');
+      await mkdir(join(dir, 'out'));
+      const links = { 'speech.wav': 'out/speech.wav', 'speech.srt': 'out/speech.srt', 'chapters.vtt': 'out/chapters.vtt' };
+      for (const [name, target] of Object.entries(links)) await symlink(target, join(dir, name));
+      const r = await runMain(['stream', '--no-cache', '-q', '-f', book, '-o', join(dir, 'speech.wav'), '--subtitles', join(dir, 'speech.srt'), '--chapters', join(dir, 'chapters.vtt')], { HOME: dir, XDG_CONFIG_HOME: join(dir, 'xdg'), TTS_BASE_URL: server.url, TTS_API_KEY: 'sk-test-dangling' });
+      assert.equal(r.code, 0, r.stderr);
+      for (const name of Object.keys(links)) assert.equal((await lstat(join(dir, name))).isSymbolicLink(), true, `${name} was replaced by a file`);
+      assert.deepEqual((await readdir(join(dir, 'out'))).sort(), ['chapters.vtt', 'speech.srt', 'speech.wav']);
+      assert.equal((await readFile(join(dir, 'out', 'speech.wav'))).subarray(0, 4).toString(), 'RIFF');
+      assert.match(await readFile(join(dir, 'out', 'speech.srt'), 'utf8'), /^1\r?\n00:00:00,000 --> /);
+      assert.match(await readFile(join(dir, 'out', 'chapters.vtt'), 'utf8'), /^WEBVTT[\s\S]*One[\s\S]*Two/);
+      // --split-chapters through a dangling link: the folder it leads to is made, the link stays.
+      await symlink('out/parts', join(dir, 'parts'));
+      const split = await runMain(['stream', '--no-cache', '-q', '--wav', '-f', book, '--split-chapters', join(dir, 'parts')], { HOME: dir, XDG_CONFIG_HOME: join(dir, 'xdg'), TTS_BASE_URL: server.url, TTS_API_KEY: 'sk-test-dangling' });
+      assert.equal(split.code, 0, split.stderr);
+      assert.equal((await lstat(join(dir, 'parts'))).isSymbolicLink(), true, 'the link was replaced');
+      assert.deepEqual(await readdir(join(dir, 'out', 'parts')), ['01 One.wav', '02 Two.wav']);
+    } finally {
+      await server.close();
       await rm(dir, { recursive: true, force: true });
     }
   });

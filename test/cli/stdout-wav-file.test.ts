@@ -2,7 +2,9 @@
  * WAV on standard output redirected to a regular file (`tts stream --wav > x.wav`) gets the exact
  * sizes a file gets (docs/cli.md §2): the same bytes as `-o x.wav`, at whatever offset the file
  * was at, with the pad byte an odd µ-law size needs. A file opened for appending (`>>`), where a
- * positioned write would append, keeps the streaming sizes 0xFFFFFFFF, as a pipe does.
+ * positioned write would append, keeps the streaming sizes 0xFFFFFFFF, as a pipe does. FLAC
+ * likewise gets the STREAMINFO a file gets (total samples, MD5): `> x.flac` is `-o x.flac`; a pipe
+ * and `>>` keep libFLAC's streaming one ("unknown").
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -70,5 +72,36 @@ describe('tts stream --wav > FILE', () => {
     const got = redirected(pcm, 'appended.wav', 'a', 'X');
     assert.equal(got.readUInt32LE(1 + 4), 0xffffffff, 'RIFF size unknown');
     assert.ok(got.subarray(1 + 44).equals(expected.subarray(44)), 'the same audio after the header');
+  });
+});
+
+describe('tts stream --container flac > FILE', () => {
+  const flac = ['stream', '-q', '--container', 'flac', '-v', 'en-man-1', 'Hello there.'];
+  /** STREAMINFO's body: after "fLaC" and the block header (RFC 9639 §8.2). */
+  const streamInfo = (file: Buffer): { totalSamples: bigint; md5: string } => ({
+    totalSamples: file.readBigUInt64BE(8 + 10) & 0xfffffffffn,
+    md5: file.subarray(8 + 18, 8 + 34).toString('hex'),
+  });
+  const unknownMd5 = '0'.repeat(32);
+
+  it('writes the bytes -o FILE writes (STREAMINFO with the total and the MD5), also at the offset the file was at', () => {
+    const expected = reference(flac, 'ref.flac');
+    assert.ok(streamInfo(expected).totalSamples > 0n && streamInfo(expected).md5 !== unknownMd5, 'the file has the totals');
+    assert.ok(redirected(flac, 'out.flac', 'w').equals(expected), '> x.flac differs from -o x.flac');
+    const got = redirected(flac, 'prefixed.flac', 'w', 'PREFIX');
+    assert.equal(got.subarray(0, 6).toString(), 'PREFIX');
+    assert.ok(got.subarray(6).equals(expected));
+  });
+
+  it('a pipe, and appending (>>), keep the streaming STREAMINFO ("unknown"); the frames are the same', () => {
+    const expected = reference(flac, 'ref-pipe.flac');
+    const piped = run([...flac, '-o', '-'], 'pipe');
+    assert.equal(piped.status, 0, piped.stderr);
+    const appended = redirected(flac, 'appended.flac', 'a', 'X').subarray(1);
+    for (const [what, got] of [['pipe', piped.stdout], ['>>', appended]] as const) {
+      assert.deepEqual(streamInfo(got), { totalSamples: 0n, md5: unknownMd5 }, what);
+      assert.equal(got.length, expected.length, what);
+      assert.ok(got.subarray(8 + 34).equals(expected.subarray(8 + 34)), `${what}: the same frames`);
+    }
   });
 });

@@ -1,0 +1,59 @@
+/**
+ * Where an output named by the user is written (docs/cli.md §2): every file tts writes (`-o`,
+ * `--subtitles`, `--word-timings`, `--chapters`, `--split-chapters`' files, batch outputs) goes
+ * through the atomic writer of file-sink.ts, which writes {@link outputTarget}'s path, and the
+ * checks that no two outputs (nor an output and an input) are one file compare the same path
+ * (speak/output-checks.ts `fileIdentity`).
+ */
+import { readlink, realpath } from 'node:fs/promises';
+import { basename, dirname, join, resolve } from 'node:path';
+
+/**
+ * Most symbolic links followed from an output's name to its target: Linux's MAXSYMLINKS, the
+ * bound open(2) itself applies (a longer chain, or a loop, is ELOOP there too).
+ */
+export const MAX_LINK_HOPS = 40;
+
+/**
+ * The path an output named `path` is written at: absolute, with every symbolic link resolved —
+ * the file's own and its folders'. A link whose target does not exist yet (a dangling link) is
+ * followed too, link after link (a relative target counts from the link's folder), up to
+ * {@link MAX_LINK_HOPS}: the output is created at the last one's target, as a shell's `>`
+ * creates it, and the link stays a link (replacing it with a file would silently destroy it).
+ * That is where the atomic writer puts its temporary file and what it renames it over.
+ *
+ * Never throws: a name it cannot resolve (a missing folder on the way, a loop, no permission to
+ * look) comes back as far as it was resolved, and opening the file there reports why
+ * (file-sink.ts `openAtomicFile`: the missing folder of the link's target, ELOOP…).
+ * @param path the output as the user gave it (relative to the working folder).
+ * @param folders resolved folders already seen (folder → its realpath, or itself when it does
+ *   not exist), to resolve each folder once over many names (a batch's outputs).
+ * @returns an absolute path; the file there may not exist.
+ */
+export async function outputTarget(path: string, folders: Map<string, Promise<string>> = new Map()): Promise<string> {
+  let at = resolve(path);
+  for (let hops = 0; ; hops++) {
+    try {
+      return await realpath(at);
+    } catch (err) {
+      // ENOENT: the name itself (a new file, or a dangling link) or a folder on the way is missing.
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') return at;
+    }
+    const parent = dirname(at);
+    let folder = folders.get(parent);
+    if (folder === undefined) {
+      folder = realpath(parent).catch(() => parent);
+      folders.set(parent, folder);
+    }
+    at = join(await folder, basename(at));
+    let link: string;
+    try {
+      link = await readlink(at);
+    } catch {
+      return at; // not a link (EINVAL), or not there: a new file at this path
+    }
+    // Past the bound the name is left as it is: opening it reports the loop (ELOOP).
+    if (hops === MAX_LINK_HOPS) return resolve(path);
+    at = resolve(dirname(at), link);
+  }
+}
