@@ -5,7 +5,7 @@
  * checks that no two outputs (nor an output and an input) are one file compare the same path
  * (speak/output-checks.ts `fileIdentity`).
  */
-import { readlink, realpath } from 'node:fs/promises';
+import { lstat, readlink, realpath, stat } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 
 /**
@@ -15,11 +15,37 @@ import { basename, dirname, join, resolve } from 'node:path';
 export const MAX_LINK_HOPS = 40;
 
 /**
+ * Whether `path` is a symbolic link that Linux's `fs.protected_symlinks` (proc(5), on by default
+ * in Debian and Ubuntu; applied here whatever the setting) forbids following: in a sticky, world-writable folder (`/tmp`), owned
+ * neither by the user following it nor by the folder's owner. Such a link is someone else's in a
+ * shared folder, and its target is theirs to choose: a shell's `>` fails on it (EACCES), and
+ * tts, which resolves links itself to write atomically beside the target, must not create or
+ * replace a file wherever it leads. False where there are no user ids (Windows) and when `path`
+ * cannot be examined (the open reports why).
+ */
+async function protectedLink(path: string): Promise<boolean> {
+  const uid = process.getuid?.();
+  if (uid === undefined) return false;
+  try {
+    const link = await lstat(path);
+    if (!link.isSymbolicLink()) return false;
+    const folder = await stat(dirname(path));
+    const sharedFolder = (folder.mode & 0o1000) !== 0 && (folder.mode & 0o002) !== 0;
+    return sharedFolder && link.uid !== uid && link.uid !== folder.uid;
+  } catch {
+    return false;
+  }
+}
+
+/**
  * The path an output named `path` is written at: absolute, with every symbolic link resolved —
  * the file's own and its folders'. A link whose target does not exist yet (a dangling link) is
  * followed too, link after link (a relative target counts from the link's folder), up to
  * {@link MAX_LINK_HOPS}: the output is created at the last one's target, as a shell's `>`
  * creates it, and the link stays a link (replacing it with a file would silently destroy it).
+ * A link Linux would not follow ({@link protectedLink}: another user's, in `/tmp`) is not
+ * followed: its own path comes back, and writing there replaces the link if the user may (root),
+ * or fails (exit 7) as the shell's `>` does.
  * That is where the atomic writer puts its temporary file and what it renames it over.
  *
  * Never throws: a name it cannot resolve (a missing folder on the way, a loop, no permission to
@@ -33,6 +59,8 @@ export const MAX_LINK_HOPS = 40;
 export async function outputTarget(path: string, folders: Map<string, Promise<string>> = new Map()): Promise<string> {
   let at = resolve(path);
   for (let hops = 0; ; hops++) {
+    // A link Linux would not follow here is not followed: the name is written as it is.
+    if (await protectedLink(at)) return at;
     try {
       return await realpath(at);
     } catch (err) {

@@ -2,6 +2,7 @@ import { strict as assert } from 'node:assert';
 import { spawnSync } from 'node:child_process';
 import {
   chmodSync,
+  lchownSync,
   lstatSync,
   mkdirSync,
   mkdtempSync,
@@ -342,6 +343,41 @@ describe('openFileSink', () => {
     await assert.rejects(openFileSink(link, PCM, 'wav'), (e) => assertIoError(e, link, new RegExp(`a link to ${join(dir, 'gone', 'out.wav')}\\): the folder ${join(dir, 'gone')} does not exist`)));
     assert.ok(lstatSync(link).isSymbolicLink());
     assert.deepEqual(readdirSync(dir), ['link.wav']);
+  });
+
+  it('another user\'s link in a sticky, world-writable folder (/tmp) is not followed, as Linux\'s protected_symlinks does not follow it', { skip: process.getuid?.() !== 0 && 'making a link owned by another user needs root (CI runs as root)' }, async () => {
+    // An attacker's links in a shared folder: one dangling into the victim's home, one to a file
+    // that exists. Neither target is created or written.
+    const dir = freshDir();
+    const shared = join(dir, 'shared');
+    mkdirSync(shared);
+    chmodSync(shared, 0o1777);
+    const home = join(dir, 'home');
+    mkdirSync(home);
+    writeFileSync(join(home, 'existing.raw'), 'mine');
+    const nobody = 65534;
+    symlinkSync(join(home, 'planted.raw'), join(shared, 'dangling.raw'));
+    symlinkSync(join(home, 'existing.raw'), join(shared, 'existing.raw'));
+    lchownSync(join(shared, 'dangling.raw'), nobody, nobody);
+    lchownSync(join(shared, 'existing.raw'), nobody, nobody);
+    for (const name of ['dangling.raw', 'existing.raw']) {
+      const sink = await openFileSink(join(shared, name), PCM, 'raw');
+      assert.equal(sink.tempPath.startsWith(`${shared}/.${name}.tts-`), true, `written in the shared folder: ${sink.tempPath}`);
+      await sink.write(Buffer.from('new!'));
+      await sink.finish();
+    }
+    assert.deepEqual(readdirSync(home).sort(), ['existing.raw']);
+    assert.equal(readFileSync(join(home, 'existing.raw'), 'utf8'), 'mine');
+    // Root may replace another user's name in a sticky folder: the links became files.
+    assert.equal(readFileSync(join(shared, 'dangling.raw'), 'utf8'), 'new!');
+    // The same links owned by the one following them are followed.
+    const own = join(shared, 'own.raw');
+    symlinkSync(join(home, 'created.raw'), own);
+    const sink = await openFileSink(own, PCM, 'raw');
+    await sink.write(Buffer.from('ok'));
+    await sink.finish();
+    assert.equal(readFileSync(join(home, 'created.raw'), 'utf8'), 'ok');
+    assert.ok(lstatSync(own).isSymbolicLink());
   });
 
   it('a loop of links: io_error exit 7 saying so, nothing created', async () => {
