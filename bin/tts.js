@@ -222,7 +222,5 @@ if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
     process.stderr.write(`tts:   run \`npm install\` (or \`npm run build\`) in ${path.join(__dirname, '..')}\n`);
     process.exit(1);
   }
-  cli.main(args).then((code) => {
-    process.exitCode = code;
-  });
+  cli.main(args).then(cli.endProcess);
 }

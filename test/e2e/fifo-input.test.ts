@@ -8,7 +8,7 @@
  */
 import assert from 'node:assert/strict';
 import { execFileSync, type ChildProcess } from 'node:child_process';
-import { mkdtemp, readdir, readFile, rm, unlink, writeFile } from 'node:fs/promises';
+import { chmod, mkdtemp, readdir, readFile, rm, unlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -89,4 +89,22 @@ describe('a stop signal while -f FIFO waits for its writer', () => {
       if (fate === 'replaced by a regular file') assert.equal(await readFile(fifo, 'utf8'), 'another text');
     });
   }
+
+  it('SIGINT ends the run even when this user may read the FIFO but not write it (no wake-up can reach it): it cleans up, writes its --json line, then dies of SIGINT ($? 130)', { timeout: 40_000 }, async () => {
+    // Root may write anything: the run then goes as nobody, for whom the FIFO is read-only.
+    const asRoot = process.getuid?.() === 0;
+    const run = await mkdtemp(join(dir, 'run-'));
+    await chmod(dir, 0o755);
+    await chmod(run, 0o777);
+    const fifo = join(run, 'in.fifo');
+    execFileSync('mkfifo', ['-m', '444', fifo]);
+    const r = await interruptWhileOpenWaits(fifo, join(run, 'out.wav'), 'SIGINT', async () => {}, {
+      prefix: asRoot ? ['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups'] : [],
+      env: { XDG_CACHE_HOME: join(run, 'cache'), XDG_CONFIG_HOME: join(run, 'config') },
+    });
+    assert.equal(r.signal, 'SIGINT', `code ${r.code}:\n${r.stderr}`);
+    assert.match(r.stderr, /error: interrupted/);
+    assert.match(r.stderr.trim().split('\n').at(-1)!, /^\{"ok":false,.*"error":"interrupted"\}$/);
+    assert.deepEqual((await readdir(run)).filter((name) => name !== 'cache'), ['in.fifo'], 'no output, no temporary file');
+  });
 });
