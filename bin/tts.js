@@ -244,7 +244,5 @@ if (args === undefined) {
     process.stderr.write(`tts:   run \`npm install\` (or \`npm run build\`) in ${path.join(__dirname, '..')}\n`);
     process.exit(1);
   }
-  cli.main(args).then((code) => {
-    process.exitCode = code;
-  });
+  cli.main(args).then(cli.endProcess);
 }

@@ -1,6 +1,7 @@
 /**
  * The commander program (docs/style.md: the entry only assembles commands; one file per command).
- * Actions return exit codes; `bin/tts.js` sets `process.exitCode` once (docs/style.md §5).
+ * Actions return exit codes; `bin/tts.js` ends the process with it once, through {@link endProcess}
+ * (docs/style.md §5).
  * Modules beyond commander are imported only on the path that needs them, to keep start-up fast:
  * of the commands, only those the run needs (commands.ts); the others are listed from its table.
  */
@@ -13,6 +14,8 @@ import { nearMissCommand } from './default-command.js';
 import { createReporter, reportError, type CommandIo } from './report.js';
 import { escapeControls } from './escape.js';
 import { helpWidth } from './help-text.js';
+import { signalExitCode, STOP_SIGNALS } from './run-lifecycle.js';
+import { fifoOpensLeftBlocked } from '../text/fifo-open.js';
 
 let fatalHandlerInstalled = false;
 
@@ -182,4 +185,26 @@ export async function main(
     throw error;
   }
   return exitCode;
+}
+
+/**
+ * Ends the process with `code`, the exit code {@link main} returned (docs/cli.md §3), by setting
+ * `process.exitCode`: Node exits once nothing is left to do. Except after a stop signal that left
+ * an open of a FIFO blocked in libuv's thread pool (text/fifo-open.ts: a FIFO this user may read
+ * but not write): Node's exit would wait for that thread until a writer came. The run has cleaned
+ * up by then, so the process dies of the stop signal `code` stands for (130 SIGINT, 143 SIGTERM,
+ * 129 SIGHUP), with the signal's default action, after removing any temporary file still tracked
+ * (audio/temp-files.ts): a shell reports the same status (`$?` is 130), a parent process sees the
+ * signal. Call it once, in the real process only.
+ */
+export async function endProcess(code: number): Promise<void> {
+  process.exitCode = code;
+  const signal = STOP_SIGNALS.find((s) => signalExitCode(s) === code);
+  // Only a stop signal gives up waiting for an open (fifo-open.ts), so without one there is none.
+  if (signal === undefined || fifoOpensLeftBlocked() === 0) return;
+  const { removeTempFilesSync } = await import('../audio/temp-files.js');
+  removeTempFilesSync();
+  // No listener left to catch it (signal-exit's would re-raise it anyway): the default action ends the process.
+  process.removeAllListeners(signal);
+  process.kill(process.pid, signal);
 }

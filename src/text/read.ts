@@ -8,12 +8,12 @@
  * not text), and at most `maxInputBytes` in all (`--max-input`). Every refusal is exit 2 and names
  * the byte offset. Reading stops at once when the run is aborted (Ctrl-C while waiting on a pipe).
  */
-import { closeSync, constants, createReadStream, openSync } from 'node:fs';
+import { createReadStream, type ReadStream, type Stats } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { addAbortSignal, type Readable } from 'node:stream';
 import { formatByteSize } from '../byte-size.js';
 import { fileProblem, TtsError } from '../errors.js';
-import { setTimeout as delay } from 'node:timers/promises';
+import { holdFifo, leaveFifoOpenBlocked, wakeFifoOpen, type FifoHold } from './fifo-open.js';
 
 /** Size of the blocks read from a file, in bytes. */
 const FILE_BLOCK_BYTES = 64 * 1024;
@@ -233,8 +233,9 @@ function checkSize(bytes: number, max: number, what: string): void {
 
 /**
  * Opens a file for reading in blocks. A regular file larger than `maxBytes` is refused before
- * anything is read; a device or FIFO (-f /dev/stdin, -f <(cmd)) is read as a stream.
- * @throws TtsError `usage` (exit 2) when it cannot be read.
+ * anything is read; a device or FIFO (-f /dev/stdin, -f <(cmd)) is read as a stream. A FIFO's
+ * open waits for a writer; an abort ends that wait (fifo-open.ts).
+ * @throws TtsError `usage` (exit 2) when it cannot be read; `signal.reason` once aborted.
  */
 async function openTextFile(path: string, maxBytes: number, signal: AbortSignal): Promise<AsyncIterable<Buffer>> {
   if (signal.aborted) throw signal.reason;
@@ -242,26 +243,11 @@ async function openTextFile(path: string, maxBytes: number, signal: AbortSignal)
     const info = await stat(path);
     if (info.isDirectory()) throw Object.assign(new Error('directory'), { code: 'EISDIR' });
     if (info.isFile()) checkSize(info.size, maxBytes, path);
-    const stream = createReadStream(path, { highWaterMark: FILE_BLOCK_BYTES });
-    // Errors of opening (EACCES) arrive as the stream's first event; wait for it to open.
-    const opened = new Promise<void>((resolve, reject) => {
-      stream.once('open', () => resolve());
-      stream.once('error', reject);
-    });
-    // A FIFO's open blocks a libuv thread until a writer comes, and with it the process's exit,
-    // even after Ctrl-C: on abort, be that writer for a moment so the open returns.
-    const onAbort = (): void => void (info.isFIFO() ? wakeFifoOpen(path, opened) : undefined);
-    signal.addEventListener('abort', onAbort, { once: true });
-    if (signal.aborted) onAbort(); // Aborted while stat() ran: the listener came too late.
-    try {
-      await opened;
-    } finally {
-      signal.removeEventListener('abort', onAbort);
-    }
-    if (signal.aborted) {
-      stream.destroy();
-      throw signal.reason;
-    }
+    const hold = info.isFIFO() ? holdFifo(path) : undefined;
+    const stream = createReadStream(hold?.path ?? path, { highWaterMark: FILE_BLOCK_BYTES });
+    // The hold is needed until the open returns, even after an abort gave up waiting for it.
+    if (hold !== undefined) releaseWhenOpenReturns(stream, hold);
+    await waitForOpen(stream, signal, info.isFIFO() ? { at: hold?.path ?? path, fifo: info } : undefined);
     return abortable(stream, signal);
   } catch (cause) {
     if (signal.aborted) throw signal.reason;
@@ -270,24 +256,49 @@ async function openTextFile(path: string, maxBytes: number, signal: AbortSignal)
   }
 }
 
+/** Closes `hold` once `stream`'s open has returned (opened or failed), or the stream closed. */
+function releaseWhenOpenReturns(stream: ReadStream, hold: FifoHold): void {
+  const events = ['open', 'error', 'close'] as const;
+  const release = (): void => {
+    for (const event of events) stream.off(event, release);
+    hold.close();
+  };
+  for (const event of events) stream.once(event, release);
+}
+
 /**
- * Makes a blocking open of the FIFO at `path` for reading return: opens the FIFO for writing
- * (non-blocking: it succeeds once that reader waits there, ENXIO before) and closes it at once,
- * every 20 ms until `opened` settles. The reader then sees the end of the stream.
+ * Waits for `stream` to open. Errors of opening (EACCES) arrive as the stream's first event. A
+ * FIFO's open blocks a thread of libuv's pool until a writer comes, and with it the process's
+ * exit, even after Ctrl-C: on abort, {@link wakeFifoOpen} makes it return, or, when it cannot,
+ * the open is left blocked ({@link leaveFifoOpenBlocked}) and the wait ends at once.
+ * @param fifo where the FIFO is opened (its path or its hold's) and its stat; undefined for any other file.
+ * @throws the stream's error; `signal.reason` once aborted (the stream is then destroyed).
  */
-async function wakeFifoOpen(path: string, opened: Promise<void>): Promise<void> {
-  let settled = false;
-  opened.then(
-    () => (settled = true),
-    () => (settled = true),
-  );
-  while (!settled) {
-    try {
-      closeSync(openSync(path, constants.O_WRONLY | constants.O_NONBLOCK));
-    } catch {
-      // ENXIO: the reader's open has not reached the FIFO yet; anything else: it will settle.
-    }
-    await delay(20);
+async function waitForOpen(stream: ReadStream, signal: AbortSignal, fifo: { at: string; fifo: Stats } | undefined): Promise<void> {
+  const opened = new Promise<void>((resolve, reject) => {
+    stream.once('open', () => resolve());
+    stream.once('error', reject);
+  });
+  let unwakeable = (): void => {};
+  const givenUp = new Promise<'given up'>((resolve) => (unwakeable = () => resolve('given up')));
+  const onAbort = (): void => {
+    if (fifo !== undefined) void wakeFifoOpen(fifo.at, fifo.fifo, opened).then((woke) => woke || unwakeable());
+  };
+  signal.addEventListener('abort', onAbort, { once: true });
+  if (signal.aborted) onAbort(); // Aborted while stat() ran: the listener came too late.
+  let outcome: void | 'given up';
+  try {
+    outcome = await Promise.race([opened, givenUp]);
+  } finally {
+    signal.removeEventListener('abort', onAbort);
+  }
+  if (outcome === 'given up') {
+    leaveFifoOpenBlocked(stream);
+    throw signal.reason;
+  }
+  if (signal.aborted) {
+    stream.destroy();
+    throw signal.reason;
   }
 }
 

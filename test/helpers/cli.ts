@@ -51,6 +51,8 @@ export interface RunOptions {
   stdinPath?: string;
   /** Leave stdin open (never written, never ended) instead of closing it. */
   keepStdinOpen?: boolean;
+  /** A command the run goes through, before node (e.g. `['setpriv', '--reuid=65534', …]`). */
+  prefix?: string[];
   /** Called with the child once it is spawned (to signal it, or watch it). */
   onSpawn?: (child: import('node:child_process').ChildProcess) => void;
 }
@@ -94,7 +96,8 @@ export function cleanEnv(extra: Record<string, string | undefined> = {}): NodeJS
 /** Spawns `node bin/tts.js ...args` and collects its output. */
 export function runTts(args: string[], options: RunOptions = {}): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...(options.nodeArgs ?? []), TTS_BIN, ...args], {
+    const [command, ...commandArgs] = [...(options.prefix ?? []), process.execPath, ...(options.nodeArgs ?? []), TTS_BIN, ...args];
+    const child = spawn(command!, commandArgs, {
       env: cleanEnv(options.env),
       cwd: options.cwd,
       stdio: [options.stdinPath === undefined ? 'pipe' : openSync(options.stdinPath, 'r'), 'pipe', 'pipe'],

@@ -3,7 +3,8 @@
  * PassThrough streams and temp files: strict UTF-8 whatever the block boundaries, a BOM dropped,
  * the first bad byte or NUL named by its offset, --max-input checked as bytes arrive (a regular
  * file before reading), `--lines` yielding each line as its break arrives, and Ctrl-C ending a
- * read of a pipe nobody writes to. No process is spawned.
+ * read of a pipe nobody writes to, or of a FIFO whose path went away meanwhile. Only `mkfifo` and
+ * writers of FIFOs are spawned.
  */
 import assert from 'node:assert/strict';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -14,6 +15,7 @@ import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
 import { TtsError } from '../../src/errors.js';
 import { formatByteSize } from '../../src/byte-size.js';
+import { fifoOpensLeftBlocked } from '../../src/text/fifo-open.js';
 import { decodeText, openText, readLines, type TextInput } from '../../src/text/read.js';
 
 const MiB = 2 ** 20;
@@ -201,19 +203,35 @@ describe('a FIFO whose writer was there first (mkfifo f; producer > f & tts -f f
 });
 
 describe('a FIFO nobody writes to (-f FIFO, a batch "file")', () => {
-  it('Ctrl-C while its open waits for a writer ends the read with the interruption, and frees the open', { timeout: 20_000 }, async () => {
-    const { execFileSync } = await import('node:child_process');
-    const dir = await mkdtemp(join(tmpdir(), 'tts-read-fifo-'));
-    try {
-      const fifo = join(dir, 'in.fifo');
-      execFileSync('mkfifo', [fifo]);
-      const controller = new AbortController();
-      const reason = new TtsError('interrupted', 'interrupted');
-      const reading = openText({ words: [], file: fifo, stdin: new PassThrough(), maxInputBytes: MiB, signal: controller.signal });
-      controller.abort(reason);
-      await assert.rejects(reading, (e: unknown) => e === reason);
-    } finally {
-      await rm(dir, { recursive: true, force: true });
-    }
-  });
+  const cases = [
+    { when: 'at once (its open may not have reached the FIFO yet)', fate: undefined },
+    { when: "once its open waits, the FIFO's path removed meanwhile", fate: 'removed' },
+    { when: "once its open waits, the FIFO's path replaced by a regular file meanwhile", fate: 'replaced' },
+  ] as const;
+  for (const { when, fate } of cases) {
+    it(`Ctrl-C ${when} ends the read with the interruption, and frees the open`, { timeout: 20_000 }, async () => {
+      const { execFileSync } = await import('node:child_process');
+      const { unlink } = await import('node:fs/promises');
+      const { untilFifoOpenWaits } = await import('../helpers/fifo.js');
+      const dir = await mkdtemp(join(tmpdir(), 'tts-read-fifo-'));
+      try {
+        const fifo = join(dir, 'in.fifo');
+        execFileSync('mkfifo', [fifo]);
+        const controller = new AbortController();
+        const reason = new TtsError('interrupted', 'interrupted');
+        const reading = openText({ words: [], file: fifo, stdin: new PassThrough(), maxInputBytes: MiB, signal: controller.signal });
+        if (fate !== undefined) {
+          await untilFifoOpenWaits(process.pid);
+          await unlink(fifo);
+          if (fate === 'replaced') await writeFile(fifo, 'another text');
+        }
+        controller.abort(reason);
+        await assert.rejects(reading, (e: unknown) => e === reason);
+        // The open returned (woken through the FIFO, held since before it): none was given up still blocked.
+        assert.equal(fifoOpensLeftBlocked(), 0);
+      } finally {
+        await rm(dir, { recursive: true, force: true });
+      }
+    });
+  }
 });
