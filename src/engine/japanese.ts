@@ -27,7 +27,7 @@ import type { Language } from '../protocol/types.js';
 import { lengthenSinoJapaneseE } from './japanese-long-vowels.js';
 import { toHiragana, toKatakana } from './kana.js';
 import { containsKanji, HAN } from './han.js';
-import { readKanjiNumerals, readNumbers } from './japanese-numbers.js';
+import { readAllNumbers } from './japanese-numbers.js';
 import { contextReadings } from './japanese-readings.js';
 import { retriedOnce } from './retried-once.js';
 
@@ -326,10 +326,8 @@ export async function speechSegments(text: string, language: Language): Promise<
   const hadKanji = containsKanji(normalized);
   // Ranges (3〜5 → 3から5) and numbers with their counters — in kanji numerals as kuromoji's
   // analysis finds them, then in digits — before kuromoji reads the rest.
-  normalized = normalized.replace(/(\d)\s*[~〜]\s*(?=\d)/g, '$1カラ');
   const tokenizer = hadKanji ? await loadTokenizer() : undefined;
-  if (tokenizer !== undefined) normalized = readKanjiNumerals(normalized, tokenizer);
-  normalized = readNumbers(normalized);
+  normalized = readAllNumbers(normalized, tokenizer).text;
   const kana = tokenizer !== undefined ? kanjiToKana(normalized, tokenizer) : normalized;
   return splitLatinRuns(kana)
     .map((s): SpeechSegment => (s.language === 'ja' ? { language: 'ja', text: fixKanaForEspeak(s.text).replace(HAN_GLOBAL, '') } : s))
