@@ -61,7 +61,9 @@
  *   lengthened (ニー, ゴー) as digits are read out over the phone, each hyphen ノ; an address of
  *   three hyphenated numbers (1-2-3 for 丁目-番-号), or two after a place name (千代田1-1), number
  *   by number with ノ (イチノニノサン); but a four-digit year, a month and a day joined by - / or .
- *   (2024-12-31, 2024/1/1, 2024.12.31) is a date, read with 年 月 日.
+ *   (2024-12-31, 2024/1/1, 2024.12.31) is a date, read with 年 月 日;
+ * - an English ordinal in digits (1st, 20th) is no Japanese number: the English voice reads it
+ *   whole ("twentieth"), as a Japanese reader of 20th anniversary says it; 第20回 is Japanese.
  *
  * The passes are rewrites of a {@link MappedText}, so what each number became is also told in the
  * offsets of the text as written ({@link readAllNumbers}), for the words' timings.
@@ -452,9 +454,16 @@ const COUNTER_PATTERN = COUNTER_NAMES.map((n) =>
         : escape(n),
 ).join('|');
 const NUMBER = String.raw`(\d{1,3}(?:,\d{3})+|\d+)(?:\.(\d+))?`;
+/**
+ * An English ordinal in digits (1st, 2nd, 20th, 1,000th): a Latin word, read whole by the English
+ * voice ("twentieth"; japanese.ts LATIN_RUN), never its number in Japanese and its suffix in
+ * English (ニジュー "th"). A regular expression's source.
+ */
+export const ORDINAL = String.raw`(?<![\d.,])(?:\d{1,3}(?:,\d{3})+|\d+)(?:st|nd|rd|th|ST|ND|RD|TH)(?!\p{Script=Latin})`;
 const PATTERN = new RegExp(
-  // 14:30; then a number (not inside a Latin word: MP3 stays for the English voice) and its counter.
-  String.raw`(?<![A-Za-z\d])(\d{1,2}):(\d{2})(?!\d)|(?<![A-Za-z\d.,])` + NUMBER + `[ \\t]?(${COUNTER_PATTERN})?`,
+  // 14:30; then a number (not inside a Latin word: MP3 stays for the English voice, nor an
+  // English ordinal, 20th) and its counter.
+  String.raw`(?<![A-Za-z\d])(\d{1,2}):(\d{2})(?!\d)|(?<![A-Za-z\d.,])(?!${ORDINAL})` + NUMBER + `[ \\t]?(${COUNTER_PATTERN})?`,
   'gu',
 );
 

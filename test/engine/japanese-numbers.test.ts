@@ -283,3 +283,17 @@ test('every number read is told in the offsets of the text: ranges, codes, dates
   // The text read is readNumbers' after readKanjiNumerals', as before.
   for (const text of ['3-5日と1月5日に行きます。', '〒150-0002', '二〇二四年に三本', '3〜5人']) assert.equal(readAllNumbers(text, tokenizer).text, numbers(text.replace(/(\d)\s*[~〜]\s*(?=\d)/g, '$1カラ')));
 });
+
+test('an English ordinal in digits is left to the English voice whole (20th "twentieth", not ニジュー and "th"); 第20回 stays Japanese', async () => {
+  assert.equal(readNumbers('今日は20th anniversaryです。'), '今日は20th anniversaryです。');
+  assert.equal(readNumbers('1st、2nd、3rd、1,000th'), '1st、2nd、3rd、1,000th');
+  // Not an ordinal: a number before other letters, or a counter.
+  assert.equal(readNumbers('5thly'), 'ゴthly');
+  assert.deepEqual(await speechSegments('今日は20th anniversaryです。', 'ja'), [
+    { language: 'ja', text: 'キョーワ' },
+    { language: 'en', text: '20th anniversary' },
+    { language: 'ja', text: 'デス。' },
+  ]);
+  assert.equal(await spoken('第20回'), 'ダイニジュッカイ');
+  assert.equal(await spoken('20回目'), 'ニジュッカイメ');
+});

@@ -218,12 +218,13 @@ function coverageProblems(text: string, words: readonly WordTiming[]): string[] 
 
 test('ranges, codes, dates, times and mixed text: every word of the text has its timing, in order, from the engine', async () => {
   // Before: a text with a range or a code had no number readings at all, so 1月5日's 5 found no
-  // phonemes and was left out.
+  // phonemes and was left out; 20th was read ニジュー "th", its words 20 and th.
   const cases: readonly (readonly [string, readonly string[]])[] = [
     ['3-5日と1月5日に行きます。', ['3', '5', '日', 'と', '1', '月', '5', '日', 'に', '行きます']],
     ['電話は03-1234-5678、〒150-0002です。', ['電話', 'は', '03', '1234', '5678', '150', '0002です']],
     ['A-3とNo.12、版は3.5.1です。', ['A', '3', 'と', 'No.12', '版', 'は', '3.5.1です']],
     ['2024/1/5の14:30に2-3人、住所は1-2-3。', ['2024', '1', '5', 'の', '14', '30', 'に', '2', '3', '人', '住所', 'は', '1', '2', '3']],
+    ['今日は20th anniversaryです。第20回。', ['今日', 'は', '20th', 'anniversary', 'です', '第', '20', '回']],
   ];
   for (const [text, expected] of cases) {
     const { audio, words } = await timed(text, 'ja-woman-1');
