@@ -61,9 +61,15 @@
  *   lengthened (ニー, ゴー) as digits are read out over the phone, each hyphen ノ; an address of
  *   three hyphenated numbers (1-2-3 for 丁目-番-号), or two after a place name (千代田1-1), number
  *   by number with ノ (イチノニノサン); but a four-digit year, a month and a day joined by - / or .
- *   (2024-12-31, 2024/1/1, 2024.12.31) is a date, read with 年 月 日.
+ *   (2024-12-31, 2024/1/1, 2024.12.31) is a date, read with 年 月 日;
+ * - an English ordinal in digits (1st, 20th) is no Japanese number: the English voice reads it
+ *   whole ("twentieth"), as a Japanese reader of 20th anniversary says it; 第20回 is Japanese.
+ *
+ * The passes are rewrites of a {@link MappedText}, so what each number became is also told in the
+ * offsets of the text as written ({@link readAllNumbers}), for the words' timings.
  */
 import type { JapaneseTokenizer } from './kuromoji-dictionary.js';
+import { MappedText, type Piece } from './mapped-text.js';
 
 /** Japanese digit readings, the counting ones (4 ヨン, 7 ナナ, 9 キュー); also say-as digits (text/say-as.ts). */
 export const DIGIT = ['ゼロ', 'イチ', 'ニ', 'サン', 'ヨン', 'ゴ', 'ロク', 'ナナ', 'ハチ', 'キュー'];
@@ -389,13 +395,19 @@ function decimal(int: string, frac: string): string {
   return `${integerParts(int).join('')}テン${[...frac].map((d) => DIGIT[Number(d)]).join('')}`;
 }
 
-/** A digit string read as a code: digit by digit (CODE_DIGIT), each hyphen or bracket ノ. */
-function code(text: string): string {
-  return text
-    .replace(/^\(|\)$/gu, '')
-    .split(/[-()]/u)
-    .map((group) => [...group].map((d) => CODE_DIGIT[Number(d)]).join(''))
-    .join('ノ');
+/**
+ * A digit string read as a code, as pieces of it (MappedText.replace): each group of digits digit
+ * by digit (CODE_DIGIT), with a bracket before the first (an area code, (03)) read as nothing, and
+ * each hyphen or bracket between two groups ノ.
+ */
+function code(text: string): Piece[] {
+  const pieces: Piece[] = [];
+  for (const m of text.matchAll(/(\D*)(\d+)/gu)) {
+    const digits = [...m[2]!].map((d) => CODE_DIGIT[Number(d)]).join('');
+    if (pieces.length === 0) pieces.push({ length: m[0].length, text: digits });
+    else pieces.push({ length: m[1]!.length, text: 'ノ' }, { length: m[2]!.length, text: digits });
+  }
+  return pieces;
 }
 
 const escape = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -442,9 +454,16 @@ const COUNTER_PATTERN = COUNTER_NAMES.map((n) =>
         : escape(n),
 ).join('|');
 const NUMBER = String.raw`(\d{1,3}(?:,\d{3})+|\d+)(?:\.(\d+))?`;
+/**
+ * An English ordinal in digits (1st, 2nd, 20th, 1,000th): a Latin word, read whole by the English
+ * voice ("twentieth"; japanese.ts LATIN_RUN), never its number in Japanese and its suffix in
+ * English (ニジュー "th"). A regular expression's source.
+ */
+export const ORDINAL = String.raw`(?<![\d.,])(?:\d{1,3}(?:,\d{3})+|\d+)(?:st|nd|rd|th|ST|ND|RD|TH)(?!\p{Script=Latin})`;
 const PATTERN = new RegExp(
-  // 14:30; then a number (not inside a Latin word: MP3 stays for the English voice) and its counter.
-  String.raw`(?<![A-Za-z\d])(\d{1,2}):(\d{2})(?!\d)|(?<![A-Za-z\d.,])` + NUMBER + `[ \\t]?(${COUNTER_PATTERN})?`,
+  // 14:30; then a number (not inside a Latin word: MP3 stays for the English voice, nor an
+  // English ordinal, 20th) and its counter.
+  String.raw`(?<![A-Za-z\d])(\d{1,2}):(\d{2})(?!\d)|(?<![A-Za-z\d.,])(?!${ORDINAL})` + NUMBER + `[ \\t]?(${COUNTER_PATTERN})?`,
   'gu',
 );
 
@@ -461,7 +480,7 @@ const PATTERN = new RegExp(
  * address (千代田1-1 チヨダイチノイチ), which has no counter after it.
  */
 const RANGE_COUNTER = String.raw`\p{Script=Han}|ページ|パーセント|%|[A-Za-z]`;
-const RANGE = new RegExp(String.raw`(\d)-(?=\d+(?:${RANGE_COUNTER}))`, 'gu');
+const RANGE = new RegExp(String.raw`(?<=\d)-(?=\d+(?:${RANGE_COUNTER}))`, 'gu');
 
 const CODES = new RegExp(
   String.raw`〒[ \t]?(\d{3}-\d{4})(?![\d-])` +
@@ -478,49 +497,52 @@ const CODES = new RegExp(
  * module comment says; other text is kept. 1,000 counts as one number.
  */
 export function readNumbers(text: string): string {
-  return digitPass(text).read;
+  return digitPass(MappedText.of(text)).text;
+}
+
+/** A range between digits written with a tilde (3〜5, 3 ~ 5): read カラ. */
+const TILDE_RANGE = /(?<=\d)\s*[~〜]\s*(?=\d)/gu;
+
+/**
+ * Every number of `text` (NFKC-normalized) read, as japanese.ts speechSegments reads them before
+ * kuromoji reads the other kanji: ranges written with a tilde (3〜5 → 3カラ5), then — when
+ * `tokenizer` is given (the text has kanji) — numbers in kanji numerals
+ * ({@link readKanjiNumerals}), then numbers in digits with codes and ranges ({@link readNumbers}).
+ * The result's `text` is what is spoken; its `rewritten()` are the stretches of `text` each number
+ * was read from, with their readings (3-5日: 3- サンカラ, 5日 イツカ; 03-1234-5678: 03- ゼロサンノ,
+ * 1234- …), which the word timings give the words there (japanese-words.ts).
+ */
+export function readAllNumbers(text: string, tokenizer: JapaneseTokenizer | undefined): MappedText {
+  const ranged = MappedText.of(text).replace(TILDE_RANGE, () => 'カラ');
+  return digitPass(tokenizer === undefined ? ranged : kanjiNumeralPass(ranged, tokenizer));
 }
 
 /**
- * The stretches of `text` (NFKC-normalized) that {@link readNumbers} reads as a number with its
- * counter (5日 イツカ, 1月 イチガツ, 14:30, 3.5キロ), in order, with their readings; offsets are
- * those of `text`. None when `text` holds a code or a range (a postal code, a phone number, a date
- * written 2024-01-05, an address, 3-5日), which readNumbers first rewrites, so that its offsets are
- * no longer the text's. The word timings (japanese-words.ts) give these readings to the tokens of
- * each stretch, as for {@link kanjiNumeralReadings}.
+ * {@link readNumbers}' work on text that may have been rewritten before: codes and dates first, in
+ * pieces (a date's year, month and day keep their digits, for the counters below), then ranges
+ * with a counter (3-5日: the hyphen read カラ), then each number with its counter.
  */
-export function digitNumberReadings(text: string): NumberReading[] {
-  const { rewritten, readings } = digitPass(text);
-  return rewritten ? [] : readings;
-}
-
-/**
- * {@link readNumbers}' work: the text read, each number's stretch of the text its last pass read
- * (offsets of that pass's input), and whether the passes before it (codes, ranges) changed the text.
- */
-function digitPass(text: string): { read: string; readings: NumberReading[]; rewritten: boolean } {
-  const coded = text.replace(CODES, (_m, mark: string | undefined, postal: string | undefined, phone: string | undefined, date: string | undefined, separator: string | undefined, address: string | undefined) => {
-    if (mark !== undefined) return `ユービンバンゴー${code(mark)}`;
-    if (postal !== undefined) return code(postal.length === 7 ? `${postal.slice(0, 3)}-${postal.slice(3)}` : postal);
+function digitPass(text: MappedText): MappedText {
+  const coded = text.replace(CODES, (m) => {
+    const [match, mark, postal, phone, date, separator, address] = m as unknown as (string | undefined)[];
+    if (mark !== undefined) return [{ length: match!.length - mark.length, text: 'ユービンバンゴー' }, ...code(mark)];
+    if (postal !== undefined) return postal.length === 7 ? [...code(postal.slice(0, 3)), { length: 0, text: 'ノ' }, ...code(postal.slice(3))] : code(postal);
     if (phone !== undefined) return code(phone);
     if (date !== undefined) {
-      const [year, month, day] = date.split(separator!).map(Number);
-      return `${year}年${month}月${day}日`;
+      const [year, month, day] = date.split(separator!);
+      return [
+        { length: year!.length, text: String(Number(year)) },
+        { length: 1, text: '年' },
+        { length: month!.length, text: String(Number(month)) },
+        { length: 1, text: '月' },
+        { length: day!.length, text: `${Number(day)}日` },
+      ];
     }
-    return address!
-      .split('-')
-      .map((g) => integerParts(g).join(''))
-      .join('ノ');
+    return address!.split('-').flatMap((g, i) => [...(i === 0 ? [] : [{ length: 1, text: 'ノ' }]), { length: g.length, text: integerParts(g).join('') }]);
   });
   // A range with a counter left after the codes: 3-5日 is 3から5日 (サンカライツカ).
-  const ranged = coded.replace(RANGE, '$1カラ');
-  const readings: NumberReading[] = [];
-  const read = ranged.replace(PATTERN, (match, hh: string | undefined, mm: string | undefined, int: string | undefined, frac: string | undefined, counter: string | undefined, offset: number) => {
-    const reading = numberReading(ranged, match, offset, hh, mm, int, frac, counter);
-    readings.push({ start: offset, end: offset + match.length, reading });
-    return reading;
-  });
-  return { read, readings, rewritten: ranged !== text };
+  const ranged = coded.replace(RANGE, () => 'カラ');
+  return ranged.replace(PATTERN, (m) => numberReading(ranged.text, m[0], m.index, m[1], m[2], m[3], m[4], m[5]));
 }
 
 /** The reading of one match of PATTERN at `offset` in `text` (its groups as named there). */
@@ -751,7 +773,7 @@ function numberAt(tokens: readonly Token[], starts: readonly number[], text: str
 }
 
 /** A stretch of text the number reader reads: UTF-16 offsets `start`–`end` (end exclusive) and its katakana `reading`. */
-export interface NumberReading {
+interface NumberReading {
   start: number;
   end: number;
   reading: string;
@@ -764,28 +786,31 @@ export interface NumberReading {
  * (二〇二四), indeterminate numbers (何本, 何百人, 数千円), and IPADIC's words 十分 and 何分 (in a
  * context of time) and 何時; everything else is kept, so kuromoji reads it afterwards as before. A
  * lone numeral kanji without a counter (第一, 一から) is kept too: kuromoji reads it the same.
- * Numbers in digits alone are left to {@link readNumbers}. The stretches replaced are
- * {@link kanjiNumeralReadings}'.
+ * Numbers in digits alone are left to {@link readNumbers}.
  */
 export function readKanjiNumerals(text: string, tokenizer: JapaneseTokenizer): string {
-  const { positional, readings } = analysed(text, tokenizer);
-  let out = '';
-  let copied = 0;
-  for (const { start, end, reading } of readings) {
-    out += positional.slice(copied, start) + reading;
-    copied = end;
-  }
-  return out + positional.slice(copied);
+  return kanjiNumeralPass(MappedText.of(text), tokenizer).text;
 }
 
 /**
- * The stretches of `text` (NFKC-normalized) that {@link readKanjiNumerals} reads, in order, not
- * overlapping, each with its reading; offsets are those of `text` (a positional string such as
- * 二〇二四 is analysed as the digits 2024, one digit per kanji). The word timings (japanese-words.ts)
- * give these readings to the tokens of each stretch, so a number is timed as it is said.
+ * {@link readKanjiNumerals} on text that may have been rewritten before: each positional string
+ * of kanji digits becomes digits one for one (二〇二四 → 2024, each digit mapped to its kanji), each
+ * number read becomes its reading.
  */
-export function kanjiNumeralReadings(text: string, tokenizer: JapaneseTokenizer): NumberReading[] {
-  return analysed(text, tokenizer).readings;
+function kanjiNumeralPass(text: MappedText, tokenizer: JapaneseTokenizer): MappedText {
+  const { positional, readings } = analysed(text.text, tokenizer);
+  const edits: { start: number; end: number; text: string }[] = [];
+  let at = 0;
+  const digitsBefore = (end: number): void => {
+    for (let i = at; i < end; i++) if (positional[i] !== text.text[i]) edits.push({ start: i, end: i + 1, text: positional[i]! });
+  };
+  for (const { start, end, reading } of readings) {
+    digitsBefore(start);
+    edits.push({ start, end, text: reading });
+    at = end;
+  }
+  digitsBefore(positional.length);
+  return text.edit(edits);
 }
 
 /**

@@ -12,8 +12,9 @@
  * eSpeak reported no phonemes is a stretch's sound shared by estimated morae (spreadWords).
  */
 import type { WordTiming } from '../protocol/words.js';
-import type { SpeechSegment } from './japanese.js';
+import { LATIN_RUN, type SpeechSegment } from './japanese.js';
 import type { JapaneseTokenizer } from './kuromoji-dictionary.js';
+import { readAllNumbers } from './japanese-numbers.js';
 import { japaneseTokens, moraWeight, spreadWords, stretches, type JapaneseToken } from './japanese-words.js';
 import { labelPhones, nfkcRanges, speakableTokens, type EnergyEnvelope, type EspeakPhonemeEvent, type PieceWord, type TextToken } from './word-timings.js';
 
@@ -58,7 +59,9 @@ export function japaneseTimings(
 ): WordTiming[] {
   const normalized = text.normalize('NFKC');
   const range = nfkcRanges(text);
-  const parts = stretches(normalized);
+  // Where the numbers are read, as the spoken text reads them (ranges, codes, dates, counters).
+  const numbers = readAllNumbers(normalized, tokenizer).rewritten();
+  const parts = stretches(normalized, numbers);
   if (range === undefined || parts.length !== segments.length || timings.length !== segments.length) return [];
   const out: WordTiming[] = [];
   const add = (token: TextToken, start: number, end: number): void => {
@@ -76,7 +79,7 @@ export function japaneseTimings(
     if (part.language === 'en' && timing.words.length > 0) {
       // The run as spoken and as written have the same words, in order.
       const spokenTokens = speakableTokens(segment.text);
-      const writtenTokens = speakableTokens(slice).map((t) => ({ start: part.start + t.start, end: part.start + t.end }));
+      const writtenTokens = latinWords(slice, part.start);
       if (spokenTokens.length !== writtenTokens.length) return;
       for (const w of timing.words) {
         const k = spokenTokens.findIndex((t) => t.start === w.segStart);
@@ -88,8 +91,8 @@ export function japaneseTimings(
     if (sound === undefined) return;
     const tokens: JapaneseToken[] =
       part.language === 'ja'
-        ? japaneseTokens(normalized, part.start, part.end, tokenizer)
-        : speakableTokens(slice).map((t) => ({ start: part.start + t.start, end: part.start + t.end, reading: slice.slice(t.start, t.end) }));
+        ? japaneseTokens(normalized, part.start, part.end, tokenizer, numbers)
+        : latinWords(slice, part.start).map((t) => ({ ...t, reading: normalized.slice(t.start, t.end) }));
     const exact = part.language === 'ja' ? phonemeWords(sound.phonemes, phonemize(sound.voice, tokens.map((t) => t.reading)), sound.total) : [];
     const words =
       exact.length > 0
@@ -102,6 +105,16 @@ export function japaneseTimings(
     for (const w of words) add(tokens[w.token]!, sound.clock(w.start), sound.clock(w.end));
   });
   return out;
+}
+
+/**
+ * The words of a Latin stretch as written (`slice`, at `offset` in the text): each Latin run's
+ * whitespace-separated tokens — the runs as spoken are joined by a space where what parted them
+ * was dropped (japanese.ts splitLatinRuns: `22nd・OK` is said `22nd OK`), so the words pair one
+ * for one with the spoken text's {@link speakableTokens}.
+ */
+function latinWords(slice: string, offset: number): TextToken[] {
+  return [...slice.matchAll(LATIN_RUN)].flatMap((m) => speakableTokens(m[0]).map((t) => ({ start: offset + m.index + t.start, end: offset + m.index + t.end })));
 }
 
 /**
@@ -119,7 +132,9 @@ export function phonemeKey(name: string): string {
  * clauses) and each word's phonemes from the translator (`groups[i]` for token i): the event
  * phonemes are labelled by aligning them with the groups ({@link labelPhones}, keys by
  * {@link phonemeKey}); word i spans from the sample of its first phoneme event to the sample of the
- * event after its last (or `total`). Samples on the events' clock.
+ * event after its last (or `total`). A word that has phonemes but was given none of the events
+ * (said as one with a neighbour's: を|大阪 with one o) shares that neighbour's time
+ * ({@link shareTime}). Samples on the events' clock.
  * @returns one entry per word that has phonemes, in order; [] when nothing can be aligned.
  */
 export function phonemeWords(events: readonly EspeakPhonemeEvent[], groups: readonly (readonly string[])[], total: number): PieceWord[] {
@@ -142,5 +157,53 @@ export function phonemeWords(events: readonly EspeakPhonemeEvent[], groups: read
     if (last !== undefined && last.token === token) last.end = Math.max(last.end, end);
     else words.push({ token, start, end });
   });
-  return words.filter((w) => w.end > w.start);
+  return shareTime(
+    words.filter((w) => w.end > w.start),
+    groups.map((g) => g.length),
+    spokenAt.map((k) => events[k]!.sample),
+  );
+}
+
+/**
+ * `words` (one per token timed, in token order) with each run of tokens that have phonemes
+ * (`phonemes[i]` of token i) but no time put into the time of the word after them — or, at the
+ * end, before them: the alignment gives a phoneme said for two words (を|大阪 ヲオーサカ said with
+ * one o) to the later one ({@link labelPhones}' traceback). That word's span is cut into one part
+ * per word, in proportion to their phoneme counts, each cut at the phoneme event (`starts`,
+ * samples) nearest to it inside the span, else at the proportional sample: the eSpeak NG events
+ * still bound the words around, only the cut inside is estimated. A span of fewer samples than
+ * words is left as it is.
+ */
+function shareTime(words: readonly PieceWord[], phonemes: readonly number[], starts: readonly number[]): PieceWord[] {
+  const out = words.map((w) => ({ ...w }));
+  for (let at = 0; at <= out.length; at++) {
+    const before = out[at - 1];
+    const after = out[at];
+    const untimed: number[] = [];
+    for (let t = (before?.token ?? -1) + 1; t < (after?.token ?? phonemes.length); t++) if (phonemes[t]! > 0) untimed.push(t);
+    const host = after ?? before;
+    if (untimed.length === 0 || host === undefined) continue;
+    const tokens = host === before ? [host.token, ...untimed] : [...untimed, host.token];
+    if (host.end - host.start < tokens.length) continue;
+    const total = tokens.reduce((sum, t) => sum + Math.max(1, phonemes[t]!), 0);
+    const parts: PieceWord[] = [];
+    let start = host.start;
+    let sum = 0;
+    tokens.forEach((token, k) => {
+      sum += Math.max(1, phonemes[token]!);
+      const left = tokens.length - 1 - k;
+      let end = host.end;
+      if (left > 0) {
+        const ideal = host.start + ((host.end - host.start) * sum) / total;
+        const inside = starts.filter((s) => s > start && s <= host.end - left);
+        const nearest = inside.reduce<number | undefined>((best, s) => (best === undefined || Math.abs(s - ideal) < Math.abs(best - ideal) ? s : best), undefined);
+        end = nearest ?? Math.min(host.end - left, Math.max(start + 1, Math.round(ideal)));
+      }
+      parts.push({ token, start, end });
+      start = end;
+    });
+    out.splice(host === before ? at - 1 : at, 1, ...parts);
+    at += parts.length - 1;
+  }
+  return out;
 }

@@ -11,6 +11,9 @@
  * - Kana-only text (no dictionary load, ~55 ms and ~70 MiB, for it): the word-like segments of
  *   ICU's dictionary-based word boundaries (`Intl.Segmenter('ja')`, as the subtitles' line
  *   breaking uses); a word's reading is its own kana.
+ * - Either way, the words of a number take the reading the number reader gives it in the spoken
+ *   text (japanese-numbers.ts readAllNumbers, told in the text's offsets): 5日 イツカ, 3-5日
+ *   サンカラ|イツカ, 03-1234-5678 ゼロサンノ|イチニーサンヨンノ|…, 2024-01-05 by year, month and day.
  *
  * Their times come from eSpeak NG's phoneme events (japanese-timings.ts). When eSpeak reported no
  * phonemes, a stretch's sounding time is shared among its words by estimated morae
@@ -19,7 +22,8 @@
  */
 import type { JapaneseTokenizer } from './kuromoji-dictionary.js';
 import { fixKanaForEspeak, kanjiToKana, LATIN_RUN, tokenReadings } from './japanese.js';
-import { digitNumberReadings, kanjiNumeralReadings, readNumbers, type NumberReading } from './japanese-numbers.js';
+import { readAllNumbers, readNumbers } from './japanese-numbers.js';
+import type { Rewrite, SourceRange } from './mapped-text.js';
 import { ENVELOPE_FRAME, SILENCE_PEAK, type EnergyEnvelope, type PieceWord, type TextToken } from './word-timings.js';
 
 /** A stretch of (NFKC) text read in one language: a Latin run (`en`) or what lies between (`ja`). */
@@ -29,17 +33,18 @@ export interface Stretch {
   end: number;
 }
 
-/** The Latin units japanese-numbers.ts reads after a number. */
-const LATIN_UNITS = new Set(['km', 'kg', 'cm', 'mm', 'm', 'g', 'L']);
-
 /** Something spoken: a letter or digit. */
 const SPEAKABLE = /[\p{L}\p{N}]/u;
 
 /**
- * `text` (NFKC-normalized Japanese) cut as japanese.ts splitLatinRuns cuts it: Latin runs and
+ * `text` (NFKC-normalized Japanese) cut as japanese.ts speechSegments cuts it: Latin runs and
  * the stretches between, those with nothing speakable left out, neighbours of one language merged.
+ * The Latin runs are found as speechSegments finds them, after the numbers are read: `numbers`
+ * (the stretches the number reader rewrote, japanese-numbers.ts readAllNumbers) are Japanese,
+ * with what they read after a number (5km, 30°C), and a Latin word ends where one begins (A-3:
+ * the 3 is read サン, the A is a run of its own).
  */
-export function stretches(text: string): Stretch[] {
+export function stretches(text: string, numbers: readonly SourceRange[]): Stretch[] {
   const out: Stretch[] = [];
   const push = (language: 'ja' | 'en', start: number, end: number): void => {
     if (!SPEAKABLE.test(text.slice(start, end))) return;
@@ -47,11 +52,16 @@ export function stretches(text: string): Stretch[] {
     if (last !== undefined && last.language === language) last.end = end;
     else out.push({ language, start, end });
   };
+  // Each number read becomes kana, which no Latin run takes in: the same length of kana here.
+  let masked = '';
+  let copied = 0;
+  for (const n of numbers) {
+    masked += text.slice(copied, n.start) + 'ア'.repeat(n.end - n.start);
+    copied = n.end;
+  }
+  masked += text.slice(copied);
   let at = 0;
-  for (const m of text.matchAll(LATIN_RUN)) {
-    // A unit after a number (5km, 30°C) is read with it in katakana (japanese-numbers.ts): Japanese.
-    const before = text.slice(Math.max(0, m.index - 3), m.index);
-    if ((LATIN_UNITS.has(m[0]) && /\d[ \t]?$/.test(before)) || (m[0] === 'C' && /\d[ \t]?°$/.test(before))) continue;
+  for (const m of masked.matchAll(LATIN_RUN)) {
     push('ja', at, m.index);
     push('en', m.index, m.index + m[0].length);
     at = m.index + m[0].length;
@@ -82,15 +92,22 @@ const HAN = /\p{Script=Han}/gu;
 
 /**
  * The words of `text` (NFKC) between `start` and `end`, as the module comment says: kuromoji
- * tokens when `tokenizer` is given, else ICU word segments. Ranges are UTF-16 offsets of `text`.
+ * tokens when `tokenizer` is given, else ICU word segments; `numbers` are the stretches of `text`
+ * the number reader rewrites (japanese-numbers.ts readAllNumbers, the default), whose readings the
+ * words there take. Ranges are UTF-16 offsets of `text`.
  */
-export function japaneseTokens(text: string, start: number, end: number, tokenizer: JapaneseTokenizer | undefined): JapaneseToken[] {
+export function japaneseTokens(
+  text: string,
+  start: number,
+  end: number,
+  tokenizer: JapaneseTokenizer | undefined,
+  numbers: readonly Rewrite[] = readAllNumbers(text, tokenizer).rewritten(),
+): JapaneseToken[] {
   if (tokenizer === undefined) {
     // A number in digits is said as the number reader reads it (5さい ゴサイ), as in the spoken text.
     const words = japaneseWords(text, start, end);
-    const surfaces = words.map((w) => ({ surface_form: text.slice(w.start, w.end) }));
-    const numbers = numberReadings(digitNumberReadings(text.slice(start, end)), surfaces, words.map((w) => w.start - start), surfaces.map(() => undefined));
-    return words.map((t, i) => ({ ...t, reading: fixKanaForEspeak(numbers[i] ?? text.slice(t.start, t.end)).replace(HAN, '') }));
+    const read = numberReadings(numbers, words, text, words.map(() => undefined));
+    return words.map((t, i) => ({ ...t, reading: fixKanaForEspeak(read[i] ?? text.slice(t.start, t.end)).replace(HAN, '') }));
   }
   const slice = text.slice(start, end);
   const out: JapaneseToken[] = [];
@@ -98,51 +115,47 @@ export function japaneseTokens(text: string, start: number, end: number, tokeniz
   let joinable = false;
   const tokens = tokenizer.tokenize(slice);
   const readings = tokenReadings(tokens, tokenizer);
-  const starts: number[] = [];
+  // Where each token is in `text` (undefined for one not found, which is left out).
+  const ranges: (TextToken | undefined)[] = [];
   for (const token of tokens) {
     const found = slice.indexOf(token.surface_form, at);
-    starts.push(found);
+    ranges.push(found < 0 ? undefined : { start: start + found, end: start + found + token.surface_form.length });
     if (found >= 0) at = found + token.surface_form.length;
   }
   // A number the number reader reads (二十歳 ハタチ, 5日 イツカ) is said as one: its tokens share that reading.
-  const numbers = numberReadings(numbersOf(slice, tokenizer), tokens, starts, readings);
-  at = 0;
+  const found = ranges.flatMap((r, i) => (r === undefined ? [] : [{ ...r, i }]));
+  const read = numberReadings(
+    numbers,
+    found,
+    text,
+    found.map(({ i }) => readings[i]),
+  );
+  const numberReading: (string | undefined)[] = tokens.map(() => undefined);
+  found.forEach(({ i }, k) => (numberReading[i] = read[k]));
   for (const [i, token] of tokens.entries()) {
     const surface = token.surface_form;
-    const found = starts[i]!;
-    if (found < 0) continue;
-    at = found + surface.length;
+    const range = ranges[i];
+    if (range === undefined) continue;
     if (!SPEAKABLE.test(surface)) {
       joinable = false;
       continue;
     }
     // As japanese.ts kanjiToKana reads it: the number reader's reading, the context's or IPADIC's
     // (tokenReadings), else (an unknown word) each kanji looked up alone.
-    const spoken = numbers[i] ?? readings[i] ?? kanjiToKana(surface, tokenizer);
+    const spoken = numberReading[i] ?? readings[i] ?? kanjiToKana(surface, tokenizer);
     const reading = fixKanaForEspeak(spoken).replace(HAN, '');
     const last = out[out.length - 1];
-    if (joinable && last !== undefined && token.pos === '助動詞' && last.end === start + found) {
-      last.end = start + at;
+    if (joinable && last !== undefined && token.pos === '助動詞' && last.end === range.start) {
+      last.end = range.end;
       last.reading += reading;
-    } else if (last !== undefined && continuesNumber(text.slice(last.start, last.end), text.slice(last.end, start + found), surface)) {
+    } else if (last !== undefined && continuesNumber(text.slice(last.start, last.end), text.slice(last.end, range.start), surface)) {
       // 1,000,000 and 3.14 are one word each, as in English, though IPADIC cuts them at , and .
-      last.end = start + at;
+      last.end = range.end;
       last.reading += reading;
-    } else out.push({ start: start + found, end: start + at, reading });
+    } else out.push({ ...range, reading });
     joinable = true;
   }
   return out;
-}
-
-/**
- * The stretches of `text` the number reader reads, in order, not overlapping: in kanji numerals
- * ({@link kanjiNumeralReadings}), and in digits ({@link digitNumberReadings}) outside those, as
- * japanese.ts speechSegments reads them (kanji numerals first, then digits).
- */
-function numbersOf(text: string, tokenizer: JapaneseTokenizer): NumberReading[] {
-  const kanji = kanjiNumeralReadings(text, tokenizer);
-  const digits = digitNumberReadings(text).filter((d) => kanji.every((k) => d.end <= k.start || d.start >= k.end));
-  return [...kanji, ...digits].sort((a, b) => a.start - b.start);
 }
 
 /**
@@ -160,39 +173,65 @@ const SMALL_KANA = /[ぁぃぅぇぉゃゅょゎァィゥェォャュョヮ]/u;
 const KANA_UNIT = /[^ぁぃぅぇぉゃゅょゎァィゥェォャュョヮーッっンん][ぁぃぅぇぉゃゅょゎァィゥェォャュョヮーッっンん]*|[^]/gu;
 
 /**
- * The readings the number reader gives the tokens of a sentence (`tokens`, each at `starts[i]` in
- * the text, `ipadic[i]` its own reading): for each of `numbers` (japanese-numbers.ts
- * kanjiNumeralReadings) that begins and ends at token boundaries, its reading cut into kana units
- * shared among its tokens in order, in proportion to the units of their own readings (ハタチ over
- * 二|十|歳 → ハ|タ|チ), at least one each while there are enough; so the words are timed by the
- * phonemes said, the boundaries before and after the number exact, those inside it estimated.
- * Other tokens: undefined.
+ * The readings the number reader gives the words of a stretch (`tokens`: UTF-16 ranges of `text`,
+ * in order; `own[i]` token i's reading without it, IPADIC's, when known): each of `numbers`
+ * (japanese-numbers.ts readAllNumbers, the stretches rewritten with their readings) has its
+ * reading cut into kana units shared among the tokens with a letter or digit that overlap it, in
+ * order, in proportion to the units of their own readings (ハタチ over 二|十|歳 → ハ|タ|チ; a
+ * token only partly in it by the part inside), at least one each while there are enough; so the
+ * words are timed by the phonemes said, the boundaries before and after the number exact, those
+ * inside it estimated. A token a number overlaps reads its shares, in order, and the letters and
+ * digits no number covers as written (3.5.1, of which 3.5 is read サンテンゴ: サンテンゴ1). Other
+ * tokens: undefined.
  */
-function numberReadings(numbers: readonly NumberReading[], tokens: readonly { surface_form: string }[], starts: readonly number[], ipadic: readonly (string | undefined)[]): (string | undefined)[] {
-  const out: (string | undefined)[] = tokens.map(() => undefined);
-  for (const { start, end, reading } of numbers) {
-    const first = starts.indexOf(start);
-    const last = starts.findIndex((s, i) => s >= 0 && s + tokens[i]!.surface_form.length === end);
-    if (first < 0 || last < first) continue;
-    const units = reading.match(KANA_UNIT) ?? [];
-    // Only the tokens said share the reading: a "," or "." inside 1,000,000 is never a word.
+function numberReadings(numbers: readonly Rewrite[], tokens: readonly TextToken[], text: string, own: readonly (string | undefined)[]): (string | undefined)[] {
+  const parts: { at: number; text: string }[][] = tokens.map(() => []);
+  const covered: SourceRange[][] = tokens.map(() => []);
+  for (const n of numbers) {
+    // Only the tokens said share the reading: a "," or "-" inside a number is never a word.
     const said: number[] = [];
-    for (let i = first; i <= last; i++) if (SPEAKABLE.test(tokens[i]!.surface_form)) said.push(i);
+    tokens.forEach((t, i) => {
+      if (t.start < n.end && t.end > n.start && SPEAKABLE.test(text.slice(t.start, t.end))) said.push(i);
+    });
+    if (said.length === 0) continue;
+    const units = n.text.match(KANA_UNIT) ?? [];
     // A token's own reading weighs its share; digits, which IPADIC does not read, by theirs (1 イチ).
-    const own = (r: string | undefined, surface: string): string => r ?? (/^\d+$/u.test(surface) ? readNumbers(surface) : surface);
-    const weights = said.map((i) => Math.max(1, own(ipadic[i], tokens[i]!.surface_form).match(KANA_UNIT)?.length ?? 1));
+    const weights = said.map((i) => {
+      const t = tokens[i]!;
+      const inside = text.slice(Math.max(t.start, n.start), Math.min(t.end, n.end));
+      const whole = t.start >= n.start && t.end <= n.end;
+      const reading = (whole ? own[i] : undefined) ?? (/^\d+$/u.test(inside) ? readNumbers(inside) : inside);
+      return Math.max(1, reading.match(KANA_UNIT)?.length ?? 1);
+    });
     const total = weights.reduce((a, b) => a + b, 0);
-    const n = weights.length;
+    const count = weights.length;
     let cut = 0;
     let sum = 0;
     weights.forEach((w, k) => {
       sum += w;
-      const next = k === n - 1 ? units.length : Math.min(units.length - (n - 1 - k), Math.max(cut + 1, Math.round((units.length * sum) / total)));
-      out[said[k]!] = units.slice(cut, Math.max(cut, next)).join('');
+      const next = k === count - 1 ? units.length : Math.min(units.length - (count - 1 - k), Math.max(cut + 1, Math.round((units.length * sum) / total)));
+      const i = said[k]!;
+      parts[i]!.push({ at: Math.max(n.start, tokens[i]!.start), text: units.slice(cut, Math.max(cut, next)).join('') });
+      covered[i]!.push({ start: n.start, end: n.end });
       cut = Math.max(cut, next);
     });
   }
-  return out;
+  return tokens.map((t, i) => {
+    if (parts[i]!.length === 0) return undefined;
+    // The token's characters outside every number, as written.
+    for (let c = t.start; c < t.end; ) {
+      const inside = covered[i]!.find((r) => r.start <= c && c < r.end);
+      if (inside !== undefined) {
+        c = inside.end;
+        continue;
+      }
+      let e = c + 1;
+      while (e < t.end && !covered[i]!.some((r) => r.start <= e && e < r.end)) e++;
+      parts[i]!.push({ at: c, text: text.slice(c, e).replace(/[^\p{L}\p{N}]/gu, '') });
+      c = e;
+    }
+    return parts[i]!.sort((a, b) => a.at - b.at).map((p) => p.text).join('');
+  });
 }
 
 /**

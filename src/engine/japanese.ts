@@ -27,7 +27,7 @@ import type { Language } from '../protocol/types.js';
 import { lengthenSinoJapaneseE } from './japanese-long-vowels.js';
 import { toHiragana, toKatakana } from './kana.js';
 import { containsKanji, HAN } from './han.js';
-import { readKanjiNumerals, readNumbers } from './japanese-numbers.js';
+import { ORDINAL, readAllNumbers } from './japanese-numbers.js';
 import { contextReadings } from './japanese-readings.js';
 import { retriedOnce } from './retried-once.js';
 
@@ -266,9 +266,10 @@ function voiced(kana: string): string {
 
 /**
  * A Latin-letter word: letters, then letters/digits, with inner ' ’ . - & (Node.js, don't,
- * AT&T, e-mail) but not a trailing one. After NFKC, full-width letters are ASCII already.
+ * AT&T, e-mail) but not a trailing one; or an English ordinal in digits (20th: the English voice
+ * says "twentieth", japanese-numbers.ts ORDINAL). After NFKC, full-width letters are ASCII already.
  */
-const LATIN_WORD = String.raw`\p{Script=Latin}(?:[\p{Script=Latin}\d]|['’.\-&](?=[\p{Script=Latin}\d]))*`;
+const LATIN_WORD = String.raw`(?:${ORDINAL}|\p{Script=Latin})(?:[\p{Script=Latin}\d]|['’.\-&](?=[\p{Script=Latin}\d]))*`;
 /** Latin words separated by spaces or a comma stay one run, so English phrases keep their prosody (global: reset lastIndex or use matchAll). */
 export const LATIN_RUN = new RegExp(`${LATIN_WORD}(?:(?:[ \\t]+|[ \\t]*,[ \\t]*)${LATIN_WORD})*`, 'gu');
 /** Something eSpeak will say: a letter or digit of any script (punctuation alone is silence). */
@@ -326,10 +327,8 @@ export async function speechSegments(text: string, language: Language): Promise<
   const hadKanji = containsKanji(normalized);
   // Ranges (3〜5 → 3から5) and numbers with their counters — in kanji numerals as kuromoji's
   // analysis finds them, then in digits — before kuromoji reads the rest.
-  normalized = normalized.replace(/(\d)\s*[~〜]\s*(?=\d)/g, '$1カラ');
   const tokenizer = hadKanji ? await loadTokenizer() : undefined;
-  if (tokenizer !== undefined) normalized = readKanjiNumerals(normalized, tokenizer);
-  normalized = readNumbers(normalized);
+  normalized = readAllNumbers(normalized, tokenizer).text;
   const kana = tokenizer !== undefined ? kanjiToKana(normalized, tokenizer) : normalized;
   return splitLatinRuns(kana)
     .map((s): SpeechSegment => (s.language === 'ja' ? { language: 'ja', text: fixKanaForEspeak(s.text).replace(HAN_GLOBAL, '') } : s))

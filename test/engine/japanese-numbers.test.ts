@@ -9,7 +9,7 @@
 import assert from 'node:assert/strict';
 import { before, test } from 'node:test';
 import { loadTokenizer, speechSegments, type JapaneseTokenizer } from '../../src/engine/japanese.js';
-import { numeralValue, readKanjiNumerals, readNumbers } from '../../src/engine/japanese-numbers.js';
+import { numeralValue, readAllNumbers, readKanjiNumerals, readNumbers } from '../../src/engine/japanese-numbers.js';
 
 let tokenizer: JapaneseTokenizer;
 before(async () => {
@@ -268,4 +268,32 @@ test('end to end: kanji numbers in sentences are said with their counters', asyn
   assert.equal(await spoken('妹は二十歳で、犬を三匹飼っている。'), 'イモートワハタチデ、イヌヲサンビキカッテイル。');
   assert.equal(await spoken('五月五日の九時に二人で会う。'), 'ゴガツイツカノクジニフタリデアウ。');
   assert.equal(await spoken('一緒に八百屋へ行った。'), 'イッショニヤオヤエイッタ。');
+});
+
+test('every number read is told in the offsets of the text: ranges, codes, dates, times, kanji numerals (the word timings give each word its part)', () => {
+  const read = (text: string): string[] => readAllNumbers(text, tokenizer).rewritten().map((r) => `${text.slice(r.start, r.end)}:${r.text}`);
+  // Before, a text with a range or a code had no digit readings at all: 1月5日's 5 went untimed.
+  assert.deepEqual(read('3-5日と1月5日に行きます。'), ['3-:サンカラ', '5日:イツカ', '1月:イチガツ', '5日:イツカ']);
+  assert.deepEqual(read('3〜5人'), ['3〜:サンカラ', '5人:ゴニン']);
+  assert.deepEqual(read('電話は03-1234-5678です'), ['03-:ゼロサンノ', '1234-:イチニーサンヨンノ', '5678:ゴーロクナナハチ']);
+  assert.deepEqual(read('〒150-0002と郵便番号1500002'), ['〒150-:ユービンバンゴーイチゴーゼロノ', '0002:ゼロゼロゼロニー', '150:イチゴーゼロノ', '0002:ゼロゼロゼロニー']);
+  assert.deepEqual(read('2024-01-05の14:30に'), ['2024-:ニセンニジューヨネン', '01-:イチガツ', '05:イツカ', '14:30:ジューヨジサンジュップン']);
+  assert.deepEqual(read('住所は1-2-3、版は3.5.1'), ['1-:イチノ', '2-:ニノ', '3:サン', '3.5:サンテンゴ']);
+  assert.deepEqual(read('二〇二四年に三本と5km'), ['二〇二四年:ニセンニジューヨネン', '三本:サンボン', '5km:ゴキロメートル']);
+  // The text read is readNumbers' after readKanjiNumerals', as before.
+  for (const text of ['3-5日と1月5日に行きます。', '〒150-0002', '二〇二四年に三本', '3〜5人']) assert.equal(readAllNumbers(text, tokenizer).text, numbers(text.replace(/(\d)\s*[~〜]\s*(?=\d)/g, '$1カラ')));
+});
+
+test('an English ordinal in digits is left to the English voice whole (20th "twentieth", not ニジュー and "th"); 第20回 stays Japanese', async () => {
+  assert.equal(readNumbers('今日は20th anniversaryです。'), '今日は20th anniversaryです。');
+  assert.equal(readNumbers('1st、2nd、3rd、1,000th'), '1st、2nd、3rd、1,000th');
+  // Not an ordinal: a number before other letters, or a counter.
+  assert.equal(readNumbers('5thly'), 'ゴthly');
+  assert.deepEqual(await speechSegments('今日は20th anniversaryです。', 'ja'), [
+    { language: 'ja', text: 'キョーワ' },
+    { language: 'en', text: '20th anniversary' },
+    { language: 'ja', text: 'デス。' },
+  ]);
+  assert.equal(await spoken('第20回'), 'ダイニジュッカイ');
+  assert.equal(await spoken('20回目'), 'ニジュッカイメ');
 });

@@ -6,12 +6,13 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import fc from 'fast-check';
 import { createEngine, type EspeakEngine } from '../../src/engine/index.js';
 import { EspeakSynth } from '../../src/engine/espeak.js';
-import { speechSegments } from '../../src/engine/japanese.js';
-import { phonemeKey, phonemeWords } from '../../src/engine/japanese-timings.js';
+import { containsKanji, loadTokenizer, speechSegments } from '../../src/engine/japanese.js';
+import { japaneseTimings, phonemeKey, phonemeWords, type SegmentTiming } from '../../src/engine/japanese-timings.js';
 import { espeakVoiceName } from '../../src/engine/voices.js';
-import type { EspeakPhonemeEvent } from '../../src/engine/word-timings.js';
+import { EnergyEnvelope, speakableTokens, type EspeakPhonemeEvent } from '../../src/engine/word-timings.js';
 import type { WordTiming } from '../../src/protocol/words.js';
 import { job } from '../helpers/engine-audio.js';
 
@@ -48,6 +49,25 @@ test('phonemeWords: a word runs from its first phoneme event to the event after 
   // Nothing to align with: no words (the caller falls back), never invented ones.
   assert.deepEqual(phonemeWords([], [['k']], 100), []);
   assert.deepEqual(phonemeWords(events, [[], []], 5000), []);
+});
+
+test('phonemeWords: a word whose phoneme was said as one with its neighbour\'s shares that neighbour\'s time, cut at a phoneme event', () => {
+  // お茶|を|大阪 said o tɕ ä o s ä k ä: を's o and 大阪's first one as one o, which the
+  // alignment gives 大阪; を then takes its part of 大阪's time, up to the next phoneme event.
+  const names = ['o̞', 'tɕ', 'ä', 'o̞', 's', 'ä', 'k', 'ä', ''];
+  const events: EspeakPhonemeEvent[] = names.map((phoneme, i) => ({ phoneme, sample: i * 100 }));
+  const words = phonemeWords(events, [['o̞', 'tɕ', 'ä'], ['o̞'], ['ˈo̞o̞', 's', 'ä', 'k', 'ä']], 900);
+  assert.deepEqual(words, [
+    { token: 0, start: 0, end: 300 },
+    { token: 1, start: 300, end: 400 },
+    { token: 2, start: 400, end: 800 },
+  ]);
+  // The last word untimed: the word before shares its time.
+  const last = phonemeWords([{ phoneme: 'k', sample: 0 }, { phoneme: 'ä', sample: 100 }, { phoneme: '', sample: 200 }], [['k', 'ä'], ['x']], 200);
+  assert.deepEqual(last, [
+    { token: 0, start: 0, end: 100 },
+    { token: 1, start: 100, end: 200 },
+  ]);
 });
 
 /** Texts and the words expected in them: kanji, kana only, numbers with counters, Latin inside. */
@@ -173,4 +193,109 @@ test('timing words changes no sample: the audio is that of eSpeak NG speaking th
   const again = await timed(text, 'ja-man-1');
   assert.ok(again.audio.equals(first.audio));
   assert.deepEqual(again.words, first.words);
+});
+
+/**
+ * Word timings' shape for `text`: every letter and digit in exactly one word, words in order and
+ * not overlapping, each word's text that of its offsets, start ≤ end and starts not decreasing.
+ * @returns the problems found ([] when none).
+ */
+function coverageProblems(text: string, words: readonly WordTiming[]): string[] {
+  const problems: string[] = [];
+  words.forEach((w, i) => {
+    const before = words[i - 1];
+    if (w.text !== text.slice(w.charStart, w.charEnd)) problems.push(`${w.text} is not the text at ${w.charStart}–${w.charEnd}`);
+    if (w.start > w.end) problems.push(`${w.text} ends before it starts`);
+    if (before !== undefined && w.start < before.start) problems.push(`${w.text} starts before ${before.text}`);
+    if (before !== undefined && w.charStart < before.charEnd) problems.push(`${w.text} overlaps ${before.text}`);
+  });
+  [...text].forEach((ch, k) => {
+    const at = [...text].slice(0, k).join('').length;
+    if (/[\p{L}\p{N}]/u.test(ch) && !words.some((w) => w.charStart <= at && at < w.charEnd)) problems.push(`${ch} (at ${at}) is in no word`);
+  });
+  return problems;
+}
+
+test('ranges, codes, dates, times and mixed text: every word of the text has its timing, in order, from the engine', async () => {
+  // Before: a text with a range or a code had no number readings at all, so 1月5日's 5 found no
+  // phonemes and was left out; 20th was read ニジュー "th", its words 20 and th.
+  const cases: readonly (readonly [string, readonly string[]])[] = [
+    ['3-5日と1月5日に行きます。', ['3', '5', '日', 'と', '1', '月', '5', '日', 'に', '行きます']],
+    ['電話は03-1234-5678、〒150-0002です。', ['電話', 'は', '03', '1234', '5678', '150', '0002です']],
+    ['A-3とNo.12、版は3.5.1です。', ['A', '3', 'と', 'No.12', '版', 'は', '3.5.1です']],
+    ['2024/1/5の14:30に2-3人、住所は1-2-3。', ['2024', '1', '5', 'の', '14', '30', 'に', '2', '3', '人', '住所', 'は', '1', '2', '3']],
+    ['今日は20th anniversaryです。第20回。', ['今日', 'は', '20th', 'anniversary', 'です', '第', '20', '回']],
+  ];
+  for (const [text, expected] of cases) {
+    const { audio, words } = await timed(text, 'ja-woman-1');
+    assert.deepEqual(words.map((w) => w.text), expected, text);
+    assert.deepEqual(coverageProblems(text, words), [], text);
+    for (const w of words) assert.ok(w.start < w.end && w.end <= audio.length / 2, `${w.text}: ${w.start}–${w.end}`);
+  }
+});
+
+/** Kanji words, kana words, particles and endings, Latin words and codes for the generated sentences. */
+const KANJI = ['東京', '会議', '天気', '電車', '学校', '先生', '料金', '予定', '会社', '部屋', '駅', '今日', '明日', '大阪', '問題', '番号', '住所', '電話', '版', '期間', '参加者', '午後', '来月', '千代田', '新しい'];
+const KANA = ['きょう', 'あした', 'ここ', 'それ', 'とても', 'ゆっくり', 'ラーメン', 'テスト', 'みんな', 'コーヒー', 'ヘヘ'];
+const JOINERS = ['は', 'が', 'を', 'に', 'で', 'と', 'の', 'から', 'まで', 'へ', 'も', '、', '。', '・', ' ', '「', '」', '（', '）', ''];
+const ENDINGS = ['です。', 'ます。', '行きます。', '書きました。', 'だった！', 'ある？', 'かな'];
+const LATIN = ['Python', 'iPhone 15', 'MP3', 'COVID-19', 'A-3', 'No.12', 'v2.0', 'Hello world', 'AT&T', 'e-mail', '20th anniversary', '3rd', 'OK'];
+const COUNTERS = ['本', '個', '人', '円', 'km', '%', '日', '月', '時', '分', '回', '階', '歳', 'kg', 'ページ', '年', '枚', 'つ', '番', '号', ''];
+
+const n = (min: number, max: number): fc.Arbitrary<number> => fc.integer({ min, max });
+const two = (min: number, max: number): fc.Arbitrary<string> => n(min, max).map((v) => String(v).padStart(2, '0'));
+/** Numbers as Japanese text writes them: with , . - / :, ranges, dates, times, codes, counters, kanji numerals. */
+const NUMBER: fc.Arbitrary<string> = fc.oneof(
+  fc.tuple(n(0, 99999), fc.constantFrom(...COUNTERS)).map(([v, c]) => `${v}${c}`),
+  fc.tuple(n(1, 999), n(0, 999), fc.constantFrom(...COUNTERS)).map(([a, b, c]) => `${a},${String(b).padStart(3, '0')}${c}`),
+  fc.tuple(n(0, 99), n(0, 99), fc.constantFrom(...COUNTERS)).map(([a, b, c]) => `${a}.${b}${c}`),
+  fc.tuple(n(1, 9), fc.constantFrom('-', '〜', '~', ' 〜 '), n(10, 30), fc.constantFrom(...COUNTERS)).map(([a, s, b, c]) => `${a}${s}${b}${c}`),
+  fc.tuple(n(1990, 2030), fc.constantFrom('-', '/', '.'), two(1, 12), two(1, 31)).map(([y, s, m, d]) => `${y}${s}${m}${s}${d}`),
+  fc.tuple(n(1, 12), n(1, 31)).map(([m, d]) => `${m}月${d}日`),
+  fc.tuple(n(0, 23), two(0, 59)).map(([h, m]) => `${h}:${m}`),
+  fc.tuple(n(1, 99), n(100, 9999), n(1000, 9999)).map(([a, b, c]) => `0${a}-${b}-${c}`),
+  fc.tuple(n(100, 999), n(0, 9999)).map(([a, b]) => `〒${a}-${String(b).padStart(4, '0')}`),
+  fc.tuple(n(1, 9), n(1, 30), n(1, 30)).map(([a, b, c]) => `${a}-${b}-${c}`),
+  fc.tuple(n(1, 9), n(0, 9), n(0, 9)).map(([a, b, c]) => `${a}.${b}.${c}`),
+  fc.tuple(n(1, 12), n(1, 31)).map(([a, b]) => `${a}/${b}`),
+  fc.tuple(n(1, 99), fc.constantFrom('st', 'nd', 'rd', 'th')).map(([v, s]) => `${v}${s}`),
+  n(1, 99).map((v) => `第${v}回`),
+  fc.constantFrom('二十歳', '三本', '五日', '二〇二四年', '何人', '十分', '一緒'),
+);
+
+/** A sentence of 1–6 words or numbers, each followed by a particle or punctuation (or nothing), and an ending. */
+const SENTENCE: fc.Arbitrary<string> = fc
+  .tuple(fc.array(fc.tuple(fc.oneof(NUMBER, NUMBER, fc.constantFrom(...KANJI), fc.constantFrom(...KANA), fc.constantFrom(...LATIN)), fc.constantFrom(...JOINERS)), { minLength: 1, maxLength: 6 }), fc.constantFrom(...ENDINGS))
+  .map(([parts, ending]) => parts.map(([word, joiner]) => word + joiner).join('') + ending);
+
+test('generated sentences: the word timings cover every letter and digit exactly once, in order (fixed seed)', async () => {
+  // The engine's own pieces in-process, without synthesizing (eSpeak NG's ~100 ms a sentence would
+  // make a few hundred take half a minute): each Japanese segment's phoneme events stand in as
+  // eSpeak's translator gives them for the segment's clauses, one event per phoneme, a pause
+  // closing each clause; each Latin run's words as Flite would time them, one after the other.
+  const es = await EspeakSynth.create();
+  const voice = espeakVoiceName('ja-woman-1', 'ja');
+  const tokenizer = await loadTokenizer();
+  const timeWords = async (text: string): Promise<WordTiming[]> => {
+    const segments = await speechSegments(text, 'ja');
+    let clock = 0;
+    const timings: SegmentTiming[] = segments.map((s) => {
+      if (s.language === 'en') return { words: speakableTokens(s.text).map((t) => ({ start: clock, end: (clock += 1000), segStart: t.start, segEnd: t.end })), sounds: [] };
+      // eSpeak's translator gives one clause a call: cut at punctuation and every 30 characters.
+      const phonemes: EspeakPhonemeEvent[] = [];
+      for (const clause of es.phonemes(voice, s.text.match(/[^、。！？!?,.]{1,30}[、。！？!?,.]*/gu) ?? [])) {
+        for (const phoneme of [...clause, '']) phonemes.push({ phoneme, sample: phonemes.length * 100 });
+      }
+      const from = clock;
+      clock += phonemes.length * 100;
+      return { words: [], sounds: [{ clock: (sample) => from + sample, envelope: new EnergyEnvelope(), total: phonemes.length * 100, phonemes, voice }] };
+    });
+    return japaneseTimings(text, segments, timings, containsKanji(text.normalize('NFKC')) ? tokenizer : undefined, (v, kana) => es.phonemes(v, kana));
+  };
+  await fc.assert(
+    fc.asyncProperty(SENTENCE, async (text) => {
+      assert.deepEqual(coverageProblems(text, await timeWords(text)), [], text);
+    }),
+    { seed: 20240611, numRuns: 300 },
+  );
 });

@@ -8,6 +8,7 @@ import { after, before, test } from 'node:test';
 import { createEngine, type EspeakEngine, type JobReport } from '../../src/engine/index.js';
 import { EspeakSynth } from '../../src/engine/espeak.js';
 import { japaneseTokens, moraWeight, stretches } from '../../src/engine/japanese-words.js';
+import { readAllNumbers } from '../../src/engine/japanese-numbers.js';
 import { containsKanji, loadTokenizer } from '../../src/engine/japanese.js';
 import { EnergyEnvelope, espeakWords, type TextToken, fliteWords, labelPhones, nfkcRanges, parseSegmentTimes, phoneGroups, speakableTokens, type EspeakWordEvent } from '../../src/engine/word-timings.js';
 import type { WordTiming } from '../../src/protocol/words.js';
@@ -142,8 +143,9 @@ test('Japanese (eSpeak NG, Latin runs on Flite): a timing per word of the text a
       // The words: kuromoji tokens of the text as written (ICU segments for kana-only text),
       // Latin runs' words; these texts are NFKC already, so offsets are the text's.
       const tokenizer = containsKanji(text) ? await loadTokenizer() : undefined;
-      const tokens = stretches(text).flatMap((s) =>
-        s.language === 'ja' ? japaneseTokens(text, s.start, s.end, tokenizer) : speakableTokens(text.slice(s.start, s.end)).map((t) => ({ start: s.start + t.start, end: s.start + t.end })),
+      const numbers = readAllNumbers(text, tokenizer).rewritten();
+      const tokens = stretches(text, numbers).flatMap((s) =>
+        s.language === 'ja' ? japaneseTokens(text, s.start, s.end, tokenizer, numbers) : speakableTokens(text.slice(s.start, s.end)).map((t) => ({ start: s.start + t.start, end: s.start + t.end })),
       );
       checkWords(text, x, words, 24000, tokens);
     }
