@@ -166,8 +166,8 @@ export interface JobReport {
   espeakStarted?: true;
   /**
    * Flite's warm-up before this worker's first job (flite.ts warmFlite), in ms, when the worker
-   * made one (a one-shot's worker told English was coming, idle until then); only in the report
-   * of a worker's first job.
+   * made one (a one-shot's worker told English was coming, and to warm up: EngineWorkerData.warmUp,
+   * idle until then); only in the report of a worker's first job.
    */
   fliteWarmUpMs?: number;
   /** From receiving the job to the first chunk sent, if any was sent. */

@@ -436,10 +436,11 @@ let fliteWarmUpReported = false;
 
 /**
  * Gets Flite ready for the job a worker was told is coming (a one-shot's English text: the
- * worker's `expect`): its reusable instance ({@link prepareFlite}), and then, unless a job has
- * arrived meanwhile (`jobArrived`, read after the instance is made), a warm-up run
- * ({@link warmFlite}: 20–45 ms, which a one-shot's worker spends waiting for its job otherwise).
- * A job that arrives during the warm-up waits for its end, and then runs about 100 ms faster.
+ * worker's `expect`, with `warmUp`): its reusable instance ({@link prepareFlite}), and then,
+ * unless a job has arrived meanwhile (`jobArrived`, read after the instance is made), a warm-up
+ * run ({@link warmFlite}: 20–45 ms, which a one-shot's worker spends waiting for its job
+ * otherwise). A job that arrives during the warm-up waits for its end (its first audio comes
+ * later: why only a run whose audio goes to files asks for it), and then runs faster.
  * @returns the warm-up's duration (ms), or undefined when there was none.
  * @throws Error when the instance cannot be made (prepareFlite); a failed warm-up is not an
  *   error here (its instance is dropped, and the job makes a new one and reports what fails).
@@ -489,10 +490,12 @@ function serve(port: MessagePort, data: EngineWorkerData): void {
     // Told that English is coming (a one-shot's text, data.expect): its instance too, once
     // compiled, unless a job got there first. Not on a bare prestart (`tts serve`), where a
     // worker may never speak English and the instance would hold its 16 MiB for nothing.
-    // And its warm-up, while no job has come: the sentence then runs mostly optimized code.
+    // And, for a run whose audio goes only to files, its warm-up while no job has come.
     loadFlite()
       .then((module) => {
-        if (data.expect !== undefined) fliteWarmUpMs = readyFlite(module, () => jobArrived);
+        if (data.expect === undefined) return;
+        if (data.warmUp === true) fliteWarmUpMs = readyFlite(module, () => jobArrived);
+        else prepareFlite(module);
       })
       .catch(() => undefined);
     rates.push(FLITE_SAMPLE_RATE);
