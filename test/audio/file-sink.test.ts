@@ -380,6 +380,31 @@ describe('openFileSink', () => {
     assert.ok(lstatSync(own).isSymbolicLink());
   });
 
+  it('a link of the user\'s that leads to another user\'s link in a sticky folder stops there, as Linux stops a chain of links, whether the file at the end exists or not', { skip: process.getuid?.() !== 0 && 'making a link owned by another user needs root (CI runs as root)' }, async () => {
+    // ~/out.raw → /tmp/out.raw, which an attacker made a link to a file of the victim's choosing.
+    const dir = freshDir();
+    const shared = join(dir, 'shared');
+    mkdirSync(shared);
+    chmodSync(shared, 0o1777);
+    const home = join(dir, 'home');
+    mkdirSync(home);
+    writeFileSync(join(home, 'existing.raw'), 'mine');
+    const nobody = 65534;
+    for (const [planted, target] of [['to-existing.raw', 'existing.raw'], ['to-new.raw', 'planted.raw']] as const) {
+      symlinkSync(join(home, target), join(shared, planted));
+      lchownSync(join(shared, planted), nobody, nobody);
+      const mine = join(home, `via-${planted}`);
+      symlinkSync(join(shared, planted), mine);
+      const sink = await openFileSink(mine, PCM, 'raw');
+      assert.equal(sink.tempPath.startsWith(`${shared}/.${planted}.tts-`), true, `written at the other user's link: ${sink.tempPath}`);
+      await sink.write(Buffer.from('new!'));
+      await sink.finish();
+      assert.ok(lstatSync(mine).isSymbolicLink(), 'the user\'s own link stays a link');
+    }
+    assert.deepEqual(readdirSync(home).sort(), ['existing.raw', 'via-to-existing.raw', 'via-to-new.raw']);
+    assert.equal(readFileSync(join(home, 'existing.raw'), 'utf8'), 'mine');
+  });
+
   it('a loop of links: io_error exit 7 saying so, nothing created', async () => {
     const dir = freshDir();
     symlinkSync('b.wav', join(dir, 'a.wav'));
