@@ -16,7 +16,7 @@ import { outputTarget } from '../audio/output-target.js';
 import { bytesPerFrame, type AudioSpec } from '../dsp/spec.js';
 import { TtsError } from '../errors.js';
 import { ChapterClock } from '../speak/chapter-clock.js';
-import { assertOutputIsNotInput, sameFile } from '../speak/output-checks.js';
+import { assertOutputIsNotInput, fileIdentity, sameFile } from '../speak/output-checks.js';
 import type { OutputPlan } from '../speak/output-plan.js';
 import { sentencesOf } from '../text/sentences.js';
 import { inputFormatOf } from '../text/documents/formats.js';
@@ -273,6 +273,15 @@ export async function splitChapters(
   const outputs = source.chapters.map((chapter, i) => join(dir, chapterFileName(source.firstIndex + i + 1, total, chapter.title, extension)));
   // No chapter's file is the document itself (docs/cli.md §1: `-o` naming the input), checked before any is written.
   for (const output of outputs) await assertOutputIsNotInput(output, words.length > 0 ? undefined : (flags.file ?? '-'), '--split-chapters');
+  // Nor is it another chapter's (a link in DIR named as one chapter, to another's name): the later would replace it.
+  const written = new Map<string, string>();
+  const folders = new Map<string, Promise<string>>();
+  for (const output of outputs) {
+    const id = await fileIdentity(output, folders);
+    const earlier = id === undefined ? undefined : written.get(id);
+    if (earlier !== undefined) throw new TtsError('usage', `--split-chapters ${output} is ${earlier}: one chapter's file would replace the other's`, { hint: 'remove the link there, or write to another folder' });
+    if (id !== undefined) written.set(id, output);
+  }
   try {
     // Through a link, also a dangling one: its target is the folder made (audio/output-target.ts).
     await mkdir(await outputTarget(dir), { recursive: true });
