@@ -5,8 +5,9 @@
  * checks that no two outputs (nor an output and an input) are one file compare the same path
  * (speak/output-checks.ts `fileIdentity`).
  */
-import { lstat, readlink, realpath, stat } from 'node:fs/promises';
+import { lstat, mkdir, readlink, realpath, stat } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
+import { TtsError } from '../errors.js';
 
 /**
  * Most symbolic links followed from an output's name to its target: Linux's MAXSYMLINKS, the
@@ -80,5 +81,21 @@ export async function outputTarget(path: string, folders: Map<string, Promise<st
     // Past the bound the name is left as it is: opening it reports the loop (ELOOP).
     if (hops === MAX_LINK_HOPS) return resolve(path);
     at = resolve(dirname(at), link);
+  }
+}
+
+/**
+ * Makes the folder outputs are written into (`--split-chapters DIR`, `tts batch --output-dir
+ * DIR`) when it is missing, with the folders above it; through a link, also a dangling one, the
+ * folder made is its target ({@link outputTarget}), and the link stays.
+ * @param dir the folder as the user gave it.
+ * @throws TtsError `io_error` (exit 7) naming `dir` when it cannot be made (a file there, no
+ *   permission, a read-only disk…).
+ */
+export async function makeOutputFolder(dir: string): Promise<void> {
+  try {
+    await mkdir(await outputTarget(dir), { recursive: true });
+  } catch (cause) {
+    throw new TtsError('io_error', `cannot create ${dir}: ${(cause as NodeJS.ErrnoException).code ?? cause}`, { cause, hint: 'check the path and its permissions' });
   }
 }

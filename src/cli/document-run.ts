@@ -7,12 +7,12 @@
  * What is sent to the service — and so each piece's cache key (docs/cli.md §8) — is the
  * document's spoken text alone: chapters and tags never change it.
  */
-import { mkdir, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { webvttChapters, type AudioChapter, type AudioTags } from '../audio/containers/chapters.js';
 import { writeChapterMetadata, type TaggedContainer } from '../audio/containers/chapter-files.js';
 import { commitAtomicFile, discardAtomicFile, ioError, openAtomicFile } from '../audio/file-sink.js';
-import { outputTarget } from '../audio/output-target.js';
+import { makeOutputFolder } from '../audio/output-target.js';
 import { bytesPerFrame, type AudioSpec } from '../dsp/spec.js';
 import { TtsError } from '../errors.js';
 import { ChapterClock } from '../speak/chapter-clock.js';
@@ -282,12 +282,7 @@ export async function splitChapters(
     if (earlier !== undefined) throw new TtsError('usage', `--split-chapters ${output} is ${earlier}: one chapter's file would replace the other's`, { hint: 'remove the link there, or write to another folder' });
     if (id !== undefined) written.set(id, output);
   }
-  try {
-    // Through a link, also a dangling one: its target is the folder made (audio/output-target.ts).
-    await mkdir(await outputTarget(dir), { recursive: true });
-  } catch (cause) {
-    throw new TtsError('io_error', `cannot create ${dir}: ${(cause as NodeJS.ErrnoException).code ?? cause}`, { cause, hint: 'check the path and its permissions' });
-  }
+  await makeOutputFolder(dir);
   for (const [i, chapter] of source.chapters.entries()) {
     const number = source.firstIndex + i + 1;
     const output = outputs[i]!;
