@@ -97,11 +97,14 @@ export type LineIndex = ReadonlyMap<string, number>;
 export function lineIndex(text: string): LineIndex {
   const index = new Map<string, number>();
   const lines = text.split(/\r?\n/);
+  const inString = linesInMultilineStrings(lines);
   let current = '';
   const note = (name: string, line: number): void => {
     if (!index.has(name)) index.set(name, line);
   };
   for (let i = 0; i < lines.length; i++) {
+    // A line of a multi-line string's value is text, whatever it looks like (`speed = 7`).
+    if (inString[i] === true) continue;
     const header = /^\s*\[\s*([^\]]+?)\s*\]\s*(#.*)?$/.exec(lines[i]!);
     if (header !== null) {
       current = header[1]!.replace(/["'\s]/g, '');
@@ -114,6 +117,44 @@ export function lineIndex(text: string): LineIndex {
     note(current === '' ? name : `${current}.${name}`, i + 1);
   }
   return index;
+}
+
+/**
+ * For each line of a TOML document, whether it starts inside a multi-line string (`"""` basic,
+ * `'''` literal; TOML 1.0): one scan that follows the strings as TOML writes them — a basic
+ * string's escapes, up to two quotes ending a multi-line one's text (`"""a""""`), comments
+ * outside strings. On a document that is not valid TOML (which the parser refuses anyway) it
+ * guesses.
+ */
+function linesInMultilineStrings(lines: readonly string[]): boolean[] {
+  let open: '"""' | "'''" | undefined;
+  return lines.map((line) => {
+    const inside = open !== undefined;
+    for (let i = 0; i < line.length; ) {
+      if (open !== undefined) {
+        if (open === '"""' && line[i] === '\\') i += 2;
+        else if (line.startsWith(open, i)) {
+          i += 3;
+          for (let extra = 0; extra < 2 && line[i] === open[0]; extra++) i++;
+          open = undefined;
+        } else i++;
+        continue;
+      }
+      const c = line[i]!;
+      if (c === '#') break;
+      if (line.startsWith('"""', i) || line.startsWith("'''", i)) {
+        open = c === '"' ? '"""' : "'''";
+        i += 3;
+      } else if (c === '"') {
+        for (i++; i < line.length && line[i] !== '"'; i += line[i] === '\\' ? 2 : 1);
+        i++;
+      } else if (c === "'") {
+        const end = line.indexOf("'", i + 1);
+        i = end < 0 ? line.length : end + 1;
+      } else i++;
+    }
+    return inside;
+  });
 }
 
 /**

@@ -5,8 +5,9 @@
  * checks that no two outputs (nor an output and an input) are one file compare the same path
  * (speak/output-checks.ts `fileIdentity`).
  */
-import { lstat, readlink, realpath, stat } from 'node:fs/promises';
+import { lstat, mkdir, readlink, realpath, stat } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
+import { TtsError } from '../errors.js';
 
 /**
  * Most symbolic links followed from an output's name to its target: Linux's MAXSYMLINKS, the
@@ -39,13 +40,14 @@ async function protectedLink(path: string): Promise<boolean> {
 
 /**
  * The path an output named `path` is written at: absolute, with every symbolic link resolved —
- * the file's own and its folders'. A link whose target does not exist yet (a dangling link) is
- * followed too, link after link (a relative target counts from the link's folder), up to
- * {@link MAX_LINK_HOPS}: the output is created at the last one's target, as a shell's `>`
- * creates it, and the link stays a link (replacing it with a file would silently destroy it).
- * A link Linux would not follow ({@link protectedLink}: another user's, in `/tmp`) is not
- * followed: its own path comes back, and writing there replaces the link if the user may (root),
- * or fails (exit 7) as the shell's `>` does.
+ * the file's own and its folders'. The file's own link is followed link after link (a relative
+ * target counts from the link's folder), up to {@link MAX_LINK_HOPS}, also when its target does
+ * not exist yet (a dangling link): the output is then created at the last one's target, as a
+ * shell's `>` creates it, and the link stays a link (replacing it with a file would silently
+ * destroy it). A link of that chain Linux would not follow ({@link protectedLink}: another
+ * user's, in `/tmp`), the first or one a link of the user's leads to, is not followed, as the
+ * kernel follows no such link of a chain: its own path comes back, and writing there replaces the
+ * link if the user may (root), or fails (exit 7) as the shell's `>` does.
  * That is where the atomic writer puts its temporary file and what it renames it over.
  *
  * Never throws: a name it cannot resolve (a missing folder on the way, a loop, no permission to
@@ -59,14 +61,8 @@ async function protectedLink(path: string): Promise<boolean> {
 export async function outputTarget(path: string, folders: Map<string, Promise<string>> = new Map()): Promise<string> {
   let at = resolve(path);
   for (let hops = 0; ; hops++) {
-    // A link Linux would not follow here is not followed: the name is written as it is.
-    if (await protectedLink(at)) return at;
-    try {
-      return await realpath(at);
-    } catch (err) {
-      // ENOENT: the name itself (a new file, or a dangling link) or a folder on the way is missing.
-      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') return at;
-    }
+    // The folders' links are resolved (Linux follows those wherever they are); the name's own
+    // link is followed here, one hop at a time, so that each link of a chain is checked.
     const parent = dirname(at);
     let folder = folders.get(parent);
     if (folder === undefined) {
@@ -74,14 +70,32 @@ export async function outputTarget(path: string, folders: Map<string, Promise<st
       folders.set(parent, folder);
     }
     at = join(await folder, basename(at));
+    // A link Linux would not follow here is not followed: the name is written as it is.
+    if (await protectedLink(at)) return at;
     let link: string;
     try {
       link = await readlink(at);
     } catch {
-      return at; // not a link (EINVAL), or not there: a new file at this path
+      return at; // not a link (EINVAL: a file or folder there), or not there: a new file at this path
     }
     // Past the bound the name is left as it is: opening it reports the loop (ELOOP).
     if (hops === MAX_LINK_HOPS) return resolve(path);
     at = resolve(dirname(at), link);
+  }
+}
+
+/**
+ * Makes the folder outputs are written into (`--split-chapters DIR`, `tts batch --output-dir
+ * DIR`) when it is missing, with the folders above it; through a link, also a dangling one, the
+ * folder made is its target ({@link outputTarget}), and the link stays.
+ * @param dir the folder as the user gave it.
+ * @throws TtsError `io_error` (exit 7) naming `dir` when it cannot be made (a file there, no
+ *   permission, a read-only disk…).
+ */
+export async function makeOutputFolder(dir: string): Promise<void> {
+  try {
+    await mkdir(await outputTarget(dir), { recursive: true });
+  } catch (cause) {
+    throw new TtsError('io_error', `cannot create ${dir}: ${(cause as NodeJS.ErrnoException).code ?? cause}`, { cause, hint: 'check the path and its permissions' });
   }
 }

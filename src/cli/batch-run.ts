@@ -5,7 +5,7 @@
  * run.ts `deliverSpeech`) into its own file. A failing line is reported with its line number and stops
  * no other; the exit code is the most severe of all lines.
  */
-import { mkdir } from 'node:fs/promises';
+import { makeOutputFolder } from '../audio/output-target.js';
 import type { Command } from 'commander';
 import { cacheFor } from '../cache/use.js';
 import { audioSeconds } from '../dsp/encoding.js';
@@ -102,7 +102,7 @@ export async function runBatch(file: string, flags: BatchFlags, command: Command
         if (command.getOptionValueSource('lexicon') === 'config' && !job.own.has('lexicon')) lexiconBesideConfig(job.flags, io.env);
         if (!lexicons.has(job.flags.lexicon)) lexicons.set(job.flags.lexicon, await lexiconFor(job.flags.lexicon, configPath(io.env)));
       }
-      if (flags.outputDir !== undefined) await mkdir(flags.outputDir, { recursive: true });
+      if (flags.outputDir !== undefined) await makeOutputFolder(flags.outputDir);
 
       const inline = jobs.map((j) => j.text ?? '').join('\n').slice(0, 64 * 1024);
       const target: ServiceTarget = await resolveService({ text: inline, baseUrl: flags.baseUrl, wsBaseUrl: flags.wsBaseUrl, apiKeyFile: flags.apiKeyFile, offline: flags.offline === true, env: io.env, warn: (l) => reporter.warn(l) });

@@ -7,16 +7,16 @@
  * What is sent to the service — and so each piece's cache key (docs/cli.md §8) — is the
  * document's spoken text alone: chapters and tags never change it.
  */
-import { mkdir, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { webvttChapters, type AudioChapter, type AudioTags } from '../audio/containers/chapters.js';
 import { writeChapterMetadata, type TaggedContainer } from '../audio/containers/chapter-files.js';
 import { commitAtomicFile, discardAtomicFile, ioError, openAtomicFile } from '../audio/file-sink.js';
-import { outputTarget } from '../audio/output-target.js';
+import { makeOutputFolder } from '../audio/output-target.js';
 import { bytesPerFrame, type AudioSpec } from '../dsp/spec.js';
 import { TtsError } from '../errors.js';
 import { ChapterClock } from '../speak/chapter-clock.js';
-import { assertOutputIsNotInput, sameFile } from '../speak/output-checks.js';
+import { assertOutputIsNotInput, fileIdentity, sameFile } from '../speak/output-checks.js';
 import type { OutputPlan } from '../speak/output-plan.js';
 import { sentencesOf } from '../text/sentences.js';
 import { inputFormatOf } from '../text/documents/formats.js';
@@ -273,12 +273,16 @@ export async function splitChapters(
   const outputs = source.chapters.map((chapter, i) => join(dir, chapterFileName(source.firstIndex + i + 1, total, chapter.title, extension)));
   // No chapter's file is the document itself (docs/cli.md §1: `-o` naming the input), checked before any is written.
   for (const output of outputs) await assertOutputIsNotInput(output, words.length > 0 ? undefined : (flags.file ?? '-'), '--split-chapters');
-  try {
-    // Through a link, also a dangling one: its target is the folder made (audio/output-target.ts).
-    await mkdir(await outputTarget(dir), { recursive: true });
-  } catch (cause) {
-    throw new TtsError('io_error', `cannot create ${dir}: ${(cause as NodeJS.ErrnoException).code ?? cause}`, { cause, hint: 'check the path and its permissions' });
+  // Nor is it another chapter's (a link in DIR named as one chapter, to another's name): the later would replace it.
+  const written = new Map<string, string>();
+  const folders = new Map<string, Promise<string>>();
+  for (const output of outputs) {
+    const id = await fileIdentity(output, folders);
+    const earlier = id === undefined ? undefined : written.get(id);
+    if (earlier !== undefined) throw new TtsError('usage', `--split-chapters ${output} is ${earlier}: one chapter's file would replace the other's`, { hint: 'remove the link there, or write to another folder' });
+    if (id !== undefined) written.set(id, output);
   }
+  await makeOutputFolder(dir);
   for (const [i, chapter] of source.chapters.entries()) {
     const number = source.firstIndex + i + 1;
     const output = outputs[i]!;

@@ -198,7 +198,7 @@ export function flagValue(option: Option, value: unknown, fail: (why: string) =>
   }
   if (typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'bigint') throw fail('must be a string or a number');
   const raw = String(value);
-  const shown = (): string => JSON.stringify(typeof value === 'string' ? raw : (asWritten?.() ?? raw));
+  const shown = (): string => JSON.stringify(typeof value === 'number' ? (writtenAs(value, asWritten?.()) ?? raw) : raw);
   if (option.argChoices !== undefined && !option.argChoices.includes(raw)) throw fail(`has a bad value ${shown()}: must be one of ${option.argChoices.join(', ')}`);
   if (option.parseArg === undefined) return raw;
   try {
@@ -207,6 +207,19 @@ export function flagValue(option: Option, value: unknown, fail: (why: string) =>
     const why = error instanceof Error ? error.message.replace(/^error: /, '') : String(error);
     throw fail(`has a bad value ${shown()}: ${why}`);
   }
+}
+
+/**
+ * `written` when it is a number literal (TOML 1.0's, which include JSON's: `1e400`, `0x10`,
+ * `1_000`, `inf`, `nan`) of `value` itself, else undefined: what {@link flagValue}'s `asWritten`
+ * found is quoted only when it is the value refused, never another key's or line's (a line inside
+ * a multi-line string, a key of a nested object).
+ */
+function writtenAs(value: number, written: string | undefined): string | undefined {
+  if (written === undefined) return undefined;
+  const special = /^([+-]?)(inf|nan)$/.exec(written);
+  const parsed = special !== null ? (special[2] === 'nan' ? Number.NaN : special[1] === '-' ? -Infinity : Infinity) : Number(written.replace(/_/g, ''));
+  return parsed === value || (Number.isNaN(parsed) && Number.isNaN(value)) ? written : undefined;
 }
 
 /**

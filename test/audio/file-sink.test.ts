@@ -345,9 +345,12 @@ describe('openFileSink', () => {
     assert.deepEqual(readdirSync(dir), ['link.wav']);
   });
 
-  it('another user\'s link in a sticky, world-writable folder (/tmp) is not followed, as Linux\'s protected_symlinks does not follow it', { skip: process.getuid?.() !== 0 && 'making a link owned by another user needs root (CI runs as root)' }, async () => {
-    // An attacker's links in a shared folder: one dangling into the victim's home, one to a file
-    // that exists. Neither target is created or written.
+  /**
+   * A sticky, world-writable folder `shared` (as /tmp) and a `home` holding existing.raw ("mine"),
+   * in a fresh folder; `plant(target, name)` makes the link `shared/name` → `target`, owned by
+   * another user (nobody: needs root).
+   */
+  const stickyFolders = (): { shared: string; home: string; plant: (target: string, name: string) => void } => {
     const dir = freshDir();
     const shared = join(dir, 'shared');
     mkdirSync(shared);
@@ -356,10 +359,19 @@ describe('openFileSink', () => {
     mkdirSync(home);
     writeFileSync(join(home, 'existing.raw'), 'mine');
     const nobody = 65534;
-    symlinkSync(join(home, 'planted.raw'), join(shared, 'dangling.raw'));
-    symlinkSync(join(home, 'existing.raw'), join(shared, 'existing.raw'));
-    lchownSync(join(shared, 'dangling.raw'), nobody, nobody);
-    lchownSync(join(shared, 'existing.raw'), nobody, nobody);
+    const plant = (target: string, name: string): void => {
+      symlinkSync(target, join(shared, name));
+      lchownSync(join(shared, name), nobody, nobody);
+    };
+    return { shared, home, plant };
+  };
+
+  it('another user\'s link in a sticky, world-writable folder (/tmp) is not followed, as Linux\'s protected_symlinks does not follow it', { skip: process.getuid?.() !== 0 && 'making a link owned by another user needs root (CI runs as root)' }, async () => {
+    // An attacker's links in a shared folder: one dangling into the victim's home, one to a file
+    // that exists. Neither target is created or written.
+    const { shared, home, plant } = stickyFolders();
+    plant(join(home, 'planted.raw'), 'dangling.raw');
+    plant(join(home, 'existing.raw'), 'existing.raw');
     for (const name of ['dangling.raw', 'existing.raw']) {
       const sink = await openFileSink(join(shared, name), PCM, 'raw');
       assert.equal(sink.tempPath.startsWith(`${shared}/.${name}.tts-`), true, `written in the shared folder: ${sink.tempPath}`);
@@ -378,6 +390,23 @@ describe('openFileSink', () => {
     await sink.finish();
     assert.equal(readFileSync(join(home, 'created.raw'), 'utf8'), 'ok');
     assert.ok(lstatSync(own).isSymbolicLink());
+  });
+
+  it('a link of the user\'s that leads to another user\'s link in a sticky folder stops there, as Linux stops a chain of links, whether the file at the end exists or not', { skip: process.getuid?.() !== 0 && 'making a link owned by another user needs root (CI runs as root)' }, async () => {
+    // ~/out.raw → /tmp/out.raw, which an attacker made a link to a file of the victim's choosing.
+    const { shared, home, plant } = stickyFolders();
+    for (const [planted, target] of [['to-existing.raw', 'existing.raw'], ['to-new.raw', 'planted.raw']] as const) {
+      plant(join(home, target), planted);
+      const mine = join(home, `via-${planted}`);
+      symlinkSync(join(shared, planted), mine);
+      const sink = await openFileSink(mine, PCM, 'raw');
+      assert.equal(sink.tempPath.startsWith(`${shared}/.${planted}.tts-`), true, `written at the other user's link: ${sink.tempPath}`);
+      await sink.write(Buffer.from('new!'));
+      await sink.finish();
+      assert.ok(lstatSync(mine).isSymbolicLink(), 'the user\'s own link stays a link');
+    }
+    assert.deepEqual(readdirSync(home).sort(), ['existing.raw', 'via-to-existing.raw', 'via-to-new.raw']);
+    assert.equal(readFileSync(join(home, 'existing.raw'), 'utf8'), 'mine');
   });
 
   it('a loop of links: io_error exit 7 saying so, nothing created', async () => {

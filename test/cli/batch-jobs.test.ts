@@ -65,11 +65,14 @@ describe('batch jobs', () => {
       '{"text":"x","output":"x.wav","channels":2,"channels":90000000000000000009}',
       // Spelt with an escape: the value as JavaScript holds it (the line has no other spelling to find).
       '{"text":"x","output":"x.wav","\\u0063hannels":1e400}',
+      // The key in a nested object is not the line's: its number is not the one refused.
+      '{"text":"x","speed":1e400,"output":"x.wav","extra":{"speed":7}}',
     ]), [
       '"sample-rate" has a bad value "99999999999999999999": --sample-rate must be between 1000 and 192000',
       '"speed" has a bad value "1e400": --speed must be a number from 0.5 to 3',
       '"channels" has a bad value "90000000000000000009": --channels must be between 1 and 8',
       '"channels" has a bad value "Infinity": --channels must be a whole number',
+      '"speed" has a bad value "Infinity": --speed must be a number from 0.5 to 3',
     ]);
   });
 

@@ -71,6 +71,18 @@ describe('batch outputs never replace an input or each other', () => {
     assert.equal((await readFile(at('target.wav'))).subarray(0, 4).toString(), 'RIFF');
   });
 
+  it('--output-dir through a dangling link makes the folder it leads to (the link stays); one that cannot be made is exit 7, not an internal error', async () => {
+    await symlink('made/here', at('outdir'));
+    const r = await batch('outdir.jsonl', [{ text: 'a', output: 'a.wav' }], ['--output-dir', at('outdir')]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal((await lstat(at('outdir'))).isSymbolicLink(), true, 'the link was replaced');
+    assert.equal((await readFile(at('made/here/a.wav'))).subarray(0, 4).toString(), 'RIFF');
+    await writeFile(at('a-file'), 'not a folder');
+    const file = await batch('outfile.jsonl', [{ text: 'a', output: 'a.wav' }], ['--output-dir', at('a-file')]);
+    assert.equal(file.code, 7, file.stderr);
+    assert.match(file.stderr, /cannot create .*a-file: EEXIST/);
+  });
+
   it('a batch-wide --subtitles with two jobs is exit 2: every job would rewrite it', async () => {
     const r = await batch('subs.jsonl', [{ text: 'a', output: at('s1.wav') }, { text: 'b', output: at('s2.wav') }], ['--subtitles', at('subs.srt')]);
     refused(r, /line 2: the "subtitles" .*subs\.srt is also the "subtitles" of line 1/);

@@ -121,6 +121,8 @@ describe('config file and profiles', () => {
     ['a number past a double', 'speed = 1e400\n', /config\.toml:1: speed has a bad value "1e400": --speed must be a number from 0\.5 to 3\n/],
     ['a number with an exponent', '[profile.a]\nsample-rate = 1e30 # far too high\n', /config\.toml:2: profile\.a\.sample-rate has a bad value "1e30": --sample-rate must be a whole number/],
     ['a hexadecimal number', 'channels = 0x10\n', /config\.toml:1: channels has a bad value "0x10": --channels must be between 1 and 8/],
+    // Lines of a multi-line string are its text, not keys: the key's own line is named and quoted.
+    ['a key whose look-alike is a line of a multi-line string', 'code-phrase = """\nspeed = 7\n"""\nvoice = \'\'\'\nspeed = 2 \'\'\'\nspeed = 1e400\n', /config\.toml:6: speed has a bad value "1e400": --speed must be a number from 0\.5 to 3\n/],
     ['an API key', 'voice = "en-man-1"\napi-key = "sk-123"\n', /config\.toml:2: "api-key" looks like an API key; .*\n.*api-key-file/],
     ['a token', '[profile.p]\ntoken = "sk-123"\n', /config\.toml:2: "token" looks like an API key/],
     ['a boolean as a string', 'quiet = "yes"\n', /config\.toml:1: quiet must be true or false/],

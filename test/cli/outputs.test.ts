@@ -204,6 +204,19 @@ describe('outputs named by a dangling symbolic link', () => {
       assert.equal(split.code, 0, split.stderr);
       assert.equal((await lstat(join(dir, 'parts'))).isSymbolicLink(), true, 'the link was replaced');
       assert.deepEqual(await readdir(join(dir, 'out', 'parts')), ['01 One.wav', '02 Two.wav']);
+      // A chapter's name in DIR that is a link to another chapter's file, dangling or not: exit 2
+      // before anything is written (the second chapter would replace the first).
+      for (const made of [false, true]) {
+        const folder = join(dir, made ? 'split-made' : 'split-new');
+        await mkdir(folder);
+        if (made) await writeFile(join(folder, '02 Two.wav'), 'old');
+        await symlink('02 Two.wav', join(folder, '01 One.wav'));
+        const twice = await runMain(['stream', '--no-cache', '-q', '--wav', '-f', book, '--split-chapters', folder], { HOME: dir, XDG_CONFIG_HOME: join(dir, 'xdg'), TTS_BASE_URL: server.url, TTS_API_KEY: 'sk-test-dangling' });
+        assert.equal(twice.code, 2, twice.stderr);
+        assert.match(twice.stderr, /--split-chapters .*02 Two\.wav is .*01 One\.wav: one chapter's file would replace the other's/);
+        assert.deepEqual((await readdir(folder)).sort(), made ? ['01 One.wav', '02 Two.wav'] : ['01 One.wav']);
+        if (made) assert.equal(await readFile(join(folder, '02 Two.wav'), 'utf8'), 'old');
+      }
     } finally {
       await server.close();
       await rm(dir, { recursive: true, force: true });
