@@ -30,6 +30,20 @@ process.stdout.on('error', (error) => {
 });
 
 /**
+ * The home folder, as src/home-folder.ts gives it to the CLI: `$HOME`, else the password
+ * database's, else `/nonexistent` (no HOME and no entry for the user id: `os.homedir()` throws).
+ * Never throws.
+ */
+function homeFolder() {
+  if (process.env.HOME) return process.env.HOME;
+  try {
+    return require('node:os').homedir();
+  } catch {
+    return '/nonexistent';
+  }
+}
+
+/**
  * The help text `args` asks for, from dist/bundle/help.json (src/cli/help-text.ts: written by the
  * build with commander, for `tts --help`, `-h`, `help` and each command's `--help`, `-h`,
  * `help NAME`, at 80 columns), when it asks for nothing else and stdout is not a terminal
@@ -103,7 +117,7 @@ function enableCompileCache() {
     }
     const { mkdirSync, chmodSync, realpathSync } = require('node:fs');
     const xdg = process.env.XDG_CACHE_HOME;
-    const base = xdg && path.isAbsolute(xdg) ? xdg : path.join(process.env.HOME || require('node:os').homedir(), '.cache');
+    const base = xdg && path.isAbsolute(xdg) ? xdg : path.join(homeFolder(), '.cache');
     if (!path.isAbsolute(base)) return;
     const tts = path.join(base, 'tts');
     for (const folder of [tts, path.join(tts, 'compile')]) if (mkdirSync(folder, { recursive: true, mode: 0o700 }) !== undefined) chmodSync(folder, 0o700);
@@ -143,7 +157,7 @@ const EARLY_CONFIG_MAX_BYTES = 256 * 1024;
 function readConfigEarly() {
   const fs = require('node:fs');
   const xdg = process.env.XDG_CONFIG_HOME;
-  const base = xdg && path.isAbsolute(xdg) ? xdg : path.join(process.env.HOME || require('node:os').homedir(), '.config');
+  const base = xdg && path.isAbsolute(xdg) ? xdg : path.join(homeFolder(), '.config');
   const file = path.join(base, 'tts', 'config.toml');
   const early = Symbol.for('tts.early-config-file');
   let fd;

@@ -6,7 +6,7 @@
  * options the synthesis commands registered, so a flag added later is accepted as a key at once
  * and its value is checked by the very parser the flag uses.
  */
-import { homedir } from 'node:os';
+import { homeFolder } from '../home-folder.js';
 import { isAbsolute, join } from 'node:path';
 import type { Option } from 'commander';
 import leven from 'leven';
@@ -58,11 +58,12 @@ const SECRET_KEY = /(^|[-_])(api[-_]?key|key|keys|token|secret|password|passwd|b
 
 /**
  * Where the config file is: `$XDG_CONFIG_HOME/tts/config.toml` when that variable holds an
- * absolute path (XDG Base Directory spec), else `$HOME/.config/tts/config.toml`.
+ * absolute path (XDG Base Directory spec), else `$HOME/.config/tts/config.toml` (home-folder.ts:
+ * with no home folder at all, a path that does not exist: no config file).
  */
 export function configPath(env: NodeJS.ProcessEnv): string {
   const xdg = env['XDG_CONFIG_HOME'];
-  const base = xdg !== undefined && xdg !== '' && isAbsolute(xdg) ? xdg : join(env['HOME'] || homedir(), '.config');
+  const base = xdg !== undefined && xdg !== '' && isAbsolute(xdg) ? xdg : join(homeFolder(env), '.config');
   return join(base, 'tts', 'config.toml');
 }
 

@@ -221,7 +221,7 @@ export class EspeakEngine implements SpeechEngine {
    * With `text` (the text about to be spoken, in the embedded one-shot), only what it needs:
    * Flite when it has a Latin letter, eSpeak NG when it has kana or kanji (issue 20); with
    * `warmUp` too, Flite's warm-up before the job (EngineWorkerData.warmUp: for a run whose audio
-   * goes only to files). Does nothing once the workers are started (a second call: the first
+   * goes only to files), when the text needs Flite alone. Does nothing once the workers are started (a second call: the first
    * call's preloads stand). Returns at once; a worker that fails to start is reported by the first
    * job it gets.
    */
@@ -229,7 +229,8 @@ export class EspeakEngine implements SpeechEngine {
     const { text } = options;
     const expect =
       text === undefined ? undefined : { flite: /\p{Script=Latin}/u.test(text), espeak: options.japanese === true || containsJapaneseScript(text) };
-    const warmUp = expect?.flite === true && options.warmUp === true;
+    // Not for text that needs eSpeak NG too: the warm-up would hold up its start on the same thread.
+    const warmUp = expect?.flite === true && !expect.espeak && options.warmUp === true;
     while (!this.closed && this.slots.length < this.maxWorkers) this.spawn(options.japanese === true, expect, warmUp);
   }
 

@@ -38,7 +38,7 @@ export interface EngineWorkerData {
    */
   expect?: { flite: boolean; espeak: boolean };
   /**
-   * With `expect.flite`: warm Flite up on a pause while waiting for the job (flite.ts warmFlite),
+   * With `expect.flite` (and not `expect.espeak`): warm Flite up on a pause while waiting for the job (flite.ts warmFlite),
    * which makes the whole run shorter but, when the job arrives during it, the first audio later:
    * for a run whose audio goes only to files, where no one hears the first audio as it comes.
    */

@@ -117,11 +117,13 @@ test('adoptEarlyWorker gives the thread once, and only with the same Node option
   discardEarlyWorker();
 });
 
-test('the pool asks its thread for Flite\'s warm-up only for a text with Latin letters whose run asked for it (prestart warmUp)', async () => {
+test('the pool asks its thread for Flite\'s warm-up only for a text Flite alone speaks, whose run asked for it (prestart warmUp)', async () => {
   const cases: { options: { text: string; warmUp?: boolean }; warmUp: boolean | undefined }[] = [
     { options: { text: 'Written to a file.', warmUp: true }, warmUp: true },
     { options: { text: 'Heard as it comes.' }, warmUp: undefined },
     { options: { text: '今日は東京です。', warmUp: true }, warmUp: undefined },
+    // Japanese with an English word: eSpeak NG's start on the same thread comes first.
+    { options: { text: '今日はRubyの本を読みます。', warmUp: true }, warmUp: undefined },
   ];
   for (const { options, warmUp } of cases) {
     const { early, exited } = startEarly();
