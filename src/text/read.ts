@@ -58,23 +58,39 @@ export async function openText(input: TextInput): Promise<AsyncIterable<string>>
 /**
  * `--lines` (docs/cli.md §1): each line of stdin that has something to say, as soon as its line
  * break (LF; a CR before it is dropped) arrives; the last line also without one.
- * @throws TtsError `usage` (exit 2) on a line that is not strict UTF-8, has a NUL byte, or grows
- *   past `maxInputBytes` without a line break; naming the line and its byte offset.
+ * @throws TtsError `usage` (exit 2) on a line that is not strict UTF-8, has a NUL byte, or is
+ *   longer than `maxInputBytes`, naming the line and its byte offset — as soon as the bad byte or
+ *   the byte past the limit arrives, also before the line's break.
  */
 export async function* readLines(stdin: NodeJS.ReadableStream, maxInputBytes: number, signal: AbortSignal): AsyncGenerator<string, void, undefined> {
   const lines = new LineCutter<Buffer>(0x0a, (parts) => Buffer.concat(parts), (b) => b.length);
   let lineNumber = 0;
+  const what = (): string => `line ${lineNumber + 1} of standard input`;
   const emit = (bytes: Buffer): string | undefined => {
+    checkSize(bytes.length, maxInputBytes, what());
+    const line = strictUtf8(bytes, what(), 0, true);
     lineNumber++;
-    const line = strictUtf8(bytes, `line ${lineNumber} of standard input`, 0, true);
     return line.trim() === '' ? undefined : line;
   };
+  // The unfinished line is checked as its bytes arrive (/dev/zero has no line break to wait for).
+  let unfinished = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
   for await (const chunk of abortable(stdin, signal)) {
     for (const bytes of lines.cut(chunk)) {
       const line = emit(bytes);
       if (line !== undefined) yield line;
     }
-    checkSize(lines.pendingSize, maxInputBytes, `line ${lineNumber + 1} of standard input`);
+    checkSize(lines.pendingSize, maxInputBytes, what());
+    const lastBreak = chunk.lastIndexOf(0x0a);
+    if (lastBreak !== -1) unfinished = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+    const tail = chunk.subarray(lastBreak + 1);
+    let bad = tail.includes(0);
+    try {
+      unfinished.decode(tail, { stream: true });
+    } catch {
+      bad = true;
+    }
+    // Names the first bad byte of the line so far (a sequence cut at its end is not one yet).
+    if (bad) strictUtf8(lines.unfinished(), what(), 0, false);
   }
   if (signal.aborted) throw signal.reason;
   const last = lines.end();
@@ -118,6 +134,11 @@ export class LineCutter<C extends Buffer | string> {
       this.pending.push(rest);
       this.pendingSize += this.size(rest);
     }
+  }
+
+  /** The unfinished line so far, left in place (for a message about it). */
+  unfinished(): C {
+    return this.join(this.pending);
   }
 
   /** The last line, when the input did not end with a line break; undefined when it did. */
