@@ -25,6 +25,10 @@ function installFatalHandler(io: CommandIo): void {
   // Only for the real process: a test calling main() in-process keeps its runner's own handling.
   if (fatalHandlerInstalled || io.stderr !== process.stderr) return;
   fatalHandlerInstalled = true;
+  // Standard error that cannot be written has nowhere to say so: a terminal that went away (EIO;
+  // its SIGHUP ends the run, exit 129), a reader that is done (`2>&1 | head`: EPIPE), a full disk.
+  // What was to be said there is lost and the run goes on; it is not an internal error (exit 1).
+  process.stderr.on('error', () => {});
   process.on('uncaughtException', (error: unknown) => {
     // process.exit below takes the temporary files with it (temp-files.ts, signal-exit).
     const text = error instanceof Error ? (error.stack ?? error.message) : String(error);
