@@ -193,6 +193,7 @@ export async function runSynthesisCommand(command: SynthesisCommandSpec, words: 
         warn: (l) => reporter.warn(l),
         early,
         timesWords: flags.words === true || flags.wordTimings !== undefined,
+        signal,
       });
       atEnd(() => target.close());
       reporter.setSecret(target.apiKey);

@@ -253,11 +253,42 @@ function checkSize(bytes: number, max: number, what: string): void {
 }
 
 /**
+ * The first line of a file, without its line break (a CR before it dropped), reading no further
+ * than that line: a file that holds a secret on its first line (`--api-key-file`). A FIFO or
+ * device is read as a stream; opening and reading it stop when `signal` aborts.
+ * @param what names the file in messages (`the API key file PATH`).
+ * @param maxBytes longest first line accepted, in bytes.
+ * @throws TtsError `usage` (exit 2): unreadable, a first line that is not strict UTF-8, has a NUL
+ *   byte or is longer than `maxBytes`; `signal.reason` when aborted.
+ */
+export async function readFirstLine(path: string, what: string, maxBytes: number, signal: AbortSignal): Promise<string> {
+  const parts: Buffer[] = [];
+  let size = 0;
+  // Bytes, cut at the first line break: what follows it is never read as text.
+  for await (const chunk of await openTextFile(path, Number.MAX_SAFE_INTEGER, signal, what)) {
+    const end = chunk.indexOf(0x0a);
+    const part = end === -1 ? chunk : chunk.subarray(0, end);
+    parts.push(part);
+    size += part.length;
+    // A NUL names itself at once (/dev/zero has no line break to wait for).
+    if (part.includes(0)) strictUtf8(Buffer.concat(parts), what, 0, false);
+    if (size > maxBytes) {
+      throw new TtsError('usage', `${what}: its first line is longer than ${formatByteSize(maxBytes, { exact: true })}`, { hint: 'put only the key on the first line' });
+    }
+    if (end !== -1) break;
+  }
+  let line = strictUtf8(Buffer.concat(parts), what, 0, true);
+  if (line.startsWith('\ufeff')) line = line.slice(1);
+  return line.endsWith('\r') ? line.slice(0, -1) : line;
+}
+
+/**
  * Opens a file for reading in blocks. A regular file larger than `maxBytes` is refused before
  * anything is read; a device or FIFO (-f /dev/stdin, -f <(cmd)) is read as a stream.
+ * @param what names the file in messages (default: its path).
  * @throws TtsError `usage` (exit 2) when it cannot be read.
  */
-async function openTextFile(path: string, maxBytes: number, signal: AbortSignal): Promise<AsyncIterable<Buffer>> {
+async function openTextFile(path: string, maxBytes: number, signal: AbortSignal, what = path): Promise<AsyncIterable<Buffer>> {
   if (signal.aborted) throw signal.reason;
   try {
     const info = await stat(path);
@@ -287,7 +318,7 @@ async function openTextFile(path: string, maxBytes: number, signal: AbortSignal)
   } catch (cause) {
     if (signal.aborted) throw signal.reason;
     if (cause instanceof TtsError) throw cause;
-    throw new TtsError('usage', `cannot read ${path}: ${fileProblem(cause)}`, { cause });
+    throw new TtsError('usage', `cannot read ${what}: ${fileProblem(cause)}`, { cause });
   }
 }
 
