@@ -6,7 +6,7 @@
 import { stat } from 'node:fs/promises';
 import { TtsError } from '../errors.js';
 import { openText, readLines } from './read.js';
-import { splitStream, splitText } from './split.js';
+import { splitStream } from './split.js';
 
 /** Where the text of a run comes from and how it is cut (the flags of docs/cli.md §1). */
 export interface TextSourceOptions {
@@ -44,7 +44,9 @@ export async function textSource(options: TextSourceOptions): Promise<{ pieces: 
     const lines = readLines(options.stdin, options.maxInputBytes, options.signal);
     return {
       pieces: (async function* () {
-        for await (const line of lines) yield* splitText(line, maxChars);
+        // A long line is split as it is requested, block by block like a file: split whole at
+        // once it held the first piece back and the event loop (Ctrl-C) for 0.5 s a MB.
+        for await (const line of lines) yield* splitStream(blocksOf(line), maxChars);
       })(),
     };
   }
@@ -68,6 +70,20 @@ export async function textSource(options: TextSourceOptions): Promise<{ pieces: 
     if (!ended) yield* { [Symbol.asyncIterator]: () => blocks };
   })();
   return { pieces: splitStream(rest, maxChars), text, whole: rest };
+}
+
+/** Size of the blocks a line is split in, in UTF-16 code units (as a file's blocks of 64 KiB). */
+const LINE_BLOCK_CHARS = 64 * 1024;
+
+/** `text` in blocks of about {@link LINE_BLOCK_CHARS}, none ending inside a surrogate pair. */
+async function* blocksOf(text: string): AsyncGenerator<string, void, undefined> {
+  for (let at = 0; at < text.length; ) {
+    let end = Math.min(text.length, at + LINE_BLOCK_CHARS);
+    const last = text.charCodeAt(end - 1);
+    if (end < text.length && last >= 0xd800 && last <= 0xdbff) end++;
+    yield text.slice(at, end);
+    at = end;
+  }
 }
 
 /**
