@@ -8,6 +8,19 @@ import { TtsError } from '../errors.js';
 import { openText, readLines } from './read.js';
 import { splitStream } from './split.js';
 
+/**
+ * A piece of a `--lines` line (docs/cli.md §1: the line is the unit — one cue, one pause, one
+ * sentence of the player — however many pieces it is cut in at `--max-chars`).
+ */
+export interface LinePiece {
+  text: string;
+  /** True for the line's first piece; its later pieces continue it. */
+  lineStart: boolean;
+}
+
+/** A piece of a run's text: plain text cut at sentence ends, or a piece of a `--lines` line. */
+export type TextPiece = string | LinePiece;
+
 /** Where the text of a run comes from and how it is cut (the flags of docs/cli.md §1). */
 export interface TextSourceOptions {
   /** Positional words (joined with single spaces); empty for stdin or `-f`. */
@@ -29,13 +42,13 @@ export interface TextSourceOptions {
 /**
  * The text to speak, as pieces of at most `maxChars`. Input that is empty or white space only
  * fails here, before any service or output is opened.
- * @returns the pieces, and the first text read (lets the built-in engine prepare for kanji;
+ * @returns the pieces ({@link LinePiece}s with `--lines`, else strings), and the first text read (lets the built-in engine prepare for kanji;
  *   absent with `--lines`), and — instead of the pieces, for a reader of markup such as SSML —
  *   the whole text unsplit, as read (absent with `--lines`). Read one of them, not both.
  * @throws TtsError `usage` (exit 2, docs/cli.md §3): `--lines` with words or `-f FILE`; empty
  *   text; and what {@link openText} refuses.
  */
-export async function textSource(options: TextSourceOptions): Promise<{ pieces: AsyncIterable<string>; text?: string; whole?: AsyncIterable<string> }> {
+export async function textSource(options: TextSourceOptions): Promise<{ pieces: AsyncIterable<TextPiece>; text?: string; whole?: AsyncIterable<string> }> {
   const { words, file, maxChars } = options;
   if (options.lines) {
     if (words.length > 0 || (file !== undefined && file !== '-')) {
@@ -46,7 +59,13 @@ export async function textSource(options: TextSourceOptions): Promise<{ pieces: 
       pieces: (async function* () {
         // A long line is split as it is requested, block by block like a file: split whole at
         // once it held the first piece back and the event loop (Ctrl-C) for 0.5 s a MB.
-        for await (const line of lines) yield* splitStream(blocksOf(line), maxChars);
+        for await (const line of lines) {
+          let lineStart = true;
+          for await (const text of splitStream(blocksOf(line), maxChars)) {
+            yield { text, lineStart };
+            lineStart = false;
+          }
+        }
       })(),
     };
   }
