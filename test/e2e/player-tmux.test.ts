@@ -269,6 +269,16 @@ describe('tts say, interactive, in tmux (docs/cli.md §12.2)', { skip }, () => {
     assertPlayed(await referenceAudio(), k, paused, k + 1);
   });
 
+  it('a background job (tts say … &) plays without the player: not stopped by the kernel for setting the terminal’s mode', async () => {
+    rmSync(join(dir, 'after'), { force: true });
+    runs++;
+    // `wait` says 150 (128 + SIGTTOU) for a job the kernel stopped.
+    pane.run(`clear; stty -g > ${dir}/before; node ${TTS_BIN} say --no-cache '${SENTENCES[0]}' & wait $!; echo EXIT${runs}=$?; stty -g > ${dir}/after`);
+    assert.equal(await exitCode(), 0, pane.screen());
+    assert.doesNotMatch(pane.screen(), /1 ×1\.0/, 'no player line');
+    assert.equal(readFileSync(join(dir, 'after'), 'utf8'), readFileSync(join(dir, 'before'), 'utf8'));
+  });
+
   it('a terminal that goes away (tmux killed) ends the run as SIGHUP says: exit 129 (docs/cli.md §3)', async () => {
     // Node before 24 aborted on the way out (exit 134, or a segfault) setting the mode of the
     // hung-up terminal back; Node 24 ended with exit 1 (the player's last line got EIO).
