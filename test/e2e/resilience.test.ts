@@ -312,15 +312,18 @@ describe('retries, recovery, long text, lines and interrupts', () => {
     );
   });
 
+  /** A service that speaks 'x' for KEY and refuses any other key (401 invalid_api_key). */
+  const speaksForKey = async (req: { headers: { authorization?: string | undefined } }, res: ServerResponse): Promise<void> => {
+    if (req.headers.authorization !== `Bearer ${KEY}`) refuse(res, 401, 'invalid_api_key');
+    else await speak(res, audioFor('x'));
+  };
+
   it('warns about a key file others can read, and never prints the key', async () => {
     const keyFile = join(dir, 'key');
     await writeFile(keyFile, `${KEY}\n`);
     await chmod(keyFile, 0o644);
     await withServer(
-      async (req, res) => {
-        if (req.headers.authorization !== `Bearer ${KEY}`) refuse(res, 401, 'invalid_api_key');
-        else await speak(res, audioFor('x'));
-      },
+      speaksForKey,
       async (server) => {
         const r = await runTtsInProcess(['stream', '--verbose', '--json', '--api-key-file', keyFile, 'x'], { env: { TTS_BASE_URL: server.url } });
         assert.equal(r.code, 0, r.stderr);
@@ -341,10 +344,7 @@ describe('retries, recovery, long text, lines and interrupts', () => {
     await writeFile(keyFile, Buffer.concat([Buffer.from(`${KEY}\r\n`), Buffer.from([0xff, 0x00, 0x0a])]));
     await chmod(keyFile, 0o600);
     await withServer(
-      async (req, res) => {
-        if (req.headers.authorization !== `Bearer ${KEY}`) refuse(res, 401, 'invalid_api_key');
-        else await speak(res, audioFor('x'));
-      },
+      speaksForKey,
       async (server) => {
         const r = await runTtsInProcess(['stream', '--api-key-file', keyFile, 'x'], { env: { TTS_BASE_URL: server.url } });
         assert.equal(r.code, 0, r.stderr);
