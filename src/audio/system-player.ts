@@ -23,6 +23,12 @@ const PRIMED_EXIT_MS = 1000;
 const STDERR_BYTES = 4096;
 /** How long abort() waits for the player to go after SIGTERM before SIGKILL, in ms. */
 const KILL_AFTER_MS = 1000;
+/**
+ * How long, once the player exited, its stdin and stderr may stay open, in ms: a process it
+ * started (a wrapper script's child left running) can hold them for ever, and the run must not
+ * wait for that.
+ */
+const STDIO_AFTER_EXIT_MS = 200;
 
 /**
  * The full path of program `name` on `env.PATH` (the first executable file by that name, as the
@@ -101,16 +107,28 @@ class PlayerSink implements AudioSink {
     // the exit code explains better.
     child.stdin?.on('error', () => {});
     this.exited = new Promise((resolve) => {
+      const end = (): void => {
+        this.ended = true;
+        resolve();
+      };
       child.once('error', (err) => {
         this.spawnError = err;
-        this.ended = true;
-        resolve();
+        end();
       });
-      child.once('close', (code, signal) => {
+      // 'close' comes once it exited and its pipes closed (its last stderr read); a pipe a child
+      // of its own still holds is let go after STDIO_AFTER_EXIT_MS.
+      child.once('exit', (code, signal) => {
         this.code = code;
         this.signal = signal;
-        this.ended = true;
-        resolve();
+        const late = setTimeout(() => {
+          child.stdin?.destroy();
+          child.stderr?.destroy();
+          end();
+        }, STDIO_AFTER_EXIT_MS);
+        child.once('close', () => {
+          clearTimeout(late);
+          end();
+        });
       });
     });
   }

@@ -93,7 +93,7 @@ export function bashScript(specs: readonly CommandSpec[]): string {
     for (const f of s.flags) {
       if (f.values === undefined) continue;
       const pattern = f.names.map((n) => `"${s.name} ${n}"`).join('|');
-      const action = f.values === 'files' ? 'COMPREPLY=($(compgen -f -- "$cur"))' : f.values === 'free' ? 'COMPREPLY=()' : `COMPREPLY=($(compgen -W "${q(f.values)}" -- "$cur"))`;
+      const action = f.values === 'files' ? '_tts_files' : f.values === 'free' ? 'COMPREPLY=()' : `COMPREPLY=($(compgen -W "${q(f.values)}" -- "$cur"))`;
       valueCases.push(`    ${pattern}) ${action}; return 0;;`);
     }
     flagCases.push(`      ${s.name}) COMPREPLY=($(compgen -W "${q(s.flags.flatMap((f) => f.names))} --help" -- "$cur"));;`);
@@ -101,6 +101,14 @@ export function bashScript(specs: readonly CommandSpec[]): string {
   }
   return `# bash completion for tts (printed by \`tts completion bash\`; docs/cli.md §1)
 # Install: tts completion bash > ~/.local/share/bash-completion/completions/tts
+# File names starting with $cur, each kept whole (a name with spaces or * is one name, never
+# split or expanded); bash then quotes them and adds a folder's /.
+_tts_files() {
+  local f
+  COMPREPLY=()
+  while IFS= read -r f; do COMPREPLY+=("$f"); done < <(compgen -f -- "$cur")
+  if [[ -n "\${BASH_VERSION-}" ]]; then compopt -o filenames 2>/dev/null; fi
+}
 _tts() {
   local cur="\${COMP_WORDS[COMP_CWORD]}" prev="" cmd="" i
   (( COMP_CWORD > 0 )) && prev="\${COMP_WORDS[COMP_CWORD-1]}"

@@ -101,6 +101,19 @@ export async function doctor(program: Command, flags: { profile?: string }, io: 
       } else {
         const mode = (info.mode & 0o777).toString(8);
         out('key file', `${keyFile.value}: mode ${mode}${(info.mode & 0o077) !== 0 ? ` — others can read it; chmod 600 ${keyFile.value}` : ' (only you can read it)'}`);
+        // Read as `tts say` reads it (its first line, never shown); not a FIFO or a device, whose
+        // reading would wait for a writer or take what is meant for the run.
+        if (info.isFile()) {
+          const { readKeyFile } = await import('../speak/choose-service.js');
+          const unusable = await readKeyFile(keyFile.value, () => {}).then(
+            () => undefined,
+            (e: unknown) => (e instanceof Error ? e.message : String(e)),
+          );
+          if (unusable !== undefined) {
+            out('', `cannot be used: ${unusable}`);
+            problems.push(`the API key file cannot be used (${unusable})`);
+          }
+        }
       }
     }
   }

@@ -6,7 +6,8 @@
  * of the commands, only those the run needs (commands.ts); the others are listed from its table.
  */
 import type { EventEmitter } from 'node:events';
-import { readFileSync } from 'node:fs';
+import { closeSync, readFileSync } from 'node:fs';
+import { isatty } from 'node:tty';
 import { Command, CommanderError, Help } from 'commander';
 import { EXIT, TtsError } from '../errors.js';
 import { COMMANDS, commandsToLoad, synthesisOptionsOf } from './commands.js';
@@ -28,6 +29,11 @@ function installFatalHandler(io: CommandIo): void {
   // Only for the real process: a test calling main() in-process keeps its runner's own handling.
   if (fatalHandlerInstalled || io.stderr !== process.stderr) return;
   fatalHandlerInstalled = true;
+  // Standard error that cannot be written has nowhere to say so: a terminal that went away (EIO;
+  // its SIGHUP ends the run, exit 129), a reader that is done (`2>&1 | head`: EPIPE), a full disk.
+  // What was to be said there is lost and the run goes on; it is not an internal error (exit 1).
+  process.stderr.on('error', () => {});
+  forgetHungUpTerminal();
   process.on('uncaughtException', (error: unknown) => {
     // process.exit below takes the temporary files with it (temp-files.ts, signal-exit).
     const text = error instanceof Error ? (error.stack ?? error.message) : String(error);
@@ -35,6 +41,30 @@ function installFatalHandler(io: CommandIo): void {
     io.stderr.write('tts:   this is a bug in tts; please report it with the lines below\n');
     for (const line of text.split('\n').slice(1)) io.stderr.write(`tts: ${escapeControls(line)}\n`);
     process.exit(EXIT.internal);
+  });
+}
+
+/**
+ * On its way out, Node sets the mode of stdin, stdout and stderr back when they are terminals
+ * (its ResetStdio), and before Node 24 it aborts when that fails (exit 134, or a segfault as it
+ * reports it; nodejs/node#58200): as it does when the terminal went away (a closed window, a
+ * dropped ssh connection, tmux killed) and the run ends on its SIGHUP, which should be exit 129
+ * (docs/cli.md §3). So, at exit, each of them that was a terminal and is one no more (the
+ * hung-up terminal answers EIO) is closed: Node skips a closed one. Nothing can be written to a
+ * hung-up terminal anyway.
+ */
+function forgetHungUpTerminal(): void {
+  const terminals = [0, 1, 2].filter((fd) => isatty(fd));
+  if (terminals.length === 0) return;
+  process.on('exit', () => {
+    for (const fd of terminals) {
+      if (isatty(fd)) continue;
+      try {
+        closeSync(fd);
+      } catch {
+        // Closed already: Node skips it too.
+      }
+    }
   });
 }
 

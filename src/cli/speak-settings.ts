@@ -8,6 +8,7 @@ import type { Language } from '../protocol/types.js';
 import { languageForVoice } from '../protocol/voices.js';
 import type { SpeakOptions } from '../speak/run.js';
 import { sentencePieces } from '../text/sentences.js';
+import type { TextPiece } from '../text/source.js';
 import type { SynthesisFlags } from './flags.js';
 
 /** The flag-derived settings of {@link SpeakOptions}. */
@@ -49,7 +50,12 @@ export function speakSettings(flags: SynthesisFlags): FlagSettings {
  * between sentences and a cue spans one), and so for the interactive player (`interactive`:
  * ← / → step by sentence, docs/cli.md §12.2); with `--lines` a line is the unit already.
  */
-export function piecesFor(pieces: AsyncIterable<string>, flags: SynthesisFlags, interactive = false): AsyncIterable<string> {
+export function piecesFor(pieces: AsyncIterable<TextPiece>, flags: SynthesisFlags, interactive = false): AsyncIterable<TextPiece> {
   const bySentence = (interactive || flags.pause !== undefined || flags.subtitles !== undefined) && flags.lines !== true;
-  return bySentence ? sentencePieces(pieces) : pieces;
+  return bySentence ? sentencePieces(textsOf(pieces)) : pieces;
+}
+
+/** The text of each piece (plain text: its pieces are strings already). */
+async function* textsOf(pieces: AsyncIterable<TextPiece>): AsyncGenerator<string, void, undefined> {
+  for await (const piece of pieces) yield typeof piece === 'string' ? piece : piece.text;
 }

@@ -33,7 +33,7 @@ import { scriptByName, scriptSpansOf } from './script-input.js';
 import type { SpeechSpan } from '../text/spans.js';
 import type { EarlyEngine } from '../server/embedded-engine.js';
 import type { InteractiveSession } from '../player/interactive.js';
-import { interactiveMode } from '../player/mode.js';
+import { inBackground, interactiveMode } from '../player/mode.js';
 import { PlayerStopped } from '../player/stopped.js';
 
 /** The `--json` summary line (docs/cli.md §1). */
@@ -195,6 +195,7 @@ export async function runSynthesisCommand(command: SynthesisCommandSpec, words: 
         early,
         warmUp: audioOnlyToFiles(command.name, flags, io),
         timesWords: flags.words === true || flags.wordTimings !== undefined,
+        signal,
       });
       atEnd(() => target.close());
       reporter.setSecret(target.apiKey);
@@ -212,6 +213,8 @@ export async function runSynthesisCommand(command: SynthesisCommandSpec, words: 
               verbose: flags.verbose === true,
               playOnly: plan.play && plan.file === undefined && plan.stdout === undefined,
               textFromTerminal: words.length === 0 && (flags.file === undefined || flags.file === '-') && io.stdin.isTTY === true,
+              // Only the real process has a terminal of its own to be in the background of.
+              background: () => io.stderr === process.stderr && inBackground(),
             })
           : undefined;
       if (mode !== undefined) {

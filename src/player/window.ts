@@ -77,7 +77,10 @@ export type WindowRead =
  * Sentences before the cursor are dropped oldest first when the bound is passed; the sentence
  * at the cursor and those after it are never dropped, so the producer waits instead — except
  * for the sentence at the cursor itself, which is always taken whole (a single sentence larger
- * than the window would otherwise wait for ever; a sentence is bounded by --max-chars).
+ * than the window would otherwise wait for ever). A sentence takes no further piece once it
+ * holds {@link partLimitBytes}: the piece starts a sentence of its own ({@link appendText}), so
+ * a text without sentence ends, or a long `--lines` line, is held in parts and the one taken
+ * whole stays small (it held all its audio, growing while paused, until memory ran out).
  */
 export class SentenceWindow {
   readonly #sentences: HeldSentence[] = [];
@@ -89,6 +92,12 @@ export class SentenceWindow {
   #closed: Error | undefined;
 
   /**
+   * Bytes of audio after which a sentence takes no further piece (an eighth of the window: 8 MiB,
+   * about 3 minutes of 24 kHz 16-bit mono, for the default).
+   */
+  readonly partLimitBytes: number;
+
+  /**
    * @param limitBytes most audio bytes held (≥ 1).
    * @param changes notified on every change, for the reader and the producer alike.
    */
@@ -97,6 +106,7 @@ export class SentenceWindow {
     readonly changes: Notifier = new Notifier(),
   ) {
     if (!(limitBytes >= 1)) throw new RangeError(`the window must hold at least one byte, got ${limitBytes}`);
+    this.partLimitBytes = Math.max(1, Math.floor(limitBytes / 8));
   }
 
   /** Audio bytes held now. */
@@ -132,10 +142,13 @@ export class SentenceWindow {
     this.changes.notify();
   }
 
-  /** Appends text to the current sentence (a piece continuing it); begins one if there is none. */
+  /**
+   * Appends text to the current sentence (a piece continuing it); begins one if there is none, or
+   * when the current one already holds {@link partLimitBytes} of audio.
+   */
   appendText(text: string): void {
     const last = this.#sentences.at(-1);
-    if (last === undefined || last.complete) return this.startSentence(text);
+    if (last === undefined || last.complete || last.bytes >= this.partLimitBytes) return this.startSentence(text);
     last.text += text;
     this.changes.notify();
   }

@@ -7,8 +7,9 @@ import type { Duplex } from 'node:stream';
 import { safeOrigin } from '../client/safe-origin.js';
 import { assertSecureTransport } from '../client/auth.js';
 import { endpointUrl } from '../client/sse.js';
-import { readFile, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import { fileProblem, TtsError } from '../errors.js';
+import { readFirstLine } from '../text/read.js';
 import type { EarlyEngine } from '../server/embedded-engine.js';
 import { discardEarlyWorker } from '../engine/early-worker.js';
 
@@ -48,6 +49,8 @@ export interface ServiceChoice {
   text?: string | undefined;
   /** An engine started for this run ahead of its service (issue 20): the embedded service takes it. */
   early?: EarlyEngine | undefined;
+  /** Stops reading the key file (Ctrl-C while a FIFO there waits for its writer). */
+  signal?: AbortSignal | undefined;
   /**
    * The run's audio goes only to files (cli/synthesis-command.ts audioOnlyToFiles): an embedded
    * engine started here warms Flite up before the first job (EngineWorkerData.warmUp).
@@ -94,7 +97,7 @@ export async function resolveService(choice: ServiceChoice): Promise<ServiceTarg
   // A base URL that is no URL (or not http/https) is a bad value, exit 2 (docs/cli.md §3), whether a
   // key is given or not: checked before the key, as the request would check it.
   assertSecureTransport(endpointUrl(baseUrl, ''), true);
-  const apiKey = choice.apiKeyFile !== undefined ? await readKeyFile(choice.apiKeyFile, choice.warn) : nonEmpty(choice.env['TTS_API_KEY']);
+  const apiKey = choice.apiKeyFile !== undefined ? await readKeyFile(choice.apiKeyFile, choice.warn, choice.signal) : nonEmpty(choice.env['TTS_API_KEY']);
   if (apiKey === undefined) {
     throw new TtsError('no_api_key', `a service is configured (${safeOrigin(baseUrl)}), but no API key was given for it`, {
       hint: 'set TTS_API_KEY, or use --api-key-file PATH (or --offline for the built-in engine)',
@@ -105,23 +108,27 @@ export async function resolveService(choice: ServiceChoice): Promise<ServiceTarg
 }
 
 
+/** Longest first line of a key file, in bytes: a key is far shorter. */
+const MAX_KEY_LINE_BYTES = 64 * 1024;
+
 /**
- * Reads a key file: its first line, trimmed. Warns, as ssh does for private keys, when group
- * or others may read it.
+ * Reads a key file: its first line, trimmed, and nothing after it (a FIFO or a device such as
+ * /dev/zero is read only that far, and Ctrl-C stops the wait for a FIFO's writer). Warns, as ssh
+ * does for private keys, when group or others may read it.
+ * @throws TtsError `usage` (exit 2) when it cannot be read, is not UTF-8 text, or its first line
+ *   is over 64 KiB; `no_api_key` (exit 3) when its first line is empty; `signal.reason` on abort.
  */
-async function readKeyFile(path: string, warn: (line: string) => void): Promise<string> {
-  let text: string;
+export async function readKeyFile(path: string, warn: (line: string) => void, signal: AbortSignal = new AbortController().signal): Promise<string> {
   try {
     const info = await stat(path);
     if ((info.mode & 0o077) !== 0) {
       warn(`warning: ${path} is readable by others (mode ${(info.mode & 0o777).toString(8)}); chmod 600 ${path}`);
     }
-    text = await readFile(path, 'utf8');
   } catch (cause) {
     throw new TtsError('usage', `cannot read the API key file ${path}: ${fileProblem(cause)}`, { cause });
   }
-  const key = text.split(/\r?\n/, 1)[0]?.trim();
-  if (key === undefined || key === '') throw new TtsError('no_api_key', `the API key file ${path} is empty`, { hint: 'put the key on its first line' });
+  const key = (await readFirstLine(path, `the API key file ${path}`, MAX_KEY_LINE_BYTES, signal)).trim();
+  if (key === '') throw new TtsError('no_api_key', `the API key file ${path} is empty`, { hint: 'put the key on its first line' });
   return key;
 }
 

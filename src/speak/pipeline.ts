@@ -16,6 +16,7 @@ import { isPieceEnd, isPieceStart, type PieceVoice, type PipelineItem } from './
 import { sentenceBreakBetween } from '../text/sentences.js';
 import { carriesTiming, type SpanPiece } from '../text/span-pieces.js';
 import type { SpeechSpan } from '../text/spans.js';
+import type { TextPiece } from '../text/source.js';
 
 export { isPieceEnd, isPieceStart, type PieceEnd, type PieceStart, type PipelineItem } from './piece-end.js';
 
@@ -32,10 +33,11 @@ export interface RequestStats {
 export type OpenStream = (text: string, signal: AbortSignal, piece?: PieceVoice) => AsyncIterable<AudioChunk>;
 
 /**
- * What the pipeline reads: plain text already split (a string per piece), or pieces of speech
- * spans (text/span-pieces.ts), each requested with its span's voice and language.
+ * What the pipeline reads: plain text already split (a string per piece), the pieces of
+ * `--lines` lines (text/source.ts), or pieces of speech spans (text/span-pieces.ts), each
+ * requested with its span's voice and language.
  */
-export type PieceInput = string | SpanPiece;
+export type PieceInput = TextPiece | SpanPiece;
 
 /** How to synthesize. */
 export interface PipelineOptions {
@@ -127,10 +129,15 @@ export async function* audioInOrderMarked(pieces: AsyncIterable<PieceInput>, opt
       let previous: string | undefined;
       // The span whose first piece had nothing to say: its next piece opens it instead.
       let opening: SpeechSpan | undefined;
+      // The current --lines line had a piece queued: its later pieces continue it.
+      let lineSpoken = false;
       for await (const input of pieces) {
         const piece = typeof input === 'string' ? input : input.text;
-        const span = typeof input === 'string' ? undefined : input.span;
-        const opensSpan = typeof input !== 'string' && (input.first || opening === input.span);
+        const line = typeof input !== 'string' && 'lineStart' in input ? input : undefined;
+        const spanPiece = typeof input !== 'string' && 'span' in input ? input : undefined;
+        const span = spanPiece?.span;
+        const opensSpan = spanPiece !== undefined && (spanPiece.first || opening === span);
+        if (line?.lineStart === true) lineSpoken = false;
         let queued: QueuedPiece;
         // A piece with nothing to speak (a sentence's "." cut off at --max-chars, emoji alone) is
         // never sent: the service refuses it (docs/protocol.md §7 text_string_required).
@@ -147,7 +154,12 @@ export async function* audioInOrderMarked(pieces: AsyncIterable<PieceInput>, opt
         } else {
           // A span's first piece begins a sentence unless the span says it continues one
           // (SSML text after a mid-sentence `break` or `prosody`).
-          const joins = opensSpan ? previous !== undefined && span!.newSentence === false : bySentence && previous !== undefined && !sentenceBreakBetween(previous, piece);
+          const joins = opensSpan
+            ? previous !== undefined && span!.newSentence === false
+            : line !== undefined
+              ? lineSpoken
+              : bySentence && previous !== undefined && !sentenceBreakBetween(previous, piece);
+          if (line !== undefined) lineSpoken = true;
           previous = piece;
           queued = span === undefined ? { text: piece, joins } : { text: piece, joins, span, opensSpan };
         }

@@ -24,6 +24,7 @@ import { TtsError } from '../errors.js';
 import { LANGUAGES, type Language } from '../protocol/types.js';
 import { lineIndex, parseSettingsToml, readSettingsFile } from '../settings-file.js';
 import { splitText } from './split.js';
+import type { TextPiece } from './source.js';
 
 /** Largest lexicon file read, in bytes (1 MiB: some 30,000 entries). */
 export const MAX_LEXICON_BYTES = 1024 * 1024;
@@ -276,8 +277,14 @@ function readLexiconText(path: string, required: boolean): Promise<string | unde
 
 /**
  * Pieces of plain text with the lexicon applied, each cut again to at most `maxChars` code points
- * (a replacement may lengthen a piece; text/split.ts).
+ * (a replacement may lengthen a piece; text/split.ts); the parts of a `--lines` piece continue its line.
  */
-export async function* rewritePieces(pieces: AsyncIterable<string>, rewrite: Rewrite, language: Language, maxChars: number): AsyncIterable<string> {
-  for await (const piece of pieces) yield* splitText(rewrite(piece, language), maxChars);
+export async function* rewritePieces(pieces: AsyncIterable<TextPiece>, rewrite: Rewrite, language: Language, maxChars: number): AsyncIterable<TextPiece> {
+  for await (const piece of pieces) {
+    if (typeof piece === 'string') {
+      yield* splitText(rewrite(piece, language), maxChars);
+      continue;
+    }
+    for (const [i, text] of splitText(rewrite(piece.text, language), maxChars).entries()) yield { text, lineStart: piece.lineStart && i === 0 };
+  }
 }

@@ -58,23 +58,39 @@ export async function openText(input: TextInput): Promise<AsyncIterable<string>>
 /**
  * `--lines` (docs/cli.md §1): each line of stdin that has something to say, as soon as its line
  * break (LF; a CR before it is dropped) arrives; the last line also without one.
- * @throws TtsError `usage` (exit 2) on a line that is not strict UTF-8, has a NUL byte, or grows
- *   past `maxInputBytes` without a line break; naming the line and its byte offset.
+ * @throws TtsError `usage` (exit 2) on a line that is not strict UTF-8, has a NUL byte, or is
+ *   longer than `maxInputBytes`, naming the line and its byte offset — as soon as the bad byte or
+ *   the byte past the limit arrives, also before the line's break.
  */
 export async function* readLines(stdin: NodeJS.ReadableStream, maxInputBytes: number, signal: AbortSignal): AsyncGenerator<string, void, undefined> {
   const lines = new LineCutter<Buffer>(0x0a, (parts) => Buffer.concat(parts), (b) => b.length);
   let lineNumber = 0;
+  const what = (): string => `line ${lineNumber + 1} of standard input`;
   const emit = (bytes: Buffer): string | undefined => {
+    checkSize(bytes.length, maxInputBytes, what());
+    const line = strictUtf8(bytes, what(), 0, true);
     lineNumber++;
-    const line = strictUtf8(bytes, `line ${lineNumber} of standard input`, 0, true);
     return line.trim() === '' ? undefined : line;
   };
+  // The unfinished line is checked as its bytes arrive (/dev/zero has no line break to wait for).
+  let unfinished = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
   for await (const chunk of abortable(stdin, signal)) {
     for (const bytes of lines.cut(chunk)) {
       const line = emit(bytes);
       if (line !== undefined) yield line;
     }
-    checkSize(lines.pendingSize, maxInputBytes, `line ${lineNumber + 1} of standard input`);
+    checkSize(lines.pendingSize, maxInputBytes, what());
+    const lastBreak = chunk.lastIndexOf(0x0a);
+    if (lastBreak !== -1) unfinished = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+    const tail = chunk.subarray(lastBreak + 1);
+    let bad = tail.includes(0);
+    try {
+      unfinished.decode(tail, { stream: true });
+    } catch {
+      bad = true;
+    }
+    // Names the first bad byte of the line so far (a sequence cut at its end is not one yet).
+    if (bad) strictUtf8(lines.unfinished(), what(), 0, false);
   }
   if (signal.aborted) throw signal.reason;
   const last = lines.end();
@@ -118,6 +134,11 @@ export class LineCutter<C extends Buffer | string> {
       this.pending.push(rest);
       this.pendingSize += this.size(rest);
     }
+  }
+
+  /** The unfinished line so far, left in place (for a message about it). */
+  unfinished(): C {
+    return this.join(this.pending);
   }
 
   /** The last line, when the input did not end with a line break; undefined when it did. */
@@ -232,12 +253,43 @@ function checkSize(bytes: number, max: number, what: string): void {
 }
 
 /**
+ * The first line of a file, without its line break (a CR before it dropped), reading no further
+ * than that line: a file that holds a secret on its first line (`--api-key-file`). A FIFO or
+ * device is read as a stream; opening and reading it stop when `signal` aborts.
+ * @param what names the file in messages (`the API key file PATH`).
+ * @param maxBytes longest first line accepted, in bytes.
+ * @throws TtsError `usage` (exit 2): unreadable, a first line that is not strict UTF-8, has a NUL
+ *   byte or is longer than `maxBytes`; `signal.reason` when aborted.
+ */
+export async function readFirstLine(path: string, what: string, maxBytes: number, signal: AbortSignal): Promise<string> {
+  const parts: Buffer[] = [];
+  let size = 0;
+  // Bytes, cut at the first line break: what follows it is never read as text.
+  for await (const chunk of await openTextFile(path, Number.MAX_SAFE_INTEGER, signal, what)) {
+    const end = chunk.indexOf(0x0a);
+    const part = end === -1 ? chunk : chunk.subarray(0, end);
+    parts.push(part);
+    size += part.length;
+    // A NUL names itself at once (/dev/zero has no line break to wait for).
+    if (part.includes(0)) strictUtf8(Buffer.concat(parts), what, 0, false);
+    if (size > maxBytes) {
+      throw new TtsError('usage', `${what}: its first line is longer than ${formatByteSize(maxBytes, { exact: true })}`, { hint: 'put only the key on the first line' });
+    }
+    if (end !== -1) break;
+  }
+  let line = strictUtf8(Buffer.concat(parts), what, 0, true);
+  if (line.startsWith('\ufeff')) line = line.slice(1);
+  return line.endsWith('\r') ? line.slice(0, -1) : line;
+}
+
+/**
  * Opens a file for reading in blocks. A regular file larger than `maxBytes` is refused before
  * anything is read; a device or FIFO (-f /dev/stdin, -f <(cmd)) is read as a stream. A FIFO's
  * open waits for a writer; an abort ends that wait (fifo-open.ts).
+ * @param what names the file in messages (default: its path).
  * @throws TtsError `usage` (exit 2) when it cannot be read; `signal.reason` once aborted.
  */
-async function openTextFile(path: string, maxBytes: number, signal: AbortSignal): Promise<AsyncIterable<Buffer>> {
+async function openTextFile(path: string, maxBytes: number, signal: AbortSignal, what = path): Promise<AsyncIterable<Buffer>> {
   if (signal.aborted) throw signal.reason;
   try {
     const info = await stat(path);
@@ -252,7 +304,7 @@ async function openTextFile(path: string, maxBytes: number, signal: AbortSignal)
   } catch (cause) {
     if (signal.aborted) throw signal.reason;
     if (cause instanceof TtsError) throw cause;
-    throw new TtsError('usage', `cannot read ${path}: ${fileProblem(cause)}`, { cause });
+    throw new TtsError('usage', `cannot read ${what}: ${fileProblem(cause)}`, { cause });
   }
 }
 

@@ -6,7 +6,20 @@
 import { stat } from 'node:fs/promises';
 import { TtsError } from '../errors.js';
 import { openText, readLines } from './read.js';
-import { splitStream, splitText } from './split.js';
+import { splitStream } from './split.js';
+
+/**
+ * A piece of a `--lines` line (docs/cli.md §1: the line is the unit — one cue, one pause, one
+ * sentence of the player — however many pieces it is cut in at `--max-chars`).
+ */
+export interface LinePiece {
+  text: string;
+  /** True for the line's first piece; its later pieces continue it. */
+  lineStart: boolean;
+}
+
+/** A piece of a run's text: plain text cut at sentence ends, or a piece of a `--lines` line. */
+export type TextPiece = string | LinePiece;
 
 /** Where the text of a run comes from and how it is cut (the flags of docs/cli.md §1). */
 export interface TextSourceOptions {
@@ -29,13 +42,13 @@ export interface TextSourceOptions {
 /**
  * The text to speak, as pieces of at most `maxChars`. Input that is empty or white space only
  * fails here, before any service or output is opened.
- * @returns the pieces, and the first text read (lets the built-in engine prepare for kanji;
+ * @returns the pieces ({@link LinePiece}s with `--lines`, else strings), and the first text read (lets the built-in engine prepare for kanji;
  *   absent with `--lines`), and — instead of the pieces, for a reader of markup such as SSML —
  *   the whole text unsplit, as read (absent with `--lines`). Read one of them, not both.
  * @throws TtsError `usage` (exit 2, docs/cli.md §3): `--lines` with words or `-f FILE`; empty
  *   text; and what {@link openText} refuses.
  */
-export async function textSource(options: TextSourceOptions): Promise<{ pieces: AsyncIterable<string>; text?: string; whole?: AsyncIterable<string> }> {
+export async function textSource(options: TextSourceOptions): Promise<{ pieces: AsyncIterable<TextPiece>; text?: string; whole?: AsyncIterable<string> }> {
   const { words, file, maxChars } = options;
   if (options.lines) {
     if (words.length > 0 || (file !== undefined && file !== '-')) {
@@ -44,7 +57,15 @@ export async function textSource(options: TextSourceOptions): Promise<{ pieces: 
     const lines = readLines(options.stdin, options.maxInputBytes, options.signal);
     return {
       pieces: (async function* () {
-        for await (const line of lines) yield* splitText(line, maxChars);
+        // A long line is split as it is requested, block by block like a file: split whole at
+        // once it held the first piece back and the event loop (Ctrl-C) for 0.5 s a MB.
+        for await (const line of lines) {
+          let lineStart = true;
+          for await (const text of splitStream(blocksOf(line), maxChars)) {
+            yield { text, lineStart };
+            lineStart = false;
+          }
+        }
       })(),
     };
   }
@@ -68,6 +89,20 @@ export async function textSource(options: TextSourceOptions): Promise<{ pieces: 
     if (!ended) yield* { [Symbol.asyncIterator]: () => blocks };
   })();
   return { pieces: splitStream(rest, maxChars), text, whole: rest };
+}
+
+/** Size of the blocks a line is split in, in UTF-16 code units (as a file's blocks of 64 KiB). */
+const LINE_BLOCK_CHARS = 64 * 1024;
+
+/** `text` in blocks of about {@link LINE_BLOCK_CHARS}, none ending inside a surrogate pair. */
+async function* blocksOf(text: string): AsyncGenerator<string, void, undefined> {
+  for (let at = 0; at < text.length; ) {
+    let end = Math.min(text.length, at + LINE_BLOCK_CHARS);
+    const last = text.charCodeAt(end - 1);
+    if (end < text.length && last >= 0xd800 && last <= 0xdbff) end++;
+    yield text.slice(at, end);
+    at = end;
+  }
 }
 
 /**

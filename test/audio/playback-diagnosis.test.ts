@@ -4,12 +4,12 @@
  * ALSA with no card; one short first line, the per-player details only under --verbose.
  */
 import assert from 'node:assert/strict';
-import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { openPlayback } from '../../src/audio/playback.js';
-import { findOnPath } from '../../src/audio/system-player.js';
+import { findOnPath, openSystemPlayerSink } from '../../src/audio/system-player.js';
 import { alsaCards, playbackDiagnosis, speakerBuild, speakerDetail, speakerFix, type BackendReport } from '../../src/audio/playback-diagnosis.js';
 import { TtsError } from '../../src/errors.js';
 
@@ -100,6 +100,27 @@ describe('playback diagnosis (issue 19 §9, §10)', () => {
     } finally {
       await rm(bin, { recursive: true, force: true });
     }
+  });
+
+  it('a player whose child keeps its pipes open: stopped without waiting for that child (Ctrl-C, tts doctor)', { timeout: 30_000 }, async (t) => {
+    const dir = await mkdtemp(join(tmpdir(), 'tts-player-child-'));
+    const pidFile = join(dir, 'child.pid');
+    // Also after a timeout: the child holds pipes of this process, which would not end otherwise.
+    t.after(async () => {
+      try {
+        process.kill(Number(await readFile(pidFile, 'utf8')), 'SIGKILL');
+      } catch {
+        // Never started, or gone.
+      }
+      await rm(dir, { recursive: true, force: true });
+    });
+    // A wrapper script that ignores SIGTERM and leaves a child holding its stdin and stderr.
+    const player = join(dir, 'aplay');
+    await writeFile(player, `#!/bin/sh\ntrap '' TERM\nsleep 1000 &\necho $! > ${pidFile}\nwait\n`);
+    await chmod(player, 0o755);
+    const sink = await openSystemPlayerSink(SPEC, { name: 'aplay', args: () => [], from: 'a test' }, player);
+    // Stopped (SIGTERM, then SIGKILL after 1 s): before, abort() waited for the child's end.
+    await sink.abort();
   });
 
   it('findOnPath (the which package): absolute PATH entries only, and an empty PATH finds nothing', async () => {

@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -26,6 +26,16 @@ function complete(script: string, words: string[], cwd: string): string[] {
 
 const have = (shell: string): boolean => spawnSync('sh', ['-c', `command -v ${shell}`]).status === 0;
 
+/** Polls `screen` every 50 ms until it matches `pattern` (at most 20 s). */
+async function screenShows(screen: () => string, pattern: RegExp): Promise<void> {
+  const end = performance.now() + 20_000;
+  let last = '';
+  while (!pattern.test((last = screen()))) {
+    assert.ok(performance.now() < end, `the screen never showed ${pattern}:\n${last}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
 describe('tts completion', () => {
   let dir: string;
   let script: string;
@@ -38,6 +48,13 @@ describe('tts completion', () => {
     script = join(dir, 'tts.bash');
     await writeFile(script, r.stdout);
     await writeFile(join(dir, 'notes.txt'), 'hello');
+    // Names a shell must keep whole: a space, a glob character.
+    await writeFile(join(dir, 'two words.txt'), '');
+    await writeFile(join(dir, '*'), '');
+    // A `tts` on PATH, for zsh to complete its command line.
+    await mkdir(join(dir, 'bin'));
+    await writeFile(join(dir, 'bin', 'tts'), '#!/bin/sh\n');
+    await chmod(join(dir, 'bin', 'tts'), 0o755);
     for (const shell of ['zsh', 'fish'] as const) {
       const out = await runTtsInProcess(['completion', shell]);
       assert.equal(out.code, 0, out.stderr);
@@ -73,6 +90,30 @@ describe('tts completion', () => {
     assert.deepEqual(complete(script, ['tts', 'config', ''], dir).sort(), ['path', 'show']);
     assert.deepEqual(complete(script, ['tts', 'completion', ''], dir).sort(), ['bash', 'fish', 'zsh']);
     assert.deepEqual(complete(script, ['tts', 'say', '--timeout', ''], dir), [], 'a number: nothing to offer');
+  });
+
+  it('bash: a file name with a space or a * is one name, never split or expanded', () => {
+    assert.deepEqual(complete(script, ['tts', 'say', '-f', 'tw'], dir), ['two words.txt']);
+    assert.deepEqual(complete(script, ['tts', '-o', '*'], dir), ['*']);
+    assert.deepEqual(complete(script, ['tts', 'stream', '--subtitles', ''], dir).sort(), ['*', 'bin', 'notes.txt', 'tts.bash', 'tts.fish', 'tts.zsh', 'two words.txt']);
+  });
+
+  it('zsh: a file name with a space is one name, in a real zsh', { skip: (!have('zsh') && 'zsh is not installed') || (!have('tmux') && 'tmux is not installed') }, async () => {
+    // Completion needs zsh's line editor: a terminal of tmux's, keys in, the screen back.
+    const socket = `tts-completion-${process.pid}`;
+    const tmux = (...args: string[]): string => spawnSync('tmux', ['-L', socket, ...args], { encoding: 'utf8' }).stdout;
+    const bin = join(dir, 'bin');
+    tmux('new-session', '-d', '-s', 'z', '-x', '120', '-y', '10', '-c', dir, '-e', `PATH=${bin}:${process.env['PATH']}`, '-e', 'PS1=$ ', '-e', `HOME=${dir}`, 'zsh -f');
+    try {
+      tmux('send-keys', '-t', 'z', '-l', `source ${join(dir, 'tts.zsh')}; echo sourced`);
+      tmux('send-keys', '-t', 'z', 'Enter');
+      await screenShows(() => tmux('capture-pane', '-p', '-t', 'z'), /^sourced$/m);
+      tmux('send-keys', '-t', 'z', '-l', 'tts -f tw');
+      tmux('send-keys', '-t', 'z', 'Tab');
+      await screenShows(() => tmux('capture-pane', '-p', '-t', 'z'), /tts -f two\\ words\.txt/);
+    } finally {
+      spawnSync('tmux', ['-L', socket, 'kill-server']);
+    }
   });
 
   it('zsh: loads through bashcompinit and defines the same function', () => {

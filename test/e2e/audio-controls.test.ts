@@ -283,6 +283,18 @@ describe('audio the user asked for (issue 11)', () => {
     assert.ok(Math.abs(cues.at(-1)!.end - r.stdout.length / 48000) <= 0.25);
   });
 
+  it('--pause with --lines: none between the parts of a line longer than --max-chars, one between lines', async () => {
+    const input = 'Apples ripen slowly in the autumn sun and bridges carry trains across the wide river.\nSecond line.\n';
+    const seconds = async (flags: string[]): Promise<number> => {
+      const r = await runTtsInProcess(['stream', '-q', '--lines', '--raw', '--voice', 'en-man-1', '--max-chars', '30', ...flags], { env, input });
+      assert.equal(r.code, 0, r.stderr);
+      return r.stdout.length / 48000;
+    };
+    const plain = await seconds([]);
+    const paused = await seconds(['--pause', '400']);
+    assert.ok(Math.abs(paused - plain - 0.4) < 0.002, `${(paused - plain).toFixed(3)} s of pauses, not 0.4`);
+  });
+
   it('say plays and writes the subtitles: cues end with the audio played (ALSA file plugin), --speed and -r applied to playback', async () => {
     const home = await mkdtemp(join(tmpdir(), 'tts-home-'));
     try {

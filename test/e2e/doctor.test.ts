@@ -84,6 +84,20 @@ describe('tts doctor', () => {
     assert.ok(!out.includes(KEY) && !ok.stderr.includes(KEY), 'the key is never printed');
   });
 
+  it('a key file with an empty first line: exit 1, saying it cannot be used (tts say would exit 3)', async () => {
+    const keyFile = join(home, 'empty-key');
+    await writeFile(keyFile, `\n${KEY}\n`);
+    await chmod(keyFile, 0o600);
+    await mkdir(join(home, 'cfg-empty', 'tts'), { recursive: true });
+    await writeFile(join(home, 'cfg-empty', 'tts', 'config.toml'), `api-key-file = "${keyFile}"\n`);
+    const withFile = await runTts(['doctor'], { env: { HOME: home, TTS_BASE_URL: 'https://tts.example.com', XDG_CONFIG_HOME: join(home, 'cfg-empty') } });
+    const out = withFile.stdout.toString();
+    assert.equal(withFile.code, 1, withFile.stderr + out);
+    assert.match(out, new RegExp(`^ +cannot be used: the API key file ${keyFile} is empty`, 'm'));
+    assert.match(out, /^result +`tts say` cannot work yet: the API key file cannot be used/m);
+    assert.ok(!out.includes(KEY) && !withFile.stderr.includes(KEY), 'the key is never printed');
+  });
+
   it('a service without a key: exit 1, saying so', async () => {
     const r = await runTts(['doctor'], { env: { HOME: home, TTS_BASE_URL: 'https://tts.example.com' } });
     assert.equal(r.code, 1, r.stderr);

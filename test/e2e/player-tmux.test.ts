@@ -7,7 +7,7 @@
  */
 import { strict as assert } from 'node:assert';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -66,10 +66,10 @@ async function poll<T>(get: () => T, ok: (v: T) => boolean, what: string, ms = 3
 
 /** A tmux server of its own with one pane running bash, HOME holding the ALSA file plugin. */
 class Pane {
-  readonly socket = `tts-player-${process.pid}`;
   constructor(
     readonly dir: string,
     env: NodeJS.ProcessEnv,
+    readonly socket = `tts-player-${process.pid}`,
   ) {
     const vars = Object.entries(env).flatMap(([k, v]) => (v === undefined ? [] : ['-e', `${k}=${v}`]));
     this.tmux('new-session', '-d', '-s', 'p', '-x', '120', '-y', '30', ...vars, 'bash --norc --noprofile');
@@ -267,6 +267,38 @@ describe('tts say, interactive, in tmux (docs/cli.md §12.2)', { skip }, () => {
   it('→ goes on at the next sentence’s first byte', async () => {
     const { k, paused } = await pauseAndPress('Right', '--no-cache');
     assertPlayed(await referenceAudio(), k, paused, k + 1);
+  });
+
+  it('a background job (tts say … &) plays without the player: not stopped by the kernel for setting the terminal’s mode', async () => {
+    rmSync(join(dir, 'after'), { force: true });
+    runs++;
+    // `wait` says 150 (128 + SIGTTOU) for a job the kernel stopped.
+    pane.run(`clear; stty -g > ${dir}/before; node ${TTS_BIN} say --no-cache '${SENTENCES[0]}' & wait $!; echo EXIT${runs}=$?; stty -g > ${dir}/after`);
+    assert.equal(await exitCode(), 0, pane.screen());
+    assert.doesNotMatch(pane.screen(), /1 ×1\.0/, 'no player line');
+    assert.equal(readFileSync(join(dir, 'after'), 'utf8'), readFileSync(join(dir, 'before'), 'utf8'));
+  });
+
+  it('a terminal that goes away (tmux killed) ends the run as SIGHUP says: exit 129 (docs/cli.md §3)', async () => {
+    // Node before 24 aborted on the way out (exit 134, or a segfault) setting the mode of the
+    // hung-up terminal back; Node 24 ended with exit 1 (the player's last line got EIO).
+    const fifo = join(dir, 'lines');
+    execFileSync('mkfifo', [fifo]);
+    // Read and write: opened without waiting for the reader, and held open so the text never ends.
+    const writer = openSync(fifo, 'r+');
+    const rc = join(dir, 'hup-rc');
+    const gone = new Pane(dir, { ...cleanEnv(), HOME: dir, TERM: 'xterm-256color', PS1: '$ ', HISTFILE: '' }, `tts-hup-${process.pid}`);
+    try {
+      // The shell around tts outlives the terminal (its trap is reset in tts) to write the exit code.
+      gone.run(`bash -c 'trap : HUP; node ${TTS_BIN} say --lines --no-cache < ${fifo}; echo $? > ${rc}'`);
+      writeSync(writer, 'Apples ripen slowly in the autumn sun.\n');
+      await poll(() => gone.screen(), (s) => /1 ×1\.0 Apples/.test(s), 'the player line');
+    } finally {
+      gone.close();
+    }
+    const code = await poll(() => (existsSync(rc) ? readFileSync(rc, 'utf8') : ''), (s) => s.endsWith('\n'), 'the exit code');
+    closeSync(writer);
+    assert.equal(Number(code), 129);
   });
 
   for (const [how, key, env, code] of [

@@ -312,15 +312,18 @@ describe('retries, recovery, long text, lines and interrupts', () => {
     );
   });
 
+  /** A service that speaks 'x' for KEY and refuses any other key (401 invalid_api_key). */
+  const speaksForKey = async (req: { headers: { authorization?: string | undefined } }, res: ServerResponse): Promise<void> => {
+    if (req.headers.authorization !== `Bearer ${KEY}`) refuse(res, 401, 'invalid_api_key');
+    else await speak(res, audioFor('x'));
+  };
+
   it('warns about a key file others can read, and never prints the key', async () => {
     const keyFile = join(dir, 'key');
     await writeFile(keyFile, `${KEY}\n`);
     await chmod(keyFile, 0o644);
     await withServer(
-      async (req, res) => {
-        if (req.headers.authorization !== `Bearer ${KEY}`) refuse(res, 401, 'invalid_api_key');
-        else await speak(res, audioFor('x'));
-      },
+      speaksForKey,
       async (server) => {
         const r = await runTtsInProcess(['stream', '--verbose', '--json', '--api-key-file', keyFile, 'x'], { env: { TTS_BASE_URL: server.url } });
         assert.equal(r.code, 0, r.stderr);
@@ -331,6 +334,46 @@ describe('retries, recovery, long text, lines and interrupts', () => {
         assert.doesNotMatch(quiet.stderr, /readable by others/);
       },
     );
+  });
+
+  it('a key file is read to its first line only: /dev/zero is refused at once (exit 2), the rest of a file is not read as text', async () => {
+    const zero = await runTtsInProcess(['stream', '--api-key-file', '/dev/zero', 'x'], { env: { TTS_BASE_URL: 'http://127.0.0.1:9' } });
+    assert.equal(zero.code, 2, zero.stderr);
+    assert.match(zero.stderr, /the API key file \/dev\/zero is not text: it has a NUL byte at offset 0/);
+    const keyFile = join(dir, 'key-then-bytes');
+    await writeFile(keyFile, Buffer.concat([Buffer.from(`${KEY}\r\n`), Buffer.from([0xff, 0x00, 0x0a])]));
+    await chmod(keyFile, 0o600);
+    await withServer(
+      speaksForKey,
+      async (server) => {
+        const r = await runTtsInProcess(['stream', '--api-key-file', keyFile, 'x'], { env: { TTS_BASE_URL: server.url } });
+        assert.equal(r.code, 0, r.stderr);
+      },
+    );
+  });
+
+  it('Ctrl-C while the key file is a FIFO nobody writes to: exit 130', { timeout: 30_000 }, async () => {
+    const { execFileSync } = await import('node:child_process');
+    const fifo = join(dir, 'key.fifo');
+    execFileSync('mkfifo', ['-m', '644', fifo]);
+    const child = spawn(process.execPath, [TTS_BIN, 'stream', '--api-key-file', fifo, 'x'], { env: cleanEnv({ TTS_BASE_URL: 'http://127.0.0.1:9' }), stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    // The warning about its mode comes just before the read: interrupt once it is there.
+    const warned = new Promise<void>((resolve) =>
+      child.stderr.on('data', (d: Buffer) => {
+        stderr += d.toString();
+        if (stderr.includes('readable by others')) resolve();
+      }),
+    );
+    const code = new Promise<number | null>((resolve) => child.on('close', resolve));
+    try {
+      await warned;
+      child.kill('SIGINT');
+      assert.equal(await code, 130, stderr);
+    } finally {
+      // A run that ignored the signal is not left behind (the test's timeout fails it).
+      child.kill('SIGKILL');
+    }
   });
 
   it('keeps text order after halving with several requests in flight', async () => {

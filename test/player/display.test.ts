@@ -55,7 +55,7 @@ describe('player display (docs/cli.md §12.2)', () => {
 });
 
 describe('when the player is on (docs/cli.md §12.2)', () => {
-  const base: InteractiveInputs = { stderr: { isTTY: true, columns: 80 }, env: {}, quiet: false, verbose: false, playOnly: true, textFromTerminal: false };
+  const base: InteractiveInputs = { stderr: { isTTY: true, columns: 80 }, env: {}, quiet: false, verbose: false, playOnly: true, textFromTerminal: false, background: () => false };
   it('on a terminal that only plays: redrawn, keys', () => {
     assert.deepEqual(interactiveMode(base), { display: 'redraw', keys: true });
   });
@@ -72,6 +72,12 @@ describe('when the player is on (docs/cli.md §12.2)', () => {
     assert.equal(interactiveMode({ ...base, env: { NO_COLOR: '1' } })?.display, 'lines');
     assert.equal(interactiveMode({ ...base, env: { NO_COLOR: '' } })?.display, 'redraw', 'an empty NO_COLOR does not count (no-color.org)');
   });
+  it('off in a background job of the terminal (tts say … &), which raw mode would get stopped', () => {
+    assert.equal(interactiveMode({ ...base, background: () => true }), undefined);
+    // Asked only when the player would be on otherwise.
+    assert.equal(interactiveMode({ ...base, quiet: true, background: () => assert.fail('asked') }), undefined);
+  });
+
   it('no keys while the text itself is typed at the terminal', () => {
     assert.equal(interactiveMode({ ...base, textFromTerminal: true })?.keys, false);
   });

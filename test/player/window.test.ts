@@ -68,6 +68,25 @@ describe('player window (docs/cli.md §12.2)', () => {
     assert.equal(w.bytes, 8);
   });
 
+  it('holds a sentence continued piece after piece in parts of an eighth of the window, so a reader that stays makes the producer wait', async () => {
+    // A text without sentence ends (or a long --lines line) is one sentence of many pieces; held
+    // whole, its audio grew without bound while the player was paused.
+    const w = new SentenceWindow(64);
+    w.startSentence('word ');
+    let blocked: Promise<void> | undefined;
+    for (let piece = 0; blocked === undefined; piece++) {
+      assert.ok(piece < 100, 'the producer never had to wait');
+      const add = w.add(Buffer.alloc(4));
+      if (!(await settled(add))) blocked = add;
+      else w.appendText('word ');
+    }
+    assert.equal(w.sentence(0)?.bytes, 8, 'the first part took two pieces of 4 bytes');
+    assert.ok(w.count > 2);
+    assert.equal(w.bytes, 64);
+    w.setCursor(1);
+    assert.equal(await settled(blocked), true, 'the reader moved on: the first part may go');
+  });
+
   it('close() wakes a waiting producer with the reason', async () => {
     const w = new SentenceWindow(4);
     w.startSentence('s0');

@@ -127,6 +127,48 @@ describe('readLines (--lines)', () => {
     assert.match((await usageError(readLines(long, 1024, never))).message, /^line 2 of standard input is larger than --max-input \(1 KiB\)/);
   });
 
+  it('refuses a line longer than --max-input that arrives whole in one block', async () => {
+    const stdin = new PassThrough();
+    stdin.end(`short\n${'x'.repeat(100)}\nafter\n`);
+    const out: string[] = [];
+    const e = await usageError(
+      (async function* () {
+        for await (const l of readLines(stdin, 10, never)) {
+          out.push(l);
+          yield l;
+        }
+      })(),
+    );
+    assert.deepEqual(out, ['short']);
+    assert.match(e.message, /^line 2 of standard input is larger than --max-input \(10 bytes\)/);
+  });
+
+  it('refuses a NUL or a bad byte of a line whose break has not come, without waiting for it (cat /dev/zero)', async () => {
+    for (const [bytes, message] of [
+      [Buffer.concat([Buffer.from('one\ntw'), Buffer.alloc(4)]), /^line 2 of standard input is not text: it has a NUL byte at offset 2/],
+      [Buffer.from([0x6f, 0x6b, 0x0a, 0x61, 0xff, 0x62]), /^line 2 of standard input is not valid UTF-8 text \(first bad byte at offset 1\)/],
+    ] as const) {
+      const stdin = new PassThrough();
+      const lines = readLines(stdin, MiB, never);
+      stdin.write(bytes); // and nothing more: the stream stays open
+      const first = await lines.next();
+      assert.equal(first.value, bytes.includes(0) ? 'one' : 'ok');
+      const e = await lines.next().then(
+        () => assert.fail('no error before the line ended'),
+        (error: unknown) => error,
+      );
+      assert.ok(e instanceof TtsError && e.exitCode === 2, String(e));
+      assert.match(e.message, message);
+    }
+    // A character cut at the end of a block is not a bad byte.
+    const stdin = new PassThrough();
+    const lines = readLines(stdin, MiB, never);
+    stdin.write(Buffer.from([0x61, 0xc3]));
+    const next = lines.next();
+    stdin.end(Buffer.from([0xa9, 0x0a]));
+    assert.deepEqual(await next, { value: 'aé', done: false });
+  });
+
   it('Ctrl-C while waiting on a pipe nobody writes to: throws the reason and destroys the stream', async () => {
     const stdin = new PassThrough();
     const controller = new AbortController();
