@@ -108,11 +108,13 @@ export async function serve(flags: ServeFlags, io: CommandIo): Promise<number> {
     io.stderr.write(`tts: serving SSE on ${base}/v1/tts/sse and WebSocket on ${base.replace(/^http/, 'ws')}/v1/realtime_tts; OpenAI speech on ${base}/v1/audio/speech\n`);
     io.stderr.write(`tts: use it with TTS_BASE_URL=${base} TTS_API_KEY=… tts say "…"  (Ctrl-C stops)\n`);
     const signal = await nextSignal();
-    io.stderr.write(`tts: ${signal}: stopping; running streams get ${SHUTDOWN_GRACE_SECONDS} s to finish (${signal} again ends them now)\n`);
+    // closeService stops listening before it returns; the line says so only then, so that a
+    // client that reads it and connects is refused (ECONNREFUSED), never accepted and then reset.
     const drained = closeService(service, {
       graceMs: SHUTDOWN_GRACE_SECONDS * 1000,
       onGraceOver: () => void io.stderr.write(`tts: ${SHUTDOWN_GRACE_SECONDS} s are over: ending the streams still running\n`),
     });
+    io.stderr.write(`tts: ${signal}: stopping; running streams get ${SHUTDOWN_GRACE_SECONDS} s to finish (${signal} again ends them now)\n`);
     const again = nextSignal();
     void again.then((second) => {
       io.stderr.write(`tts: ${second}: ending running streams now\n`);
