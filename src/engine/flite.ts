@@ -491,7 +491,7 @@ export const FLITE_WARM_UP_TEXT = '.';
  * Runs Flite once on {@link FLITE_WARM_UP_TEXT} with voice `rms` in this thread's reusable
  * instance (made now if there is none) and drops the samples, so that the next run, a sentence,
  * runs mostly in optimized code (issue 20, fourteenth round). An engine worker calls it while it
- * waits for a one-shot's job.
+ * waits for the job of a one-shot whose audio goes only to files (worker.ts readyFlite).
  *
  * Why it pays: V8 compiles a WebAssembly function first with its baseline compiler (Liftoff) and
  * optimizes it (TurboFan, on a background thread) once it has run a while, but only a later call

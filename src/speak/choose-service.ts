@@ -52,7 +52,7 @@ export interface ServiceChoice {
   /** Stops reading the key file (Ctrl-C while a FIFO there waits for its writer). */
   signal?: AbortSignal | undefined;
   /**
-   * The run's audio goes only to files (cli/synthesis-command.ts audioOnlyToFiles): an embedded
+   * The run's audio goes only to files (cli/audio-to-files.ts audioOnlyToFiles): an embedded
    * engine started here warms Flite up before the first job (EngineWorkerData.warmUp).
    */
   warmUp?: boolean | undefined;
