@@ -62,6 +62,9 @@
  *   three hyphenated numbers (1-2-3 for 丁目-番-号), or two after a place name (千代田1-1), number
  *   by number with ノ (イチノニノサン); but a four-digit year, a month and a day joined by - / or .
  *   (2024-12-31, 2024/1/1, 2024.12.31) is a date, read with 年 月 日;
+ * - a version or section number, three or more numbers joined by dots (3.5.1, 192.168.0.1), is
+ *   read number by number with テン, as one says it (サンテンゴテンイチ), not as the decimal 3.5
+ *   and then 1; two numbers (3.14, 3.12) are a decimal;
  * - an English ordinal in digits (1st, 20th) is no Japanese number: the English voice reads it
  *   whole ("twentieth"), as a Japanese reader of 20th anniversary says it; 第20回 is Japanese.
  *
@@ -410,6 +413,14 @@ function code(text: string): Piece[] {
   return pieces;
 }
 
+/**
+ * Numbers joined by `separator` (an address 1-2-3, a version 3.5.1) read number by number, each
+ * separator said `said` (イチノニノサン, サンテンゴテンイチ), as pieces of `text` (MappedText.replace).
+ */
+function numberByNumber(text: string, separator: string, said: string): Piece[] {
+  return text.split(separator).flatMap((g, i) => [...(i === 0 ? [] : [{ length: separator.length, text: said }]), { length: g.length, text: integerParts(g).join('') }]);
+}
+
 const escape = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 /**
  * Characters that, after a counter's kanji, make it the start of another word (3口座 is サンコーザ,
@@ -470,9 +481,12 @@ const PATTERN = new RegExp(
 /**
  * Codes read digit by digit: a postal code after 〒 (group 1) or after 郵便番号 (group 2); a phone
  * number, 0 then hyphenated groups or an area code in brackets (group 3). A date, a four-digit
- * year, a month (1–12) and a day (1–31) joined by one of - / . (2024-12-31, 2024/1/1: group 4),
- * becomes 年 月 日 for the counters below. An address of three hyphenated numbers not starting
- * with 0, or of two after a place name in kanji (千代田1-1: group 5, read number by number).
+ * year, a month (1–12) and a day (1–31) joined by one of - / . (2024-12-31, 2024/1/1: group 4,
+ * its separator group 5), becomes 年 月 日 for the counters below. An address of three hyphenated
+ * numbers not starting with 0, or of two after a place name in kanji (千代田1-1: group 6, read
+ * number by number). A version or section number, three or more integers joined by dots and not
+ * after a letter (3.5.1, 192.168.0.1: group 7; v3.5.1 is a Latin word), number by number with
+ * テン (サンテンゴテンイチ): no decimal (3.5 and then a pause before 1).
  */
 /**
  * What follows the second number of a range with a counter (3-5日, 10-20人, 第2-3章, 2-3時, 5-10%):
@@ -487,7 +501,8 @@ const CODES = new RegExp(
     String.raw`|(?<=郵便番号[はがもを]?[:：]?[ \t]{0,3})(\d{3}-?\d{4})(?![\d-])` +
     String.raw`|(?<![\d-])(0\d{1,4}-\d{1,4}-\d{3,4}|\(0\d{1,4}\)\d{1,4}-\d{4})(?![\d-])` +
     String.raw`|(?<![A-Za-z\d\-/.,])([12]\d{3}([-/.])(?:1[0-2]|0?[1-9])\5(?:3[01]|[12]\d|0?[1-9]))(?![\d]|[\-/.]\d)` +
-    String.raw`|(?<![\d-])([1-9]\d{0,3}-[1-9]\d{0,3}-[1-9]\d{0,3}|(?<=\p{Script=Han})[1-9]\d{0,3}-[1-9]\d{0,3}(?!${RANGE_COUNTER}))(?![\d-])`,
+    String.raw`|(?<![\d-])([1-9]\d{0,3}-[1-9]\d{0,3}-[1-9]\d{0,3}|(?<=\p{Script=Han})[1-9]\d{0,3}-[1-9]\d{0,3}(?!${RANGE_COUNTER}))(?![\d-])` +
+    String.raw`|(?<![A-Za-z\d\-/.,])(\d+(?:\.\d+){2,})(?!\d|\.\d)`,
   'gu',
 );
 
@@ -524,7 +539,7 @@ export function readAllNumbers(text: string, tokenizer: JapaneseTokenizer | unde
  */
 function digitPass(text: MappedText): MappedText {
   const coded = text.replace(CODES, (m) => {
-    const [match, mark, postal, phone, date, separator, address] = m as unknown as (string | undefined)[];
+    const [match, mark, postal, phone, date, separator, address, version] = m as unknown as (string | undefined)[];
     if (mark !== undefined) return [{ length: match!.length - mark.length, text: 'ユービンバンゴー' }, ...code(mark)];
     if (postal !== undefined) return postal.length === 7 ? [...code(postal.slice(0, 3)), { length: 0, text: 'ノ' }, ...code(postal.slice(3))] : code(postal);
     if (phone !== undefined) return code(phone);
@@ -538,7 +553,7 @@ function digitPass(text: MappedText): MappedText {
         { length: day!.length, text: `${Number(day)}日` },
       ];
     }
-    return address!.split('-').flatMap((g, i) => [...(i === 0 ? [] : [{ length: 1, text: 'ノ' }]), { length: g.length, text: integerParts(g).join('') }]);
+    return address !== undefined ? numberByNumber(address, '-', 'ノ') : numberByNumber(version!, '.', 'テン');
   });
   // A range with a counter left after the codes: 3-5日 is 3から5日 (サンカライツカ).
   const ranged = coded.replace(RANGE, () => 'カラ');

@@ -181,7 +181,7 @@ const KANA_UNIT = /[^ぁぃぅぇぉゃゅょゎァィゥェォャュョヮー�
  * token only partly in it by the part inside), at least one each while there are enough; so the
  * words are timed by the phonemes said, the boundaries before and after the number exact, those
  * inside it estimated. A token a number overlaps reads its shares, in order, and the letters and
- * digits no number covers as written (3.5.1, of which 3.5 is read サンテンゴ: サンテンゴ1). Other
+ * digits no number covers as written (a word longer than the number keeps the rest). Other
  * tokens: undefined.
  */
 function numberReadings(numbers: readonly Rewrite[], tokens: readonly TextToken[], text: string, own: readonly (string | undefined)[]): (string | undefined)[] {

@@ -278,7 +278,7 @@ test('every number read is told in the offsets of the text: ranges, codes, dates
   assert.deepEqual(read('電話は03-1234-5678です'), ['03-:ゼロサンノ', '1234-:イチニーサンヨンノ', '5678:ゴーロクナナハチ']);
   assert.deepEqual(read('〒150-0002と郵便番号1500002'), ['〒150-:ユービンバンゴーイチゴーゼロノ', '0002:ゼロゼロゼロニー', '150:イチゴーゼロノ', '0002:ゼロゼロゼロニー']);
   assert.deepEqual(read('2024-01-05の14:30に'), ['2024-:ニセンニジューヨネン', '01-:イチガツ', '05:イツカ', '14:30:ジューヨジサンジュップン']);
-  assert.deepEqual(read('住所は1-2-3、版は3.5.1'), ['1-:イチノ', '2-:ニノ', '3:サン', '3.5:サンテンゴ']);
+  assert.deepEqual(read('住所は1-2-3、版は3.5.1'), ['1-:イチノ', '2-:ニノ', '3:サン', '3.:サンテン', '5.:ゴテン', '1:イチ']);
   assert.deepEqual(read('二〇二四年に三本と5km'), ['二〇二四年:ニセンニジューヨネン', '三本:サンボン', '5km:ゴキロメートル']);
   // The text read is readNumbers' after readKanjiNumerals', as before.
   for (const text of ['3-5日と1月5日に行きます。', '〒150-0002', '二〇二四年に三本', '3〜5人']) assert.equal(readAllNumbers(text, tokenizer).text, numbers(text.replace(/(\d)\s*[~〜]\s*(?=\d)/g, '$1カラ')));
@@ -296,4 +296,20 @@ test('an English ordinal in digits is left to the English voice whole (20th "twe
   ]);
   assert.equal(await spoken('第20回'), 'ダイニジュッカイ');
   assert.equal(await spoken('20回目'), 'ニジュッカイメ');
+});
+
+test('a version or section number (3.5.1) is read number by number with テン, with no pause before its last number', async () => {
+  assert.equal(await spoken('バージョン3.5.1です'), 'バージョンサンテンゴテンイチです');
+  for (const [text, reading] of [
+    // Before: サンテンゴ, then "." (a pause) and 1.
+    ['版は3.5.1です', '版はサンテンゴテンイチです'],
+    ['1.10.2と192.168.0.1', 'イチテンジューテンニとヒャクキュージューニテンヒャクロクジューハチテンゼロテンイチ'],
+    ['3.5.1.', 'サンテンゴテンイチ.'],
+    // Two numbers are a decimal, a date is a date, and inside a Latin word it is the English voice's.
+    ['3.14と3.5', 'サンテンイチヨンとサンテンゴ'],
+    ['2024.12.31', 'ニセンニジューヨネンジューニガツサンジューイチニチ'],
+    ['v3.5.1', 'v3.5.1'],
+  ] as const) {
+    assert.equal(readNumbers(text), reading, text);
+  }
 });
