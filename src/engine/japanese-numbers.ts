@@ -65,8 +65,10 @@
  * - a version or section number, three or more numbers joined by dots (3.5.1, 192.168.0.1), is
  *   read number by number with テン, as one says it (サンテンゴテンイチ), not as the decimal 3.5
  *   and then 1; two numbers (3.14, 3.12) are a decimal;
- * - an English ordinal in digits (1st, 20th) is no Japanese number: the English voice reads it
- *   whole ("twentieth"), as a Japanese reader of 20th anniversary says it; 第20回 is Japanese.
+ * - a number glued to the Latin letters after it (5G, 3D, 4K, 3LDK, an English ordinal 1st, 20th),
+ *   other than a unit the reader knows (5km), is no Japanese number: the English voice reads the
+ *   token whole ("five G", "three D", "twentieth"), as Japanese readers say them (ファイブジー,
+ *   スリーディー) and as it reads the letters-first ones (G7, MP3, USB3); 第20回 is Japanese.
  *
  * The passes are rewrites of a {@link MappedText}, so what each number became is also told in the
  * offsets of the text as written ({@link readAllNumbers}), for the words' timings.
@@ -465,16 +467,23 @@ const COUNTER_PATTERN = COUNTER_NAMES.map((n) =>
         : escape(n),
 ).join('|');
 const NUMBER = String.raw`(\d{1,3}(?:,\d{3})+|\d+)(?:\.(\d+))?`;
+/** The Latin unit symbols the reader reads after a number (5km キロメートル), each as a whole symbol (not 5kmh). */
+const LATIN_UNIT = COUNTER_NAMES.filter((n) => /^[A-Za-z]+$/u.test(n))
+  .map((n) => `${escape(n)}(?![A-Za-z])`)
+  .join('|');
 /**
- * An English ordinal in digits (1st, 2nd, 20th, 1,000th): a Latin word, read whole by the English
- * voice ("twentieth"; japanese.ts LATIN_RUN), never its number in Japanese and its suffix in
- * English (ニジュー "th"). A regular expression's source.
+ * A number glued to the Latin letters after it, other than a unit the reader knows (5G, 3D, 4K,
+ * 3LDK, 2GB, an English ordinal 20th or 1,000th; not 5km, 3cm, 2L): one alphanumeric token with
+ * the letters, read whole by the English voice ("five G", "three D", "twentieth"; japanese.ts
+ * LATIN_WORD), as the letters-first ones already are (G7, MP3, USB3), never its number in
+ * Japanese and its letters in English (ゴ + "G"). A regular expression's source matching the
+ * digits only (not after a digit, a decimal point or a comma: 1.5G stays a decimal).
  */
-export const ORDINAL = String.raw`(?<![\d.,])(?:\d{1,3}(?:,\d{3})+|\d+)(?:st|nd|rd|th|ST|ND|RD|TH)(?!\p{Script=Latin})`;
+export const GLUED_NUMBER = String.raw`(?<![\d.,])(?:\d{1,3}(?:,\d{3})+|\d+)(?!${LATIN_UNIT})(?=\p{Script=Latin})`;
 const PATTERN = new RegExp(
-  // 14:30; then a number (not inside a Latin word: MP3 stays for the English voice, nor an
-  // English ordinal, 20th) and its counter.
-  String.raw`(?<![A-Za-z\d])(\d{1,2}):(\d{2})(?!\d)|(?<![A-Za-z\d.,])(?!${ORDINAL})` + NUMBER + `[ \\t]?(${COUNTER_PATTERN})?`,
+  // 14:30; then a number (not inside a Latin word: MP3 stays for the English voice, nor glued to
+  // Latin letters, 5G, 20th) and its counter.
+  String.raw`(?<![A-Za-z\d])(\d{1,2}):(\d{2})(?!\d)|(?<![A-Za-z\d.,])(?!${GLUED_NUMBER})` + NUMBER + `[ \\t]?(${COUNTER_PATTERN})?`,
   'gu',
 );
 

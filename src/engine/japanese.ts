@@ -27,7 +27,7 @@ import type { Language } from '../protocol/types.js';
 import { lengthenSinoJapaneseE } from './japanese-long-vowels.js';
 import { toHiragana, toKatakana } from './kana.js';
 import { containsKanji, HAN } from './han.js';
-import { ORDINAL, readAllNumbers } from './japanese-numbers.js';
+import { GLUED_NUMBER, readAllNumbers } from './japanese-numbers.js';
 import { contextReadings } from './japanese-readings.js';
 import { retriedOnce } from './retried-once.js';
 
@@ -266,10 +266,11 @@ function voiced(kana: string): string {
 
 /**
  * A Latin-letter word: letters, then letters/digits, with inner ' ’ . - & (Node.js, don't,
- * AT&T, e-mail) but not a trailing one; or an English ordinal in digits (20th: the English voice
- * says "twentieth", japanese-numbers.ts ORDINAL). After NFKC, full-width letters are ASCII already.
+ * AT&T, e-mail) but not a trailing one; or a number glued to Latin letters (5G, 3D, 3LDK, an
+ * English ordinal 20th: the English voice says "five G", "twentieth"; japanese-numbers.ts
+ * GLUED_NUMBER). After NFKC, full-width letters are ASCII already.
  */
-const LATIN_WORD = String.raw`(?:${ORDINAL}|\p{Script=Latin})(?:[\p{Script=Latin}\d]|['’.\-&](?=[\p{Script=Latin}\d]))*`;
+const LATIN_WORD = String.raw`(?:${GLUED_NUMBER}|\p{Script=Latin})(?:[\p{Script=Latin}\d]|['’.\-&](?=[\p{Script=Latin}\d]))*`;
 /** Latin words separated by spaces or a comma stay one run, so English phrases keep their prosody (global: reset lastIndex or use matchAll). */
 export const LATIN_RUN = new RegExp(`${LATIN_WORD}(?:(?:[ \\t]+|[ \\t]*,[ \\t]*)${LATIN_WORD})*`, 'gu');
 /** Something eSpeak will say: a letter or digit of any script (punctuation alone is silence). */

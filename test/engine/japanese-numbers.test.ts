@@ -10,6 +10,8 @@ import assert from 'node:assert/strict';
 import { before, test } from 'node:test';
 import { loadTokenizer, speechSegments, type JapaneseTokenizer } from '../../src/engine/japanese.js';
 import { numeralValue, readAllNumbers, readKanjiNumerals, readNumbers } from '../../src/engine/japanese-numbers.js';
+import { fliteRun, loadFlite } from '../../src/engine/flite.js';
+import { phoneGroups } from '../../src/engine/word-timings.js';
 
 let tokenizer: JapaneseTokenizer;
 before(async () => {
@@ -287,8 +289,8 @@ test('every number read is told in the offsets of the text: ranges, codes, dates
 test('an English ordinal in digits is left to the English voice whole (20th "twentieth", not ニジュー and "th"); 第20回 stays Japanese', async () => {
   assert.equal(readNumbers('今日は20th anniversaryです。'), '今日は20th anniversaryです。');
   assert.equal(readNumbers('1st、2nd、3rd、1,000th'), '1st、2nd、3rd、1,000th');
-  // Not an ordinal: a number before other letters, or a counter.
-  assert.equal(readNumbers('5thly'), 'ゴthly');
+  // A number before other letters is glued to them as well (the test below), a counter is Japanese.
+  assert.equal(readNumbers('5thly'), '5thly');
   assert.deepEqual(await speechSegments('今日は20th anniversaryです。', 'ja'), [
     { language: 'ja', text: 'キョーワ' },
     { language: 'en', text: '20th anniversary' },
@@ -296,6 +298,32 @@ test('an English ordinal in digits is left to the English voice whole (20th "twe
   ]);
   assert.equal(await spoken('第20回'), 'ダイニジュッカイ');
   assert.equal(await spoken('20回目'), 'ニジュッカイメ');
+});
+
+/** The segments of Japanese text `text` as `language:text` (en for the English voice). */
+async function segmentsOf(text: string): Promise<string[]> {
+  return (await speechSegments(text, 'ja')).map((s) => `${s.language}:${s.text}`);
+}
+
+/** The phones Flite's `rms` voice (en-man-1, and Latin words in ja-man-1's text) says for `text` (`flite -ps`), pauses left out. */
+async function fliteSays(text: string): Promise<string> {
+  const printed = fliteRun(await loadFlite(), ['flite', '-voice', 'rms', '-ps', '-t', text, '-o', 'none'], (host) => host.stdout());
+  return phoneGroups(printed).flat().join(' ');
+}
+
+test('a number glued to Latin letters is one token for the English voice (5G "five G", 3D, 4K), not ゴ and "G"; a unit the reader knows stays Japanese (5km)', async () => {
+  // Before: ゴ + "G", サン + "D", ヨン + "K" — the number in Japanese, the letters by the English voice.
+  assert.deepEqual(await segmentsOf('5G対応のスマホで3Dプリンターと4Kテレビを使う。'), ['en:5G', 'ja:タイオーノスマホデ', 'en:3D', 'ja:プリンタート', 'en:4K', 'ja:テレビヲツカウ。']);
+  assert.equal(readNumbers('5Gと3Dと4K、3LDKと2GB、MP3'), '5Gと3Dと4K、3LDKと2GB、MP3');
+  // What the listener hears: the English voice says each token as the words Japanese use for it
+  // (ファイブジー, スリーディー), the same phones as the words written out.
+  assert.equal(await fliteSays('5G'), await fliteSays('five G'));
+  assert.equal(await fliteSays('3D'), await fliteSays('three D'));
+  assert.equal(await fliteSays('4K'), await fliteSays('four K'));
+  // Units the reader knows are Japanese after a number, as before; a decimal stays a decimal.
+  assert.equal(readNumbers('5kmと3cmと2Lと100g'), 'ゴキロメートルとサンセンチメートルとニリットルとヒャクグラム');
+  assert.equal(readNumbers('1.5G'), 'イチテンゴG');
+  assert.equal(await spoken('第3回'), 'ダイサンカイ');
 });
 
 test('a version or section number (3.5.1) is read number by number with テン, with no pause before its last number', async () => {
