@@ -66,9 +66,12 @@
  *   read number by number with テン, as one says it (サンテンゴテンイチ), not as the decimal 3.5
  *   and then 1; two numbers (3.14, 3.12) are a decimal;
  * - a number glued to the Latin letters after it (5G, 3D, 4K, 3LDK, an English ordinal 1st, 20th),
- *   other than a unit the reader knows (5km), is no Japanese number: the English voice reads the
- *   token whole ("five G", "three D", "twentieth"), as Japanese readers say them (ファイブジー,
- *   スリーディー) and as it reads the letters-first ones (G7, MP3, USB3); 第20回 is Japanese.
+ *   other than a unit the reader knows (5km), and an integer after a Latin word and a space (a
+ *   model number: iPhone 15, Windows 11) are no Japanese numbers: the English voice reads the
+ *   token whole ("five G", "three D", "twentieth", "iPhone fifteen"), as Japanese readers say
+ *   them (ファイブジー, スリーディー, アイフォーンフィフティーン) and as it reads the letters-first
+ *   ones (G7, MP3, USB3); a model number that counts something is Japanese (iPhone 15台
+ *   ジューゴダイ), and so is 第20回.
  *
  * The passes are rewrites of a {@link MappedText}, so what each number became is also told in the
  * offsets of the text as written ({@link readAllNumbers}), for the words' timings.
@@ -480,10 +483,23 @@ const LATIN_UNIT = COUNTER_NAMES.filter((n) => /^[A-Za-z]+$/u.test(n))
  * digits only (not after a digit, a decimal point or a comma: 1.5G stays a decimal).
  */
 export const GLUED_NUMBER = String.raw`(?<![\d.,])(?:\d{1,3}(?:,\d{3})+|\d+)(?!${LATIN_UNIT})(?=\p{Script=Latin})`;
+/**
+ * A model number: an integer after a Latin word and a space (iPhone 15, Windows 11, Wi-Fi 6,
+ * Python 3), which the English voice reads with the word ("iPhone fifteen", japanese.ts
+ * LATIN_RUN) as Japanese readers say it in English (アイフォーンフィフティーン). Not one that
+ * counts or measures something (iPhone 15台, NHK 7時, 50%, 5 km: the counter decides, as for any
+ * number), nor a decimal, a time, a date, a range or a code (USB 3.0, Python 3.12: サンテンイチニ;
+ * 14:30, 1,000). The word is the letters and digits right before the space, from a letter (Fi of
+ * Wi-Fi, js of Node.js), and not right after a number and a space or a digit (5 km 3, 5km 3: km
+ * is that number's unit, which the reader turns into kana; 5G 2): the number after it is then
+ * read in Japanese, so that no digits are left where japanese.ts finds no Latin run to take them.
+ * A regular expression's source matching the digits only.
+ */
+const MODEL_NUMBER = String.raw`(?<=(?<![\p{Script=Latin}\d])(?<!\d[ \t])\p{Script=Latin}[\p{Script=Latin}\d]*[ \t]+)\d+(?!\d|[.,:/\-]\d|[ \t]?(?:${COUNTER_PATTERN}))`;
 const PATTERN = new RegExp(
   // 14:30; then a number (not inside a Latin word: MP3 stays for the English voice, nor glued to
-  // Latin letters, 5G, 20th) and its counter.
-  String.raw`(?<![A-Za-z\d])(\d{1,2}):(\d{2})(?!\d)|(?<![A-Za-z\d.,])(?!${GLUED_NUMBER})` + NUMBER + `[ \\t]?(${COUNTER_PATTERN})?`,
+  // Latin letters, 5G, 20th, nor a model number, iPhone 15) and its counter.
+  String.raw`(?<![A-Za-z\d])(\d{1,2}):(\d{2})(?!\d)|(?<![A-Za-z\d.,])(?!${GLUED_NUMBER})(?!${MODEL_NUMBER})` + NUMBER + `[ \\t]?(${COUNTER_PATTERN})?`,
   'gu',
 );
 

@@ -271,8 +271,13 @@ function voiced(kana: string): string {
  * GLUED_NUMBER). After NFKC, full-width letters are ASCII already.
  */
 const LATIN_WORD = String.raw`(?:${GLUED_NUMBER}|\p{Script=Latin})(?:[\p{Script=Latin}\d]|['’.\-&](?=[\p{Script=Latin}\d]))*`;
-/** Latin words separated by spaces or a comma stay one run, so English phrases keep their prosody (global: reset lastIndex or use matchAll). */
-export const LATIN_RUN = new RegExp(`${LATIN_WORD}(?:(?:[ \\t]+|[ \\t]*,[ \\t]*)${LATIN_WORD})*`, 'gu');
+/**
+ * Latin words separated by spaces or a comma stay one run, so English phrases keep their prosody;
+ * digits after a word and a space are its model number (iPhone 15, Windows 11 Pro), which the
+ * number reader left as digits for the English voice (japanese-numbers.ts: any other number there
+ * is kana by now). Global: reset lastIndex or use matchAll.
+ */
+export const LATIN_RUN = new RegExp(`${LATIN_WORD}(?:(?:[ \\t]+|[ \\t]*,[ \\t]*)${LATIN_WORD}|[ \\t]+\\d+)*`, 'gu');
 /** Something eSpeak will say: a letter or digit of any script (punctuation alone is silence). */
 const SPEAKABLE = /[\p{L}\p{N}]/u;
 

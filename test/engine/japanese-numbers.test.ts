@@ -326,6 +326,19 @@ test('a number glued to Latin letters is one token for the English voice (5G "fi
   assert.equal(await spoken('第3回'), 'ダイサンカイ');
 });
 
+test('an integer after a Latin word and a space is its model number, read with it by the English voice (iPhone 15 "iPhone fifteen"); a count, a decimal or a time stays Japanese', async () => {
+  // Before: "iPhone" by the English voice, then ジューゴ.
+  assert.deepEqual(await segmentsOf('iPhone 15を買った'), ['en:iPhone 15', 'ja:ヲカッタ']);
+  assert.equal(await fliteSays('iPhone 15'), await fliteSays('iPhone fifteen'));
+  assert.deepEqual(await segmentsOf('Windows 11とWi-Fi 6に対応'), ['en:Windows 11', 'ja:ト', 'en:Wi-Fi 6', 'ja:ニタイオー']);
+  assert.deepEqual(await segmentsOf('iPhone 15 Proを予約した。'), ['en:iPhone 15 Pro', 'ja:ヲヨヤクシタ。']);
+  // A counter makes it a count (ジューゴダイ, シチジ), a decimal point a decimal (サンテンゼロ).
+  assert.deepEqual(await segmentsOf('iPhone 15台とNHK 7時、USB 3.0'), ['en:iPhone', 'ja: ジューゴダイト', 'en:NHK', 'ja: シチジ、', 'en:USB', 'ja: サンテンゼロ']);
+  assert.equal(readNumbers('Meeting 14:30、ABC 1,000'), 'Meeting ジューヨジサンジュップン、ABC セン');
+  // A unit is no Latin word to end a run at: the number after it is read, not left as digits.
+  assert.equal(readNumbers('5 km 3と5km 3'), 'ゴキロメートル サンとゴキロメートル サン');
+});
+
 test('a version or section number (3.5.1) is read number by number with テン, with no pause before its last number', async () => {
   assert.equal(await spoken('バージョン3.5.1です'), 'バージョンサンテンゴテンイチです');
   for (const [text, reading] of [

@@ -225,8 +225,9 @@ test('ranges, codes, dates, times and mixed text: every word of the text has its
     ['A-3とNo.12、版は3.5.1です。', ['A', '3', 'と', 'No.12', '版', 'は', '3.5.1です']],
     ['2024/1/5の14:30に2-3人、住所は1-2-3。', ['2024', '1', '5', 'の', '14', '30', 'に', '2', '3', '人', '住所', 'は', '1', '2', '3']],
     ['今日は20th anniversaryです。第20回。', ['今日', 'は', '20th', 'anniversary', 'です', '第', '20', '回']],
-    // A number glued to letters is one word of the English voice's.
+    // A number glued to letters and a model number are the English voice's words, whole.
     ['5G対応の3Dプリンターと4Kテレビ。', ['5G', '対応', 'の', '3D', 'プリンター', 'と', '4K', 'テレビ']],
+    ['iPhone 15を買った。Windows 11も。', ['iPhone', '15', 'を', '買った', 'Windows', '11', 'も']],
   ];
   for (const [text, expected] of cases) {
     const { audio, words } = await timed(text, 'ja-woman-1');
@@ -262,6 +263,7 @@ const NUMBER: fc.Arbitrary<string> = fc.oneof(
   fc.tuple(n(1, 12), n(1, 31)).map(([a, b]) => `${a}/${b}`),
   fc.tuple(n(1, 99), fc.constantFrom('st', 'nd', 'rd', 'th')).map(([v, s]) => `${v}${s}`),
   fc.tuple(n(1, 99), fc.constantFrom('G', 'D', 'K', 'LDK', 'GB')).map(([v, s]) => `${v}${s}`),
+  fc.tuple(fc.constantFrom('Windows ', 'Wi-Fi ', 'iPhone ', 'Node.js '), n(1, 99)).map(([w, v]) => `${w}${v}`),
   n(1, 99).map((v) => `第${v}回`),
   fc.constantFrom('二十歳', '三本', '五日', '二〇二四年', '何人', '十分', '一緒'),
 );

@@ -62,9 +62,10 @@ test('splitLatinRuns keeps order, joins multi-word runs and drops punctuation-on
     { language: 'ja', text: '!です' },
   ]);
   assert.deepEqual(splitLatinRuns('「AT&T」。'), [{ language: 'en', text: 'AT&T' }]);
+  // Digits the number reader left after a word are its model number (japanese-numbers.test.ts).
   assert.deepEqual(splitLatinRuns('iPhone 15を買った'), [
-    { language: 'en', text: 'iPhone' },
-    { language: 'ja', text: ' 15を買った' },
+    { language: 'en', text: 'iPhone 15' },
+    { language: 'ja', text: 'を買った' },
   ]);
 });
 
