@@ -104,7 +104,7 @@ export interface KeyPlace {
  */
 export type LineIndex = ReadonlyMap<string, KeyPlace>;
 
-/** The characters that end a bare key (TOML 1.0: a bare key is `A-Za-z0-9_-`; anything else is not one). */
+/** The characters that end a bare key (`A-Za-z0-9_-` in TOML 1.0): white space and TOML's punctuation; any other is read as part of it. */
 const NOT_BARE = new Set([' ', '\t', '\r', '\n', '=', '.', '[', ']', '{', '}', ',', '#', '"', "'"]);
 
 /**
