@@ -85,86 +85,166 @@ export async function parseSettingsToml(text: string, path: string, hint: string
   }
 }
 
-/** The first 1-based line of each dotted key path (`profile.work.voice`) and table header (`profile.work`). */
-export type LineIndex = ReadonlyMap<string, number>;
+/** Where a key of a TOML document is first set. */
+export interface KeyPlace {
+  /** 1-based line of the key. */
+  line: number;
+  /**
+   * Its value as written, when that is one bare TOML value — a number (`1e400`, `0x10`, `1_000`,
+   * `inf`), a boolean or a date, a trailing comment and the spaces around it left out — for
+   * messages that quote a number the parsed value has lost. Undefined for a string, an array and a table.
+   */
+  value?: string;
+}
 
 /**
- * Finds, in one pass over the lines as TOML writes them (smol-toml gives no positions), where
- * each table header and each key is first set, by its full dotted path: `voice` under
- * `[profile.work]` and a top-level dotted `profile.work.voice = …` are both `profile.work.voice`.
- * Quoted keys (`"sample-rate" =`) count as bare ones.
+ * Where each table header and each key of a TOML document is first set, by its full dotted path:
+ * `voice` under `[profile.work]`, a top-level dotted `profile.work.voice = …`, and `voice` inside
+ * an inline table `profile = { work = { voice = … } }` are all `profile.work.voice`.
+ */
+export type LineIndex = ReadonlyMap<string, KeyPlace>;
+
+/** The characters that end a bare key (`A-Za-z0-9_-` in TOML 1.0): white space and TOML's punctuation; any other is read as part of it. */
+const NOT_BARE = new Set([' ', '\t', '\r', '\n', '=', '.', '[', ']', '{', '}', ',', '#', '"', "'"]);
+
+/**
+ * Finds, in one pass over the text as TOML writes it (smol-toml gives no positions), where each
+ * table header (`[a.b]`, `[[a.b]]`) and each key is first set, by its full dotted path
+ * ({@link LineIndex}), with the value of a key set to one bare value ({@link KeyPlace.value}).
+ * It follows TOML's structure, not its lines: strings (basic and literal, multi-line ones with
+ * escapes and up to two quotes ending their text), comments, arrays over several lines, inline
+ * tables nested in each other and written over several lines (TOML 1.1, which smol-toml reads).
+ * Keys inside an array (an inline table in an array) have no path and are not listed; quoted keys
+ * count as bare ones (`"sample-rate" =` is `sample-rate`). Meant for a document the parser has
+ * accepted: on one it refuses, it guesses and still ends.
  */
 export function lineIndex(text: string): LineIndex {
-  const index = new Map<string, number>();
-  const lines = text.split(/\r?\n/);
-  const inString = linesInMultilineStrings(lines);
-  let current = '';
-  const note = (name: string, line: number): void => {
-    if (!index.has(name)) index.set(name, line);
+  const index = new Map<string, KeyPlace>();
+  const n = text.length;
+  let i = 0;
+  let line = 1;
+  const blank = (): void => {
+    while (i < n && (text[i] === ' ' || text[i] === '\t' || text[i] === '\r')) i++;
   };
-  for (let i = 0; i < lines.length; i++) {
-    // A line of a multi-line string's value is text, whatever it looks like (`speed = 7`).
-    if (inString[i] === true) continue;
-    const header = /^\s*\[\s*([^\]]+?)\s*\]\s*(#.*)?$/.exec(lines[i]!);
-    if (header !== null) {
-      current = header[1]!.replace(/["'\s]/g, '');
-      note(current, i + 1);
-      continue;
+  /** Skips blanks, comments and line ends. */
+  const gap = (): void => {
+    for (;;) {
+      blank();
+      if (text[i] === '#') while (i < n && text[i] !== '\n') i++;
+      if (text[i] !== '\n') return;
+      i++;
+      line++;
     }
-    const key = /^\s*((?:"[^"]*"|'[^']*'|[A-Za-z0-9_-]+)(?:\s*\.\s*(?:"[^"]*"|'[^']*'|[A-Za-z0-9_-]+))*)\s*=/.exec(lines[i]!);
-    if (key === null) continue;
-    const name = key[1]!.replace(/\s*\.\s*/g, '.').replace(/["']/g, '');
-    note(current === '' ? name : `${current}.${name}`, i + 1);
-  }
-  return index;
-}
-
-/**
- * For each line of a TOML document, whether it starts inside a multi-line string (`"""` basic,
- * `'''` literal; TOML 1.0): one scan that follows the strings as TOML writes them — a basic
- * string's escapes, up to two quotes ending a multi-line one's text (`"""a""""`), comments
- * outside strings. On a document that is not valid TOML (which the parser refuses anyway) it
- * guesses.
- */
-function linesInMultilineStrings(lines: readonly string[]): boolean[] {
-  let open: '"""' | "'''" | undefined;
-  return lines.map((line) => {
-    const inside = open !== undefined;
-    for (let i = 0; i < line.length; ) {
-      if (open !== undefined) {
-        if (open === '"""' && line[i] === '\\') i += 2;
-        else if (line.startsWith(open, i)) {
+  };
+  const skipLine = (): void => {
+    while (i < n && text[i] !== '\n') i++;
+  };
+  /** Skips the string at `i`; returns a one-line string's text (escapes decoded where JSON's), for a key. */
+  const string = (): string | undefined => {
+    const quote = text[i]!;
+    const triple = quote.repeat(3);
+    if (text.startsWith(triple, i)) {
+      for (i += 3; i < n; ) {
+        if (text[i] === '\n') line++;
+        if (quote === '"' && text[i] === '\\') {
+          if (text[i + 1] === '\n') line++;
+          i += 2;
+        } else if (text.startsWith(triple, i)) {
           i += 3;
-          for (let extra = 0; extra < 2 && line[i] === open[0]; extra++) i++;
-          open = undefined;
+          for (let extra = 0; extra < 2 && text[i] === quote; extra++) i++;
+          return undefined;
         } else i++;
-        continue;
       }
-      const c = line[i]!;
-      if (c === '#') break;
-      if (line.startsWith('"""', i) || line.startsWith("'''", i)) {
-        open = c === '"' ? '"""' : "'''";
-        i += 3;
-      } else if (c === '"') {
-        for (i++; i < line.length && line[i] !== '"'; i += line[i] === '\\' ? 2 : 1);
-        i++;
-      } else if (c === "'") {
-        const end = line.indexOf("'", i + 1);
-        i = end < 0 ? line.length : end + 1;
-      } else i++;
+      return undefined;
     }
-    return inside;
-  });
-}
-
-/**
- * The value of the `key = value` on 1-based `line` of `text` as it is written there, when it is
- * one TOML number literal (`99999999999999999999`, `1e400`, `0x10`, `1_000`, `inf`; a trailing
- * `# comment` is not part of it): what a message quotes, since the parsed number has lost it.
- * Undefined for a line that holds no such `=` value (a string, an inline table, a line of 0).
- */
-export function numberAsWritten(text: string, line: number): string | undefined {
-  if (line < 1) return undefined;
-  const at = text.split(/\r?\n/, line)[line - 1];
-  return at === undefined ? undefined : /^[^=]*=\s*([+-]?[\w.+-]+)\s*(?:#.*)?$/.exec(at)?.[1];
+    const start = ++i;
+    while (i < n && text[i] !== quote && text[i] !== '\n') i += quote === '"' && text[i] === '\\' ? 2 : 1;
+    const body = text.slice(start, Math.min(i, n));
+    if (text[i] === quote) i++;
+    if (quote === "'" || !body.includes('\\')) return body;
+    try {
+      return JSON.parse(`"${body}"`) as string;
+    } catch {
+      return body;
+    }
+  };
+  /** A dotted key's parts (`a . "b" . c`); undefined when there is no key at `i`. */
+  const key = (): string[] | undefined => {
+    const parts: string[] = [];
+    for (;;) {
+      blank();
+      let part: string | undefined;
+      if (text[i] === '"' || text[i] === "'") part = string();
+      else {
+        const start = i;
+        while (i < n && !NOT_BARE.has(text[i]!)) i++;
+        if (i > start) part = text.slice(start, i);
+      }
+      if (part === undefined) return undefined;
+      parts.push(part);
+      blank();
+      if (text[i] !== '.') return parts;
+      i++;
+    }
+  };
+  /** Skips the value at `i`; returns it as written when it is one bare value. Keys inside are noted under `path` (undefined: not noted). */
+  const value = (path: string | undefined): string | undefined => {
+    blank();
+    const c = text[i];
+    if (c === '"' || c === "'") {
+      string();
+      return undefined;
+    }
+    if (c === '{' || c === '[') {
+      const close = c === '{' ? '}' : ']';
+      for (i++; ; ) {
+        gap();
+        if (i >= n) return undefined;
+        if (text[i] === close) {
+          i++;
+          return undefined;
+        }
+        if (text[i] === ',') {
+          i++;
+          continue;
+        }
+        const before = i;
+        // An inline table's members are keys under its path; an array's elements have none.
+        if (c === '{') keyValue(path);
+        else value(undefined);
+        if (i === before) i++;
+      }
+    }
+    const start = i;
+    while (i < n && text[i] !== ',' && text[i] !== ']' && text[i] !== '}' && text[i] !== '#' && text[i] !== '\n') i++;
+    const written = text.slice(start, i).trim();
+    return written === '' ? undefined : written;
+  };
+  /** A `key = value` at `i`, its keys noted under `table` (undefined: not noted); false when there is none. */
+  const keyValue = (table: string | undefined): boolean => {
+    const at = line;
+    const parts = key();
+    blank();
+    if (parts === undefined || text[i] !== '=') return false;
+    i++;
+    const path = table === undefined ? undefined : [...(table === '' ? [] : [table]), ...parts].join('.');
+    const written = value(path);
+    if (path !== undefined && !index.has(path)) index.set(path, written === undefined ? { line: at } : { line: at, value: written });
+    return true;
+  };
+  let table = '';
+  for (;;) {
+    gap();
+    if (i >= n) return index;
+    if (text[i] === '[') {
+      const at = line;
+      i += text[i + 1] === '[' ? 2 : 1;
+      const parts = key();
+      if (parts !== undefined) {
+        table = parts.join('.');
+        if (!index.has(table)) index.set(table, { line: at });
+      }
+      skipLine(); // `]` or `]]`, and a comment
+    } else if (!keyValue(table)) skipLine();
+  }
 }

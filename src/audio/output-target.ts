@@ -50,24 +50,43 @@ async function protectedLink(path: string): Promise<boolean> {
  * link if the user may (root), or fails (exit 7) as the shell's `>` does.
  * That is where the atomic writer puts its temporary file and what it renames it over.
  *
+ * A folder on the way that does not exist yet is resolved as far as it can be, the same way: its
+ * own folder's links, then its own link followed like the file's ({@link folderTarget}). So a
+ * name in a folder that a dangling link will lead to once it is made (`tts batch --output-dir
+ * LINK`, made by {@link makeOutputFolder} after the batch's outputs are compared) is the same
+ * path as that name spelt through the folder the link leads to.
+ *
  * Never throws: a name it cannot resolve (a missing folder on the way, a loop, no permission to
  * look) comes back as far as it was resolved, and opening the file there reports why
  * (file-sink.ts `openAtomicFile`: the missing folder of the link's target, ELOOP…).
  * @param path the output as the user gave it (relative to the working folder).
- * @param folders resolved folders already seen (folder → its realpath, or itself when it does
- *   not exist), to resolve each folder once over many names (a batch's outputs).
+ * @param folders resolved folders already seen (folder → its resolved path, or itself when it
+ *   cannot be resolved), to resolve each folder once over many names (a batch's outputs).
  * @returns an absolute path; the file there may not exist.
  */
 export async function outputTarget(path: string, folders: Map<string, Promise<string>> = new Map()): Promise<string> {
-  let at = resolve(path);
-  for (let hops = 0; ; hops++) {
+  // Past the bound the name is left as it is: opening it reports the loop (ELOOP).
+  return (await linkTarget(resolve(path), folders, { hops: 0 })) ?? resolve(path);
+}
+
+/**
+ * {@link outputTarget} of the absolute path `start`, with the links it follows counted in
+ * `followed` (shared with the folders resolved on the way: at most {@link MAX_LINK_HOPS} in all,
+ * as Linux counts one lookup's links).
+ * @param folders the cache of resolved folders; undefined for a folder resolved on the way (its
+ *   own entry is still being made: looking it up again would wait for itself).
+ * @returns the path; undefined past {@link MAX_LINK_HOPS} links.
+ */
+async function linkTarget(start: string, folders: Map<string, Promise<string>> | undefined, followed: { hops: number }): Promise<string | undefined> {
+  let at = start;
+  for (;;) {
     // The folders' links are resolved (Linux follows those wherever they are); the name's own
     // link is followed here, one hop at a time, so that each link of a chain is checked.
     const parent = dirname(at);
-    let folder = folders.get(parent);
+    let folder = folders?.get(parent);
     if (folder === undefined) {
-      folder = realpath(parent).catch(() => parent);
-      folders.set(parent, folder);
+      folder = folderTarget(parent, followed);
+      folders?.set(parent, folder);
     }
     at = join(await folder, basename(at));
     // A link Linux would not follow here is not followed: the name is written as it is.
@@ -78,9 +97,23 @@ export async function outputTarget(path: string, folders: Map<string, Promise<st
     } catch {
       return at; // not a link (EINVAL: a file or folder there), or not there: a new file at this path
     }
-    // Past the bound the name is left as it is: opening it reports the loop (ELOOP).
-    if (hops === MAX_LINK_HOPS) return resolve(path);
+    if (++followed.hops > MAX_LINK_HOPS) return undefined;
     at = resolve(dirname(at), link);
+  }
+}
+
+/**
+ * Where the folder `folder` (absolute) is: its realpath when it exists; else, as far as it can be
+ * resolved, its parent's target joined with its name, that name's own link followed as an
+ * output's is ({@link linkTarget}: a dangling link to a folder leads where the folder will be
+ * made); itself when even that fails (a loop, past {@link MAX_LINK_HOPS}).
+ */
+async function folderTarget(folder: string, followed: { hops: number }): Promise<string> {
+  try {
+    return await realpath(folder);
+  } catch {
+    if (dirname(folder) === folder) return folder;
+    return (await linkTarget(folder, undefined, followed)) ?? folder;
   }
 }
 

@@ -145,14 +145,37 @@ complete -F _tts tts
 `;
 }
 
-/** The zsh script: the bash one through zsh's bashcompinit (load with `source <(tts completion zsh)`). */
+/**
+ * The zsh script (load with `source <(tts completion zsh)`): the bash one's `_tts` decides what
+ * completes, run by a zsh completion function of its own, `_tts_zsh`, with bashcompinit's
+ * `compgen` for its word lists; file names are zsh's own (`_files`), not bashcompinit's
+ * `compgen -f`, which splits a word on its spaces (`dir\ one/` became `dir\` and `one/`: nothing
+ * completed inside a folder with a space in its name) and expands it as a pattern.
+ */
 export function zshScript(specs: readonly CommandSpec[]): string {
+  const bash = bashScript(specs)
+    .split('\n')
+    .filter((l) => !l.startsWith('# ') && l !== 'complete -F _tts tts');
   return `# zsh completion for tts (printed by \`tts completion zsh\`; docs/cli.md §1)
 # Install: add  source <(tts completion zsh)  to ~/.zshrc
-# bashcompinit needs compinit's compdef: load compinit when ~/.zshrc has not (-i: skip insecure dirs).
+# compdef is compinit's: load compinit when ~/.zshrc has not (-i: skip insecure dirs);
+# bashcompinit brings the compgen that _tts (the bash script's function) calls.
 (( \${+functions[compdef]} )) || { autoload -Uz compinit && compinit -i; }
 autoload -U +X bashcompinit && bashcompinit
-${bashScript(specs).split('\n').filter((l) => !l.startsWith('# ')).join('\n')}`;
+${bash.join('\n')}
+# Where _tts would complete file names, zsh's _files does: names with spaces, *, quotes, folders.
+_tts_files() { _tts_want_files=1; }
+_tts_zsh() {
+  local -a COMP_WORDS COMPREPLY
+  local COMP_CWORD _tts_want_files=
+  COMP_WORDS=( "\${words[@]}" )
+  (( COMP_CWORD = CURRENT - 1 ))
+  # As bash runs it: arrays from 0, words split as sh splits them (bashcompinit's compgen does the same).
+  () { emulate -L sh; setopt kshglob noshglob braceexpand; _tts; }
+  if [[ -n $_tts_want_files ]]; then _files; else compadd -- "\${COMPREPLY[@]}"; fi
+}
+compdef _tts_zsh tts
+`;
 }
 
 /** The fish script: one `complete` line per command and flag. */

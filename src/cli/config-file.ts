@@ -12,7 +12,7 @@ import type { Option } from 'commander';
 import leven from 'leven';
 import { TtsError } from '../errors.js';
 import { flagValue } from './flags.js';
-import { lineIndex, numberAsWritten, parseSettingsToml, readSettingsFile, type LineIndex } from '../settings-file.js';
+import { lineIndex, parseSettingsToml, readSettingsFile, type LineIndex } from '../settings-file.js';
 
 /** One setting read from the file. */
 export interface ConfigEntry {
@@ -82,7 +82,7 @@ export async function loadConfigFile(path: string, options: readonly Option[] | 
   const text = await readConfigText(path);
   if (text === undefined) return empty;
   const doc = await parseSettingsToml(text, path, 'see docs/cli.md §7 for the format');
-  // One pass over the lines finds every key's line: looking each key up anew was quadratic.
+  // One pass over the text finds every key's line: looking each key up anew was quadratic.
   const lines = lineIndex(text);
   const byLong = new Map<string, Option>();
   for (const o of typeof options === 'function' ? await options() : options) if (o.long !== undefined && !byLong.has(o.long.slice(2))) byLong.set(o.long.slice(2), o);
@@ -95,14 +95,14 @@ export async function loadConfigFile(path: string, options: readonly Option[] | 
         const settings = new Map<string, ConfigEntry>();
         for (const [k, v] of Object.entries(table)) {
           if (k === 'voices') file.profileVoices.set(name, voicesTable(path, lines, ['profile', name], v));
-          else addSetting(settings, byLong, { path, text, lines }, ['profile', name], k, v);
+          else addSetting(settings, byLong, { path, lines }, ['profile', name], k, v);
         }
         file.profiles.set(name, settings);
       }
       continue;
     }
     if (key === 'voices') file.voices = voicesTable(path, lines, [], value);
-    else addSetting(file.top, byLong, { path, text, lines }, [], key, value);
+    else addSetting(file.top, byLong, { path, lines }, [], key, value);
   }
   return file;
 }
@@ -123,9 +123,9 @@ function voicesTable(path: string, lines: LineIndex, table: string[], value: unk
 
 /**
  * Checks one `key = value` and stores it under the option's attribute name.
- * @param source the file's path, its text and the index of its keys' lines.
+ * @param source the file's path and the index of its keys' places.
  */
-function addSetting(into: Map<string, ConfigEntry>, byLong: Map<string, Option>, source: { path: string; text: string; lines: LineIndex }, table: string[], key: string, value: unknown): void {
+function addSetting(into: Map<string, ConfigEntry>, byLong: Map<string, Option>, source: { path: string; lines: LineIndex }, table: string[], key: string, value: unknown): void {
   const { path, lines } = source;
   const where = (): number => lineIn(lines, table, key);
   if (SECRET_KEY.test(key) && key !== 'api-key-file') {
@@ -142,7 +142,8 @@ function addSetting(into: Map<string, ConfigEntry>, byLong: Map<string, Option>,
     const near = [...byLong.keys()].filter((k) => !NOT_SETTINGS.has(k) && leven(k, key) <= 2);
     throw bad(path, lines, table, key, `is not a setting of tts${near.length > 0 ? ` (did you mean ${near.join(' or ')}?)` : ''}`, 'the keys are the long flag names of `tts say --help`, without the dashes');
   }
-  const asWritten = (): string | undefined => numberAsWritten(source.text, where());
+  // The number as written, wherever the key is (its own line, an inline table): the parsed one has lost it.
+  const asWritten = (): string | undefined => lines.get([...table, key].join('.'))?.value;
   into.set(option.attributeName(), { key, value: flagValue(option, value, (why) => bad(path, lines, table, key, why), asWritten), line: where() });
 }
 
@@ -206,13 +207,14 @@ async function readConfigText(path: string): Promise<string | undefined> {
 
 /** The line of `key` in `table` (`[]` for the top level, `['profile','work']`) from an index; 0 when not found. */
 function lineIn(index: LineIndex, table: readonly string[], key: string): number {
-  return index.get([...table, key].join('.')) ?? 0;
+  return index.get([...table, key].join('.'))?.line ?? 0;
 }
 
 /**
  * The 1-based line where `key` is set inside the table `table` (`[]` for the top level,
  * `['profile','work']` for `[profile.work]`); a dotted key at the top level
- * (`profile.work.voice = …`) and a table header itself are found too. 0 when not found.
+ * (`profile.work.voice = …`), a key of an inline table (`profile = { work = { voice = … } }`)
+ * and a table header itself are found too. 0 when not found.
  * Reads the whole text: to look up many keys, build one {@link lineIndex}.
  */
 export function lineOf(text: string, table: readonly string[], key: string): number {

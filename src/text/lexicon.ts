@@ -78,7 +78,7 @@ export async function parseLexicon(text: string, path: string): Promise<Lexicon>
   const doc = await parseSettingsToml(text, path, HINT);
   const lines = lineIndex(text);
   const fail = (table: string[], key: string, why: string): TtsError => {
-    const line = lines.get([...table, key].join('.')) ?? 0;
+    const line = lines.get([...table, key].join('.'))?.line ?? 0;
     return new TtsError('usage', `${path}${line > 0 ? `:${line}` : ''}: ${why}`, { hint: HINT });
   };
   const lexicon: Lexicon = { path, caseSensitive: true, entries: new Map() };

@@ -7,7 +7,7 @@
  * prints no MaxListenersExceededWarning. In-process through `main` against a fake service.
  */
 import assert from 'node:assert/strict';
-import { link, lstat, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { link, lstat, mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, beforeEach, describe, it } from 'node:test';
@@ -81,6 +81,20 @@ describe('batch outputs never replace an input or each other', () => {
     const file = await batch('outfile.jsonl', [{ text: 'a', output: 'a.wav' }], ['--output-dir', at('a-file')]);
     assert.equal(file.code, 7, file.stderr);
     assert.match(file.stderr, /cannot create .*a-file: EEXIST/);
+  });
+
+  it('an output in a folder not made yet, named through a link (--output-dir a dangling link, or a missing folder under a link) and by where it leads, is exit 2 naming both; nothing is made', async () => {
+    // --output-dir's folder is made after this check (at the link's target): both lines would write one file.
+    await symlink('not-yet/made', at('outdir-dangling'));
+    const dangling = await batch('through-dangling.jsonl', [{ text: 'a', output: 'same.wav' }, { text: 'b', output: at('not-yet/made/same.wav') }], ['--output-dir', at('outdir-dangling')]);
+    refused(dangling, /line 2: the output .*not-yet\/made\/same\.wav is also the output of line 1: one would replace the other/);
+    assert.equal((await lstat(at('outdir-dangling'))).isSymbolicLink(), true);
+    await assert.rejects(lstat(at('not-yet')), { code: 'ENOENT' });
+    // A link to a folder that exists, and a folder under it that does not.
+    await mkdir(at('real'));
+    await symlink('real', at('real-link'));
+    const under = await batch('through-link.jsonl', [{ text: 'a', output: 'same.wav' }, { text: 'b', output: at('real/sub/same.wav') }], ['--output-dir', join(at('real-link'), 'sub')]);
+    refused(under, /line 2: the output .*real\/sub\/same\.wav is also the output of line 1/);
   });
 
   it('a batch-wide --subtitles with two jobs is exit 2: every job would rewrite it', async () => {

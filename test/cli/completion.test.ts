@@ -1,8 +1,9 @@
 /**
  * `tts completion bash|zsh|fish` (docs/cli.md §1): the bash script is sourced in a real bash and
- * its function called the way readline does (COMP_WORDS / COMP_CWORD); zsh and fish are checked
- * for what they complete, and by their own parsers (from a file; skipped, saying so, where the
- * shell is not installed).
+ * its function called the way readline does (COMP_WORDS / COMP_CWORD); in each of the three
+ * shells, Tab is pressed in a terminal of tmux's on file names with spaces, `*` and quotes; zsh
+ * and fish are also checked by their own parsers (from a file). Skipped, saying so, where a shell
+ * or tmux is not installed.
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -38,6 +39,7 @@ async function screenShows(screen: () => string, pattern: RegExp): Promise<void>
 
 describe('tts completion', () => {
   let dir: string;
+  let home: string;
   let script: string;
   /** `tts completion zsh|fish`, also written to tts.zsh / tts.fish in `dir`. */
   const scripts = { zsh: '', fish: '' };
@@ -51,6 +53,10 @@ describe('tts completion', () => {
     // Names a shell must keep whole: a space, a glob character.
     await writeFile(join(dir, 'two words.txt'), '');
     await writeFile(join(dir, '*'), '');
+    await mkdir(join(dir, 'a folder'));
+    for (const name of ['inner file.txt', 'x*y.txt', "it's.txt", 'say "hi".txt']) await writeFile(join(dir, 'a folder', name), '');
+    // The shells' own home (fish keeps its history there): not `dir`, whose listing is checked.
+    home = await mkdtemp(join(tmpdir(), 'tts-completion-home-'));
     // A `tts` on PATH, for zsh to complete its command line.
     await mkdir(join(dir, 'bin'));
     await writeFile(join(dir, 'bin', 'tts'), '#!/bin/sh\n');
@@ -62,7 +68,10 @@ describe('tts completion', () => {
       await writeFile(join(dir, `tts.${shell}`), scripts[shell]);
     }
   });
-  after(() => rm(dir, { recursive: true, force: true }));
+  after(async () => {
+    await rm(dir, { recursive: true, force: true });
+    await rm(home, { recursive: true, force: true });
+  });
 
   it('bash: command names, from what commander knows', () => {
     assert.deepEqual(complete(script, ['tts', ''], dir).sort(), ['batch', 'cache', 'completion', 'config', 'doctor', 'lexicon', 'realtime', 'say', 'serve', 'stream', 'voices']);
@@ -95,30 +104,77 @@ describe('tts completion', () => {
   it('bash: a file name with a space or a * is one name, never split or expanded', () => {
     assert.deepEqual(complete(script, ['tts', 'say', '-f', 'tw'], dir), ['two words.txt']);
     assert.deepEqual(complete(script, ['tts', '-o', '*'], dir), ['*']);
-    assert.deepEqual(complete(script, ['tts', 'stream', '--subtitles', ''], dir).sort(), ['*', 'bin', 'notes.txt', 'tts.bash', 'tts.fish', 'tts.zsh', 'two words.txt']);
+    assert.deepEqual(complete(script, ['tts', 'stream', '--subtitles', ''], dir).sort(), ['*', 'a folder', 'bin', 'notes.txt', 'tts.bash', 'tts.fish', 'tts.zsh', 'two words.txt']);
   });
 
-  it('zsh: a file name with a space is one name, in a real zsh', { skip: (!have('zsh') && 'zsh is not installed') || (!have('tmux') && 'tmux is not installed') }, async () => {
-    // Completion needs zsh's line editor: a terminal of tmux's, keys in, the screen back.
-    const socket = `tts-completion-${process.pid}`;
-    const tmux = (...args: string[]): string => spawnSync('tmux', ['-L', socket, ...args], { encoding: 'utf8' }).stdout;
-    const bin = join(dir, 'bin');
-    tmux('new-session', '-d', '-s', 'z', '-x', '120', '-y', '10', '-c', dir, '-e', `PATH=${bin}:${process.env['PATH']}`, '-e', 'PS1=$ ', '-e', `HOME=${dir}`, 'zsh -f');
+  /** tmux servers started, for a socket name of each's own. */
+  let sessions = 0;
+  /**
+   * What Tab completes in a real shell, in a terminal of tmux's (completion needs the shell's line
+   * editor): `command` starts the shell in `dir`, `setup` sources the script; for each case the
+   * line is cleared, the words typed, Tab pressed, and the screen must show the completed line.
+   */
+  async function tabCompletes(command: string, setup: string, cases: readonly (readonly [typed: string, completed: string])[]): Promise<void> {
+    // A server of its own each time, its socket in `home` (removed after): one killed a moment
+    // ago may still hold its socket, and a session made there would die with it.
+    const socket = join(home, `tmux-${++sessions}`);
+    const tmux = (...args: string[]): string => spawnSync('tmux', ['-S', socket, ...args], { encoding: 'utf8' }).stdout;
+    const screen = (): string => tmux('capture-pane', '-p', '-t', 't');
+    tmux('new-session', '-d', '-s', 't', '-x', '150', '-y', '10', '-c', dir, '-e', `PATH=${join(dir, 'bin')}:${process.env['PATH']}`, '-e', 'PS1=$ ', '-e', `HOME=${home}`, command);
     try {
-      tmux('send-keys', '-t', 'z', '-l', `source ${join(dir, 'tts.zsh')}; echo sourced`);
-      tmux('send-keys', '-t', 'z', 'Enter');
-      await screenShows(() => tmux('capture-pane', '-p', '-t', 'z'), /^sourced$/m);
-      tmux('send-keys', '-t', 'z', '-l', 'tts -f tw');
-      tmux('send-keys', '-t', 'z', 'Tab');
-      await screenShows(() => tmux('capture-pane', '-p', '-t', 'z'), /tts -f two\\ words\.txt/);
+      // Typed once the prompt is drawn: keys sent before the line editor reads them may be lost.
+      await screenShows(screen, /\S/);
+      tmux('send-keys', '-t', 't', '-l', `${setup}; echo sourced`);
+      tmux('send-keys', '-t', 't', 'Enter');
+      await screenShows(screen, /^sourced$/m);
+      for (const [typed, completed] of cases) {
+        tmux('send-keys', '-t', 't', 'C-u');
+        tmux('send-keys', '-t', 't', '-l', typed);
+        tmux('send-keys', '-t', 't', 'Tab');
+        await screenShows(screen, new RegExp(`${completed.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} *$`, 'm'));
+      }
     } finally {
-      spawnSync('tmux', ['-L', socket, 'kill-server']);
+      tmux('kill-server');
     }
+  }
+
+  /**
+   * Names each shell must keep whole — a space, in the file's name and in its folder's (zsh's
+   * bashcompinit split `a\ folder/` and found nothing), a `*`, quotes — typed bare, escaped or
+   * quoted, and the words tts itself completes. The same in every shell but a single quote inside
+   * single quotes, which fish escapes with a backslash.
+   */
+  const fileCases = (quoted: string): [string, string][] => [
+    ['tts -f tw', 'tts -f two\\ words.txt'],
+    ['tts stream -f a\\ folder/in', 'tts stream -f a\\ folder/inner\\ file.txt'],
+    ['tts -o a\\ folder/x', 'tts -o a\\ folder/x\\*y.txt'],
+    ["tts stream -f 'a folder/it", `tts stream -f ${quoted}`],
+    ['tts say -f "a folder/sa', 'tts say -f "a folder/say \\"hi\\".txt"'],
+    ['tts say --subtitles a\\ fo', 'tts say --subtitles a\\ folder/'],
+    ['tts say -f a\\ folder/say\\ \\"', 'tts say -f a\\ folder/say\\ \\"hi\\".txt'],
+    ['tts st', 'tts stream'],
+    ['tts say --voice en-w', 'tts say --voice en-woman-1'],
+  ];
+  const tmuxMissing = !have('tmux') && 'tmux is not installed';
+
+  it('zsh: file names with spaces (in a folder\'s name too), * and quotes complete whole, in a real zsh', { skip: (!have('zsh') && 'zsh is not installed') || tmuxMissing }, async () => {
+    await tabCompletes('zsh -f', `source ${join(dir, 'tts.zsh')}`, fileCases("'a folder/it'\\''s.txt"));
   });
 
-  it('zsh: loads through bashcompinit and defines the same function', () => {
-    assert.match(scripts.zsh, /bashcompinit/);
-    assert.match(scripts.zsh, /complete -F _tts tts/);
+  it('bash: the same, in a real bash', { skip: tmuxMissing }, async () => {
+    await tabCompletes('bash --norc --noprofile', `source ${script}`, fileCases("'a folder/it'\\''s.txt'"));
+  });
+
+  it('fish: the same, in a real fish', { skip: (!have('fish') && 'fish is not installed') || tmuxMissing }, async () => {
+    // No autosuggestion: its grey text after the cursor would show a completion before Tab is pressed.
+    await tabCompletes('fish --no-config', `set -g fish_autosuggestion_enabled 0; source ${join(dir, 'tts.fish')}`, fileCases("'a folder/it\\'s.txt'"));
+  });
+
+  it('zsh: defines its own completion function around the bash one, with bashcompinit for compgen', () => {
+    assert.match(scripts.zsh, /autoload -U \+X bashcompinit && bashcompinit/);
+    assert.match(scripts.zsh, /^_tts\(\) \{$/m);
+    assert.match(scripts.zsh, /^compdef _tts_zsh tts$/m);
+    assert.doesNotMatch(scripts.zsh, /^complete -F/m, 'bashcompinit\'s _bash_complete is not used');
   });
 
   it('zsh: its own parser accepts the script', { skip: !have('zsh') && 'zsh is not installed' }, () => {

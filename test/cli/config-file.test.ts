@@ -100,6 +100,34 @@ describe('loadConfigFile with options added later', () => {
     assert.equal(lineOf(text, [], 'zzz'), 0);
   });
 
+  it('lineOf follows TOML, not lines: inline tables (nested, over lines), arrays of tables, arrays and strings over lines', () => {
+    const text = [
+      'profile = {', // 1
+      '  a = { speed = 1e400, volume = 2 }, # a comment', // 2
+      '  b = { voices = { Alice = "en-man-1",', // 3
+      '    speed = "x" } },', // 4: a speaker of profile.b.voices, not profile.b.speed
+      '}', // 5
+      'list = [', // 6
+      '  { speed = 1 }, "]", # ]', // 7: in an array: no key of the document
+      ']', // 8
+      'text = """', // 9
+      'speed = 7"""""', // 10: the string's text, and two of its quotes
+      '[[jobs]]', // 11
+      'speed = 3', // 12
+      '[[jobs]]', // 13
+      'speed = 4', // 14
+    ].join('\n');
+    assert.equal(lineOf(text, ['profile', 'a'], 'speed'), 2);
+    assert.equal(lineOf(text, ['profile', 'a'], 'volume'), 2);
+    assert.equal(lineOf(text, ['profile', 'b', 'voices'], 'speed'), 4);
+    assert.equal(lineOf(text, ['profile', 'b'], 'speed'), 0);
+    assert.equal(lineOf(text, [], 'speed'), 0);
+    assert.equal(lineOf(text, [], 'list'), 6);
+    assert.equal(lineOf(text, [], 'text'), 9);
+    assert.equal(lineOf(text, [], 'jobs'), 11);
+    assert.equal(lineOf(text, ['jobs'], 'speed'), 12);
+  });
+
   it('configPath: XDG_CONFIG_HOME when absolute, else HOME/.config', () => {
     assert.equal(configPath({ XDG_CONFIG_HOME: '/x/y', HOME: '/h' }), '/x/y/tts/config.toml');
     assert.equal(configPath({ XDG_CONFIG_HOME: 'relative', HOME: '/h' }), '/h/.config/tts/config.toml');

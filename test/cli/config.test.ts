@@ -123,6 +123,15 @@ describe('config file and profiles', () => {
     ['a hexadecimal number', 'channels = 0x10\n', /config\.toml:1: channels has a bad value "0x10": --channels must be between 1 and 8/],
     // Lines of a multi-line string are its text, not keys: the key's own line is named and quoted.
     ['a key whose look-alike is a line of a multi-line string', 'code-phrase = """\nspeed = 7\n"""\nvoice = \'\'\'\nspeed = 2 \'\'\'\nspeed = 1e400\n', /config\.toml:6: speed has a bad value "1e400": --speed must be a number from 0\.5 to 3\n/],
+    // A key of an inline table — nested, dotted, under a header, written over several lines (TOML
+    // 1.1) — is named with its own line and its number quoted as written, like a key on a line of its own.
+    ['a number in a nested inline table', 'profile = { p = { speed = 1e400 } }\n', /config\.toml:1: profile\.p\.speed has a bad value "1e400": --speed must be a number from 0\.5 to 3\n/],
+    ['a number in an inline table over several lines', 'voice = "en-man-1"\nprofile = {\n  p = { voice = "en-woman-1", sample-rate = 1e30 }, # the second\n}\n', /config\.toml:3: profile\.p\.sample-rate has a bad value "1e30": --sample-rate must be a whole number/],
+    ['a number in an inline table under a header', '[profile]\n\np = { channels = 0x10 }\n', /config\.toml:3: profile\.p\.channels has a bad value "0x10": --channels must be between 1 and 8/],
+    ['a number in the inline table of a dotted key', 'profile.p = { volume = 1, speed = 1e400 }\n', /config\.toml:1: profile\.p\.speed has a bad value "1e400"/],
+    ['a key whose look-alike is a member of an inline table over lines', '[profile.a]\nvoices = { Alice = "en-man-1",\n  speed = "en-woman-1" }\nspeed = 1e400\n', /config\.toml:4: profile\.a\.speed has a bad value "1e400"/],
+    ['an array of tables as a profile', '[profile.a]\nvoice = "en-man-1"\n[[profile.b]]\nspeed = 1\n', /config\.toml:3: profile\.b must be a table: \[profile\.b\]/],
+    ['an array over several lines as a value', '[profile.p]\nspeed = [\n  1e400,\n]\n', /config\.toml:2: profile\.p\.speed must be a string or a number\n/],
     ['an API key', 'voice = "en-man-1"\napi-key = "sk-123"\n', /config\.toml:2: "api-key" looks like an API key; .*\n.*api-key-file/],
     ['a token', '[profile.p]\ntoken = "sk-123"\n', /config\.toml:2: "token" looks like an API key/],
     ['a boolean as a string', 'quiet = "yes"\n', /config\.toml:1: quiet must be true or false/],
