@@ -119,6 +119,40 @@ describe('interactive player (docs/cli.md §12.2)', () => {
     assert.deepEqual(card.bytes, audio(1, SLICE * 4));
   });
 
+  it('hold (Ctrl-Z) resolves once the slice in flight was written, then writes nothing until release; a pause the user made stays', async () => {
+    const card = new FakeCard();
+    card.hold = true;
+    const player = new Player(card, SPEC);
+    player.pieceStart('One.', true);
+    await player.write(audio(1, SLICE * 4));
+    await until(() => card.pending === 1, 'the first slice');
+    let rested = false;
+    const held = player.hold().then(() => (rested = true));
+    for (let i = 0; i < 20; i++) await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(rested, false, 'not while a slice is being written');
+    card.release();
+    await held;
+    for (let i = 0; i < 50; i++) await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(card.written.length, 1, 'nothing written while held');
+    assert.equal(player.state.paused, false, 'held is not the user’s pause');
+    player.act('pause');
+    player.release();
+    for (let i = 0; i < 50; i++) await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(card.written.length, 1, 'released, but paused by the user');
+    await player.hold();
+    player.act('pause');
+    for (let i = 0; i < 50; i++) await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(card.written.length, 1, 'unpaused, but held');
+    player.release();
+    await until(() => card.pending === 1 && card.written.length === 2, 'released');
+    card.hold = false;
+    card.release();
+    player.window.finish();
+    await player.finish();
+    assert.deepEqual(card.bytes, audio(1, SLICE * 4));
+    await player.hold(); // after the end: at once
+  });
+
   it('→ jumps to the next sentence’s first byte, waiting for it when it has not arrived', async () => {
     const card = new FakeCard();
     const player = new Player(card, SPEC);
