@@ -4,9 +4,10 @@
  */
 import { createHash } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
+import { listenLoopback } from './servers.js';
 
 /** One frame the server received from the client. */
 export interface ReceivedFrame {
@@ -87,19 +88,11 @@ export async function startWsServer(script: (c: WsConnection) => void | Promise<
         .catch(() => ws.terminate());
     });
   });
-  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
-  const { port } = http.address() as AddressInfo;
-  return {
-    url: `ws://127.0.0.1:${port}`,
-    connections,
-    refused,
-    close: () =>
-      new Promise<void>((resolve) => {
-        for (const c of wss.clients) c.terminate();
-        http.closeAllConnections();
-        http.close(() => resolve());
-      }),
-  };
+  const listening = await listenLoopback(http, 'ws', () => {
+    for (const c of wss.clients) c.terminate();
+    http.closeAllConnections();
+  });
+  return { ...listening, connections, refused };
 }
 
 /** Sends one JSON event. */
@@ -201,17 +194,10 @@ export async function startCloseIgnoringServer(audio: Buffer): Promise<{ url: st
     });
     send({ type: 'tts_session.created', session: { id: 'sess_silent' } });
   });
-  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
-  const { port } = http.address() as AddressInfo;
-  return {
-    url: `ws://127.0.0.1:${port}`,
-    connections,
-    close: () =>
-      new Promise<void>((resolve) => {
-        for (const s of sockets) s.destroy();
-        http.close(() => resolve());
-      }),
-  };
+  const listening = await listenLoopback(http, 'ws', () => {
+    for (const s of sockets) s.destroy();
+  });
+  return { ...listening, connections };
 }
 
 /** An unmasked text frame, as a server sends it (RFC 6455 §5.2). */
