@@ -204,6 +204,8 @@ export async function runSynthesisCommand(command: SynthesisCommandSpec, words: 
       }
       const outputs = plan;
       let playing = false;
+      // Only the real process has a terminal of its own to be in the background of.
+      const background = (): boolean => io.stderr === process.stderr && inBackground();
       const mode =
         command.name === 'say'
           ? interactiveMode({
@@ -213,13 +215,12 @@ export async function runSynthesisCommand(command: SynthesisCommandSpec, words: 
               verbose: flags.verbose === true,
               playOnly: plan.play && plan.file === undefined && plan.stdout === undefined,
               textFromTerminal: words.length === 0 && (flags.file === undefined || flags.file === '-') && io.stdin.isTTY === true,
-              // Only the real process has a terminal of its own to be in the background of.
-              background: () => io.stderr === process.stderr && inBackground(),
+              background,
             })
           : undefined;
       if (mode !== undefined) {
         const [{ openKeys }, { startInteractive }] = await Promise.all([import('../player/terminal.js'), import('../player/interactive.js')]);
-        interactive = startInteractive(mode, io.stderr, io.env, openKeys);
+        interactive = startInteractive(mode, io.stderr, io.env, openKeys, background);
       }
       await deliverSpeech({
         ...speakSettings(flags),

@@ -44,10 +44,18 @@ export const QUEUE_HIGH_WATER_BYTES = 1024 * 1024;
 const MAX_REFUSAL_BODY_BYTES = 64 * 1024;
 
 /**
- * After our close frame (code 1000) the service should answer at once; if it does not within this
- * many milliseconds, the socket is destroyed so a silent peer cannot hold the process open.
+ * After our close frame (code 1000) the service should answer at once (RFC 6455 §5.5.1); if it
+ * does not within this many milliseconds, the socket is destroyed. This bounds a connection left
+ * closing while the run goes on (playing, later pieces); the run's end cuts it sooner
+ * ({@link RealtimeStreamOptions.lingering}).
  */
 const CLOSE_GRACE_MS = 2000;
+
+/** A connection whose audio is complete and whose closing handshake is under way. */
+export interface LingeringConnection {
+  /** Destroys the socket at once (RFC 6455 §7.1.1: the client may close the TCP connection itself). */
+  terminate(): void;
+}
 
 /**
  * What to synthesize: the session fields of docs/protocol.md §2.4, with the voice written as on the CLI
@@ -81,6 +89,13 @@ export interface RealtimeStreamOptions {
   onSession?: (session: Record<string, unknown>) => void;
   /** Called at `tts.output.completed` with its `engine` field (built-in extension, docs/protocol.md §6.2) and its word timings (§2.4), each if any. */
   onDone?: ((engine: string | undefined, words?: WordTiming[]) => void) | undefined;
+  /**
+   * Where the connection waits, after `tts.output.completed` and our close frame, for the
+   * service's answering close frame (at most {@link CLOSE_GRACE_MS}); it leaves the set once
+   * closed. Whoever owns the set terminates what is left when the run is over, so a service that
+   * never answers does not hold the process (the run's audio is complete by then).
+   */
+  lingering?: Set<LingeringConnection> | undefined;
 }
 
 /**
@@ -289,7 +304,7 @@ export async function* streamRealtime(options: RealtimeStreamOptions): AsyncGene
     queue.close();
     if (ws !== undefined) {
       ws.off('message', onMessage);
-      if (outcome === 'completed') closeNormally(ws);
+      if (outcome === 'completed') closeNormally(ws, options.lingering);
       // Early exit, abort or error: nothing more is wanted from this socket.
       else ws.terminate();
     }
@@ -298,16 +313,21 @@ export async function* streamRealtime(options: RealtimeStreamOptions): AsyncGene
 
 /**
  * Closes with 1000 after `tts.output.completed` unless the service already did (docs/cli.md §4),
- * destroying the socket if the closing handshake does not finish within {@link CLOSE_GRACE_MS}.
+ * destroying the socket if the closing handshake does not finish within {@link CLOSE_GRACE_MS};
+ * until then the socket is in `lingering`, for the run's end to cut.
  */
-function closeNormally(ws: WebSocket): void {
+function closeNormally(ws: WebSocket, lingering: Set<LingeringConnection> | undefined): void {
   if (ws.readyState === ws.CLOSED) return;
   // A paused socket could not read the service's answering close frame.
   ws.resume();
   if (ws.readyState === ws.OPEN) ws.close(1000);
   const grace = setTimeout(() => ws.terminate(), CLOSE_GRACE_MS);
   grace.unref();
-  ws.once('close', () => clearTimeout(grace));
+  lingering?.add(ws);
+  ws.once('close', () => {
+    clearTimeout(grace);
+    lingering?.delete(ws);
+  });
 }
 
 /**

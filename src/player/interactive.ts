@@ -1,7 +1,8 @@
 /**
  * When `tts say` plays interactively, and the wiring of its parts (docs/cli.md §12.2): the
  * {@link Player} between the run's audio and the sound card, its {@link PlayerDisplay} on
- * stderr, and the keys from `/dev/tty`.
+ * stderr, the keys from `/dev/tty`, and job control — Ctrl-Z suspends the run as in any terminal
+ * program, `fg` and `bg` continue it.
  */
 import type { AudioSink } from '../audio/sink.js';
 import type { AudioSpec } from '../dsp/spec.js';
@@ -26,25 +27,87 @@ export interface InteractiveSession {
  * Starts the interactive parts: the keys are opened once the player exists (the first audio is
  * on its way), and closed by {@link InteractiveSession.close} — and by signal-exit on any way
  * out (terminal.ts).
+ *
+ * Ctrl-Z (a byte in raw mode, so the terminal sends no SIGTSTP) and a SIGTSTP from elsewhere
+ * suspend the run as less, mpv or vim do: the player stops writing to the sink once the slice
+ * in flight was handed over ({@link Player.hold}), the terminal gets its mode back and the line
+ * is cleared, and SIGTSTP goes to the process group — what the terminal's Ctrl-Z does, so a
+ * system player (aplay) stops with us — with its default action (stop). Continued by `fg`, the
+ * keys are opened again (raw mode), the line is redrawn and playing goes on where it stopped (a
+ * pause the user made stays). Continued by `bg`, the run is a background job of the terminal,
+ * and as for one started with `&` (mode.ts) there is no player: no raw mode (the kernel would
+ * stop us with SIGTTOU), no keys (SIGTTIN), no line — the audio plays on; a later Ctrl-Z and
+ * `fg` bring the player back. When the stop is discarded (an orphaned process group, POSIX
+ * kill()), the run goes on as before.
  * @param stderr where the display draws.
  * @param openKeys terminal.ts openKeys (injected so in-process tests feed keys themselves).
+ * @param background whether the process is now in a background job of its terminal (mode.ts
+ *   inBackground), asked each time the run is continued after a suspension.
  */
 export function startInteractive(
   mode: InteractiveMode,
   stderr: NodeJS.WritableStream & { columns?: number },
   env: NodeJS.ProcessEnv,
   openKeys: (onAction: (action: PlayerAction) => void) => KeyInput | undefined,
+  background: () => boolean,
 ): InteractiveSession {
   const stop = new AbortController();
   const display = new PlayerDisplay(stderr, { mode: mode.display, columns: () => stderr.columns ?? 80 });
   let keys: KeyInput | undefined;
+  let player: Player | undefined;
   let crashArmed = env['TTS_TEST_PLAYER_CRASH'] === '1';
+  /** False while suspended and in a background job: nothing is drawn then. */
+  let foreground = true;
+  let suspending = false;
+  let closed = false;
+
+  const onAction = (action: PlayerAction): void => {
+    // Raw mode turns Ctrl-C into a byte: raise the signal it would have been (exit 130, docs/cli.md §3).
+    if (action === 'interrupt') return void process.kill(process.pid, 'SIGINT');
+    if (action === 'suspend') return void suspend();
+    player?.act(action);
+    if (action === 'quit') stop.abort(new PlayerStopped());
+  };
+  const onStopSignal = (): void => void suspend();
+
+  /** Suspends the process (see above) and takes up again once it is continued. */
+  const suspend = async (): Promise<void> => {
+    if (suspending || closed || player === undefined) return;
+    suspending = true;
+    // With no listener, SIGTSTP takes its default action again: stopping the process.
+    process.off('SIGTSTP', onStopSignal);
+    try {
+      await player.hold();
+      if (closed) return;
+      keys?.close();
+      keys = undefined;
+      foreground = false;
+      display.stop();
+      try {
+        process.kill(0, 'SIGTSTP');
+      } catch {
+        process.kill(process.pid, 'SIGTSTP');
+      }
+      // kill() returns once the process was continued (the stop takes the sending thread first).
+      if (closed) return;
+      foreground = !background();
+      if (foreground) {
+        if (mode.keys) keys = openKeys(onAction);
+        if (player.state.sentence >= 0) display.show(player.state);
+      }
+    } finally {
+      player.release();
+      suspending = false;
+      if (!closed) process.on('SIGTSTP', onStopSignal);
+    }
+  };
+
   return {
     stopped: stop.signal,
     wrap: (sink, spec) => {
-      const player = new Player(sink, spec, {
+      player = new Player(sink, spec, {
         onState: (state) => {
-          display.show(state);
+          if (foreground) display.show(state);
           if (crashArmed) {
             // Test hook (test/e2e/player-tmux.test.ts): an uncaught exception while the terminal is raw.
             crashArmed = false;
@@ -54,17 +117,13 @@ export function startInteractive(
           }
         },
       });
-      if (mode.keys) {
-        keys = openKeys((action) => {
-          // Raw mode turns Ctrl-C into a byte: raise the signal it would have been (exit 130, docs/cli.md §3).
-          if (action === 'interrupt') return void process.kill(process.pid, 'SIGINT');
-          player.act(action);
-          if (action === 'quit') stop.abort(new PlayerStopped());
-        });
-      }
+      if (mode.keys) keys = openKeys(onAction);
+      process.on('SIGTSTP', onStopSignal);
       return player;
     },
     close: () => {
+      closed = true;
+      process.off('SIGTSTP', onStopSignal);
       keys?.close();
       keys = undefined;
       display.stop();

@@ -6,7 +6,7 @@
  */
 
 /** What a key asks the player to do. */
-export type PlayerAction = 'pause' | 'previous' | 'next' | 'faster' | 'slower' | 'repeat' | 'quit' | 'interrupt';
+export type PlayerAction = 'pause' | 'previous' | 'next' | 'faster' | 'slower' | 'repeat' | 'quit' | 'interrupt' | 'suspend';
 
 /** Longest escape sequence kept while waiting for its end, in bytes; longer ones are dropped. */
 const MAX_SEQUENCE_BYTES = 16;
@@ -17,7 +17,7 @@ const ARROWS: Readonly<Record<string, PlayerAction>> = { A: 'faster', B: 'slower
 /**
  * Decodes key bytes into {@link PlayerAction}s: space pause/resume, ← / → previous/next
  * sentence, ↑ / ↓ faster/slower, `r` repeat, `q` quit, Ctrl-C (0x03, which raw mode delivers
- * as a byte instead of SIGINT) `interrupt`. Every other byte and escape sequence (function
+ * as a byte instead of SIGINT) `interrupt`, Ctrl-Z (0x1a, a byte instead of SIGTSTP) `suspend`. Every other byte and escape sequence (function
  * keys, mouse reports, bracketed paste markers) is ignored. Memory is bounded: at most
  * {@link MAX_SEQUENCE_BYTES} bytes are held between calls.
  */
@@ -37,7 +37,7 @@ export class KeyDecoder {
     while (i < text.length) {
       const c = text[i]!;
       if (c !== '\x1b') {
-        const action = c === ' ' ? 'pause' : c === 'r' || c === 'R' ? 'repeat' : c === 'q' || c === 'Q' ? 'quit' : c === '\x03' ? 'interrupt' : undefined;
+        const action = c === ' ' ? 'pause' : c === 'r' || c === 'R' ? 'repeat' : c === 'q' || c === 'Q' ? 'quit' : c === '\x03' ? 'interrupt' : c === '\x1a' ? 'suspend' : undefined;
         if (action !== undefined) actions.push(action);
         i++;
         continue;

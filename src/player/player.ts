@@ -61,6 +61,11 @@ export class Player implements AudioSink {
   /** A seek asked by a key, done by the loop at its next step. */
   #seek: number | undefined;
   #paused = false;
+  /** Set by {@link hold} (the process is being suspended, Ctrl-Z): like a pause the user never sees. */
+  #held = false;
+  /** Waiters of {@link hold}: resolved when the loop rests (or has ended). */
+  #resting: (() => void)[] = [];
+  #ended = false;
   #speed = 1;
   #tempo: Tempo | undefined;
   #stopped: PlayerStopped | undefined;
@@ -86,10 +91,15 @@ export class Player implements AudioSink {
     this.#bytesPerSecond = spec.sampleRate * frame;
     this.#onState = options.onState ?? ((): void => {});
     this.window = new SentenceWindow(options.windowBytes ?? DEFAULT_WINDOW_BYTES);
-    this.#loop = this.#play().catch((error: unknown) => {
-      this.#failed = error;
-      this.window.close(error instanceof Error ? error : new Error(String(error)));
-    });
+    this.#loop = this.#play()
+      .catch((error: unknown) => {
+        this.#failed = error;
+        this.window.close(error instanceof Error ? error : new Error(String(error)));
+      })
+      .finally(() => {
+        this.#ended = true;
+        this.#rest();
+      });
   }
 
   /** The state shown now. */
@@ -175,7 +185,34 @@ export class Player implements AudioSink {
     this.#tempo?.destroy();
   }
 
-  /** Does what a key asks (keys.ts); `interrupt` is the caller's (it raises SIGINT). */
+  /**
+   * Stops writing to the sink until {@link release}, whatever the user's pause says (which it
+   * leaves as it is): for suspending the process (Ctrl-Z, interactive.ts).
+   * @returns resolves once nothing is being written — the slice in flight (≤ 50 ms of audio,
+   *   `sliceSeconds`) was handed to the sink — or at once when the loop has ended. Never rejects.
+   */
+  hold(): Promise<void> {
+    this.#held = true;
+    if (this.#ended) return Promise.resolve();
+    const rested = new Promise<void>((resolve) => this.#resting.push(resolve));
+    this.window.changes.notify();
+    return rested;
+  }
+
+  /** Ends a {@link hold}: playing goes on where it stopped (unless the user paused). */
+  release(): void {
+    this.#held = false;
+    this.window.changes.notify();
+  }
+
+  /** Resolves the {@link hold} waiters. */
+  #rest(): void {
+    const resting = this.#resting;
+    this.#resting = [];
+    for (const r of resting) r();
+  }
+
+  /** Does what a key asks (keys.ts); `interrupt` and `suspend` are the caller's (they raise SIGINT, SIGTSTP). */
   act(action: PlayerAction): void {
     const at = this.#seek ?? this.#at.sentence;
     switch (action) {
@@ -202,6 +239,7 @@ export class Player implements AudioSink {
         this.window.close(this.#stopped);
         break;
       case 'interrupt':
+      case 'suspend':
         return;
     }
     this.window.changes.notify();
@@ -223,7 +261,8 @@ export class Player implements AudioSink {
         this.#show();
         continue;
       }
-      if (this.#paused) {
+      if (this.#paused || this.#held) {
+        if (this.#held) this.#rest();
         await changes.wait(seen);
         continue;
       }

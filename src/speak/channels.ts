@@ -131,6 +131,8 @@ export async function openChannel(kind: ChannelKind, target: ServiceTarget, sett
         signal,
         allowInsecure,
         verbose,
+        // Cut by target.close() when the run is over (choose-service.ts).
+        lingering: target.lingering,
         onSession: (session) => {
           arriving = reportedSpec(session, spec);
         },

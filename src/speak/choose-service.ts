@@ -4,6 +4,7 @@
  * or `--offline` — the embedded built-in service.
  */
 import type { Duplex } from 'node:stream';
+import type { LingeringConnection } from '../client/realtime.js';
 import { safeOrigin } from '../client/safe-origin.js';
 import { assertSecureTransport } from '../client/auth.js';
 import { endpointUrl } from '../client/sse.js';
@@ -26,8 +27,17 @@ export interface ServiceTarget {
    * instead of TCP; absent for a remote service.
    */
   connect?: (() => Duplex) | undefined;
-  /** Stops the embedded service; a no-op for a remote one. */
+  /**
+   * Ends what the run leaves: the WebSocket connections still in {@link lingering}, then the
+   * embedded service (nothing more for a remote one).
+   */
   close(): Promise<void>;
+  /**
+   * WebSocket sessions whose audio is complete and whose closing handshake is under way
+   * (client/realtime.ts `lingering`): {@link close} destroys those the service has not answered
+   * by then — the run is over, and a silent service must not hold the process (RFC 6455 §7.1.1).
+   */
+  lingering?: Set<LingeringConnection>;
   /**
    * Learnt of this service while the process runs: it refused a request that carried
    * `word_timings` (docs/protocol.md §2.1), so no later request through this target sends the
@@ -89,7 +99,7 @@ export async function resolveService(choice: ServiceChoice): Promise<ServiceTarg
   if (choice.offline || baseUrl === undefined) {
     const { startEmbeddedService } = await import('../server/embedded.js');
     const svc = await startEmbeddedService({ text: choice.text, warmUp: choice.warmUp, engine: choice.early?.take() });
-    return { baseUrl: svc.baseUrl, wsBaseUrl: svc.baseUrl, apiKey: svc.apiKey, embedded: true, connect: () => svc.connect(), close: () => svc.close() };
+    return { baseUrl: svc.baseUrl, wsBaseUrl: svc.baseUrl, apiKey: svc.apiKey, embedded: true, connect: () => svc.connect(), ...cuttingLingering(() => svc.close()) };
   }
   // A remote service: the engine thread bin/tts.js may have started is not needed (issue 20),
   // unless the aligner may need the built-in engine for the words.
@@ -104,7 +114,20 @@ export async function resolveService(choice: ServiceChoice): Promise<ServiceTarg
     });
   }
   const ws = nonEmpty(choice.wsBaseUrl) ?? nonEmpty(choice.env['TTS_WS_BASE_URL']) ?? baseUrl;
-  return { baseUrl, wsBaseUrl: ws, apiKey, embedded: false, close: async () => {} };
+  return { baseUrl, wsBaseUrl: ws, apiKey, embedded: false, ...cuttingLingering(async () => {}) };
+}
+
+/** A target's {@link ServiceTarget.lingering} and a `close` that terminates them before `closeService`. */
+function cuttingLingering(closeService: () => Promise<void>): Pick<ServiceTarget, 'lingering' | 'close'> {
+  const lingering = new Set<LingeringConnection>();
+  return {
+    lingering,
+    close: async () => {
+      for (const connection of lingering) connection.terminate();
+      lingering.clear();
+      await closeService();
+    },
+  };
 }
 
 

@@ -12,7 +12,8 @@ import { TtsError } from '../../src/errors.js';
 import { streamRealtime, type RealtimeStreamOptions } from '../../src/client/realtime.js';
 import type { AudioChunk } from '../../src/wire/delta.js';
 import { patternBytes } from '../helpers/servers.js';
-import { delay, nextFrame, sendJson, startWsServer, wsDelta, type WsConnection, type WsTestServer } from '../helpers/ws-servers.js';
+import { delay, nextFrame, sendJson, startCloseIgnoringServer, startWsServer, wsDelta, type WsConnection, type WsTestServer } from '../helpers/ws-servers.js';
+import { runTtsInProcess } from '../helpers/in-process.js';
 
 const KEY = 'sk-test-SENTINEL-ws-0a1b2c3d';
 
@@ -468,3 +469,27 @@ describe('streamRealtime', () => {
     assert.doesNotMatch(lines.join('\n'), /SENTINEL|user:/);
   });
 });
+
+describe('tts realtime against a service that never answers our close frame (docs/cli.md §4)', () => {
+  it('the run’s end cuts the connection itself: the audio is whole, exit 0, and nothing waits for the answer', async () => {
+    const audio = patternBytes(4800, 5);
+    const server = await startCloseIgnoringServer(audio);
+    try {
+      const r = await runTtsInProcess(['realtime', '--no-cache', '-o', '-', 'Hello'], { env: { TTS_BASE_URL: 'http://127.0.0.1:9', TTS_WS_BASE_URL: server.url, TTS_API_KEY: KEY } });
+      assert.equal(r.code, 0, r.stderr);
+      assert.deepEqual(r.stdout, audio);
+      const c = server.connections[0]!;
+      assert.equal(await c.closeFrame, 1000, 'the client closed the session normally');
+      // Destroyed when the run ended (the target's close), not when the close grace (2 s) ran
+      // out: the server sees the end within a few turns of the event loop after main returned.
+      let ended: 'end' | 'reset' | undefined;
+      void c.ended.then((how) => (ended = how));
+      for (let turn = 0; turn < 1000 && ended === undefined; turn++) await new Promise((resolve) => setImmediate(resolve));
+      assert.equal(ended, 'end', 'the client ended the TCP connection as the run ended');
+      assert.equal(c.writtenAfterClose, 0, 'the server never answered');
+    } finally {
+      await server.close();
+    }
+  });
+});
+

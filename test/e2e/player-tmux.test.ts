@@ -52,6 +52,7 @@ const speakerMissing = ((): string | undefined => {
   }
 })();
 const skip = tmuxMissing ?? speakerMissing;
+const dashMissing = spawnSync('dash', ['-c', 'true']).status !== 0 ? 'dash is not installed' : undefined;
 
 /** Polls `get` every 50 ms until `ok` holds, for at most `ms`; returns the last value. */
 async function poll<T>(get: () => T, ok: (v: T) => boolean, what: string, ms = 30_000): Promise<T> {
@@ -64,15 +65,16 @@ async function poll<T>(get: () => T, ok: (v: T) => boolean, what: string, ms = 3
   }
 }
 
-/** A tmux server of its own with one pane running bash, HOME holding the ALSA file plugin. */
+/** A tmux server of its own with one pane running a shell (bash unless told), HOME holding the ALSA file plugin. */
 class Pane {
   constructor(
     readonly dir: string,
     env: NodeJS.ProcessEnv,
     readonly socket = `tts-player-${process.pid}`,
+    shell = 'bash --norc --noprofile',
   ) {
     const vars = Object.entries(env).flatMap(([k, v]) => (v === undefined ? [] : ['-e', `${k}=${v}`]));
-    this.tmux('new-session', '-d', '-s', 'p', '-x', '120', '-y', '30', ...vars, 'bash --norc --noprofile');
+    this.tmux('new-session', '-d', '-s', 'p', '-x', '120', '-y', '30', ...vars, shell);
   }
   tmux(...args: string[]): string {
     return execFileSync('tmux', ['-L', this.socket, ...args], { encoding: 'utf8' });
@@ -92,6 +94,14 @@ class Pane {
   /** The pane's terminal device, to read its mode from outside. */
   tty(): string {
     return this.tmux('display-message', '-p', '-t', 'p', '#{pane_tty}').trim();
+  }
+  /** The terminal's mode now (`stty -g`), read from outside. */
+  mode(): string {
+    return execFileSync('stty', ['-F', this.tty(), '-g'], { encoding: 'utf8' }).trim();
+  }
+  /** The pane's shell's process id. */
+  shellPid(): number {
+    return Number(this.tmux('display-message', '-p', '-t', 'p', '#{pane_pid}').trim());
   }
   /** Ends the server and its pane's processes. */
   close(): void {
@@ -147,13 +157,16 @@ describe('tts say, interactive, in tmux (docs/cli.md §12.2)', { skip }, () => {
   let pane: Pane;
   /** The pane's piece cache: the reference run replays the interactive run's pieces from it. */
   let cache: string;
+  /** The panes' environment. */
+  let paneEnv: NodeJS.ProcessEnv;
   const played = (): string => join(dir, 'played.raw');
   before(() => {
     dir = mkdtempSync(join(tmpdir(), 'tts-player-'));
     writeFileSync(join(dir, '.asoundrc'), `pcm.!default { type file; slave.pcm "null"; file "${played()}"; format "raw" }\n`);
     const env = cleanEnv();
     cache = env['XDG_CACHE_HOME']!;
-    pane = new Pane(dir, { ...env, HOME: dir, TERM: 'xterm-256color', PS1: '$ ', HISTFILE: '' });
+    paneEnv = { ...env, HOME: dir, TERM: 'xterm-256color', PS1: '$ ', HISTFILE: '' };
+    pane = new Pane(dir, paneEnv);
   });
   after(() => {
     pane?.close();
@@ -314,12 +327,114 @@ describe('tts say, interactive, in tmux (docs/cli.md §12.2)', { skip }, () => {
         await poll(() => pane.screen(), (s) => /\d+ ×1\.0/.test(s), 'the player line');
         pane.keys('Space');
         await pausedAt();
-        const raw = execFileSync('stty', ['-F', pane.tty(), '-g'], { encoding: 'utf8' }).trim();
-        assert.notEqual(raw, readFileSync(join(dir, 'before'), 'utf8').trim(), 'raw mode while playing');
+        assert.notEqual(pane.mode(), readFileSync(join(dir, 'before'), 'utf8').trim(), 'raw mode while playing');
         pane.keys(key);
       }
       assert.equal(await exitCode(), code, pane.screen());
       assert.equal(readFileSync(join(dir, 'after'), 'utf8'), readFileSync(join(dir, 'before'), 'utf8'));
     });
   }
+
+  /**
+   * Job control (docs/cli.md §12.2). In dash, which leaves the terminal in the mode a stopped job
+   * left it in (bash puts its own back, hiding a player that did not), so the mode seen while
+   * suspended is the player's doing. The text comes line by line from a FIFO the test holds open,
+   * so the run waits for more at every step.
+   */
+  describe('job control: Ctrl-Z, fg, bg', { skip: dashMissing }, () => {
+    const LINES = SENTENCES.slice(0, 2);
+    let linesRef: Buffer | undefined;
+    /** LINES written to a file from the piece cache the first run filled. */
+    const linesReference = async (): Promise<Buffer> => {
+      if (linesRef !== undefined) return linesRef;
+      const ref = await runTts(['say', '-q', '--lines', '-o', join(dir, 'lines.raw')], { input: LINES.map((l) => `${l}\n`).join(''), env: { HOME: join(dir, 'ref'), XDG_CACHE_HOME: cache } });
+      assert.equal(ref.code, 0, ref.stderr);
+      return (linesRef = readFileSync(join(dir, 'lines.raw')));
+    };
+    /** What was played is LINES' audio, every byte once and in order (ALSA's last period aside). */
+    const assertPlayedWhole = async (): Promise<void> => {
+      const out = readFileSync(played());
+      const bytes = await linesReference();
+      assert.equal(common(out, 0, bytes, 0), out.length, 'what was played is the reference from its first byte');
+      assert.ok(bytes.length - out.length <= 8192, `to its end (ALSA's last period aside): ${bytes.length - out.length} bytes short`);
+    };
+    /** The first line of the file `name` in dir, once it was written. */
+    const firstLine = async (name: string): Promise<string> => {
+      const path = join(dir, name);
+      return (await poll(() => (existsSync(path) ? readFileSync(path, 'utf8') : ''), (s) => s.endsWith('\n'), name)).trim();
+    };
+
+    /** The screen after the first command line that begins with `command` (dash's prompt is `$ `, or `# ` for root). */
+    const since = (screen: string, command: string): string => screen.split(new RegExp(`^[$#] ${command}\\b`, 'm'))[1] ?? '';
+    /**
+     * A dash pane with its mode saved (`before`), playing `tts say --lines` from a FIFO that
+     * holds LINES[0]; resolves once the player's line shows.
+     */
+    const startJob = async (name: string): Promise<{ job: Pane; writer: number; before: string }> => {
+      rmSync(played(), { force: true });
+      const fifo = join(dir, `${name}.fifo`);
+      execFileSync('mkfifo', [fifo]);
+      // Read and write: opened without waiting for the reader; the text ends when it is closed.
+      const writer = openSync(fifo, 'r+');
+      const job = new Pane(dir, paneEnv, `tts-${name}-${process.pid}`, 'dash -i');
+      job.run(`stty -g > ${dir}/${name}.before`);
+      const before = await firstLine(`${name}.before`);
+      writeSync(writer, `${LINES[0]}\n`);
+      job.run(`node ${TTS_BIN} say --lines < ${fifo}`);
+      await poll(() => job.screen(), (s) => /1 ×1\.0 Apples/.test(s), 'the player line');
+      return { job, writer, before };
+    };
+
+    it('Ctrl-Z suspends the run with the terminal’s mode given back; fg takes up where it was: raw mode, the line, the keys, a pause kept; a SIGTSTP from elsewhere alike', async () => {
+      const { job, writer, before } = await startJob('fg');
+      try {
+        job.keys('Space');
+        await poll(() => job.screen(), (s) => /1 paused ×1\.0/.test(s), 'the paused line');
+        job.keys('C-z');
+        await poll(() => job.screen(), (s) => /Stopped/.test(s), 'the job stopped');
+        assert.equal(job.mode(), before, 'the terminal’s mode is given back while suspended');
+        writeSync(writer, `${LINES[1]}\n`);
+        job.run('fg');
+        const sinceFg = (): string => since(job.screen(), 'fg');
+        await poll(sinceFg, (s) => /1 paused ×1\.0 Apples/.test(s), 'the line redrawn, still paused');
+        assert.notEqual(job.mode(), before, 'raw mode again');
+        // Read at once: in the mode given back a space would wait for Enter.
+        job.keys('Space');
+        await poll(sinceFg, (s) => /2 ×1\.0 Bridges/.test(s), 'the second line playing');
+        const pid = Number(execFileSync('pgrep', ['-P', String(job.shellPid()), '-f', 'tts.js'], { encoding: 'utf8' }).trim());
+        process.kill(pid, 'SIGTSTP');
+        await poll(sinceFg, (s) => /Stopped/.test(s), 'the job stopped by SIGTSTP');
+        assert.equal(job.mode(), before, 'the terminal’s mode is given back while suspended');
+        closeSync(writer);
+        job.run('fg');
+        await poll(() => job.screen(), (s) => /tts: played/.test(s), 'the run to end');
+        job.run(`echo EXIT=$?; stty -g > ${dir}/fg.after`);
+        assert.equal(await firstLine('fg.after'), before, 'the terminal’s mode is back');
+        assert.equal(/EXIT=(\d+)/.exec(job.screen())?.[1], '0', job.screen());
+      } finally {
+        job.close();
+      }
+      await assertPlayedWhole();
+    });
+
+    it('Ctrl-Z then bg: a background job plays on to the end without the player (no raw mode, no keys, no line), not stopped by the kernel', async () => {
+      const { job, writer, before } = await startJob('bg');
+      try {
+        job.keys('C-z');
+        await poll(() => job.screen(), (s) => /Stopped/.test(s), 'the job stopped');
+        writeSync(writer, `${LINES[1]}\n`);
+        closeSync(writer);
+        // One line, so that no prompt reaps the job before `wait` asks for its status (148 for a
+        // job stopped by SIGTSTP, 149 by SIGTTIN, 150 by SIGTTOU).
+        job.run(`bg; wait %1; echo EXIT=$?; stty -g > ${dir}/bg.after`);
+        assert.equal(await firstLine('bg.after'), before, 'the terminal’s mode is as before');
+        const sinceBg = since(job.screen(), 'bg');
+        assert.match(sinceBg, /EXIT=0/, job.screen());
+        assert.doesNotMatch(sinceBg, /\d+ (paused )?×\d/, 'no player line after bg');
+      } finally {
+        job.close();
+      }
+      await assertPlayedWhole();
+    });
+  });
 });

@@ -10,6 +10,7 @@
  * lists the four voices.
  */
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -155,6 +156,31 @@ describe('tts serve (keys from TTS_SERVER_API_KEYS)', () => {
     // A timer never fires early: the streams had the whole grace period (how much later it
     // exits is a figure for the bench, not a bound here).
     assert.ok(exit.at - t0 >= SHUTDOWN_GRACE_SECONDS * 1000, `exited ${(exit.at - t0).toFixed(0)} ms after SIGTERM`);
+  });
+});
+
+/**
+ * Connects to 127.0.0.1:`port` from another process while this one waits (spawnSync): the
+ * kernel completes the handshake for a listening socket whether or not its process runs.
+ * @returns `connected`, or the connect error's code (`ECONNREFUSED` once nothing listens).
+ */
+function connectFromOutside(port: number): string {
+  const script = "const s = require('node:net').connect(Number(process.argv[1]), '127.0.0.1'); s.on('connect', () => { process.stdout.write('connected'); process.exit(0); }); s.on('error', (e) => { process.stdout.write(String(e.code)); process.exit(0); });";
+  return spawnSync(process.execPath, ['-e', script, String(port)], { encoding: 'utf8' }).stdout;
+}
+
+describe('tts serve: stopping (docs/cli.md §5)', () => {
+  it('says “stopping” only once the listener is closed: a client that connects the moment the line is written is refused, never accepted and then reset', async () => {
+    let port = 0;
+    let probe: string | undefined;
+    const srv = await startServeInProcess(['--port', '0', '--workers', '1'], { TTS_SERVER_API_KEYS: KEY_A }, undefined, (text) => {
+      // Within the write itself: a client that read the line could connect no sooner.
+      if (text.includes(': stopping;')) probe = connectFromOutside(port);
+    });
+    port = Number(new URL(srv.base).port);
+    assert.equal(await srv.stop('SIGTERM', true), 0, srv.stderr());
+    assert.match(srv.stderr(), /SIGTERM: stopping;/);
+    assert.equal(probe, 'ECONNREFUSED', 'nothing listens once the line is written');
   });
 });
 

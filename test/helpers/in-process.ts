@@ -10,7 +10,7 @@
  * own HOME (~/.asoundrc), not the injected one: such tests keep {@link runTts}.
  */
 import { createReadStream } from 'node:fs';
-import { PassThrough, type Readable } from 'node:stream';
+import { PassThrough, Writable, type Readable } from 'node:stream';
 import { main } from '../../src/cli/main.js';
 import type { CommandIo } from '../../src/cli/report.js';
 import { cleanEnv, type CliResult, type RunOptions } from './cli.js';
@@ -117,13 +117,31 @@ export interface InProcessServe {
 /**
  * Starts `tts serve ...args` in this process (no child: the suite's shared fixture server) and
  * waits for the line naming its URLs (docs/cli.md §6). `env` goes over {@link cleanEnv}.
+ * @param onStderr called with each write to stderr from within the write, before it returns:
+ *   what it observes is the server's state at the moment the text is written.
  * @throws Error with the stderr when main returns before serving, or no URL came in `timeoutMs`.
  */
-export async function startServeInProcess(args: string[], env: Record<string, string | undefined> = {}, timeoutMs = 20_000): Promise<InProcessServe> {
+export async function startServeInProcess(
+  args: string[],
+  env: Record<string, string | undefined> = {},
+  timeoutMs = 20_000,
+  onStderr?: (text: string) => void,
+): Promise<InProcessServe> {
   const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  const stdin = new PassThrough();
   let err = '';
+  /** Looks for the URL line; set until it was found. */
+  let onText: (() => void) | undefined;
+  // A Writable whose write is done synchronously, unlike a PassThrough's 'data' (a later turn).
+  const stderr = new Writable({
+    write(chunk: Buffer, _encoding, callback): void {
+      const text = chunk.toString();
+      err += text;
+      onStderr?.(text);
+      onText?.();
+      callback();
+    },
+  });
+  const stdin = new PassThrough();
   stdout.on('data', (d: Buffer) => (err += `[stdout] ${d.toString()}`));
   const handlersBefore = new Set(process.listeners('SIGTERM'));
   type Handler = (signal: NodeJS.Signals) => void;
@@ -138,10 +156,10 @@ export async function startServeInProcess(args: string[], env: Record<string, st
   const done = main(['serve', ...args], { stdin, stdout, stderr, env: cleanEnv(env) });
   const urls = await new Promise<{ base: string; wsUrl: string }>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`tts serve printed no URL within ${timeoutMs} ms:\n${err}`)), timeoutMs);
-    stderr.on('data', (d: Buffer) => {
-      err += d.toString();
+    onText = () => {
       const m = /serving SSE on (http:\/\/\S+)\/v1\/tts\/sse and WebSocket on (ws:\/\/\S+\/v1\/realtime_tts)/.exec(err);
       if (m !== null) {
+        onText = undefined;
         clearTimeout(timer);
         // serve installs its handler right after this line; nothing else runs in the meantime.
         setImmediate(() => {
@@ -154,7 +172,7 @@ export async function startServeInProcess(args: string[], env: Record<string, st
           else resolve({ base: m[1]!, wsUrl: m[2]! });
         });
       }
-    });
+    };
     void done.then((code) => {
       clearTimeout(timer);
       reject(new Error(`tts serve returned ${code}:\n${err}`));

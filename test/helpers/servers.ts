@@ -3,7 +3,7 @@
  * including ways that break the protocol on purpose.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Server } from 'node:net';
 
 /** A running test server. */
 export interface TestServer {
@@ -28,14 +28,22 @@ export async function startServer(handler: (req: IncomingMessage, res: ServerRes
       res.destroy();
     }
   });
+  return { ...(await listenLoopback(server, 'http', () => server.closeAllConnections())), requests };
+}
+
+/**
+ * Listens on 127.0.0.1 at a free port (port 0).
+ * @param drop ends the server's connections, before `close` waits for the server to close.
+ * @returns `SCHEME://127.0.0.1:PORT`, and a close that resolves once the server closed.
+ */
+export async function listenLoopback(server: Server, scheme: 'http' | 'ws', drop: () => void): Promise<{ url: string; close(): Promise<void> }> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
-    url: `http://127.0.0.1:${port}`,
-    requests,
+    url: `${scheme}://127.0.0.1:${port}`,
     close: () =>
       new Promise<void>((resolve) => {
-        server.closeAllConnections();
+        drop();
         server.close(() => resolve());
       }),
   };

@@ -2,10 +2,12 @@
  * Small WebSocket servers on 127.0.0.1, port 0, for testing the realtime client: each follows a
  * script the test writes, including scripts that break the protocol on purpose (docs/style.md §7).
  */
+import { createHash } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
+import { listenLoopback } from './servers.js';
 
 /** One frame the server received from the client. */
 export interface ReceivedFrame {
@@ -86,19 +88,11 @@ export async function startWsServer(script: (c: WsConnection) => void | Promise<
         .catch(() => ws.terminate());
     });
   });
-  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
-  const { port } = http.address() as AddressInfo;
-  return {
-    url: `ws://127.0.0.1:${port}`,
-    connections,
-    refused,
-    close: () =>
-      new Promise<void>((resolve) => {
-        for (const c of wss.clients) c.terminate();
-        http.closeAllConnections();
-        http.close(() => resolve());
-      }),
-  };
+  const listening = await listenLoopback(http, 'ws', () => {
+    for (const c of wss.clients) c.terminate();
+    http.closeAllConnections();
+  });
+  return { ...listening, connections, refused };
 }
 
 /** Sends one JSON event. */
@@ -142,3 +136,102 @@ export function nextFrame(c: WsConnection): Promise<ReceivedFrame> {
 export function delay(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
+
+/** One connection of {@link startCloseIgnoringServer}, as the server saw it. */
+export interface CloseIgnoringConnection {
+  /** The code of the client's close frame, once it came. */
+  closeFrame: Promise<number>;
+  /** How the client ended the TCP connection: `end` (FIN) or `reset`. The server never ends it itself. */
+  ended: Promise<'end' | 'reset'>;
+  /** Frames the server wrote after the client's close frame (none, ever). */
+  writtenAfterClose: number;
+}
+
+/**
+ * A WebSocket server that speaks the protocol by hand (RFC 6455 §4.2.2 handshake, §5 framing)
+ * for what `ws` will not do: it never answers the client's close frame, which §5.5.1 says it
+ * must, and never closes the connection itself. Each session: `tts_session.created`, then, after
+ * the client's `tts_session.update`, `audio` as one delta and `tts.output.completed`.
+ * The accepted sockets do not keep the process alive (unref), so only the client's can.
+ */
+export async function startCloseIgnoringServer(audio: Buffer): Promise<{ url: string; connections: CloseIgnoringConnection[]; close(): Promise<void> }> {
+  const connections: CloseIgnoringConnection[] = [];
+  const sockets = new Set<Socket>();
+  const http = createServer((_req, res) => res.writeHead(426).end());
+  http.on('upgrade', (req: IncomingMessage, socket: Socket) => {
+    sockets.add(socket);
+    socket.unref();
+    const accept = createHash('sha1').update(`${String(req.headers['sec-websocket-key'])}258EAFA5-E914-47DA-95CA-C5AB0DC85B11`).digest('base64');
+    socket.write(`HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: ${accept}\r\n\r\n`);
+    let closeCode: (code: number) => void = () => {};
+    let ended: (how: 'end' | 'reset') => void = () => {};
+    const c: CloseIgnoringConnection = {
+      closeFrame: new Promise((resolve) => (closeCode = resolve)),
+      ended: new Promise((resolve) => (ended = resolve)),
+      writtenAfterClose: 0,
+    };
+    connections.push(c);
+    let closed = false;
+    const send = (event: unknown): void => {
+      if (closed) c.writtenAfterClose++;
+      socket.write(textFrame(JSON.stringify(event)));
+    };
+    socket.on('end', () => ended('end'));
+    socket.on('error', () => ended('reset'));
+    let pending = Buffer.alloc(0);
+    socket.on('data', (data: Buffer) => {
+      pending = Buffer.concat([pending, data]);
+      for (let frame = readMaskedFrame(pending); frame !== undefined; frame = readMaskedFrame(pending)) {
+        pending = pending.subarray(frame.size);
+        if (frame.opcode === 0x8) {
+          closed = true;
+          closeCode(frame.payload.length >= 2 ? frame.payload.readUInt16BE(0) : 1005);
+        } else if (frame.opcode === 0x1 && JSON.parse(frame.payload.toString('utf8')).type === 'tts_session.update') {
+          send(wsDelta(audio));
+          send({ type: 'tts.output.completed' });
+        }
+      }
+    });
+    send({ type: 'tts_session.created', session: { id: 'sess_silent' } });
+  });
+  const listening = await listenLoopback(http, 'ws', () => {
+    for (const s of sockets) s.destroy();
+  });
+  return { ...listening, connections };
+}
+
+/** An unmasked text frame, as a server sends it (RFC 6455 §5.2). */
+function textFrame(text: string): Buffer {
+  const payload = Buffer.from(text, 'utf8');
+  const n = payload.length;
+  const head = n < 126 ? Buffer.from([0x81, n]) : n < 65536 ? Buffer.from([0x81, 126, n >> 8, n & 0xff]) : Buffer.concat([Buffer.from([0x81, 127]), bigEndian64(n)]);
+  return Buffer.concat([head, payload]);
+}
+
+function bigEndian64(n: number): Buffer {
+  const b = Buffer.alloc(8);
+  b.writeBigUInt64BE(BigInt(n));
+  return b;
+}
+
+/** The first whole frame of `bytes` from a client (masked, RFC 6455 §5.3), or undefined while it is incomplete. */
+function readMaskedFrame(bytes: Buffer): { opcode: number; payload: Buffer; size: number } | undefined {
+  if (bytes.length < 2) return undefined;
+  let n = bytes[1]! & 0x7f;
+  let at = 2;
+  if (n === 126) {
+    if (bytes.length < 4) return undefined;
+    n = bytes.readUInt16BE(2);
+    at = 4;
+  } else if (n === 127) {
+    if (bytes.length < 10) return undefined;
+    n = Number(bytes.readBigUInt64BE(2));
+    at = 10;
+  }
+  if (bytes.length < at + 4 + n) return undefined;
+  const mask = bytes.subarray(at, at + 4);
+  const payload = Buffer.from(bytes.subarray(at + 4, at + 4 + n));
+  for (let i = 0; i < n; i++) payload[i] = payload[i]! ^ mask[i & 3]!;
+  return { opcode: bytes[0]! & 0x0f, payload, size: at + 4 + n };
+}
+

@@ -5,7 +5,7 @@ import { KeyDecoder } from '../../src/player/keys.js';
 describe('player keys (docs/cli.md §12.2)', () => {
   it('decodes every key of the player, arrows in normal and application cursor mode', () => {
     const d = new KeyDecoder();
-    assert.deepEqual(d.push(' \x1b[A\x1b[B\x1b[C\x1b[Drq\x03'), ['pause', 'faster', 'slower', 'next', 'previous', 'repeat', 'quit', 'interrupt']);
+    assert.deepEqual(d.push(' \x1b[A\x1b[B\x1b[C\x1b[Drq\x03\x1a'), ['pause', 'faster', 'slower', 'next', 'previous', 'repeat', 'quit', 'interrupt', 'suspend']);
     assert.deepEqual(d.push('\x1bOC\x1bOD\x1bOA\x1bOB'), ['next', 'previous', 'faster', 'slower']);
     assert.deepEqual(d.push('RQ'), ['repeat', 'quit']);
   });

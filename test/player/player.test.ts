@@ -46,8 +46,33 @@ const audio = (value: number, n = SLICE): Buffer => Buffer.alloc(n, value);
 
 /** Runs pending callbacks until `cond` holds (at most 1000 turns of the event loop). */
 async function until(cond: () => boolean, what: string): Promise<void> {
-  for (let i = 0; i < 1000 && !cond(); i++) await new Promise((resolve) => setImmediate(resolve));
+  for (let i = 0; i < 1000 && !cond(); i++) await turns(1);
   assert.ok(cond(), `gave up waiting: ${what}`);
+}
+
+/** Lets the event loop turn `n` times (pending callbacks run; nothing waits for time). */
+async function turns(n: number): Promise<void> {
+  for (let i = 0; i < n; i++) await new Promise((resolve) => setImmediate(resolve));
+}
+
+/** A player given one sentence of `slices` slices (four unless told), its card holding the first slice's write. */
+async function firstSliceHeld(slices = 4): Promise<{ card: FakeCard; player: Player }> {
+  const card = new FakeCard();
+  card.hold = true;
+  const player = new Player(card, SPEC);
+  player.pieceStart('One.', true);
+  await player.write(audio(1, SLICE * slices));
+  await until(() => card.pending === 1, 'the first slice');
+  return { card, player };
+}
+
+/** Lets {@link firstSliceHeld}'s card take everything, plays to the end, and checks every byte came once. */
+async function playsWhole(card: FakeCard, player: Player): Promise<void> {
+  card.hold = false;
+  card.release();
+  player.window.finish();
+  await player.finish();
+  assert.deepEqual(card.bytes, audio(1, SLICE * 4));
 }
 
 describe('interactive player (docs/cli.md §12.2)', () => {
@@ -98,25 +123,41 @@ describe('interactive player (docs/cli.md §12.2)', () => {
   });
 
   it('pause stops writing to the card; space again resumes where it stopped', async () => {
-    const card = new FakeCard();
-    card.hold = true;
-    const player = new Player(card, SPEC);
-    player.pieceStart('One.', true);
-    await player.write(audio(1, SLICE * 4));
-    await until(() => card.pending === 1, 'the first slice');
+    const { card, player } = await firstSliceHeld();
     player.act('pause');
     card.release();
     // Bytes stop: however long we let the loop run, nothing more is written.
-    for (let i = 0; i < 50; i++) await new Promise((resolve) => setImmediate(resolve));
+    await turns(50);
     assert.equal(card.written.length, 1);
     assert.equal(player.state.paused, true);
     player.act('pause');
     await until(() => card.pending === 1 && card.written.length === 2, 'resumed');
-    card.hold = false;
+    await playsWhole(card, player);
+  });
+
+  it('hold (Ctrl-Z) resolves once the slice in flight was written, then writes nothing until release; a pause the user made stays', async () => {
+    const { card, player } = await firstSliceHeld();
+    let rested = false;
+    const held = player.hold().then(() => (rested = true));
+    await turns(20);
+    assert.equal(rested, false, 'not while a slice is being written');
     card.release();
-    player.window.finish();
-    await player.finish();
-    assert.deepEqual(card.bytes, audio(1, SLICE * 4));
+    await held;
+    await turns(50);
+    assert.equal(card.written.length, 1, 'nothing written while held');
+    assert.equal(player.state.paused, false, 'held is not the user’s pause');
+    player.act('pause');
+    player.release();
+    await turns(50);
+    assert.equal(card.written.length, 1, 'released, but paused by the user');
+    await player.hold();
+    player.act('pause');
+    await turns(50);
+    assert.equal(card.written.length, 1, 'unpaused, but held');
+    player.release();
+    await until(() => card.pending === 1 && card.written.length === 2, 'released');
+    await playsWhole(card, player);
+    await player.hold(); // after the end: at once
   });
 
   it('→ jumps to the next sentence’s first byte, waiting for it when it has not arrived', async () => {
@@ -193,12 +234,7 @@ describe('interactive player (docs/cli.md §12.2)', () => {
   });
 
   it('q stops: the producer’s next write throws PlayerStopped, finish() stops the card without error', async () => {
-    const card = new FakeCard();
-    card.hold = true;
-    const player = new Player(card, SPEC);
-    player.pieceStart('One.', true);
-    await player.write(audio(1, SLICE * 3));
-    await until(() => card.pending === 1, 'playing');
+    const { card, player } = await firstSliceHeld(3);
     player.act('quit');
     await assert.rejects(player.write(audio(1)), PlayerStopped);
     card.release();
