@@ -65,7 +65,7 @@ async function readBook(zip: ZipArchive, options: EpubOptions): Promise<SpokenDo
   });
   if (opfPath === undefined) throw bad('container.xml names no package document');
   const opf = parseOpf(await text(zip, inside(opfPath, '', options.what)));
-  const resolveHref = (href: string, from: string): string => inside(decodeURIComponent(href.split('#')[0] ?? ''), posix.dirname(from) === '.' ? '' : posix.dirname(from), options.what);
+  const resolveHref = (href: string, from: string): string => inside(percentDecoded(href.split('#')[0] ?? ''), posix.dirname(from) === '.' ? '' : posix.dirname(from), options.what);
   const opfRef = opfPath;
 
   // The table of contents: EPUB 3 nav first, else the NCX the spine names.
@@ -217,7 +217,7 @@ function parseNcx(source: string, ncxPath: string, resolveHref: (href: string, f
 
 function entry(title: string, level: number, href: string, from: string, resolveHref: (href: string, from: string) => string): TocEntry {
   const hash = href.indexOf('#');
-  const fragment = hash === -1 ? undefined : decodeURIComponent(href.slice(hash + 1)) || undefined;
+  const fragment = hash === -1 ? undefined : percentDecoded(href.slice(hash + 1)) || undefined;
   return { title: collapse(title), level: Math.max(1, level), path: resolveHref(href, from), fragment };
 }
 
@@ -235,6 +235,19 @@ async function refuseDrm(zip: ZipArchive, what: string): Promise<void> {
   });
   const other = algorithms.find((a) => !FONT_OBFUSCATION.has(a));
   if (other !== undefined) throw drm(`encrypted with ${other}`);
+}
+
+/**
+ * A URL path or fragment with its `%XX` escapes decoded (RFC 3986 §2.1); one with a malformed
+ * escape (`a%zz.xhtml`, a `%` cut from its UTF-8 sequence) is taken as written, as the archive may
+ * hold that very name.
+ */
+function percentDecoded(s: string): string {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return s;
+  }
 }
 
 /**

@@ -80,6 +80,19 @@ describe('readEpub', () => {
     assert.deepEqual(doc.chapters, [{ title: 'One', block: 0 }, { title: 'One, part', block: 1 }, { title: 'Two', block: 2 }]);
   });
 
+  it('takes an href with a malformed %-escape as written (was an internal error, exit 1)', async () => {
+    const path = book({
+      'META-INF/container.xml': CONTAINER,
+      'OEBPS/content.opf': `<package xmlns="http://www.idpf.org/2007/opf" version="3.0"><metadata xmlns:dc="http://purl.org/dc/elements/1.1/"><dc:title>Pct</dc:title></metadata><manifest><item id="nav" href="nav.xhtml" media-type="application/xhtml+xml" properties="nav"/><item id="a" href="a%zz.xhtml" media-type="application/xhtml+xml"/><item id="b" href="b%20c.xhtml" media-type="application/xhtml+xml"/></manifest><spine><itemref idref="a"/><itemref idref="b"/></spine></package>`,
+      'OEBPS/nav.xhtml': page('<nav epub:type="toc"><ol><li><a href="a%zz.xhtml">One</a></li><li><a href="b%20c.xhtml#%E0%A4%A">Two</a></li></ol></nav>'),
+      'OEBPS/a%zz.xhtml': page('<p>First.</p>'),
+      'OEBPS/b c.xhtml': page('<p>Second.</p><p id="%E0%A4%A">Third.</p>'),
+    });
+    const doc = await read(path);
+    assert.deepEqual(doc.blocks, ['First.', 'Second.', 'Third.']);
+    assert.deepEqual(doc.chapters, [{ title: 'One', block: 0 }, { title: 'Two', block: 2 }]);
+  });
+
   it('refuses a DRM-protected book, but not one with obfuscated fonts only', async () => {
     const enc = (alg: string) => `<encryption xmlns="urn:oasis:names:tc:opendocument:xmlns:container" xmlns:enc="http://www.w3.org/2001/04/xmlenc#"><enc:EncryptedData><enc:EncryptionMethod Algorithm="${alg}"/></enc:EncryptedData></encryption>`;
     await assert.rejects(read(epub3({ 'META-INF/encryption.xml': enc('http://www.w3.org/2001/04/xmlenc#aes128-cbc') })), refused(/protected by DRM .*aes128-cbc/));
