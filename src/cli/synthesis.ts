@@ -68,6 +68,17 @@ export interface RunSummary {
 }
 
 /**
+ * Refuses the flags of one `--split-chapters` chapter's run (words, into a file) as that run
+ * would: its output plan (container, channels, bit rate), `--words` and `--cast`.
+ * @throws TtsError `usage` (exit 2).
+ */
+async function checkChapterRun(command: SynthesisCommandSpec, flags: SynthesisFlags): Promise<void> {
+  const plan = planOutput(command.name, flags, false, specOf(flags));
+  await checkWordOptions(flags, plan, undefined);
+  scriptByName(['chapter'], flags);
+}
+
+/**
  * Runs a synthesis command: one run of the client core with its progress, notices and summary.
  * @param early the embedded engine, started for this run before this module loaded
  *   (synthesis-command.ts): its embedded service takes it; its caller releases it after the run.
@@ -80,7 +91,7 @@ export async function runSynthesisCommand(command: SynthesisCommandSpec, words: 
     // Documents (docs/cli.md §10): print the spoken text, or one run per chapter.
     return runLifecycle({ reporter, io }, async ({ signal }) => {
       if (flags.splitChapters === undefined) return printSpokenText(words, flags, io, signal, (l) => reporter.verbose(l), await runLexicon(flags, io.env));
-      return splitChapters(words, flags, io, signal, (text, output, f) => runSynthesisCommand(command, [text], { ...f, output }, io), (l) => reporter.warn(l));
+      return splitChapters(words, flags, io, signal, (text, output, f) => runSynthesisCommand(command, [text], { ...f, output }, io), (output, f) => checkChapterRun(command, { ...f, output }), (l) => reporter.warn(l));
     });
   }
   const stats: RunStats = { requests: 0, bytes: 0, itemIds: new Set(), firstAudioAt: undefined };
