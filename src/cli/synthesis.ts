@@ -10,7 +10,7 @@ import { audioSeconds } from '../dsp/encoding.js';
 import { bytesPerFrame, type AudioSpec } from '../dsp/spec.js';
 import { EXIT, TtsError } from '../errors.js';
 import { aplayCommand, planOutput, type OutputPlan } from '../speak/output-plan.js';
-import { assertOutputIsNotInput, assertStdoutIsNotInput, checkSubtitlesPath, checkWordOptions } from '../speak/output-checks.js';
+import { assertOutputIsNotInput, assertSideOutputIsNotStdout, assertStdoutIsNotInput, checkSubtitlesPath, checkWordOptions } from '../speak/output-checks.js';
 import { deliverSpeech, prepareAudio, type RunStats } from '../speak/run.js';
 import { Progress } from '../speak/progress.js';
 import { resolveService, type ServiceTarget } from '../speak/choose-service.js';
@@ -166,6 +166,9 @@ export async function runSynthesisCommand(command: SynthesisCommandSpec, words: 
       if (plan.stdout !== undefined) {
         const fd = (io.stdout as { fd?: unknown }).fd;
         await assertStdoutIsNotInput(typeof fd === 'number' ? fd : undefined, input);
+        for (const [flag, path] of [['--subtitles', flags.subtitles], ['--word-timings', flags.wordTimings], ['--chapters', flags.chapters]] as const) {
+          if (path !== undefined) await assertSideOutputIsNotStdout(path, typeof fd === 'number' ? fd : undefined, flag);
+        }
       }
       if (flags.subtitles !== undefined) await checkSubtitlesPath(flags.subtitles, plan, input);
       await checkWordOptions(flags, plan, input);
