@@ -24,7 +24,7 @@ import { chaptersOf, type SpokenChapter, type SpokenDocument } from '../text/doc
 import { openText } from '../text/read.js';
 import { splitText } from '../text/split.js';
 import type { SynthesisFlags } from './flags.js';
-import type { Rewrite } from '../text/lexicon.js';
+import { sharedGrowthBound, type Rewrite } from '../text/lexicon.js';
 import type { CommandIo } from './report.js';
 import { stdoutText } from './escape.js';
 import { scriptSpansOf } from './script-input.js';
@@ -122,8 +122,10 @@ export async function documentSource(
  * @throws TtsError `usage` as {@link documentSource}, or for an unreadable or empty text.
  */
 export async function printSpokenText(...args: Parameters<typeof documentSource>): Promise<number> {
-  const [words, flags, io, signal, verbose, lexicon] = args;
-  const source = await documentSource(...args);
+  const [words, flags, io, signal, verbose, given] = args;
+  // The input is read whole: its parts share one growth bound (text/lexicon.ts).
+  const lexicon = given === undefined ? undefined : { ...given, apply: sharedGrowthBound(given.apply) };
+  const source = await documentSource(words, flags, io, signal, verbose, lexicon);
   const write = (line: string): void => void io.stdout.write(`${stdoutText(line, io.stdout)}\n`);
   if (source !== undefined) {
     source.chapters.forEach((c, i) => {

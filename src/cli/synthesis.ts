@@ -15,7 +15,7 @@ import { deliverSpeech, prepareAudio, type RunStats } from '../speak/run.js';
 import { Progress } from '../speak/progress.js';
 import { resolveService, type ServiceTarget } from '../speak/choose-service.js';
 import { knownTextBytes, textSource } from '../text/source.js';
-import { lexiconFor, rewritePieces, type Rewrite } from '../text/lexicon.js';
+import { lexiconFor, rewritePieces, sharedGrowthBound, type Rewrite } from '../text/lexicon.js';
 import { configPath } from './config-file.js';
 import type { Language } from '../protocol/types.js';
 import { cacheEnv } from './config-defaults.js';
@@ -184,13 +184,15 @@ export async function runSynthesisCommand(command: SynthesisCommandSpec, words: 
       const isScript = scriptByName(words, flags);
       // The lexicon is read before any text or service: a bad file is exit 2 with nothing done (docs/cli.md §11.3).
       const rewrite = await runLexicon(flags, io.env);
-      document = await documentSource(words, flags, io, signal, (l) => reporter.verbose(l), rewrite);
+      // An input read whole is rewritten in parts that share one growth bound; plain text, piece by piece.
+      const wholeRewrite = rewrite === undefined ? undefined : { ...rewrite, apply: sharedGrowthBound(rewrite.apply) };
+      document = await documentSource(words, flags, io, signal, (l) => reporter.verbose(l), wholeRewrite);
       const source = document ?? (await textSource({ ...text, maxInputBytes: flags.maxInput, maxChars: flags.maxChars, stdin: io.stdin, signal }));
       if (document !== undefined) progress.setTotal(document.chapters.reduce((n, c) => n + Buffer.byteLength(c.text), 0));
       // SSML (docs/cli.md §11.1) is read whole into speech spans before anything is requested.
       // A dialogue script (§11.2) likewise, one span per turn.
       const spans: SpeechSpan[] | undefined =
-        document !== undefined ? undefined : isScript ? await scriptSpansOf(words, flags, source as { whole?: AsyncIterable<string> }, rewrite?.apply) : await ssmlSpansOf(words, flags, source, speakSettings(flags).language, rewrite?.apply);
+        document !== undefined ? undefined : isScript ? await scriptSpansOf(words, flags, source as { whole?: AsyncIterable<string> }, wholeRewrite?.apply) : await ssmlSpansOf(words, flags, source, speakSettings(flags).language, wholeRewrite?.apply);
       if (isScript) turns = [];
       const spoken = spans === undefined ? source.text : spans.map((s) => s.text).join(' ').slice(0, 4096);
       // Progress counts the text sent, not the markup around it.
