@@ -142,14 +142,25 @@ describe('outputs named twice by another name', () => {
   });
 });
 
+/**
+ * What the tests that spawn bin/tts.js with a standard output of their own use, loaded only when
+ * one runs (helpers/cli.js checks the bundle as it loads).
+ */
+async function spawnKit() {
+  const [{ spawnSync }, { closeSync, openSync }, fsp, { tmpdir }, { join }, { TTS_BIN, cleanEnv }] = await Promise.all([
+    import('node:child_process'),
+    import('node:fs'),
+    import('node:fs/promises'),
+    import('node:os'),
+    import('node:path'),
+    import('../helpers/cli.js'),
+  ]);
+  return { spawnSync, closeSync, openSync, mkdtemp: fsp.mkdtemp, readFile: fsp.readFile, rm: fsp.rm, symlink: fsp.symlink, writeFile: fsp.writeFile, tmpdir, join, TTS_BIN, cleanEnv };
+}
+
 describe('standard output that is the input file', () => {
   it('tts stream -f notes.txt >> notes.txt (and < notes.txt 1<> notes.txt) is refused (exit 2), the text untouched', async () => {
-    const { spawnSync } = await import('node:child_process');
-    const { closeSync, openSync } = await import('node:fs');
-    const { mkdtemp, readFile, rm, writeFile } = await import('node:fs/promises');
-    const { tmpdir } = await import('node:os');
-    const { join } = await import('node:path');
-    const { TTS_BIN, cleanEnv } = await import('../helpers/cli.js');
+    const { spawnSync, closeSync, openSync, mkdtemp, readFile, rm, writeFile, tmpdir, join, TTS_BIN, cleanEnv } = await spawnKit();
     const dir = await mkdtemp(join(tmpdir(), 'tts-stdout-input-'));
     try {
       const notes = join(dir, 'notes.txt');
@@ -178,12 +189,7 @@ describe('standard output that is the input file', () => {
 
 describe('a subtitle, word-timing or chapter file that is standard output carrying the audio', () => {
   it('--word-timings /dev/stdout, --subtitles and --chapters by a link to it: refused (exit 2), nothing but audio on stdout', async () => {
-    const { spawnSync } = await import('node:child_process');
-    const { closeSync, openSync } = await import('node:fs');
-    const { mkdtemp, readFile, rm, symlink, writeFile } = await import('node:fs/promises');
-    const { tmpdir } = await import('node:os');
-    const { join } = await import('node:path');
-    const { TTS_BIN, cleanEnv } = await import('../helpers/cli.js');
+    const { spawnSync, closeSync, openSync, mkdtemp, readFile, rm, symlink, writeFile, tmpdir, join, TTS_BIN, cleanEnv } = await spawnKit();
     const dir = await mkdtemp(join(tmpdir(), 'tts-stdout-side-'));
     try {
       const md = join(dir, 'doc.md');
