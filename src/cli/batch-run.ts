@@ -21,7 +21,7 @@ import { assertNoCollisions } from './batch-collisions.js';
 import { DOCUMENT_FLAGS, jsonJobs, plainJobs, readBatchLines, type BatchJob } from './batch-jobs.js';
 import { cacheEnv, fitConfigDefaults, lexiconBesideConfig, markCacheForced } from './config-defaults.js';
 import { configPath } from './config-file.js';
-import { lexiconFor, rewritePieces, type Rewrite } from '../text/lexicon.js';
+import { lexiconFor, rewritePieces, sharedGrowthBound, type Rewrite } from '../text/lexicon.js';
 import { piecesFor, speakSettings, specOf } from './speak-settings.js';
 import { createReporter, reportError, type CommandIo, type Reporter } from './report.js';
 import { formatClock } from './run-lines.js';
@@ -218,7 +218,7 @@ async function runJob(
     const source = await textSource({ words, file: job.file, lines: false, maxInputBytes: flags.maxInput, maxChars: flags.maxChars, stdin: io.stdin, signal });
     const settings = speakSettings(flags);
     // SSML (a text starting with <speak, a .ssml file) is read as `tts say` reads it (docs/cli.md §9, §11.1).
-    const spans = await ssmlSpansOf(words, job.file === undefined ? flags : { ...flags, file: job.file }, source, settings.language, rewrite);
+    const spans = await ssmlSpansOf(words, job.file === undefined ? flags : { ...flags, file: job.file }, source, settings.language, rewrite === undefined ? undefined : sharedGrowthBound(rewrite));
     await deliverSpeech({
       ...settings,
       channel: 'sse',

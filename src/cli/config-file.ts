@@ -40,11 +40,12 @@ export interface ConfigFile {
 }
 
 /**
- * Flags that are about one run, not a setting: refused in the file with a word on why.
- * `profile` chooses the table, so it cannot be in one; `cast` has the file's own `[voices]` table
- * (docs/cli.md §11.2).
+ * Flags that are about one run, not a setting: refused in the file with a word on why. By their
+ * long names without the dashes, as the file spells its keys (`split-chapters`, not the attribute
+ * name `splitChapters`). `profile` chooses the table, so it cannot be in one; `cast` has the
+ * file's own `[voices]` table (docs/cli.md §11.2).
  */
-export const NOT_SETTINGS: ReadonlySet<string> = new Set(['output', 'file', 'lines', 'help', 'version', 'profile', 'chapters', 'splitChapters', 'chapterRange', 'printText', 'dryRun', 'cast']);
+export const NOT_SETTINGS: ReadonlySet<string> = new Set(['output', 'file', 'lines', 'help', 'version', 'profile', 'chapters', 'split-chapters', 'chapter-range', 'print-text', 'dry-run', 'cast']);
 
 /**
  * Largest config file read, in bytes (4 MiB: some 100,000 profiles). A bigger file, or a name

@@ -24,7 +24,7 @@ import { chaptersOf, type SpokenChapter, type SpokenDocument } from '../text/doc
 import { openText } from '../text/read.js';
 import { splitText } from '../text/split.js';
 import type { SynthesisFlags } from './flags.js';
-import type { Rewrite } from '../text/lexicon.js';
+import { sharedGrowthBound, type Rewrite } from '../text/lexicon.js';
 import type { CommandIo } from './report.js';
 import { stdoutText } from './escape.js';
 import { scriptSpansOf } from './script-input.js';
@@ -122,8 +122,10 @@ export async function documentSource(
  * @throws TtsError `usage` as {@link documentSource}, or for an unreadable or empty text.
  */
 export async function printSpokenText(...args: Parameters<typeof documentSource>): Promise<number> {
-  const [words, flags, io, signal, verbose, lexicon] = args;
-  const source = await documentSource(...args);
+  const [words, flags, io, signal, verbose, given] = args;
+  // The input is read whole: its parts share one growth bound (text/lexicon.ts).
+  const lexicon = given === undefined ? undefined : { ...given, apply: sharedGrowthBound(given.apply) };
+  const source = await documentSource(words, flags, io, signal, verbose, lexicon);
   const write = (line: string): void => void io.stdout.write(`${stdoutText(line, io.stdout)}\n`);
   if (source !== undefined) {
     source.chapters.forEach((c, i) => {
@@ -249,6 +251,8 @@ export function chapterFileName(index: number, count: number, title: string, ext
  * and the chapter's number as track.
  * @param signal stops reading the document (Ctrl-C); each chapter's run has its own signals.
  * @param run one synthesis run of `text` into `output` (runSynthesisCommand); returns its exit code.
+ * @param check refuses the flags of a chapter's run into `output` as that run would, before `DIR`
+ *   is made (throws TtsError `usage`).
  * @returns the first non-zero exit code, else 0.
  */
 export async function splitChapters(
@@ -257,6 +261,7 @@ export async function splitChapters(
   io: CommandIo,
   signal: AbortSignal,
   run: (text: string, output: string, flags: SynthesisFlags) => Promise<number>,
+  check: (output: string, flags: SynthesisFlags) => Promise<void>,
   warn: (line: string) => void,
 ): Promise<number> {
   const dir = flags.splitChapters!;
@@ -282,12 +287,15 @@ export async function splitChapters(
     if (earlier !== undefined) throw new TtsError('usage', `--split-chapters ${output} is ${earlier}: one chapter's file would replace the other's`, { hint: 'remove the link there, or write to another folder' });
     if (id !== undefined) written.set(id, output);
   }
+  const { splitChapters: _s, chapters: _c, chapterRange: _r, inputFormat: _f, file: _file, play: _p, ...rest } = flags;
+  const chapterFlags: SynthesisFlags = { ...rest, container, inputFormat: 'text' };
+  // Flags every chapter's run would refuse are refused before the folder is made.
+  if (outputs.length > 0) await check(outputs[0]!, chapterFlags);
   await makeOutputFolder(dir);
   for (const [i, chapter] of source.chapters.entries()) {
     const number = source.firstIndex + i + 1;
     const output = outputs[i]!;
-    const { splitChapters: _s, chapters: _c, chapterRange: _r, inputFormat: _f, file: _file, play: _p, ...rest } = flags;
-    const code = await run(chapter.text, output, { ...rest, container, inputFormat: 'text' });
+    const code = await run(chapter.text, output, chapterFlags);
     if (code !== 0) return code;
     if (container !== 'raw') {
       await writeChapterMetadata(output, container, { title: chapter.title, artist: source.doc.author, album: source.doc.title, track: number }, [], flags.sampleRate);

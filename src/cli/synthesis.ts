@@ -10,12 +10,12 @@ import { audioSeconds } from '../dsp/encoding.js';
 import { bytesPerFrame, type AudioSpec } from '../dsp/spec.js';
 import { EXIT, TtsError } from '../errors.js';
 import { aplayCommand, planOutput, type OutputPlan } from '../speak/output-plan.js';
-import { assertOutputIsNotInput, assertStdoutIsNotInput, checkSubtitlesPath, checkWordOptions } from '../speak/output-checks.js';
+import { assertOutputIsNotInput, assertSideOutputIsNotStdout, assertStdoutIsNotInput, checkSubtitlesPath, checkWordOptions } from '../speak/output-checks.js';
 import { deliverSpeech, prepareAudio, type RunStats } from '../speak/run.js';
 import { Progress } from '../speak/progress.js';
 import { resolveService, type ServiceTarget } from '../speak/choose-service.js';
 import { knownTextBytes, textSource } from '../text/source.js';
-import { lexiconFor, rewritePieces, type Rewrite } from '../text/lexicon.js';
+import { lexiconFor, rewritePieces, sharedGrowthBound, type Rewrite } from '../text/lexicon.js';
 import { configPath } from './config-file.js';
 import type { Language } from '../protocol/types.js';
 import { cacheEnv } from './config-defaults.js';
@@ -68,6 +68,17 @@ export interface RunSummary {
 }
 
 /**
+ * Refuses the flags of one `--split-chapters` chapter's run (words, into a file) as that run
+ * would: its output plan (container, channels, bit rate), `--words` and `--cast`.
+ * @throws TtsError `usage` (exit 2).
+ */
+async function checkChapterRun(command: SynthesisCommandSpec, flags: SynthesisFlags): Promise<void> {
+  const plan = planOutput(command.name, flags, false, specOf(flags));
+  await checkWordOptions(flags, plan, undefined);
+  scriptByName(['chapter'], flags);
+}
+
+/**
  * Runs a synthesis command: one run of the client core with its progress, notices and summary.
  * @param early the embedded engine, started for this run before this module loaded
  *   (synthesis-command.ts): its embedded service takes it; its caller releases it after the run.
@@ -80,7 +91,7 @@ export async function runSynthesisCommand(command: SynthesisCommandSpec, words: 
     // Documents (docs/cli.md §10): print the spoken text, or one run per chapter.
     return runLifecycle({ reporter, io }, async ({ signal }) => {
       if (flags.splitChapters === undefined) return printSpokenText(words, flags, io, signal, (l) => reporter.verbose(l), await runLexicon(flags, io.env));
-      return splitChapters(words, flags, io, signal, (text, output, f) => runSynthesisCommand(command, [text], { ...f, output }, io), (l) => reporter.warn(l));
+      return splitChapters(words, flags, io, signal, (text, output, f) => runSynthesisCommand(command, [text], { ...f, output }, io), (output, f) => checkChapterRun(command, { ...f, output }), (l) => reporter.warn(l));
     });
   }
   const stats: RunStats = { requests: 0, bytes: 0, itemIds: new Set(), firstAudioAt: undefined };
@@ -155,6 +166,9 @@ export async function runSynthesisCommand(command: SynthesisCommandSpec, words: 
       if (plan.stdout !== undefined) {
         const fd = (io.stdout as { fd?: unknown }).fd;
         await assertStdoutIsNotInput(typeof fd === 'number' ? fd : undefined, input);
+        for (const [flag, path] of [['--subtitles', flags.subtitles], ['--word-timings', flags.wordTimings], ['--chapters', flags.chapters]] as const) {
+          if (path !== undefined) await assertSideOutputIsNotStdout(path, typeof fd === 'number' ? fd : undefined, flag);
+        }
       }
       if (flags.subtitles !== undefined) await checkSubtitlesPath(flags.subtitles, plan, input);
       await checkWordOptions(flags, plan, input);
@@ -170,13 +184,15 @@ export async function runSynthesisCommand(command: SynthesisCommandSpec, words: 
       const isScript = scriptByName(words, flags);
       // The lexicon is read before any text or service: a bad file is exit 2 with nothing done (docs/cli.md §11.3).
       const rewrite = await runLexicon(flags, io.env);
-      document = await documentSource(words, flags, io, signal, (l) => reporter.verbose(l), rewrite);
+      // An input read whole is rewritten in parts that share one growth bound; plain text, piece by piece.
+      const wholeRewrite = rewrite === undefined ? undefined : { ...rewrite, apply: sharedGrowthBound(rewrite.apply) };
+      document = await documentSource(words, flags, io, signal, (l) => reporter.verbose(l), wholeRewrite);
       const source = document ?? (await textSource({ ...text, maxInputBytes: flags.maxInput, maxChars: flags.maxChars, stdin: io.stdin, signal }));
       if (document !== undefined) progress.setTotal(document.chapters.reduce((n, c) => n + Buffer.byteLength(c.text), 0));
       // SSML (docs/cli.md §11.1) is read whole into speech spans before anything is requested.
       // A dialogue script (§11.2) likewise, one span per turn.
       const spans: SpeechSpan[] | undefined =
-        document !== undefined ? undefined : isScript ? await scriptSpansOf(words, flags, source as { whole?: AsyncIterable<string> }, rewrite?.apply) : await ssmlSpansOf(words, flags, source, speakSettings(flags).language, rewrite?.apply);
+        document !== undefined ? undefined : isScript ? await scriptSpansOf(words, flags, source as { whole?: AsyncIterable<string> }, wholeRewrite?.apply) : await ssmlSpansOf(words, flags, source, speakSettings(flags).language, wholeRewrite?.apply);
       if (isScript) turns = [];
       const spoken = spans === undefined ? source.text : spans.map((s) => s.text).join(' ').slice(0, 4096);
       // Progress counts the text sent, not the markup around it.

@@ -86,6 +86,32 @@ export async function assertStdoutIsNotInput(stdoutFd: number | undefined, input
 }
 
 /**
+ * Refuses a subtitle, word-timing or chapter file that is standard output while the audio goes
+ * there (docs/cli.md §2: nothing but audio on stdout): `--word-timings /dev/stdout`, or a link
+ * to it, would put text into the audio stream, or — stdout redirected to a file — replace the
+ * audio with the text when the side file is renamed into place. Compared by device and inode
+ * with descriptor `stdoutFd`, for a regular file, a pipe or a socket; a device (`/dev/null`)
+ * takes both harmlessly and is not compared.
+ * @param stdoutFd the descriptor the audio is written to (1), undefined when it has none.
+ * @throws TtsError `usage` (exit 2) when they are one.
+ */
+export async function assertSideOutputIsNotStdout(path: string, stdoutFd: number | undefined, flag: '--subtitles' | '--word-timings' | '--chapters'): Promise<void> {
+  if (stdoutFd === undefined) return;
+  const { fstatSync } = await import('node:fs');
+  let out: Stats;
+  try {
+    out = fstatSync(stdoutFd);
+  } catch {
+    return;
+  }
+  const side = await stat(path).catch(() => undefined);
+  if (side === undefined || !(side.isFile() || side.isFIFO() || side.isSocket())) return;
+  if (side.dev === out.dev && side.ino === out.ino) {
+    throw new TtsError('usage', `${flag} ${path} is standard output, where the audio goes`, { hint: 'write it to a file of its own, or the audio with -o FILE' });
+  }
+}
+
+/**
  * Refuses `--words` without `--subtitles`, and a `--word-timings` path that is the audio output,
  * the subtitles or the file the text is read from (docs/cli.md §12.1), by any name
  * ({@link sameFile}: a link to the audio would have the audio replaced by the word timings).

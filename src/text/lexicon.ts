@@ -234,7 +234,7 @@ export function compileLexicon(lexicon: Lexicon): Rewrite {
         continue;
       }
       length += found.value.length - (found.end - i);
-      if (length > limit) throw new TtsError('usage', `the lexicon would make the text more than ${MAX_GROWTH} times as long (a short key with a long replacement, repeated)`, { hint: 'shorten the replacements, or check the lexicon with `tts lexicon check`' });
+      if (length > limit) throw growthError();
       // One pass: what is put in is never searched again.
       out.push(text.slice(copied, i), found.value);
       copied = i = found.end;
@@ -242,6 +242,32 @@ export function compileLexicon(lexicon: Lexicon): Rewrite {
     if (copied === 0) return text;
     out.push(text.slice(copied));
     return out.join('');
+  };
+}
+
+/** The refusal of a text the lexicon would blow up (docs/cli.md §11.3): exit 2. */
+function growthError(): TtsError {
+  return new TtsError('usage', `the lexicon would make the text more than ${MAX_GROWTH} times as long (a short key with a long replacement, repeated)`, { hint: 'shorten the replacements, or check the lexicon with `tts lexicon check`' });
+}
+
+/**
+ * The lexicon for one input read whole and rewritten in parts — SSML text nodes, a script's
+ * turns, a document's chapters (docs/cli.md §11.3): every call shares one bound, so all it
+ * returns is at most {@link MAX_GROWTH} times what it was given plus {@link MAX_GROWTH_SLACK}
+ * code units. Each part's own bound alone let the parts' slack add up: 100,000 text nodes `x`
+ * with a 1000-character reading (2.1 MB of SSML) became 99.8 MB of text in memory.
+ * @returns a {@link Rewrite} that throws TtsError `usage` (exit 2) past the shared bound, as
+ *   `rewrite` does past its own.
+ */
+export function sharedGrowthBound(rewrite: Rewrite): Rewrite {
+  let given = 0;
+  let made = 0;
+  return (text, language) => {
+    const out = rewrite(text, language);
+    given += text.length;
+    made += out.length;
+    if (made > given * MAX_GROWTH + MAX_GROWTH_SLACK) throw growthError();
+    return out;
   };
 }
 

@@ -136,6 +136,11 @@ describe('config file and profiles', () => {
     ['a token', '[profile.p]\ntoken = "sk-123"\n', /config\.toml:2: "token" looks like an API key/],
     ['a boolean as a string', 'quiet = "yes"\n', /config\.toml:1: quiet must be true or false/],
     ['a per-run flag', 'output = "x.wav"\n', /config\.toml:1: output is about one run/],
+    // The per-run flags of documents, by their long names as the file spells them (docs/cli.md §7).
+    ['split-chapters', 'split-chapters = "chapters"\n', /config\.toml:1: split-chapters is about one run/],
+    ['chapter-range', '[profile.a]\nchapter-range = "2-"\n', /config\.toml:2: profile\.a\.chapter-range is about one run/],
+    ['print-text', 'print-text = true\n', /config\.toml:1: print-text is about one run/],
+    ['dry-run', 'dry-run = true\n', /config\.toml:1: dry-run is about one run/],
     ['TOML syntax', 'voice = "en-man-1"\nformat = \n', /config\.toml:2: not valid TOML/],
   ];
   for (const [what, text, message] of refused) {

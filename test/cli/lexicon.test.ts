@@ -103,6 +103,29 @@ describe('the lexicon on the command line', () => {
     const printed = await run(['say', '-v', 'en-man-1', '--print-text', 'I like SQL.']);
     assert.equal(printed.stdout.toString(), 'I like sequel.\n');
   });
+  it('bounds the growth of an input read whole (SSML, a script, a document) over all its parts, not each part', async () => {
+    // Each text node, turn or chapter had a bound of its own (4 times plus 64 Ki characters): a
+    // 2.1 MB SSML file of 100,000 nodes `x` with a 1000-character reading became 99.8 MB of text
+    // to speak (557 MB resident, 14.6 s) before anything was requested; 8.4 MB took 1.1 GB.
+    const lexicon = join(home, 'blow.toml');
+    await writeFile(lexicon, `[en]\n"x" = "${'y '.repeat(400)}"\n`);
+    const ssml = join(home, 'blow.ssml');
+    await writeFile(ssml, `<speak>${'x <break time="0ms"/>'.repeat(200)}</speak>`);
+    const script = join(home, 'blow.script.txt');
+    await writeFile(script, 'A: x.\n'.repeat(200));
+    const md = join(home, 'blow.md');
+    await writeFile(md, Array.from({ length: 200 }, (_, i) => `# C${i}\n\nx.\n`).join('\n'));
+    for (const argv of [['-f', ssml], ['-f', script, '--cast', 'A=en-man-1'], ['-f', md]]) {
+      const r = await run(['stream', '--print-text', '-v', 'en-man-1', '--lexicon', lexicon, ...argv]);
+      assert.equal(r.code, 2, `${argv.join(' ')}: ${r.stderr}`);
+      assert.match(r.stderr, /the lexicon would make the text more than 4 times as long/);
+      assert.equal(r.stdout.length, 0);
+    }
+    // A few parts within the bound still read.
+    await writeFile(ssml, `<speak>${'x <break time="0ms"/>'.repeat(20)}</speak>`);
+    const fine = await run(['stream', '--print-text', '-v', 'en-man-1', '--lexicon', lexicon, '-f', ssml]);
+    assert.equal(fine.code, 0, fine.stderr);
+  });
   it('applies to every job of tts batch, and a bad lexicon there is exit 2 before any job runs', async () => {
     const list = join(home, 'jobs.txt');
     await writeFile(list, 'SQL one.\nSQL two.\n');

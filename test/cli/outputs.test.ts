@@ -142,14 +142,25 @@ describe('outputs named twice by another name', () => {
   });
 });
 
+/**
+ * What the tests that spawn bin/tts.js with a standard output of their own use, loaded only when
+ * one runs (helpers/cli.js checks the bundle as it loads).
+ */
+async function spawnKit() {
+  const [{ spawnSync }, { closeSync, openSync }, fsp, { tmpdir }, { join }, { TTS_BIN, cleanEnv }] = await Promise.all([
+    import('node:child_process'),
+    import('node:fs'),
+    import('node:fs/promises'),
+    import('node:os'),
+    import('node:path'),
+    import('../helpers/cli.js'),
+  ]);
+  return { spawnSync, closeSync, openSync, mkdtemp: fsp.mkdtemp, readFile: fsp.readFile, rm: fsp.rm, symlink: fsp.symlink, writeFile: fsp.writeFile, tmpdir, join, TTS_BIN, cleanEnv };
+}
+
 describe('standard output that is the input file', () => {
   it('tts stream -f notes.txt >> notes.txt (and < notes.txt 1<> notes.txt) is refused (exit 2), the text untouched', async () => {
-    const { spawnSync } = await import('node:child_process');
-    const { closeSync, openSync } = await import('node:fs');
-    const { mkdtemp, readFile, rm, writeFile } = await import('node:fs/promises');
-    const { tmpdir } = await import('node:os');
-    const { join } = await import('node:path');
-    const { TTS_BIN, cleanEnv } = await import('../helpers/cli.js');
+    const { spawnSync, closeSync, openSync, mkdtemp, readFile, rm, writeFile, tmpdir, join, TTS_BIN, cleanEnv } = await spawnKit();
     const dir = await mkdtemp(join(tmpdir(), 'tts-stdout-input-'));
     try {
       const notes = join(dir, 'notes.txt');
@@ -170,6 +181,44 @@ describe('standard output that is the input file', () => {
       assert.equal(r.status, 2, r.stderr.toString());
       assert.match(r.stderr.toString(), /standard output is the file standard input is read from/);
       assert.equal(await readFile(notes, 'utf8'), text);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('a subtitle, word-timing or chapter file that is standard output carrying the audio', () => {
+  it('--word-timings /dev/stdout, --subtitles and --chapters by a link to it: refused (exit 2), nothing but audio on stdout', async () => {
+    const { spawnSync, closeSync, openSync, mkdtemp, readFile, rm, symlink, writeFile, tmpdir, join, TTS_BIN, cleanEnv } = await spawnKit();
+    const dir = await mkdtemp(join(tmpdir(), 'tts-stdout-side-'));
+    try {
+      const md = join(dir, 'doc.md');
+      await writeFile(md, '# One\n\nHi.\n');
+      await symlink('/dev/stdout', join(dir, 'out.vtt'));
+      const env = { ...cleanEnv(), XDG_CACHE_HOME: join(dir, 'cache') };
+      const cases: [string[], RegExp][] = [
+        [['--word-timings', '/dev/stdout', 'Hi.'], /--word-timings \/dev\/stdout is standard output, where the audio goes/],
+        [['--subtitles', join(dir, 'out.vtt'), 'Hi.'], /--subtitles .*out\.vtt is standard output, where the audio goes/],
+        [['--chapters', join(dir, 'out.vtt'), '-f', md], /--chapters .*out\.vtt is standard output, where the audio goes/],
+      ];
+      for (const [args, message] of cases) {
+        // Standard output a pipe, then a regular file (which the atomic writer would replace).
+        const piped = spawnSync(process.execPath, [TTS_BIN, 'stream', '-q', '-v', 'en-man-1', ...args], { env, stdio: ['ignore', 'pipe', 'pipe'], timeout: 60_000 });
+        assert.equal(piped.status, 2, `${args.join(' ')}: ${piped.stderr.toString()}`);
+        assert.match(piped.stderr.toString(), message);
+        assert.equal(piped.stdout.length, 0);
+        const audio = join(dir, 'audio.raw');
+        await writeFile(audio, 'old');
+        const fd = openSync(audio, 'w');
+        let r;
+        try {
+          r = spawnSync(process.execPath, [TTS_BIN, 'stream', '-q', '-v', 'en-man-1', ...args], { env, stdio: ['ignore', fd, 'pipe'], timeout: 60_000 });
+        } finally {
+          closeSync(fd);
+        }
+        assert.equal(r.status, 2, r.stderr.toString());
+        assert.equal((await readFile(audio)).length, 0, 'nothing written to standard output');
+      }
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

@@ -219,6 +219,21 @@ describe('documents end to end', () => {
       assert.match(r.stderr, new RegExp(`${flag} .*--split-chapters`));
       assert.equal(existsSync(join(dir, name)) || existsSync(join(dir, 'split-per')), false);
     }
+    // Flags each chapter's run would refuse are refused before the folder is made (it was left
+    // behind, empty, by the first chapter's refusal).
+    for (const [flags, message] of [
+      [['--words'], /--words times the words of the --subtitles file/],
+      [['-c', '3'], /MP3 holds 1 or 2 channels, not 3/],
+      [['--bitrate', '7'], /--bitrate 7 is not an MP3 bit rate/],
+      [['--wav', '--container', 'flac'], /--container flac contradicts --wav/],
+      [['--cast', 'A=en-man-1'], /--cast gives the voices of a dialogue script/],
+    ] as const) {
+      const folder = join(dir, 'split-refused');
+      const r = await runTtsInProcess(['stream', '-f', md, '--split-chapters', folder, ...flags], { env: env() });
+      assert.equal(r.code, 2, r.stderr);
+      assert.match(r.stderr, message);
+      assert.equal(existsSync(folder), false, `${flags.join(' ')}: the folder is not made`);
+    }
   });
 
   it('a chapter\'s first sentence starts a sentence: --pause before it, a cue of its own, word offsets past a line break', async () => {

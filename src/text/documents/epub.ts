@@ -65,7 +65,7 @@ async function readBook(zip: ZipArchive, options: EpubOptions): Promise<SpokenDo
   });
   if (opfPath === undefined) throw bad('container.xml names no package document');
   const opf = parseOpf(await text(zip, inside(opfPath, '', options.what)));
-  const resolveHref = (href: string, from: string): string => inside(decodeURIComponent(href.split('#')[0] ?? ''), posix.dirname(from) === '.' ? '' : posix.dirname(from), options.what);
+  const resolveHref = (href: string, from: string): string => inside(percentDecoded(href.split('#')[0] ?? ''), posix.dirname(from) === '.' ? '' : posix.dirname(from), options.what);
   const opfRef = opfPath;
 
   // The table of contents: EPUB 3 nav first, else the NCX the spine names.
@@ -81,14 +81,30 @@ async function readBook(zip: ZipArchive, options: EpubOptions): Promise<SpokenDo
     if (zip.names.has(ncxPath)) toc = parseNcx(await text(zip, ncxPath), ncxPath, resolveHref);
   }
   // Some generators write table of contents paths from the wrong folder: an entry whose path is
-  // not in the book goes to the one spine document whose path ends with it.
-  const spinePaths = opf.spine.map((id) => opf.manifest.get(id)).filter((i) => i !== undefined).map((i) => resolveHref(i.href, opfRef));
+  // not in the book goes to the one spine document whose path ends with it. Indexed by those
+  // endings (a path has a few folders), so a book of thousands of documents and entries is read in
+  // time linear in them, not in their product.
+  const spinePaths = new Set(opf.spine.map((id) => opf.manifest.get(id)).filter((i) => i !== undefined).map((i) => resolveHref(i.href, opfRef)));
+  const byEnding = new Map<string, string | null>();
+  for (const p of spinePaths) {
+    for (let slash = p.indexOf('/'); slash !== -1; slash = p.indexOf('/', slash + 1)) {
+      const ending = p.slice(slash + 1);
+      byEnding.set(ending, byEnding.has(ending) ? null : p);
+    }
+  }
   for (const e of toc) {
     if (zip.names.has(e.path)) continue;
-    const found = spinePaths.filter((p) => p.endsWith(`/${e.path}`));
-    if (found.length === 1) e.path = found[0]!;
+    const found = byEnding.get(e.path);
+    if (found !== undefined && found !== null) e.path = found;
   }
-  const chosen = toc.filter((e) => e.level <= options.chapterLevel);
+  // The chosen entries of each document, in table of contents order.
+  const chosen = new Map<string, TocEntry[]>();
+  for (const e of toc) {
+    if (e.level > options.chapterLevel) continue;
+    const list = chosen.get(e.path);
+    if (list === undefined) chosen.set(e.path, [e]);
+    else list.push(e);
+  }
   const doc = new DocumentBuilder(options.limits ?? DEFAULT_LIMITS, options.what);
   doc.title = opf.title;
   doc.author = opf.author;
@@ -102,7 +118,7 @@ async function readBook(zip: ZipArchive, options: EpubOptions): Promise<SpokenDo
     const docPath = resolveHref(item.href, opfRef);
     if (read.has(docPath)) continue;
     read.add(docPath);
-    const here = chosen.filter((e) => e.path === docPath);
+    const here = chosen.get(docPath) ?? [];
     const start = here.find((e) => e.fragment === undefined);
     doc.endBlock();
     if (start !== undefined) doc.chapter(start.title);
@@ -217,7 +233,7 @@ function parseNcx(source: string, ncxPath: string, resolveHref: (href: string, f
 
 function entry(title: string, level: number, href: string, from: string, resolveHref: (href: string, from: string) => string): TocEntry {
   const hash = href.indexOf('#');
-  const fragment = hash === -1 ? undefined : decodeURIComponent(href.slice(hash + 1)) || undefined;
+  const fragment = hash === -1 ? undefined : percentDecoded(href.slice(hash + 1)) || undefined;
   return { title: collapse(title), level: Math.max(1, level), path: resolveHref(href, from), fragment };
 }
 
@@ -235,6 +251,19 @@ async function refuseDrm(zip: ZipArchive, what: string): Promise<void> {
   });
   const other = algorithms.find((a) => !FONT_OBFUSCATION.has(a));
   if (other !== undefined) throw drm(`encrypted with ${other}`);
+}
+
+/**
+ * A URL path or fragment with its `%XX` escapes decoded (RFC 3986 §2.1); one with a malformed
+ * escape (`a%zz.xhtml`, a `%` cut from its UTF-8 sequence) is taken as written, as the archive may
+ * hold that very name.
+ */
+function percentDecoded(s: string): string {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return s;
+  }
 }
 
 /**

@@ -212,7 +212,8 @@ function checkContainerDepth(source: string, max: number, what: string): void {
   const refuse = (why: string): TtsError => new TtsError('usage', `${what} ${why}`, { hint: 'this does not look like a document written to be read' });
   for (let i = 0; i < source.length; i++) {
     const c = source.charCodeAt(i);
-    if (c === 0x0a) {
+    // A line ends at LF, CR or CR LF (CommonMark §2.1).
+    if (c === 0x0a || c === 0x0d) {
       lineStart = true;
       depth = 0;
       indent = 0;
@@ -225,7 +226,10 @@ function checkContainerDepth(source: string, max: number, what: string): void {
       if (++depth > limit) throw refuse(`nests block quotes or lists more than ${limit} deep`);
     } else if (c === 0x20 || c === 0x09) {
       indent += c === 0x09 ? 4 : 1;
+    } else {
+      // Indentation counts before something on the line: a line of white space alone is blank.
       if (indent > MAX_MARKDOWN_INDENT) throw refuse(`has a line indented more than ${MAX_MARKDOWN_INDENT} columns (nesting that deep is refused)`);
-    } else lineStart = false;
+      lineStart = false;
+    }
   }
 }

@@ -80,6 +80,43 @@ describe('readEpub', () => {
     assert.deepEqual(doc.chapters, [{ title: 'One', block: 0 }, { title: 'One, part', block: 1 }, { title: 'Two', block: 2 }]);
   });
 
+  it('takes an href with a malformed %-escape as written (was an internal error, exit 1)', async () => {
+    const path = book({
+      'META-INF/container.xml': CONTAINER,
+      'OEBPS/content.opf': `<package xmlns="http://www.idpf.org/2007/opf" version="3.0"><metadata xmlns:dc="http://purl.org/dc/elements/1.1/"><dc:title>Pct</dc:title></metadata><manifest><item id="nav" href="nav.xhtml" media-type="application/xhtml+xml" properties="nav"/><item id="a" href="a%zz.xhtml" media-type="application/xhtml+xml"/><item id="b" href="b%20c.xhtml" media-type="application/xhtml+xml"/></manifest><spine><itemref idref="a"/><itemref idref="b"/></spine></package>`,
+      'OEBPS/nav.xhtml': page('<nav epub:type="toc"><ol><li><a href="a%zz.xhtml">One</a></li><li><a href="b%20c.xhtml#%E0%A4%A">Two</a></li></ol></nav>'),
+      'OEBPS/a%zz.xhtml': page('<p>First.</p>'),
+      'OEBPS/b c.xhtml': page('<p>Second.</p><p id="%E0%A4%A">Third.</p>'),
+    });
+    const doc = await read(path);
+    assert.deepEqual(doc.blocks, ['First.', 'Second.', 'Third.']);
+    assert.deepEqual(doc.chapters, [{ title: 'One', block: 0 }, { title: 'Two', block: 2 }]);
+  });
+
+  it('gives each of many documents its own table of contents entries, also those written from the wrong folder', async () => {
+    // Entries are grouped by document and wrong-folder paths looked up by their ending (once
+    // a scan of every entry for every document, and of every document for every entry: a 5.7 MB
+    // book of 19,000 documents and 300,000 entries took 65 s of CPU).
+    const count = 300;
+    // The package document at the root, the documents two folders down: a wrong-folder entry is
+    // `text/d7.xhtml`, an ending of `OEBPS/text/d7.xhtml`.
+    const files: Record<string, string> = { 'META-INF/container.xml': CONTAINER.replace('OEBPS/content.opf', 'content.opf') };
+    const items: string[] = [];
+    const links: string[] = [];
+    for (let i = 0; i < count; i++) {
+      items.push(`<item id="d${i}" href="OEBPS/text/d${i}.xhtml" media-type="application/xhtml+xml"/>`);
+      files[`OEBPS/text/d${i}.xhtml`] = page(`<p>Doc ${i}.</p><p id="f">Part ${i}.</p>`);
+      // Every third entry names the document from the wrong folder.
+      links.push(`<li><a href="${i % 3 === 0 ? '' : 'OEBPS/'}text/d${i}.xhtml#f">Part ${i}</a></li>`);
+    }
+    files['content.opf'] = `<package xmlns="http://www.idpf.org/2007/opf" version="3.0"><metadata xmlns:dc="http://purl.org/dc/elements/1.1/"><dc:title>Many</dc:title></metadata><manifest><item id="nav" href="nav.xhtml" media-type="application/xhtml+xml" properties="nav"/>${items.join('')}</manifest><spine>${items.map((_, i) => `<itemref idref="d${i}"/>`).join('')}</spine></package>`;
+    files['nav.xhtml'] = page(`<nav epub:type="toc"><ol>${links.join('')}</ol></nav>`);
+    const doc = await read(book(files));
+    assert.equal(doc.chapters.length, count);
+    assert.equal(doc.blocks.length, 2 * count);
+    for (const [i, c] of doc.chapters.entries()) assert.deepEqual(c, { title: `Part ${i}`, block: 2 * i + 1 });
+  });
+
   it('refuses a DRM-protected book, but not one with obfuscated fonts only', async () => {
     const enc = (alg: string) => `<encryption xmlns="urn:oasis:names:tc:opendocument:xmlns:container" xmlns:enc="http://www.w3.org/2001/04/xmlenc#"><enc:EncryptedData><enc:EncryptionMethod Algorithm="${alg}"/></enc:EncryptedData></encryption>`;
     await assert.rejects(read(epub3({ 'META-INF/encryption.xml': enc('http://www.w3.org/2001/04/xmlenc#aes128-cbc') })), refused(/protected by DRM .*aes128-cbc/));
