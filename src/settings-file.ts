@@ -107,7 +107,8 @@ export function lineIndex(text: string): LineIndex {
     if (inString[i] === true) continue;
     const header = /^\s*\[\s*([^\]]+?)\s*\]\s*(#.*)?$/.exec(lines[i]!);
     if (header !== null) {
-      current = header[1]!.replace(/["'\s]/g, '');
+      // Spaces around the dots go, those inside a quoted name stay (`[profile."my laptop"]`).
+      current = header[1]!.replace(/\s*\.\s*/g, '.').replace(/["']/g, '');
       note(current, i + 1);
       continue;
     }
