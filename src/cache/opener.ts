@@ -54,7 +54,7 @@ export interface CachedOpenerOptions {
  * Wraps `open` with the cache.
  * @returns an opener with the same contract: the service's chunks, ending after `done`; a hit
  *   yields the stored bytes (in blocks of at most 64 KiB, with no item id) in `requested`, and
- *   makes no request. An answer is stored only when it is whole samples of `requested` and, when
+ *   makes no request; an entry that is not whole samples of `requested` (or empty) is a miss. An answer is stored only when it is whole samples of `requested` and, when
  *   the identity names who must speak ({@link CacheIdentity.speaker}), the service's `done` named
  *   that same engine: a fallback's audio is never stored under the primary's key. With
  *   `wordTimings`, only an entry that {@link servesWords} is a hit. Failures are the service's;
@@ -72,6 +72,13 @@ export function cachedOpener(open: OpenRequest, options: CachedOpenerOptions): O
     async function* chunks(): AsyncGenerator<AudioChunk, void, undefined> {
       const key = pieceKey(own, text);
       let hit = await cache.read(key);
+      if (hit !== undefined && (hit.bytes === 0 || hit.bytes % frameBytes !== 0)) {
+        // Not a piece any service sent (only whole samples are stored): a corrupt entry, forged
+        // under a right checksum. Requested again, and the answer stored over it.
+        await hit.close();
+        hit = undefined;
+        options.verbose?.('cache: a stored piece is not whole samples; asking the service again');
+      }
       const meta = hit === undefined ? undefined : pieceMeta(hit.meta);
       if (hit !== undefined && !servesWords(meta!, options.wordTimings === true)) {
         // Stored by a run that wanted no words: this run asks the service again, and stores

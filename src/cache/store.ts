@@ -12,8 +12,8 @@
  * cache grows past its size cap (`--cache-size`, default 1 GiB).
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { chmod, mkdir, readdir, rename, rmdir, unlink, type FileHandle } from 'node:fs/promises';
-import { join } from 'node:path';
+import { chmod, lstat, mkdir, readdir, realpath, rename, rmdir, unlink, type FileHandle } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import { BLOCK_BYTES, entryHeader, HEADER_BYTES, MAX_META_BYTES, wholeEntry } from './entry.js';
 import { createTemp, ENTRY_NAME, isFolder, listEntries, NotAnEntryError, openEntry, TEMP_NAME } from './safe-fs.js';
 
@@ -26,6 +26,32 @@ const SETTLE_MS = 5000;
 const WRITE_BACKLOG_BYTES = 4 * 1024 * 1024;
 /** Once past the cap, entries are removed down to this share of it, so a full cache is not swept on every piece. */
 const EVICT_TO = 0.9;
+
+/**
+ * Why entries in `dir` could have been written by someone else than this user, or undefined when
+ * they cannot: `dir` and its parent (the folders tts makes, `tts/pieces`) must be this user's and
+ * writable by no one else; each folder above them this user's or root's and writable by no one
+ * else, unless it is root's and sticky (/tmp: no one can rename another's entries there). The
+ * compile cache's rule (bin/tts.js writableOnlyByUs, which runs before any bundle is loaded), but
+ * for a folder writable by its group when that group is this user's own (user private groups
+ * with umask 002), which must not turn the cache off with a warning on every run. Symbolic links in the path are resolved first. Always undefined where there are no
+ * user ids (Windows).
+ * @throws the file system's error when a folder cannot be read.
+ */
+async function notPrivate(dir: string): Promise<string | undefined> {
+  const uid = process.getuid?.();
+  if (uid === undefined) return undefined;
+  const real = await realpath(dir);
+  for (let at = real, depth = 0; ; at = dirname(at), depth++) {
+    const info = await lstat(at);
+    const ours = depth < 2;
+    if (info.uid !== uid && (ours || info.uid !== 0)) return `${at} is owned by user ${info.uid}`;
+    // Group write counts unless the group is this user's own (user private groups, umask 002).
+    const othersWrite = (info.mode & 0o002) !== 0 || ((info.mode & 0o020) !== 0 && info.gid !== process.getgid?.());
+    if (othersWrite && (ours || info.uid !== 0 || (info.mode & 0o1000) === 0)) return `${at} is writable by others`;
+    if (dirname(at) === at) return undefined;
+  }
+}
 
 /** What `tts cache stats` shows. */
 export interface CacheStats {
@@ -309,6 +335,12 @@ export class PieceCache {
         for (const d of [parent, this.dir]) {
           const created = await mkdir(d, { recursive: true, mode: 0o700 });
           if (created !== undefined) await chmod(d, 0o700);
+        }
+        const unsafe = await notPrivate(this.dir);
+        if (unsafe !== undefined) {
+          if (!this.#warned) this.#warn(`the piece cache in ${this.dir} is not used: ${unsafe}; going on without it`);
+          this.#warned = true;
+          return false;
         }
         for (const name of await readdir(this.dir)) if (ENTRY_NAME.test(name)) this.#known.add(name);
         return true;

@@ -92,6 +92,16 @@ export async function doctor(program: Command, flags: { profile?: string }, io: 
     const key = keySource(settings, io.env);
     out('api key', key === 'none' ? 'none — set TTS_API_KEY or api-key-file' : `from ${key}`);
     if (key === 'none') problems.push('a service is configured but no API key is given for it');
+    if (key.startsWith('TTS_API_KEY')) {
+      // Checked as `tts say` checks it (never shown).
+      const { assertSendableKey } = await import('../speak/choose-service.js');
+      try {
+        assertSendableKey(io.env['TTS_API_KEY']!.trim(), 'the API key in TTS_API_KEY');
+      } catch (e) {
+        out('', `cannot be used: ${(e as Error).message}`);
+        problems.push(`the API key in TTS_API_KEY cannot be used`);
+      }
+    }
     const keyFile = get('api-key-file');
     if (keyFile?.source !== 'environment' && typeof keyFile?.value === 'string') {
       const info = await stat(keyFile.value).catch((e: NodeJS.ErrnoException) => e.code ?? 'error');

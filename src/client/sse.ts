@@ -182,17 +182,25 @@ export async function* streamSse(options: SseStreamOptions): AsyncGenerator<Audi
     ({ statusCode, headers }) => {
       verbose?.(`< HTTP ${statusCode} ${String(headers['content-type'] ?? '')}`);
       if (statusCode < 200 || statusCode >= 300) {
-        // Keep (at most 64 KiB of) the error body, then build the refusal from it.
+        // Keep (at most 64 KiB of) the error body, then build the refusal from it: at its end,
+        // or as soon as it is longer than that (a body that never ends is not waited for until
+        // --timeout: the request is closed and the refusal is what it is).
         const body = new CappedBuffer(MAX_REFUSAL_BODY_BYTES);
+        const refuse = (): void => {
+          const encoded = contentEncoding(headers);
+          // A compressed body would print as gibberish: name its encoding instead.
+          refusal ??= (dialect?.refusal ?? errorFromResponse)(statusCode, headers, encoded === undefined ? body.text() : `a ${encoded}-encoded body, which tts does not decode`);
+        };
         return new Writable({
           write(chunk: Buffer, _enc, cb) {
-            body.push(chunk);
+            if (refusal === undefined && !body.push(chunk)) {
+              refuse();
+              controller.abort();
+            }
             cb();
           },
           final(cb) {
-            const encoded = contentEncoding(headers);
-            // A compressed body would print as gibberish: name its encoding instead.
-            refusal = (dialect?.refusal ?? errorFromResponse)(statusCode, headers, encoded === undefined ? body.text() : `a ${encoded}-encoded body, which tts does not decode`);
+            refuse();
             cb();
           },
         });

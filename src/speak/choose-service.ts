@@ -113,6 +113,8 @@ export async function resolveService(choice: ServiceChoice): Promise<ServiceTarg
       hint: 'set TTS_API_KEY, or use --api-key-file PATH (or --offline for the built-in engine)',
     });
   }
+  // A key file's key was checked as it was read.
+  if (choice.apiKeyFile === undefined) assertSendableKey(apiKey, 'the API key in TTS_API_KEY');
   const ws = nonEmpty(choice.wsBaseUrl) ?? nonEmpty(choice.env['TTS_WS_BASE_URL']) ?? baseUrl;
   return { baseUrl, wsBaseUrl: ws, apiKey, embedded: false, ...cuttingLingering(async () => {}) };
 }
@@ -131,6 +133,28 @@ function cuttingLingering(closeService: () => Promise<void>): Pick<ServiceTarget
 }
 
 
+/**
+ * Characters an HTTP field value cannot hold (RFC 9110 §5.5: controls other than tab, and
+ * anything beyond one byte), which Node and undici refuse to send.
+ */
+const NOT_IN_A_HEADER = /[^\t\x20-\x7e\x80-\xff]/u;
+
+/**
+ * Refuses a key that cannot travel in `Authorization: Bearer` (a control character, a character
+ * beyond Latin-1): sending it would fail in the HTTP library, which reads as a network error and
+ * is retried. Never shows the key, only where it came from and the character's position.
+ * @param source how messages name the key (`the API key in TTS_API_KEY`, `the API key in PATH`).
+ * @throws TtsError `usage` (exit 2).
+ */
+export function assertSendableKey(apiKey: string, source: string): void {
+  const bad = NOT_IN_A_HEADER.exec(apiKey);
+  if (bad === null) return;
+  const at = [...apiKey.slice(0, bad.index)].length + 1;
+  throw new TtsError('usage', `${source} holds a character that cannot be sent in an HTTP header (U+${bad[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}, character ${at})`, {
+    hint: 'check the key: a stray control character or a pasted symbol',
+  });
+}
+
 /** Longest first line of a key file, in bytes: a key is far shorter. */
 const MAX_KEY_LINE_BYTES = 64 * 1024;
 
@@ -138,8 +162,8 @@ const MAX_KEY_LINE_BYTES = 64 * 1024;
  * Reads a key file: its first line, trimmed, and nothing after it (a FIFO or a device such as
  * /dev/zero is read only that far, and Ctrl-C stops the wait for a FIFO's writer). Warns, as ssh
  * does for private keys, when group or others may read it.
- * @throws TtsError `usage` (exit 2) when it cannot be read, is not UTF-8 text, or its first line
- *   is over 64 KiB; `no_api_key` (exit 3) when its first line is empty; `signal.reason` on abort.
+ * @throws TtsError `usage` (exit 2) when it cannot be read, is not UTF-8 text, its first line
+ *   is over 64 KiB or holds a character no HTTP header can carry ({@link assertSendableKey}); `no_api_key` (exit 3) when its first line is empty; `signal.reason` on abort.
  */
 export async function readKeyFile(path: string, warn: (line: string) => void, signal: AbortSignal = new AbortController().signal): Promise<string> {
   try {
@@ -152,6 +176,7 @@ export async function readKeyFile(path: string, warn: (line: string) => void, si
   }
   const key = (await readFirstLine(path, `the API key file ${path}`, MAX_KEY_LINE_BYTES, signal)).trim();
   if (key === '') throw new TtsError('no_api_key', `the API key file ${path} is empty`, { hint: 'put the key on its first line' });
+  assertSendableKey(key, `the API key in ${path}`);
   return key;
 }
 

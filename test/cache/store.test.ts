@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { lstat, mkdtemp, readdir, readFile, rm, symlink, unlink, utimes, writeFile } from 'node:fs/promises';
+import { chmod, chown, lstat, mkdtemp, readdir, readFile, rm, symlink, unlink, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -153,6 +153,39 @@ describe('PieceCache', () => {
     assert.equal(warnings.length, 1);
     assert.match(warnings[0]!, /going on without it/);
   });
+  it('a cache folder others can write (or one above it, not a sticky one of root\'s) is off, with one warning: its entries are not replayed', async () => {
+    // Another user who can write there could plant entries (the checksum is no signature) that
+    // this user's runs would play, or swap the folder. A folder of another user's likewise (below).
+    for (const open of ['pieces', 'tts', 'above'] as const) {
+      const above = await mkdtemp(join(dir, 'shared-'));
+      const root = join(above, 'tts');
+      const good = new PieceCache(root, 2 ** 30, () => {});
+      await put(good, key('a'), Buffer.alloc(100, 1));
+      await chmod(open === 'pieces' ? good.dir : open === 'tts' ? root : above, 0o777);
+      const warnings: string[] = [];
+      const cache = new PieceCache(root, 2 ** 30, (l) => warnings.push(l));
+      assert.equal(await cache.read(key('a')), undefined, open);
+      assert.equal(await cache.begin(key('b')), undefined, open);
+      assert.equal(warnings.length, 1, open);
+      assert.match(warnings[0]!, /is writable by others; going on without it/, open);
+    }
+    // A sticky folder of root's above (/tmp) is fine: no one can rename another's entries there.
+    const sticky = new PieceCache(join(dir, 'private', 'tts'), 2 ** 30, () => {});
+    await put(sticky, key('c'), Buffer.alloc(100, 2));
+    assert.ok((await get(sticky, key('c')))?.equals(Buffer.alloc(100, 2)));
+  });
+
+  it('a cache folder owned by another user is off, with one warning', { skip: process.getuid?.() !== 0 ? 'needs root to give a folder to another user' : false }, async () => {
+    const root = join(await mkdtemp(join(dir, 'theirs-')), 'tts');
+    const good = new PieceCache(root, 2 ** 30, () => {});
+    await put(good, key('a'), Buffer.alloc(100, 1));
+    await chown(good.dir, 65534, 65534);
+    const warnings: string[] = [];
+    const cache = new PieceCache(root, 2 ** 30, (l) => warnings.push(l));
+    assert.equal(await cache.read(key('a')), undefined);
+    assert.match(warnings[0]!, /is owned by user 65534; going on without it/);
+  });
+
   it('a FIFO or a symlink at an entry\'s path is a corrupt entry: one warning, removed, a miss; never blocks', async () => {
     const warnings: string[] = [];
     const cache = new PieceCache(join(dir, 'g'), 2 ** 30, (l) => warnings.push(l));

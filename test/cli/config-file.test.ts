@@ -128,6 +128,13 @@ describe('loadConfigFile with options added later', () => {
     assert.equal(lineOf(text, ['jobs'], 'speed'), 12);
   });
 
+  it('lineOf finds a key under a quoted table name with spaces in it ([profile."my laptop"])', () => {
+    const text = '[profile."my laptop"]\nspeed = 9\n[profile.\'a b\' . "c d"]\nvoice = "x"\n';
+    assert.equal(lineOf(text, ['profile', 'my laptop'], 'speed'), 2);
+    assert.equal(lineOf(text, ['profile'], 'my laptop'), 1);
+    assert.equal(lineOf(text, ['profile', 'a b', 'c d'], 'voice'), 4);
+  });
+
   it('configPath: XDG_CONFIG_HOME when absolute, else HOME/.config', () => {
     assert.equal(configPath({ XDG_CONFIG_HOME: '/x/y', HOME: '/h' }), '/x/y/tts/config.toml');
     assert.equal(configPath({ XDG_CONFIG_HOME: 'relative', HOME: '/h' }), '/h/.config/tts/config.toml');

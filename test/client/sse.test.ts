@@ -134,6 +134,21 @@ for (const via of ['tcp', 'memory'] as const) describe(`streamSse against a loca
     assert.equal((error as TtsError).retriable, true);
   });
 
+  it('a refusal whose body never ends: the refusal from its status and first 64 KiB (not a --timeout), and the request is closed', async () => {
+    let flood: NodeJS.Timeout | undefined;
+    handler = (res) => {
+      res.writeHead(401, { 'content-type': 'application/json' });
+      res.write('{"error":{"code":"invalid_api_key","message":"');
+      // Endless: only the client closing the request ends it.
+      flood = setInterval(() => res.write('A'.repeat(16 * 1024)), 1);
+      res.on('close', () => clearInterval(flood));
+    };
+    const { error } = await run(options());
+    assert.equal(codeOf(error), 'invalid_api_key');
+    assert.equal((error as TtsError).status, 401);
+    await seen.at(-1)!.closed;
+  });
+
   it('a 200 that is not an event stream: protocol_error naming the content type', async () => {
     handler = (res) => {
       res.writeHead(200, { 'content-type': 'text/html' });

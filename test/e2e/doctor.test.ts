@@ -84,6 +84,15 @@ describe('tts doctor', () => {
     assert.ok(!out.includes(KEY) && !ok.stderr.includes(KEY), 'the key is never printed');
   });
 
+  it('a TTS_API_KEY no HTTP header can carry: exit 1, saying it cannot be used (tts say would exit 2), never the key', async () => {
+    const r = await runTts(['doctor'], { env: { HOME: home, TTS_BASE_URL: 'https://tts.example.com', TTS_API_KEY: `${KEY}\u0007` } });
+    const out = r.stdout.toString();
+    assert.equal(r.code, 1, r.stderr + out);
+    assert.match(out, /^ +cannot be used: the API key in TTS_API_KEY holds a character that cannot be sent in an HTTP header \(U\+0007/m);
+    assert.match(out, /^result +`tts say` cannot work yet: .*the API key in TTS_API_KEY cannot be used/m);
+    assert.ok(!out.includes(KEY) && !r.stderr.includes(KEY), 'the key is never printed');
+  });
+
   it('a key file with an empty first line: exit 1, saying it cannot be used (tts say would exit 3)', async () => {
     const keyFile = join(home, 'empty-key');
     await writeFile(keyFile, `\n${KEY}\n`);

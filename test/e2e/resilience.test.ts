@@ -352,6 +352,31 @@ describe('retries, recovery, long text, lines and interrupts', () => {
     );
   });
 
+  it('a key that cannot go in an HTTP header (a control character, beyond Latin-1): exit 2 at once naming where it came from, no request, never the key', async () => {
+    const keyFile = join(dir, 'key-with-escape');
+    await writeFile(keyFile, `${KEY}\u001bmore\n`);
+    await chmod(keyFile, 0o600);
+    await withServer(
+      speaksForKey,
+      async (server) => {
+        const runs = [
+          { args: ['--api-key-file', keyFile], env: { TTS_BASE_URL: server.url }, source: `the API key in ${keyFile}` },
+          { args: [], env: { TTS_BASE_URL: server.url, TTS_API_KEY: `${KEY}\u0001` }, source: 'the API key in TTS_API_KEY' },
+          { args: [], env: { TTS_BASE_URL: server.url, TTS_API_KEY: `${KEY}\u{1f600}` }, source: 'the API key in TTS_API_KEY' },
+        ];
+        for (const run of runs) {
+          for (const command of ['stream', 'realtime']) {
+            const r = await runTtsInProcess([command, ...run.args, '-o', '-', 'x'], { env: run.env });
+            assert.equal(r.code, 2, r.stderr);
+            assert.ok(r.stderr.includes(`${run.source} holds a character that cannot be sent in an HTTP header`), r.stderr);
+            assert.ok(!r.stderr.includes(KEY), r.stderr);
+          }
+        }
+        assert.equal(server.requests.length, 0);
+      },
+    );
+  });
+
   it('Ctrl-C while the key file is a FIFO nobody writes to: exit 130', { timeout: 30_000 }, async () => {
     const { execFileSync } = await import('node:child_process');
     const fifo = join(dir, 'key.fifo');
