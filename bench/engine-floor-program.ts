@@ -9,9 +9,8 @@
  * load), which no change outside the synthesizer removes. Not a bound for running it otherwise:
  * a throwaway run of "a" first, for instance, takes about 30 ms off Flite's whole run and adds
  * about 10 ms before its first block (README, issue 20's eleventh round). Since issue 20's
- * fourteenth round tts's worker does such a run (a pause, flite.ts warmFlite) while it waits for
- * a one-shot's job, and this program does not: its English whole process bounds a cold run,
- * not tts's.
+ * fifteenth round Flite's binary asks V8 to optimize its once-per-utterance functions as it
+ * compiles (flite.ts FLITE_EAGERLY_OPTIMIZED), here as in tts, which makes such a run pointless.
  *
  * Usage: `node dist/bench/engine-floor-program.js en TEXT` or `… ja KANA`.
  * - `en`: Flite (voice rms, en-man-1's), compiled from the same stripped file as tts

@@ -14,7 +14,6 @@ import { bytesIn, castOf, chapterRangeOf, DEFAULT_MAX_INPUT_BYTES, intIn, number
 import type { CommandIo } from './report.js';
 import { looksLikeSsml } from './ssml-input.js';
 import type { EarlyEngine } from '../server/embedded-engine.js';
-import { audioOnlyToFiles } from './audio-to-files.js';
 
 /** Adds the synthesis flags of docs/cli.md §1 (and the document flags of §10) to a command. */
 export function addSynthesisOptions(cmd: Command): Command {
@@ -82,7 +81,7 @@ export function synthesisCommand(program: Command, spec: SynthesisCommandSpec, i
   const { name, summary } = spec;
   return addSynthesisOptions(program.command(name, { isDefault: name === 'say' }).argument('[text...]', 'text to speak (default: stdin)').description(summary)).action(
     async (words: string[], flags: SynthesisFlags, cmd: Command) => {
-      const early = await startEngineEarly(words, flags, io, audioOnlyToFiles(name, flags, io));
+      const early = await startEngineEarly(words, flags, io);
       try {
         const { runSynthesisCommand } = await import('./synthesis.js');
         done(await runSynthesisCommand(spec, words, configRelativePaths(softenConfigDefaults(flags, cmd), cmd, io.env), io, early));
@@ -103,7 +102,7 @@ export function synthesisCommand(program: Command, spec: SynthesisCommandSpec, i
  * @returns the started engine, which the run's embedded service takes; undefined when not started
  *   (also when it could not start: the run then starts one itself and reports the failure). Never throws.
  */
-async function startEngineEarly(words: string[], flags: SynthesisFlags, io: CommandIo, warmUp: boolean): Promise<EarlyEngine | undefined> {
+async function startEngineEarly(words: string[], flags: SynthesisFlags, io: CommandIo): Promise<EarlyEngine | undefined> {
   const { env } = io;
   const text = words.join(' ');
   const plain =
@@ -120,7 +119,7 @@ async function startEngineEarly(words: string[], flags: SynthesisFlags, io: Comm
     const { embeddedServiceChosen } = await import('../speak/choose-service.js');
     if (!embeddedServiceChosen({ baseUrl: flags.baseUrl, offline: flags.offline === true, env })) return undefined;
     const { EarlyEngine } = await import('../server/embedded-engine.js');
-    return new EarlyEngine(text, warmUp);
+    return new EarlyEngine(text);
   } catch {
     // The run starts its engine where it always did, and reports what went wrong there.
     return undefined;

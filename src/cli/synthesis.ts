@@ -23,7 +23,6 @@ import type { SynthesisCommandSpec, SynthesisFlags } from './flags.js';
 import { mismatchWarning } from './mismatch.js';
 import { piecesFor, speakSettings, specOf } from './speak-settings.js';
 import { createReporter, type CommandIo } from './report.js';
-import { audioOnlyToFiles } from './audio-to-files.js';
 import { formatProgress, formatRunSummary } from './run-lines.js';
 import { startProgressDisplay, type ProgressDisplay } from './progress-display.js';
 import { runLifecycle } from './run-lifecycle.js';
@@ -209,7 +208,6 @@ export async function runSynthesisCommand(command: SynthesisCommandSpec, words: 
         env: io.env,
         warn: (l) => reporter.warn(l),
         early,
-        warmUp: audioOnlyToFiles(command.name, flags, io),
         timesWords: flags.words === true || flags.wordTimings !== undefined,
         signal,
       });

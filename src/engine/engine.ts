@@ -219,19 +219,16 @@ export class EspeakEngine implements SpeechEngine {
    * at once (eSpeak NG and kuromoji too with `japanese: true`), so a job that arrives meanwhile
    * only waits for what is still loading — not, as after {@link warmUp}, for a warm-up job too.
    * With `text` (the text about to be spoken, in the embedded one-shot), only what it needs:
-   * Flite when it has a Latin letter, eSpeak NG when it has kana or kanji (issue 20); with
-   * `warmUp` too, Flite's warm-up before the job (EngineWorkerData.warmUp: for a run whose audio
-   * goes only to files), when the text needs Flite alone. Does nothing once the workers are started (a second call: the first
+   * Flite when it has a Latin letter, eSpeak NG when it has kana or kanji (issue 20). Does
+   * nothing once the workers are started (a second call: the first
    * call's preloads stand). Returns at once; a worker that fails to start is reported by the first
    * job it gets.
    */
-  prestart(options: { japanese?: boolean; text?: string; warmUp?: boolean } = {}): void {
+  prestart(options: { japanese?: boolean; text?: string } = {}): void {
     const { text } = options;
     const expect =
       text === undefined ? undefined : { flite: /\p{Script=Latin}/u.test(text), espeak: options.japanese === true || containsJapaneseScript(text) };
-    // Not for text that needs eSpeak NG too: the warm-up would hold up its start on the same thread.
-    const warmUp = expect?.flite === true && !expect.espeak && options.warmUp === true;
-    while (!this.closed && this.slots.length < this.maxWorkers) this.spawn(options.japanese === true, expect, warmUp);
+    while (!this.closed && this.slots.length < this.maxWorkers) this.spawn(options.japanese === true, expect);
   }
 
   /** A snapshot of the pool's counters. */
@@ -280,11 +277,10 @@ export class EspeakEngine implements SpeechEngine {
     }
   }
 
-  private spawn(preloadJapanese = false, expect?: EngineWorkerData['expect'], warmUp = false): Slot {
+  private spawn(preloadJapanese = false, expect?: EngineWorkerData['expect']): Slot {
     const abortFlag = new SharedArrayBuffer(4);
     const data: EngineWorkerData = { abortFlag, preloadJapanese };
     if (expect !== undefined) data.expect = expect;
-    if (warmUp) data.warmUp = true;
     // Several workers read kuromoji's dictionary from one shared copy (one worker too, when asked:
     // EngineOptions.shareDictionary) and run one compiled Flite module (issue 20).
     if (this.shareDictionary) data.shareDictionary = true;

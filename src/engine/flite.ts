@@ -25,11 +25,12 @@ import { closeSync, fstatSync, openSync, statSync, type BigIntStats } from 'node
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
+import { setFlagsFromString } from 'node:v8';
 import { FLITE_STREAM_FD, streamChunksToHost } from './flite-streaming.js';
 import { freeNow } from './free-now.js';
 import { MemoryWasi } from './wasi-memfs.js';
 import { readFully } from './read-fully.js';
-import { dataSplit, NAME_SUBSECTION, readOnlyDataRanges, readOnlyRanges, wasmNames, type DataSegment, type DataSplit, type MemoryRange } from './wasm-sections.js';
+import { dataSplit, NAME_SUBSECTION, readOnlyDataRanges, readOnlyRanges, wasmNames, wasmSections, withCompilationHints, withoutDebugSections, type DataSegment, type DataSplit, type MemoryRange } from './wasm-sections.js';
 import { fliteWords, parseSegmentTimes, phoneGroups, speakableTokens, type PieceWord } from './word-timings.js';
 
 /** Sample rate of Flite's output with the built-in 16 kHz voices, in Hz. */
@@ -211,6 +212,67 @@ function defaultWasmFiles(): string[] {
 }
 
 /**
+ * Flite's functions that V8 optimizes as soon as Flite compiles, by their names in the binary's
+ * `name` section (issue 20, fifteenth round): the four that run once per utterance, `cg_synth`
+ * and, within it, `mlpg` (parameter generation), `mlsa_resynthesis` (the vocoder) and `b2en`.
+ * V8 compiles a WebAssembly function first with its baseline compiler (Liftoff) and optimizes it
+ * (TurboFan, on a background thread) once it has run a while, but only a later call gets the
+ * optimized code: V8 has no on-stack replacement for WebAssembly. So a cold one-shot ran these
+ * wholly in baseline code (the vocoder alone took 84 of a 190 ms sentence: README, issue 20's
+ * tenth round), while V8 optimized them for no one (`node --trace-wasm-compilation-times`: 41, 26
+ * and 17 ms of TurboFan for mlpg, the vocoder and cg_synth during the sentence). Hinted, they are
+ * optimized in the background as Flite compiles, 40–50 ms before the job arrives, and the
+ * sentence runs them optimized (English one-shot to stdout, interleaved medians of 25, Node 24:
+ * whole process 336 → 290 ms). Functions called many times tier up by themselves within a
+ * sentence: hinting the other eleven V8 optimized in that run cost background CPU at start for
+ * no measured gain.
+ */
+export const FLITE_EAGERLY_OPTIMIZED: readonly string[] = ['cg_synth', 'mlpg', 'mlsa_resynthesis', 'b2en'];
+
+/**
+ * The Flite binary the engine reads, made from the package's (scripts/strip-flite.js writes it to
+ * dist/flite/flite.wasm at install): without its DWARF debug sections (4.2 of its 21.5 MB;
+ * wasm-sections.ts `withoutDebugSections`), and with compilation hints for
+ * {@link FLITE_EAGERLY_OPTIMIZED} (`withCompilationHints`), for those of them its `name` section
+ * names (none for a build without them: then no hints). Code, data and names are the package's,
+ * byte for byte.
+ * @throws RangeError when `packaged` is not a well-formed WebAssembly binary.
+ */
+export function fliteForEngine(packaged: Uint8Array): Uint8Array {
+  const stripped = withoutDebugSections(packaged);
+  const indexOf = new Map<string, number>();
+  for (const [index, name] of wasmNames(stripped, NAME_SUBSECTION.functions, wasmSections(stripped))) if (!indexOf.has(name)) indexOf.set(name, index);
+  const hinted = FLITE_EAGERLY_OPTIMIZED.flatMap((name) => (indexOf.has(name) ? [indexOf.get(name)!] : []));
+  return hinted.length === 0 ? stripped : withCompilationHints(stripped, hinted);
+}
+
+/** V8's major version (11 in Node 20, 12 in Node 22, 13 in Node 24, 14 in Node 26). */
+const V8_MAJOR = Number.parseInt(process.versions.v8, 10);
+
+/**
+ * `WebAssembly.compile(bytes)` with V8's `--experimental-wasm-compilation-hints` on for the call
+ * alone, so that V8 reads the binary's compilation hints ({@link fliteForEngine}): V8 takes the
+ * module's features from its flags when the compile starts, synchronously, and the flag is put
+ * back before this returns. Put back because V8's flags are the process's: while one differs
+ * from its default, Node's own modules and tts's compile cache no longer match V8's flag hash,
+ * and each module loaded meanwhile is compiled from source (measured: +15–25 ms of CPU to load
+ * node:http and four others). Only on V8 11–14 (Node 20 to 26), where the flag was checked to
+ * exist (V8 prints an error on stderr for an unknown flag), and not when the process was started
+ * with the flag (whose value would then not be the default to put back); otherwise a plain compile,
+ * with the same module, only optimized later.
+ * @throws nothing itself: the promise rejects as `WebAssembly.compile`'s does.
+ */
+function compileHinted(bytes: Uint8Array): Promise<WebAssembly.Module> {
+  if (V8_MAJOR < 11 || V8_MAJOR > 14 || process.execArgv.some((a) => a.includes('wasm-compilation-hints'))) return WebAssembly.compile(bytes);
+  setFlagsFromString('--experimental-wasm-compilation-hints');
+  try {
+    return WebAssembly.compile(bytes);
+  } finally {
+    setFlagsFromString('--no-experimental-wasm-compilation-hints');
+  }
+}
+
+/**
  * Reads and compiles one Flite binary, finding its read-only data ranges on the way, with its
  * streaming callback replaced (flite-streaming.ts): without its data section when it can
  * ({@link readWithoutData}; each instance then reads the data into its memory), else whole.
@@ -221,7 +283,7 @@ async function compileFlite(file: string): Promise<FliteModule> {
   if (data !== undefined) {
     try {
       const readOnly = readOnlyRanges(data.segments, wasmNames(data.compiled, NAME_SUBSECTION.dataSegments));
-      const module = await WebAssembly.compile(data.compiled);
+      const module = await compileHinted(data.compiled);
       source = 'own';
       return { module, readOnly, file, data };
     } catch (error) {
@@ -238,7 +300,7 @@ async function compileFlite(file: string): Promise<FliteModule> {
     readOnly = [];
   }
   streamChunksToHost(bytes);
-  const module = await WebAssembly.compile(bytes);
+  const module = await compileHinted(bytes);
   // The module holds its own copy of the bytes (WebAssembly.compile copies them): 17 MB back now.
   freeNow(bytes);
   source = 'own';
@@ -479,43 +541,6 @@ function fliteRunner(module: FliteModule): Runner {
  */
 export function prepareFlite(module: FliteModule): void {
   fliteRunner(module);
-}
-
-/**
- * What {@link warmFlite} speaks: a full stop alone, which Flite says as a pause and no word:
- * 3680 samples (0.23 s at 16 kHz) of near-silence through the whole pipeline, vocoder included.
- */
-export const FLITE_WARM_UP_TEXT = '.';
-
-/**
- * Runs Flite once on {@link FLITE_WARM_UP_TEXT} with voice `rms` in this thread's reusable
- * instance (made now if there is none) and drops the samples, so that the next run, a sentence,
- * runs mostly in optimized code (issue 20, fourteenth round). An engine worker calls it while it
- * waits for the job of a one-shot whose audio goes only to files (worker.ts readyFlite).
- *
- * Why it pays: V8 compiles a WebAssembly function first with its baseline compiler (Liftoff) and
- * optimizes it (TurboFan, on a background thread) once it has run a while, but only a later call
- * gets the optimized code: a call in progress keeps its baseline code (V8 has no on-stack
- * replacement for WebAssembly). Flite's vocoder, `mlsa_resynthesis` (5.7 KB of code with the MLSA
- * filter inlined), is one call per utterance, so a cold run spent its whole sentence in baseline
- * code (84 ms of a 190 ms run: README, issue 20's tenth round). The pause runs it long enough to
- * be optimized (`node --trace-wasm-compilation-times` shows function 493 compiled by TurboFan in
- * 17–30 ms after the pause, before the sentence starts), and compiles the front end's functions on
- * the way. Measured alone (medians of 9, Node 20, load about 5): the pause takes 20–45 ms, and the
- * sentence after it 117 instead of 215 ms.
- *
- * The samples of later runs are unchanged: this run starts from the saved state, as every run does,
- * and the next run restores it ({@link fliteRun}).
- * @returns how many samples the pause made (16 kHz, mono).
- * @throws as {@link fliteSpeak}: an instance that failed is dropped, and the next run makes a new one.
- */
-export function warmFlite(module: FliteModule): number {
-  let samples = 0;
-  fliteSpeak(module, 'rms', FLITE_WARM_UP_TEXT, (block) => {
-    samples += block.length;
-    return false;
-  });
-  return samples;
 }
 
 /**

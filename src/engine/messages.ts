@@ -38,12 +38,6 @@ export interface EngineWorkerData {
    */
   expect?: { flite: boolean; espeak: boolean };
   /**
-   * With `expect.flite` (and not `expect.espeak`): warm Flite up on a pause while waiting for the job (flite.ts warmFlite),
-   * which makes the whole run shorter but, when the job arrives during it, the first audio later:
-   * for a run whose audio goes only to files, where no one hears the first audio as it comes.
-   */
-  warmUp?: boolean;
-  /**
    * Ask the pool for kuromoji's dictionary (a {@link DictionaryRequest}) instead of reading it:
    * the pool has several workers and holds one copy for all, or one worker that loads beside the
    * pool's thread (EngineOptions.shareDictionary; issue 20).

@@ -164,12 +164,6 @@ export interface JobReport {
    * has not. In a stream's report (units merged): some worker that ran one of its units had.
    */
   espeakStarted?: true;
-  /**
-   * Flite's warm-up before this worker's first job (flite.ts warmFlite), in ms, when the worker
-   * made one (a one-shot's worker told English was coming, and to warm up: EngineWorkerData.warmUp,
-   * idle until then); only in the report of a worker's first job.
-   */
-  fliteWarmUpMs?: number;
   /** From receiving the job to the first chunk sent, if any was sent. */
   firstChunkMs?: number;
   /** From receiving the job to its end. */

@@ -70,8 +70,6 @@ export function mergeReports(reports: readonly JobReport[]): JobReport | undefin
   if (espeakInit?.espeakInitialState !== undefined) merged.espeakInitialState = espeakInit.espeakInitialState;
   // Units may run on different workers: any that started eSpeak NG counts.
   if (reports.some((r) => r.espeakStarted === true)) merged.espeakStarted = true;
-  const fliteWarmUpMs = reports.find((r) => r.fliteWarmUpMs !== undefined)?.fliteWarmUpMs;
-  if (fliteWarmUpMs !== undefined) merged.fliteWarmUpMs = fliteWarmUpMs;
   if (reports.some((r) => r.words !== undefined)) merged.words = reports.flatMap((r) => r.words ?? []);
   const withChunk = reports.find((r) => r.firstChunkMs !== undefined);
   if (withChunk?.firstChunkMs !== undefined) merged.firstChunkMs = withChunk.firstChunkMs;

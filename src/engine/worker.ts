@@ -25,7 +25,7 @@ import { SSE_SAMPLE_RATE } from '../protocol/types.js';
 import { AudioOutput } from './output.js';
 import { backendsFor } from './voices.js';
 import { ESPEAK_SAMPLE_RATE, EspeakSynth, type EspeakInitialState } from './espeak.js';
-import { FLITE_SAMPLE_RATE, fliteSpeak, fliteSynthesizeTimed, flitePieces, fliteSource, loadFlite, prepareFlite, useCompiledFlite, warmFlite, type FliteModule, type FliteVoice } from './flite.js';
+import { FLITE_SAMPLE_RATE, fliteSpeak, fliteSynthesizeTimed, flitePieces, fliteSource, loadFlite, prepareFlite, useCompiledFlite, type FliteModule, type FliteVoice } from './flite.js';
 import { EnergyEnvelope, espeakWords, nfkcRanges, speakableTokens, type EspeakPhonemeEvent, type EspeakWordEvent, type PieceWord, type TextToken } from './word-timings.js';
 import type { WordTiming } from '../protocol/words.js';
 import { japaneseTimings, type SegmentTiming } from './japanese-timings.js';
@@ -416,8 +416,6 @@ async function runJob(port: MessagePort, abortFlag: Int32Array, { id, job, wordT
       if (espeakInitialState !== undefined) report.espeakInitialState = espeakInitialState;
     }
     if (espeakStarted) report.espeakStarted = true;
-    if (fliteWarmUpMs !== undefined && !fliteWarmUpReported) report.fliteWarmUpMs = fliteWarmUpMs;
-    fliteWarmUpReported = true;
     // Only the worker's first job reports it (eSpeak may still be loading then, for English).
     espeakInitReported = true;
     if (firstChunkMs !== undefined) report.firstChunkMs = firstChunkMs;
@@ -427,34 +425,6 @@ async function runJob(port: MessagePort, abortFlag: Int32Array, { id, job, wordT
   } finally {
     output?.destroy();
   }
-}
-
-/** How long this worker's Flite warm-up took (ms), when it made one ({@link readyFlite}). */
-let fliteWarmUpMs: number | undefined;
-/** Whether a job's report has carried {@link fliteWarmUpMs} (only the worker's first job does). */
-let fliteWarmUpReported = false;
-
-/**
- * Gets Flite ready for the job a worker was told is coming (a one-shot's English text: the
- * worker's `expect`, with `warmUp`): its reusable instance ({@link prepareFlite}), and then,
- * unless a job has arrived meanwhile (`jobArrived`, read after the instance is made), a warm-up
- * run ({@link warmFlite}: 20–45 ms, which a one-shot's worker spends waiting for its job
- * otherwise). A job that arrives during the warm-up waits for its end (its first audio comes
- * later: why only a run whose audio goes to files asks for it), and then runs faster.
- * @returns the warm-up's duration (ms), or undefined when there was none.
- * @throws Error when the instance cannot be made (prepareFlite); a failed warm-up is not an
- *   error here (its instance is dropped, and the job makes a new one and reports what fails).
- */
-export function readyFlite(module: FliteModule, jobArrived: () => boolean): number | undefined {
-  prepareFlite(module);
-  if (jobArrived()) return undefined;
-  const started = performance.now();
-  try {
-    warmFlite(module);
-  } catch {
-    return undefined;
-  }
-  return performance.now() - started;
 }
 
 /** Serves jobs from the pool on `port` (the worker's parentPort). */
@@ -483,19 +453,15 @@ function serve(port: MessagePort, data: EngineWorkerData): void {
   // the hint names. eSpeak NG (~150 ms of this thread's time: its JavaScript, data and initialized state, restored)
   // starts with the first job that needs it unless Japanese is announced. A failure here is
   // reported by (or, for Flite, falls back in) that job; every loader retries.
-  let jobArrived = false;
   const expect = data.expect ?? { flite: true, espeak: false };
   const rates: number[] = [];
   if (expect.flite) {
     // Told that English is coming (a one-shot's text, data.expect): its instance too, once
     // compiled, unless a job got there first. Not on a bare prestart (`tts serve`), where a
     // worker may never speak English and the instance would hold its 16 MiB for nothing.
-    // And, for a run whose audio goes only to files, its warm-up while no job has come.
     loadFlite()
       .then((module) => {
-        if (data.expect === undefined) return;
-        if (data.warmUp === true) fliteWarmUpMs = readyFlite(module, () => jobArrived);
-        else prepareFlite(module);
+        if (data.expect !== undefined) prepareFlite(module);
       })
       .catch(() => undefined);
     rates.push(FLITE_SAMPLE_RATE);
@@ -514,10 +480,7 @@ function serve(port: MessagePort, data: EngineWorkerData): void {
   // The pool sends one job at a time; chaining keeps the order even if it ever sent two.
   let chain = Promise.resolve();
   port.on('message', (message: JobRequest | DictionaryMessage | FliteMessage) => {
-    if (message.type === 'job') {
-      jobArrived = true;
-      chain = chain.then(() => runJob(port, abortFlag, message));
-    }
+    if (message.type === 'job') chain = chain.then(() => runJob(port, abortFlag, message));
     else if (message.type === 'dictionary' || message.type === 'flite') waiting.get(message.type)?.(message);
   });
 }

