@@ -30,7 +30,7 @@ import { FLITE_STREAM_FD, streamChunksToHost } from './flite-streaming.js';
 import { freeNow } from './free-now.js';
 import { MemoryWasi } from './wasi-memfs.js';
 import { readFully } from './read-fully.js';
-import { dataSplit, NAME_SUBSECTION, readOnlyDataRanges, readOnlyRanges, wasmNames, wasmSections, withCompilationHints, withoutDebugSections, type DataSegment, type DataSplit, type MemoryRange } from './wasm-sections.js';
+import { dataSplit, hasCompilationHints, NAME_SUBSECTION, readOnlyDataRanges, readOnlyRanges, wasmNames, wasmSections, withCompilationHints, withoutDebugSections, type DataSegment, type DataSplit, type MemoryRange } from './wasm-sections.js';
 import { fliteWords, parseSegmentTimes, phoneGroups, speakableTokens, type PieceWord } from './word-timings.js';
 
 /** Sample rate of Flite's output with the built-in 16 kHz voices, in Hz. */
@@ -234,14 +234,16 @@ export const FLITE_EAGERLY_OPTIMIZED: readonly string[] = ['cg_synth', 'mlpg', '
  * dist/flite/flite.wasm at install): without its DWARF debug sections (4.2 of its 21.5 MB;
  * wasm-sections.ts `withoutDebugSections`), and with compilation hints for
  * {@link FLITE_EAGERLY_OPTIMIZED} (`withCompilationHints`), for those of them its `name` section
- * names (none for a build without them: then no hints). Code, data and names are the package's,
- * byte for byte.
+ * names (none for a build without them: then no hints; nor for a build that carries compilation
+ * hints already, whose own are kept). Code, data and names are the package's, byte for byte.
  * @throws RangeError when `packaged` is not a well-formed WebAssembly binary.
  */
 export function fliteForEngine(packaged: Uint8Array): Uint8Array {
   const stripped = withoutDebugSections(packaged);
+  const sections = wasmSections(stripped);
+  if (hasCompilationHints(sections)) return stripped;
   const indexOf = new Map<string, number>();
-  for (const [index, name] of wasmNames(stripped, NAME_SUBSECTION.functions, wasmSections(stripped))) if (!indexOf.has(name)) indexOf.set(name, index);
+  for (const [index, name] of wasmNames(stripped, NAME_SUBSECTION.functions, sections)) if (!indexOf.has(name)) indexOf.set(name, index);
   const hinted = FLITE_EAGERLY_OPTIMIZED.flatMap((name) => (indexOf.has(name) ? [indexOf.get(name)!] : []));
   return hinted.length === 0 ? stripped : withCompilationHints(stripped, hinted);
 }

@@ -482,6 +482,14 @@ export const COMPILATION_PRIORITY_SECTION = 'metadata.code.compilation_priority'
  */
 const EAGER_TOP_TIER_HINT = 3 | (1 << 2) | (2 << 4);
 
+/**
+ * Whether a binary, by its `sections` ({@link wasmSections}), carries either compilation-hints
+ * section ({@link COMPILATION_HINTS_SECTION}, {@link COMPILATION_PRIORITY_SECTION}).
+ */
+export function hasCompilationHints(sections: readonly WasmSection[]): boolean {
+  return sections.some((s) => s.id === 0 && (s.name === COMPILATION_HINTS_SECTION || s.name === COMPILATION_PRIORITY_SECTION));
+}
+
 /** Unsigned LEB128 (spec §5.2.2). */
 function uleb(value: number): number[] {
   const out: number[] = [];
@@ -517,9 +525,7 @@ function customSection(name: string, payload: readonly number[]): Uint8Array {
  */
 export function withCompilationHints(bytes: Uint8Array, functions: readonly number[]): Uint8Array {
   const sections = wasmSections(bytes);
-  if (sections.some((s) => s.id === 0 && (s.name === COMPILATION_HINTS_SECTION || s.name === COMPILATION_PRIORITY_SECTION))) {
-    throw new RangeError('WebAssembly binary has compilation hints already');
-  }
+  if (hasCompilationHints(sections)) throw new RangeError('WebAssembly binary has compilation hints already');
   const functionSection = sections.find((s) => s.id === 3);
   const code = sections.find((s) => s.id === 10);
   if (functionSection === undefined || code === undefined) throw new RangeError('WebAssembly binary has no functions to hint');

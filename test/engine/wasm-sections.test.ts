@@ -243,4 +243,7 @@ test('fliteForEngine hints the functions FLITE_EAGERLY_OPTIMIZED names, and a bu
   const renamed = noNames.slice();
   renamed.set(new TextEncoder().encode('nope'), nameSection.start - 4);
   assert.ok(Buffer.from(fliteForEngine(renamed)).equals(withoutDebugSections(renamed)));
+  // A build that carries hints already (its own, or ours: the engine's file given as the package's)
+  // is kept as it is, not refused: the build step must not fail on it.
+  assert.ok(Buffer.from(fliteForEngine(built)).equals(built));
 });
