@@ -255,17 +255,16 @@ const V8_MAJOR = Number.parseInt(process.versions.v8, 10);
  * `WebAssembly.compile(bytes)` with V8's `--experimental-wasm-compilation-hints` on for the call
  * alone, so that V8 reads the binary's compilation hints ({@link fliteForEngine}): V8 takes the
  * module's features from its flags when the compile starts, synchronously, and the flag is put
- * back before this returns. Put back because V8's flags are the process's: while one differs
- * from its default, Node's own modules and tts's compile cache no longer match V8's flag hash,
- * and each module loaded meanwhile is compiled from source (measured: +15–25 ms of CPU to load
- * node:http and four others). Only on V8 11–14 (Node 20 to 26), where the flag was checked to
+ * back before this returns. Put back because V8's flags are the process's, and while this one is
+ * on Node's built-in modules load slower (measured: +15–25 ms of CPU to load node:http and four
+ * others, on Node 20, 24 and 26; normal again once it is off). Only on V8 11–14 (Node 20 to 26), where the flag was checked to
  * exist (V8 prints an error on stderr for an unknown flag), and not when the process was started
  * with the flag (whose value would then not be the default to put back); otherwise a plain compile,
  * with the same module, only optimized later.
  * @throws nothing itself: the promise rejects as `WebAssembly.compile`'s does.
  */
 function compileHinted(bytes: Uint8Array): Promise<WebAssembly.Module> {
-  if (V8_MAJOR < 11 || V8_MAJOR > 14 || process.execArgv.some((a) => a.includes('wasm-compilation-hints'))) return WebAssembly.compile(bytes);
+  if (V8_MAJOR < 11 || V8_MAJOR > 14 || process.execArgv.some((a) => a.replaceAll('_', '-').includes('wasm-compilation-hints'))) return WebAssembly.compile(bytes);
   // Node 26 holds no handle while V8 14 compiles a module with compilation hints: a process with
   // nothing else to wait for ended before the compile settled (bench/engine-floor-program.js
   // wrote no audio 2 runs in 6). A timer keeps it alive until then.
