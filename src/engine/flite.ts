@@ -257,10 +257,10 @@ const V8_MAJOR = Number.parseInt(process.versions.v8, 10);
  * module's features from its flags when the compile starts, synchronously, and the flag is put
  * back before this returns. Put back because V8's flags are the process's, and while this one is
  * on Node's built-in modules load slower (measured: +15–25 ms of CPU to load node:http and four
- * others, on Node 20, 24 and 26; normal again once it is off). Only on V8 11–14 (Node 20 to 26), where the flag was checked to
- * exist (V8 prints an error on stderr for an unknown flag), and not when the process was started
- * with the flag (whose value would then not be the default to put back); otherwise a plain compile,
- * with the same module, only optimized later.
+ * others, on Node 20, 24 and 26; normal again once it is off). Only on V8 11–14 (Node 20 to 26),
+ * where the flag was checked to exist (V8 prints an error on stderr for an unknown flag), and not
+ * when the process was started with the flag (whose value would then not be the default to put
+ * back); otherwise a plain compile, with the same module, only optimized later.
  * @throws nothing itself: the promise rejects as `WebAssembly.compile`'s does.
  */
 function compileHinted(bytes: Uint8Array): Promise<WebAssembly.Module> {
