@@ -9,7 +9,7 @@
  */
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { webvttChapters, type AudioChapter, type AudioTags } from '../audio/containers/chapters.js';
+import { metadataText, webvttChapters, type AudioChapter, type AudioTags } from '../audio/containers/chapters.js';
 import { writeChapterMetadata, type TaggedContainer } from '../audio/containers/chapter-files.js';
 import { commitAtomicFile, discardAtomicFile, ioError, openAtomicFile } from '../audio/file-sink.js';
 import { makeOutputFolder } from '../audio/output-target.js';
@@ -232,14 +232,15 @@ async function writeTextAtomically(path: string, text: string): Promise<void> {
 }
 
 /**
- * A chapter's name made safe as a file name (docs/cli.md §10 `--split-chapters`): no `/`, `\:*?"<>|`,
- * C0 or C1 control characters or bidirectional controls (which would reorder a listing), at most 80
- * characters (code points, so a surrogate pair is never cut).
+ * A chapter's name made safe as a file name (docs/cli.md §10 `--split-chapters`): the name as its
+ * tags carry it (audio/containers/chapters.ts `metadataText`: no C0 or C1 control characters or
+ * bidirectional controls, which would reorder a listing), with each run of `/`, `\:*?"<>|` made a
+ * space, at most 80 characters (code points, so a surrogate pair is never cut).
  */
 export function chapterFileName(index: number, count: number, title: string, extension: string): string {
   const digits = Math.max(2, String(count).length);
-  // eslint-disable-next-line no-control-regex
-  const cleaned = title.replace(/[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069/\\:*?"<>|]+/gu, ' ').replace(/\s+/gu, ' ').trim().replace(/^\.+/u, '');
+  // The name the chapter's tags and the chapters track carry (controls left out), then no path characters.
+  const cleaned = metadataText(title).replace(/[/\\:*?"<>|]+/gu, ' ').replace(/\s+/gu, ' ').trim().replace(/^\.+/u, '');
   const safe = Array.from(cleaned).slice(0, 80).join('').trim();
   return `${String(index).padStart(digits, '0')}${safe === '' ? '' : ` ${safe}`}.${extension}`;
 }

@@ -114,7 +114,7 @@ export function formatKaraokeCue(cue: Cue): string {
  * `text` without C0 and C1 control characters other than tab and line breaks (an ESC from the
  * input would reach whatever terminal or player shows the file: docs/cli.md §1 `--subtitles`).
  */
-function withoutControls(text: string): string {
+export function withoutControls(text: string): string {
   return text.replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]/g, '');
 }
 

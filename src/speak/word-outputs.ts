@@ -6,6 +6,7 @@
  * written as words come to a temporary file renamed into place only when the run completed, like
  * the subtitles (src/audio/file-sink.ts).
  */
+import { jsonLine } from '../cli/escape.js';
 import { codePointLength } from '../text/split.js';
 import { openTextFile } from './text-file.js';
 import type { Cue } from './audio-stage.js';
@@ -71,12 +72,15 @@ export interface WordTimingsWriter {
 
 /**
  * One JSON line of a word: times in seconds rounded to the millisecond, char offsets in code
- * points of the text as read (`offset` undefined: of the piece).
+ * points of the text as read (`offset` undefined: of the piece). Control characters of the word
+ * are escaped as `--json` escapes them (cli/escape.ts `jsonLine`: C1 such as the one-byte CSI
+ * U+009B, DEL, line separators and bidirectional controls as `\uHHHH`, besides the C0 controls
+ * JSON escapes), so `cat FILE` on a terminal obeys none of them; a JSON reader gets the same word.
  */
 export function wordLine(word: { text: string; start: number; end: number; charStart: number; charEnd: number }, piece: number, offset: ((at: number) => number) | undefined): string {
   const round = (s: number): number => Math.round(s * 1000) / 1000;
   const char = offset ?? ((at: number) => at);
-  return `${JSON.stringify({ word: word.text, start: round(word.start), end: round(word.end), piece, char_start: char(word.charStart), char_end: char(word.charEnd) })}\n`;
+  return `${jsonLine({ word: word.text, start: round(word.start), end: round(word.end), piece, char_start: char(word.charStart), char_end: char(word.charEnd) })}\n`;
 }
 
 /**

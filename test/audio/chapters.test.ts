@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { promisify } from 'node:util';
-import { clock, vorbisChapterComments, webvttChapters, type AudioChapter } from '../../src/audio/containers/chapters.js';
+import { clock, vorbisChapterComments, wavChapterChunks, webvttChapters, type AudioChapter } from '../../src/audio/containers/chapters.js';
 import { writeChapterMetadata, type TaggedContainer } from '../../src/audio/containers/chapter-files.js';
 import { id3v24Tag, id3v2Length } from '../../src/audio/containers/id3.js';
 import { openEncoder } from '../../src/audio/containers/registry.js';
@@ -68,6 +68,32 @@ describe('chapter writers', () => {
   it('a WebVTT chapters track leaves out control characters, as subtitle cues do (docs/cli.md §10: "escaped as in subtitles")', () => {
     const track = webvttChapters([{ title: 'Chap \u001b[2J one', start: 0, end: 1 }, { title: 'Two \u009b31m\u0007', start: 1, end: 2 }]);
     assert.equal(track, 'WEBVTT\n\n1\n00:00:00.000 --> 00:00:01.000\nChap [2J one\n\n2\n00:00:01.000 --> 00:00:02.000\nTwo 31m\n');
+  });
+
+  it('every writer leaves C0, C1 and bidirectional controls out of names and tags, as the WebVTT chapters track does (docs/cli.md §10)', () => {
+    // An OSC that would set a terminal's title, a one-byte CSI, NEL, a right-to-left override and an isolate.
+    const hostile: AudioChapter[] = [
+      { title: 'Ch\u001b]0;PWN\u0007one', start: 0, end: 1 },
+      { title: 'Two \u009b2J\u0085 \u202egpj.exe\u2066x\u2069', start: 1, end: 2 },
+    ];
+    const tags = { title: 'Book\u001b[31m', artist: 'Jo\u009d0;t\u009c', album: 'A\u202e\u0007lbum' };
+    const names = ['Ch]0;PWNone', 'Two 2J gpj.exex'];
+    assert.equal(webvttChapters(hostile), `WEBVTT\n\n1\n00:00:00.000 --> 00:00:01.000\n${names[0]}\n\n2\n00:00:01.000 --> 00:00:02.000\n${names[1]}\n`);
+    assert.deepEqual(vorbisChapterComments(tags, hostile), ['TITLE=Book[31m', 'ARTIST=Jo0;t', 'ALBUM=Album', 'CHAPTER001=00:00:00.000', `CHAPTER001NAME=${names[0]}`, 'CHAPTER002=00:00:01.000', `CHAPTER002NAME=${names[1]}`]);
+    for (const [writer, bytes] of [['ID3', id3v24Tag(tags, hostile)], ['WAV', wavChapterChunks(tags, hostile, 24000)]] as const) {
+      for (const name of [...names, 'Book[31m', 'Jo0;t', 'Album']) assert.ok(bytes.includes(Buffer.from(name, 'utf8')), `${writer}: ${name} is not written`);
+      for (const raw of ['\u001b', '\u0007lbum', '\u009b', '\u009c', '\u009d', '\u0085', '\u202e', '\u2066', '\u2069']) assert.ok(!bytes.includes(Buffer.from(raw, 'utf8')), `${writer} holds ${JSON.stringify(raw)}`);
+    }
+  });
+
+  it('mp3: ffprobe reads chapter names without the controls of the headings', async (t) => {
+    if ((await which('ffprobe')) === undefined) return t.skip('ffprobe is not installed (apt-get install ffmpeg)');
+    const path = await audioFile('mp3');
+    await writeChapterMetadata(path, 'mp3', { title: 'B\u009b2Jook' }, [{ title: 'Ch\u001b]0;PWN\u0007one', start: 0, end: 1.5 }, { title: 'Two\u202e', start: 1.5, end: 3 }], SPEC.sampleRate);
+    const { stdout } = await run('ffprobe', ['-v', 'error', '-show_chapters', '-show_format', '-of', 'json', path]);
+    const probe = JSON.parse(stdout) as { chapters: { tags?: { title?: string } }[]; format: { tags?: { title?: string } } };
+    assert.deepEqual(probe.chapters.map((c) => c.tags?.title), ['Ch]0;PWNone', 'Two']);
+    assert.equal(probe.format.tags?.title, 'B2Jook');
   });
 
   it('Vorbis comments: tags, then CHAPTERnnn and CHAPTERnnnNAME', () => {

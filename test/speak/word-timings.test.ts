@@ -147,6 +147,17 @@ describe('word timings out of a run', () => {
     assert.equal(same.code, 2);
     assert.match(same.stderr, /is the audio output/);
   });
+
+  it('--word-timings escapes C1 controls as --json does: `cat FILE` meets no one-byte CSI (docs/cli.md §12.1)', async () => {
+    const file = join(dir, 'c1.jsonl');
+    const r = await runTtsInProcess(['say', '--offline', '-v', 'en-woman-1', '-o', join(dir, 'c1.wav'), '--word-timings', file, 'Second\u009b2J one.']);
+    assert.equal(r.code, 0, r.stderr);
+    const text = await readFile(file, 'utf8');
+    assert.doesNotMatch(text, /[\u0080-\u009f]/u, 'a raw C1 character in the file');
+    assert.match(text, /\\u009b/u);
+    // A JSON reader gets the word as written.
+    assert.ok(lines(text).some((w) => w.word.includes('\u009b2J')), text);
+  });
 });
 
 describe('the pieces of the outputs', () => {
@@ -207,6 +218,8 @@ describe('the pieces of the outputs', () => {
     const turn = { ...cue, span: { text: cue.text, speaker: 'Al & <Bo>' } };
     assert.equal(formatKaraokeCue(turn), '00:00:01.000 --> 00:00:02.000\n<v Al &amp; &lt;Bo&gt;>A <00:00:01.250>&lt;b&gt; &amp; <00:00:01.600>c <00:00:01.800>d\n\n');
     assert.equal(wordLine({ text: 'é"', start: 0.12345, end: 1, charStart: 1, charEnd: 3 }, 4, (at) => at + 10), '{"word":"é\\"","start":0.123,"end":1,"piece":4,"char_start":11,"char_end":13}\n');
+    // C1 (U+009B, a one-byte CSI), DEL and a bidirectional override escaped, as --json escapes them.
+    assert.equal(wordLine({ text: 'a\u009b2J\u007f\u202e', start: 0, end: 1, charStart: 0, charEnd: 6 }, 0, undefined), '{"word":"a\\u009b2J\\u007f\\u202e","start":0,"end":1,"piece":0,"char_start":0,"char_end":6}\n');
   });
 
   it('TextOffsets finds each requested piece in the text as read, in code points', async () => {

@@ -5,7 +5,24 @@
  * for FLAC and Ogg Opus, and the WAV `cue ` chunk with `LIST`/`adtl` labels and `LIST`/`INFO`
  * tags (RIFF MCI 1991, "Cue-Points Chunk", "Associated Data List"). ID3v2.4 for MP3 is id3.ts.
  */
-import { cueText } from '../../speak/subtitles.js';
+import { cueText, withoutControls } from '../../speak/subtitles.js';
+
+/** Bidirectional embeddings, overrides and isolates (U+202A–U+202E, U+2066–U+2069), which can make text read in another order (CVE-2021-42574). */
+const BIDI_CONTROLS = /[\u202a-\u202e\u2066-\u2069]/gu;
+
+/**
+ * A chapter's name or a tag's value as every chapter output writes it (docs/cli.md §10 "Chapter
+ * outputs": ID3 frames, Vorbis comments, WAV `INFO` and `labl`, the WebVTT chapters track, the
+ * `--split-chapters` file names): every run of white space (line breaks too) made one space, C0
+ * and C1 control characters and DEL left out as subtitle cues leave them out (speak/subtitles.ts
+ * `withoutControls`), bidirectional controls left out too, spaces made one again and trimmed — an ESC or a one-byte
+ * CSI from the document never reaches the terminal or player that shows the name.
+ * `Ch\u001b]0;x\u0007one` → `Ch]0;xone`.
+ */
+export function metadataText(text: string): string {
+  // White space first (a tab, a vertical tab or a line break parts words), then again where a control left two spaces.
+  return withoutControls(text.replace(/\s+/gu, ' ')).replace(BIDI_CONTROLS, '').replace(/\s+/gu, ' ').trim();
+}
 
 /** One chapter of the audio, in seconds from its start. */
 export interface AudioChapter {
@@ -38,12 +55,12 @@ export function clock(seconds: number): string {
 }
 
 /**
- * A WebVTT chapters track: one cue per chapter, its text the chapter's name as a subtitle cue's
- * (speak/subtitles.ts `cueText`: control characters left out, `&`, `<`, `>` escaped), with every
- * run of white space made one space, since a blank line would end the cue.
+ * A WebVTT chapters track: one cue per chapter, its text the chapter's name as {@link metadataText}
+ * makes it (every run of white space one space, since a blank line would end the cue; controls
+ * left out) with `&`, `<`, `>` escaped as in a subtitle cue (speak/subtitles.ts `cueText`).
  */
 export function webvttChapters(chapters: readonly AudioChapter[]): string {
-  const cues = chapters.map((c, i) => `${i + 1}\n${clock(c.start)} --> ${clock(c.end)}\n${cueText(c.title.replace(/\s+/gu, ' '), 'vtt')}\n`);
+  const cues = chapters.map((c, i) => `${i + 1}\n${clock(c.start)} --> ${clock(c.end)}\n${cueText(metadataText(c.title), 'vtt')}\n`);
   return `WEBVTT\n\n${cues.join('\n')}`;
 }
 
@@ -51,16 +68,17 @@ export function webvttChapters(chapters: readonly AudioChapter[]): string {
  * The user comments for tags and chapters, as `KEY=value` strings: TITLE, ARTIST, ALBUM,
  * TRACKNUMBER, then `CHAPTER001=00:00:00.000` and `CHAPTER001NAME=…` per chapter. The
  * numbers have three digits, so the first {@link MAX_VORBIS_CHAPTERS} chapters are written.
+ * Names and values are written as {@link metadataText} makes them.
  */
 export function vorbisChapterComments(tags: AudioTags, chapters: readonly AudioChapter[]): string[] {
   const out: string[] = [];
-  if (tags.title !== undefined) out.push(`TITLE=${tags.title}`);
-  if (tags.artist !== undefined) out.push(`ARTIST=${tags.artist}`);
-  if (tags.album !== undefined) out.push(`ALBUM=${tags.album}`);
+  if (tags.title !== undefined) out.push(`TITLE=${metadataText(tags.title)}`);
+  if (tags.artist !== undefined) out.push(`ARTIST=${metadataText(tags.artist)}`);
+  if (tags.album !== undefined) out.push(`ALBUM=${metadataText(tags.album)}`);
   if (tags.track !== undefined) out.push(`TRACKNUMBER=${tags.track}`);
   chapters.slice(0, MAX_VORBIS_CHAPTERS).forEach((c, i) => {
     const n = String(i + 1).padStart(3, '0');
-    out.push(`CHAPTER${n}=${clock(c.start)}`, `CHAPTER${n}NAME=${c.title.replace(/\s+/gu, ' ')}`);
+    out.push(`CHAPTER${n}=${clock(c.start)}`, `CHAPTER${n}NAME=${metadataText(c.title)}`);
   });
   return out;
 }
@@ -88,7 +106,8 @@ export function vorbisCommentBody(vendor: string, comments: readonly string[]): 
 /**
  * WAV chunks for the chapters and tags, to follow the `data` chunk: `LIST`/`INFO` (INAM title,
  * IART artist, IPRD album, ITRK track), `cue ` with one cue point per chapter at its first sample
- * frame, and `LIST`/`adtl` with a `labl` naming each. Every chunk is padded to an even size.
+ * frame, and `LIST`/`adtl` with a `labl` naming each, names and values as {@link metadataText}
+ * makes them. Every chunk is padded to an even size.
  * @param sampleRate frames per second, to turn chapter starts into sample frames.
  */
 export function wavChapterChunks(tags: AudioTags, chapters: readonly AudioChapter[], sampleRate: number): Buffer {
@@ -98,7 +117,7 @@ export function wavChapterChunks(tags: AudioTags, chapters: readonly AudioChapte
     head.writeUInt32LE(body.length, 4);
     return Buffer.concat([head, body, Buffer.alloc(body.length % 2)]);
   };
-  const zstr = (s: string): Buffer => Buffer.concat([Buffer.from(s, 'utf8'), Buffer.alloc(1)]);
+  const zstr = (s: string): Buffer => Buffer.concat([Buffer.from(metadataText(s), 'utf8'), Buffer.alloc(1)]);
   const out: Buffer[] = [];
   const info: Buffer[] = [];
   if (tags.title !== undefined) info.push(chunk('INAM', zstr(tags.title)));

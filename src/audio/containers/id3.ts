@@ -8,7 +8,7 @@
  * part needed here — text frames and the two chapter frames, in UTF-8 — is small and fixed by the
  * documents above.
  */
-import type { AudioChapter, AudioTags } from './chapters.js';
+import { metadataText, type AudioChapter, type AudioTags } from './chapters.js';
 
 /** Text encoding byte $03: UTF-8 (ID3v2.4 §4.2). */
 const UTF8 = 3;
@@ -27,9 +27,9 @@ function frame(id: string, body: Buffer): Buffer {
   return Buffer.concat([head, body]);
 }
 
-/** A text information frame in UTF-8 (ID3v2.4 native frames §4.2). */
+/** A text information frame in UTF-8 (ID3v2.4 native frames §4.2), its text as chapters.ts `metadataText` makes it. */
 function textFrame(id: string, text: string): Buffer {
-  return frame(id, Buffer.concat([Buffer.from([UTF8]), Buffer.from(text, 'utf8')]));
+  return frame(id, Buffer.concat([Buffer.from([UTF8]), Buffer.from(metadataText(text), 'utf8')]));
 }
 
 /**
