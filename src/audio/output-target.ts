@@ -7,7 +7,7 @@
  */
 import { lstat, mkdir, readlink, realpath, stat } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
-import { TtsError } from '../errors.js';
+import { fileProblem, TtsError } from '../errors.js';
 
 /**
  * Most symbolic links followed from an output's name to its target: Linux's MAXSYMLINKS, the
@@ -122,13 +122,17 @@ async function folderTarget(folder: string, followed: { hops: number }): Promise
  * DIR`) when it is missing, with the folders above it; through a link, also a dangling one, the
  * folder made is its target ({@link outputTarget}), and the link stays.
  * @param dir the folder as the user gave it.
- * @throws TtsError `io_error` (exit 7) naming `dir` when it cannot be made (a file there, no
- *   permission, a read-only disk…).
+ * @throws TtsError `io_error` (exit 7) naming `dir` when it cannot be made: a file there or in
+ *   its path (said so, not as `EEXIST` or `ENOTDIR`), no permission, a read-only disk…
  */
 export async function makeOutputFolder(dir: string): Promise<void> {
   try {
     await mkdir(await outputTarget(dir), { recursive: true });
   } catch (cause) {
-    throw new TtsError('io_error', `cannot create ${dir}: ${(cause as NodeJS.ErrnoException).code ?? cause}`, { cause, hint: 'check the path and its permissions' });
+    const code = (cause as NodeJS.ErrnoException).code;
+    // mkdir -p fails with EEXIST when what is there is not a folder (a file, a device).
+    if (code === 'EEXIST') throw new TtsError('io_error', `${dir} is not a folder: a file of that name is there`, { cause, hint: 'name a folder, or a path where one can be made' });
+    if (code === 'ENOTDIR') throw new TtsError('io_error', `cannot create the folder ${dir}: a part of its path is a file, not a folder`, { cause, hint: 'name a folder, or a path where one can be made' });
+    throw new TtsError('io_error', `cannot create the folder ${dir}: ${fileProblem(cause)}`, { cause, hint: 'check the path and its permissions' });
   }
 }

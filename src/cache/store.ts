@@ -296,6 +296,18 @@ export class PieceCache {
   }
 
   /**
+   * Why runs will not use this cache although its folder is there: the folder, or one above it,
+   * is owned by another user or writable by others (the check every run makes before its first
+   * read or write, which then warns and goes on without the cache). Nothing is created.
+   * @returns the reason (`/home/me/.cache/tts is writable by others`), or undefined when the folder
+   *   passes that check or does not exist yet (a run makes it, mode 0700).
+   * @throws the file system's error when a folder cannot be read.
+   */
+  async refusal(): Promise<string | undefined> {
+    return (await isFolder(this.dir)) ? notPrivate(this.dir) : undefined;
+  }
+
+  /**
    * Removes every entry (and any temporary one), and the folder when nothing else is in it;
    * nothing whose name is not an entry's is removed.
    * @returns what was removed.

@@ -105,7 +105,7 @@ export async function runBatch(file: string, flags: BatchFlags, command: Command
       if (flags.outputDir !== undefined) await makeOutputFolder(flags.outputDir);
 
       const inline = jobs.map((j) => j.text ?? '').join('\n').slice(0, 64 * 1024);
-      const target: ServiceTarget = await resolveService({ text: inline, baseUrl: flags.baseUrl, wsBaseUrl: flags.wsBaseUrl, apiKeyFile: flags.apiKeyFile, offline: flags.offline === true, env: io.env, warn: (l) => reporter.warn(l), signal });
+      const target: ServiceTarget = await resolveService({ text: inline, baseUrl: flags.baseUrl, wsBaseUrl: flags.wsBaseUrl, baseUrlFrom: flags.baseUrlFrom, wsBaseUrlFrom: flags.wsBaseUrlFrom, apiKeyFile: flags.apiKeyFile, offline: flags.offline === true, env: io.env, warn: (l) => reporter.warn(l), signal });
       atEnd(() => target.close());
       // A service that sends no word timings: one aligner for every job that asks for them (src/align;
       // its thread and engine start on first use).

@@ -165,8 +165,20 @@ export async function applyConfig(program: Command, cmd: Command, env: NodeJS.Pr
   }
   for (const s of effectiveSettings(cmd, file, profile?.name, env)) {
     if (only !== undefined && !only.has(s.key)) continue;
-    if (s.source === 'profile' || s.source === 'config file') cmd.setOptionValueWithSource(s.attr, s.value, 'config');
+    if (s.source !== 'profile' && s.source !== 'config file') continue;
+    cmd.setOptionValueWithSource(s.attr, s.value, 'config');
+    // Hints name the line that gave the service's URL (choose-service.ts ServiceChoice.baseUrlFrom).
+    if (URL_SETTINGS.has(s.key)) cmd.setOptionValueWithSource(`${s.attr}From`, settingPlace(s, profile?.name), 'config');
   }
+}
+
+/**
+ * Where the config file set `s`, for messages: `base-url in [profile.work] (PATH:3)` or
+ * `base-url in the config file (PATH:3)`.
+ */
+function settingPlace(s: Setting, profile: string | undefined): string {
+  const table = s.source === 'profile' && profile !== undefined ? `[profile.${profile}]` : 'the config file';
+  return `${s.key} in ${table}${s.detail === undefined ? '' : ` (${s.detail})`}`;
 }
 
 /** Where the API key would come from, never the key itself (docs/cli.md §1). */

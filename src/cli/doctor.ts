@@ -54,7 +54,11 @@ export async function doctor(program: Command, flags: { profile?: string }, io: 
   out('config', `${file.path} (${file.exists ? `read, ${file.top.size} top-level setting(s), ${file.profiles.size} profile(s)` : 'does not exist; `tts config show` lists the settings in effect'})`);
   if (profile !== undefined) out('', `profile ${profile.name} (from ${profile.from})`);
   const { PieceCache } = await import('../cache/store.js');
-  const cacheState = await new PieceCache(cacheDir(io.env), 0, () => {}).stats().then((c) => `${c.entries} piece(s)`, (e: NodeJS.ErrnoException) => `cannot be used (${e.code ?? String(e)}); runs go on without it`);
+  // A folder runs refuse (others can write it) is off, said as a run's warning says it (cache/store.ts).
+  const pieces = new PieceCache(cacheDir(io.env), 0, () => {});
+  const cacheState = await pieces.refusal().then(
+    async (refused) => (refused === undefined ? `${(await pieces.stats()).entries} piece(s)` : `off: ${refused}; runs go on without it`),
+  ).catch((e: NodeJS.ErrnoException) => `cannot be used (${e.code ?? String(e)}); runs go on without it`);
   out('cache', `${cacheDir(io.env)} (${cacheState})`);
   // Node's module compile cache, which bin/tts.js turns on (Node 22.8 and later; docs/cli.md §6).
   const { getCompileCacheDir } = (await import('node:module')) as { getCompileCacheDir?: () => string | undefined };

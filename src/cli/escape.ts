@@ -41,3 +41,12 @@ export function stdoutText(text: string, stdout: { isTTY?: boolean | undefined }
 export function jsonLine(value: unknown): string {
   return JSON.stringify(value).replace(CONTROLS, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
+
+/**
+ * One word of a command line a hint suggests (`tts voices --base-url URL`), as a POSIX shell reads
+ * it back: as is when it holds only characters no shell treats specially, else in single quotes
+ * (a `'` inside written `'\''`, POSIX.1-2017 XCU §2.2.2).
+ */
+export function shellWord(word: string): string {
+  return /^[\w@%+=:,./-]+$/u.test(word) ? word : `'${word.replace(/'/g, "'\\''")}'`;
+}

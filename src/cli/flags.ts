@@ -40,6 +40,10 @@ export interface SynthesisFlags {
   json?: boolean;
   baseUrl?: string;
   wsBaseUrl?: string;
+  /** Where `baseUrl` came from when the config file set it (config.ts applyConfig); absent = the flag. */
+  baseUrlFrom?: string;
+  /** The same for `wsBaseUrl`. */
+  wsBaseUrlFrom?: string;
   apiKeyFile?: string;
   offline?: boolean;
   allowInsecure?: boolean;

@@ -10,6 +10,8 @@ import type { SpeakOptions } from '../speak/run.js';
 import { sentencePieces } from '../text/sentences.js';
 import type { TextPiece } from '../text/source.js';
 import type { SynthesisFlags } from './flags.js';
+import { shellWord } from './escape.js';
+import { withoutCredentials } from '../client/safe-origin.js';
 
 /** The flag-derived settings of {@link SpeakOptions}. */
 export type FlagSettings = Pick<
@@ -41,8 +43,24 @@ export function speakSettings(flags: SynthesisFlags): FlagSettings {
     subtitles: flags.subtitles,
     words: flags.words === true || flags.wordTimings !== undefined ? { subtitles: flags.words === true, file: flags.wordTimings } : undefined,
     units: flags.lines === true ? 'lines' : 'sentences',
-    openai: flags.api === 'openai' ? { model: flags.model ?? 'tts-1' } : undefined,
+    openai: flags.api === 'openai' ? { model: flags.model ?? 'tts-1', voicesCommand: openAiVoicesCommand(flags) } : undefined,
   };
+}
+
+/**
+ * The command that lists the voices of the OpenAI-compatible service a run with these flags talks
+ * to (docs/cli.md §1 `tts voices --api openai`), for the hint of `voice_not_found`: with the same
+ * `--base-url` when the flag gave it (a user name and password in it shown as `***`), the same
+ * `--profile`, `--api-key-file` and `--allow-insecure`. A base URL from the environment or the
+ * config file is found by `tts voices` there too.
+ */
+export function openAiVoicesCommand(flags: Pick<SynthesisFlags, 'baseUrl' | 'baseUrlFrom' | 'profile' | 'apiKeyFile' | 'allowInsecure'>): string {
+  const words = ['tts', 'voices', '--api', 'openai'];
+  if (flags.baseUrl !== undefined && flags.baseUrl.trim() !== '' && flags.baseUrlFrom === undefined) words.push('--base-url', withoutCredentials(flags.baseUrl.trim()));
+  if (flags.profile !== undefined && flags.profile !== '') words.push('--profile', flags.profile);
+  if (flags.apiKeyFile !== undefined) words.push('--api-key-file', flags.apiKeyFile);
+  if (flags.allowInsecure === true) words.push('--allow-insecure');
+  return words.map(shellWord).join(' ');
 }
 
 /**

@@ -203,6 +203,8 @@ export async function runSynthesisCommand(command: SynthesisCommandSpec, words: 
         text: spoken,
         baseUrl: flags.baseUrl,
         wsBaseUrl: flags.wsBaseUrl,
+        baseUrlFrom: flags.baseUrlFrom,
+        wsBaseUrlFrom: flags.wsBaseUrlFrom,
         apiKeyFile: flags.apiKeyFile,
         offline: flags.offline === true,
         env: io.env,

@@ -22,6 +22,7 @@ export function addVoicesCommand(program: Command, io: CommandIo, done: CommandD
     .option('--base-url <url>', 'HTTP base URL of the service (env TTS_BASE_URL), with --api openai')
     .option('--api-key-file <path>', 'read the API key from this file (first line), with --api openai')
     .option('--allow-insecure', 'allow sending the key over http:// to a non-loopback host')
+    .option('--profile <name>', 'with --api openai: use [profile.NAME] of the config file (env TTS_PROFILE)')
     .action(async (flags: VoicesFlags) => done(flags.api === 'openai' ? await listOpenAiVoices(flags, io) : listVoices(flags, io)));
   // The config file's service keys count here too, under the environment and the flags (docs/cli.md §7).
   voices.hook('preAction', async () => applyConfig(program, voices, io.env, VOICES_CONFIG_KEYS));
@@ -35,8 +36,12 @@ interface VoicesFlags {
   json?: boolean;
   api?: 'native' | 'openai';
   baseUrl?: string;
+  /** Where `baseUrl` came from when the config file set it (config.ts applyConfig); absent = the flag. */
+  baseUrlFrom?: string;
   apiKeyFile?: string;
   allowInsecure?: boolean;
+  /** --profile: the config file's `[profile.NAME]` whose service keys count (docs/cli.md §7); read by applyConfig. */
+  profile?: string;
 }
 
 /**
@@ -61,10 +66,10 @@ async function listOpenAiVoices(flags: VoicesFlags, io: CommandIo): Promise<numb
   }
   try {
     const { resolveService } = await import('../speak/choose-service.js');
-    const target = await resolveService({ baseUrl, wsBaseUrl: undefined, apiKeyFile: flags.apiKeyFile, offline: false, env: io.env, warn: (l) => reporter.warn(l) });
+    const target = await resolveService({ baseUrl: flags.baseUrl, baseUrlFrom: flags.baseUrlFrom, wsBaseUrl: undefined, apiKeyFile: flags.apiKeyFile, offline: false, env: io.env, warn: (l) => reporter.warn(l) });
     reporter.setSecret(target.apiKey);
     const { fetchOpenAiVoices } = await import('../client/openai-voices.js');
-    const ids = await fetchOpenAiVoices({ baseUrl: target.baseUrl, apiKey: target.apiKey, timeoutMs: 30_000, allowInsecure: flags.allowInsecure === true });
+    const ids = await fetchOpenAiVoices({ baseUrl: target.baseUrl, apiKey: target.apiKey, urlSource: target.baseUrlSource, timeoutMs: 30_000, allowInsecure: flags.allowInsecure === true });
     if (ids !== undefined) return print(ids);
     reporter.warn(`the service does not list its voices (no GET /v1/audio/voices), so tts cannot know them; see its documentation (OpenAI's: alloy, ash, ballad, coral, echo, fable, nova, onyx, sage, shimmer, verse)`);
     return EXIT.ok;

@@ -35,13 +35,14 @@ export function voiceIdsOf(json: unknown): string[] | undefined {
 }
 
 /**
- * Asks the server for its voices.
+ * Asks the server for its voices. `urlSource` names the setting that gave `baseUrl` in the hint of a
+ * connection failure (client/transport-error.ts).
  * @returns the ids; undefined when the server does not say (404, 405, or an answer that is not a
  *   voice list).
  * @throws TtsError: `insecure_transport`; the refusal (`invalid_api_key`, …) of another 4xx/5xx
  *   or of a redirect; `protocol_error` for a body over 1 MiB; `timeout` or a transport error.
  */
-export async function fetchOpenAiVoices(options: { baseUrl: string; apiKey: string; timeoutMs: number; allowInsecure: boolean }): Promise<string[] | undefined> {
+export async function fetchOpenAiVoices(options: { baseUrl: string; apiKey: string; timeoutMs: number; allowInsecure: boolean; urlSource?: string | undefined }): Promise<string[] | undefined> {
   const url = endpointUrl(options.baseUrl, OPENAI_VOICES_LIST_PATH);
   assertSecureTransport(url, options.allowInsecure);
   const { request } = await import('./undici.js');
@@ -69,6 +70,6 @@ export async function fetchOpenAiVoices(options: { baseUrl: string; apiKey: stri
   } catch (error) {
     if (error instanceof TtsError) throw error;
     if (signal.aborted) throw new TtsError('timeout', `no voice list from ${url.origin} within ${options.timeoutMs / 1000} s`, { cause: error, hint: 'check the service' });
-    throw transportError(error, url);
+    throw transportError(error, url, options.urlSource);
   }
 }

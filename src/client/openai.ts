@@ -39,14 +39,23 @@ export interface OpenAiStreamOptions extends Omit<SseStreamOptions, 'body' | 'di
    * later pieces ask for `"audio"` at once.
    */
   sse: { supported: boolean };
+  /**
+   * The command that lists this service's voices, named by `voice_not_found`'s hint (e.g.
+   * `tts voices --api openai --base-url http://host:8880`); default {@link OPENAI_VOICES_COMMAND}.
+   */
+  voicesCommand?: string | undefined;
 }
+
+/** The command that lists an OpenAI-compatible service's voices when nothing more is known (docs/cli.md §1 `tts voices --api openai`). */
+export const OPENAI_VOICES_COMMAND = 'tts voices --api openai';
 
 /**
  * Reads one message of an OpenAI speech event stream (docs/protocol.md §10.1): `data.type`
  * `speech.audio.delta` with base64 `audio`, `speech.audio.done`, or an error; anything else is
  * ignored. A delta without valid base64 `audio` is a `protocol_error`, never dropped audio.
+ * `voicesCommand` is named by a `voice_not_found` error's hint (service-error.ts hintFor).
  */
-export function interpretOpenAiEvent(event: EventSourceMessage): SseOutcome {
+export function interpretOpenAiEvent(event: EventSourceMessage, voicesCommand: string = OPENAI_VOICES_COMMAND): SseOutcome {
   let data: unknown;
   try {
     data = JSON.parse(event.data);
@@ -63,7 +72,7 @@ export function interpretOpenAiEvent(event: EventSourceMessage): SseOutcome {
     return { kind: 'audio', chunk: { data: bytes, itemId: undefined } };
   }
   if (type === 'speech.audio.done') return { kind: 'done' };
-  if (type !== undefined && type.includes('error')) return { kind: 'error', error: errorFromEvent(event.data, 'SSE') };
+  if (type !== undefined && type.includes('error')) return { kind: 'error', error: errorFromEvent(event.data, 'SSE', voicesCommand) };
   return { kind: 'ignored', name: type ?? '(unnamed)' };
 }
 
@@ -77,9 +86,10 @@ const CODES: Readonly<Record<string, string>> = {
  * The error of an OpenAI-shaped refusal (`{"error":{"message","type","param","code"}}`), as the
  * native {@link errorFromResponse} makes it, with OpenAI's codes translated: `insufficient_quota`
  * → `quota_exceeded`, `string_above_max_length` → `max_character_length_exceeded`, a 400 about
- * `voice` → `voice_not_found`; a 3xx is never followed (the key would go along).
+ * `voice` → `voice_not_found`, whose hint names `voicesCommand`; a 3xx is never followed (the key
+ * would go along).
  */
-export function openAiRefusal(status: number, headers: Record<string, string | string[] | undefined>, body: string): TtsError {
+export function openAiRefusal(status: number, headers: Record<string, string | string[] | undefined>, body: string, voicesCommand: string = OPENAI_VOICES_COMMAND): TtsError {
   if (status < 400) return errorFromResponse(status, headers, body);
   const payload = parseErrorPayload(body);
   let param: unknown;
@@ -94,7 +104,7 @@ export function openAiRefusal(status: number, headers: Record<string, string | s
   // "Other 400s" are invalid_parameters (docs/protocol.md §10.5, cli.md §1): servers put codes of
   // their own there (`invalid_value`, `invalid_type`…), which must not read as transport (exit 6).
   if (status === 400 && (code === undefined || !isServiceErrorCode(code))) code = 'invalid_parameters';
-  return errorFromResponse(status, headers, JSON.stringify({ error: { code, message: payload.message } }));
+  return errorFromResponse(status, headers, JSON.stringify({ error: { code, message: payload.message } }), voicesCommand);
 }
 
 /** True when a refusal says the server does not take `stream_format: "sse"`. */
@@ -102,15 +112,20 @@ function refusesSse(error: unknown): boolean {
   return error instanceof TtsError && error.status === 400 && /stream_format/.test(error.message);
 }
 
-/** The dialect's differences from the native route, for the shared transport (client/sse.ts). */
-const DIALECT: SseDialect = {
-  path: '/v1/audio/speech',
-  accept: 'text/event-stream, audio/pcm, application/octet-stream',
-  interpret: interpretOpenAiEvent,
-  // pcm answered as raw bytes: OpenAI's `audio/pcm`, others' `application/octet-stream` or L16.
-  rawAudio: (contentType) => /^\s*(audio\/(pcm|l16|x-pcm|raw)|application\/octet-stream)\s*(;|$)/i.test(contentType),
-  refusal: openAiRefusal,
-};
+/**
+ * The dialect's differences from the native route, for the shared transport (client/sse.ts); its
+ * errors' `voice_not_found` hint names `voicesCommand`.
+ */
+function openAiDialect(voicesCommand: string): SseDialect {
+  return {
+    path: '/v1/audio/speech',
+    accept: 'text/event-stream, audio/pcm, application/octet-stream',
+    interpret: (event) => interpretOpenAiEvent(event, voicesCommand),
+    // pcm answered as raw bytes: OpenAI's `audio/pcm`, others' `application/octet-stream` or L16.
+    rawAudio: (contentType) => /^\s*(audio\/(pcm|l16|x-pcm|raw)|application\/octet-stream)\s*(;|$)/i.test(contentType),
+    refusal: (status, headers, body) => openAiRefusal(status, headers, body, voicesCommand),
+  };
+}
 
 /**
  * Streams one synthesis over the OpenAI dialect. The audio is pcm16, 24 000 Hz, mono.
@@ -120,10 +135,11 @@ const DIALECT: SseDialect = {
  *   `response_format`).
  */
 export async function* streamOpenAi(options: OpenAiStreamOptions): AsyncGenerator<AudioChunk, void, undefined> {
-  const { model, input, voice, sse, ...transport } = options;
+  const { model, input, voice, sse, voicesCommand, ...transport } = options;
+  const dialect = openAiDialect(voicesCommand ?? OPENAI_VOICES_COMMAND);
   const open = (stream: 'sse' | 'audio'): AsyncGenerator<AudioChunk, void, undefined> => {
     const body: OpenAiSpeechBody = { model, input, voice, response_format: 'pcm', stream_format: stream };
-    return streamSse({ ...transport, body, dialect: DIALECT });
+    return streamSse({ ...transport, body, dialect });
   };
   if (!sse.supported) {
     yield* open('audio');

@@ -21,7 +21,7 @@ import { rawToBuffer } from '../wire/ws-data.js';
 import { assertSecureTransport, bearer } from './auth.js';
 import { clean, closeError, interpretFrame } from './realtime-frames.js';
 import { errorFromResponse } from './service-error.js';
-import { transportError } from './transport-error.js';
+import { checkUrlHint, transportError } from './transport-error.js';
 import type { VerboseLog } from './types.js';
 import type { WordTiming } from '../protocol/words.js';
 import { safeLocation, withoutCredentials } from './safe-origin.js';
@@ -42,6 +42,9 @@ export const QUEUE_HIGH_WATER_BYTES = 1024 * 1024;
 
 /** Largest body of a refused handshake we read, in bytes. */
 const MAX_REFUSAL_BODY_BYTES = 64 * 1024;
+
+/** What hints name when the setting that gave the WebSocket base URL is not known (docs/cli.md §1, §7). */
+const WS_BASE_URL_PLACES = 'the WebSocket base URL (--ws-base-url, TTS_WS_BASE_URL or ws-base-url in the config file; else the base URL)';
 
 /**
  * After our close frame (code 1000) the service should answer at once (RFC 6455 §5.5.1); if it
@@ -80,6 +83,12 @@ export interface RealtimeStreamOptions {
   signal?: AbortSignal;
   /** Allows plain ws:// to a non-loopback host (docs/cli.md §1). */
   allowInsecure?: boolean;
+  /**
+   * The setting that gave `wsBaseUrl` (`--ws-base-url`, `TTS_WS_BASE_URL`, the config file's line,
+   * or the base URL's; choose-service.ts ServiceTarget), named by the hints of connection failures;
+   * absent = not known, and they list where it is set.
+   */
+  urlSource?: string | undefined;
   /** Receives protocol detail for `--verbose` (the key is always shown as `***`). */
   verbose?: VerboseLog;
   /**
@@ -127,6 +136,7 @@ export function realtimeUrl(wsBaseUrl: string): URL {
  */
 export async function* streamRealtime(options: RealtimeStreamOptions): AsyncGenerator<AudioChunk, void, undefined> {
   const url = realtimeUrl(options.wsBaseUrl);
+  const urlSource = options.urlSource ?? WS_BASE_URL_PLACES;
   assertSecureTransport(url, options.allowInsecure ?? false);
   const verbose = options.verbose;
   const signal = options.signal;
@@ -201,7 +211,7 @@ export async function* streamRealtime(options: RealtimeStreamOptions): AsyncGene
           updateSent = true;
           verbose?.(`> ${JSON.stringify({ ...update, session: { ...update.session, input_text: `<${[...update.session.input_text].length} chars>` } })}`);
           ws?.send(JSON.stringify(update), (err) => {
-            if (err !== undefined && err !== null) fail(transportError(err, url));
+            if (err !== undefined && err !== null) fail(transportError(err, url, urlSource));
           });
         }
         return;
@@ -255,7 +265,7 @@ export async function* streamRealtime(options: RealtimeStreamOptions): AsyncGene
         fail(
           new TtsError('protocol_error', `expected a WebSocket upgrade (HTTP 101) from ${url.origin}, got HTTP ${status}`, {
             status,
-            hint: 'check TTS_WS_BASE_URL points at the speech service',
+            hint: checkUrlHint(urlSource, 'points at the speech service'),
           }),
         );
       }
@@ -268,7 +278,7 @@ export async function* streamRealtime(options: RealtimeStreamOptions): AsyncGene
     fail(closeError(code, reason.toString('utf8')));
   };
 
-  const onError = (err: Error): void => fail(wsError(err, url, options.timeoutMs));
+  const onError = (err: Error): void => fail(wsError(err, url, options.timeoutMs, urlSource));
 
   let outcome: 'completed' | 'failed' | 'left' = 'left';
   try {
@@ -284,7 +294,7 @@ export async function* streamRealtime(options: RealtimeStreamOptions): AsyncGene
         followRedirects: false,
       });
     } catch (cause) {
-      throw cause instanceof TtsError ? cause : transportError(cause, url);
+      throw cause instanceof TtsError ? cause : transportError(cause, url, urlSource);
     }
     // 'error' stays attached after cleanup too: terminate() during the handshake emits one.
     ws.on('error', onError);
@@ -335,7 +345,7 @@ function closeNormally(ws: WebSocket, lingering: Set<LingeringConnection> | unde
  * invalid UTF-8) are the service breaking the protocol; "Opening handshake has timed out" is our
  * `--timeout`; socket errno codes go through {@link transportError} (docs/style.md §4).
  */
-function wsError(err: Error, url: URL, timeoutMs: number): TtsError {
+function wsError(err: Error, url: URL, timeoutMs: number, urlSource: string): TtsError {
   const code = (err as { code?: unknown }).code;
   if (typeof code === 'string' && code.startsWith('WS_ERR_')) {
     const what = code === 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH' ? `a frame over ${formatByteSize(MAX_FRAME_BYTES)}` : `an invalid WebSocket frame (${err.message})`;
@@ -352,10 +362,10 @@ function wsError(err: Error, url: URL, timeoutMs: number): TtsError {
     // ws's handshake validation (bad Sec-WebSocket-Accept, Upgrade header, extensions).
     return new TtsError('protocol_error', `the WebSocket handshake with ${url.origin} failed: ${err.message}`, {
       cause: err,
-      hint: 'check TTS_WS_BASE_URL points at the speech service',
+      hint: checkUrlHint(urlSource, 'points at the speech service'),
     });
   }
-  return transportError(err, url);
+  return transportError(err, url, urlSource);
 }
 
 

@@ -19,14 +19,20 @@ const HINTS: Record<string, string> = {
   bad_request: 'check the flags and their values',
   text_string_required: 'give non-empty UTF-8 text',
   max_character_length_exceeded: 'lower --max-chars so each request is shorter',
-  voice_not_found: 'run `tts voices` to list voice ids',
   audio_format_not_found: 'use --format pcm16, float32 or mulaw',
   language_not_found: 'use --language ja or en',
 };
 
-/** One-line suggestion for a service code, if we have one. */
-export function hintFor(code: string): string | undefined {
-  return HINTS[code];
+/** The command that lists the native service's voices (docs/cli.md §1 `tts voices`). */
+export const NATIVE_VOICES_COMMAND = 'tts voices';
+
+/**
+ * One-line suggestion for a service code, if we have one.
+ * @param voicesCommand the command that lists the voices of the service refusing (`tts voices
+ *   --api openai --base-url URL` for an OpenAI-compatible one), named by `voice_not_found`'s hint.
+ */
+export function hintFor(code: string, voicesCommand: string = NATIVE_VOICES_COMMAND): string | undefined {
+  return code === 'voice_not_found' ? `run \`${voicesCommand}\` to list voice ids` : HINTS[code];
 }
 
 /**
@@ -34,8 +40,9 @@ export function hintFor(code: string): string | undefined {
  * @param status HTTP status code.
  * @param headers response headers (lower-case names), used for Retry-After / retry-after-ms.
  * @param body the response body as text (any shape, docs/cli.md §4).
+ * @param voicesCommand the command that lists the service's voices ({@link hintFor}).
  */
-export function errorFromResponse(status: number, headers: Record<string, string | string[] | undefined>, body: string): TtsError {
+export function errorFromResponse(status: number, headers: Record<string, string | string[] | undefined>, body: string, voicesCommand?: string): TtsError {
   if (status >= 300 && status < 400) {
     // Following it would carry the key to wherever the redirect points (docs/cli.md §1).
     const location = Array.isArray(headers['location']) ? headers['location'][0] : headers['location'];
@@ -50,7 +57,7 @@ export function errorFromResponse(status: number, headers: Record<string, string
   const detail = payload.message === undefined ? '' : `: ${payload.message}`;
   return new TtsError(code, `service answered HTTP ${status} (${code})${detail}`, {
     status,
-    hint: hintFor(code) ?? (status >= 500 ? 'the service failed; try again later' : undefined),
+    hint: hintFor(code, voicesCommand) ?? (status >= 500 ? 'the service failed; try again later' : undefined),
     retriable: isRetriable(code, status),
     ...(retryAfterSeconds === undefined ? {} : { retryAfterSeconds }),
   });
@@ -64,15 +71,16 @@ export function errorFromResponse(status: number, headers: Record<string, string
  * docs/protocol.md §7 is final (docs/cli.md §4): we cannot know that asking again would help,
  * so it is neither retried nor recovered by requesting the piece again; exit 6. A known code
  * keeps its own rule (only `rate_limit_exceeded` and `too_many_concurrent_requests` retry).
+ * `voicesCommand` is the command that lists the service's voices ({@link hintFor}).
  */
-export function errorFromEvent(data: string, channel: 'SSE' | 'WebSocket'): TtsError {
+export function errorFromEvent(data: string, channel: 'SSE' | 'WebSocket', voicesCommand?: string): TtsError {
   const payload = parseErrorPayload(data);
   const known = payload.code !== undefined && isServiceErrorCode(payload.code);
   const code = payload.code ?? 'server_error';
   const detail = payload.message === undefined ? '' : `: ${payload.message}`;
   const what = payload.code === undefined ? 'an error with no code' : `an error (${code})`;
   return new TtsError(code, `service sent ${what} on the ${channel} stream${detail}`, {
-    hint: hintFor(code) ?? 'the service failed and did not say it could be retried; try again later',
+    hint: hintFor(code, voicesCommand) ?? 'the service failed and did not say it could be retried; try again later',
     retriable: known && isRetriable(code, undefined),
     final: !known,
   });

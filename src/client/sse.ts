@@ -14,7 +14,7 @@ import { assertSecureTransport, bearer } from './auth.js';
 import { errorFromResponse } from './service-error.js';
 import { EventStreamDecoder, interpretEvent, type SseOutcome } from './sse-events.js';
 import type { EventSourceMessage } from 'eventsource-parser';
-import { transportError } from './transport-error.js';
+import { checkUrlHint, transportError } from './transport-error.js';
 import type { VerboseLog } from './types.js';
 import type { Duplex, Writable as WritableType } from 'node:stream';
 import type { HttpOverHead, HttpOverRequest } from './http-over.js';
@@ -63,6 +63,12 @@ export interface SseStreamOptions {
    * everything read from them are the same; absent = TCP/TLS through undici.
    */
   connect?: (() => Duplex) | undefined;
+  /**
+   * The setting that gave `baseUrl` (`--base-url`, `TTS_BASE_URL`, the config file's line;
+   * choose-service.ts {@link ServiceTarget}), named by the hints of connection failures; absent =
+   * not known, and they list where a base URL is set.
+   */
+  urlSource?: string | undefined;
 }
 
 /** What a dialect changes in the request and in reading its answer. */
@@ -146,7 +152,7 @@ export async function* streamSse(options: SseStreamOptions): AsyncGenerator<Audi
         hint: 'raise --timeout, or check the service',
       });
     }
-    return cause instanceof TtsError ? cause : transportError(cause, url);
+    return cause instanceof TtsError ? cause : transportError(cause, url, options.urlSource);
   };
 
   // Outcomes decoded but not yet taken by the consumer. The writable holds back its callback
@@ -220,7 +226,7 @@ export async function* streamSse(options: SseStreamOptions): AsyncGenerator<Audi
       } else if (!/^\s*text\/event-stream\s*(;|$)/i.test(contentType)) {
         queue.fail(
           new TtsError('protocol_error', `expected text/event-stream, got ${contentType || 'no content type'}`, {
-            hint: 'check TTS_BASE_URL points at the speech service',
+            hint: checkUrlHint(options.urlSource, 'points at the speech service'),
           }),
           { urgent: true },
         );

@@ -5,19 +5,39 @@
 import { TtsError } from '../errors.js';
 
 /**
+ * Where a user sets the service's base URL (docs/cli.md §1, §7): named by a hint when the setting
+ * that gave the URL is not known.
+ */
+export const BASE_URL_PLACES = '--base-url, TTS_BASE_URL or base-url in the config file';
+
+/**
+ * The hint that sends the user to the setting that gave the service's URL: `check SOURCE` when
+ * known (`--base-url`, `TTS_BASE_URL`, `base-url in [profile.work] (PATH:3)`), else the places a
+ * base URL is set ({@link BASE_URL_PLACES}).
+ * @param urlSource the setting that gave the URL, as {@link ServiceTarget.baseUrlSource} names it.
+ * @param what what to check about it, appended (e.g. `points at the speech service`).
+ */
+export function checkUrlHint(urlSource: string | undefined, what = ''): string {
+  const tail = what === '' ? '' : ` ${what}`;
+  return urlSource === undefined ? `check the base URL${tail} (${BASE_URL_PLACES})` : `check ${urlSource}${tail}`;
+}
+
+/**
  * Wraps a failure to reach or keep talking to the service.
  * @param cause the thrown error (undici, net, ws).
  * @param url the endpoint, named in the message (it never carries the key).
+ * @param urlSource the setting that gave `url`'s base (`--base-url`, `TTS_BASE_URL`, the config
+ *   file's line), named by the hint; undefined = not known, and the hint lists where it is set.
  */
-export function transportError(cause: unknown, url: URL): TtsError {
+export function transportError(cause: unknown, url: URL, urlSource?: string): TtsError {
   const code = errorCode(cause);
   const where = url.origin;
   switch (code) {
     case 'ECONNREFUSED':
-      return new TtsError('connection_failed', `cannot connect to ${where}: connection refused`, { cause, retriable: true, hint: 'is the service running? check TTS_BASE_URL' });
+      return new TtsError('connection_failed', `cannot connect to ${where}: connection refused`, { cause, retriable: true, hint: `is the service running? ${checkUrlHint(urlSource)}` });
     case 'ENOTFOUND':
     case 'EAI_AGAIN':
-      return new TtsError('connection_failed', `cannot resolve ${url.hostname}`, { cause, retriable: code === 'EAI_AGAIN', hint: 'check TTS_BASE_URL' });
+      return new TtsError('connection_failed', `cannot resolve ${url.hostname}`, { cause, retriable: code === 'EAI_AGAIN', hint: checkUrlHint(urlSource) });
     case 'UND_ERR_CONNECT_TIMEOUT':
     case 'ETIMEDOUT':
       return new TtsError('timeout', `connecting to ${where} timed out`, { cause, retriable: true, hint: 'check the network, or raise --timeout' });
@@ -31,7 +51,7 @@ export function transportError(cause: unknown, url: URL): TtsError {
       return new TtsError('timeout', `${where} stopped answering`, { cause, retriable: true, hint: 'raise --timeout, or try again' });
     default: {
       const detail = cause instanceof Error ? cause.message : String(cause);
-      return new TtsError('connection_failed', `cannot talk to ${where}: ${detail}`, { cause, retriable: true, hint: 'check TTS_BASE_URL and the network' });
+      return new TtsError('connection_failed', `cannot talk to ${where}: ${detail}`, { cause, retriable: true, hint: `${checkUrlHint(urlSource)}, and the network` });
     }
   }
 }

@@ -32,8 +32,11 @@ export interface ChannelSettings {
   allowInsecure: boolean;
   /** --verbose lines. */
   verbose: (line: string) => void;
-  /** `--api openai` and its `--model` (docs/protocol.md §10); undefined = the native dialect. */
-  openai?: { model: string } | undefined;
+  /**
+   * `--api openai`, its `--model` (docs/protocol.md §10) and the command that lists its voices (for
+   * `voice_not_found`'s hint, client/openai.ts); undefined = the native dialect.
+   */
+  openai?: { model: string; voicesCommand?: string | undefined } | undefined;
   /**
    * The run needs word timings (docs/cli.md §12.1: `--words`, `--word-timings`, the interactive
    * player): each native request asks for them with `word_timings: true` (docs/protocol.md §2.1,
@@ -117,6 +120,7 @@ export async function openChannel(kind: ChannelKind, target: ServiceTarget, sett
       let words: WordTiming[] | undefined;
       const chunks = askingForWords(ask, verbose, (withField) => streamRealtime({
         wsBaseUrl: target.wsBaseUrl,
+        urlSource: target.wsBaseUrlSource,
         apiKey: target.apiKey,
         session: {
           voice: piece?.voice ?? voice,
@@ -144,7 +148,7 @@ export async function openChannel(kind: ChannelKind, target: ServiceTarget, sett
       return { chunks, arriving: () => arriving, spoke: () => spoke, words: () => words };
     };
   }
-  if (settings.openai !== undefined) return openOpenAi(target, settings, settings.openai.model);
+  if (settings.openai !== undefined) return openOpenAi(target, settings, settings.openai);
   const { streamSse } = await import('../client/sse.js');
   // The SSE request cannot ask for a rate or channels (docs/protocol.md §2.1): its audio is taken
   // as 24000 Hz mono of the requested encoding (docs/cli.md §4) and converted to the run's spec.
@@ -156,6 +160,7 @@ export async function openChannel(kind: ChannelKind, target: ServiceTarget, sett
     let words: WordTiming[] | undefined;
     const chunks = askingForWords(ask, verbose, (withField) => streamSse({
       baseUrl: target.baseUrl,
+      urlSource: target.baseUrlSource,
       apiKey: target.apiKey,
       body: { input: text, voice: piece?.voice ?? voice, response_format: spec.format, language: piece?.language ?? language, ...(withField ? { word_timings: true as const } : {}) },
       timeoutMs,
@@ -189,14 +194,14 @@ export function converted(open: OpenRequest, wanted: AudioSpec): OpenStream {
  * makes it the run's spec after the cache). The voice is passed as given. Whether the server takes
  * `stream_format: "sse"` is learnt once per run. The dialect does not say who spoke.
  */
-async function openOpenAi(target: ServiceTarget, settings: ChannelSettings, model: string): Promise<OpenRequest> {
+async function openOpenAi(target: ServiceTarget, settings: ChannelSettings, { model, voicesCommand }: { model: string; voicesCommand?: string | undefined }): Promise<OpenRequest> {
   const { streamOpenAi } = await import('../client/openai.js');
   const { voice, spec, timeoutMs, allowInsecure, verbose } = settings;
   if (OPENAI_SPEC.sampleRate !== spec.sampleRate) void warmUpResampler(1, OPENAI_SPEC.sampleRate, spec.sampleRate);
   const sse = { supported: true };
   // The OpenAI dialect has no language field (docs/protocol.md §10): a span's language is not sent.
   return (text, signal, piece) => ({
-    chunks: streamOpenAi({ baseUrl: target.baseUrl, apiKey: target.apiKey, model, input: text, voice: piece?.voice ?? voice, timeoutMs, signal, allowInsecure, verbose, sse }),
+    chunks: streamOpenAi({ baseUrl: target.baseUrl, urlSource: target.baseUrlSource, apiKey: target.apiKey, model, input: text, voice: piece?.voice ?? voice, timeoutMs, signal, allowInsecure, verbose, sse, voicesCommand }),
     arriving: () => OPENAI_SPEC,
     spoke: () => undefined,
   });

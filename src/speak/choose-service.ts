@@ -19,6 +19,14 @@ export interface ServiceTarget {
   baseUrl: string;
   /** WebSocket base as configured, else the HTTP base: the realtime client reads `http(s)` as `ws(s)`. */
   wsBaseUrl: string;
+  /**
+   * The setting that gave {@link baseUrl}, as hints name it: `--base-url`, `TTS_BASE_URL`, or the
+   * config file's line (`base-url in [profile.work] (PATH:3)`, {@link ServiceChoice.baseUrlFrom});
+   * undefined for the embedded service, which no setting chose.
+   */
+  baseUrlSource?: string | undefined;
+  /** The same for {@link wsBaseUrl}: `--ws-base-url`, `TTS_WS_BASE_URL`, its config line, or {@link baseUrlSource}. */
+  wsBaseUrlSource?: string | undefined;
   apiKey: string;
   /** True for the in-process built-in service. */
   embedded: boolean;
@@ -50,6 +58,13 @@ export interface ServiceTarget {
 export interface ServiceChoice {
   baseUrl: string | undefined;
   wsBaseUrl: string | undefined;
+  /**
+   * Where `baseUrl` came from when the config file set it (config.ts applyConfig: `base-url in
+   * [profile.work] (PATH:3)`); undefined = the `--base-url` flag.
+   */
+  baseUrlFrom?: string | undefined;
+  /** The same for `wsBaseUrl`; undefined = the `--ws-base-url` flag. */
+  wsBaseUrlFrom?: string | undefined;
   apiKeyFile: string | undefined;
   offline: boolean;
   env: NodeJS.ProcessEnv;
@@ -111,7 +126,11 @@ export async function resolveService(choice: ServiceChoice): Promise<ServiceTarg
   // A key file's key was checked as it was read.
   if (choice.apiKeyFile === undefined) assertSendableKey(apiKey, 'the API key in TTS_API_KEY');
   const ws = nonEmpty(choice.wsBaseUrl) ?? nonEmpty(choice.env['TTS_WS_BASE_URL']) ?? baseUrl;
-  return { baseUrl, wsBaseUrl: ws, apiKey, embedded: false, ...cuttingLingering(async () => {}) };
+  // configuredBaseUrl's order: the flag (or the config file's line) over the environment.
+  const baseUrlSource = nonEmpty(choice.baseUrl) !== undefined ? (choice.baseUrlFrom ?? '--base-url') : 'TTS_BASE_URL';
+  const wsBaseUrlSource =
+    nonEmpty(choice.wsBaseUrl) !== undefined ? (choice.wsBaseUrlFrom ?? '--ws-base-url') : nonEmpty(choice.env['TTS_WS_BASE_URL']) !== undefined ? 'TTS_WS_BASE_URL' : baseUrlSource;
+  return { baseUrl, wsBaseUrl: ws, baseUrlSource, wsBaseUrlSource, apiKey, embedded: false, ...cuttingLingering(async () => {}) };
 }
 
 /** A target's {@link ServiceTarget.lingering} and a `close` that terminates them before `closeService`. */

@@ -129,8 +129,8 @@ export interface SpeakOptions {
    * and is told where each piece starts, and each piece's cue (with its words, when timed). Absent: the audio goes to the outputs as it comes.
    */
   player?: ((sink: AudioSink, spec: AudioSpec) => AudioSink & { pieceStart(text: string, newSentence: boolean): void; pieceEnd(cue: Cue | undefined): void }) | undefined;
-  /** `--api openai` (docs/protocol.md §10) with its `--model`; undefined for the native dialect. */
-  openai?: { model: string } | undefined;
+  /** `--api openai` (docs/protocol.md §10) with its `--model` and the command listing its voices (channels.ts ChannelSettings); undefined for the native dialect. */
+  openai?: { model: string; voicesCommand?: string | undefined } | undefined;
 }
 
 /**

@@ -80,7 +80,12 @@ describe('batch outputs never replace an input or each other', () => {
     await writeFile(at('a-file'), 'not a folder');
     const file = await batch('outfile.jsonl', [{ text: 'a', output: 'a.wav' }], ['--output-dir', at('a-file')]);
     assert.equal(file.code, 7, file.stderr);
-    assert.match(file.stderr, /cannot create .*a-file: EEXIST/);
+    assert.match(file.stderr, /a-file is not a folder: a file of that name is there/);
+    assert.doesNotMatch(file.stderr, /EEXIST/);
+    // A file above the folder: exit 7 saying so, not ENOTDIR.
+    const under = await batch('outunder.jsonl', [{ text: 'a', output: 'a.wav' }], ['--output-dir', join(at('a-file'), 'sub')]);
+    assert.equal(under.code, 7, under.stderr);
+    assert.match(under.stderr, /cannot create the folder .*a-file\/sub: a part of its path is a file, not a folder/);
   });
 
   it('an output in a folder not made yet, named through a link (--output-dir a dangling link, or a missing folder under a link) and by where it leads, is exit 2 naming both; nothing is made', async () => {

@@ -114,6 +114,19 @@ describe('tts doctor', () => {
     assert.match(r.stdout.toString(), /^result +`tts say` cannot work yet: a service is configured but no API key/m);
   });
 
+  it('a cache folder others can write: the cache line says it is off and why, as a run warns, not its piece count', async () => {
+    const cache = join(home, 'open-cache');
+    await mkdir(join(cache, 'tts', 'pieces'), { recursive: true, mode: 0o700 });
+    const env = { HOME: home, TTS_BASE_URL: 'https://tts.example.com', XDG_CACHE_HOME: cache };
+    const privateRun = await runTts(['doctor'], { env });
+    assert.match(privateRun.stdout.toString(), new RegExp(`^cache +${join(cache, 'tts')} \\(0 piece\\(s\\)\\)$`, 'm'));
+    await chmod(join(cache, 'tts'), 0o777);
+    const r = await runTts(['doctor'], { env });
+    const out = r.stdout.toString();
+    assert.match(out, new RegExp(`^cache +${join(cache, 'tts')} \\(off: ${join(cache, 'tts')} is writable by others; runs go on without it\\)$`, 'm'));
+    assert.doesNotMatch(out, /piece\(s\)/);
+  });
+
   it('nothing can play: exit 1, why for each backend, and what to install', async () => {
     const r = await runTts(['doctor'], { env: { HOME: home, PATH: join(home, 'no-bin') }, nodeArgs: NO_SPEAKER });
     assert.equal(r.code, 1, r.stderr);
