@@ -20,7 +20,7 @@
  * the whole module, 643 functions and 17 MB of data, to change 121 bytes; here every other byte
  * stays as the package ships it, and the body we replace is checked byte for byte first.
  */
-import { functionBody, importedFunctions, NAME_SUBSECTION, wasmNameIndex, wasmSections } from './wasm-sections.js';
+import { functionBody, importedFunctions, NAME_SUBSECTION, uleb128, wasmNameIndex, wasmSections } from './wasm-sections.js';
 
 /**
  * The file descriptor the replaced callback writes each chunk of samples to. Flite opens no file
@@ -40,18 +40,6 @@ const CALLBACK = 'audio_stream_chunk';
 const KNOWN_BODY_HEX =
   '01017f024002402001450d004100280294fd92880021050c010b41002000280204200028020c410010e2808080002205360294fd9288000b2005200028021020014101746a200241017410e4808080001a024020034101470d004100280294fd92880010e3808080001a41004100360294fd9288000b41000b';
 
-/** Unsigned LEB128 (WebAssembly spec §5.2.2). */
-function leb128(value: number): number[] {
-  const out: number[] = [];
-  do {
-    let byte = value & 0x7f;
-    value >>>= 7;
-    if (value !== 0) byte |= 0x80;
-    out.push(byte);
-  } while (value !== 0);
-  return out;
-}
-
 /**
  * The new body of `audio_stream_chunk(w, start, size, last, asi)` (params 0–4, all i32; returns
  * i32), `length` bytes long: one more i32 local (5) points at 16 bytes below the stack pointer
@@ -61,12 +49,12 @@ function leb128(value: number): number[] {
 function streamingBody(fdWrite: number, stackPointer: number, length: number): Uint8Array {
   const code = [
     0x01, 0x01, 0x7f, // one local declaration: 1 × i32
-    0x23, ...leb128(stackPointer), 0x41, 0x10, 0x6b, 0x22, 0x05, // local5 = __stack_pointer - 16 (kept as the address)
+    0x23, ...uleb128(stackPointer), 0x41, 0x10, 0x6b, 0x22, 0x05, // local5 = __stack_pointer - 16 (kept as the address)
     0x20, 0x00, 0x28, 0x02, 0x10, // w->samples (i32.load offset=16)
     0x20, 0x01, 0x41, 0x01, 0x74, 0x6a, 0x36, 0x02, 0x00, // iov.buf = w->samples + (start << 1)
     0x20, 0x05, 0x20, 0x02, 0x41, 0x01, 0x74, 0x36, 0x02, 0x04, // iov.len = size << 1
     0x41, ...signedLeb128(FLITE_STREAM_FD), 0x20, 0x05, 0x41, 0x01, // fd_write(FD, &iov, 1,
-    0x20, 0x05, 0x41, 0x08, 0x6a, 0x10, ...leb128(fdWrite), //          local5 + 8)
+    0x20, 0x05, 0x41, 0x08, 0x6a, 0x10, ...uleb128(fdWrite), //          local5 + 8)
     0x45, 0x41, 0x01, 0x6b, // errno == 0 ? 0 : -1
   ];
   if (code.length + 1 > length) throw new RangeError('Flite streaming callback: the new body does not fit');
@@ -78,7 +66,7 @@ function streamingBody(fdWrite: number, stackPointer: number, length: number): U
 
 /** Signed LEB128 of a non-negative i32 (spec §5.2.2: i32.const operands). */
 function signedLeb128(value: number): number[] {
-  const out = leb128(value);
+  const out = uleb128(value);
   // A set sign bit in the last byte would make it negative: one more byte.
   if ((out[out.length - 1]! & 0x40) !== 0) {
     out[out.length - 1]! |= 0x80;

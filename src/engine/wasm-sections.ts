@@ -490,8 +490,11 @@ export function hasCompilationHints(sections: readonly WasmSection[]): boolean {
   return sections.some((s) => s.id === 0 && (s.name === COMPILATION_HINTS_SECTION || s.name === COMPILATION_PRIORITY_SECTION));
 }
 
-/** Unsigned LEB128 (spec §5.2.2). */
-function uleb(value: number): number[] {
+/**
+ * An unsigned integer (at most 2⁵³ − 1) as unsigned LEB128 bytes (spec §5.2.2): what this file
+ * writes into custom sections, and flite-streaming.ts into the body it replaces.
+ */
+export function uleb128(value: number): number[] {
   const out: number[] = [];
   do {
     let byte = value & 0x7f;
@@ -505,8 +508,8 @@ function uleb(value: number): number[] {
 /** A custom section (spec §5.5.3): id 0, its size, its name, then `payload`. */
 function customSection(name: string, payload: readonly number[]): Uint8Array {
   const nameBytes = new TextEncoder().encode(name);
-  const body = [...uleb(nameBytes.length), ...nameBytes, ...payload];
-  return new Uint8Array([0, ...uleb(body.length), ...body]);
+  const body = [...uleb128(nameBytes.length), ...nameBytes, ...payload];
+  return new Uint8Array([0, ...uleb128(body.length), ...body]);
 }
 
 /**
@@ -537,8 +540,8 @@ export function withCompilationHints(bytes: Uint8Array, functions: readonly numb
   }
   const perFunction = new Array<number>(defined).fill(0);
   for (const index of indices) perFunction[index - imported] = EAGER_TOP_TIER_HINT;
-  const hints = customSection(COMPILATION_HINTS_SECTION, [...uleb(defined), ...perFunction]);
-  const priorities = customSection(COMPILATION_PRIORITY_SECTION, [...uleb(indices.length), ...indices.flatMap((index) => [...uleb(index), 0, 2, 0, 0])]);
+  const hints = customSection(COMPILATION_HINTS_SECTION, [...uleb128(defined), ...perFunction]);
+  const priorities = customSection(COMPILATION_PRIORITY_SECTION, [...uleb128(indices.length), ...indices.flatMap((index) => [...uleb128(index), 0, 2, 0, 0])]);
   const out = new Uint8Array(bytes.length + hints.length + priorities.length);
   out.set(bytes.subarray(0, code.sectionStart), 0);
   out.set(hints, code.sectionStart);
