@@ -69,8 +69,8 @@ export interface FileSink extends AudioSink {
  */
 export async function openFileSink(path: string, spec: AudioSpec, container: FileContainer): Promise<FileSink> {
   assertAudioSpec(spec);
-  const { target, tempPath, fh } = await openAtomicFile(path);
-  const sink = new AtomicFileSink(path, target, tempPath, fh, spec, container);
+  const { target, tempPath, fh, sweep } = await openAtomicFile(path);
+  const sink = new AtomicFileSink(path, target, tempPath, fh, spec, container, sweep);
   if (container === 'wav') {
     try {
       await writeAll(fh, wavHeader(spec), 0);
@@ -90,14 +90,21 @@ export interface AtomicFile {
   tempPath: string;
   /** Open for writing at the start of the temporary file. */
   fh: FileHandle;
+  /**
+   * The sweep of temporary files killed runs left for the same name (removeStaleTempFiles), under
+   * way beside the writing; {@link commitAtomicFile} and {@link discardAtomicFile} wait for it.
+   * Never rejects.
+   */
+  sweep?: Promise<unknown> | undefined;
 }
 
 /**
  * Opens the temporary file of an atomic write of `path`: the target's links resolved (also a
  * dangling link's: its target is created, the link stays; output-target.ts), a folder there
- * refused now (rather than at the final rename, after all the synthesis), temporary files a
- * killed run left removed, the new one created exclusively with the mode of a new file — or of
- * the file it will replace (a 0600 file must not come back 0644).
+ * refused now (rather than at the final rename, after all the synthesis), the new one created
+ * exclusively with the mode of a new file — or of the file it will replace (a 0600 file must not
+ * come back 0644) — and the temporary files a killed run left for the same name removed beside
+ * the writing ({@link AtomicFile.sweep}).
  * Complete it with {@link commitAtomicFile}, or drop it with {@link discardAtomicFile}.
  * @throws TtsError `io_error` (exit 7) naming `path` (and the link's target when it is a link
  *   whose target cannot be written: its folder does not exist, a loop of links…).
@@ -111,8 +118,6 @@ export async function openAtomicFile(path: string): Promise<AtomicFile> {
     if (codeOf(err) !== 'ENOENT') throw ioError(err, path, target);
   }
   if (existing?.isDirectory() === true) throw ioError(Object.assign(new Error(`${path} is a folder`), { code: 'EISDIR' }), path);
-  // A run that was killed outright (SIGKILL, out of memory) left its temporary file: take it away.
-  await removeStaleTempFiles(dirname(target), basename(target));
   const tempPath = tempPathFor(dirname(target), basename(target));
   let fh: FileHandle | undefined;
   try {
@@ -124,7 +129,12 @@ export async function openAtomicFile(path: string): Promise<AtomicFile> {
     if (fh !== undefined) await discardAtomicFile({ tempPath, fh });
     throw ioError(err, path, target);
   }
-  return { target, tempPath, fh };
+  // A run that was killed outright (SIGKILL, out of memory) left its temporary file: take it
+  // away, beside the writing rather than before it: reading a folder of 100,000 files took
+  // 70–80 ms, which every run writing there waited for before its first request (found in issue
+  // 20's sixteenth round). Our own file is never swept: its process runs.
+  const sweep = removeStaleTempFiles(dirname(target), basename(target));
+  return { target, tempPath, fh, sweep };
 }
 
 /**
@@ -134,6 +144,7 @@ export async function openAtomicFile(path: string): Promise<AtomicFile> {
  * @throws the fs error of the sync, close or rename; the temporary file is then still there.
  */
 export async function commitAtomicFile(file: AtomicFile): Promise<void> {
+  await file.sweep;
   await file.fh.sync();
   await file.fh.close();
   await rename(file.tempPath, file.target);
@@ -142,7 +153,8 @@ export async function commitAtomicFile(file: AtomicFile): Promise<void> {
 }
 
 /** Closes and deletes an atomic file's temporary file; never rejects (there is nothing better to do). */
-export async function discardAtomicFile(file: Pick<AtomicFile, 'tempPath'> & { fh: FileHandle | undefined }): Promise<void> {
+export async function discardAtomicFile(file: Pick<AtomicFile, 'tempPath' | 'sweep'> & { fh: FileHandle | undefined }): Promise<void> {
+  await file.sweep;
   if (file.fh !== undefined) await file.fh.close().catch(() => undefined);
   await unlink(file.tempPath).catch(() => undefined);
   untrackTempFile(file.tempPath);
@@ -167,6 +179,8 @@ class AtomicFileSink implements FileSink {
     fh: FileHandle,
     private readonly spec: AudioSpec,
     private readonly container: FileContainer,
+    /** AtomicFile.sweep: waited for before the file is put in place or dropped. */
+    private readonly sweep: Promise<unknown> | undefined,
   ) {
     this.fh = fh;
     this.headerLength = container === 'wav' ? wavHeaderLength(spec.format) : 0;
@@ -215,7 +229,7 @@ class AtomicFileSink implements FileSink {
         await writeAll(fh, wavHeader(this.spec, this.bytes), 0);
       }
       // On a failure the handle stays with the sink, whose clean-up closes it (again) and deletes the file.
-      await commitAtomicFile({ target: this.target, tempPath: this.tempPath, fh });
+      await commitAtomicFile({ target: this.target, tempPath: this.tempPath, fh, sweep: this.sweep });
       this.fh = undefined;
       this.state = 'done';
     });
@@ -259,7 +273,7 @@ class AtomicFileSink implements FileSink {
   private async cleanup(): Promise<void> {
     const fh = this.fh;
     this.fh = undefined;
-    if (this.state !== 'done') await discardAtomicFile({ tempPath: this.tempPath, fh });
+    if (this.state !== 'done') await discardAtomicFile({ tempPath: this.tempPath, fh, sweep: this.sweep });
     else untrackTempFile(this.tempPath);
   }
 }

@@ -16,7 +16,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { openFileSink } from '../../src/audio/file-sink.js';
+import { commitAtomicFile, discardAtomicFile, openAtomicFile, openFileSink } from '../../src/audio/file-sink.js';
 import type { AudioSpec } from '../../src/dsp/spec.js';
 import { parseWavHeader, wavFileInfo } from '../helpers/wav-reader.js';
 import { TtsError } from '../../src/errors.js';
@@ -415,5 +415,29 @@ describe('openFileSink', () => {
     symlinkSync('a.wav', join(dir, 'b.wav'));
     await assert.rejects(openFileSink(join(dir, 'a.wav'), PCM, 'wav'), (e) => assertIoError(e, join(dir, 'a.wav'), /too many symbolic links/));
     assert.deepEqual(readdirSync(dir).sort(), ['a.wav', 'b.wav']);
+  });
+
+  it('sweeps what killed runs left for the name beside the writing, not before it: the file opens first, and putting it in place or dropping it waits for the sweep (issue 20, sixteenth round)', async () => {
+    // A killed run: its process id no longer runs.
+    const dead = spawnSync(process.execPath, ['-e', '0']).pid;
+    for (const end of ['commit', 'discard'] as const) {
+      const dir = freshDir();
+      const stale = join(dir, `.out.wav.tts-${dead}-0123456789ab.tmp`);
+      const otherName = join(dir, `.other.wav.tts-${dead}-0123456789ab.tmp`);
+      writeFileSync(stale, 'left by a killed run');
+      writeFileSync(otherName, 'left by a killed run writing another name');
+      const file = await openAtomicFile(join(dir, 'out.wav'));
+      // Nothing has read the folder yet: the open did not wait for it (before: swept already).
+      assert.equal(readFileSync(stale, 'utf8'), 'left by a killed run');
+      if (end === 'commit') {
+        await file.fh.write('new');
+        await commitAtomicFile(file);
+        assert.equal(readFileSync(join(dir, 'out.wav'), 'utf8'), 'new');
+      } else {
+        await discardAtomicFile(file);
+      }
+      assert.deepEqual(readdirSync(dir).sort(), end === 'commit' ? ['.other.wav.tts-' + dead + '-0123456789ab.tmp', 'out.wav'] : ['.other.wav.tts-' + dead + '-0123456789ab.tmp'], `${end}: the stale file of this name swept, another name's left`);
+      assert.equal(readFileSync(otherName, 'utf8'), 'left by a killed run writing another name');
+    }
   });
 });
