@@ -13,12 +13,12 @@
  * (espeak-ng.js); if it cannot be read, or disagrees with the data file, the package loads as
  * shipped.
  */
-import { createHash } from 'node:crypto';
 import { closeSync, openSync, readFileSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { packageVersion } from '../package-version.js';
 import { readFully } from './read-fully.js';
+import { sha256 } from './sha256.js';
 
 /**
  * The dictionaries kept: English and Japanese (our voices' languages) and the two eSpeak NG may
@@ -173,7 +173,7 @@ export function readEspeakPackage(): EspeakPackage | undefined {
     return {
       version: packageVersion(path.join(dir, 'package.json')),
       js,
-      jsSha256: createHash('sha256').update(loader).digest('hex'),
+      jsSha256: sha256().update(loader).digest('hex'),
       data,
       dataBytes,
       layout: parsePackageLayout(loader.toString('utf8')),

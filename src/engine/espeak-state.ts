@@ -28,7 +28,6 @@
  *
  * Format: one line of JSON ({@link EspeakStateHeader}), a newline, then the memory's bytes.
  */
-import { createHash } from 'node:crypto';
 import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import path from 'node:path';
@@ -36,6 +35,7 @@ import { fileURLToPath } from 'node:url';
 import { openEntry } from '../cache/safe-fs.js';
 import type { EspeakPackage } from './espeak-data.js';
 import { readFully } from './read-fully.js';
+import { sha256 } from './sha256.js';
 
 /** The state file the build writes and new instances read: dist/espeak/initialized.bin. */
 export const ESPEAK_STATE_FILE: string = fileURLToPath(new URL('../../espeak/initialized.bin', import.meta.url));
@@ -89,7 +89,7 @@ function headerDigestInput(h: Omit<EspeakStateHeader, 'sha256'>): string {
  * header), hex.
  */
 export function stateDigest(fields: Omit<EspeakStateHeader, 'sha256'>, bytes: Uint8Array): string {
-  return createHash('sha256').update(headerDigestInput(fields)).update(bytes).digest('hex');
+  return sha256().update(headerDigestInput(fields)).update(bytes).digest('hex');
 }
 
 /** Largest state file read, in bytes: the memory eSpeak NG starts with is 16.3 MiB. */

@@ -19,12 +19,12 @@
  * and its main module exports `createSynthesizer()` (see {@link VoicePackageModule}), loaded lazily
  * in an engine worker on the first job for one of its voices.
  */
-import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Language } from '../protocol/types.js';
+import { sha256 } from './sha256.js';
 
 /** One voice a package offers (its package.json `ttsVoices.voices[]`). */
 export interface PackageVoice {
@@ -110,7 +110,7 @@ function inspect(name: string, declared: PackageVoice[]): VoicePackageInfo {
       return { package: name, installed: false, voices: declared, problem: 'its package.json has no valid "ttsVoices" (apiVersion 1)' };
     }
     const main = path.join(path.dirname(manifest), typeof json.main === 'string' ? json.main : 'index.js');
-    const codeHash = createHash('sha256').update(manifestText).update(readFileSync(main)).digest('hex');
+    const codeHash = sha256().update(manifestText).update(readFileSync(main)).digest('hex');
     const version = typeof json.version === 'string' ? json.version : '?';
     return { package: name, installed: true, engine: String(meta.engine ?? name), voices: meta.voices, mainUrl: pathToFileURL(main).href, version, codeHash };
   } catch {
