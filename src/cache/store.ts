@@ -12,7 +12,7 @@
  * cache grows past its size cap (`--cache-size`, default 1 GiB).
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { chmod, lstat, mkdir, readdir, realpath, rename, rmdir, unlink, type FileHandle } from 'node:fs/promises';
+import { chmod, lstat, mkdir, readdir, realpath, rename, rmdir, stat, unlink, type FileHandle } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { BLOCK_BYTES, entryHeader, HEADER_BYTES, MAX_META_BYTES, wholeEntry } from './entry.js';
 import { createTemp, ENTRY_NAME, isFolder, listEntries, NotAnEntryError, openEntry, TEMP_NAME } from './safe-fs.js';
@@ -36,13 +36,15 @@ const EVICT_TO = 0.9;
  * for a folder writable by its group when that group is this user's own (user private groups
  * with umask 002), which must not turn the cache off with a warning on every run. Symbolic links in the path are resolved first. Always undefined where there are no
  * user ids (Windows).
+ * @param depth how far `dir` is below the entries' folder: 0 for `pieces`, 1 for `tts`, 2 for the
+ *   folder holding `tts` (when those below it are not made yet: {@link PieceCache.refusal}).
  * @throws the file system's error when a folder cannot be read.
  */
-async function notPrivate(dir: string): Promise<string | undefined> {
+async function notPrivate(dir: string, depth = 0): Promise<string | undefined> {
   const uid = process.getuid?.();
   if (uid === undefined) return undefined;
   const real = await realpath(dir);
-  for (let at = real, depth = 0; ; at = dirname(at), depth++) {
+  for (let at = real; ; at = dirname(at), depth++) {
     const info = await lstat(at);
     const ours = depth < 2;
     if (info.uid !== uid && (ours || info.uid !== 0)) return `${at} is owned by user ${info.uid}`;
@@ -296,15 +298,34 @@ export class PieceCache {
   }
 
   /**
-   * Why runs will not use this cache although its folder is there: the folder, or one above it,
-   * is owned by another user or writable by others (the check every run makes before its first
-   * read or write, which then warns and goes on without the cache). Nothing is created.
+   * Why runs will not use this cache: its folder, or one above it, is owned by another user or
+   * writable by others (the check every run makes before its first read or write, which then
+   * warns and goes on without the cache). Nothing is created: when the folder or folders above it
+   * are not there yet, a run would make them (this user's, mode 0700), so the answer is the one
+   * the nearest folder that is there gives, at its place in the path (`$XDG_CACHE_HOME` in a
+   * folder others can write, not a sticky one of root's, turns the cache off as surely as
+   * `$XDG_CACHE_HOME/tts` writable by others does).
    * @returns the reason (`/home/me/.cache/tts is writable by others`), or undefined when the folder
-   *   passes that check or does not exist yet (a run makes it, mode 0700).
-   * @throws the file system's error when a folder cannot be read.
+   *   passes that check, or would once a run made it.
+   * @throws the file system's error when a folder cannot be read; ENOTDIR when a name on the way
+   *   is not a folder (a run could not make the cache's folder there).
    */
   async refusal(): Promise<string | undefined> {
-    return (await isFolder(this.dir)) ? notPrivate(this.dir) : undefined;
+    if (await isFolder(this.dir)) return notPrivate(this.dir);
+    // The nearest folder above that is there, and how far it is from the entries' folder.
+    for (let at = dirname(this.dir), depth = 1; ; at = dirname(at), depth++) {
+      let info;
+      try {
+        info = await stat(at);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'ENOENT' || dirname(at) === at) throw error;
+        // A link that leads nowhere: the run's mkdir cannot make a folder there either.
+        if (await lstat(at).then(() => true, () => false)) throw error;
+        continue;
+      }
+      if (!info.isDirectory()) throw Object.assign(new Error(`not a folder: ${at}`), { code: 'ENOTDIR' });
+      return notPrivate(at, depth);
+    }
   }
 
   /**

@@ -7,7 +7,7 @@
 import { fstatSync } from 'node:fs';
 import { TtsError } from '../errors.js';
 import type { BatchJob } from './batch-jobs.js';
-import { fileIdentity } from '../speak/output-checks.js';
+import { assertSideOutputIsFile, fileIdentity } from '../speak/output-checks.js';
 
 /** One path a batch reads or writes, and who names it. */
 interface Use {
@@ -34,11 +34,16 @@ function describe(use: Use): string {
 }
 
 /**
- * Checks every output of `jobs` (each valid job's `output` and `subtitles`) against every input
- * (each job's `"file"`, the batch file) and every other output.
+ * Checks every output of `jobs` (each valid job's `output`, `subtitles` and `word-timings`)
+ * against every input (each job's `"file"`, the batch file) and every other output. A pipe or
+ * socket (`/dev/stdout` in `tts batch … | player`, by any name) may take the audio of several
+ * jobs, one after another, but no subtitles or word timings besides: those would go into the
+ * audio stream. A subtitle or word-timing file that is not a file (a pipe, a device) is refused
+ * too, as a single run refuses it (speak/output-checks.ts `assertSideOutputIsFile`).
  * @param jobs the batch's jobs; lines that are not valid jobs are skipped (they write nothing).
  * @param batchFile the batch input's path, `-` for stdin.
- * @throws TtsError `usage` (exit 2) naming both lines (or the batch file) and the path.
+ * @throws TtsError `usage` (exit 2) naming both lines (or the batch file) and the path; for a
+ *   side output that is not a file, its line, the key and the path.
  */
 export async function assertNoCollisions(jobs: readonly BatchJob[], batchFile: string): Promise<void> {
   const folders = new Map<string, Promise<string>>();
@@ -57,7 +62,7 @@ export async function assertNoCollisions(jobs: readonly BatchJob[], batchFile: s
     if (job.flags.subtitles !== undefined) written.push({ line: job.line, role: '"subtitles"', path: job.flags.subtitles });
     if (job.flags.wordTimings !== undefined) written.push({ line: job.line, role: '"word-timings"', path: job.flags.wordTimings });
     for (const use of written) {
-      const id = await fileIdentity(use.path, folders);
+      const id = await fileIdentity(use.path, folders, true);
       if (id === undefined) continue;
       const read = inputs.get(id);
       if (read !== undefined) {
@@ -66,15 +71,18 @@ export async function assertNoCollisions(jobs: readonly BatchJob[], batchFile: s
         });
       }
       const other = outputs.get(id);
-      if (other !== undefined) {
+      // Audio after audio into one pipe is a stream of the jobs' audio, as `-o /dev/stdout` on each.
+      if (other !== undefined && !(id.startsWith('stream ') && other.role === 'output' && use.role === 'output')) {
         // Both are the subtitles (or word timings), and this line did not name them itself: a batch-wide flag.
         const flag = use.role === '"subtitles"' ? 'subtitles' : use.role === '"word-timings"' ? 'word-timings' : undefined;
         const shared = flag !== undefined && other.role === use.role && !job.own.has(flag === 'subtitles' ? 'subtitles' : 'wordTimings');
-        throw new TtsError('usage', `line ${use.line}: the ${use.role} ${use.path} is also ${describe(other)}: one would replace the other`, {
+        const clash = id.startsWith('stream ') ? 'both would go into one stream' : 'one would replace the other';
+        throw new TtsError('usage', `line ${use.line}: the ${use.role} ${use.path} is also ${describe(other)}: ${clash}`, {
           hint: shared ? `a batch-wide --${flag} would be rewritten by every job; give each line its own "${flag}"` : 'give every job a file of its own',
         });
       }
-      outputs.set(id, use);
+      if (other === undefined) outputs.set(id, use);
     }
+    for (const use of written.slice(1)) await assertSideOutputIsFile(use.path, `line ${use.line}: the ${use.role === '"subtitles"' ? '"subtitles"' : '"word-timings"'}`);
   }
 }

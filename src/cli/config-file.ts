@@ -42,10 +42,12 @@ export interface ConfigFile {
 /**
  * Flags that are about one run, not a setting: refused in the file with a word on why. By their
  * long names without the dashes, as the file spells its keys (`split-chapters`, not the attribute
- * name `splitChapters`). `profile` chooses the table, so it cannot be in one; `cast` has the
- * file's own `[voices]` table (docs/cli.md §11.2).
+ * name `splitChapters`). Every flag that names a run's own input or output is one (`output`,
+ * `file`, `subtitles`, `word-timings`, `chapters`, `split-chapters`): set in the file, every run
+ * would read or rewrite that one file. `profile` chooses the table, so it cannot be in one; `cast`
+ * has the file's own `[voices]` table (docs/cli.md §11.2).
  */
-export const NOT_SETTINGS: ReadonlySet<string> = new Set(['output', 'file', 'lines', 'help', 'version', 'profile', 'chapters', 'split-chapters', 'chapter-range', 'print-text', 'dry-run', 'cast']);
+export const NOT_SETTINGS: ReadonlySet<string> = new Set(['output', 'file', 'subtitles', 'word-timings', 'lines', 'help', 'version', 'profile', 'chapters', 'split-chapters', 'chapter-range', 'print-text', 'dry-run', 'cast']);
 
 /**
  * Largest config file read, in bytes (4 MiB: some 100,000 profiles). A bigger file, or a name

@@ -16,7 +16,7 @@ import { makeOutputFolder } from '../audio/output-target.js';
 import { bytesPerFrame, type AudioSpec } from '../dsp/spec.js';
 import { TtsError } from '../errors.js';
 import { ChapterClock } from '../speak/chapter-clock.js';
-import { assertOutputIsNotInput, fileIdentity, sameFile } from '../speak/output-checks.js';
+import { assertOutputIsNotInput, assertSideOutputIsFile, fileIdentity, sameFile } from '../speak/output-checks.js';
 import type { OutputPlan } from '../speak/output-plan.js';
 import { sentencesOf } from '../text/sentences.js';
 import { inputFormatOf } from '../text/documents/formats.js';
@@ -198,21 +198,24 @@ async function writeChapters(chapters: AudioChapter[], tags: AudioTags, plan: Ou
 }
 
 /**
- * Refuses a `--chapters` path that is not `.vtt` or is the audio output, the subtitles or the
- * input (docs/cli.md §10) by any name (a link to it too: the atomic writer follows links), before
- * anything runs.
+ * Refuses a `--chapters` path that is not `.vtt` or is the audio output, the subtitles, the word
+ * timings or the input (docs/cli.md §10) by any name (a link to it too: the atomic writer follows
+ * links; one pipe by any name: output-checks.ts `sameFile`), or that is not a file (a pipe, a
+ * device: output-checks.ts `assertSideOutputIsFile`), before anything runs.
  * @throws TtsError `usage` (exit 2).
  */
-export async function checkChapterPaths(flags: Pick<SynthesisFlags, 'chapters' | 'output' | 'subtitles' | 'file'>): Promise<void> {
+export async function checkChapterPaths(flags: Pick<SynthesisFlags, 'chapters' | 'output' | 'subtitles' | 'wordTimings' | 'file'>): Promise<void> {
   if (flags.chapters === undefined) return;
   if (!/\.vtt$/iu.test(flags.chapters)) throw new TtsError('usage', `--chapters ${flags.chapters}: the chapters track is WebVTT; give a name ending in .vtt`);
   for (const [other, what] of [
     [flags.output, 'the audio output (-o)'],
     [flags.subtitles, 'the --subtitles file'],
+    [flags.wordTimings, 'the --word-timings file'],
     [flags.file, 'the input (-f)'],
   ] as const) {
     if (other !== undefined && other !== '-' && (await sameFile(other, flags.chapters))) throw new TtsError('usage', `--chapters ${flags.chapters} is ${what}`, { hint: 'give the chapters a name of their own, e.g. book.chapters.vtt' });
   }
+  await assertSideOutputIsFile(flags.chapters, '--chapters');
 }
 
 /**

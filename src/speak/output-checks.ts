@@ -1,7 +1,8 @@
 /**
  * Checks of a planned output against the run's input, before anything is opened (docs/cli.md §1,
- * §2): `-o` or `--subtitles` never names the text's own file (same inode, any name), and no two
- * outputs of a run are one file.
+ * §2): `-o` or `--subtitles` never names the text's own file (same inode, any name), no two
+ * outputs of a run are one file or one pipe, and a subtitle, word-timing or chapter file is a
+ * file (not a FIFO or device its atomic writer would replace).
  */
 import type { Stats } from 'node:fs';
 import { stat } from 'node:fs/promises';
@@ -16,18 +17,31 @@ import type { OutputPlan } from './output-plan.js';
  * audio/file-sink.ts follows links, so a link to the audio is where the audio is), else the path
  * it would be written at (audio/output-target.ts: links resolved, a dangling link's target
  * too). Undefined for what is neither a regular file nor absent (a FIFO or a device such as
- * `/dev/null` may be written by several outputs: nothing is replaced there).
+ * `/dev/null` may be written by several outputs: nothing is replaced there) — unless `streams`.
  * @param folders resolved folders already seen, to resolve each folder once over many names.
+ * @param streams also tell a FIFO (a pipe: `/dev/stdout` in `… | cat`) or a socket by device and
+ *   inode, as `stream DEV:INO` — what the name opens, whatever its spelling (`/dev/fd/1`,
+ *   `/proc/self/fd/1`, a link): two outputs there would interleave in one stream. Devices and
+ *   folders stay undefined.
+ * @returns `inode DEV:INO`, `stream DEV:INO`, `path ABSOLUTE`, or undefined.
  */
-export async function fileIdentity(path: string, folders: Map<string, Promise<string>> = new Map()): Promise<string | undefined> {
+export async function fileIdentity(path: string, folders: Map<string, Promise<string>> = new Map(), streams = false): Promise<string | undefined> {
   const info = await stat(path).catch(() => undefined);
-  if (info !== undefined) return info.isFile() ? `inode ${info.dev}:${info.ino}` : undefined;
+  if (info !== undefined) {
+    if (info.isFile()) return `inode ${info.dev}:${info.ino}`;
+    return streams && (info.isFIFO() || info.isSocket()) ? `stream ${info.dev}:${info.ino}` : undefined;
+  }
   return `path ${await outputTarget(path, folders)}`;
 }
 
-/** True when `a` and `b` name one regular file, or one path not yet made ({@link fileIdentity}). */
+/**
+ * True when two outputs of one run (or an output and an input) `a` and `b` are one: one regular
+ * file, one pipe or socket (`-o /dev/stdout --word-timings /dev/fd/1` with stdout a pipe: the
+ * text would go into the audio stream), or one path not yet made ({@link fileIdentity} with
+ * `streams`). Devices (`/dev/null`) are never the same.
+ */
 export async function sameFile(a: string, b: string): Promise<boolean> {
-  const [x, y] = await Promise.all([fileIdentity(a), fileIdentity(b)]);
+  const [x, y] = await Promise.all([fileIdentity(a, undefined, true), fileIdentity(b, undefined, true)]);
   return x !== undefined && x === y;
 }
 
@@ -95,7 +109,7 @@ export async function assertStdoutIsNotInput(stdoutFd: number | undefined, input
  * @param stdoutFd the descriptor the audio is written to (1), undefined when it has none.
  * @throws TtsError `usage` (exit 2) when they are one.
  */
-export async function assertSideOutputIsNotStdout(path: string, stdoutFd: number | undefined, flag: '--subtitles' | '--word-timings' | '--chapters'): Promise<void> {
+export async function assertSideOutputIsNotStdout(path: string, stdoutFd: number | undefined, flag: SideOutputFlag): Promise<void> {
   if (stdoutFd === undefined) return;
   const { fstatSync } = await import('node:fs');
   let out: Stats;
@@ -111,10 +125,36 @@ export async function assertSideOutputIsNotStdout(path: string, stdoutFd: number
   }
 }
 
+/** The side outputs of a run, written whole to a temporary file renamed into place (speak/text-file.ts). */
+export type SideOutputFlag = '--subtitles' | '--word-timings' | '--chapters';
+
+/**
+ * Refuses a subtitle, word-timing or chapter file that exists and is not a regular file: a FIFO
+ * or pipe (`/dev/stdout` in `… | cat`), a socket or a device (`/dev/null`, a terminal). These
+ * files are written whole beside their target and renamed over it (docs/cli.md §2), which would
+ * replace the FIFO or the device with a regular file (as root, `/dev/null` itself), or fail
+ * after the whole synthesis where no file can be made (`/proc/self/fd`, `/dev`). Checked before
+ * anything is synthesized; links are followed, as the writer follows them. A folder is left to
+ * the writer (exit 7 when it opens it), and a name that does not exist yet passes.
+ * @param path the output as given.
+ * @param named how the message names it: its flag, or a batch line's key (`line 3: the "subtitles"`).
+ * @throws TtsError `usage` (exit 2) naming it, the path and what is there.
+ */
+export async function assertSideOutputIsFile(path: string, named: SideOutputFlag | `line ${number}: the "${'subtitles' | 'word-timings'}"`): Promise<void> {
+  const info = await stat(path).catch(() => undefined);
+  if (info === undefined || info.isFile() || info.isDirectory()) return;
+  const what = info.isFIFO() ? 'a pipe (FIFO)' : info.isSocket() ? 'a socket' : 'a device';
+  throw new TtsError('usage', `${named} ${path} is ${what}, not a file: it is written whole and renamed into place, which would replace it`, {
+    hint: 'give it the name of a file (only the audio is written into a pipe or a device)',
+  });
+}
+
 /**
  * Refuses `--words` without `--subtitles`, and a `--word-timings` path that is the audio output,
  * the subtitles or the file the text is read from (docs/cli.md §12.1), by any name
- * ({@link sameFile}: a link to the audio would have the audio replaced by the word timings).
+ * ({@link sameFile}: a link to the audio would have the audio replaced by the word timings; a
+ * pipe that is also `-o` would get the text in its audio), or that is not a file
+ * ({@link assertSideOutputIsFile}).
  * @throws TtsError `usage` (exit 2).
  */
 export async function checkWordOptions(flags: { words?: boolean; wordTimings?: string; subtitles?: string }, plan: OutputPlan, input: string | undefined): Promise<void> {
@@ -126,11 +166,13 @@ export async function checkWordOptions(flags: { words?: boolean; wordTimings?: s
   if (plan.file !== undefined && (await sameFile(plan.file.path, path))) throw new TtsError('usage', `--word-timings ${path} is the audio output (-o)`, { hint: 'give the word timings a name of their own, e.g. speech.jsonl' });
   if (flags.subtitles !== undefined && (await sameFile(flags.subtitles, path))) throw new TtsError('usage', `--word-timings ${path} is the --subtitles file`, { hint: 'give the word timings a name of their own, e.g. speech.jsonl' });
   await assertOutputIsNotInput(path, input, '--word-timings');
+  await assertSideOutputIsFile(path, '--word-timings');
 }
 
 /**
  * Refuses a `--subtitles` path that is not `.srt`/`.vtt`, that is the audio output (by any name,
- * {@link sameFile}), or that is the file the text is read from (docs/cli.md §1).
+ * {@link sameFile}: also one pipe), that is the file the text is read from (docs/cli.md §1), or
+ * that is not a file ({@link assertSideOutputIsFile}).
  * @throws TtsError `usage` (exit 2).
  */
 export async function checkSubtitlesPath(path: string, plan: OutputPlan, input: string | undefined): Promise<void> {
@@ -139,4 +181,5 @@ export async function checkSubtitlesPath(path: string, plan: OutputPlan, input: 
     if (await sameFile(plan.file.path, path)) throw new TtsError('usage', `--subtitles ${path} is the audio output (-o)`, { hint: 'give the subtitles a name of their own, e.g. speech.srt' });
   }
   await assertOutputIsNotInput(path, input, '--subtitles');
+  await assertSideOutputIsFile(path, '--subtitles');
 }

@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { chmod, chown, lstat, mkdtemp, readdir, readFile, rm, symlink, unlink, utimes, writeFile } from 'node:fs/promises';
+import { chmod, chown, lstat, mkdir, mkdtemp, readdir, readFile, rm, symlink, unlink, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -173,6 +173,34 @@ describe('PieceCache', () => {
     const sticky = new PieceCache(join(dir, 'private', 'tts'), 2 ** 30, () => {});
     await put(sticky, key('c'), Buffer.alloc(100, 2));
     assert.ok((await get(sticky, key('c')))?.equals(Buffer.alloc(100, 2)));
+  });
+
+  it('refusal() of a cache not made yet: what the nearest folder there says, as the run then warns; nothing is made', async () => {
+    // tts doctor asks this: XDG_CACHE_HOME (or ~/.cache/tts) in a folder others can write, not a
+    // sticky one of root's, turns the cache off as soon as a run makes it.
+    for (const made of ['none', 'tts'] as const) {
+      const shared = await mkdtemp(join(dir, 'shared-missing-'));
+      await chmod(shared, 0o777);
+      const root = join(shared, 'xdg', 'tts');
+      if (made === 'tts') {
+        await mkdir(root, { recursive: true, mode: 0o700 });
+        await chmod(join(shared, 'xdg'), 0o700);
+      }
+      const warnings: string[] = [];
+      const cache = new PieceCache(root, 2 ** 30, (l) => warnings.push(l));
+      assert.equal(await cache.refusal(), `${shared} is writable by others`, made);
+      assert.deepEqual(await readdir(shared), made === 'none' ? [] : ['xdg'], 'nothing made');
+      // The run makes the folders, and refuses them for the same reason.
+      assert.equal(await cache.begin(key('a')), undefined, made);
+      assert.equal(warnings[0], `the piece cache in ${cache.dir} is not used: ${shared} is writable by others; going on without it`);
+    }
+    // A folder of this user's, 0700: nothing to refuse, and still nothing made.
+    const own = await mkdtemp(join(dir, 'own-missing-'));
+    assert.equal(await new PieceCache(join(own, 'a', 'b', 'tts'), 2 ** 30, () => {}).refusal(), undefined);
+    assert.deepEqual(await readdir(own), []);
+    // A file on the way: no run can make the folder there.
+    await writeFile(join(own, 'file'), 'x');
+    await assert.rejects(new PieceCache(join(own, 'file', 'tts'), 2 ** 30, () => {}).refusal(), { code: 'ENOTDIR' });
   });
 
   it('a cache folder owned by another user is off, with one warning', { skip: process.getuid?.() !== 0 ? 'needs root to give a folder to another user' : false }, async () => {

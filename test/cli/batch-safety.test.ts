@@ -113,6 +113,49 @@ describe('batch outputs never replace an input or each other', () => {
     assert.match(r.stderr, /a batch-wide --word-timings would be rewritten by every job/);
   });
 
+  it('a "word-timings" or "subtitles" that is the pipe a line writes its audio into (a FIFO, by a link too) is exit 2 naming both; audio of two lines into one pipe still runs', async () => {
+    const { execFileSync } = await import('node:child_process');
+    const { closeSync, constants, openSync, readSync } = await import('node:fs');
+    const { stat } = await import('node:fs/promises');
+    execFileSync('mkfifo', [at('stream')]);
+    await symlink('stream', at('stream.srt'));
+    // A reader, so that a run that did write into the FIFO (the code before the fix) ends.
+    const reader = openSync(at('stream'), constants.O_RDONLY | constants.O_NONBLOCK);
+    try {
+      const own = await batch('one-stream.jsonl', [{ text: 'a', output: at('stream'), 'word-timings': at('stream') }]);
+      refused(own, /line 1: the "word-timings" .*stream is also the output of line 1: both would go into one stream/);
+      const other = await batch('two-streams.jsonl', [{ text: 'a', output: at('stream') }, { text: 'b', output: at('b.wav'), subtitles: at('stream.srt') }]);
+      refused(other, /line 2: the "subtitles" .*stream\.srt is also the output of line 1: both would go into one stream/);
+      assert.equal((await stat(at('stream'))).isFIFO(), true, 'the FIFO is still one');
+      const both = await batch('audio-stream.jsonl', [{ text: 'a', output: at('stream') }, { text: 'b', output: at('stream') }], ['--jobs', '1']);
+      assert.equal(both.code, 0, both.stderr);
+      const got = Buffer.alloc(3 * 4800);
+      assert.equal(readSync(reader, got), 2 * 4800, 'both jobs\' audio came through the pipe');
+    } finally {
+      closeSync(reader);
+    }
+  });
+
+  it('a "subtitles" or "word-timings" that is a FIFO or a socket is exit 2 before the first job; it stays what it was', async () => {
+    const { execFileSync } = await import('node:child_process');
+    const { stat } = await import('node:fs/promises');
+    const { createServer } = await import('node:net');
+    execFileSync('mkfifo', [at('subs.vtt')]);
+    const socket = createServer();
+    await new Promise<void>((resolve) => socket.listen(at('words.sock'), resolve));
+    try {
+      const fifo = await batch('fifo-subs.jsonl', [{ text: 'a', output: at('f1.wav') }, { text: 'b', output: at('f2.wav'), subtitles: at('subs.vtt') }]);
+      refused(fifo, /line 2: the "subtitles" .*subs\.vtt is a pipe \(FIFO\), not a file/);
+      const sock = await batch('socket-words.jsonl', [{ text: 'a', output: at('k1.wav'), 'word-timings': at('words.sock') }]);
+      refused(sock, /line 1: the "word-timings" .*words\.sock is a socket, not a file/);
+      assert.equal((await stat(at('subs.vtt'))).isFIFO(), true);
+      assert.equal((await stat(at('words.sock'))).isSocket(), true);
+      await assert.rejects(stat(at('f1.wav')), { code: 'ENOENT' });
+    } finally {
+      await new Promise((resolve) => socket.close(resolve));
+    }
+  });
+
   it('an escaped \\u0000 in a line is exit 2, like a NUL byte', async () => {
     const r = await batch('nul.jsonl', [{ text: 'a\u0000b', output: at('nul.wav') }]);
     assert.equal(r.code, 2, r.stderr);

@@ -112,6 +112,26 @@ describe('config file and profiles', () => {
     assert.match(out, /^voices\."Bob" = "ja-man-1" # profile \[profile\.jp\.voices\]$/m);
   });
 
+  it('tts config show and tts doctor refuse an output key as a run does (exit 2, file and line); config show never lists subtitles or word-timings', async () => {
+    for (const [text, message] of [
+      ['voice = "en-man-1"\nsubtitles = "x.vtt"\n', /config\.toml:2: subtitles is about one run, not a setting; give --subtitles on the command line/],
+      ['[profile.fast]\nword-timings = "w.jsonl"\n', /config\.toml:2: profile\.fast\.word-timings is about one run/],
+    ] as const) {
+      await writeFile(file, text);
+      for (const args of [['config', 'show'], ['doctor']]) {
+        const r = await runTtsInProcess(args, { env: env({ TTS_BASE_URL: 'https://tts.example.com' }) });
+        assert.equal(r.code, 2, `${args.join(' ')}: ${r.stderr}`);
+        assert.match(r.stderr, message);
+        assert.ok(r.stderr.includes(file), r.stderr);
+      }
+    }
+    // Given on the command line they are about that run: not settings in effect.
+    await writeFile(file, 'voice = "en-man-1"\n');
+    const r = await runTtsInProcess(['config', 'show'], { env: env() });
+    assert.equal(r.code, 0, r.stderr);
+    assert.doesNotMatch(r.stdout.toString(), /^(subtitles|word-timings|chapters|output) /m);
+  });
+
   const refused: [string, string, RegExp][] = [
     ['unknown key', 'voice = "en-man-1"\nvoise = "x"\n', /config\.toml:2: voise is not a setting of tts \(did you mean voice\?\)/],
     ['bad value (the flag\'s own parser)', '\n\nsample-rate = "fast"\n', /config\.toml:3: sample-rate has a bad value "fast": --sample-rate must be a whole number/],
@@ -141,6 +161,12 @@ describe('config file and profiles', () => {
     ['chapter-range', '[profile.a]\nchapter-range = "2-"\n', /config\.toml:2: profile\.a\.chapter-range is about one run/],
     ['print-text', 'print-text = true\n', /config\.toml:1: print-text is about one run/],
     ['dry-run', 'dry-run = true\n', /config\.toml:1: dry-run is about one run/],
+    // Outputs of one run: in the file, every run would rewrite that one file.
+    ['chapters', 'chapters = "book.vtt"\n', /config\.toml:1: chapters is about one run, not a setting; give --chapters on the command line/],
+    ['subtitles', 'voice = "en-man-1"\nsubtitles = "x.vtt"\n', /config\.toml:2: subtitles is about one run, not a setting; give --subtitles on the command line/],
+    ['word-timings', 'word-timings = "words.jsonl"\n', /config\.toml:1: word-timings is about one run, not a setting; give --word-timings on the command line/],
+    ['subtitles in a profile', '[profile.a]\nvoice = "en-man-1"\nsubtitles = "x.srt"\n', /config\.toml:3: profile\.a\.subtitles is about one run/],
+    ['word-timings in an inline table', 'profile = { a = { word-timings = "w.jsonl" } }\n', /config\.toml:1: profile\.a\.word-timings is about one run/],
     ['TOML syntax', 'voice = "en-man-1"\nformat = \n', /config\.toml:2: not valid TOML/],
   ];
   for (const [what, text, message] of refused) {

@@ -225,6 +225,126 @@ describe('a subtitle, word-timing or chapter file that is standard output carryi
   });
 });
 
+describe('-o and a subtitle, word-timing or chapter file that are one stream', () => {
+  // `tts stream -o /dev/stdout --word-timings /dev/stdout … | cat`: both open the one pipe, by
+  // whatever name (/dev/fd/1, /proc/self/fd/1, a link): exit 2 before any request, not exit 7
+  // after the whole synthesis. Spawned: /dev/stdout has to be the run's own standard output.
+  it('-o /dev/stdout, /dev/fd/1 or /proc/self/fd/1 with --word-timings, --subtitles or --chapters there (stdout a pipe): exit 2, no request, nothing on stdout', async () => {
+    const { mkdtemp, rm, symlink, writeFile, tmpdir, join, TTS_BIN, cleanEnv } = await spawnKit();
+    const { startPatternServer } = await import('../helpers/servers.js');
+    const { spawn } = await import('node:child_process');
+    const dir = await mkdtemp(join(tmpdir(), 'tts-one-stream-'));
+    const server = await startPatternServer(4800);
+    try {
+      const md = join(dir, 'doc.md');
+      await writeFile(md, '# One\n\nHello there.\n');
+      await symlink('/dev/stdout', join(dir, 'out.vtt'));
+      const env = cleanEnv({ HOME: dir, XDG_CONFIG_HOME: join(dir, 'xdg'), TTS_BASE_URL: server.url, TTS_API_KEY: 'sk-test-one-stream' });
+      const cases: [string[], RegExp][] = [
+        [['-o', '/dev/stdout', '--word-timings', '/dev/stdout', 'Hello there.'], /--word-timings \/dev\/stdout is the audio output \(-o\)/],
+        [['-o', '/dev/fd/1', '--word-timings', '/dev/stdout', 'Hello there.'], /--word-timings \/dev\/stdout is the audio output \(-o\)/],
+        [['-o', '/proc/self/fd/1', '--word-timings', '/dev/fd/1', 'Hello there.'], /--word-timings \/dev\/fd\/1 is the audio output \(-o\)/],
+        [['-o', '/dev/stdout', '--subtitles', join(dir, 'out.vtt'), 'Hello there.'], /--subtitles .*out\.vtt is the audio output \(-o\)/],
+        [['-o', '/dev/fd/1', '--chapters', join(dir, 'out.vtt'), '-f', md], /--chapters .*out\.vtt is the audio output \(-o\)/],
+      ];
+      for (const [args, message] of cases) {
+        server.requests.length = 0;
+        // Async: the fake service answers in this process.
+        const child = spawn(process.execPath, [TTS_BIN, 'stream', '-q', ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+        let stdout = 0;
+        let stderr = '';
+        child.stdout.on('data', (b: Buffer) => (stdout += b.length));
+        child.stderr.on('data', (b: Buffer) => (stderr += b.toString()));
+        const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+        assert.equal(code, 2, `${args.join(' ')}: ${stderr}`);
+        assert.match(stderr, message);
+        assert.equal(server.requests.length, 0, `${args.join(' ')}: no request made`);
+        assert.equal(stdout, 0, 'nothing on standard output');
+      }
+    } finally {
+      await server.close();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('--chapters and --word-timings naming one file (not made yet): exit 2 before anything is written', async () => {
+    const { mkdtemp, readdir, rm, writeFile } = await import('node:fs/promises');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const { runMain } = await import('../helpers/in-process.js');
+    const { startPatternServer } = await import('../helpers/servers.js');
+    const dir = await mkdtemp(join(tmpdir(), 'tts-chapters-words-'));
+    const server = await startPatternServer(4800);
+    try {
+      const md = join(dir, 'doc.md');
+      await writeFile(md, '# One\n\nHello there.\n');
+      const r = await runMain(['stream', '--no-cache', '-q', '-f', md, '-o', join(dir, 'a.wav'), '--chapters', join(dir, 'c.vtt'), '--word-timings', `${dir}/./c.vtt`], { HOME: dir, XDG_CONFIG_HOME: join(dir, 'xdg'), TTS_BASE_URL: server.url, TTS_API_KEY: 'sk-test-chapters-words' });
+      assert.equal(r.code, 2, r.stderr);
+      assert.match(r.stderr, /--chapters .*c\.vtt is the --word-timings file/);
+      assert.equal(server.requests.length, 0);
+      assert.deepEqual(await readdir(dir), ['doc.md']);
+    } finally {
+      await server.close();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('a subtitle, word-timing or chapter file that is not a file', () => {
+  // These are written to a temporary file renamed over the name (docs/cli.md §2): a FIFO, a
+  // socket or a device there would be replaced by a regular file (as root, /dev/null itself).
+  // Devices are tried on a node of /dev/null's made in the test's folder (root only): the code
+  // before the fix replaced what it was given.
+  it('a FIFO, a socket or a device (by a link too) is exit 2 before any request, and stays what it was', async () => {
+    const { execFileSync } = await import('node:child_process');
+    const { lstat, mkdtemp, rm, stat, symlink, writeFile } = await import('node:fs/promises');
+    const { createServer } = await import('node:net');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const { runMain } = await import('../helpers/in-process.js');
+    const { startPatternServer } = await import('../helpers/servers.js');
+    const dir = await mkdtemp(join(tmpdir(), 'tts-side-not-file-'));
+    const server = await startPatternServer(4800);
+    const socket = createServer();
+    try {
+      const md = join(dir, 'doc.md');
+      await writeFile(md, '# One\n\nHello there.\n');
+      execFileSync('mkfifo', [join(dir, 'fifo.vtt')]);
+      await new Promise<void>((resolve) => socket.listen(join(dir, 'socket.jsonl'), resolve));
+      await symlink('fifo.vtt', join(dir, 'to-fifo.srt'));
+      let device = true;
+      try {
+        execFileSync('mknod', ['-m', '666', join(dir, 'null.vtt'), 'c', '1', '3'], { stdio: 'ignore' });
+      } catch {
+        device = false; // Not root: no device node of our own to offer.
+      }
+      const cases: [string[], RegExp][] = [
+        [['--subtitles', join(dir, 'fifo.vtt'), 'Hello there.'], /--subtitles .*fifo\.vtt is a pipe \(FIFO\), not a file/],
+        [['--subtitles', join(dir, 'to-fifo.srt'), 'Hello there.'], /--subtitles .*to-fifo\.srt is a pipe \(FIFO\), not a file/],
+        [['--word-timings', join(dir, 'socket.jsonl'), 'Hello there.'], /--word-timings .*socket\.jsonl is a socket, not a file/],
+        [['--chapters', join(dir, 'fifo.vtt'), '-f', md], /--chapters .*fifo\.vtt is a pipe \(FIFO\), not a file/],
+        ...(device ? ([[['--word-timings', join(dir, 'null.vtt'), 'Hello there.'], /--word-timings .*null\.vtt is a device, not a file/], [['--chapters', join(dir, 'null.vtt'), '-f', md], /--chapters .*null\.vtt is a device/]] as [string[], RegExp][]) : []),
+      ];
+      for (const [args, message] of cases) {
+        server.requests.length = 0;
+        const r = await runMain(['stream', '--no-cache', '-q', '-o', join(dir, 'a.wav'), ...args], { HOME: dir, XDG_CONFIG_HOME: join(dir, 'xdg'), TTS_BASE_URL: server.url, TTS_API_KEY: 'sk-test-side-not-file' });
+        assert.equal(r.code, 2, `${args.join(' ')}: ${r.stderr}`);
+        assert.match(r.stderr, message);
+        assert.equal(server.requests.length, 0, 'no request made');
+      }
+      assert.equal((await stat(join(dir, 'fifo.vtt'))).isFIFO(), true, 'the FIFO is still one');
+      assert.equal((await lstat(join(dir, 'to-fifo.srt'))).isSymbolicLink(), true);
+      assert.equal((await stat(join(dir, 'socket.jsonl'))).isSocket(), true, 'the socket is still one');
+      if (device) assert.equal((await stat(join(dir, 'null.vtt'))).isCharacterDevice(), true, 'the device is still one');
+      await assert.rejects(stat(join(dir, 'a.wav')), { code: 'ENOENT' });
+    } finally {
+      await new Promise((resolve) => socket.close(resolve));
+      await server.close();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('outputs named by a dangling symbolic link', () => {
   it('-o, --subtitles, --chapters and --split-chapters through links whose targets do not exist yet: the targets are written, the links stay (in-process, a fake service)', async () => {
     const { lstat, mkdir, mkdtemp, readFile, readdir, rm, symlink, writeFile } = await import('node:fs/promises');

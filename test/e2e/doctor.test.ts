@@ -127,6 +127,19 @@ describe('tts doctor', () => {
     assert.doesNotMatch(out, /piece\(s\)/);
   });
 
+  it('a cache not made yet in a folder others can write: off and why, not `0 piece(s)`, and doctor makes no folder', async () => {
+    const shared = join(home, 'shared-cache');
+    await mkdir(shared);
+    await chmod(shared, 0o777);
+    const cache = join(shared, 'xdg');
+    const r = await runTts(['doctor'], { env: { HOME: home, TTS_BASE_URL: 'https://tts.example.com', XDG_CACHE_HOME: cache } });
+    const out = r.stdout.toString();
+    assert.match(out, new RegExp(`^cache +${join(cache, 'tts')} \\(off: ${shared} is writable by others; runs go on without it\\)$`, 'm'));
+    assert.doesNotMatch(out, /piece\(s\)/);
+    const { readdir } = await import('node:fs/promises');
+    assert.deepEqual(await readdir(shared), [], 'doctor made nothing');
+  });
+
   it('nothing can play: exit 1, why for each backend, and what to install', async () => {
     const r = await runTts(['doctor'], { env: { HOME: home, PATH: join(home, 'no-bin') }, nodeArgs: NO_SPEAKER });
     assert.equal(r.code, 1, r.stderr);
