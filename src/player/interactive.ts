@@ -13,6 +13,13 @@ import { PlayerStopped } from './stopped.js';
 import type { InteractiveMode } from './mode.js';
 import type { KeyInput } from './terminal.js';
 
+/**
+ * How often (ms) a run continued by `bg` asks whether `fg` brought it to the foreground: the
+ * player is back at most this long after `fg` (docs/cli.md §12.2). Each asking is one read of
+ * /proc/self/stat on Linux, one `ps` elsewhere (mode.ts inBackground).
+ */
+export const FOREGROUND_POLL_MS = 100;
+
 /** The interactive parts of one run. */
 export interface InteractiveSession {
   /** Aborted with a {@link PlayerStopped} when `q` is pressed: combine it with the run's signal. */
@@ -36,13 +43,17 @@ export interface InteractiveSession {
  * keys are opened again (raw mode), the line is redrawn and playing goes on where it stopped (a
  * pause the user made stays). Continued by `bg`, the run is a background job of the terminal,
  * and as for one started with `&` (mode.ts) there is no player: no raw mode (the kernel would
- * stop us with SIGTTOU), no keys (SIGTTIN), no line — the audio plays on; a later Ctrl-Z and
- * `fg` bring the player back. When the stop is discarded (an orphaned process group, POSIX
- * kill()), the run goes on as before.
+ * stop us with SIGTTOU), no keys (SIGTTIN), no line — the audio plays on, a pause made before
+ * Ctrl-Z lifted (no key could lift it). A later `fg` brings the player back as after a
+ * suspension: bash and zsh send no SIGCONT to a job that is running already, and nothing else
+ * tells a process that its group became the terminal's foreground one, so while a background
+ * job the run asks every {@link FOREGROUND_POLL_MS} ms. When the stop is discarded (an orphaned
+ * process group, POSIX kill()), the run goes on as before.
  * @param stderr where the display draws.
  * @param openKeys terminal.ts openKeys (injected so in-process tests feed keys themselves).
  * @param background whether the process is now in a background job of its terminal (mode.ts
- *   inBackground), asked each time the run is continued after a suspension.
+ *   inBackground), asked each time the run is continued after a suspension, and every
+ *   {@link FOREGROUND_POLL_MS} ms while it is a background job after `bg`.
  */
 export function startInteractive(
   mode: InteractiveMode,
@@ -60,6 +71,28 @@ export function startInteractive(
   let foreground = true;
   let suspending = false;
   let closed = false;
+  /** While a background job after `bg`: the timer asking whether `fg` brought it back. */
+  let watch: NodeJS.Timeout | undefined;
+  const unwatch = (): void => {
+    clearInterval(watch);
+    watch = undefined;
+  };
+  /** In the foreground again (`fg`): raw mode and keys, and the line redrawn. */
+  const takeUp = (): void => {
+    foreground = true;
+    if (mode.keys) keys = openKeys(onAction);
+    if (player !== undefined && player.state.sentence >= 0) display.show(player.state);
+  };
+  /** Continued as a background job (`bg`): no player until `fg` brings the run back (see above). */
+  const watchForeground = (): void => {
+    watch = setInterval(() => {
+      if (closed || suspending || background()) return;
+      unwatch();
+      takeUp();
+    }, FOREGROUND_POLL_MS);
+    // Not a reason to keep the process alive: the run ends when its audio was played.
+    watch.unref();
+  };
 
   const onAction = (action: PlayerAction): void => {
     // Raw mode turns Ctrl-C into a byte: raise the signal it would have been (exit 130, docs/cli.md §3).
@@ -74,6 +107,8 @@ export function startInteractive(
   const suspend = async (): Promise<void> => {
     if (suspending || closed || player === undefined) return;
     suspending = true;
+    // A background job after `bg` stopped again (`kill -TSTP %1`): asked again once continued.
+    unwatch();
     // With no listener, SIGTSTP takes its default action again: stopping the process.
     process.off('SIGTSTP', onStopSignal);
     try {
@@ -90,10 +125,11 @@ export function startInteractive(
       }
       // kill() returns once the process was continued (the stop takes the sending thread first).
       if (closed) return;
-      foreground = !background();
-      if (foreground) {
-        if (mode.keys) keys = openKeys(onAction);
-        if (player.state.sentence >= 0) display.show(player.state);
+      if (!background()) takeUp();
+      else {
+        // `bg`: the audio plays on to the end, as in a job started with `&`; no key could lift a pause.
+        if (player.state.paused) player.act('pause');
+        watchForeground();
       }
     } finally {
       player.release();
@@ -123,6 +159,7 @@ export function startInteractive(
     },
     close: () => {
       closed = true;
+      unwatch();
       process.off('SIGTSTP', onStopSignal);
       keys?.close();
       keys = undefined;

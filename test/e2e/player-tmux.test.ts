@@ -53,6 +53,7 @@ const speakerMissing = ((): string | undefined => {
 })();
 const skip = tmuxMissing ?? speakerMissing;
 const dashMissing = spawnSync('dash', ['-c', 'true']).status !== 0 ? 'dash is not installed' : undefined;
+const zshMissing = spawnSync('zsh', ['-f', '-c', 'true']).status !== 0 ? 'zsh is not installed' : undefined;
 
 /** Polls `get` every 50 ms until `ok` holds, for at most `ms`; returns the last value. */
 async function poll<T>(get: () => T, ok: (v: T) => boolean, what: string, ms = 30_000): Promise<T> {
@@ -90,6 +91,10 @@ class Pane {
   /** The screen, wrapped lines joined. */
   screen(): string {
     return this.tmux('capture-pane', '-p', '-J', '-t', 'p');
+  }
+  /** The screen with the lines scrolled off it before, wrapped lines joined. */
+  history(): string {
+    return this.tmux('capture-pane', '-p', '-J', '-S', '-', '-t', 'p');
   }
   /** The pane's terminal device, to read its mode from outside. */
   tty(): string {
@@ -336,25 +341,31 @@ describe('tts say, interactive, in tmux (docs/cli.md §12.2)', { skip }, () => {
   }
 
   /**
-   * Job control (docs/cli.md §12.2). In dash, which leaves the terminal in the mode a stopped job
-   * left it in (bash puts its own back, hiding a player that did not), so the mode seen while
-   * suspended is the player's doing. The text comes line by line from a FIFO the test holds open,
-   * so the run waits for more at every step.
+   * Job control (docs/cli.md §12.2). The mode seen while suspended is checked in dash, which
+   * leaves the terminal in the mode a stopped job left it in (bash puts its own back, hiding a
+   * player that did not), so it is the player's doing; `bg` then `fg` in bash and zsh, which
+   * (unlike dash) send no SIGCONT to a job that is running already. The text comes line by line
+   * from a FIFO the test holds open, so the run waits for more at every step.
    */
-  describe('job control: Ctrl-Z, fg, bg', { skip: dashMissing }, () => {
-    const LINES = SENTENCES.slice(0, 2);
-    let linesRef: Buffer | undefined;
-    /** LINES written to a file from the piece cache the first run filled. */
-    const linesReference = async (): Promise<Buffer> => {
-      if (linesRef !== undefined) return linesRef;
-      const ref = await runTts(['say', '-q', '--lines', '-o', join(dir, 'lines.raw')], { input: LINES.map((l) => `${l}\n`).join(''), env: { HOME: join(dir, 'ref'), XDG_CACHE_HOME: cache } });
+  describe('job control: Ctrl-Z, fg, bg', () => {
+    const LINES = SENTENCES.slice(0, 7);
+    const linesRefs = new Map<number, { bytes: Buffer; starts: number[] }>();
+    /** The first `n` LINES written to a file (from the piece cache once a run filled it), and where each line starts in it. */
+    const linesReference = async (n: number): Promise<{ bytes: Buffer; starts: number[] }> => {
+      const known = linesRefs.get(n);
+      if (known !== undefined) return known;
+      const [raw, srt] = [join(dir, `lines${n}.raw`), join(dir, `lines${n}.srt`)];
+      const ref = await runTts(['say', '-q', '--lines', '-o', raw, '--subtitles', srt], { input: LINES.slice(0, n).map((l) => `${l}\n`).join(''), env: { HOME: join(dir, 'ref'), XDG_CACHE_HOME: cache } });
       assert.equal(ref.code, 0, ref.stderr);
-      return (linesRef = readFileSync(join(dir, 'lines.raw')));
+      const made = { bytes: readFileSync(raw), starts: cueStarts(readFileSync(srt, 'utf8')) };
+      assert.equal(made.starts.length, n);
+      linesRefs.set(n, made);
+      return made;
     };
-    /** What was played is LINES' audio, every byte once and in order (ALSA's last period aside). */
-    const assertPlayedWhole = async (): Promise<void> => {
+    /** What was played is the first `n` LINES' audio, every byte once and in order (ALSA's last period aside). */
+    const assertPlayedWhole = async (n: number): Promise<void> => {
       const out = readFileSync(played());
-      const bytes = await linesReference();
+      const { bytes } = await linesReference(n);
       assert.equal(common(out, 0, bytes, 0), out.length, 'what was played is the reference from its first byte');
       assert.ok(bytes.length - out.length <= 8192, `to its end (ALSA's last period aside): ${bytes.length - out.length} bytes short`);
     };
@@ -367,16 +378,16 @@ describe('tts say, interactive, in tmux (docs/cli.md §12.2)', { skip }, () => {
     /** The screen after the first command line that begins with `command` (dash's prompt is `$ `, or `# ` for root). */
     const since = (screen: string, command: string): string => screen.split(new RegExp(`^[$#] ${command}\\b`, 'm'))[1] ?? '';
     /**
-     * A dash pane with its mode saved (`before`), playing `tts say --lines` from a FIFO that
-     * holds LINES[0]; resolves once the player's line shows.
+     * A pane (dash unless told) with its mode saved (`before`), playing `tts say --lines` from a
+     * FIFO that holds LINES[0]; resolves once the player's line shows.
      */
-    const startJob = async (name: string): Promise<{ job: Pane; writer: number; before: string }> => {
+    const startJob = async (name: string, shell = 'dash -i'): Promise<{ job: Pane; writer: number; before: string }> => {
       rmSync(played(), { force: true });
       const fifo = join(dir, `${name}.fifo`);
       execFileSync('mkfifo', [fifo]);
       // Read and write: opened without waiting for the reader; the text ends when it is closed.
       const writer = openSync(fifo, 'r+');
-      const job = new Pane(dir, paneEnv, `tts-${name}-${process.pid}`, 'dash -i');
+      const job = new Pane(dir, paneEnv, `tts-${name}-${process.pid}`, shell);
       job.run(`stty -g > ${dir}/${name}.before`);
       const before = await firstLine(`${name}.before`);
       writeSync(writer, `${LINES[0]}\n`);
@@ -385,7 +396,7 @@ describe('tts say, interactive, in tmux (docs/cli.md §12.2)', { skip }, () => {
       return { job, writer, before };
     };
 
-    it('Ctrl-Z suspends the run with the terminal’s mode given back; fg takes up where it was: raw mode, the line, the keys, a pause kept; a SIGTSTP from elsewhere alike', async () => {
+    it('Ctrl-Z suspends the run with the terminal’s mode given back; fg takes up where it was: raw mode, the line, the keys, a pause kept; a SIGTSTP from elsewhere alike', { skip: dashMissing }, async () => {
       const { job, writer, before } = await startJob('fg');
       try {
         job.keys('Space');
@@ -414,12 +425,15 @@ describe('tts say, interactive, in tmux (docs/cli.md §12.2)', { skip }, () => {
       } finally {
         job.close();
       }
-      await assertPlayedWhole();
+      await assertPlayedWhole(2);
     });
 
-    it('Ctrl-Z then bg: a background job plays on to the end without the player (no raw mode, no keys, no line), not stopped by the kernel', async () => {
+    it('Ctrl-Z then bg: a background job plays on to the end without the player (no raw mode, no keys, no line), not stopped by the kernel, a pause made before lifted', { skip: dashMissing }, async () => {
       const { job, writer, before } = await startJob('bg');
       try {
+        // Paused, the background job would wait for a key it cannot read.
+        job.keys('Space');
+        await poll(() => job.screen(), (s) => /1 paused ×1\.0/.test(s), 'the paused line');
         job.keys('C-z');
         await poll(() => job.screen(), (s) => /Stopped/.test(s), 'the job stopped');
         writeSync(writer, `${LINES[1]}\n`);
@@ -434,7 +448,76 @@ describe('tts say, interactive, in tmux (docs/cli.md §12.2)', { skip }, () => {
       } finally {
         job.close();
       }
-      await assertPlayedWhole();
+      await assertPlayedWhole(2);
     });
+
+    for (const [shell, missing] of [
+      ['bash --norc --noprofile', undefined],
+      ['zsh -f', zshMissing],
+    ] as const) {
+      const name = shell.split(' ')[0]!;
+      it(`${name}: Ctrl-Z, bg, fg, three times over: the background job plays on (a pause made before lifted), fg brings the player back (raw mode, the line, the keys) and playing goes on, every byte once`, { skip: missing }, async () => {
+        const { starts } = await linesReference(LINES.length);
+        const { job, writer, before } = await startJob(name, shell);
+        try {
+          /** The screen since the line the last `mark` printed (all of it before the first). */
+          let since = (): string => job.history();
+          let marks = 0;
+          /** Runs `command` after printing a line of its own, from which `since` then reads. */
+          const mark = (command: string): void => {
+            const line = `MARK${++marks}`;
+            job.run(`echo ${line}; ${command}`);
+            since = () => job.history().split(new RegExp(`^${line}$`, 'm'))[1] ?? '';
+          };
+          /** Waits until line k (from 0) is being played: its first 100 ms went to the device. */
+          const playing = (k: number, what: string): Promise<number> => poll(() => size(played()), (n) => n > starts[k]! + 4800, what);
+          /** The player's line for line k (from 0), as drawn while it plays. */
+          const drawn = (k: number): RegExp => new RegExp(`${k + 1} ×1\\.0 ${LINES[k]!.split(' ')[0]}`);
+          const pid = Number(execFileSync('pgrep', ['-P', String(job.shellPid()), '-f', 'tts.js'], { encoding: 'utf8' }).trim());
+          /** Stopped (`T`), as ps says: bash tells of a background job's stop only at its next prompt. */
+          const stopped = (): Promise<string> => poll(() => execFileSync('ps', ['-o', 'stat=', '-p', String(pid)], { encoding: 'utf8' }), (s) => s.startsWith('T'), 'the job stopped');
+
+          job.keys('Space');
+          await poll(() => job.screen(), (s) => /1 paused ×1\.0/.test(s), 'the paused line');
+          let k = 0;
+          for (const cycle of [1, 2, 3]) {
+            if (cycle === 2) {
+              // Stopped while a background job (no terminal's Ctrl-Z reaches it): by `kill -TSTP`.
+              job.keys('C-z');
+              await stopped();
+              mark('bg');
+              await poll(() => since(), (s) => /continued|&\s*$/m.test(s), 'bg');
+              mark('kill -TSTP %1');
+            } else {
+              job.keys('C-z');
+            }
+            await stopped();
+            mark('bg');
+            writeSync(writer, `${LINES[++k]}\n`);
+            await playing(k, `line ${k + 1} played in the background (cycle ${cycle})`);
+            assert.doesNotMatch(since(), /\d+ (paused )?×\d/, 'no player line after bg');
+            mark('fg');
+            await poll(() => since(), (s) => drawn(k).test(s), `the player line back after fg (cycle ${cycle})`);
+            assert.notEqual(job.mode(), before, 'raw mode again after fg');
+            writeSync(writer, `${LINES[++k]}\n`);
+            await playing(k, `line ${k + 1} played after fg (cycle ${cycle})`);
+            await poll(() => since(), (s) => drawn(k).test(s), `line ${k + 1} drawn after fg (cycle ${cycle})`);
+          }
+          // The keys are read after fg.
+          job.keys('Space');
+          await poll(() => since(), (s) => new RegExp(`${k + 1} paused ×1\\.0`).test(s), 'paused after fg');
+          job.keys('Space');
+          await poll(() => since(), (s) => drawn(k).test(s) && !/paused/.test(s.split('\n').filter((l) => /×1\.0/.test(l)).pop() ?? ''), 'playing again');
+          closeSync(writer);
+          await poll(() => since(), (s) => /tts: played/.test(s), 'the run to end');
+          job.run(`echo EXIT=$?; stty -g > ${dir}/${name}.after`);
+          assert.equal(await firstLine(`${name}.after`), before, 'the terminal’s mode is back');
+          assert.equal(/EXIT=(\d+)/.exec(job.history())?.[1], '0', job.history());
+        } finally {
+          job.close();
+        }
+        await assertPlayedWhole(LINES.length);
+      });
+    }
   });
 });
