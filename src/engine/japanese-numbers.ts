@@ -26,7 +26,8 @@
  *   zeros, digit by digit; decimals with テン and the digits after the point one by one
  *   (3.14 サンテンイチヨン);
  * - what a counter does to the number's last part, by the counter's first sound:
- *   k (個 回 階 軒 件 曲 か月 か所 か国 缶 巻 機 基 脚 戸 校 課 貫 斤 km kg): 1, 6, 8, 10, 100 geminate
+ *   k (個 回 階 軒 件 曲 か月 か所 か国 缶 巻 機 基 脚 戸 校 課 貫 斤 and the キロ units km kg KB kHz
+ *   kbps kW kWh, KiB): 1, 6, 8, 10, 100 geminate
  *   (イッコ, ロッカイ, ハッコ, ジュッカイ, ヒャッコ, イッキャク); 階 軒 are voiced after 3 and 何
  *   (サンガイ, ナンゲン);
  *   s/t (冊 歳 週 週間 点 通 頭 着 足 丁目 社 席 種類 隻 艘 章 勝 周 食 滴 棟 cm): 1, 8, 10 geminate
@@ -36,7 +37,8 @@
  *   ヒャッポン, イッピン); after 3, 千, 万 and 何 b (サンボン, センボン, ナンボン; 品 p: サンピン);
  *   分 and 泊 also p after 3 and 4 (サンプン, ヨンプン, サンパク);
  *   羽: ワ; 6, 10, 100 geminate with パ (ロッパ, ジュッパ), b after 3, 千, 万, 何 (サンバ, センバ);
- *   a p-initial loanword (パーセント, ページ): only 10 geminates (ジュッパーセント, ヒャクパーセント);
+ *   a p-initial loanword (パーセント, ページ) and テラ (TB, TiB): only 10 geminates (ジュッパーセント,
+ *   ヒャクパーセント, ジュッテラバイト; 1TB イチテラバイト);
  *   the others (枚 台 番 番地 号 倍 度 秒 行 膳 錠 畳 面 …) change nothing (行 as a counter is
  *   ギョー, lines: 三行目 サンギョーメ);
  * - counters with readings of their own: 人 (ヒトリ, フタリ, then ヨニン … with ニン; 人前 ニンマエ:
@@ -55,6 +57,17 @@
  *   are 二分 (ニブン "halve") and 九分 (クブ) two and nine minutes; 何分 is ナンプン but for the
  *   adverb ナニブン (何分にも, 何分よろしく);
  * - units after digits: km キロメートル, kg キログラム, cm センチメートル, mm, m, g, L, %, °C;
+ *   and the units of machines, said in Japanese with a Japanese number (2GB ニギガバイト, 100Mbps
+ *   ヒャクメガビーピーエス), read as UniDic 3.1.1 reads the symbol as a unit (助数詞可能), else by
+ *   the unit's name (TB, which UniDic has only as the noun ティービー; V, only the letter ブイ;
+ *   mAh, the binary prefixes): information KB kB MB GB TB キロ/メガ/ギガ/テラバイト and KiB MiB
+ *   GiB TiB キビ/メビ/ギビ/テビバイト, bit ビット; frequency Hz kHz (and KHz) MHz GHz ヘルツ; bit
+ *   rates bps kbps キロビーピーエス, Kbps ケービーピーエス, Mbps, Gbps; fps エフピーエス; power W
+ *   ワット (not before a digit or 杯: 5W1H, W杯), kW, Wh, kWh キロワットアワー, V ボルト (not before
+ *   a digit: 1V1), mA, mAh ミリアンペアアワー. Left to the English voice, as symbols whose meaning
+ *   or reading is in doubt: B (a pencil's 2B), Kb Mb Gb and lower-case kb mb gb (bits or bytes),
+ *   PB and dB (UniDic: ピービー, ディービー; デシベル is also said), A (2A, a class), ms (ミリビョー,
+ *   ミリセック);
  *   a time written 14:30 → ジューヨジ サンジュップン;
  * - codes: a postal code (after 〒, read ユービンバンゴー, or after 郵便番号: 150-0002) and a phone
  *   number (0 and hyphenated groups: 03-1234-5678) are read digit by digit, 0 ゼロ and 2 and 5
@@ -66,7 +79,7 @@
  *   read number by number with テン, as one says it (サンテンゴテンイチ), not as the decimal 3.5
  *   and then 1; two numbers (3.14, 3.12) are a decimal;
  * - a number glued to the Latin letters after it (5G, 3D, 4K, 3LDK, an English ordinal 1st, 20th),
- *   other than a unit the reader knows (5km), and an integer after a Latin word and a space (a
+ *   other than a unit the reader knows (5km, 2GB), and an integer after a Latin word and a space (a
  *   model number: iPhone 15, Windows 11) are no Japanese numbers: the English voice reads the
  *   token whole ("five G", "three D", "twentieth", "iPhone fifteen"), as Japanese readers say
  *   them (ファイブジー, スリーディー, アイフォーンフィフティーン) and as it reads the letters-first
@@ -180,6 +193,16 @@ const COUNTERS: Record<string, Counter> = {
   km: { reading: 'キロメートル', change: 'k' },
   kg: { reading: 'キログラム', change: 'k' },
   キロ: { reading: 'キロ', change: 'k' },
+  // Units of information, frequency, bit rate and power (the module comment): the キロ ones
+  // change the number as km does (イッキロバイト, ハッキロヘルツ, ジュッキロワット).
+  KB: { reading: 'キロバイト', change: 'k' },
+  kB: { reading: 'キロバイト', change: 'k' },
+  KiB: { reading: 'キビバイト', change: 'k' },
+  kHz: { reading: 'キロヘルツ', change: 'k' },
+  KHz: { reading: 'キロヘルツ', change: 'k' },
+  kbps: { reading: 'キロビーピーエス', change: 'k' },
+  kW: { reading: 'キロワット', change: 'k' },
+  kWh: { reading: 'キロワットアワー', change: 'k' },
   冊: { reading: 'サツ', change: 'st' },
   歳: { reading: 'サイ', change: 'st' },
   才: { reading: 'サイ', change: 'st' },
@@ -208,6 +231,8 @@ const COUNTERS: Record<string, Counter> = {
   '%': { reading: 'パーセント', change: 'pct' },
   パーセント: { reading: 'パーセント', change: 'pct' },
   ページ: { reading: 'ページ', change: 'pct' },
+  TB: { reading: 'テラバイト', change: 'pct' },
+  TiB: { reading: 'テビバイト', change: 'pct' },
   枚: { reading: 'マイ', change: 'none' },
   台: { reading: 'ダイ', change: 'none' },
   番: { reading: 'バン', change: 'none' },
@@ -233,6 +258,24 @@ const COUNTERS: Record<string, Counter> = {
   m: { reading: 'メートル', change: 'none' },
   g: { reading: 'グラム', change: 'none' },
   L: { reading: 'リットル', change: 'none' },
+  MB: { reading: 'メガバイト', change: 'none' },
+  GB: { reading: 'ギガバイト', change: 'none' },
+  MiB: { reading: 'メビバイト', change: 'none' },
+  GiB: { reading: 'ギビバイト', change: 'none' },
+  bit: { reading: 'ビット', change: 'none' },
+  Hz: { reading: 'ヘルツ', change: 'none' },
+  MHz: { reading: 'メガヘルツ', change: 'none' },
+  GHz: { reading: 'ギガヘルツ', change: 'none' },
+  bps: { reading: 'ビーピーエス', change: 'none' },
+  Kbps: { reading: 'ケービーピーエス', change: 'none' },
+  Mbps: { reading: 'メガビーピーエス', change: 'none' },
+  Gbps: { reading: 'ギガビーピーエス', change: 'none' },
+  fps: { reading: 'エフピーエス', change: 'none' },
+  W: { reading: 'ワット', change: 'none' },
+  Wh: { reading: 'ワットアワー', change: 'none' },
+  V: { reading: 'ボルト', change: 'none' },
+  mA: { reading: 'ミリアンペア', change: 'none' },
+  mAh: { reading: 'ミリアンペアアワー', change: 'none' },
   メートル: { reading: 'メートル', change: 'none' },
   億: { reading: 'オク', change: 'none' },
   万: { reading: 'マン', change: 'none' },
@@ -459,10 +502,17 @@ const NOT_COUNTER_BEFORE: Readonly<Record<string, string>> = {
   駅: '長員舎弁伝',
   束: '縛',
 };
-/** Latin units need a word boundary after them (5km, not 5kmph); つ only before 目 or a non-hiragana; some kanji not before the rest of a word (NOT_COUNTER_BEFORE). */
+/**
+ * What besides a letter may not follow a one-letter Latin unit, which is a letter of a word there:
+ * W before a digit or 杯 (5W1H, W杯 "the World Cup"), V before a digit (1V1 "one versus one").
+ */
+const NOT_UNIT_BEFORE: Readonly<Record<string, string>> = { W: String.raw`\d杯`, V: String.raw`\d` };
+/** A Latin unit symbol as a regular expression's source: the whole symbol (5km, not 5kmph; 600W, not 5W1H). */
+const latinUnit = (name: string): string => `${escape(name)}(?![A-Za-z${NOT_UNIT_BEFORE[name] ?? ''}])`;
+/** Latin units need a word boundary after them (latinUnit); つ only before 目 or a non-hiragana; some kanji not before the rest of a word (NOT_COUNTER_BEFORE). */
 const COUNTER_PATTERN = COUNTER_NAMES.map((n) =>
   /^[A-Za-z]+$/.test(n)
-    ? `${escape(n)}(?![A-Za-z])`
+    ? latinUnit(n)
     : n === 'つ'
       ? 'つ(?=[目め]|[^\\p{Script=Hiragana}]|$)'
       : n in NOT_COUNTER_BEFORE
@@ -472,17 +522,25 @@ const COUNTER_PATTERN = COUNTER_NAMES.map((n) =>
 const NUMBER = String.raw`(\d{1,3}(?:,\d{3})+|\d+)(?:\.(\d+))?`;
 /** The Latin unit symbols the reader reads after a number (5km キロメートル), each as a whole symbol (not 5kmh). */
 const LATIN_UNIT = COUNTER_NAMES.filter((n) => /^[A-Za-z]+$/u.test(n))
-  .map((n) => `${escape(n)}(?![A-Za-z])`)
+  .map(latinUnit)
   .join('|');
 /**
  * A number glued to the Latin letters after it, other than a unit the reader knows (5G, 3D, 4K,
- * 3LDK, 2GB, an English ordinal 20th or 1,000th; not 5km, 3cm, 2L): one alphanumeric token with
+ * 3LDK, 2B, an English ordinal 20th or 1,000th; not 5km, 3cm, 2L, 2GB): one alphanumeric token with
  * the letters, read whole by the English voice ("five G", "three D", "twentieth"; japanese.ts
  * LATIN_WORD), as the letters-first ones already are (G7, MP3, USB3), never its number in
  * Japanese and its letters in English (ゴ + "G"). A regular expression's source matching the
  * digits only (not after a digit, a decimal point or a comma: 1.5G stays a decimal).
  */
-export const GLUED_NUMBER = String.raw`(?<![\d.,])(?:\d{1,3}(?:,\d{3})+|\d+)(?!${LATIN_UNIT})(?=\p{Script=Latin})`;
+const GLUED_NUMBER = String.raw`(?<![\d.,])(?:\d{1,3}(?:,\d{3})+|\d+)(?!${LATIN_UNIT})(?=\p{Script=Latin})`;
+/**
+ * Digits glued to the Latin letters after them, whatever the letters (not after a digit, a decimal
+ * point or a comma): in text the number reader has read ({@link readAllNumbers}), the digits it
+ * left before letters, which go to the English voice with them — GLUED_NUMBER's (5G, 20th, 2022W
+ * of 2022W杯, whose 杯 is kana by then) and those it could not read (the 3km of 5km3km, after a
+ * letter). A regular expression's source matching the digits only.
+ */
+export const DIGITS_BEFORE_LATIN = String.raw`(?<![\d.,])(?:\d{1,3}(?:,\d{3})+|\d+)(?=\p{Script=Latin})`;
 /**
  * A model number: an integer after a Latin word and a space (iPhone 15, Windows 11, Wi-Fi 6,
  * Python 3), which the English voice reads with the word ("iPhone fifteen", japanese.ts

@@ -27,7 +27,7 @@ import type { Language } from '../protocol/types.js';
 import { lengthenSinoJapaneseE } from './japanese-long-vowels.js';
 import { toHiragana, toKatakana } from './kana.js';
 import { containsKanji, HAN } from './han.js';
-import { GLUED_NUMBER, readAllNumbers } from './japanese-numbers.js';
+import { DIGITS_BEFORE_LATIN, readAllNumbers } from './japanese-numbers.js';
 import { contextReadings } from './japanese-readings.js';
 import { retriedOnce } from './retried-once.js';
 
@@ -268,9 +268,12 @@ function voiced(kana: string): string {
  * A Latin-letter word: letters, then letters/digits, with inner ' ’ . - & (Node.js, don't,
  * AT&T, e-mail) but not a trailing one; or a number glued to Latin letters (5G, 3D, 3LDK, an
  * English ordinal 20th: the English voice says "five G", "twentieth"; japanese-numbers.ts
- * GLUED_NUMBER). After NFKC, full-width letters are ASCII already.
+ * GLUED_NUMBER). Found in text whose numbers are read, where any digits left before letters are
+ * such a number (japanese-numbers.ts DIGITS_BEFORE_LATIN): a unit the reader knows is kana by
+ * then (5km, 2GB), and the context that kept a letter from being a unit may be too (W杯 → Wハイ).
+ * After NFKC, full-width letters are ASCII already.
  */
-const LATIN_WORD = String.raw`(?:${GLUED_NUMBER}|\p{Script=Latin})(?:[\p{Script=Latin}\d]|['’.\-&](?=[\p{Script=Latin}\d]))*`;
+const LATIN_WORD = String.raw`(?:${DIGITS_BEFORE_LATIN}|\p{Script=Latin})(?:[\p{Script=Latin}\d]|['’.\-&](?=[\p{Script=Latin}\d]))*`;
 /**
  * Latin words separated by spaces or a comma stay one run, so English phrases keep their prosody;
  * digits after a word and a space are its model number (iPhone 15, Windows 11 Pro), which the

@@ -314,7 +314,7 @@ async function fliteSays(text: string): Promise<string> {
 test('a number glued to Latin letters is one token for the English voice (5G "five G", 3D, 4K), not ゴ and "G"; a unit the reader knows stays Japanese (5km)', async () => {
   // Before: ゴ + "G", サン + "D", ヨン + "K" — the number in Japanese, the letters by the English voice.
   assert.deepEqual(await segmentsOf('5G対応のスマホで3Dプリンターと4Kテレビを使う。'), ['en:5G', 'ja:タイオーノスマホデ', 'en:3D', 'ja:プリンタート', 'en:4K', 'ja:テレビヲツカウ。']);
-  assert.equal(readNumbers('5Gと3Dと4K、3LDKと2GB、MP3'), '5Gと3Dと4K、3LDKと2GB、MP3');
+  assert.equal(readNumbers('5Gと3Dと4K、3LDKと2B、MP3'), '5Gと3Dと4K、3LDKと2B、MP3');
   // What the listener hears: the English voice says each token as the words Japanese use for it
   // (ファイブジー, スリーディー), the same phones as the words written out.
   assert.equal(await fliteSays('5G'), await fliteSays('five G'));
@@ -324,6 +324,73 @@ test('a number glued to Latin letters is one token for the English voice (5G "fi
   assert.equal(readNumbers('5kmと3cmと2Lと100g'), 'ゴキロメートルとサンセンチメートルとニリットルとヒャクグラム');
   assert.equal(readNumbers('1.5G'), 'イチテンゴG');
   assert.equal(await spoken('第3回'), 'ダイサンカイ');
+});
+
+test('units of information, frequency, bit rate and power after digits are the number reader\'s, said in Japanese (2GB ニギガバイト), not the English voice\'s ("two G B")', async () => {
+  // Before: each token below went whole to the English voice ("two G B", "three point five G H z").
+  // Readings as UniDic 3.1.1 gives the symbols (GB ギガバイト, Mbps メガビーピーエス, Kbps
+  // ケービーピーエス, W ワット, fps エフピーエス), or the units' names (TB テラバイト, V ボルト,
+  // mAh ミリアンペアアワー, GiB ギビバイト); the キロ ones change the number as km does (k class:
+  // イッキロ, ロッキロ, ハッキロ, ジュッキロ, ヒャッキロ), テラ like パーセント (only 10: ジュッテラ).
+  for (const [text, reading] of [
+    ['2GB', 'ニギガバイト'],
+    ['500MB', 'ゴヒャクメガバイト'],
+    ['16KB', 'ジューロッキロバイト'],
+    ['16kB', 'ジューロッキロバイト'],
+    ['1KB', 'イッキロバイト'],
+    ['100KB', 'ヒャッキロバイト'],
+    ['1TB', 'イチテラバイト'],
+    ['10TB', 'ジュッテラバイト'],
+    ['8GiB', 'ハチギビバイト'],
+    ['512MiB', 'ゴヒャクジューニメビバイト'],
+    ['4KiB', 'ヨンキビバイト'],
+    ['2TiB', 'ニテビバイト'],
+    ['60Hz', 'ロクジューヘルツ'],
+    ['10Hz', 'ジューヘルツ'],
+    ['6kHz', 'ロッキロヘルツ'],
+    ['6KHz', 'ロッキロヘルツ'],
+    ['800MHz', 'ハッピャクメガヘルツ'],
+    ['2GHz', 'ニギガヘルツ'],
+    ['8bit', 'ハチビット'],
+    ['64bit', 'ロクジューヨンビット'],
+    ['9600bps', 'キューセンロッピャクビーピーエス'],
+    ['128kbps', 'ヒャクニジューハッキロビーピーエス'],
+    ['128Kbps', 'ヒャクニジューハチケービーピーエス'],
+    ['100Mbps', 'ヒャクメガビーピーエス'],
+    ['10Gbps', 'ジューギガビーピーエス'],
+    ['600W', 'ロッピャクワット'],
+    ['1kW', 'イッキロワット'],
+    ['300kWh', 'サンビャッキロワットアワー'],
+    ['100Wh', 'ヒャクワットアワー'],
+    ['100V', 'ヒャクボルト'],
+    ['12V', 'ジューニボルト'],
+    ['500mA', 'ゴヒャクミリアンペア'],
+    ['5000mAh', 'ゴセンミリアンペアアワー'],
+    ['60fps', 'ロクジューエフピーエス'],
+    // Decimals, commas, a space and a range, as the other units.
+    ['3.5GHz', 'サンテンゴギガヘルツ'],
+    ['44.1kHz', 'ヨンジューヨンテンイチキロヘルツ'],
+    ['1.5TB', 'イチテンゴテラバイト'],
+    ['1,024MB', 'センニジューヨンメガバイト'],
+    ['16 GB', 'ジューロクギガバイト'],
+    ['2-4GB', 'ニカラヨンギガバイト'],
+  ] as const) {
+    assert.equal(readNumbers(text), reading, text);
+  }
+  assert.deepEqual(await segmentsOf('メモリは2〜4GBで、CPUは3.5GHz、回線は100Mbpsです。'), ['ja:メモリワニカラヨンギガバイトデ、', 'en:CPU', 'ja:ワサンテンゴギガヘルツ、カイセンワヒャクメガビーピーエスデス。']);
+  assert.deepEqual(await segmentsOf('16GB RAMと1TBのSSD'), ['ja:ジューロクギガバイト ', 'en:RAM', 'ja:とイチテラバイトの', 'en:SSD']);
+  // Written in katakana the unit was Japanese before too, and stays so.
+  assert.equal(readNumbers('16ビットと2ギガと3.5ギガヘルツ'), 'ジューロクビットとニギガとサンテンゴギガヘルツ');
+  // Not units: what Japanese say in English (5G, 3D, 4K, 8K, 3LDK, a pencil's 2B), a symbol
+  // whose case or meaning is in doubt (2Gb, 16gb, 10PB ピービー to UniDic, 60dB ディービー to it
+  // beside デシベル), W before a digit or 杯 (5W1H, W杯), V before a digit (1V1), a unit glued to
+  // more letters (2GBytes), and a unit after kanji numerals (三GB, as 三km).
+  for (const text of ['5G', '3D', '4K', '8K', '3LDK', '2B', '2Gb', '16gb', '10PB', '60dB', '5W1H', '2022W杯', '1V1', '2GBytes', 'MP3', 'USB3', '100ms']) {
+    assert.equal(readNumbers(text), text, text);
+  }
+  assert.deepEqual(await segmentsOf('三GB'), ['ja:サン', 'en:GB']);
+  // W杯 stays the English voice's 2022W, though its 杯 is kana (ハイ) when the Latin runs are cut.
+  assert.deepEqual(await segmentsOf('2022W杯を見た'), ['en:2022W', 'ja:ハイヲミタ']);
 });
 
 test('an integer after a Latin word and a space is its model number, read with it by the English voice (iPhone 15 "iPhone fifteen"); a count, a decimal or a time stays Japanese', async () => {

@@ -228,6 +228,11 @@ test('ranges, codes, dates, times and mixed text: every word of the text has its
     // A number glued to letters and a model number are the English voice's words, whole.
     ['5G対応の3Dプリンターと4Kテレビ。', ['5G', '対応', 'の', '3D', 'プリンター', 'と', '4K', 'テレビ']],
     ['iPhone 15を買った。Windows 11も。', ['iPhone', '15', 'を', '買った', 'Windows', '11', 'も']],
+    // Units after digits are the number reader's, said in Japanese (4GB ヨンギガバイト), with ranges, decimals and commas.
+    ['メモリは2〜4GB、3.5GHzで1,024MBの16ビット。', ['メモリ', 'は', '2', '4GB', '3.5GHz', 'で', '1,024MB', 'の', '16', 'ビット']],
+    ['スマホは128GBと5000mAh、電子レンジは600W。', ['スマホ', 'は', '128', 'GB', 'と', '5000', 'mAh', '電子', 'レンジ', 'は', '600', 'W']],
+    // Not a unit: W before 杯 (the World Cup) is the English voice's with its digits.
+    ['2022W杯を見た。', ['2022W', '杯', 'を', '見た']],
   ];
   for (const [text, expected] of cases) {
     const { audio, words } = await timed(text, 'ja-woman-1');
@@ -243,7 +248,7 @@ const KANA = ['きょう', 'あした', 'ここ', 'それ', 'とても', 'ゆっ
 const JOINERS = ['は', 'が', 'を', 'に', 'で', 'と', 'の', 'から', 'まで', 'へ', 'も', '、', '。', '・', ' ', '「', '」', '（', '）', ''];
 const ENDINGS = ['です。', 'ます。', '行きます。', '書きました。', 'だった！', 'ある？', 'かな'];
 const LATIN = ['Python', 'iPhone 15', 'MP3', 'COVID-19', 'A-3', 'No.12', 'v2.0', 'Hello world', 'AT&T', 'e-mail', '20th anniversary', '3rd', 'OK'];
-const COUNTERS = ['本', '個', '人', '円', 'km', '%', '日', '月', '時', '分', '回', '階', '歳', 'kg', 'ページ', '年', '枚', 'つ', '番', '号', ''];
+const COUNTERS = ['本', '個', '人', '円', 'km', '%', '日', '月', '時', '分', '回', '階', '歳', 'kg', 'ページ', '年', '枚', 'つ', '番', '号', 'GB', 'MHz', 'Mbps', 'mAh', 'W', ''];
 
 const n = (min: number, max: number): fc.Arbitrary<number> => fc.integer({ min, max });
 const two = (min: number, max: number): fc.Arbitrary<string> => n(min, max).map((v) => String(v).padStart(2, '0'));
