@@ -15,7 +15,7 @@ import { configPath } from './config-file.js';
  * choosers (`container`, `wav`, `raw`) are a default for stdout and for names without a known
  * extension — an `-o` extension or any of `--container`/`--wav`/`--raw` given as a flag wins over
  * all three, and playback alone ignores them —; a configured `bitrate` applies only to the MP3
- * and Opus outputs. Given as flags, they keep their strict meaning (an override, exit 2 where
+ * and Opus outputs; a configured `words` only to runs that write subtitles. Given as flags, they keep their strict meaning (an override, exit 2 where
  * they cannot apply). Also marks `--cache` given as a flag ({@link SynthesisFlags.cacheForced}).
  * @returns `flags`, adjusted in place.
  */
@@ -50,6 +50,9 @@ export function fitConfigDefaults<F extends SynthesisFlags>(flags: F, fromConfig
     const container = flags.container ?? (flags.wav === true ? 'wav' : flags.raw === true ? 'raw' : output === undefined ? undefined : containerOfPath(output));
     if (container !== 'mp3' && container !== 'opus') delete flags.bitrate;
   }
+  // `words` times the words of the subtitles: a configured one applies to the runs that write
+  // subtitles, not a demand that every run write them (it made every other run exit 2).
+  if (fromConfig('words') && flags.subtitles === undefined) delete flags.words;
   return flags;
 }
 

@@ -231,6 +231,21 @@ describe('config defaults that do not fit a run', () => {
     assert.equal(strict.code, 2, strict.stderr);
   });
 
+  it('a configured words = true times the subtitles of the runs that write them, and leaves the others alone (it made them exit 2)', async () => {
+    await config('words = true\n');
+    const plain = await runTtsInProcess(['stream', '-o', join(home, 'w.wav'), 'hi'], { env: env() });
+    assert.equal(plain.code, 0, plain.stderr);
+    const configured = await runTtsInProcess(['stream', '-o', join(home, 'w1.wav'), '--subtitles', join(home, 'w1.vtt'), 'hi there'], { env: env() });
+    assert.equal(configured.code, 0, configured.stderr);
+    await config('');
+    const flagged = await runTtsInProcess(['stream', '-o', join(home, 'w2.wav'), '--subtitles', join(home, 'w2.vtt'), '--words', 'hi there'], { env: env() });
+    assert.equal(flagged.code, 0, flagged.stderr);
+    assert.equal(await readFile(join(home, 'w1.vtt'), 'utf8'), await readFile(join(home, 'w2.vtt'), 'utf8'), 'the same subtitles as --words');
+    // Given as a flag it keeps its strict meaning.
+    const strict = await runTtsInProcess(['stream', '-o', join(home, 'w3.wav'), '--words', 'hi'], { env: env() });
+    assert.equal(strict.code, 2, strict.stderr);
+  });
+
   it('--cache beats no-cache in the config file and TTS_NO_CACHE', async () => {
     await config('no-cache = true\n');
     const cacheHome = await mkdtemp(join(home, 'cache-'));
