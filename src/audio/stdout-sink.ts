@@ -65,9 +65,9 @@ export function isClosedPipe(err: unknown): boolean {
  *
  * `write` resolves once `out` accepted the chunk, waiting for 'drain' when the stream's buffer
  * is full. `finish` resolves when every byte has been handed to the system, and ends `out`
- * unless it is process.stdout (which stays open, like `stream.pipe` leaves it). `abort` stops
- * writing; it destroys `out` unless it is process.stdout. A do-nothing 'error' listener stays on
- * `out` for good, so a late EPIPE never becomes an uncaught exception.
+ * unless it is process.stdout or process.stderr (which stay open, like `stream.pipe` leaves
+ * them). `abort` stops writing; it destroys `out` unless it is one of those. A do-nothing 'error'
+ * listener stays on `out` for good, so a late EPIPE never becomes an uncaught exception.
  *
  * @param spec encoding, rate (Hz) and channels, for the WAV header.
  * @param container `raw` (default on stdout, docs/cli.md §1) or `wav`.
@@ -85,6 +85,18 @@ export function createStdoutSink(
   const header = container === 'wav' ? wavHeader(spec) : undefined;
   const place = out === process.stdout ? stdoutHeaderPlace() : undefined;
   return place === undefined ? new StreamSink(out, header) : new PlacedStreamSink(out, header, { ...place, spec });
+}
+
+/**
+ * A sink writing bytes to `out` as they come, unchanged, with what {@link createStdoutSink} does
+ * for a pipe: backpressure ('drain'), a reader that went away reported as a {@link ClosedPipeError},
+ * any other write error as TtsError `io_error`. For text written in place (subtitles, word timings
+ * and chapters into a FIFO, a socket or a device: speak/text-file.ts). `finish` ends `out` and
+ * `abort` destroys it, unless it is process.stdout or process.stderr, which stay open.
+ * @param out the stream to write to.
+ */
+export function createStreamSink(out: NodeJS.WritableStream): AudioSink {
+  return new StreamSink(out, undefined);
 }
 
 /** Linux's O_APPEND (octal, as /proc/PID/fdinfo prints `flags`). */
@@ -162,7 +174,7 @@ class StreamSink implements AudioSink {
     protected readonly place?: { fd: number; at: number; spec: AudioSpec },
   ) {
     this.headerLength = header?.length ?? 0;
-    this.ownsStream = out !== process.stdout;
+    this.ownsStream = out !== process.stdout && out !== process.stderr;
     guard(out);
     out.on('error', this.onError);
     if (out === process.stdout) countStdoutSinks(1);

@@ -7,7 +7,7 @@
 import { fstatSync } from 'node:fs';
 import { TtsError } from '../errors.js';
 import type { BatchJob } from './batch-jobs.js';
-import { assertSideOutputIsFile, fileIdentity } from '../speak/output-checks.js';
+import { assertSideOutputCanBeWritten, fileIdentity } from '../speak/output-checks.js';
 
 /** One path a batch reads or writes, and who names it. */
 interface Use {
@@ -38,12 +38,15 @@ function describe(use: Use): string {
  * against every input (each job's `"file"`, the batch file) and every other output. A pipe or
  * socket (`/dev/stdout` in `tts batch … | player`, by any name) may take the audio of several
  * jobs, one after another, but no subtitles or word timings besides: those would go into the
- * audio stream. A subtitle or word-timing file that is not a file (a pipe, a device) is refused
- * too, as a single run refuses it (speak/output-checks.ts `assertSideOutputIsFile`).
+ * audio stream, nor another line's (jobs run side by side: their lines would interleave). A
+ * line's own FIFO, pipe, socket or device takes its subtitles or word timings, written in place
+ * (speak/text-file.ts); devices (`/dev/null`) are not compared, they take any number. A disk, or
+ * a socket no descriptor of the batch leads to, is refused as a single run refuses it
+ * (speak/output-checks.ts `assertSideOutputCanBeWritten`).
  * @param jobs the batch's jobs; lines that are not valid jobs are skipped (they write nothing).
  * @param batchFile the batch input's path, `-` for stdin.
  * @throws TtsError `usage` (exit 2) naming both lines (or the batch file) and the path; for a
- *   side output that is not a file, its line, the key and the path.
+ *   side output that cannot be written, its line, the key and the path.
  */
 export async function assertNoCollisions(jobs: readonly BatchJob[], batchFile: string): Promise<void> {
   const folders = new Map<string, Promise<string>>();
@@ -83,6 +86,6 @@ export async function assertNoCollisions(jobs: readonly BatchJob[], batchFile: s
       }
       if (other === undefined) outputs.set(id, use);
     }
-    for (const use of written.slice(1)) await assertSideOutputIsFile(use.path, `line ${use.line}: the ${use.role === '"subtitles"' ? '"subtitles"' : '"word-timings"'}`);
+    for (const use of written.slice(1)) await assertSideOutputCanBeWritten(use.path, `line ${use.line}: the ${use.role === '"subtitles"' ? '"subtitles"' : '"word-timings"'}`);
   }
 }

@@ -16,7 +16,8 @@ import { makeOutputFolder } from '../audio/output-target.js';
 import { bytesPerFrame, type AudioSpec } from '../dsp/spec.js';
 import { TtsError } from '../errors.js';
 import { ChapterClock } from '../speak/chapter-clock.js';
-import { assertOutputIsNotInput, assertSideOutputIsFile, fileIdentity, sameFile } from '../speak/output-checks.js';
+import { assertOutputIsNotInput, assertSideOutputCanBeWritten, fileIdentity, sameFile } from '../speak/output-checks.js';
+import { openTextFile, writtenInPlace, type TextFile } from '../speak/text-file.js';
 import type { OutputPlan } from '../speak/output-plan.js';
 import { sentencesOf } from '../text/sentences.js';
 import { inputFormatOf } from '../text/documents/formats.js';
@@ -154,15 +155,31 @@ export function documentTags(doc: SpokenDocument): AudioTags {
 /**
  * After the audio was written: the chapters with their times, put into the output file (MP3,
  * FLAC, Ogg Opus, WAV) and into `--chapters FILE.vtt`.
+ * @param inPlace `--chapters` when it is written in place, opened before the run
+ *   ({@link openChaptersInPlace}); undefined: it is a file, written atomically now.
  * @returns the chapters heard (for `--json`).
  * @throws TtsError `io_error` (exit 7) when a file cannot be written; the audio file is then as
  *   it was written, without chapters.
  */
-export async function finishDocument(source: DocumentSource, plan: OutputPlan, spec: AudioSpec, audioBytes: number, flags: SynthesisFlags): Promise<AudioChapter[]> {
+export async function finishDocument(source: DocumentSource, plan: OutputPlan, spec: AudioSpec, audioBytes: number, flags: SynthesisFlags, inPlace?: TextFile): Promise<AudioChapter[]> {
   const seconds = audioBytes / bytesPerFrame(spec) / spec.sampleRate;
   const chapters = source.clock.chapters(seconds);
-  await writeChapters(chapters, documentTags(source.doc), plan, spec, flags);
+  await writeChapters(chapters, documentTags(source.doc), plan, spec, flags, inPlace);
   return chapters;
+}
+
+/**
+ * Opens `--chapters` when it is a FIFO, a socket or a device, to be written in place
+ * (speak/text-file.ts) once the audio is complete: opened now, before the first request, so that
+ * a FIFO's reader is waited for (interruptibly) before the synthesis, not after it. The caller
+ * aborts it when the run fails (the reader then gets nothing).
+ * @param options `signal` stops the wait for a FIFO's reader; `verbose` says it waits.
+ * @returns the open output, or undefined without `--chapters` or when it is a file.
+ * @throws as speak/text-file.ts `openTextFile`.
+ */
+export async function openChaptersInPlace(flags: Pick<SynthesisFlags, 'chapters'>, options: { signal: AbortSignal; verbose: (line: string) => void }): Promise<TextFile | undefined> {
+  if (flags.chapters === undefined || !(await writtenInPlace(flags.chapters))) return undefined;
+  return openTextFile(flags.chapters, 'the chapters', options);
 }
 
 /**
@@ -171,10 +188,11 @@ export async function finishDocument(source: DocumentSource, plan: OutputPlan, s
  * one time the last names it),
  * written like a document's (into the file's metadata and FILE.vtt) once the audio is complete.
  * @param marks the run's marks in order, times in seconds.
+ * @param inPlace as {@link finishDocument}'s.
  * @returns the chapters (for `--json`); undefined without `--chapters`.
  * @throws TtsError `io_error` (exit 7) as {@link finishDocument}.
  */
-export async function finishMarkChapters(marks: readonly { name: string; time: number }[], plan: OutputPlan, spec: AudioSpec, audioBytes: number, flags: SynthesisFlags): Promise<AudioChapter[] | undefined> {
+export async function finishMarkChapters(marks: readonly { name: string; time: number }[], plan: OutputPlan, spec: AudioSpec, audioBytes: number, flags: SynthesisFlags, inPlace?: TextFile): Promise<AudioChapter[] | undefined> {
   if (flags.chapters === undefined) return undefined;
   const seconds = audioBytes / bytesPerFrame(spec) / spec.sampleRate;
   const starts: { title: string; start: number }[] = marks.length === 0 || marks[0]!.time > 0 ? [{ title: 'Opening', start: 0 }] : [];
@@ -184,29 +202,36 @@ export async function finishMarkChapters(marks: readonly { name: string; time: n
     starts.push({ title: mark.name.replace(/\s+/gu, ' ').trim(), start: mark.time });
   }
   const chapters = starts.map((c, i) => ({ ...c, end: starts[i + 1]?.start ?? seconds })).filter((c) => c.end > c.start);
-  await writeChapters(chapters, {}, plan, spec, flags);
+  await writeChapters(chapters, {}, plan, spec, flags, inPlace);
   return chapters;
 }
 
-/** The chapters into the audio file's metadata (not raw) and into `--chapters FILE.vtt`. */
-async function writeChapters(chapters: AudioChapter[], tags: AudioTags, plan: OutputPlan, spec: AudioSpec, flags: SynthesisFlags): Promise<void> {
+/**
+ * The chapters into the audio file's metadata (not raw) and into `--chapters FILE.vtt`: the open
+ * `inPlace` output when it is a FIFO, socket or device, else a file written atomically.
+ */
+async function writeChapters(chapters: AudioChapter[], tags: AudioTags, plan: OutputPlan, spec: AudioSpec, flags: SynthesisFlags, inPlace: TextFile | undefined): Promise<void> {
   const file = plan.file;
   if (file !== undefined && file.container !== 'raw' && (await stat(file.path).catch(() => undefined))?.isFile() === true) {
     await writeChapterMetadata(file.path, file.container as TaggedContainer, tags, chapters, spec.sampleRate);
   }
-  if (flags.chapters !== undefined) await writeTextAtomically(flags.chapters, webvttChapters(chapters));
+  if (inPlace !== undefined) {
+    await inPlace.write(webvttChapters(chapters));
+    await inPlace.finish();
+  } else if (flags.chapters !== undefined) await writeTextAtomically(flags.chapters, webvttChapters(chapters));
 }
 
 /**
- * Refuses a `--chapters` path that is not `.vtt` or is the audio output, the subtitles, the word
- * timings or the input (docs/cli.md §10) by any name (a link to it too: the atomic writer follows
- * links; one pipe by any name: output-checks.ts `sameFile`), or that is not a file (a pipe, a
- * device: output-checks.ts `assertSideOutputIsFile`), before anything runs.
+ * Refuses a `--chapters` path that is not `.vtt` (a FIFO, socket or device written in place may
+ * have any name) or is the audio output, the subtitles, the word timings or the input
+ * (docs/cli.md §10) by any name (a link to it too: the atomic writer follows links; one pipe by
+ * any name: output-checks.ts `sameFile`), or that cannot be written (a disk, a socket no
+ * descriptor leads to: output-checks.ts `assertSideOutputCanBeWritten`), before anything runs.
  * @throws TtsError `usage` (exit 2).
  */
 export async function checkChapterPaths(flags: Pick<SynthesisFlags, 'chapters' | 'output' | 'subtitles' | 'wordTimings' | 'file'>): Promise<void> {
   if (flags.chapters === undefined) return;
-  if (!/\.vtt$/iu.test(flags.chapters)) throw new TtsError('usage', `--chapters ${flags.chapters}: the chapters track is WebVTT; give a name ending in .vtt`);
+  if (!/\.vtt$/iu.test(flags.chapters) && !(await writtenInPlace(flags.chapters))) throw new TtsError('usage', `--chapters ${flags.chapters}: the chapters track is WebVTT; give a name ending in .vtt`);
   for (const [other, what] of [
     [flags.output, 'the audio output (-o)'],
     [flags.subtitles, 'the --subtitles file'],
@@ -215,7 +240,7 @@ export async function checkChapterPaths(flags: Pick<SynthesisFlags, 'chapters' |
   ] as const) {
     if (other !== undefined && other !== '-' && (await sameFile(other, flags.chapters))) throw new TtsError('usage', `--chapters ${flags.chapters} is ${what}`, { hint: 'give the chapters a name of their own, e.g. book.chapters.vtt' });
   }
-  await assertSideOutputIsFile(flags.chapters, '--chapters');
+  await assertSideOutputCanBeWritten(flags.chapters, '--chapters');
 }
 
 /**

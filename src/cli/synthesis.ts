@@ -26,7 +26,7 @@ import { createReporter, type CommandIo } from './report.js';
 import { formatProgress, formatRunSummary } from './run-lines.js';
 import { startProgressDisplay, type ProgressDisplay } from './progress-display.js';
 import { runLifecycle } from './run-lifecycle.js';
-import { checkChapterPaths, documentSource, finishDocument, finishMarkChapters, printSpokenText, splitChapters, type DocumentSource } from './document-run.js';
+import { checkChapterPaths, documentSource, finishDocument, finishMarkChapters, openChaptersInPlace, printSpokenText, splitChapters, type DocumentSource } from './document-run.js';
 import { ssmlByName, ssmlSpansOf } from './ssml-input.js';
 import { scriptByName, scriptSpansOf } from './script-input.js';
 import type { SpeechSpan } from '../text/spans.js';
@@ -238,6 +238,10 @@ export async function runSynthesisCommand(command: SynthesisCommandSpec, words: 
         const [{ openKeys }, { startInteractive }] = await Promise.all([import('../player/terminal.js'), import('../player/interactive.js')]);
         interactive = startInteractive(mode, io.stderr, io.env, openKeys, background);
       }
+      // --chapters into a FIFO, socket or device is opened now, before the first request (a FIFO
+      // waits for its reader here, not after the synthesis), and written once the audio is whole.
+      const chaptersInPlace = await openChaptersInPlace(flags, { signal, verbose: (l) => reporter.verbose(l) });
+      if (chaptersInPlace !== undefined) atEnd(() => chaptersInPlace.abort());
       await deliverSpeech({
         ...speakSettings(flags),
         channel: command.channel,
@@ -289,10 +293,10 @@ export async function runSynthesisCommand(command: SynthesisCommandSpec, words: 
         },
       });
       if (document !== undefined) {
-        chapters = (await finishDocument(document, plan, spec, stats.bytes, flags)).map((c) => ({ title: c.title, start: Number(c.start.toFixed(3)), end: Number(c.end.toFixed(3)) }));
+        chapters = (await finishDocument(document, plan, spec, stats.bytes, flags, chaptersInPlace)).map((c) => ({ title: c.title, start: Number(c.start.toFixed(3)), end: Number(c.end.toFixed(3)) }));
       }
       if (stats.marks !== undefined) {
-        chapters = (await finishMarkChapters(stats.marks, plan, spec, stats.bytes, flags))?.map((c) => ({ title: c.title, start: Number(c.start.toFixed(3)), end: Number(c.end.toFixed(3)) }));
+        chapters = (await finishMarkChapters(stats.marks, plan, spec, stats.bytes, flags, chaptersInPlace))?.map((c) => ({ title: c.title, start: Number(c.start.toFixed(3)), end: Number(c.end.toFixed(3)) }));
       }
       progress.finish();
       interactive?.close();

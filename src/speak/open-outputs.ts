@@ -7,7 +7,6 @@ import type { AudioSink } from '../audio/sink.js';
 import type { FileSink } from '../audio/file-sink.js';
 import { bitrateFor, isEncoded, type Container } from '../audio/containers/registry.js';
 import type { AudioSpec } from '../dsp/spec.js';
-import { TtsError } from '../errors.js';
 import type { OutputPlan } from './output-plan.js';
 
 /** The destinations of a plan, opened. */
@@ -174,23 +173,14 @@ async function specialFile(path: string): Promise<'fifo' | 'device' | undefined>
 
 /**
  * Opens a FIFO or device for writing. A FIFO is opened non-blocking, waiting (abortably) for a
- * reader: a plain open would block a libuv thread until one came, and with it the process's exit
- * even after Ctrl-C. Its descriptor becomes a libuv pipe stream, as stdout's would.
- * @throws TtsError `io_error` (exit 7) when it cannot be opened.
+ * reader (audio/special-files.ts `openFifoForWriting`): a plain open would block a libuv thread
+ * until one came, and with it the process's exit even after Ctrl-C. Its descriptor becomes a
+ * libuv pipe stream, as stdout's would.
+ * @throws TtsError `io_error` (exit 7) when it cannot be opened; `signal.reason` once aborted.
  */
 async function openSpecialFile(path: string, kind: 'fifo' | 'device', signal: AbortSignal): Promise<NodeJS.WritableStream> {
-  const [{ constants, createWriteStream, openSync }, { Socket }, { sleep }] = await Promise.all([import('node:fs'), import('node:net'), import('../client/retry.js')]);
+  const [{ createWriteStream }, { Socket }, { openFifoForWriting }] = await Promise.all([import('node:fs'), import('node:net'), import('../audio/special-files.js')]);
   if (kind === 'device') return createWriteStream(path, { flags: 'w' });
-  for (;;) {
-    try {
-      const fd = openSync(path, constants.O_WRONLY | constants.O_NONBLOCK);
-      return new Socket({ fd, readable: false, writable: true });
-    } catch (cause) {
-      if ((cause as NodeJS.ErrnoException).code !== 'ENXIO') {
-        throw new TtsError('io_error', `cannot write to ${path} (${(cause as NodeJS.ErrnoException).code ?? 'error'})`, { cause });
-      }
-      // ENXIO: nobody reads the FIFO yet.
-      await sleep(0.05, signal);
-    }
-  }
+  const fd = await openFifoForWriting(path, signal);
+  return new Socket({ fd, readable: false, writable: true });
 }

@@ -1,14 +1,17 @@
 /**
  * Checks of a planned output against the run's input, before anything is opened (docs/cli.md §1,
- * §2): `-o` or `--subtitles` never names the text's own file (same inode, any name), no two
- * outputs of a run are one file or one pipe, and a subtitle, word-timing or chapter file is a
- * file (not a FIFO or device its atomic writer would replace).
+ * §2): `-o` or `--subtitles` never names the text's own file (same inode, any name) or the FIFO
+ * it is read from, no two outputs of a run are one file or one pipe, and a subtitle, word-timing
+ * or chapter output can be written (a file, a FIFO, a device; not a disk, nor a socket no
+ * descriptor of the run leads to).
  */
 import type { Stats } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { outputTarget } from '../audio/output-target.js';
 import { TtsError } from '../errors.js';
 import { subtitleFormat } from './subtitles.js';
+import { blockDevice, unreachableSocket, writtenInPlace } from './text-file.js';
+import { inPlaceKind, ownSocketDescriptor } from '../audio/special-files.js';
 import type { OutputPlan } from './output-plan.js';
 
 /**
@@ -47,8 +50,9 @@ export async function sameFile(a: string, b: string): Promise<boolean> {
 
 /**
  * Refuses to write the audio (or the subtitles) over the text it is made from: `-o` or
- * `--subtitles` naming the `-f` file (or the file stdin was redirected from), compared by device
- * and inode, so another name for the same file (a link, `./x`) is caught too.
+ * `--subtitles` naming the `-f` file (or the file stdin was redirected from), or the FIFO or pipe
+ * the text comes through (`--word-timings /dev/stdin` with the text on a pipe), compared by
+ * device and inode, so another name for the same file (a link, `./x`) is caught too.
  * @param output the path written; nothing to check when it does not exist yet.
  * @param input the `-f` path, `-` for stdin (checked through its descriptor), or undefined when
  *   the text comes from the command line.
@@ -60,15 +64,16 @@ export async function assertOutputIsNotInput(output: string, input: string | und
   if (input === undefined) return;
   const { fstatSync } = await import('node:fs');
   const out = await stat(output).catch(() => undefined);
-  if (out === undefined || !out.isFile()) return;
+  // A FIFO the text comes through would get the output in its text (or wait for a reader forever).
+  if (out === undefined || !(out.isFile() || out.isFIFO())) return;
   let inp: Stats | undefined;
   try {
     inp = input === '-' ? fstatSync(0) : await stat(input);
   } catch {
     return; // Unreadable input is reported when it is read.
   }
-  if (inp.isFile() && inp.dev === out.dev && inp.ino === out.ino) {
-    throw new TtsError('usage', `${flag} ${output} is the file the text is read from`, { hint: flag === '-o' || flag === '--split-chapters' ? 'write the audio to another file (--split-chapters: another folder)' : flag === '--subtitles' ? 'write the subtitles to another file' : flag === '--chapters' ? 'write the chapters to another file, e.g. book.chapters.vtt' : 'write the word timings to another file' });
+  if ((inp.isFile() || inp.isFIFO()) && inp.isFIFO() === out.isFIFO() && inp.dev === out.dev && inp.ino === out.ino) {
+    throw new TtsError('usage', `${flag} ${output} is the ${out.isFIFO() ? 'pipe' : 'file'} the text is read from`, { hint: flag === '-o' || flag === '--split-chapters' ? 'write the audio to another file (--split-chapters: another folder)' : flag === '--subtitles' ? 'write the subtitles to another file' : flag === '--chapters' ? 'write the chapters to another file, e.g. book.chapters.vtt' : 'write the word timings to another file' });
   }
 }
 
@@ -125,36 +130,34 @@ export async function assertSideOutputIsNotStdout(path: string, stdoutFd: number
   }
 }
 
-/** The side outputs of a run, written whole to a temporary file renamed into place (speak/text-file.ts). */
+/** The side outputs of a run: written whole to a temporary file renamed into place, or in place (speak/text-file.ts). */
 export type SideOutputFlag = '--subtitles' | '--word-timings' | '--chapters';
 
 /**
- * Refuses a subtitle, word-timing or chapter file that exists and is not a regular file: a FIFO
- * or pipe (`/dev/stdout` in `… | cat`), a socket or a device (`/dev/null`, a terminal). These
- * files are written whole beside their target and renamed over it (docs/cli.md §2), which would
- * replace the FIFO or the device with a regular file (as root, `/dev/null` itself), or fail
- * after the whole synthesis where no file can be made (`/proc/self/fd`, `/dev`). Checked before
- * anything is synthesized; links are followed, as the writer follows them. A folder is left to
- * the writer (exit 7 when it opens it), and a name that does not exist yet passes.
+ * Refuses a subtitle, word-timing or chapter output that exists and cannot be written: a block
+ * device (a disk), or a socket that no descriptor of this process leads to (a listening socket in
+ * the file system: a socket cannot be opened by its name; `/dev/stdout` when standard output is a
+ * socket is written through descriptor 1: audio/special-files.ts `ownSocketDescriptor`). A file,
+ * a FIFO or pipe, a character device (`/dev/null`, a terminal) and a name not made yet pass: a
+ * file is written atomically, the others in place (speak/text-file.ts). Checked before anything
+ * is synthesized; links are followed, as the open follows them. A folder is left to the writer
+ * (exit 7 when it opens it).
  * @param path the output as given.
  * @param named how the message names it: its flag, or a batch line's key (`line 3: the "subtitles"`).
  * @throws TtsError `usage` (exit 2) naming it, the path and what is there.
  */
-export async function assertSideOutputIsFile(path: string, named: SideOutputFlag | `line ${number}: the "${'subtitles' | 'word-timings'}"`): Promise<void> {
-  const info = await stat(path).catch(() => undefined);
-  if (info === undefined || info.isFile() || info.isDirectory()) return;
-  const what = info.isFIFO() ? 'a pipe (FIFO)' : info.isSocket() ? 'a socket' : 'a device';
-  throw new TtsError('usage', `${named} ${path} is ${what}, not a file: it is written whole and renamed into place, which would replace it`, {
-    hint: 'give it the name of a file (only the audio is written into a pipe or a device)',
-  });
+export async function assertSideOutputCanBeWritten(path: string, named: SideOutputFlag | `line ${number}: the "${'subtitles' | 'word-timings'}"`): Promise<void> {
+  const found = await inPlaceKind(path);
+  if (found?.kind === 'block device') throw blockDevice(path, named);
+  if (found?.kind === 'socket' && ownSocketDescriptor(found.info) === undefined) throw unreachableSocket(path, named);
 }
 
 /**
  * Refuses `--words` without `--subtitles`, and a `--word-timings` path that is the audio output,
- * the subtitles or the file the text is read from (docs/cli.md §12.1), by any name
+ * the subtitles or the file (or FIFO) the text is read from (docs/cli.md §12.1), by any name
  * ({@link sameFile}: a link to the audio would have the audio replaced by the word timings; a
- * pipe that is also `-o` would get the text in its audio), or that is not a file
- * ({@link assertSideOutputIsFile}).
+ * pipe that is also `-o` would get the text in its audio), or that cannot be written
+ * ({@link assertSideOutputCanBeWritten}).
  * @throws TtsError `usage` (exit 2).
  */
 export async function checkWordOptions(flags: { words?: boolean; wordTimings?: string; subtitles?: string }, plan: OutputPlan, input: string | undefined): Promise<void> {
@@ -166,20 +169,21 @@ export async function checkWordOptions(flags: { words?: boolean; wordTimings?: s
   if (plan.file !== undefined && (await sameFile(plan.file.path, path))) throw new TtsError('usage', `--word-timings ${path} is the audio output (-o)`, { hint: 'give the word timings a name of their own, e.g. speech.jsonl' });
   if (flags.subtitles !== undefined && (await sameFile(flags.subtitles, path))) throw new TtsError('usage', `--word-timings ${path} is the --subtitles file`, { hint: 'give the word timings a name of their own, e.g. speech.jsonl' });
   await assertOutputIsNotInput(path, input, '--word-timings');
-  await assertSideOutputIsFile(path, '--word-timings');
+  await assertSideOutputCanBeWritten(path, '--word-timings');
 }
 
 /**
- * Refuses a `--subtitles` path that is not `.srt`/`.vtt`, that is the audio output (by any name,
- * {@link sameFile}: also one pipe), that is the file the text is read from (docs/cli.md §1), or
- * that is not a file ({@link assertSideOutputIsFile}).
+ * Refuses a `--subtitles` path that is not `.srt`/`.vtt` (unless written in place: then WebVTT,
+ * subtitles.ts `subtitleFormat`), that is the audio output (by any name, {@link sameFile}: also
+ * one pipe), that is the file (or FIFO) the text is read from (docs/cli.md §1), or that cannot be
+ * written ({@link assertSideOutputCanBeWritten}).
  * @throws TtsError `usage` (exit 2).
  */
 export async function checkSubtitlesPath(path: string, plan: OutputPlan, input: string | undefined): Promise<void> {
-  subtitleFormat(path);
+  subtitleFormat(path, await writtenInPlace(path));
   if (plan.file !== undefined) {
     if (await sameFile(plan.file.path, path)) throw new TtsError('usage', `--subtitles ${path} is the audio output (-o)`, { hint: 'give the subtitles a name of their own, e.g. speech.srt' });
   }
   await assertOutputIsNotInput(path, input, '--subtitles');
-  await assertSideOutputIsFile(path, '--subtitles');
+  await assertSideOutputCanBeWritten(path, '--subtitles');
 }

@@ -169,9 +169,12 @@ export function prepareAudio(channel: ChannelKind, spec: AudioSpec, effects: { s
  * @throws TtsError — the first failure the pipeline could not mend (exit codes of docs/cli.md §3),
  *   an output failure (`io_error`, `no_playback_device`: exit 7; a ClosedPipeError when stdout's
  *   reader left), or `signal.reason` once aborted. The outputs are aborted before it throws: an
- *   existing file is untouched and no temporary file is left. The one exception: playback that
+ *   existing file is untouched and no temporary file is left. The exceptions: playback that
  *   failed beside a file or stdout (`--play -o FILE`) is thrown (exit 7) only after they were
- *   written whole, the message saying so (docs/cli.md §1).
+ *   written whole, the message saying so (docs/cli.md §1); so is a subtitle or word-timing
+ *   output written in place (a FIFO, a device: text-file.ts) whose write failed, and the first
+ *   failure to finish one of them comes after the audio is in place, which stays, as do the
+ *   others finished.
  */
 export async function deliverSpeech(options: SpeakOptions): Promise<void> {
   const { spec, stats, signal } = options;
@@ -201,12 +204,12 @@ export async function deliverSpeech(options: SpeakOptions): Promise<void> {
     if (signal.aborted) throw signal.reason;
     if (options.subtitles !== undefined) {
       const { openSubtitles } = await import('./subtitles.js');
-      subtitles = await openSubtitles(options.subtitles, { words: options.words?.subtitles === true });
+      subtitles = await openSubtitles(options.subtitles, { words: options.words?.subtitles === true, signal, verbose: options.log.verbose });
       stats.cues = 0;
     }
     if (options.words !== undefined) {
       const { openWordTimings, TextOffsets } = await import('./word-outputs.js');
-      if (options.words.file !== undefined) wordFile = await openWordTimings(options.words.file);
+      if (options.words.file !== undefined) wordFile = await openWordTimings(options.words.file, { signal, verbose: options.log.verbose });
       if (wordFile !== undefined) offsets = new TextOffsets();
       stats.words = 0;
     }
@@ -333,8 +336,17 @@ export async function deliverSpeech(options: SpeakOptions): Promise<void> {
     if (stats.requests === 0) throw new TtsError('usage', 'the text has nothing to speak (only punctuation, emoji, invisible or control characters)', { hint: 'give some text to speak' });
     if (stats.bytes === 0) throw new TtsError('no_audio', 'the service returned no audio for this text', { hint: 'check the text and the voice; the service answered with `done` alone' });
     await sink.finish();
-    await subtitles?.finish();
-    await wordFile?.finish();
+    // The audio is in place: each side output is finished even when another one failed (a
+    // subtitle FIFO's write error must not drop a complete word timings file).
+    let sideFailure: { error: unknown } | undefined;
+    for (const side of [subtitles, wordFile]) {
+      try {
+        await side?.finish();
+      } catch (error) {
+        sideFailure ??= { error };
+      }
+    }
+    if (sideFailure !== undefined) throw sideFailure.error;
   } catch (error) {
     await sink.abort().catch(() => {});
     await subtitles?.abort();

@@ -2,7 +2,8 @@
  * `--subtitles FILE.srt|FILE.vtt` (docs/cli.md §1): one cue per piece of text (a sentence; a line
  * with `--lines`), written as the cues come — so subtitles work while playing, and a book's cues
  * are never all held — to a temporary file beside the target, renamed into place only when the
- * run completed, like audio files (docs/cli.md §2; the atomic writer of src/audio/file-sink.ts).
+ * run completed, like audio files (docs/cli.md §2; the atomic writer of src/audio/file-sink.ts);
+ * into a FIFO, socket or device in place, cue by cue, the same bytes (text-file.ts).
  * Formats: SubRip (`HH:MM:SS,mmm`, numbered cues) and WebVTT (W3C WebVTT §4: a `WEBVTT` header,
  * `HH:MM:SS.mmm`, `&` and `<` escaped in cue text).
  *
@@ -11,7 +12,7 @@
  * WebVTT §4.2.2 "cue timestamp", which players render as karaoke); SubRip, which has no such tag,
  * gets one cue per word, shown while the word is spoken. A piece without timings keeps its cue.
  */
-import { openTextFile } from './text-file.js';
+import { openTextFile, writtenInPlace, type TextFileOptions } from './text-file.js';
 import { TtsError } from '../errors.js';
 import type { Cue } from './audio-stage.js';
 
@@ -19,11 +20,15 @@ import type { Cue } from './audio-stage.js';
 export type SubtitleFormat = 'srt' | 'vtt';
 
 /**
- * The format a `--subtitles` path asks for.
- * @throws TtsError `usage` (exit 2) for a name that does not end in `.srt` or `.vtt`.
+ * The format a `--subtitles` path asks for: by its extension; WebVTT for a FIFO, socket or device
+ * written in place whose name has neither (`--subtitles /dev/stderr`), as audio there is raw
+ * (docs/cli.md §1).
+ * @param inPlace whether `path` is written in place (text-file.ts `writtenInPlace`).
+ * @throws TtsError `usage` (exit 2) for a file whose name does not end in `.srt` or `.vtt`.
  */
-export function subtitleFormat(path: string): SubtitleFormat {
+export function subtitleFormat(path: string, inPlace = false): SubtitleFormat {
   const m = /\.(srt|vtt)$/i.exec(path);
+  if (m === null && inPlace) return 'vtt';
   if (m === null) throw new TtsError('usage', `--subtitles ${path}: the name must end in .srt or .vtt`, { hint: 'e.g. --subtitles chapter.srt or --subtitles chapter.vtt' });
   return m[1]!.toLowerCase() as SubtitleFormat;
 }
@@ -34,20 +39,23 @@ export interface SubtitleWriter {
   readonly count: number;
   /** Appends one cue (cues come in order, not overlapping). */
   add(cue: Cue): Promise<void>;
-  /** Completes the file: fsync, close, rename into place. */
+  /** Completes the file: fsync, close, rename into place (in place: flush and close). */
   finish(): Promise<void>;
-  /** Removes the temporary file; an existing file at the target stays untouched. Never rejects. */
+  /** Removes the temporary file; an existing file at the target stays untouched (in place: closes). Never rejects. */
   abort(): Promise<void>;
 }
 
 /**
- * Opens a subtitle file for writing.
+ * Opens a subtitle file for writing (or a FIFO, socket or device, in place: text-file.ts).
+ * @param options `words`: time the words (`--words`); `signal` and `verbose`: as text-file.ts
+ *   `openTextFile` takes them.
  * @throws TtsError `usage` (exit 2) for a bad extension; `io_error` (exit 7) when the folder
- *   cannot be written or the target is a folder (and later, when a write, finish fails).
+ *   cannot be written or the target is a folder (and later, when a write, finish fails); as
+ *   `openTextFile`.
  */
-export async function openSubtitles(path: string, options: { words?: boolean } = {}): Promise<SubtitleWriter> {
-  const format = subtitleFormat(path);
-  const file = await openTextFile(path, 'the subtitles');
+export async function openSubtitles(path: string, options: { words?: boolean } & TextFileOptions = {}): Promise<SubtitleWriter> {
+  const format = subtitleFormat(path, await writtenInPlace(path));
+  const file = await openTextFile(path, 'the subtitles', options);
   if (format === 'vtt') {
     try {
       await file.write('WEBVTT\n\n');

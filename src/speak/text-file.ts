@@ -1,31 +1,77 @@
 /**
- * A text output written beside the audio (subtitles, word timings: docs/cli.md §1, §12.1), by the
- * rule of every file tts writes (§2): into a temporary file in the same folder, renamed over the
- * target only when complete; an aborted or failed run leaves the target as it was.
+ * A text output written beside the audio (subtitles, word timings, chapters: docs/cli.md §1,
+ * §10, §12.1). A file, by the rule of every file tts writes (§2): into a temporary file in the
+ * same folder, renamed over the target only when complete; an aborted or failed run leaves the
+ * target as it was. A FIFO or pipe, a socket or a character device (`/dev/stdout | jq`,
+ * `/dev/stderr`, `/dev/null`, a named FIFO) is written in place instead, as the audio of
+ * `-o FIFO` is (§2): opened for writing — a FIFO once it has a reader —, never created, renamed
+ * over or unlinked, the same bytes as the file gets, each write leaving as it is made.
  */
 import { commitAtomicFile, discardAtomicFile, openAtomicFile, type AtomicFile } from '../audio/file-sink.js';
+import { inPlaceKind, type InPlaceKind } from '../audio/special-files.js';
 import { TtsError } from '../errors.js';
 
-/** One text file being written. */
+/** One text output being written. */
 export interface TextFile {
-  /** Appends UTF-8 text. @throws TtsError `io_error` (exit 7). */
+  /**
+   * Appends UTF-8 text. In place, once a write failed, the text is dropped: see
+   * {@link openTextFile}. @throws TtsError `io_error` (exit 7) for a file; never in place.
+   */
   write(text: string): Promise<void>;
-  /** Puts the file in place. @throws TtsError `io_error` (exit 7); the temporary file is removed. */
+  /**
+   * Puts the file in place (in place: every byte handed to the system, the descriptor closed).
+   * @throws TtsError `io_error` (exit 7); the temporary file is removed. In place: the first
+   *   failure of a write other than a reader that went away (see {@link openTextFile}).
+   */
   finish(): Promise<void>;
-  /** Drops the temporary file; the target is untouched. Never throws; a no-op once finished. */
+  /**
+   * Drops the temporary file; the target is untouched (in place: stops writing and closes; what
+   * was written stays written, as on stdout). Never throws; a no-op once finished.
+   */
   abort(): Promise<void>;
 }
 
+/** What {@link openTextFile} needs for an output written in place. */
+export interface TextFileOptions {
+  /** Stops the wait for a FIFO's reader (Ctrl-C): its reason is thrown. */
+  signal?: AbortSignal | undefined;
+  /** `--verbose` lines: the wait for a FIFO's reader, a reader that went away. */
+  verbose?: ((line: string) => void) | undefined;
+}
+
 /**
- * Opens `path` for writing as a {@link TextFile}.
- * @param what how errors name it: `the subtitles`, `the word timings`.
- * @throws TtsError `io_error` (exit 7) when the folder cannot be written or the target is a folder.
+ * Whether `path` is written in place ({@link InPlaceKind}: a FIFO or pipe, a socket, a character
+ * device), links followed. Never throws.
  */
-export async function openTextFile(path: string, what: string): Promise<TextFile> {
+export async function writtenInPlace(path: string): Promise<boolean> {
+  const found = await inPlaceKind(path);
+  return found !== undefined && found.kind !== 'block device';
+}
+
+/**
+ * Opens `path` for writing as a {@link TextFile}: atomically when it is a file or nothing yet;
+ * in place when it is a FIFO, a socket or a character device. In place, a FIFO with no reader is
+ * waited for (every 50 ms, until `options.signal` aborts: audio/special-files.ts
+ * `openFifoForWriting`, as `-o FIFO`), a socket is written through the descriptor of this
+ * process that is it (`/dev/stdout` when stdout is a socket: `ownSocketDescriptor`). A failed
+ * write there never stops the run: its audio has a destination of its own and is written whole.
+ * A reader that went away (EPIPE) is no failure — as on stdout (docs/cli.md §2), the reader took
+ * what it wanted —: the rest of the text is dropped, quietly. Any other error (ENOSPC of
+ * /dev/full, EIO of a terminal gone) drops the rest too, and `finish` throws it (exit 7) once the
+ * audio is complete, as playback failing beside a file does (docs/cli.md §2).
+ * @param what how errors name it: `the subtitles`, `the word timings`, `the chapters`.
+ * @throws TtsError `io_error` (exit 7) when the folder cannot be written, the target is a folder,
+ *   or the FIFO, socket or device cannot be opened; `usage` (exit 2) for a block device or a
+ *   socket no descriptor of this process leads to (speak/output-checks.ts refuses both earlier);
+ *   `options.signal`'s reason when it aborts the wait for a reader.
+ */
+export async function openTextFile(path: string, what: string, options: TextFileOptions = {}): Promise<TextFile> {
   const ioError = (cause: unknown): TtsError => {
     const code = (cause as NodeJS.ErrnoException).code ?? 'error';
     return new TtsError('io_error', `cannot write ${what} to ${path} (${code})`, { cause, hint: 'check the folder exists and can be written' });
   };
+  const special = await inPlaceKind(path);
+  if (special !== undefined) return openInPlace(path, what, special.kind, special.info, options);
   let file: AtomicFile;
   try {
     file = await openAtomicFile(path);
@@ -57,4 +103,96 @@ export async function openTextFile(path: string, what: string): Promise<TextFile
       await discardAtomicFile(file);
     },
   };
+}
+
+/**
+ * Opens a FIFO, socket or character device `path` ({@link openTextFile}) and writes it through
+ * audio/stdout-sink.ts `createStreamSink`.
+ */
+async function openInPlace(path: string, what: string, kind: InPlaceKind | 'block device', info: import('node:fs').Stats, options: TextFileOptions): Promise<TextFile> {
+  const [{ Socket }, { createWriteStream }, special, { createStreamSink, isClosedPipe }] = await Promise.all([import('node:net'), import('node:fs'), import('../audio/special-files.js'), import('../audio/stdout-sink.js')]);
+  let out: NodeJS.WritableStream;
+  if (kind === 'fifo') {
+    const signal = options.signal ?? new AbortController().signal;
+    const fd = await special.openFifoForWriting(path, signal, () => options.verbose?.(`${what}: ${path} is a FIFO nobody reads yet; waiting for its reader before the first request (Ctrl-C stops)`));
+    out = new Socket({ fd, readable: false, writable: true });
+  } else if (kind === 'character device') {
+    out = createWriteStream('', { fd: await special.openDeviceForWriting(path) });
+  } else if (kind === 'socket') {
+    const fd = special.ownSocketDescriptor(info);
+    if (fd === undefined) throw unreachableSocket(path, what);
+    try {
+      out = fd === 1 ? process.stdout : fd === 2 ? process.stderr : new Socket({ fd, readable: false, writable: true });
+    } catch (cause) {
+      // A datagram socket: Node streams none (ERR_INVALID_FD_TYPE).
+      throw new TtsError('io_error', `cannot write ${what} to ${path} (${(cause as NodeJS.ErrnoException).code ?? 'error'})`, { cause, hint: 'give a file, a FIFO or a stream socket' });
+    }
+  } else {
+    throw blockDevice(path, what);
+  }
+  const sink = createStreamSink(out);
+  let state: 'open' | 'gone' | 'failed' | 'done' = 'open';
+  let failure: TtsError | undefined;
+  /**
+   * Writing failed: the rest is dropped and the run goes on. A reader that went away is no
+   * failure at all; any other error is thrown by finish, once the audio is whole (see openTextFile).
+   */
+  const stop = async (error: unknown): Promise<void> => {
+    if (isClosedPipe(error)) {
+      state = 'gone';
+      options.verbose?.(`${what}: the reader of ${path} went away; the rest of ${what} is not written`);
+    } else {
+      state = 'failed';
+      const cause = error instanceof TtsError && error.cause !== undefined ? error.cause : error;
+      const code = (cause as NodeJS.ErrnoException).code ?? (cause instanceof Error ? cause.message : 'error');
+      failure = new TtsError('io_error', `cannot write ${what} to ${path} (${code}); the run went on to its end without the rest of them`, { cause, hint: `check where ${path} leads (a full device? a terminal that went away?)` });
+      options.verbose?.(`${what}: ${failure.message}`);
+    }
+    await sink.abort();
+  };
+  return {
+    async write(text) {
+      if (state !== 'open') return;
+      try {
+        await sink.write(Buffer.from(text, 'utf8'));
+      } catch (error) {
+        await stop(error);
+      }
+    },
+    async finish() {
+      if (state === 'open') {
+        try {
+          await sink.finish();
+          state = 'done';
+        } catch (error) {
+          await stop(error);
+        }
+      }
+      if (failure !== undefined) throw failure;
+    },
+    async abort() {
+      if (state !== 'open') return;
+      state = 'done';
+      await sink.abort();
+    },
+  };
+}
+
+/**
+ * The refusal of a socket no descriptor of this process leads to (a listening socket in the file
+ * system): it cannot be opened by its name. TtsError `usage` (exit 2).
+ * @param named how the message names the output: its flag, or a batch line's key.
+ */
+export function unreachableSocket(path: string, named: string): TtsError {
+  return new TtsError('usage', `${named} ${path} is a socket that no descriptor of this run leads to: a socket cannot be opened by its name`, {
+    hint: 'give a file, a FIFO or a device; a socket only as one the run was given (/dev/stdout, /dev/fd/N)',
+  });
+}
+
+/**
+ * The refusal of a block device (a disk) as a text output: never written. TtsError `usage` (exit 2).
+ * @param named how the message names the output: its flag, or a batch line's key.
+ */
+export function blockDevice(path: string, named: string): TtsError {
+  return new TtsError('usage', `${named} ${path} is a block device (a disk), not a file`, { hint: 'give it the name of a file, a FIFO or a character device such as /dev/null' });
 }

@@ -4,11 +4,12 @@
  * (after -r, --speed, pauses: the cue clock of audio-stage.ts), the piece's number (from 0, in
  * text order) and the word's place in the text as read, in characters (Unicode code points) —
  * written as words come to a temporary file renamed into place only when the run completed, like
- * the subtitles (src/audio/file-sink.ts).
+ * the subtitles (src/audio/file-sink.ts); into a FIFO, socket or device in place, piece by piece
+ * as the audio is made (text-file.ts).
  */
 import { jsonLine } from '../cli/escape.js';
 import { codePointLength } from '../text/split.js';
-import { openTextFile } from './text-file.js';
+import { openTextFile, type TextFileOptions } from './text-file.js';
 import type { Cue } from './audio-stage.js';
 
 /**
@@ -64,9 +65,9 @@ export interface WordTimingsWriter {
   readonly count: number;
   /** Appends the words of one piece's cue (`piece`: its number from 0; `offset`: see TextOffsets.locate). */
   add(cue: Cue, piece: number, offset: ((at: number) => number) | undefined): Promise<void>;
-  /** Completes the file: fsync, close, rename into place. */
+  /** Completes the file: fsync, close, rename into place (in place: flush and close). */
   finish(): Promise<void>;
-  /** Removes the temporary file; an existing file at the target stays untouched. Never rejects. */
+  /** Removes the temporary file; an existing file at the target stays untouched (in place: closes). Never rejects. */
   abort(): Promise<void>;
 }
 
@@ -84,12 +85,14 @@ export function wordLine(word: { text: string; start: number; end: number; charS
 }
 
 /**
- * Opens a word timings file for writing.
+ * Opens a word timings file for writing (or a FIFO, socket or device, in place, each piece's
+ * lines leaving as its words are known: text-file.ts).
+ * @param options `signal` and `verbose`, as text-file.ts `openTextFile` takes them.
  * @throws TtsError `io_error` (exit 7) when the folder cannot be written or the target is a
- *   folder (and later, when a write or finish fails).
+ *   folder (and later, when a write or finish fails); as `openTextFile`.
  */
-export async function openWordTimings(path: string): Promise<WordTimingsWriter> {
-  const file = await openTextFile(path, 'the word timings');
+export async function openWordTimings(path: string, options: TextFileOptions = {}): Promise<WordTimingsWriter> {
+  const file = await openTextFile(path, 'the word timings', options);
   let count = 0;
   return {
     get count() {

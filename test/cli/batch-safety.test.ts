@@ -136,21 +136,47 @@ describe('batch outputs never replace an input or each other', () => {
     }
   });
 
-  it('a "subtitles" or "word-timings" that is a FIFO or a socket is exit 2 before the first job; it stays what it was', async () => {
-    const { execFileSync } = await import('node:child_process');
+  it('a line\'s "subtitles" and "word-timings" into FIFOs another process reads are written there, as into files; two lines\' into one FIFO, or a socket no descriptor leads to, is exit 2 before the first job', async () => {
+    const { execFileSync, spawn } = await import('node:child_process');
     const { stat } = await import('node:fs/promises');
     const { createServer } = await import('node:net');
-    execFileSync('mkfifo', [at('subs.vtt')]);
+    execFileSync('mkfifo', [at('subs.vtt'), at('words.fifo')]);
+    const readers: import('node:child_process').ChildProcess[] = [];
+    const read = (fifo: string): Promise<Buffer> => {
+      const cat = spawn('cat', [fifo], { stdio: ['ignore', 'pipe', 'ignore'] });
+      readers.push(cat);
+      const got: Buffer[] = [];
+      cat.stdout.on('data', (d: Buffer) => got.push(d));
+      return new Promise((resolve) => cat.on('close', () => resolve(Buffer.concat(got))));
+    };
+    try {
+      const subs = read(at('subs.vtt'));
+      const words = read(at('words.fifo'));
+      // The built-in engine, which times the words.
+      const fifos = await batch('fifo-sides.jsonl', [{ text: 'Hello there.', output: at('f1.wav'), subtitles: at('subs.vtt') }, { text: 'How are you?', output: at('f2.wav'), 'word-timings': at('words.fifo') }], ['--offline']);
+      assert.equal(fifos.code, 0, fifos.stderr);
+      const files = await batch('file-sides.jsonl', [{ text: 'Hello there.', output: at('g1.wav'), subtitles: at('subs-file.vtt') }, { text: 'How are you?', output: at('g2.wav'), 'word-timings': at('words-file.jsonl') }], ['--offline']);
+      assert.equal(files.code, 0, files.stderr);
+      assert.deepEqual(await subs, await readFile(at('subs-file.vtt')));
+      assert.deepEqual(await words, await readFile(at('words-file.jsonl')));
+      assert.match((await readFile(at('words-file.jsonl'), 'utf8')).split('\n')[0]!, /^\{"word":"How","start":/);
+      assert.deepEqual(await readFile(at('f1.wav')), await readFile(at('g1.wav')));
+      assert.equal((await stat(at('subs.vtt'))).isFIFO(), true);
+      assert.equal((await stat(at('words.fifo'))).isFIFO(), true);
+    } finally {
+      // A reader left waiting for a writer that never came (a run that refused the FIFOs) is ended.
+      for (const reader of readers) reader.kill('SIGKILL');
+    }
+    server.requests.length = 0;
+    const twice = await batch('one-fifo.jsonl', [{ text: 'a', output: at('t1.wav'), 'word-timings': at('words.fifo') }, { text: 'b', output: at('t2.wav'), subtitles: at('subs.vtt'), 'word-timings': at('words.fifo') }]);
+    refused(twice, /line 2: the "word-timings" .*words\.fifo is also the "word-timings" of line 1: both would go into one stream/);
     const socket = createServer();
     await new Promise<void>((resolve) => socket.listen(at('words.sock'), resolve));
     try {
-      const fifo = await batch('fifo-subs.jsonl', [{ text: 'a', output: at('f1.wav') }, { text: 'b', output: at('f2.wav'), subtitles: at('subs.vtt') }]);
-      refused(fifo, /line 2: the "subtitles" .*subs\.vtt is a pipe \(FIFO\), not a file/);
       const sock = await batch('socket-words.jsonl', [{ text: 'a', output: at('k1.wav'), 'word-timings': at('words.sock') }]);
-      refused(sock, /line 1: the "word-timings" .*words\.sock is a socket, not a file/);
-      assert.equal((await stat(at('subs.vtt'))).isFIFO(), true);
+      refused(sock, /line 1: the "word-timings" .*words\.sock is a socket that no descriptor of this run leads to/);
       assert.equal((await stat(at('words.sock'))).isSocket(), true);
-      await assert.rejects(stat(at('f1.wav')), { code: 'ENOENT' });
+      await assert.rejects(stat(at('k1.wav')), { code: 'ENOENT' });
     } finally {
       await new Promise((resolve) => socket.close(resolve));
     }

@@ -290,60 +290,8 @@ describe('-o and a subtitle, word-timing or chapter file that are one stream', (
   });
 });
 
-describe('a subtitle, word-timing or chapter file that is not a file', () => {
-  // These are written to a temporary file renamed over the name (docs/cli.md §2): a FIFO, a
-  // socket or a device there would be replaced by a regular file (as root, /dev/null itself).
-  // Devices are tried on a node of /dev/null's made in the test's folder (root only): the code
-  // before the fix replaced what it was given.
-  it('a FIFO, a socket or a device (by a link too) is exit 2 before any request, and stays what it was', async () => {
-    const { execFileSync } = await import('node:child_process');
-    const { lstat, mkdtemp, rm, stat, symlink, writeFile } = await import('node:fs/promises');
-    const { createServer } = await import('node:net');
-    const { tmpdir } = await import('node:os');
-    const { join } = await import('node:path');
-    const { runMain } = await import('../helpers/in-process.js');
-    const { startPatternServer } = await import('../helpers/servers.js');
-    const dir = await mkdtemp(join(tmpdir(), 'tts-side-not-file-'));
-    const server = await startPatternServer(4800);
-    const socket = createServer();
-    try {
-      const md = join(dir, 'doc.md');
-      await writeFile(md, '# One\n\nHello there.\n');
-      execFileSync('mkfifo', [join(dir, 'fifo.vtt')]);
-      await new Promise<void>((resolve) => socket.listen(join(dir, 'socket.jsonl'), resolve));
-      await symlink('fifo.vtt', join(dir, 'to-fifo.srt'));
-      let device = true;
-      try {
-        execFileSync('mknod', ['-m', '666', join(dir, 'null.vtt'), 'c', '1', '3'], { stdio: 'ignore' });
-      } catch {
-        device = false; // Not root: no device node of our own to offer.
-      }
-      const cases: [string[], RegExp][] = [
-        [['--subtitles', join(dir, 'fifo.vtt'), 'Hello there.'], /--subtitles .*fifo\.vtt is a pipe \(FIFO\), not a file/],
-        [['--subtitles', join(dir, 'to-fifo.srt'), 'Hello there.'], /--subtitles .*to-fifo\.srt is a pipe \(FIFO\), not a file/],
-        [['--word-timings', join(dir, 'socket.jsonl'), 'Hello there.'], /--word-timings .*socket\.jsonl is a socket, not a file/],
-        [['--chapters', join(dir, 'fifo.vtt'), '-f', md], /--chapters .*fifo\.vtt is a pipe \(FIFO\), not a file/],
-        ...(device ? ([[['--word-timings', join(dir, 'null.vtt'), 'Hello there.'], /--word-timings .*null\.vtt is a device, not a file/], [['--chapters', join(dir, 'null.vtt'), '-f', md], /--chapters .*null\.vtt is a device/]] as [string[], RegExp][]) : []),
-      ];
-      for (const [args, message] of cases) {
-        server.requests.length = 0;
-        const r = await runMain(['stream', '--no-cache', '-q', '-o', join(dir, 'a.wav'), ...args], { HOME: dir, XDG_CONFIG_HOME: join(dir, 'xdg'), TTS_BASE_URL: server.url, TTS_API_KEY: 'sk-test-side-not-file' });
-        assert.equal(r.code, 2, `${args.join(' ')}: ${r.stderr}`);
-        assert.match(r.stderr, message);
-        assert.equal(server.requests.length, 0, 'no request made');
-      }
-      assert.equal((await stat(join(dir, 'fifo.vtt'))).isFIFO(), true, 'the FIFO is still one');
-      assert.equal((await lstat(join(dir, 'to-fifo.srt'))).isSymbolicLink(), true);
-      assert.equal((await stat(join(dir, 'socket.jsonl'))).isSocket(), true, 'the socket is still one');
-      if (device) assert.equal((await stat(join(dir, 'null.vtt'))).isCharacterDevice(), true, 'the device is still one');
-      await assert.rejects(stat(join(dir, 'a.wav')), { code: 'ENOENT' });
-    } finally {
-      await new Promise((resolve) => socket.close(resolve));
-      await server.close();
-      await rm(dir, { recursive: true, force: true });
-    }
-  });
-});
+// A subtitle, word-timing or chapter output that is a FIFO, a socket or a device is written in
+// place, and what cannot be written there is refused: test/cli/side-outputs-in-place.test.ts.
 
 describe('outputs named by a dangling symbolic link', () => {
   it('-o, --subtitles, --chapters and --split-chapters through links whose targets do not exist yet: the targets are written, the links stay (in-process, a fake service)', async () => {

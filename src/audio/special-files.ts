@@ -1,0 +1,132 @@
+/**
+ * Outputs that are not files (docs/cli.md §1, §2): a FIFO or pipe, a socket, a character device
+ * (`/dev/null`, a terminal). They are written in place, as a shell's `>` writes them — opened for
+ * writing, never created, truncated, renamed over or unlinked —: the audio of `-o FIFO` or
+ * `-o /dev/null` (speak/open-outputs.ts), and the subtitles, word timings and chapters of
+ * speak/text-file.ts. A FIFO is opened only once it has a reader, waiting for one interruptibly
+ * ({@link openFifoForWriting}).
+ */
+import { closeSync, constants, fstatSync, open as openCallback, openSync, readdirSync, type Stats } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import { TtsError } from '../errors.js';
+
+/**
+ * What a name that is written in place is: a FIFO (also an anonymous pipe reached through
+ * `/dev/stdout`, `/dev/fd/N`), a socket, a character device.
+ */
+export type InPlaceKind = 'fifo' | 'socket' | 'character device';
+
+/**
+ * What is at `path` (links followed, as open(2) follows them) when it is written in place
+ * ({@link InPlaceKind}), `block device` for a block device (a disk: never written), or undefined
+ * for a regular file, a folder or nothing (the atomic writer's: audio/file-sink.ts).
+ * Never throws.
+ */
+export async function inPlaceKind(path: string): Promise<{ kind: InPlaceKind | 'block device'; info: Stats } | undefined> {
+  const info = await stat(path).catch(() => undefined);
+  if (info === undefined) return undefined;
+  const kind = kindOf(info);
+  return kind === undefined ? undefined : { kind, info };
+}
+
+/** The {@link InPlaceKind} of `info`, `block device`, or undefined (a file, a folder). */
+function kindOf(info: Stats): InPlaceKind | 'block device' | undefined {
+  if (info.isFIFO()) return 'fifo';
+  if (info.isSocket()) return 'socket';
+  if (info.isCharacterDevice()) return 'character device';
+  if (info.isBlockDevice()) return 'block device';
+  return undefined;
+}
+
+/** Most time between two tries to open a FIFO that has no reader yet, in seconds. */
+const FIFO_RETRY_SECONDS = 0.05;
+
+/**
+ * Opens a FIFO for writing once it has a reader: non-blocking, tried again every 50 ms while it
+ * has none (ENXIO) — a plain open would block a libuv thread until a reader came, and with it the
+ * process's exit even after Ctrl-C. The descriptor stays non-blocking (a libuv pipe stream takes
+ * it: `new net.Socket({ fd })`).
+ * @param signal stops the wait: its reason is thrown (Ctrl-C: the run ends with 130).
+ * @param waiting called once, when the first try finds no reader.
+ * @returns the open descriptor (the caller closes it).
+ * @throws `signal.reason` once aborted; TtsError `io_error` (exit 7) when the open fails
+ *   otherwise (the message names `path` and the error code), or what it opened is no longer a
+ *   FIFO (the name was replaced meanwhile: nothing was written).
+ */
+export async function openFifoForWriting(path: string, signal: AbortSignal, waiting?: () => void): Promise<number> {
+  const { sleep } = await import('../client/retry.js');
+  for (let tries = 0; ; tries++) {
+    signal.throwIfAborted();
+    let fd: number;
+    try {
+      fd = openSync(path, constants.O_WRONLY | constants.O_NONBLOCK);
+    } catch (cause) {
+      if ((cause as NodeJS.ErrnoException).code !== 'ENXIO') {
+        throw new TtsError('io_error', `cannot write to ${path} (${(cause as NodeJS.ErrnoException).code ?? 'error'})`, { cause });
+      }
+      // ENXIO: nobody reads the FIFO yet.
+      if (tries === 0) waiting?.();
+      await sleep(FIFO_RETRY_SECONDS, signal);
+      continue;
+    }
+    // Opened without O_CREAT or O_TRUNC; should the name have become a file meanwhile, it is let go.
+    if (!fstatSync(fd).isFIFO()) {
+      closeSync(fd);
+      throw new TtsError('io_error', `cannot write to ${path}: it is no longer a FIFO (it changed while the run started)`);
+    }
+    return fd;
+  }
+}
+
+/**
+ * Opens a character device for writing, as it is: O_WRONLY and O_NOCTTY (a terminal never
+ * becomes the process's controlling one), without O_CREAT or O_TRUNC, so nothing is made or cut
+ * should the name have become something else; what was opened must still be a character device.
+ * @returns the open descriptor (the caller closes it).
+ * @throws TtsError `io_error` (exit 7) when it cannot be opened, or is no longer a device.
+ */
+export async function openDeviceForWriting(path: string): Promise<number> {
+  let fd: number;
+  try {
+    fd = await new Promise<number>((resolve, reject) => openCallback(path, constants.O_WRONLY | constants.O_NOCTTY, (err, opened) => (err === null ? resolve(opened) : reject(err))));
+  } catch (cause) {
+    throw new TtsError('io_error', `cannot write to ${path} (${(cause as NodeJS.ErrnoException).code ?? 'error'})`, { cause });
+  }
+  if (!fstatSync(fd).isCharacterDevice()) {
+    closeSync(fd);
+    throw new TtsError('io_error', `cannot write to ${path}: it is no longer a device (it changed while the run started)`);
+  }
+  return fd;
+}
+
+/**
+ * The descriptor of this process that is the socket `info` describes (by device and inode), other
+ * than standard input: a socket cannot be opened by its name (`/dev/stdout` when standard output
+ * is a socket, as Node's `spawn` gives its children, opens with ENXIO), so it is written through
+ * the descriptor the run was given. Standard output (1) and standard error (2) first, then the
+ * lowest other one. Read from Linux's /proc/self/fd; elsewhere only 1 and 2 are tried.
+ * @returns the descriptor, or undefined when no descriptor of ours but maybe 0 is that socket
+ *   (a listening socket in the file system, another process's).
+ */
+export function ownSocketDescriptor(info: Stats): number | undefined {
+  const same = (fd: number): boolean => {
+    try {
+      const own = fstatSync(fd);
+      return own.isSocket() && own.dev === info.dev && own.ino === info.ino;
+    } catch {
+      return false;
+    }
+  };
+  if (same(1)) return 1;
+  if (same(2)) return 2;
+  let fds: number[];
+  try {
+    fds = readdirSync('/proc/self/fd')
+      .map(Number)
+      .filter((fd) => Number.isInteger(fd) && fd > 2)
+      .sort((a, b) => a - b);
+  } catch {
+    return undefined;
+  }
+  return fds.find(same);
+}

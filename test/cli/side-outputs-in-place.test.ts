@@ -1,0 +1,362 @@
+/**
+ * Subtitles, word timings and chapters into a FIFO, a pipe, a socket or a character device
+ * (docs/cli.md §1, §10, §12.1; src/speak/text-file.ts, src/audio/special-files.ts): written in
+ * place — never renamed over or unlinked —, the same bytes a file gets, word timings piece by
+ * piece as the audio is made; a FIFO with no reader is waited for before the first request,
+ * interruptibly; a reader that goes away ends nothing (exit 0, the audio written whole); what
+ * cannot work is still exit 2 before any request. Spawned (bin/tts.js) where the run's own
+ * standard streams or a signal matter, in-process otherwise, against a fake service that sends
+ * word timings with `done` (docs/protocol.md §2.3) and can hold a request until the test lets it go.
+ */
+import assert from 'node:assert/strict';
+import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
+import { lstat, mkdtemp, readFile, readdir, rm, stat, symlink, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, beforeEach, describe, it } from 'node:test';
+import { TTS_BIN, cleanEnv } from '../helpers/cli.js';
+import { runMain } from '../helpers/in-process.js';
+import { deltaEvent, patternBytes, sse, startEventStream, startServer, type TestServer } from '../helpers/servers.js';
+
+/** Two requests with `--max-chars 12`: "Hello there." and "How are you?". */
+const TEXT = 'Hello there. How are you?';
+/** Audio bytes of each answer: 0.2 s of 24 kHz pcm16. */
+const AUDIO_BYTES = 9600;
+
+/**
+ * A service answering each request with {@link AUDIO_BYTES} of pattern audio (one pattern per
+ * text) and `done` carrying
+ * a timing for each word of its input (the built-in service's extension), the words sharing the
+ * audio evenly. `hold(n)` keeps the answer to the `n`th request from now (from 0) until `release()`.
+ */
+async function startWordsServer(): Promise<TestServer & { hold(n: number): void; release(): void }> {
+  let held: number | undefined;
+  let release!: () => void;
+  let released = new Promise<void>((resolve) => (release = resolve));
+  let seen = 0;
+  const server = await startServer(async (_req, res, body) => {
+    const n = seen++;
+    if (n === held) await released;
+    const input = (JSON.parse(body) as { input: string }).input;
+    const found = [...input.matchAll(/\S+/gu)];
+    const frames = AUDIO_BYTES / 2;
+    const words = found.map((m, i) => ({ text: m[0], start: Math.floor((i * frames) / found.length), end: Math.floor(((i + 1) * frames) / found.length), charStart: m.index, charEnd: m.index + m[0].length }));
+    startEventStream(res);
+    // The audio of a text is always the same: the runs compared get the same bytes.
+    res.write(deltaEvent(patternBytes(AUDIO_BYTES, [...input].reduce((h, ch) => Math.imul(h, 31) + ch.codePointAt(0)!, 7))));
+    res.end(sse('done', { type: 'speech.audio.done', item_id: 'item_test', words }));
+  });
+  return Object.assign(server, {
+    hold(n: number) {
+      held = seen + n;
+      released = new Promise<void>((resolve) => (release = resolve));
+    },
+    release: () => release(),
+  });
+}
+
+/** A spawned process's output as it comes, with waits for what it says. */
+interface Watched {
+  child: ChildProcess;
+  /** stdout and stderr so far. */
+  out: () => Buffer;
+  err: () => string;
+  /** Resolves with the exit code (or the signal) once the process closed. */
+  closed: Promise<number | NodeJS.Signals | null>;
+  /** Resolves once `test(out, err)` holds; rejects when the process closed first. */
+  until(test: (out: Buffer, err: string) => boolean, what: string): Promise<void>;
+}
+
+function watch(child: ChildProcess): Watched {
+  const out: Buffer[] = [];
+  let err = '';
+  const waiters = new Set<() => void>();
+  const wake = (): void => {
+    for (const w of [...waiters]) w();
+  };
+  child.stdout?.on('data', (d: Buffer) => {
+    out.push(d);
+    wake();
+  });
+  child.stderr?.on('data', (d: Buffer) => {
+    err += d.toString();
+    wake();
+  });
+  let done = false;
+  const closed = new Promise<number | NodeJS.Signals | null>((resolve) =>
+    child.on('close', (code, signal) => {
+      done = true;
+      wake();
+      resolve(code ?? signal);
+    }),
+  );
+  return {
+    child,
+    out: () => Buffer.concat(out),
+    err: () => err,
+    closed,
+    until: (test, what) =>
+      new Promise<void>((resolve, reject) => {
+        const check = (): void => {
+          if (test(Buffer.concat(out), err)) {
+            waiters.delete(check);
+            resolve();
+          } else if (done) {
+            waiters.delete(check);
+            reject(new Error(`the process ended before ${what}: stderr ${err}`));
+          }
+        };
+        waiters.add(check);
+        check();
+      }),
+  };
+}
+
+describe('subtitles, word timings and chapters written in place', () => {
+  let dir: string;
+  let server: Awaited<ReturnType<typeof startWordsServer>>;
+  let env: NodeJS.ProcessEnv;
+  const at = (name: string): string => join(dir, name);
+  before(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'tts-side-in-place-'));
+    server = await startWordsServer();
+    env = { HOME: dir, XDG_CONFIG_HOME: at('xdg'), TTS_BASE_URL: server.url, TTS_API_KEY: 'sk-test-side-in-place' };
+  });
+  after(async () => {
+    server.release();
+    await server.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+  beforeEach(() => {
+    server.requests.length = 0;
+  });
+  /** `tts ARGS` spawned with the fake service, stdio as given (default: stdin ignored, stdout and stderr piped). */
+  const spawnTts = (args: string[], stdio: import('node:child_process').StdioOptions = ['ignore', 'pipe', 'pipe']): Watched => watch(spawn(process.execPath, [TTS_BIN, ...args], { env: cleanEnv(env), stdio }));
+  /** The same run into files, in-process: what the outputs in place must equal, byte for byte. */
+  const fileCase = async (name: string, extra: string[]): Promise<void> => {
+    const r = await runMain(['stream', '--no-cache', '-q', '--max-chars', '12', '-o', at(`${name}.wav`), ...extra, TEXT], env);
+    assert.equal(r.code, 0, r.stderr);
+  };
+
+  it('tts stream -o talk.wav --word-timings /dev/stdout … | cat: the JSON lines come through the pipe as each piece ends, the same bytes as the file; talk.wav the same too', async () => {
+    await fileCase('file-talk', ['--word-timings', at('file-words.jsonl')]);
+    const expected = await readFile(at('file-words.jsonl'));
+    assert.equal(expected.toString().trim().split('\n').length, 5);
+    server.requests.length = 0;
+    server.hold(1);
+    // A real pipe (not the socket Node's spawn gives): the shell's `|`, tts's exit status kept aside.
+    const status = at('status');
+    const child = watch(
+      spawn('sh', ['-c', '{ "$0" "$@"; echo $? > "$TTS_TEST_STATUS"; } | cat', process.execPath, TTS_BIN, 'stream', '--no-cache', '-q', '--max-chars', '12', '-o', at('talk.wav'), '--word-timings', '/dev/stdout', TEXT], {
+        env: cleanEnv({ ...env, TTS_TEST_STATUS: status }),
+        stdio: ['ignore', 'pipe', 'pipe'],
+      }),
+    );
+    try {
+      // The first piece's words ("Hello", "there.") arrive while the second piece is still held:
+      // nothing waits for the end of the run.
+      await child.until((out) => out.toString().split('\n').length > 2, 'the first piece\'s word timings came through the pipe');
+      assert.equal(child.out().toString(), expected.toString().split('\n').slice(0, 2).join('\n') + '\n');
+      await assert.rejects(stat(at('talk.wav')), { code: 'ENOENT' }, 'the audio file is not complete yet');
+      server.release();
+      assert.equal(await child.closed, 0, child.err());
+      assert.equal((await readFile(status, 'utf8')).trim(), '0', child.err());
+      assert.deepEqual(child.out(), expected);
+      assert.deepEqual(await readFile(at('talk.wav')), await readFile(at('file-talk.wav')));
+      assert.equal(server.requests.length, 2);
+    } finally {
+      server.release();
+      child.child.kill('SIGKILL');
+    }
+  });
+
+  it('--subtitles /dev/stderr (WebVTT, its name having no extension) and --word-timings /dev/fd/3, each a socket as Node gives them: the bytes of the files', async () => {
+    await fileCase('file-sockets', ['--subtitles', at('file-sockets.vtt'), '--word-timings', at('file-sockets.jsonl')]);
+    const child = spawnTts(['stream', '--no-cache', '-q', '--max-chars', '12', '-o', at('sockets.wav'), '--subtitles', '/dev/stderr', '--word-timings', '/dev/fd/3', TEXT], ['ignore', 'pipe', 'pipe', 'pipe']);
+    const words: Buffer[] = [];
+    child.child.stdio[3]!.on('data', (d: Buffer) => words.push(d));
+    assert.equal(await child.closed, 0, child.err());
+    assert.equal(child.err(), await readFile(at('file-sockets.vtt'), 'utf8'));
+    assert.deepEqual(Buffer.concat(words), await readFile(at('file-sockets.jsonl')));
+    assert.equal(child.out().length, 0, 'nothing on standard output');
+    assert.deepEqual(await readFile(at('sockets.wav')), await readFile(at('file-sockets.wav')));
+  });
+
+  it('a FIFO nobody reads yet: the run waits for its reader before the first request (said with --verbose), then writes it; the FIFO stays a FIFO', async () => {
+    await fileCase('file-fifo', ['--word-timings', at('file-fifo.jsonl')]);
+    server.requests.length = 0;
+    execFileSync('mkfifo', [at('words.fifo')]);
+    const run = spawnTts(['stream', '--no-cache', '--verbose', '--max-chars', '12', '-o', at('fifo.wav'), '--word-timings', at('words.fifo'), TEXT]);
+    let reader: Watched | undefined;
+    try {
+      await run.until((_out, err) => /the word timings: .*words\.fifo is a FIFO nobody reads yet; waiting for its reader/.test(err), 'it said it waits for the reader');
+      assert.equal(server.requests.length, 0, 'no request before the FIFO has its reader');
+      reader = watch(spawn('cat', [at('words.fifo')], { stdio: ['ignore', 'pipe', 'ignore'] }));
+      assert.equal(await run.closed, 0, run.err());
+      assert.equal(await reader.closed, 0);
+      assert.deepEqual(reader.out(), await readFile(at('file-fifo.jsonl')));
+      assert.deepEqual(await readFile(at('fifo.wav')), await readFile(at('file-fifo.wav')));
+      assert.equal((await lstat(at('words.fifo'))).isFIFO(), true);
+    } finally {
+      run.child.kill('SIGKILL');
+      reader?.child.kill('SIGKILL');
+    }
+  });
+
+  it('Ctrl-C while the run waits for a FIFO\'s reader: exit 130, no request, no file, the FIFO kept', async () => {
+    execFileSync('mkfifo', [at('nobody.vtt')]);
+    const run = spawnTts(['stream', '--no-cache', '--verbose', '-o', at('never.wav'), '--subtitles', at('nobody.vtt'), TEXT]);
+    try {
+      await run.until((_out, err) => /the subtitles: .*nobody\.vtt is a FIFO nobody reads yet/.test(err), 'it said it waits for the reader');
+      run.child.kill('SIGINT');
+      assert.equal(await run.closed, 130, run.err());
+      assert.equal(server.requests.length, 0);
+      assert.equal((await lstat(at('nobody.vtt'))).isFIFO(), true);
+      assert.deepEqual((await readdir(dir)).filter((n) => n.includes('never')), [], 'no audio file, no temporary file');
+    } finally {
+      run.child.kill('SIGKILL');
+    }
+  });
+
+  it('a reader that goes away (head -n 1 on the FIFO) ends nothing: exit 0, the audio written whole, the rest of the word timings dropped', async () => {
+    await fileCase('file-head', ['--word-timings', at('file-head.jsonl')]);
+    server.requests.length = 0;
+    server.hold(1);
+    execFileSync('mkfifo', [at('head.fifo')]);
+    const head = watch(spawn('head', ['-n', '1', at('head.fifo')], { stdio: ['ignore', 'pipe', 'ignore'] }));
+    const run = spawnTts(['stream', '--no-cache', '--verbose', '--max-chars', '12', '-o', at('head.wav'), '--word-timings', at('head.fifo'), TEXT]);
+    try {
+      // The reader took its line and left while the second piece is held; the second piece's
+      // words then meet a pipe with no reader (EPIPE).
+      const first = await Promise.race([head.closed.then(() => 'the reader'), run.closed.then(() => 'the run')]);
+      assert.equal(first, 'the reader', `the run ended before its reader left: ${run.err()}`);
+      assert.equal(await head.closed, 0);
+      server.release();
+      assert.equal(await run.closed, 0, run.err());
+      assert.match(run.err(), /the word timings: the reader of .*head\.fifo went away; the rest of the word timings is not written/);
+      assert.doesNotMatch(run.err(), /error/);
+      assert.equal(head.out().toString(), (await readFile(at('file-head.jsonl'), 'utf8')).split('\n')[0] + '\n');
+      assert.deepEqual(await readFile(at('head.wav')), await readFile(at('file-head.wav')));
+    } finally {
+      server.release();
+      run.child.kill('SIGKILL');
+      head.child.kill('SIGKILL');
+    }
+  });
+
+  it('subtitles into a FIFO named .srt and a document\'s --chapters into a FIFO (in-process, readers there first): the bytes of the files', async () => {
+    const md = at('doc.md');
+    await writeFile(md, '# One\n\nHello there.\n\n# Two\n\nHow are you?\n');
+    const doc = async (name: string, subs: string, chapters: string): Promise<void> => {
+      const r = await runMain(['stream', '--no-cache', '-q', '-f', md, '-o', at(`${name}.wav`), '--subtitles', subs, '--chapters', chapters], env);
+      assert.equal(r.code, 0, r.stderr);
+    };
+    await doc('file-doc', at('file-doc.srt'), at('file-doc.vtt'));
+    execFileSync('mkfifo', [at('subs.srt'), at('chapters.fifo')]);
+    const subs = watch(spawn('cat', [at('subs.srt')], { stdio: ['ignore', 'pipe', 'ignore'] }));
+    const chapters = watch(spawn('cat', [at('chapters.fifo')], { stdio: ['ignore', 'pipe', 'ignore'] }));
+    try {
+      await doc('fifo-doc', at('subs.srt'), at('chapters.fifo'));
+      assert.equal(await subs.closed, 0);
+      assert.equal(await chapters.closed, 0);
+      assert.equal(subs.out().toString(), await readFile(at('file-doc.srt'), 'utf8'));
+      assert.equal(chapters.out().toString(), await readFile(at('file-doc.vtt'), 'utf8'));
+      assert.match(chapters.out().toString(), /^WEBVTT\n\n1\n00:00:00\.000 --> /);
+      assert.deepEqual(await readFile(at('fifo-doc.wav')), await readFile(at('file-doc.wav')));
+    } finally {
+      subs.child.kill('SIGKILL');
+      chapters.child.kill('SIGKILL');
+    }
+  });
+
+  it('still exit 2 before any request: the stream that takes the audio, two side outputs on one stream, the pipe the text comes through', async () => {
+    const cases: [string[], RegExp, import('node:child_process').StdioOptions?][] = [
+      [['-o', '-', '--word-timings', '/dev/stdout', TEXT], /--word-timings \/dev\/stdout is standard output, where the audio goes/],
+      [['-o', '-', '--subtitles', '/proc/self/fd/1', TEXT], /--subtitles \/proc\/self\/fd\/1 is standard output, where the audio goes/],
+      [['-o', at('x.wav'), '--subtitles', '/dev/stderr', '--word-timings', '/dev/fd/2', TEXT], /--word-timings \/dev\/fd\/2 is the --subtitles file/],
+    ];
+    for (const [args, message] of cases) {
+      server.requests.length = 0;
+      const run = spawnTts(['stream', '--no-cache', '-q', ...args]);
+      assert.equal(await run.closed, 2, `${args.join(' ')}: ${run.err()}`);
+      assert.match(run.err(), message);
+      assert.equal(run.out().length, 0);
+      assert.equal(server.requests.length, 0);
+    }
+    // The text on a pipe, the word timings into that pipe: they would go back into the text.
+    const piped = watch(spawn('sh', ['-c', 'printf "Hello there." | "$0" "$@"', process.execPath, TTS_BIN, 'stream', '--no-cache', '-q', '-o', at('x.wav'), '--word-timings', '/dev/stdin'], { env: cleanEnv(env), stdio: ['ignore', 'pipe', 'pipe'] }));
+    assert.equal(await piped.closed, 2, piped.err());
+    assert.match(piped.err(), /--word-timings \/dev\/stdin is the pipe the text is read from/);
+    assert.equal(server.requests.length, 0);
+    await assert.rejects(stat(at('x.wav')), { code: 'ENOENT' });
+  });
+
+  it('still exit 2 before any request (in-process): one FIFO for two side outputs, a socket no descriptor leads to, a block device (root); they stay what they were', async (t) => {
+    const md = at('one.md');
+    await writeFile(md, '# One\n\nHello there.\n');
+    execFileSync('mkfifo', [at('shared.vtt')]);
+    await symlink('shared.vtt', at('shared.jsonl'));
+    const socket = createServer();
+    await new Promise<void>((resolve) => socket.listen(at('listening.jsonl'), resolve));
+    let block = process.getuid?.() === 0;
+    if (block) {
+      try {
+        execFileSync('mknod', [at('disk.vtt'), 'b', '7', '0'], { stdio: 'ignore' });
+      } catch {
+        block = false;
+      }
+    }
+    if (!block) t.diagnostic('not root (or no mknod): no block device of our own to offer');
+    try {
+      const cases: [string[], RegExp][] = [
+        [['--chapters', at('shared.vtt'), '--word-timings', at('shared.jsonl'), '-f', md], /--chapters .*shared\.vtt is the --word-timings file/],
+        [['--subtitles', at('shared.vtt'), '--word-timings', at('shared.jsonl'), TEXT], /--word-timings .*shared\.jsonl is the --subtitles file/],
+        [['--word-timings', at('listening.jsonl'), TEXT], /--word-timings .*listening\.jsonl is a socket that no descriptor of this run leads to/],
+        ...(block ? ([[['--subtitles', at('disk.vtt'), TEXT], /--subtitles .*disk\.vtt is a block device \(a disk\), not a file/], [['--chapters', at('disk.vtt'), '-f', md], /--chapters .*disk\.vtt is a block device/]] as [string[], RegExp][]) : []),
+      ];
+      for (const [args, message] of cases) {
+        server.requests.length = 0;
+        const r = await runMain(['stream', '--no-cache', '-q', '-o', at('refused.wav'), ...args], env);
+        assert.equal(r.code, 2, `${args.join(' ')}: ${r.stderr}`);
+        assert.match(r.stderr, message);
+        assert.equal(server.requests.length, 0);
+      }
+      assert.equal((await stat(at('shared.vtt'))).isFIFO(), true);
+      assert.equal((await stat(at('listening.jsonl'))).isSocket(), true);
+      if (block) assert.equal((await stat(at('disk.vtt'))).isBlockDevice(), true);
+      await assert.rejects(stat(at('refused.wav')), { code: 'ENOENT' });
+    } finally {
+      await new Promise((resolve) => socket.close(resolve));
+    }
+  });
+
+  it('as root: device nodes of the test\'s own (never the real /dev/null) take the outputs and stay devices; a full one is exit 7 once the audio is written whole', async (t) => {
+    if (process.getuid?.() !== 0) {
+      t.skip('not root: no device node of our own to make');
+      return;
+    }
+    // /dev/null's and /dev/full's numbers (Linux devices.txt: 1,3 and 1,7), as nodes in the test's folder.
+    execFileSync('mknod', ['-m', '666', at('null-words'), 'c', '1', '3']);
+    execFileSync('mknod', ['-m', '666', at('null-subs'), 'c', '1', '3']);
+    execFileSync('mknod', ['-m', '666', at('null-chapters'), 'c', '1', '3']);
+    execFileSync('mknod', ['-m', '666', at('full-subs'), 'c', '1', '7']);
+    await fileCase('file-devices', []);
+    const r = await runMain(['stream', '--no-cache', '-q', '--max-chars', '12', '-o', at('devices.wav'), '--word-timings', at('null-words'), '--subtitles', at('null-subs'), TEXT], env);
+    assert.equal(r.code, 0, r.stderr);
+    assert.deepEqual(await readFile(at('devices.wav')), await readFile(at('file-devices.wav')));
+    const md = at('dev.md');
+    await writeFile(md, '# One\n\nHello there.\n');
+    const c = await runMain(['stream', '--no-cache', '-q', '-f', md, '-o', at('dev-doc.wav'), '--chapters', at('null-chapters')], env);
+    assert.equal(c.code, 0, c.stderr);
+    for (const name of ['null-words', 'null-subs', 'null-chapters']) assert.equal((await lstat(at(name))).isCharacterDevice(), true, `${name} is still a device`);
+    // Writing fails (ENOSPC): the run goes on to its end, the audio and the word timings file
+    // are written whole, and the run says what failed (exit 7).
+    const full = await runMain(['stream', '--no-cache', '-q', '--max-chars', '12', '-o', at('full.wav'), '--subtitles', at('full-subs'), '--word-timings', at('full.jsonl'), TEXT], env);
+    assert.equal(full.code, 7, full.stderr);
+    assert.match(full.stderr, /cannot write the subtitles to .*full-subs \(ENOSPC\); the run went on to its end without the rest of them/);
+    assert.deepEqual(await readFile(at('full.wav')), await readFile(at('file-devices.wav')));
+    assert.equal((await readFile(at('full.jsonl'), 'utf8')).trim().split('\n').length, 5);
+    assert.equal((await lstat(at('full-subs'))).isCharacterDevice(), true);
+  });
+});
