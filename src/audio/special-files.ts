@@ -130,3 +130,32 @@ export function ownSocketDescriptor(info: Stats): number | undefined {
   }
   return fds.find(same);
 }
+
+/**
+ * Whether any of `paths` (links followed; undefined ones skipped) is the terminal `stderr` writes
+ * to: the same character device (`/dev/stdout` or `/dev/stderr` on that terminal, its
+ * `/dev/pts/N`), or `/dev/tty` (the controlling terminal, which is as a rule that one). Text
+ * written in place there lands among what is drawn on stderr, so a line redrawn in place (the
+ * progress line, the player's line: docs/cli.md §2 "Progress", §12.2) would tear it, as it would
+ * `--verbose`'s lines. Compared by device number (`rdev`).
+ * @param stderr the run's standard error: a terminal (`isTTY`) with a descriptor of this process
+ *   (`fd`, 2); anything else (an in-process test's stream, a pipe) shares nothing.
+ * @returns true when one of them is that terminal. Never throws.
+ */
+export async function sharesTerminal(paths: readonly (string | undefined)[], stderr: { isTTY?: boolean; fd?: unknown }): Promise<boolean> {
+  const fd = stderr.fd;
+  if (stderr.isTTY !== true || typeof fd !== 'number' || paths.every((p) => p === undefined)) return false;
+  let terminal: number;
+  try {
+    terminal = fstatSync(fd).rdev;
+  } catch {
+    return false;
+  }
+  const controlling = (await stat('/dev/tty').catch(() => undefined))?.rdev;
+  for (const path of new Set(paths)) {
+    if (path === undefined) continue;
+    const info = await stat(path).catch(() => undefined);
+    if (info?.isCharacterDevice() === true && (info.rdev === terminal || info.rdev === controlling)) return true;
+  }
+  return false;
+}

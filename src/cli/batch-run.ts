@@ -18,6 +18,7 @@ import { textSource } from '../text/source.js';
 import { inputFormatOf } from '../text/documents/formats.js';
 import { ssmlSpansOf } from './ssml-input.js';
 import { assertNoCollisions } from './batch-collisions.js';
+import { sharesTerminal } from '../audio/special-files.js';
 import { DOCUMENT_FLAGS, jsonJobs, plainJobs, readBatchLines, type BatchJob } from './batch-jobs.js';
 import { cacheEnv, fitConfigDefaults, lexiconBesideConfig, markCacheForced } from './config-defaults.js';
 import { configPath } from './config-file.js';
@@ -117,7 +118,10 @@ export async function runBatch(file: string, flags: BatchFlags, command: Command
       markCacheForced(flags, command);
       const cache = cacheFor(flags, cacheEnv(flags, io.env), (l) => reporter.warn(l));
 
-      display = await startProgressDisplay(io, flags, `jobs 0/${jobs.length}`);
+      // No progress line where a line's subtitles or word timings are written in place to the
+      // terminal stderr draws on: it would tear their lines (docs/cli.md §2 "Progress").
+      const textOnTerminal = await sharesTerminal(jobs.flatMap((j) => (j.invalid === undefined ? [j.flags.subtitles, j.flags.wordTimings] : [])), io.stderr);
+      if (!textOnTerminal) display = await startProgressDisplay(io, flags, `jobs 0/${jobs.length}`);
       const totals = { done: 0, failed: 0, bytes: 0, seconds: 0, requests: 0, hits: 0 };
       const show = (): void => {
         const elapsed = (performance.now() - started) / 1000;

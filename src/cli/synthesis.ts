@@ -33,6 +33,7 @@ import type { SpeechSpan } from '../text/spans.js';
 import type { EarlyEngine } from '../server/embedded-engine.js';
 import type { InteractiveSession } from '../player/interactive.js';
 import { inBackground, interactiveMode } from '../player/mode.js';
+import { sharesTerminal } from '../audio/special-files.js';
 import { PlayerStopped } from '../player/stopped.js';
 
 /** The `--json` summary line (docs/cli.md §1). */
@@ -220,6 +221,10 @@ export async function runSynthesisCommand(command: SynthesisCommandSpec, words: 
       }
       const outputs = plan;
       let playing = false;
+      // Subtitles, word timings or chapters written in place to the terminal stderr draws on
+      // (`--word-timings /dev/stdout` with stdout that terminal, /dev/stderr, /dev/tty): a line
+      // redrawn there would tear theirs, as it would --verbose's (docs/cli.md §2 "Progress", §12.2).
+      const textOnTerminal = await sharesTerminal([flags.subtitles, flags.wordTimings, flags.chapters], io.stderr);
       // Only the real process has a terminal of its own to be in the background of.
       const background = (): boolean => io.stderr === process.stderr && inBackground();
       const mode =
@@ -228,7 +233,7 @@ export async function runSynthesisCommand(command: SynthesisCommandSpec, words: 
               stderr: io.stderr as { isTTY?: boolean; columns?: number },
               env: io.env,
               quiet: flags.quiet === true,
-              verbose: flags.verbose === true,
+              verbose: flags.verbose === true || textOnTerminal,
               playOnly: plan.play && plan.file === undefined && plan.stdout === undefined,
               textFromTerminal: words.length === 0 && (flags.file === undefined || flags.file === '-') && io.stdin.isTTY === true,
               background,
@@ -281,7 +286,7 @@ export async function runSynthesisCommand(command: SynthesisCommandSpec, words: 
             reporter.notice(`raw ${spec.format}, ${spec.sampleRate} Hz, ${spec.channels} channel(s): play it with ${aplayCommand(spec.format, spec.sampleRate, spec.channels)}`);
           }
           // The player's line replaces the spinner (docs/cli.md §12.2).
-          if (interactive === undefined) spinner = await startProgressDisplay(io, flags, label);
+          if (interactive === undefined && !textOnTerminal) spinner = await startProgressDisplay(io, flags, label);
         },
         onAudio: (bytes) => {
           progress.audio(bytes);

@@ -18,6 +18,11 @@ export interface InteractiveInputs {
   stderr: { isTTY?: boolean; columns?: number };
   env: NodeJS.ProcessEnv;
   quiet: boolean;
+  /**
+   * Lines of their own go to the terminal beside the player's, which a redrawn line would tear:
+   * `--verbose`'s, or subtitles, word timings or chapters written in place to that terminal
+   * (audio/special-files.ts `sharesTerminal`). The player then prints a line per sentence.
+   */
   verbose: boolean;
   /** Only the sound card is written (no -o, no stdout beside it): replaying writes nothing twice. */
   playOnly: boolean;

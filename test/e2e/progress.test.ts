@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -15,6 +15,14 @@ import { startServe, type ServeProcess } from '../helpers/serve-process.js';
 
 const KEY = 'progress-test-key-0123456789';
 const haveScript = spawnSync('script', ['--version'], { stdio: 'ignore' }).status === 0;
+const speakerMissing = ((): string | false => {
+  try {
+    import.meta.resolve('speaker');
+    return false;
+  } catch {
+    return 'the speaker package is not installed';
+  }
+})();
 
 /**
  * Runs `tts …args` under a pty after `stty` settings, as a user's terminal (no `CI` variable, which
@@ -109,6 +117,44 @@ describe('progress on a terminal', { skip: !haveScript && 'script (util-linux) i
     assert.equal(code, 0, screen);
     assert.match(screen, /jobs [1-5]\/6 \(\d+%\)/);
     assert.match(screen, /tts: batch: 6 of 6 job\(s\) done/);
+  });
+
+  it('no progress line where word timings or subtitles are written to the terminal itself (/dev/stdout, /dev/stderr, /dev/tty): their lines come whole, not glued to a spinner frame', async () => {
+    const expected = join(dir, 'words.jsonl');
+    const file = await runTts(['stream', '--voice', 'en-man-1', '--max-chars', '150', '--concurrency', '1', '-f', book, '-o', join(dir, 'words-file.wav'), '--word-timings', expected], { env });
+    assert.equal(file.code, 0, file.stderr);
+    const words = (await readFile(expected, 'utf8')).trim().split('\n');
+    for (const side of ['/dev/stdout', '/dev/stderr', '/dev/tty']) {
+      const { code, screen } = await underPty('cols 100 rows 30', ['stream', '--voice', 'en-man-1', '--max-chars', '150', '--concurrency', '1', '-f', book, '-o', join(dir, 'words-tty.wav'), '--word-timings', side], env);
+      assert.equal(code, 0, screen);
+      const lines = screen.split(/\r?\n/).filter((l) => l.includes('"word"'));
+      assert.deepEqual(lines, words, `${side}: each word's line whole, as in the file`);
+      assert.doesNotMatch(screen, /\x1b\[\?25l|\d+% · /, `${side}: no spinner`);
+      assert.match(screen, /tts: wrote .*words-tty\.wav/, `${side}: the summary as before`);
+    }
+    // A batch line's subtitles on the terminal: no progress line over the jobs either.
+    const jobs = join(dir, 'subs-jobs.jsonl');
+    await writeFile(jobs, [JSON.stringify({ text: 'One short job.', output: 'b1.wav' }), JSON.stringify({ text: 'Another short job.', output: 'b2.wav', subtitles: '/dev/stdout' })].join('\n'));
+    const batch = await underPty('cols 100 rows 30', ['batch', jobs, '--output-dir', join(dir, 'subs-jobs'), '--jobs', '1', '--voice', 'en-man-1'], env);
+    assert.equal(batch.code, 0, batch.screen);
+    assert.match(batch.screen, /^WEBVTT\r?$/m, 'the subtitles came to the terminal');
+    assert.doesNotMatch(batch.screen, /\x1b\[\?25l|jobs \d\/2 \(/, 'no progress line over the jobs');
+    assert.match(batch.screen, /tts: batch: 2 of 2 job\(s\) done/);
+  });
+
+  it('tts say with --subtitles /dev/stderr: the player prints a line per sentence (as with --verbose) rather than redrawing one over the cues', { skip: speakerMissing }, async (t) => {
+    // speaker plays into ALSA's null device through the file plugin: as fast as the audio comes.
+    const home = await mkdtemp(join(dir, 'say-home-'));
+    await writeFile(join(home, '.asoundrc'), `pcm.!default { type file; slave.pcm "null"; file "${join(home, 'played.raw')}"; format "raw" }\n`);
+    const sentences = ['Apples ripen slowly in the autumn sun.', 'Bridges carry trains across the wide river.', 'Candles flicker when the door is opened.'];
+    const { code, screen } = await underPty('cols 100 rows 30', ['say', '--voice', 'en-man-1', '--subtitles', '/dev/stderr', sentences.join(' ')], { ...env, HOME: home });
+    if (code !== 0 && /sound device|could not play|nothing to play/.test(screen)) return t.skip(`no playback here: ${screen.slice(0, 300)}`);
+    assert.equal(code, 0, screen);
+    const lines = screen.split(/\r?\n/);
+    for (const [i, sentence] of sentences.entries()) {
+      assert.ok(lines.includes(sentence), `the cue text "${sentence}" is a line of its own: ${JSON.stringify(screen)}`);
+      assert.ok(lines.includes(`tts: [${i + 1}] ×1.0 ${sentence}`), `the player's plain line for sentence ${i + 1}: ${JSON.stringify(screen)}`);
+    }
   });
 
   it('prints none of it off a terminal or with -q', async () => {
