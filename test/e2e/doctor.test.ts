@@ -136,8 +136,12 @@ describe('tts doctor', () => {
     const out = r.stdout.toString();
     assert.match(out, new RegExp(`^cache +${join(cache, 'tts')} \\(off: ${shared} is writable by others; runs go on without it\\)$`, 'm'));
     assert.doesNotMatch(out, /piece\(s\)/);
+    // Nothing for the piece cache. (bin/tts.js makes its compile cache's folder, tts/compile, on
+    // every run on Node 22.8 and later, docs/cli.md §6, and leaves it unused here: others can
+    // write the folder above.)
     const { readdir } = await import('node:fs/promises');
-    assert.deepEqual(await readdir(shared), [], 'doctor made nothing');
+    const made = (await readdir(shared, { recursive: true })).filter((p) => !/^xdg(\/tts(\/compile(\/.*)?)?)?$/.test(p));
+    assert.deepEqual(made, [], 'doctor made nothing for the piece cache');
   });
 
   it('nothing can play: exit 1, why for each backend, and what to install', async () => {
