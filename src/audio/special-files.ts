@@ -132,6 +132,65 @@ export function ownSocketDescriptor(info: Stats): number | undefined {
 }
 
 /**
+ * Opens `path`, found to be written in place ({@link inPlaceKind}), as a stream to write to, now:
+ * a FIFO once it has a reader ({@link openFifoForWriting}: a libuv pipe stream on its
+ * descriptor), a character device as it is ({@link openDeviceForWriting}), a socket through the
+ * descriptor of this process that is it ({@link ownSocketDescriptor}: process.stdout or
+ * process.stderr for 1 and 2, which stay open when the stream's user is done). For the audio of
+ * `-o` (speak/open-outputs.ts) and the subtitles, word timings and chapters (speak/text-file.ts).
+ * @param found what {@link inPlaceKind} said of `path`.
+ * @param named how a refusal names the output: its flag (`-o`), or a batch line's key.
+ * @param options `signal` stops the wait for a FIFO's reader; `waiting` is called once when the
+ *   first try finds none.
+ * @throws TtsError `usage` (exit 2) for a block device or a socket no descriptor of this process
+ *   leads to ({@link blockDevice}, {@link unreachableSocket}); `io_error` (exit 7) when it cannot
+ *   be opened (a datagram socket: Node streams none); `options.signal`'s reason once aborted.
+ */
+export async function openInPlaceStream(
+  path: string,
+  found: { kind: InPlaceKind | 'block device'; info: Stats },
+  named: string,
+  options: { signal: AbortSignal; waiting?: (() => void) | undefined },
+): Promise<NodeJS.WritableStream> {
+  if (found.kind === 'block device') throw blockDevice(path, named);
+  if (found.kind === 'character device') {
+    const { createWriteStream } = await import('node:fs');
+    return createWriteStream('', { fd: await openDeviceForWriting(path) });
+  }
+  const { Socket } = await import('node:net');
+  if (found.kind === 'fifo') return new Socket({ fd: await openFifoForWriting(path, options.signal, options.waiting), readable: false, writable: true });
+  const fd = ownSocketDescriptor(found.info);
+  if (fd === undefined) throw unreachableSocket(path, named);
+  if (fd === 1) return process.stdout;
+  if (fd === 2) return process.stderr;
+  try {
+    return new Socket({ fd, readable: false, writable: true });
+  } catch (cause) {
+    // A datagram socket: Node streams none (ERR_INVALID_FD_TYPE).
+    throw new TtsError('io_error', `cannot write to ${path} (${(cause as NodeJS.ErrnoException).code ?? 'error'})`, { cause, hint: 'give a file, a FIFO or a stream socket' });
+  }
+}
+
+/**
+ * The refusal of a socket no descriptor of this process leads to (a listening socket in the file
+ * system): it cannot be opened by its name. TtsError `usage` (exit 2).
+ * @param named how the message names the output: its flag, or a batch line's key.
+ */
+export function unreachableSocket(path: string, named: string): TtsError {
+  return new TtsError('usage', `${named} ${path} is a socket that no descriptor of this run leads to: a socket cannot be opened by its name`, {
+    hint: 'give a file, a FIFO or a device; a socket only as one the run was given (/dev/stdout, /dev/fd/N)',
+  });
+}
+
+/**
+ * The refusal of a block device (a disk) as an output: never written. TtsError `usage` (exit 2).
+ * @param named how the message names the output: its flag, or a batch line's key.
+ */
+export function blockDevice(path: string, named: string): TtsError {
+  return new TtsError('usage', `${named} ${path} is a block device (a disk), not a file`, { hint: 'give it the name of a file, a FIFO or a character device such as /dev/null' });
+}
+
+/**
  * Whether any of `paths` (links followed; undefined ones skipped) is the terminal `stderr` writes
  * to: the same character device (`/dev/stdout` or `/dev/stderr` on that terminal, its
  * `/dev/pts/N`), or `/dev/tty` (the controlling terminal, which is as a rule that one). Text

@@ -31,7 +31,9 @@ export interface OpenOutputs {
  * @param stdout where `-o -` / `stream` write.
  * @param signal aborts waiting for a FIFO's reader.
  * @param playback the environment whose PATH holds the system players, and --verbose (names the backend).
- * @throws TtsError `no_playback_device`, `io_error` (exit 7); nothing stays open on failure.
+ * @throws TtsError `no_playback_device`, `io_error` (exit 7); `usage` (exit 2) for `-o` naming a
+ *   block device or a socket no descriptor of this run leads to (audio/special-files.ts
+ *   `openInPlaceStream`); `signal.reason` once aborted; nothing stays open on failure.
  */
 export async function openOutputs(
   plan: OutputPlan,
@@ -58,13 +60,16 @@ export async function openOutputs(
         playbackFailure = error;
       }
     }
-    const special = plan.file === undefined ? undefined : await specialFile(plan.file.path);
+    const { inPlaceKind, openInPlaceStream } = await import('../audio/special-files.js');
+    const special = plan.file === undefined ? undefined : await inPlaceKind(plan.file.path);
     if (plan.file !== undefined && special !== undefined) {
-      // A FIFO or device (`-o /dev/null`, `-o pipe`) is written in place, like stdout: renaming
-      // a temporary file over it would replace the node itself.
+      // A FIFO, socket or device (`-o /dev/null`, `-o pipe`, `-o /dev/stdout` when that is a
+      // socket) is written in place, like stdout: renaming a temporary file over it would replace
+      // the node itself. Opened now, before the first request (a FIFO waits for its reader,
+      // abortably); a block device (a disk) is refused (exit 2), as for the side outputs.
       const { container, path } = plan.file;
       const { createStdoutSink } = await import('../audio/stdout-sink.js');
-      const opened = await openEncoded(container, spec, plan.bitrate, async (bytes) => createStdoutSink(spec, bytes, await openSpecialFile(path, special, signal)));
+      const opened = await openEncoded(container, spec, plan.bitrate, async (bytes) => createStdoutSink(spec, bytes, await openInPlaceStream(path, special, '-o', { signal })));
       sinks.push(opened.sink);
     } else if (plan.file !== undefined) {
       const { container, path } = plan.file;
@@ -157,30 +162,4 @@ async function openEncoded<S extends AudioSink>(
     throw error;
   }
   return { inner, sink: encodedSink(spec, encoder, inner), encoded: true };
-}
-
-/** What is at `path` when it exists and is neither a regular file nor a folder (a FIFO, a device). */
-async function specialFile(path: string): Promise<'fifo' | 'device' | undefined> {
-  const { stat } = await import('node:fs/promises');
-  try {
-    const info = await stat(path);
-    if (info.isFIFO()) return 'fifo';
-    return info.isFile() || info.isDirectory() ? undefined : 'device';
-  } catch {
-    return undefined;
-  }
-}
-
-/**
- * Opens a FIFO or device for writing. A FIFO is opened non-blocking, waiting (abortably) for a
- * reader (audio/special-files.ts `openFifoForWriting`): a plain open would block a libuv thread
- * until one came, and with it the process's exit even after Ctrl-C. Its descriptor becomes a
- * libuv pipe stream, as stdout's would.
- * @throws TtsError `io_error` (exit 7) when it cannot be opened; `signal.reason` once aborted.
- */
-async function openSpecialFile(path: string, kind: 'fifo' | 'device', signal: AbortSignal): Promise<NodeJS.WritableStream> {
-  const [{ createWriteStream }, { Socket }, { openFifoForWriting }] = await Promise.all([import('node:fs'), import('node:net'), import('../audio/special-files.js')]);
-  if (kind === 'device') return createWriteStream(path, { flags: 'w' });
-  const fd = await openFifoForWriting(path, signal);
-  return new Socket({ fd, readable: false, writable: true });
 }

@@ -10,8 +10,8 @@ import { stat } from 'node:fs/promises';
 import { outputTarget } from '../audio/output-target.js';
 import { TtsError } from '../errors.js';
 import { subtitleFormat } from './subtitles.js';
-import { blockDevice, unreachableSocket, writtenInPlace } from './text-file.js';
-import { inPlaceKind, ownSocketDescriptor } from '../audio/special-files.js';
+import { writtenInPlace } from './text-file.js';
+import { blockDevice, inPlaceKind, ownSocketDescriptor, unreachableSocket } from '../audio/special-files.js';
 import type { OutputPlan } from './output-plan.js';
 
 /**

@@ -8,6 +8,7 @@
  * over or unlinked, the same bytes as the file gets, each write leaving as it is made.
  */
 import { commitAtomicFile, discardAtomicFile, openAtomicFile, type AtomicFile } from '../audio/file-sink.js';
+import type { Stats } from 'node:fs';
 import { inPlaceKind, type InPlaceKind } from '../audio/special-files.js';
 import { TtsError } from '../errors.js';
 
@@ -71,7 +72,7 @@ export async function openTextFile(path: string, what: string, options: TextFile
     return new TtsError('io_error', `cannot write ${what} to ${path} (${code})`, { cause, hint: 'check the folder exists and can be written' });
   };
   const special = await inPlaceKind(path);
-  if (special !== undefined) return openInPlace(path, what, special.kind, special.info, options);
+  if (special !== undefined) return openInPlace(path, what, special, options);
   let file: AtomicFile;
   try {
     file = await openAtomicFile(path);
@@ -109,27 +110,12 @@ export async function openTextFile(path: string, what: string, options: TextFile
  * Opens a FIFO, socket or character device `path` ({@link openTextFile}) and writes it through
  * audio/stdout-sink.ts `createStreamSink`.
  */
-async function openInPlace(path: string, what: string, kind: InPlaceKind | 'block device', info: import('node:fs').Stats, options: TextFileOptions): Promise<TextFile> {
-  const [{ Socket }, { createWriteStream }, special, { createStreamSink, isClosedPipe }] = await Promise.all([import('node:net'), import('node:fs'), import('../audio/special-files.js'), import('../audio/stdout-sink.js')]);
-  let out: NodeJS.WritableStream;
-  if (kind === 'fifo') {
-    const signal = options.signal ?? new AbortController().signal;
-    const fd = await special.openFifoForWriting(path, signal, () => options.verbose?.(`${what}: ${path} is a FIFO nobody reads yet; waiting for its reader before the first request (Ctrl-C stops)`));
-    out = new Socket({ fd, readable: false, writable: true });
-  } else if (kind === 'character device') {
-    out = createWriteStream('', { fd: await special.openDeviceForWriting(path) });
-  } else if (kind === 'socket') {
-    const fd = special.ownSocketDescriptor(info);
-    if (fd === undefined) throw unreachableSocket(path, what);
-    try {
-      out = fd === 1 ? process.stdout : fd === 2 ? process.stderr : new Socket({ fd, readable: false, writable: true });
-    } catch (cause) {
-      // A datagram socket: Node streams none (ERR_INVALID_FD_TYPE).
-      throw new TtsError('io_error', `cannot write ${what} to ${path} (${(cause as NodeJS.ErrnoException).code ?? 'error'})`, { cause, hint: 'give a file, a FIFO or a stream socket' });
-    }
-  } else {
-    throw blockDevice(path, what);
-  }
+async function openInPlace(path: string, what: string, found: { kind: InPlaceKind | 'block device'; info: Stats }, options: TextFileOptions): Promise<TextFile> {
+  const [{ openInPlaceStream }, { createStreamSink, isClosedPipe }] = await Promise.all([import('../audio/special-files.js'), import('../audio/stdout-sink.js')]);
+  const out = await openInPlaceStream(path, found, what, {
+    signal: options.signal ?? new AbortController().signal,
+    waiting: () => options.verbose?.(`${what}: ${path} is a FIFO nobody reads yet; waiting for its reader before the first request (Ctrl-C stops)`),
+  });
   const sink = createStreamSink(out);
   let state: 'open' | 'gone' | 'failed' | 'done' = 'open';
   let failure: TtsError | undefined;
@@ -176,23 +162,4 @@ async function openInPlace(path: string, what: string, kind: InPlaceKind | 'bloc
       await sink.abort();
     },
   };
-}
-
-/**
- * The refusal of a socket no descriptor of this process leads to (a listening socket in the file
- * system): it cannot be opened by its name. TtsError `usage` (exit 2).
- * @param named how the message names the output: its flag, or a batch line's key.
- */
-export function unreachableSocket(path: string, named: string): TtsError {
-  return new TtsError('usage', `${named} ${path} is a socket that no descriptor of this run leads to: a socket cannot be opened by its name`, {
-    hint: 'give a file, a FIFO or a device; a socket only as one the run was given (/dev/stdout, /dev/fd/N)',
-  });
-}
-
-/**
- * The refusal of a block device (a disk) as a text output: never written. TtsError `usage` (exit 2).
- * @param named how the message names the output: its flag, or a batch line's key.
- */
-export function blockDevice(path: string, named: string): TtsError {
-  return new TtsError('usage', `${named} ${path} is a block device (a disk), not a file`, { hint: 'give it the name of a file, a FIFO or a character device such as /dev/null' });
 }

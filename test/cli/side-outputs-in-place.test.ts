@@ -359,4 +359,48 @@ describe('subtitles, word timings and chapters written in place', () => {
     assert.equal((await readFile(at('full.jsonl'), 'utf8')).trim().split('\n').length, 5);
     assert.equal((await lstat(at('full-subs'))).isCharacterDevice(), true);
   });
+
+  it('the audio of -o /dev/stdout or /dev/fd/3 when that is a socket (as Node\'s spawn gives it) goes through the descriptor the run was given, as the side outputs do: the bytes of -o -', async () => {
+    const plain = spawnTts(['stream', '--no-cache', '-q', '--max-chars', '12', '-o', '-', '--wav', TEXT]);
+    assert.equal(await plain.closed, 0, plain.err());
+    const expected = plain.out();
+    assert.ok(expected.length > 2 * AUDIO_BYTES, `${expected.length} bytes of WAV`);
+    server.requests.length = 0;
+    const named = spawnTts(['stream', '--no-cache', '-q', '--max-chars', '12', '-o', '/dev/stdout', '--wav', TEXT]);
+    assert.equal(await named.closed, 0, named.err());
+    assert.deepEqual(named.out(), expected);
+    const three = spawnTts(['stream', '--no-cache', '-q', '--max-chars', '12', '-o', '/dev/fd/3', '--wav', TEXT], ['ignore', 'pipe', 'pipe', 'pipe']);
+    const got: Buffer[] = [];
+    three.child.stdio[3]!.on('data', (d: Buffer) => got.push(d));
+    assert.equal(await three.closed, 0, three.err());
+    assert.deepEqual(Buffer.concat(got), expected);
+    assert.equal(three.out().length, 0, 'nothing on standard output');
+  });
+
+  it('as root: -o a block device is exit 2 before any request, as the side outputs; -o a device that cannot be opened is exit 7 before any request', async (t) => {
+    if (process.getuid?.() !== 0) {
+      t.skip('not root: no device node of our own to make');
+      return;
+    }
+    // Major 60 is for local or experimental use (Linux devices.txt), never given out by the kernel
+    // itself: no driver answers it, so no disk or device of the machine can be written, whatever
+    // the code does.
+    if (/^\s*60 /m.test(await readFile('/proc/devices', 'utf8'))) {
+      t.skip('major 60 has a driver here');
+      return;
+    }
+    execFileSync('mknod', [at('disk.wav'), 'b', '60', '0']);
+    execFileSync('mknod', ['-m', '666', at('nodriver.wav'), 'c', '60', '0']);
+    server.requests.length = 0;
+    const disk = await runMain(['stream', '--no-cache', '-q', '-o', at('disk.wav'), TEXT], env);
+    assert.equal(disk.code, 2, disk.stderr);
+    assert.match(disk.stderr, /-o .*disk\.wav is a block device \(a disk\), not a file/);
+    assert.equal(server.requests.length, 0);
+    assert.equal((await lstat(at('disk.wav'))).isBlockDevice(), true);
+    const nodriver = await runMain(['stream', '--no-cache', '-q', '-o', at('nodriver.wav'), TEXT], env);
+    assert.equal(nodriver.code, 7, nodriver.stderr);
+    assert.match(nodriver.stderr, /cannot write to .*nodriver\.wav \((ENXIO|ENODEV)\)/);
+    assert.equal(server.requests.length, 0, 'no request: the device was opened first');
+    assert.equal((await lstat(at('nodriver.wav'))).isCharacterDevice(), true);
+  });
 });
