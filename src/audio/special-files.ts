@@ -6,9 +6,11 @@
  * speak/text-file.ts. A FIFO is opened only once it has a reader, waiting for one interruptibly
  * ({@link openFifoForWriting}).
  */
-import { closeSync, constants, fstatSync, open as openCallback, openSync, readdirSync, type Stats } from 'node:fs';
+import { closeSync, constants, fstatSync, open as openCallback, openSync, readdirSync, readlinkSync, realpathSync, type Stats } from 'node:fs';
 import { stat } from 'node:fs/promises';
+import { basename, dirname, resolve } from 'node:path';
 import { TtsError } from '../errors.js';
+import { MAX_LINK_HOPS } from './output-target.js';
 
 /**
  * What a name that is written in place is: a FIFO (also an anonymous pipe reached through
@@ -129,6 +131,66 @@ export function ownSocketDescriptor(info: Stats): number | undefined {
     return undefined;
   }
   return fds.find(same);
+}
+
+/**
+ * The number of this process's descriptor that `path` names through /proc — `/dev/fd/N`,
+ * `/dev/stdout` (1), `/proc/self/fd/N`, `/proc/PID/fd/N` with our PID, a thread's
+ * `/proc/thread-self/fd/N`, or a chain of links ending at one (at most MAX_LINK_HOPS, as
+ * open(2)) — or undefined for any other name, one that cannot be examined, and off Linux.
+ * Never throws.
+ */
+export function descriptorNamed(path: string): number | undefined {
+  let at = resolve(path);
+  for (let hops = 0; hops <= MAX_LINK_HOPS; hops++) {
+    let folder: string;
+    try {
+      folder = realpathSync(dirname(at));
+    } catch {
+      return undefined;
+    }
+    const own = /^\/proc\/(\d+)(?:\/task\/\d+)?\/fd$/u.exec(folder);
+    if (own !== null) return Number(own[1]) === process.pid && /^\d+$/u.test(basename(at)) ? Number(basename(at)) : undefined;
+    try {
+      at = resolve(folder, readlinkSync(resolve(folder, basename(at))));
+    } catch {
+      // Not a link (or not there): a name of its own.
+      return undefined;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Refuses an output (or input) named by a descriptor this run was not given ({@link
+ * descriptorNamed} ≥ 3 that was not open when bin/tts.js started, is no longer the same, or is
+ * not open for what the run does with it: bin/tts.js `rememberGivenDescriptors`).
+ * `--word-timings /dev/fd/7` without a `7>…` named one of tts's own descriptors — a file it reads
+ * (the engine's flite.wasm, which the atomic writer then replaced), a temporary file it writes,
+ * Node's signal pipe (writing there crashed Node), a /dev/null Node holds. 0, 1 and 2 are always
+ * the run's. Nothing is checked where nothing was remembered (a run not started by bin/tts.js, as
+ * in-process tests; off Linux).
+ * @param named how the message names it: a flag (`-o`, `--word-timings`, `-f`), or a batch line's key.
+ * @param use `write` for an output (the descriptor must be open for writing, as a shell's `7>`
+ *   opens it), `read` for an input.
+ * @throws TtsError `usage` (exit 2) naming it, the path and the descriptor.
+ */
+export function assertGivenDescriptor(path: string, named: string, use: 'read' | 'write'): void {
+  const fd = descriptorNamed(path);
+  const given = (process as unknown as Record<symbol, ReadonlyMap<number, { link: string; mode: number }> | undefined>)[Symbol.for('tts.given-descriptors')];
+  if (fd === undefined || fd <= 2 || given === undefined) return;
+  let now: string | undefined;
+  try {
+    now = readlinkSync(`/proc/self/fd/${fd}`);
+  } catch {
+    // Not open.
+  }
+  const was = given.get(fd);
+  if (was !== undefined && was.link === now && (use === 'read' ? was.mode === 0 || was.mode === 2 : was.mode === 1 || was.mode === 2)) return;
+  const why = was !== undefined && was.link === now ? `, open only for ${use === 'read' ? 'writing' : 'reading'}` : `, which this run was not given${now === undefined ? '' : ' (tts opened it itself)'}`;
+  throw new TtsError('usage', `${named} ${path} is descriptor ${fd}${why}`, {
+    hint: `open it in the command that runs tts (e.g. ${fd}${use === 'read' ? '<' : '>'}${use === 'read' ? 'text.txt' : 'out.jsonl'}), or give a file name`,
+  });
 }
 
 /**

@@ -8,6 +8,7 @@ import { fstatSync } from 'node:fs';
 import { TtsError } from '../errors.js';
 import type { BatchJob } from './batch-jobs.js';
 import { assertSideOutputCanBeWritten, fileIdentity } from '../speak/output-checks.js';
+import { assertGivenDescriptor } from '../audio/special-files.js';
 
 /** One path a batch reads or writes, and who names it. */
 interface Use {
@@ -57,6 +58,7 @@ export async function assertNoCollisions(jobs: readonly BatchJob[], batchFile: s
   const valid = jobs.filter((j) => j.invalid === undefined);
   for (const job of valid) {
     if (job.file === undefined) continue;
+    assertGivenDescriptor(job.file, `line ${job.line}: the "file"`, 'read');
     const id = await fileIdentity(job.file, folders);
     if (id !== undefined && !inputs.has(id)) inputs.set(id, { line: job.line, role: '"file"', path: job.file });
   }
@@ -86,6 +88,7 @@ export async function assertNoCollisions(jobs: readonly BatchJob[], batchFile: s
       }
       if (other === undefined) outputs.set(id, use);
     }
+    assertGivenDescriptor(job.output, `line ${job.line}: the "output"`, 'write');
     for (const use of written.slice(1)) await assertSideOutputCanBeWritten(use.path, `line ${use.line}: the ${use.role === '"subtitles"' ? '"subtitles"' : '"word-timings"'}`);
   }
 }

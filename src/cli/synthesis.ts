@@ -33,7 +33,7 @@ import type { SpeechSpan } from '../text/spans.js';
 import type { EarlyEngine } from '../server/embedded-engine.js';
 import type { InteractiveSession } from '../player/interactive.js';
 import { inBackground, interactiveMode } from '../player/mode.js';
-import { sharesTerminal } from '../audio/special-files.js';
+import { assertGivenDescriptor, sharesTerminal } from '../audio/special-files.js';
 import { PlayerStopped } from '../player/stopped.js';
 
 /** The `--json` summary line (docs/cli.md §1). */
@@ -162,6 +162,9 @@ export async function runSynthesisCommand(command: SynthesisCommandSpec, words: 
       // Writing over the text is the graver mistake: said before anything about the name.
       const input = words.length > 0 ? undefined : (flags.file ?? '-');
       if (flags.output !== undefined && flags.output !== '-') await assertOutputIsNotInput(flags.output, input);
+      // `/dev/fd/N` must be a descriptor the run was given, not one of tts's own (docs/cli.md §1).
+      if (flags.file !== undefined && flags.file !== '-') assertGivenDescriptor(flags.file, '-f', 'read');
+      if (flags.output !== undefined && flags.output !== '-') assertGivenDescriptor(flags.output, '-o', 'write');
       plan = planOutput(command.name, flags, io.stdout.isTTY === true, spec);
       if (plan.stdout !== undefined) {
         const fd = (io.stdout as { fd?: unknown }).fd;

@@ -11,7 +11,7 @@ import { outputTarget } from '../audio/output-target.js';
 import { TtsError } from '../errors.js';
 import { subtitleFormat } from './subtitles.js';
 import { writtenInPlace } from './text-file.js';
-import { blockDevice, inPlaceKind, ownSocketDescriptor, unreachableSocket } from '../audio/special-files.js';
+import { assertGivenDescriptor, blockDevice, inPlaceKind, ownSocketDescriptor, unreachableSocket } from '../audio/special-files.js';
 import type { OutputPlan } from './output-plan.js';
 
 /**
@@ -134,8 +134,9 @@ export async function assertSideOutputIsNotStdout(path: string, stdoutFd: number
 export type SideOutputFlag = '--subtitles' | '--word-timings' | '--chapters';
 
 /**
- * Refuses a subtitle, word-timing or chapter output that exists and cannot be written: a block
- * device (a disk), or a socket that no descriptor of this process leads to (a listening socket in
+ * Refuses a subtitle, word-timing or chapter output named by a descriptor this run was not given
+ * (`/dev/fd/7` with no `7>…`: audio/special-files.ts `assertGivenDescriptor`), or that exists and
+ * cannot be written: a block device (a disk), or a socket that no descriptor of this process leads to (a listening socket in
  * the file system: a socket cannot be opened by its name; `/dev/stdout` when standard output is a
  * socket is written through descriptor 1: audio/special-files.ts `ownSocketDescriptor`). A file,
  * a FIFO or pipe, a character device (`/dev/null`, a terminal) and a name not made yet pass: a
@@ -147,6 +148,7 @@ export type SideOutputFlag = '--subtitles' | '--word-timings' | '--chapters';
  * @throws TtsError `usage` (exit 2) naming it, the path and what is there.
  */
 export async function assertSideOutputCanBeWritten(path: string, named: SideOutputFlag | `line ${number}: the "${'subtitles' | 'word-timings'}"`): Promise<void> {
+  assertGivenDescriptor(path, named, 'write');
   const found = await inPlaceKind(path);
   if (found?.kind === 'block device') throw blockDevice(path, named);
   if (found?.kind === 'socket' && ownSocketDescriptor(found.info) === undefined) throw unreachableSocket(path, named);

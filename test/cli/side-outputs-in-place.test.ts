@@ -403,4 +403,34 @@ describe('subtitles, word timings and chapters written in place', () => {
     assert.equal(server.requests.length, 0, 'no request: the device was opened first');
     assert.equal((await lstat(at('nodriver.wav'))).isCharacterDevice(), true);
   });
+
+  it('a descriptor the run was not given (/dev/fd/N, /proc/self/fd/N with no N>…): exit 2 before any request, whatever tts itself has open there — before, one such name had the atomic writer replace the engine\'s flite.wasm, another wrote into Node\'s signal pipe (a crash)', async () => {
+    // Every number a run has open of its own (Node's event loops and pipes, worker threads, files
+    // it reads), and some it has not.
+    for (let fd = 3; fd <= 26; fd++) {
+      server.requests.length = 0;
+      const run = spawnTts(['stream', '--no-cache', '-q', '-o', at(`fd${fd}.wav`), '--word-timings', fd % 2 === 0 ? `/dev/fd/${fd}` : `/proc/self/fd/${fd}`, TEXT]);
+      assert.equal(await run.closed, 2, `descriptor ${fd}: ${run.err()}`);
+      // Not given, or (a /dev/null Node keeps open for itself) open only for reading.
+      assert.match(run.err(), new RegExp(`--word-timings /(dev|proc/self)/fd/${fd} is descriptor ${fd}, (which this run was not given|open only for reading)`));
+      assert.equal(server.requests.length, 0, `descriptor ${fd}: no request`);
+    }
+    for (const args of [['-o', '/dev/fd/5', TEXT], ['-o', at('f.wav'), '-f', '/dev/fd/6']]) {
+      const run = spawnTts(['stream', '--no-cache', '-q', ...args]);
+      assert.equal(await run.closed, 2, `${args.join(' ')}: ${run.err()}`);
+      assert.match(run.err(), /(-o|-f) \/dev\/fd\/[56] is descriptor [56], (which this run was not given|open only for (reading|writing))/);
+    }
+    await assert.rejects(stat(at('fd3.wav')), { code: 'ENOENT' });
+    // One the command gave it (`3>given.jsonl`): written as before.
+    await fileCase('file-given', ['--word-timings', at('file-given.jsonl')]);
+    const { closeSync, openSync } = await import('node:fs');
+    const given = openSync(at('given.jsonl'), 'w');
+    try {
+      const run = spawnTts(['stream', '--no-cache', '-q', '--max-chars', '12', '-o', at('given.wav'), '--word-timings', '/dev/fd/3', TEXT], ['ignore', 'pipe', 'pipe', given]);
+      assert.equal(await run.closed, 0, run.err());
+    } finally {
+      closeSync(given);
+    }
+    assert.deepEqual(await readFile(at('given.jsonl')), await readFile(at('file-given.jsonl')));
+  });
 });
