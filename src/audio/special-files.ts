@@ -6,7 +6,7 @@
  * speak/text-file.ts. A FIFO is opened only once it has a reader, waiting for one interruptibly
  * ({@link openFifoForWriting}).
  */
-import { closeSync, constants, fstatSync, open as openCallback, openSync, readdirSync, readlinkSync, realpathSync, type Stats } from 'node:fs';
+import { closeSync, constants, fstatSync, lstatSync, open as openCallback, openSync, readdirSync, readlinkSync, realpathSync, type Stats } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { basename, dirname, resolve } from 'node:path';
 import { TtsError } from '../errors.js';
@@ -137,24 +137,31 @@ export function ownSocketDescriptor(info: Stats): number | undefined {
  * The number of this process's descriptor that `path` names through /proc — `/dev/fd/N`,
  * `/dev/stdout` (1), `/proc/self/fd/N`, `/proc/PID/fd/N` with our PID, a thread's
  * `/proc/thread-self/fd/N`, or a chain of links ending at one (at most MAX_LINK_HOPS, as
- * open(2)) — or undefined for any other name, one that cannot be examined, and off Linux.
- * Never throws.
+ * open(2)) — or undefined for any other name, one that cannot be examined, and off Linux. Cheap
+ * for the names of files (one lstat: a batch checks 100,000 of them): only a folder under
+ * /dev or /proc is resolved, so a folder of the user's own that links to /proc/self/fd
+ * (`fds/7`) is not seen through. Never throws.
  */
 export function descriptorNamed(path: string): number | undefined {
   let at = resolve(path);
   for (let hops = 0; hops <= MAX_LINK_HOPS; hops++) {
-    let folder: string;
-    try {
-      folder = realpathSync(dirname(at));
-    } catch {
-      return undefined;
+    const folder = dirname(at);
+    if (/^\/(dev|proc)(\/|$)/u.test(folder)) {
+      let real: string;
+      try {
+        real = realpathSync(folder);
+      } catch {
+        return undefined;
+      }
+      const own = /^\/proc\/(\d+)(?:\/task\/\d+)?\/fd$/u.exec(real);
+      if (own !== null) return Number(own[1]) === process.pid && /^\d+$/u.test(basename(at)) ? Number(basename(at)) : undefined;
     }
-    const own = /^\/proc\/(\d+)(?:\/task\/\d+)?\/fd$/u.exec(folder);
-    if (own !== null) return Number(own[1]) === process.pid && /^\d+$/u.test(basename(at)) ? Number(basename(at)) : undefined;
+    // Not a link (or not there): a name of its own. (lstat, not a failing readlink: no exception
+    // to make for each file name.)
     try {
-      at = resolve(folder, readlinkSync(resolve(folder, basename(at))));
+      if (lstatSync(at, { throwIfNoEntry: false })?.isSymbolicLink() !== true) return undefined;
+      at = resolve(folder, readlinkSync(at));
     } catch {
-      // Not a link (or not there): a name of its own.
       return undefined;
     }
   }
