@@ -3,8 +3,11 @@
  * (`/dev/null`, a terminal). They are written in place, as a shell's `>` writes them — opened for
  * writing, never created, truncated, renamed over or unlinked —: the audio of `-o FIFO` or
  * `-o /dev/null` (speak/open-outputs.ts), and the subtitles, word timings and chapters of
- * speak/text-file.ts. A FIFO is opened only once it has a reader, waiting for one interruptibly
- * ({@link openFifoForWriting}).
+ * speak/text-file.ts ({@link openInPlaceStream}). A FIFO is opened only once it has a reader,
+ * waiting for one interruptibly ({@link openFifoForWriting}); a disk is refused. Also: which
+ * names are descriptors the run was not given ({@link assertGivenDescriptor}: `/dev/fd/7` with no
+ * `7>…` is one of tts's own), and whether a text output is the terminal stderr draws on
+ * ({@link sharesTerminal}).
  */
 import { closeSync, constants, fstatSync, lstatSync, open as openCallback, openSync, readdirSync, readlinkSync, realpathSync, type Stats } from 'node:fs';
 import { stat } from 'node:fs/promises';
