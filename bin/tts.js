@@ -131,20 +131,18 @@ function enableCompileCache() {
 }
 
 /**
- * The descriptors this run was given (docs/cli.md §1 "into a pipe or a device"): those open as it
- * starts, before it opens any of its own (the engine's files, the cache's, the outputs'), by
- * number, each with what /proc/self/fd says it is and its access mode (/proc/self/fdinfo's
- * `flags`, O_ACCMODE: 0 read, 1 write, 2 both) — less Node's own: its event loops' epoll, eventfd
- * and io_uring (`anon_inode:`), and the pipes it holds both a read and a write end of (its signal
- * and wake-up pipes). An output or input named by a descriptor (`/dev/fd/N`, `/proc/self/fd/N`, a
- * link to one) must be one of them, still the same, open for what the run does with it
- * (src/audio/special-files.ts `assertGivenDescriptor`): the name of one tts opened itself led the
- * atomic writer to replace the file open there (the engine's flite.wasm), or its bytes into
- * Node's signal pipe (a crash). Kept on `process` under `Symbol.for('tts.given-descriptors')` as
- * a Map from number to `{ link, mode }`. Linux only (/proc); elsewhere nothing is kept, and
- * nothing is checked. Never throws.
+ * The descriptors this run had open as it started, from 3 up (docs/cli.md §1 "into a pipe or a
+ * device"): before it opens any of its own (the engine's files, the cache's, the outputs'), by
+ * number, each with what /proc/self/fd says it is. Those the command gave it are among them, and
+ * so are Node's own — its event loops' epoll, eventfd and io_uring (`anon_inode:`), its signal
+ * and wake-up pipes —, which src/audio/special-files.ts `assertGivenDescriptor` tells apart when
+ * an output or input is named by a descriptor (`/dev/fd/N`, `/proc/self/fd/N`, a link to one):
+ * the name of one tts opened itself led the atomic writer to replace the file open there (the
+ * engine's flite.wasm), or its bytes into Node's signal pipe (a crash). Kept on `process` under
+ * `Symbol.for('tts.started-descriptors')` as a Map from number to link text (0.35 ms). Linux only
+ * (/proc); elsewhere nothing is kept, and nothing is checked. Never throws.
  */
-function rememberGivenDescriptors() {
+function rememberStartedDescriptors() {
   const { readdirSync, readlinkSync } = require('node:fs');
   let names;
   try {
@@ -152,23 +150,17 @@ function rememberGivenDescriptors() {
   } catch {
     return;
   }
-  const given = new Map();
+  const open = new Map();
   for (const name of names) {
+    const fd = Number(name);
+    if (!(fd >= 3)) continue;
     try {
-      const flags = /^flags:\s+([0-7]+)$/m.exec(readFileSync(`/proc/self/fdinfo/${name}`, 'utf8'));
-      given.set(Number(name), { link: readlinkSync(`/proc/self/fd/${name}`), mode: flags === null ? -1 : Number.parseInt(flags[1], 8) & 3 });
+      open.set(fd, readlinkSync(`/proc/self/fd/${name}`));
     } catch {
       // The listing's own descriptor, closed by now.
     }
   }
-  /** The access modes each pipe is held with. */
-  const pipeModes = new Map();
-  for (const { link, mode } of given.values()) if (link.startsWith('pipe:')) pipeModes.set(link, (pipeModes.get(link) ?? new Set()).add(mode));
-  for (const [fd, { link }] of given) {
-    const modes = pipeModes.get(link);
-    if (link.startsWith('anon_inode:') || (modes !== undefined && modes.has(0) && modes.has(1))) given.delete(fd);
-  }
-  process[Symbol.for('tts.given-descriptors')] = given;
+  process[Symbol.for('tts.started-descriptors')] = open;
 }
 
 /**
@@ -287,7 +279,7 @@ if (args === undefined) {
   process.stdout.write(helpText);
 } else {
   // First: before this run opens anything of its own.
-  rememberGivenDescriptors();
+  rememberStartedDescriptors();
   enableCompileCache();
   // After the compile cache: the thread inherits NODE_COMPILE_CACHE through the environment.
   startEngineWorker(args);

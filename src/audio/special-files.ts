@@ -9,7 +9,7 @@
  * `7>…` is one of tts's own), and whether a text output is the terminal stderr draws on
  * ({@link sharesTerminal}).
  */
-import { closeSync, constants, fstatSync, lstatSync, open as openCallback, openSync, readdirSync, readlinkSync, realpathSync, type Stats } from 'node:fs';
+import { closeSync, constants, fstatSync, lstatSync, open as openCallback, openSync, readdirSync, readFileSync, readlinkSync, realpathSync, type Stats } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { basename, dirname, resolve } from 'node:path';
 import { TtsError } from '../errors.js';
@@ -171,35 +171,53 @@ export function descriptorNamed(path: string): number | undefined {
   return undefined;
 }
 
+/** The access mode of this process's descriptor `fd` (O_ACCMODE of /proc/self/fdinfo's octal `flags`: 0 read, 1 write, 2 both), or -1. */
+function accessMode(fd: number): number {
+  try {
+    const flags = /^flags:\s+([0-7]+)$/mu.exec(readFileSync(`/proc/self/fdinfo/${fd}`, 'utf8'));
+    return flags === null ? -1 : Number.parseInt(flags[1]!, 8) & 3;
+  } catch {
+    return -1;
+  }
+}
+
 /**
  * Refuses an output (or input) named by a descriptor this run was not given ({@link
- * descriptorNamed} ≥ 3 that was not open when bin/tts.js started, is no longer the same, or is
- * not open for what the run does with it: bin/tts.js `rememberGivenDescriptors`).
- * `--word-timings /dev/fd/7` without a `7>…` named one of tts's own descriptors — a file it reads
+ * descriptorNamed} ≥ 3): one not open when bin/tts.js started (`rememberStartedDescriptors`), or
+ * no longer the same, or Node's own of then — an `anon_inode:` (epoll, eventfd, io_uring), a
+ * pipe it held both a read and a write end of (its signal and wake-up pipes) — or one not open
+ * for what the run does with it (an output open only for reading: a shell's `7>` opens it for
+ * writing). `--word-timings /dev/fd/7` without a `7>…` named one of tts's own: a file it reads
  * (the engine's flite.wasm, which the atomic writer then replaced), a temporary file it writes,
- * Node's signal pipe (writing there crashed Node), a /dev/null Node holds. 0, 1 and 2 are always
- * the run's. Nothing is checked where nothing was remembered (a run not started by bin/tts.js, as
- * in-process tests; off Linux).
+ * Node's signal pipe (writing there crashed Node). 0, 1 and 2 are always the run's. Nothing is
+ * checked where nothing was remembered (a run not started by bin/tts.js, as in-process tests;
+ * off Linux).
  * @param named how the message names it: a flag (`-o`, `--word-timings`, `-f`), or a batch line's key.
- * @param use `write` for an output (the descriptor must be open for writing, as a shell's `7>`
- *   opens it), `read` for an input.
+ * @param use `write` for an output, `read` for an input.
  * @throws TtsError `usage` (exit 2) naming it, the path and the descriptor.
  */
 export function assertGivenDescriptor(path: string, named: string, use: 'read' | 'write'): void {
+  const started = (process as unknown as Record<symbol, ReadonlyMap<number, string> | undefined>)[Symbol.for('tts.started-descriptors')];
+  if (started === undefined) return;
   const fd = descriptorNamed(path);
-  const given = (process as unknown as Record<symbol, ReadonlyMap<number, { link: string; mode: number }> | undefined>)[Symbol.for('tts.given-descriptors')];
-  if (fd === undefined || fd <= 2 || given === undefined) return;
+  if (fd === undefined || fd <= 2) return;
   let now: string | undefined;
   try {
     now = readlinkSync(`/proc/self/fd/${fd}`);
   } catch {
     // Not open.
   }
-  const was = given.get(fd);
-  if (was !== undefined && was.link === now && (use === 'read' ? was.mode === 0 || was.mode === 2 : was.mode === 1 || was.mode === 2)) return;
-  const why = was !== undefined && was.link === now ? `, open only for ${use === 'read' ? 'writing' : 'reading'}` : `, which this run was not given${now === undefined ? '' : ' (tts opened it itself)'}`;
-  throw new TtsError('usage', `${named} ${path} is descriptor ${fd}${why}`, {
-    hint: `open it in the command that runs tts (e.g. ${fd}${use === 'read' ? '<' : '>'}${use === 'read' ? 'text.txt' : 'out.jsonl'}), or give a file name`,
+  const was = started.get(fd);
+  const mode = accessMode(fd);
+  const selfPipe = (): boolean =>
+    was !== undefined && was.startsWith('pipe:') && [...started].some(([other, link]) => other !== fd && link === was && ((mode === 0 && accessMode(other) === 1) || (mode === 1 && accessMode(other) === 0)));
+  let why: string | undefined;
+  if (was === undefined || was !== now || was.startsWith('anon_inode:') || selfPipe()) why = `which this run was not given${now === undefined ? '' : ' (tts opened it itself)'}`;
+  else if (use === 'write' && mode === 0) why = 'open only for reading';
+  else if (use === 'read' && mode === 1) why = 'open only for writing';
+  if (why === undefined) return;
+  throw new TtsError('usage', `${named} ${path} is descriptor ${fd}, ${why}`, {
+    hint: `open it in the command that runs tts (e.g. ${fd}${use === 'read' ? '<text.txt' : '>out.jsonl'}), or give a file name`,
   });
 }
 
