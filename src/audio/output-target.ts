@@ -39,6 +39,32 @@ async function protectedLink(path: string): Promise<boolean> {
 }
 
 /**
+ * Whether the name `path` leads through a symbolic link Linux would not follow
+ * ({@link protectedLink}: another user's, in a sticky folder others can write such as `/tmp`) —
+ * the name's own link, or one its chain of links leads to, as {@link outputTarget} judges them
+ * (the folders' links are not judged, as there). An output written in place (a FIFO, a device:
+ * special-files.ts) is opened through its links, so such a name is not written in place but by the
+ * atomic writer, which writes the name as it stands (docs/cli.md §2): its target is someone else's
+ * choice (their FIFO, any device). A link to a descriptor's own name (`/dev/stdout` →
+ * `/proc/self/fd/1` → `pipe:[…]`, no path) ends the chain. Never throws.
+ * @param path the output as the user gave it (relative to the working folder).
+ */
+export async function crossesProtectedLink(path: string): Promise<boolean> {
+  let at = resolve(path);
+  for (let hops = 0; hops <= MAX_LINK_HOPS; hops++) {
+    if (await protectedLink(at)) return true;
+    let link: string;
+    try {
+      link = await readlink(at);
+    } catch {
+      return false; // not a link, or not there
+    }
+    at = resolve(dirname(at), link);
+  }
+  return false;
+}
+
+/**
  * The path an output named `path` is written at: absolute, with every symbolic link resolved —
  * the file's own and its folders'. The file's own link is followed link after link (a relative
  * target counts from the link's folder), up to {@link MAX_LINK_HOPS}, also when its target does

@@ -13,7 +13,7 @@ import { closeSync, constants, fstatSync, lstatSync, open as openCallback, openS
 import { stat } from 'node:fs/promises';
 import { basename, dirname, resolve } from 'node:path';
 import { TtsError } from '../errors.js';
-import { MAX_LINK_HOPS } from './output-target.js';
+import { crossesProtectedLink, MAX_LINK_HOPS } from './output-target.js';
 
 /**
  * What a name that is written in place is: a FIFO (also an anonymous pipe reached through
@@ -24,14 +24,55 @@ export type InPlaceKind = 'fifo' | 'socket' | 'character device';
 /**
  * What is at `path` (links followed, as open(2) follows them) when it is written in place
  * ({@link InPlaceKind}), `block device` for a block device (a disk: never written), or undefined
- * for a regular file, a folder or nothing (the atomic writer's: audio/file-sink.ts).
- * Never throws.
+ * for a regular file, a folder or nothing (the atomic writer's: audio/file-sink.ts) — and for a
+ * name that leads through a link Linux would not follow (another user's, in `/tmp`:
+ * output-target.ts `crossesProtectedLink`), which the atomic writer writes as it stands
+ * (docs/cli.md §2), whatever it leads to: that user's FIFO, any device. Never throws.
  */
 export async function inPlaceKind(path: string): Promise<{ kind: InPlaceKind | 'block device'; info: Stats } | undefined> {
   const info = await stat(path).catch(() => undefined);
   if (info === undefined) return undefined;
   const kind = kindOf(info);
-  return kind === undefined ? undefined : { kind, info };
+  if (kind === undefined || (await crossesProtectedLink(path))) return undefined;
+  return { kind, info };
+}
+
+/**
+ * Whether `info` (a stat of an output's name) is the regular file this process's standard error
+ * (descriptor 2) writes to: `2>log` or `2>>log`, named `/dev/stderr`, `/dev/fd/2` or `log`.
+ * Never throws.
+ */
+export function isStandardErrorFile(info: Stats): boolean {
+  try {
+    const own = fstatSync(2);
+    return info.isFile() && own.isFile() && own.dev === info.dev && own.ino === info.ino;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Refuses an output that is the pipe (or FIFO) standard input comes through (`… | tts stream
+ * -o a.wav --word-timings /dev/stdin "text"`, `tts batch -` with a line's `"output":
+ * "/dev/stdin"`): this run is its reader, so what went in would be lost, and once the pipe is full
+ * the run would wait for itself. Compared by device and inode, links followed.
+ * @param named how the message names the output: its flag, or a batch line's key.
+ * @throws TtsError `usage` (exit 2) naming it and the path.
+ */
+export async function assertNotStandardInput(path: string, named: string): Promise<void> {
+  const info = await stat(path).catch(() => undefined);
+  if (info === undefined || !info.isFIFO()) return;
+  let input: Stats;
+  try {
+    input = fstatSync(0);
+  } catch {
+    return;
+  }
+  if (input.isFIFO() && input.dev === info.dev && input.ino === info.ino) {
+    throw new TtsError('usage', `${named} ${path} is the pipe standard input comes through, which this run reads: what is written there would come back to it or be lost`, {
+      hint: 'give a file, or a FIFO or pipe another program reads',
+    });
+  }
 }
 
 /** The {@link InPlaceKind} of `info`, `block device`, or undefined (a file, a folder). */
@@ -231,21 +272,30 @@ export function assertGivenDescriptor(path: string, named: string, use: 'read' |
  * @param found what {@link inPlaceKind} said of `path`.
  * @param named how a refusal names the output: its flag (`-o`), or a batch line's key.
  * @param options `signal` stops the wait for a FIFO's reader; `waiting` is called once when the
- *   first try finds none.
+ *   first try finds none; `noTerminal` refuses a terminal (audio: its bytes would be taken for
+ *   control sequences, docs/cli.md §1 — standard output refuses one too).
  * @throws TtsError `usage` (exit 2) for a block device or a socket no descriptor of this process
- *   leads to ({@link blockDevice}, {@link unreachableSocket}); `io_error` (exit 7) when it cannot
- *   be opened (a datagram socket: Node streams none); `options.signal`'s reason once aborted.
+ *   leads to ({@link blockDevice}, {@link unreachableSocket}), or a terminal with `noTerminal`;
+ *   `io_error` (exit 7) when it cannot be opened (a datagram socket: Node streams none);
+ *   `options.signal`'s reason once aborted.
  */
 export async function openInPlaceStream(
   path: string,
   found: { kind: InPlaceKind | 'block device'; info: Stats },
   named: string,
-  options: { signal: AbortSignal; waiting?: (() => void) | undefined },
+  options: { signal: AbortSignal; waiting?: (() => void) | undefined; noTerminal?: boolean | undefined },
 ): Promise<NodeJS.WritableStream> {
   if (found.kind === 'block device') throw blockDevice(path, named);
   if (found.kind === 'character device') {
-    const { createWriteStream } = await import('node:fs');
-    return createWriteStream('', { fd: await openDeviceForWriting(path) });
+    const [{ createWriteStream }, { isatty }] = await Promise.all([import('node:fs'), import('node:tty')]);
+    const fd = await openDeviceForWriting(path);
+    if (options.noTerminal === true && isatty(fd)) {
+      closeSync(fd);
+      throw new TtsError('usage', `refusing to write audio to a terminal: ${named} ${path} is one`, {
+        hint: 'write it to a file (-o speech.wav) or a pipe, or use `tts say` to play it',
+      });
+    }
+    return createWriteStream('', { fd });
   }
   const { Socket } = await import('node:net');
   if (found.kind === 'fifo') return new Socket({ fd: await openFifoForWriting(path, options.signal, options.waiting), readable: false, writable: true });

@@ -264,7 +264,13 @@ class StreamSink implements AudioSink {
     this.state = 'aborted';
     this.release();
     if (this.ownsStream) (this.out as NodeJS.WritableStream & { destroy?: () => void }).destroy?.();
+    // Standard output is not ours to destroy: a write waiting for a reader that reads nothing
+    // (`tts stream … | sleep 60`, then SIGTERM) is let go, or the run could never end.
+    this.wake?.();
   }
+
+  /** Ends the wait of {@link drained} now (abort), if a write waits. */
+  private wake: (() => void) | undefined;
 
   /** Writes `data`, waiting for 'drain' (or the failure that replaces it) when the buffer is full. */
   private async put(data: Buffer): Promise<void> {
@@ -291,8 +297,10 @@ class StreamSink implements AudioSink {
         this.out.removeListener('drain', done);
         this.out.removeListener('error', done);
         this.out.removeListener('close', closed);
+        this.wake = undefined;
         resolve();
       };
+      this.wake = done;
       // Closed while we still have bytes to write: for the writer that is a closed pipe.
       const closed = (): void => {
         this.fail(Object.assign(new Error('output closed'), { code: 'ERR_STREAM_DESTROYED' }));

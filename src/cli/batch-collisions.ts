@@ -8,7 +8,7 @@ import { fstatSync } from 'node:fs';
 import { TtsError } from '../errors.js';
 import type { BatchJob } from './batch-jobs.js';
 import { assertSideOutputCanBeWritten, fileIdentity } from '../speak/output-checks.js';
-import { assertGivenDescriptor } from '../audio/special-files.js';
+import { assertGivenDescriptor, assertNotStandardInput } from '../audio/special-files.js';
 
 /** One path a batch reads or writes, and who names it. */
 interface Use {
@@ -89,6 +89,7 @@ export async function assertNoCollisions(jobs: readonly BatchJob[], batchFile: s
       if (other === undefined) outputs.set(id, use);
     }
     assertGivenDescriptor(job.output, `line ${job.line}: the "output"`, 'write');
+    await assertNotStandardInput(job.output, `line ${job.line}: the "output"`);
     for (const use of written.slice(1)) await assertSideOutputCanBeWritten(use.path, `line ${use.line}: the ${use.role === '"subtitles"' ? '"subtitles"' : '"word-timings"'}`);
   }
 }

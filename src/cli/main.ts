@@ -230,6 +230,10 @@ export async function main(
 export async function endProcess(code: number): Promise<void> {
   process.exitCode = code;
   const signal = STOP_SIGNALS.find((s) => signalExitCode(s) === code);
+  // Audio still waiting in standard output's buffer for a reader that takes nothing (`tts stream …
+  // | sleep 60`, then SIGTERM): Node would not exit before it was written. The run was stopped
+  // and has cleaned up: what it had not delivered is dropped, as the rest of the audio is.
+  if (signal !== undefined && process.stdout.writableLength > 0) process.exit(code);
   // Only a stop signal gives up waiting for an open (fifo-open.ts), so without one there is none.
   if (signal === undefined || fifoOpensLeftBlocked() === 0) return;
   const { removeTempFilesSync } = await import('../audio/temp-files.js');

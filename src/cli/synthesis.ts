@@ -33,7 +33,7 @@ import type { SpeechSpan } from '../text/spans.js';
 import type { EarlyEngine } from '../server/embedded-engine.js';
 import type { InteractiveSession } from '../player/interactive.js';
 import { inBackground, interactiveMode } from '../player/mode.js';
-import { assertGivenDescriptor, sharesTerminal } from '../audio/special-files.js';
+import { assertGivenDescriptor, assertNotStandardInput, sharesTerminal } from '../audio/special-files.js';
 import { PlayerStopped } from '../player/stopped.js';
 
 /** The `--json` summary line (docs/cli.md §1). */
@@ -165,6 +165,8 @@ export async function runSynthesisCommand(command: SynthesisCommandSpec, words: 
       // `/dev/fd/N` must be a descriptor the run was given, not one of tts's own (docs/cli.md §1).
       if (flags.file !== undefined && flags.file !== '-') assertGivenDescriptor(flags.file, '-f', 'read');
       if (flags.output !== undefined && flags.output !== '-') assertGivenDescriptor(flags.output, '-o', 'write');
+      // Nor the pipe on standard input, which this run reads (the text given as words).
+      if (flags.output !== undefined && flags.output !== '-') await assertNotStandardInput(flags.output, '-o');
       plan = planOutput(command.name, flags, io.stdout.isTTY === true, spec);
       if (plan.stdout !== undefined) {
         const fd = (io.stdout as { fd?: unknown }).fd;

@@ -32,8 +32,9 @@ export interface OpenOutputs {
  * @param signal aborts waiting for a FIFO's reader.
  * @param playback the environment whose PATH holds the system players, and --verbose (names the backend).
  * @throws TtsError `no_playback_device`, `io_error` (exit 7); `usage` (exit 2) for `-o` naming a
- *   block device or a socket no descriptor of this run leads to (audio/special-files.ts
- *   `openInPlaceStream`); `signal.reason` once aborted; nothing stays open on failure.
+ *   block device, a terminal (`-o /dev/tty`) or a socket no descriptor of this run leads to
+ *   (audio/special-files.ts `openInPlaceStream`); `signal.reason` once aborted; nothing stays
+ *   open on failure.
  */
 export async function openOutputs(
   plan: OutputPlan,
@@ -66,10 +67,11 @@ export async function openOutputs(
       // A FIFO, socket or device (`-o /dev/null`, `-o pipe`, `-o /dev/stdout` when that is a
       // socket) is written in place, like stdout: renaming a temporary file over it would replace
       // the node itself. Opened now, before the first request (a FIFO waits for its reader,
-      // abortably); a block device (a disk) is refused (exit 2), as for the side outputs.
+      // abortably); a block device (a disk) is refused (exit 2), as for the side outputs, and so
+      // is a terminal, as on standard output (its audio bytes would be taken for control sequences).
       const { container, path } = plan.file;
       const { createStdoutSink } = await import('../audio/stdout-sink.js');
-      const opened = await openEncoded(container, spec, plan.bitrate, async (bytes) => createStdoutSink(spec, bytes, await openInPlaceStream(path, special, '-o', { signal })));
+      const opened = await openEncoded(container, spec, plan.bitrate, async (bytes) => createStdoutSink(spec, bytes, await openInPlaceStream(path, special, '-o', { signal, noTerminal: true })));
       sinks.push(opened.sink);
     } else if (plan.file !== undefined) {
       const { container, path } = plan.file;

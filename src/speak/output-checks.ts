@@ -11,7 +11,7 @@ import { outputTarget } from '../audio/output-target.js';
 import { TtsError } from '../errors.js';
 import { subtitleFormat } from './subtitles.js';
 import { writtenInPlace } from './text-file.js';
-import { assertGivenDescriptor, blockDevice, inPlaceKind, ownSocketDescriptor, unreachableSocket } from '../audio/special-files.js';
+import { assertGivenDescriptor, assertNotStandardInput, blockDevice, inPlaceKind, ownSocketDescriptor, unreachableSocket } from '../audio/special-files.js';
 import type { OutputPlan } from './output-plan.js';
 
 /**
@@ -135,7 +135,8 @@ export type SideOutputFlag = '--subtitles' | '--word-timings' | '--chapters';
 
 /**
  * Refuses a subtitle, word-timing or chapter output named by a descriptor this run was not given
- * (`/dev/fd/7` with no `7>…`: audio/special-files.ts `assertGivenDescriptor`), or that exists and
+ * (`/dev/fd/7` with no `7>…`: audio/special-files.ts `assertGivenDescriptor`), that is the pipe
+ * standard input comes through (`assertNotStandardInput`: this run reads it), or that exists and
  * cannot be written: a block device (a disk), or a socket that no descriptor of this process leads to (a listening socket in
  * the file system: a socket cannot be opened by its name; `/dev/stdout` when standard output is a
  * socket is written through descriptor 1: audio/special-files.ts `ownSocketDescriptor`). A file,
@@ -149,6 +150,7 @@ export type SideOutputFlag = '--subtitles' | '--word-timings' | '--chapters';
  */
 export async function assertSideOutputCanBeWritten(path: string, named: SideOutputFlag | `line ${number}: the "${'subtitles' | 'word-timings'}"`): Promise<void> {
   assertGivenDescriptor(path, named, 'write');
+  await assertNotStandardInput(path, named);
   const found = await inPlaceKind(path);
   if (found?.kind === 'block device') throw blockDevice(path, named);
   if (found?.kind === 'socket' && ownSocketDescriptor(found.info) === undefined) throw unreachableSocket(path, named);

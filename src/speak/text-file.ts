@@ -5,11 +5,14 @@
  * target as it was. A FIFO or pipe, a socket or a character device (`/dev/stdout | jq`,
  * `/dev/stderr`, `/dev/null`, a named FIFO) is written in place instead, as the audio of
  * `-o FIFO` is (§2): opened for writing — a FIFO once it has a reader —, never created, renamed
- * over or unlinked, the same bytes as the file gets, each write leaving as it is made.
+ * over or unlinked, the same bytes as the file gets, each write leaving as it is made; and so is
+ * the regular file standard error goes to (`2>log`), through descriptor 2, with tts's messages.
  */
 import { commitAtomicFile, discardAtomicFile, openAtomicFile, type AtomicFile } from '../audio/file-sink.js';
 import type { Stats } from 'node:fs';
-import { inPlaceKind, type InPlaceKind } from '../audio/special-files.js';
+import { stat } from 'node:fs/promises';
+import { crossesProtectedLink } from '../audio/output-target.js';
+import { inPlaceKind, isStandardErrorFile, type InPlaceKind } from '../audio/special-files.js';
 import { TtsError } from '../errors.js';
 
 /** One text output being written. */
@@ -42,17 +45,33 @@ export interface TextFileOptions {
 
 /**
  * Whether `path` is written in place ({@link InPlaceKind}: a FIFO or pipe, a socket, a character
- * device), links followed. Never throws.
+ * device; or the file standard error goes to: {@link textInPlace}), links followed. Never throws.
  */
 export async function writtenInPlace(path: string): Promise<boolean> {
-  const found = await inPlaceKind(path);
+  const found = await textInPlace(path);
   return found !== undefined && found.kind !== 'block device';
 }
 
 /**
+ * What a text output `path` is written into in place: what audio/special-files.ts `inPlaceKind`
+ * says, or `standard error` for the regular file standard error goes to (`2>log`, by any name:
+ * `/dev/stderr`, `/dev/fd/2`, `log`; `isStandardErrorFile`). tts's own messages go there too: it
+ * is written through descriptor 2, after what the file holds and before what follows, as a pipe
+ * on stderr is — renamed over, the file would lose the messages before, and those after (the
+ * `--json` line) would go to a file no longer there. Undefined for an atomic file. Never throws.
+ */
+async function textInPlace(path: string): Promise<{ kind: InPlaceKind | 'block device' | 'standard error'; info: Stats } | undefined> {
+  const found = await inPlaceKind(path);
+  if (found !== undefined) return found;
+  const info = await stat(path).catch(() => undefined);
+  return info !== undefined && isStandardErrorFile(info) && !(await crossesProtectedLink(path)) ? { kind: 'standard error', info } : undefined;
+}
+
+/**
  * Opens `path` for writing as a {@link TextFile}: atomically when it is a file or nothing yet;
- * in place when it is a FIFO, a socket or a character device. In place, a FIFO with no reader is
- * waited for (every 50 ms, until `options.signal` aborts: audio/special-files.ts
+ * in place when it is a FIFO, a socket, a character device, or the file standard error goes to
+ * (`2>log`: through descriptor 2, with tts's messages; {@link textInPlace}). In place, a FIFO
+ * with no reader is waited for (every 50 ms, until `options.signal` aborts: audio/special-files.ts
  * `openFifoForWriting`, as `-o FIFO`), a socket is written through the descriptor of this
  * process that is it (`/dev/stdout` when stdout is a socket: `ownSocketDescriptor`). A failed
  * write there never stops the run: its audio has a destination of its own and is written whole.
@@ -71,7 +90,7 @@ export async function openTextFile(path: string, what: string, options: TextFile
     const code = (cause as NodeJS.ErrnoException).code ?? 'error';
     return new TtsError('io_error', `cannot write ${what} to ${path} (${code})`, { cause, hint: 'check the folder exists and can be written' });
   };
-  const special = await inPlaceKind(path);
+  const special = await textInPlace(path);
   if (special !== undefined) return openInPlace(path, what, special, options);
   let file: AtomicFile;
   try {
@@ -107,15 +126,20 @@ export async function openTextFile(path: string, what: string, options: TextFile
 }
 
 /**
- * Opens a FIFO, socket or character device `path` ({@link openTextFile}) and writes it through
- * audio/stdout-sink.ts `createStreamSink`.
+ * Opens a FIFO, socket or character device `path` ({@link openTextFile}), or takes standard
+ * error for the file it goes to, and writes it through audio/stdout-sink.ts `createStreamSink`.
+ * Aborted as soon as `options.signal` is (a stop signal), so that a write a reader never takes
+ * cannot keep the run from ending.
  */
-async function openInPlace(path: string, what: string, found: { kind: InPlaceKind | 'block device'; info: Stats }, options: TextFileOptions): Promise<TextFile> {
+async function openInPlace(path: string, what: string, found: { kind: InPlaceKind | 'block device' | 'standard error'; info: Stats }, options: TextFileOptions): Promise<TextFile> {
   const [{ openInPlaceStream }, { createStreamSink, isClosedPipe }] = await Promise.all([import('../audio/special-files.js'), import('../audio/stdout-sink.js')]);
-  const out = await openInPlaceStream(path, found, what, {
-    signal: options.signal ?? new AbortController().signal,
-    waiting: () => options.verbose?.(`${what}: ${path} is a FIFO nobody reads yet; waiting for its reader before the first request (Ctrl-C stops)`),
-  });
+  const out =
+    found.kind === 'standard error'
+      ? process.stderr
+      : await openInPlaceStream(path, { kind: found.kind, info: found.info }, what, {
+          signal: options.signal ?? new AbortController().signal,
+          waiting: () => options.verbose?.(`${what}: ${path} is a FIFO nobody reads yet; waiting for its reader before the first request (Ctrl-C stops)`),
+        });
   const sink = createStreamSink(out);
   let state: 'open' | 'gone' | 'failed' | 'done' = 'open';
   let failure: TtsError | undefined;
@@ -136,13 +160,26 @@ async function openInPlace(path: string, what: string, found: { kind: InPlaceKin
     }
     await sink.abort();
   };
+  /** Stops writing and closes (TextFile.abort). */
+  const abort = async (): Promise<void> => {
+    options.signal?.removeEventListener('abort', onAbort);
+    if (state !== 'open') return;
+    state = 'done';
+    await sink.abort();
+  };
+  // Ctrl-C or SIGTERM while a reader that takes nothing holds a write (its pipe is full): the run
+  // cannot reach its clean-up while it waits, so the output is aborted at once — its stream
+  // destroyed, the write let go —, as speak/run.ts aborts the audio's sink.
+  const onAbort = (): void => void abort();
+  options.signal?.addEventListener('abort', onAbort, { once: true });
   return {
     async write(text) {
       if (state !== 'open') return;
       try {
         await sink.write(Buffer.from(text, 'utf8'));
       } catch (error) {
-        await stop(error);
+        // Aborted meanwhile: the abort's own error (a destroyed stream), not a reader gone.
+        if (state === 'open') await stop(error);
       }
     },
     async finish() {
@@ -151,15 +188,12 @@ async function openInPlace(path: string, what: string, found: { kind: InPlaceKin
           await sink.finish();
           state = 'done';
         } catch (error) {
-          await stop(error);
+          if (state === 'open') await stop(error);
         }
       }
+      options.signal?.removeEventListener('abort', onAbort);
       if (failure !== undefined) throw failure;
     },
-    async abort() {
-      if (state !== 'open') return;
-      state = 'done';
-      await sink.abort();
-    },
+    abort,
   };
 }

@@ -4,13 +4,17 @@
  * place — never renamed over or unlinked —, the same bytes a file gets, word timings piece by
  * piece as the audio is made; a FIFO with no reader is waited for before the first request,
  * interruptibly; a reader that goes away ends nothing (exit 0, the audio written whole); what
- * cannot work is still exit 2 before any request. Spawned (bin/tts.js) where the run's own
+ * cannot work is still exit 2 before any request; so is such an output (or `-o`) into the pipe on
+ * standard input, and `-o` into a terminal; another user's link in a sticky folder is not
+ * followed; standard error redirected to a file takes them with the messages; a stop signal ends a
+ * run whose reader takes nothing. Spawned (bin/tts.js) where the run's own
  * standard streams or a signal matter, in-process otherwise, against a fake service that sends
  * word timings with `done` (docs/protocol.md §2.3) and can hold a request until the test lets it go.
  */
 import assert from 'node:assert/strict';
-import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
-import { lstat, mkdtemp, readFile, readdir, rm, stat, symlink, writeFile } from 'node:fs/promises';
+import { spawn, spawnSync, execFileSync, type ChildProcess } from 'node:child_process';
+import { closeSync, constants, openSync, readFileSync, writeSync } from 'node:fs';
+import { chmod, lchown, lstat, mkdir, mkdtemp, readFile, readdir, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -432,5 +436,168 @@ describe('subtitles, word timings and chapters written in place', () => {
       closeSync(given);
     }
     assert.deepEqual(await readFile(at('given.jsonl')), await readFile(at('file-given.jsonl')));
+  });
+
+  it('standard error redirected to a file (2>log): --word-timings /dev/stderr and --subtitles /dev/stderr go into the log with the messages, never renamed over it; the --json line after them stays', { timeout: 60_000 }, async () => {
+    await fileCase('file-log', ['--word-timings', at('file-log.jsonl'), '--subtitles', at('file-log.vtt')]);
+    const expected = await readFile(at('file-log.jsonl'), 'utf8');
+    for (const [flag, log, file] of [['--word-timings', 'words.log', expected], ['--subtitles', 'subs.log', await readFile(at('file-log.vtt'), 'utf8')]] as const) {
+      await writeFile(at(log), 'a line before the run\n');
+      // As `2>>log`: the shell's descriptor, appending.
+      const fd = openSync(at(log), 'a');
+      let run: Watched;
+      try {
+        run = spawnTts(['stream', '--no-cache', '-q', '--json', '--max-chars', '12', '-o', at(`${log}.wav`), flag, '/dev/stderr', TEXT], ['ignore', 'pipe', fd]);
+      } finally {
+        closeSync(fd);
+      }
+      assert.equal(await run.closed, 0, readFileSync(at(log), 'utf8'));
+      const text = await readFile(at(log), 'utf8');
+      assert.ok(text.startsWith(`a line before the run\n${file}`), `${flag}: the log holds what was there, then the output: ${text}`);
+      const summary = JSON.parse(text.slice(`a line before the run\n${file}`.length)) as { ok: boolean; words?: number; cues?: number };
+      assert.equal(summary.ok, true, 'then the --json line, written after the output');
+      assert.deepEqual(await readFile(at(`${log}.wav`)), await readFile(at('file-log.wav')));
+    }
+  });
+
+  it('into the pipe standard input comes through, which the run reads (the text given as words): exit 2 before any request, for -o, a side output and a batch line', { timeout: 60_000 }, async () => {
+    // Standard input a pipe (the shell's `|`; Node's spawn gives a socket), its writer gone at once.
+    const piped = async (args: string[]): Promise<Watched> => {
+      const run = watch(spawn('sh', ['-c', 'printf "" | "$0" "$@"', process.execPath, TTS_BIN, ...args], { env: cleanEnv(env), stdio: ['ignore', 'pipe', 'pipe'] }));
+      await run.closed;
+      return run;
+    };
+    for (const [args, message] of [
+      [['stream', '--no-cache', '-q', '-o', at('own.wav'), '--word-timings', '/dev/stdin', TEXT], /--word-timings \/dev\/stdin is the pipe standard input comes through, which this run reads/],
+      [['stream', '--no-cache', '-q', '--raw', '-o', '/dev/stdin', TEXT], /-o \/dev\/stdin is the pipe standard input comes through/],
+    ] as const) {
+      server.requests.length = 0;
+      const run = await piped([...args]);
+      assert.equal(await run.closed, 2, run.err());
+      assert.match(run.err(), message);
+      assert.equal(server.requests.length, 0);
+    }
+    await assert.rejects(stat(at('own.wav')), { code: 'ENOENT' });
+    // A batch read from a pipe: its lines' outputs into that pipe, refused before the first job.
+    for (const [line, message] of [
+      [{ text: 'Hello there.', output: at('b1.wav'), 'word-timings': '/dev/stdin' }, /line 1: the "word-timings" \/dev\/stdin is the pipe standard input comes through/],
+      [{ text: 'Hello there.', output: '/dev/stdin', raw: true }, /line 1: the "output" \/dev\/stdin is the pipe standard input comes through/],
+    ] as const) {
+      server.requests.length = 0;
+      const run = watch(spawn('sh', ['-c', 'printf "%s\\n" "$2" | "$0" "$1" batch -', process.execPath, TTS_BIN, JSON.stringify(line)], { env: cleanEnv(env), stdio: ['ignore', 'pipe', 'pipe'] }));
+      assert.equal(await run.closed, 2, run.err());
+      assert.match(run.err(), message);
+      assert.equal(server.requests.length, 0);
+    }
+    await assert.rejects(stat(at('b1.wav')), { code: 'ENOENT' });
+  });
+
+  it('another user\'s link in a sticky, world-writable folder to a FIFO they read: not followed, by -o or a side output (root replaces the link, as for a file: docs/cli.md §2); the FIFO gets nothing', { timeout: 60_000, skip: process.getuid?.() !== 0 && 'making a link owned by another user needs root (CI runs as root)' }, async () => {
+    const shared = at('sticky');
+    await mkdir(shared);
+    await chmod(shared, 0o1777);
+    const names = ['subs.vtt', 'words.jsonl', 'audio.raw'];
+    const readers: Watched[] = [];
+    // Each FIFO held open for writing too, so that its reader sees no end of file before the run.
+    const holders: number[] = [];
+    try {
+      for (const name of names) {
+        const fifo = at(`theirs-${name}`);
+        execFileSync('mkfifo', [fifo]);
+        readers.push(watch(spawn('cat', [fifo], { stdio: ['ignore', 'pipe', 'ignore'] })));
+        holders.push(openSync(fifo, constants.O_WRONLY));
+        await symlink(fifo, join(shared, name));
+        await lchown(join(shared, name), 65534, 65534);
+      }
+      await fileCase('file-sticky', ['--subtitles', at('file-sticky.vtt'), '--word-timings', at('file-sticky.jsonl')]);
+      const r = await runMain(['stream', '--no-cache', '-q', '--max-chars', '12', '-o', join(shared, 'audio.raw'), '--subtitles', join(shared, 'subs.vtt'), '--word-timings', join(shared, 'words.jsonl'), TEXT], env);
+      assert.equal(r.code, 0, r.stderr);
+      assert.equal(await readFile(join(shared, 'subs.vtt'), 'utf8'), await readFile(at('file-sticky.vtt'), 'utf8'));
+      assert.equal(await readFile(join(shared, 'words.jsonl'), 'utf8'), await readFile(at('file-sticky.jsonl'), 'utf8'));
+      assert.equal((await lstat(join(shared, 'audio.raw'))).isFile(), true, 'the link became the audio file');
+    } finally {
+      for (const fd of holders) closeSync(fd);
+    }
+    for (const [i, reader] of readers.entries()) {
+      assert.equal(await reader.closed, 0);
+      assert.equal(reader.out().length, 0, `nothing went into the other user's FIFO behind ${names[i]}`);
+    }
+  });
+
+  it('-o /dev/tty or /dev/stderr on a terminal: exit 2 before any request, as standard output on one (no audio bytes reach the terminal)', { timeout: 60_000, skip: spawnSync('script', ['--version'], { stdio: 'ignore' }).status !== 0 && 'script (util-linux) is not installed' }, async () => {
+    for (const output of ['/dev/tty', '/dev/stderr']) {
+      server.requests.length = 0;
+      const command = [process.execPath, TTS_BIN, 'stream', '--no-cache', '-q', '--raw', '-o', output, TEXT].map((a) => JSON.stringify(a)).join(' ');
+      const pty = watch(spawn('script', ['-qfec', command, '/dev/null'], { env: cleanEnv(env), stdio: ['ignore', 'pipe', 'ignore'] }));
+      assert.equal(await pty.closed, 2, pty.out().toString());
+      assert.match(pty.out().toString(), new RegExp(`refusing to write audio to a terminal: -o ${output} is one`));
+      assert.equal(server.requests.length, 0);
+    }
+  });
+
+  it('SIGTERM while a reader takes nothing (the pipe full): the run ends, exit 143 — audio on standard output, and word timings into a FIFO', { timeout: 60_000 }, async () => {
+    // A FIFO whose read end the test holds and never reads; `full()` tries one byte through a
+    // descriptor of its own: EAGAIN once the pipe is full.
+    const stalled = (name: string): { full: () => boolean; close: () => void } => {
+      execFileSync('mkfifo', [at(name)]);
+      const reader = openSync(at(name), constants.O_RDONLY | constants.O_NONBLOCK);
+      const probe = openSync(at(name), constants.O_WRONLY | constants.O_NONBLOCK);
+      return {
+        full: () => {
+          try {
+            writeSync(probe, Buffer.from('\n'));
+            return false;
+          } catch (error) {
+            if ((error as NodeJS.ErrnoException).code === 'EAGAIN') return true;
+            throw error;
+          }
+        },
+        close: () => {
+          closeSync(probe);
+          closeSync(reader);
+        },
+      };
+    };
+    const untilFull = async (pipe: { full: () => boolean }, run: Watched): Promise<void> => {
+      let ended = false;
+      void run.closed.then(() => (ended = true));
+      while (!pipe.full()) {
+        assert.equal(ended, false, `the run ended before its output filled the pipe: ${run.err()}`);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    };
+    // Many words, many pieces: far more than a pipe holds (64 KiB), of audio at 8 channels and of JSON lines.
+    const many = Array.from({ length: 600 }, (_, i) => `Word number ${i} here.`).join(' ');
+    const audio = stalled('slow-audio.fifo');
+    const out = openSync(at('slow-audio.fifo'), constants.O_WRONLY);
+    try {
+      const run = spawnTts(['stream', '--no-cache', '-q', '-c', '8', '-r', '48000', '--max-chars', '100', many], ['ignore', out, 'pipe']);
+      try {
+        await untilFull(audio, run);
+        run.child.kill('SIGTERM');
+        assert.equal(await run.closed, 143, run.err());
+        assert.match(run.err(), /stopped by SIGTERM/);
+      } finally {
+        run.child.kill('SIGKILL');
+      }
+    } finally {
+      closeSync(out);
+      audio.close();
+    }
+    const words = stalled('slow-words.fifo');
+    try {
+      const run = spawnTts(['stream', '--no-cache', '--verbose', '--max-chars', '100', '-o', at('stalled.wav'), '--word-timings', at('slow-words.fifo'), many]);
+      try {
+        await untilFull(words, run);
+        run.child.kill('SIGTERM');
+        assert.equal(await run.closed, 143, run.err());
+        assert.doesNotMatch(run.err(), /went away/, 'the reader is still there: the run was stopped');
+      } finally {
+        run.child.kill('SIGKILL');
+      }
+    } finally {
+      words.close();
+    }
+    assert.deepEqual((await readdir(dir)).filter((n) => n.includes('stalled')), [], 'no audio file, no temporary file');
   });
 });
