@@ -1,6 +1,7 @@
 /**
  * Before the first job of `tts batch` (docs/cli.md §9): no job may write over what the batch
- * reads (a line's `"file"`, the batch file itself) or over what another job writes (its audio or
+ * reads (a line's `"file"`, the batch file itself, the config file, a lexicon, the API key file)
+ * or over what another job writes (its audio or
  * its subtitles — a batch-wide `--subtitles` is every job's). A single run refuses `-o` over its
  * input; a batch checks every pair at once, so nothing is lost halfway through.
  */
@@ -17,6 +18,8 @@ interface Use {
   /** How the message names it: `output`, `"subtitles"`, `"file"`, `the batch file`. */
   role: string;
   path: string;
+  /** How messages name a file read that is no line's own: `the lexicon`, `the config file`. */
+  what?: string;
 }
 
 /** The identity of the batch input: its path, or stdin's file when stdin is a redirected file. */
@@ -31,12 +34,14 @@ async function inputIdentity(batchFile: string): Promise<string | undefined> {
 }
 
 function describe(use: Use): string {
+  if (use.what !== undefined) return `${use.what} ${use.path}`;
   return use.line === 0 ? `the batch file ${use.path}` : `the ${use.role} of line ${use.line}`;
 }
 
 /**
  * Checks every output of `jobs` (each valid job's `output`, `subtitles` and `word-timings`)
- * against every input (each job's `"file"`, the batch file) and every other output. A pipe or
+ * against every input (each job's `"file"`, the batch file, and `settings`: the config file, the
+ * lexicons, the API key file) and every other output. A pipe or
  * socket (`/dev/stdout` in `tts batch … | player`, by any name) may take the audio of several
  * jobs, one after another, but no subtitles or word timings besides: those would go into the
  * audio stream, nor another line's (jobs run side by side: their lines would interleave). A
@@ -46,15 +51,22 @@ function describe(use: Use): string {
  * (speak/output-checks.ts `assertSideOutputCanBeWritten`).
  * @param jobs the batch's jobs; lines that are not valid jobs are skipped (they write nothing).
  * @param batchFile the batch input's path, `-` for stdin.
+ * @param settings the other files the batch reads (cli/config-defaults.ts `settingsFiles`: the
+ *   config file, the lexicons, the API key file), each with what messages call it.
  * @throws TtsError `usage` (exit 2) naming both lines (or the batch file) and the path; for a
  *   side output that cannot be written, its line, the key and the path.
  */
-export async function assertNoCollisions(jobs: readonly BatchJob[], batchFile: string): Promise<void> {
+export async function assertNoCollisions(jobs: readonly BatchJob[], batchFile: string, settings: readonly { what: string; path: string | undefined }[] = []): Promise<void> {
   const folders = new Map<string, Promise<string>>();
   const inputs = new Map<string, Use>();
   const outputs = new Map<string, Use>();
   const batchId = await inputIdentity(batchFile);
   if (batchId !== undefined) inputs.set(batchId, { line: 0, role: 'batch file', path: batchFile });
+  for (const { what, path } of settings) {
+    if (path === undefined) continue;
+    const id = await fileIdentity(path, folders);
+    if (id !== undefined && !inputs.has(id)) inputs.set(id, { line: 0, role: what, path, what });
+  }
   const valid = jobs.filter((j) => j.invalid === undefined);
   for (const job of valid) {
     if (job.file === undefined) continue;

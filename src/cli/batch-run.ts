@@ -20,7 +20,7 @@ import { ssmlSpansOf } from './ssml-input.js';
 import { assertNoCollisions } from './batch-collisions.js';
 import { sharesTerminal } from '../audio/special-files.js';
 import { DOCUMENT_FLAGS, jsonJobs, plainJobs, readBatchLines, type BatchJob } from './batch-jobs.js';
-import { cacheEnv, fitConfigDefaults, lexiconBesideConfig, markCacheForced } from './config-defaults.js';
+import { cacheEnv, fitConfigDefaults, lexiconBesideConfig, markCacheForced, settingsFiles } from './config-defaults.js';
 import { configPath } from './config-file.js';
 import { lexiconFor, rewritePieces, sharedGrowthBound, type Rewrite } from '../text/lexicon.js';
 import { piecesFor, speakSettings, specOf } from './speak-settings.js';
@@ -94,13 +94,18 @@ export async function runBatch(file: string, flags: BatchFlags, command: Command
         if (job.invalid === undefined) fitConfigDefaults(job.flags, (attr) => command.getOptionValueSource(attr) === 'config' && !job.own.has(attr), job.output, false);
       }
       if (jobs.length === 0) throw new TtsError('usage', `${file === '-' ? 'standard input' : file} has no jobs`, { hint: 'one JSON object per line, or with --lines one text per line' });
-      // Nothing is written over an input or twice, checked before the first job (docs/cli.md §9).
-      await assertNoCollisions(jobs, file);
+      // A lexicon named in the config file is beside it (docs/cli.md §7).
+      for (const job of jobs) {
+        if (job.invalid === undefined && command.getOptionValueSource('lexicon') === 'config' && !job.own.has('lexicon')) lexiconBesideConfig(job.flags, io.env);
+      }
+      // Nothing is written over an input (the config file, the lexicons and the key file too) or
+      // twice, checked before the first job (docs/cli.md §9).
+      const lexiconPaths = new Set(jobs.flatMap((j) => (j.invalid === undefined ? settingsFiles(j.flags, io.env).filter((f) => f.what === 'the lexicon') : [])).map((f) => f.path));
+      await assertNoCollisions(jobs, file, [...settingsFiles(flags, io.env).filter((f) => f.what !== 'the lexicon'), ...[...lexiconPaths].map((path) => ({ what: 'the lexicon', path }))]);
       // Each job's lexicon (docs/cli.md §11.3), read once per file before the first job: a bad one is exit 2 with nothing done.
       const lexicons = new Map<string | boolean | undefined, Rewrite | undefined>();
       for (const job of jobs) {
         if (job.invalid !== undefined) continue;
-        if (command.getOptionValueSource('lexicon') === 'config' && !job.own.has('lexicon')) lexiconBesideConfig(job.flags, io.env);
         if (!lexicons.has(job.flags.lexicon)) lexicons.set(job.flags.lexicon, await lexiconFor(job.flags.lexicon, configPath(io.env)));
       }
       if (flags.outputDir !== undefined) await makeOutputFolder(flags.outputDir);

@@ -8,6 +8,7 @@ import type { Command } from 'commander';
 import { containerOfPath } from '../audio/containers/registry.js';
 import type { SynthesisFlags } from './flags.js';
 import { configPath } from './config-file.js';
+import { defaultLexiconPath } from '../text/lexicon.js';
 
 /**
  * Keeps settings that came from the config file (docs/cli.md §7) from refusing a run they were
@@ -84,4 +85,20 @@ export function configRelativePaths<F extends { lexicon?: string | boolean | und
 export function lexiconBesideConfig<F extends { lexicon?: string | boolean | undefined }>(flags: F, env: NodeJS.ProcessEnv): F {
   if (typeof flags.lexicon === 'string' && !isAbsolute(flags.lexicon)) flags.lexicon = resolve(dirname(configPath(env)), flags.lexicon);
   return flags;
+}
+
+/**
+ * The files a run reads besides its text (docs/cli.md §1 "Text input", §7, §11.3), which no
+ * output may be: the config file, the lexicon (`--lexicon`, a config file's already resolved
+ * beside it by {@link lexiconBesideConfig}; else `lexicon.toml` beside the config file, whether it
+ * exists or not; none with `--no-lexicon`) and the API key file (`--api-key-file`).
+ * @returns what each is, as messages name it, and its path (undefined: none).
+ */
+export function settingsFiles(flags: { lexicon?: string | boolean | undefined; apiKeyFile?: string | undefined }, env: NodeJS.ProcessEnv): { what: string; path: string | undefined }[] {
+  const config = configPath(env);
+  return [
+    { what: 'the config file', path: config },
+    { what: 'the lexicon', path: flags.lexicon === false ? undefined : typeof flags.lexicon === 'string' ? flags.lexicon : defaultLexiconPath(config) },
+    { what: 'the API key file', path: flags.apiKeyFile },
+  ];
 }

@@ -10,7 +10,7 @@ import { audioSeconds } from '../dsp/encoding.js';
 import { bytesPerFrame, type AudioSpec } from '../dsp/spec.js';
 import { EXIT, TtsError } from '../errors.js';
 import { aplayCommand, planOutput, type OutputPlan } from '../speak/output-plan.js';
-import { assertOutputIsNotInput, assertSideOutputIsNotStdout, assertStdoutIsNotInput, checkSubtitlesPath, checkWordOptions } from '../speak/output-checks.js';
+import { assertOutputIsNotInput, assertOutputsAreNotSettings, assertSideOutputIsNotStdout, assertStdoutIsNotInput, checkSubtitlesPath, checkWordOptions } from '../speak/output-checks.js';
 import { deliverSpeech, prepareAudio, type RunStats } from '../speak/run.js';
 import { Progress } from '../speak/progress.js';
 import { resolveService, type ServiceTarget } from '../speak/choose-service.js';
@@ -18,7 +18,7 @@ import { knownTextBytes, textSource } from '../text/source.js';
 import { lexiconFor, rewritePieces, sharedGrowthBound, type Rewrite } from '../text/lexicon.js';
 import { configPath } from './config-file.js';
 import type { Language } from '../protocol/types.js';
-import { cacheEnv } from './config-defaults.js';
+import { cacheEnv, settingsFiles } from './config-defaults.js';
 import type { SynthesisCommandSpec, SynthesisFlags } from './flags.js';
 import { mismatchWarning } from './mismatch.js';
 import { piecesFor, speakSettings, specOf } from './speak-settings.js';
@@ -185,6 +185,16 @@ export async function runSynthesisCommand(command: SynthesisCommandSpec, words: 
       // By inode too, as -o: a link to the document is the document (docs/cli.md §10 `--chapters`).
       if (flags.chapters !== undefined) await assertOutputIsNotInput(flags.chapters, input, '--chapters');
       await checkChapterPaths(flags);
+      // Nor over the files read besides the text: the config file, the lexicon, the API key file.
+      await assertOutputsAreNotSettings(
+        [
+          { named: '-o', path: flags.output === '-' ? undefined : flags.output },
+          { named: '--subtitles', path: flags.subtitles },
+          { named: '--word-timings', path: flags.wordTimings },
+          { named: '--chapters', path: flags.chapters },
+        ],
+        settingsFiles(flags, io.env),
+      );
       ssmlByName(words, flags);
       const isScript = scriptByName(words, flags);
       // The lexicon is read before any text or service: a bad file is exit 2 with nothing done (docs/cli.md §11.3).

@@ -49,6 +49,26 @@ export async function sameFile(a: string, b: string): Promise<boolean> {
 }
 
 /**
+ * Refuses an output that is a file the run reads besides its text (docs/cli.md §1 "Text input"):
+ * the config file, the lexicon, the API key file — by any name ({@link sameFile}: a link, another
+ * spelling; by path when neither exists yet). Written over, it would be lost (a key), and every
+ * later run would read word timings or subtitles as its settings (exit 2 until mended by hand).
+ * @param outputs each output: how messages name it (its flag, or a batch line's key) and its
+ *   path; undefined paths are skipped (no such output).
+ * @param inputs each file read: what it is (`the lexicon`) and its path; undefined ones skipped.
+ * @throws TtsError `usage` (exit 2) naming both.
+ */
+export async function assertOutputsAreNotSettings(outputs: readonly { named: string; path: string | undefined }[], inputs: readonly { what: string; path: string | undefined }[]): Promise<void> {
+  for (const output of outputs) {
+    if (output.path === undefined) continue;
+    for (const input of inputs) {
+      if (input.path === undefined || !(await sameFile(output.path, input.path))) continue;
+      throw new TtsError('usage', `${output.named} ${output.path} is ${input.what} (${input.path}), which this run reads`, { hint: 'give the output a name of its own' });
+    }
+  }
+}
+
+/**
  * Refuses to write the audio (or the subtitles) over the text it is made from: `-o` or
  * `--subtitles` naming the `-f` file (or the file stdin was redirected from), or the FIFO or pipe
  * the text comes through (`--word-timings /dev/stdin` with the text on a pipe), compared by

@@ -53,6 +53,18 @@ describe('batch outputs never replace an input or each other', () => {
     assert.match(await readFile(at('self.jsonl'), 'utf8'), /"text":"x"/);
   });
 
+  it('an output naming the lexicon (the batch\'s or a line\'s own), the API key file or the config file is exit 2 before the first job; they are kept', async () => {
+    const { mkdir: makeFolder } = await import('node:fs/promises');
+    await makeFolder(at('xdg/tts'), { recursive: true });
+    const kept = { [at('lex.toml')]: '[en]\n"SQL" = "sequel"\n', [at('own-lex.toml')]: '[en]\n"DB" = "database"\n', [at('key.txt')]: 'sk-test-safety\n', [at('xdg/tts/config.toml')]: 'speed = 1\n' };
+    for (const [path, text] of Object.entries(kept)) await writeFile(path, text);
+    refused(await batch('lex-out.jsonl', [{ text: 'a', output: at('l1.wav') }, { text: 'b', output: at('l2.wav'), 'word-timings': at('lex.toml') }], ['--lexicon', at('lex.toml')]), /line 2: the "word-timings" .*lex\.toml is the lexicon .*lex\.toml: it would be replaced/);
+    refused(await batch('own-lex.jsonl', [{ text: 'a', output: at('o1.wav'), lexicon: at('own-lex.toml'), subtitles: at('o1.srt') }, { text: 'b', output: at('own-lex.toml'), raw: true }]), /line 2: the output .*own-lex\.toml is the lexicon/);
+    refused(await batch('key-out.jsonl', [{ text: 'a', output: at('key.txt'), raw: true }], ['--api-key-file', at('key.txt')]), /line 1: the output .*key\.txt is the API key file/);
+    refused(await batch('config-out.jsonl', [{ text: 'a', output: at('c.wav'), 'word-timings': at('xdg/tts/config.toml') }]), /line 1: the "word-timings" .*config\.toml is the config file/);
+    for (const [path, text] of Object.entries(kept)) assert.equal(await readFile(path, 'utf8'), text, `${path} kept`);
+  });
+
   it('two lines with one output (not created yet, one through ./) are exit 2 naming both', async () => {
     const r = await batch('twice.jsonl', [{ text: 'a', output: at('same.wav') }, { text: 'b', output: `${home}/./sub/../same.wav` }]);
     refused(r, /line 2: the output .*same\.wav is also the output of line 1/);

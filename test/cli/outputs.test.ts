@@ -142,6 +142,50 @@ describe('outputs named twice by another name', () => {
   });
 });
 
+describe('outputs over the files a run reads besides its text', () => {
+  it('-o or --word-timings naming the lexicon (by a link too, or lexicon.toml beside the config file), the API key file or the config file: exit 2 before any request, the file kept', async () => {
+    const [{ mkdir, mkdtemp, readFile, rm, symlink, writeFile }, { tmpdir }, { join }, { runMain }, { startPatternServer }] = await Promise.all([
+      import('node:fs/promises'),
+      import('node:os'),
+      import('node:path'),
+      import('../helpers/in-process.js'),
+      import('../helpers/servers.js'),
+    ]);
+    const dir = await mkdtemp(join(tmpdir(), 'tts-outputs-settings-'));
+    const server = await startPatternServer(4800);
+    try {
+      const folder = join(dir, 'xdg', 'tts');
+      await mkdir(folder, { recursive: true });
+      const config = join(folder, 'config.toml');
+      const lexicon = join(dir, 'lexicon.toml');
+      const key = join(dir, 'key.txt');
+      const kept = { [config]: 'speed = 1\n', [lexicon]: '[en]\n"SQL" = "sequel"\n', [key]: 'sk-test-settings\n' };
+      for (const [path, text] of Object.entries(kept)) await writeFile(path, text);
+      await symlink(lexicon, join(dir, 'lexicon-link.jsonl'));
+      const cases: [string[], RegExp][] = [
+        [['--lexicon', lexicon, '--word-timings', join(dir, 'lexicon-link.jsonl'), 'SQL is fun.'], /--word-timings .*lexicon-link\.jsonl is the lexicon \(.*lexicon\.toml\), which this run reads/],
+        [['--word-timings', key, 'SQL is fun.'], /--word-timings .*key\.txt is the API key file/],
+        [['--word-timings', config, 'SQL is fun.'], /--word-timings .*config\.toml is the config file/],
+        // No --lexicon: lexicon.toml beside the config file is read when it exists, and is one even before.
+        [['--raw', '-o', join(folder, 'lexicon.toml'), 'SQL is fun.'], /-o .*xdg\/tts\/lexicon\.toml is the lexicon/],
+      ];
+      for (const [args, message] of cases) {
+        server.requests.length = 0;
+        const withOutput = args.includes('-o') ? args : ['-o', join(dir, 'speech.wav'), ...args];
+        const r = await runMain(['stream', '--no-cache', '-q', '--api-key-file', key, ...withOutput], { HOME: dir, XDG_CONFIG_HOME: join(dir, 'xdg'), TTS_BASE_URL: server.url });
+        assert.equal(r.code, 2, `${args.join(' ')}: ${r.stderr}`);
+        assert.match(r.stderr, message);
+        assert.equal(server.requests.length, 0, `${args.join(' ')}: no request`);
+      }
+      for (const [path, text] of Object.entries(kept)) assert.equal(await readFile(path, 'utf8'), text, `${path} kept`);
+      await assert.rejects(readFile(join(folder, 'lexicon.toml')), { code: 'ENOENT' });
+    } finally {
+      await server.close();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 /**
  * What the tests that spawn bin/tts.js with a standard output of their own use, loaded only when
  * one runs (helpers/cli.js checks the bundle as it loads).
