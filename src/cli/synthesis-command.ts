@@ -81,7 +81,9 @@ export function synthesisCommand(program: Command, spec: SynthesisCommandSpec, i
   const { name, summary } = spec;
   return addSynthesisOptions(program.command(name, { isDefault: name === 'say' }).argument('[text...]', 'text to speak (default: stdin)').description(summary)).action(
     async (words: string[], flags: SynthesisFlags, cmd: Command) => {
-      const early = await startEngineEarly(words, flags, io);
+      // The voice, when the command line or TTS_VOICE chose it (the config file's is not read yet): a hint for the engine.
+      const source = cmd.getOptionValueSource('voice');
+      const early = await startEngineEarly(words, flags, io, source === 'cli' || source === 'env' ? flags.voice : undefined);
       try {
         const { runSynthesisCommand } = await import('./synthesis.js');
         done(await runSynthesisCommand(spec, words, configRelativePaths(softenConfigDefaults(flags, cmd), cmd, io.env), io, early));
@@ -99,10 +101,12 @@ export function synthesisCommand(program: Command, spec: SynthesisCommandSpec, i
  * printed) through the built-in service (server/embedded-engine.ts). Any other run — text from a
  * file or stdin, a document, SSML, a script, chapters, a remote service — starts it where it
  * always did, once its text is read.
+ * `voice` (a voice id given on the command line or by TTS_VOICE, when it was) lets the worker read
+ * that voice's data ahead (a hint only: the job says which voice speaks).
  * @returns the started engine, which the run's embedded service takes; undefined when not started
  *   (also when it could not start: the run then starts one itself and reports the failure). Never throws.
  */
-async function startEngineEarly(words: string[], flags: SynthesisFlags, io: CommandIo): Promise<EarlyEngine | undefined> {
+async function startEngineEarly(words: string[], flags: SynthesisFlags, io: CommandIo, voice: string | undefined): Promise<EarlyEngine | undefined> {
   const { env } = io;
   const text = words.join(' ');
   const plain =
@@ -119,7 +123,7 @@ async function startEngineEarly(words: string[], flags: SynthesisFlags, io: Comm
     const { embeddedServiceChosen } = await import('../speak/choose-service.js');
     if (!embeddedServiceChosen({ baseUrl: flags.baseUrl, offline: flags.offline === true, env })) return undefined;
     const { EarlyEngine } = await import('../server/embedded-engine.js');
-    return new EarlyEngine(text);
+    return new EarlyEngine(text, undefined, voice);
   } catch {
     // The run starts its engine where it always did, and reports what went wrong there.
     return undefined;

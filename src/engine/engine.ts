@@ -219,15 +219,17 @@ export class EspeakEngine implements SpeechEngine {
    * at once (eSpeak NG and kuromoji too with `japanese: true`), so a job that arrives meanwhile
    * only waits for what is still loading — not, as after {@link warmUp}, for a warm-up job too.
    * With `text` (the text about to be spoken, in the embedded one-shot), only what it needs:
-   * Flite when it has a Latin letter, eSpeak NG when it has kana or kanji (issue 20). Does
+   * Flite when it has a Latin letter, eSpeak NG when it has kana or kanji (issue 20); with `voice`
+   * too (the voice id about to speak: a hint), Flite reads that voice's data ahead. Does
    * nothing once the workers are started (a second call: the first
    * call's preloads stand). Returns at once; a worker that fails to start is reported by the first
    * job it gets.
    */
-  prestart(options: { japanese?: boolean; text?: string } = {}): void {
+  prestart(options: { japanese?: boolean; text?: string; voice?: string } = {}): void {
     const { text } = options;
-    const expect =
+    const expect: EngineWorkerData['expect'] =
       text === undefined ? undefined : { flite: /\p{Script=Latin}/u.test(text), espeak: options.japanese === true || containsJapaneseScript(text) };
+    if (expect?.flite === true && options.voice !== undefined) expect.voice = options.voice;
     while (!this.closed && this.slots.length < this.maxWorkers) this.spawn(options.japanese === true, expect);
   }
 

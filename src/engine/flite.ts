@@ -30,7 +30,9 @@ import { FLITE_STREAM_FD, streamChunksToHost } from './flite-streaming.js';
 import { freeNow } from './free-now.js';
 import { MemoryWasi } from './wasi-memfs.js';
 import { readFully } from './read-fully.js';
-import { dataSplit, hasCompilationHints, NAME_SUBSECTION, readOnlyDataRanges, readOnlyRanges, wasmNames, wasmSections, withCompilationHints, withoutDebugSections, type DataSegment, type DataSplit, type MemoryRange } from './wasm-sections.js';
+import { FLITE_VOICE_DATA } from './flite-voice-data.js';
+import { sha256 } from './sha256.js';
+import { customSectionPayload, dataSplit, hasCompilationHints, NAME_SUBSECTION, readOnlyDataRanges, readOnlyRanges, wasmNames, wasmSections, withCompilationHints, withCustomSection, withoutDebugSections, type DataSegment, type DataSplit, type MemoryRange } from './wasm-sections.js';
 import { fliteWords, parseSegmentTimes, phoneGroups, speakableTokens, type PieceWord } from './word-timings.js';
 
 /** Sample rate of Flite's output with the built-in 16 kHz voices, in Hz. */
@@ -88,6 +90,14 @@ export interface FliteData {
    * the same segments again: the same build.
    */
   compiled: Uint8Array;
+  /**
+   * Where each voice's bulk data lies in linear memory, by Flite's `-voice` name (byte ranges,
+   * all inside the segments and the read-only data, none overlapping another), from the binary's
+   * {@link FLITE_VOICE_DATA_SECTION}: an instance reads a voice's ranges only before its first run
+   * with that voice (issue 20, seventeenth round). Absent for a binary without that section (the
+   * package's own file): an instance then reads all its data at once.
+   */
+  voices?: Readonly<Record<string, readonly MemoryRange[]>>;
 }
 
 /** {@link FliteData.identity} of an open file's stats. */
@@ -130,7 +140,11 @@ function readWithoutData(file: string): FliteData | undefined {
   try {
     const stats = fstatSync(fd, { bigint: true });
     const split = splitFlite(fd, Number(stats.size));
-    if (split !== undefined) data = { fd, identity: fileIdentity(stats), ...split };
+    if (split !== undefined) {
+      data = { fd, identity: fileIdentity(stats), ...split };
+      const voices = voiceRanges(split.compiled, split.segments);
+      if (voices !== undefined) data.voices = voices;
+    }
     return data;
   } finally {
     if (data === undefined) closeSync(fd);
@@ -158,13 +172,93 @@ function sameBuild(fd: number, size: number, data: FliteData): boolean {
  * @throws Error when the file cannot be read, or is no longer the binary the module was compiled
  *   from (another build written over it while tts runs).
  */
-function copyData(file: string, data: FliteData, memory: Uint8Array): void {
+function copyData(file: string, data: FliteData, memory: Uint8Array, skip: readonly MemoryRange[] = []): void {
+  const ranges: MemoryRange[] = [];
+  for (const { memoryOffset, start, end } of data.segments) ranges.push(...without({ start: memoryOffset, end: memoryOffset + end - start }, skip));
+  readRanges(file, data, memory, ranges);
+}
+
+/**
+ * `range` without the parts of it that `skip` covers: what is left, in order (byte ranges).
+ */
+function without(range: MemoryRange, skip: readonly MemoryRange[]): MemoryRange[] {
+  const left: MemoryRange[] = [];
+  let at = range.start;
+  for (const s of [...skip].sort((a, b) => a.start - b.start)) {
+    if (s.end <= at || s.start >= range.end) continue;
+    if (s.start > at) left.push({ start: at, end: s.start });
+    at = Math.max(at, s.end);
+  }
+  if (at < range.end) left.push({ start: at, end: range.end });
+  return left;
+}
+
+/**
+ * Copies the linear-memory byte ranges `ranges` (each inside one of `data`'s segments) from
+ * `data`'s open file into `memory`, where instantiation would have put them; a file rewritten in
+ * place since the module was compiled (another identity) is read only when it is still the same
+ * build ({@link FliteData.compiled}).
+ * @throws Error when the file is another build now, or ends early.
+ */
+function readRanges(file: string, data: FliteData, memory: Uint8Array, ranges: readonly MemoryRange[]): void {
   const stats = fstatSync(data.fd, { bigint: true });
   if (fileIdentity(stats) !== data.identity && !sameBuild(data.fd, Number(stats.size), data)) {
     throw new Error(`${file} is no longer the Flite binary tts compiled; restart tts to use the new one`);
   }
-  for (const { memoryOffset, start, end } of data.segments) {
-    if (readFully(data.fd, memory, memoryOffset, end - start, start) !== end - start) throw new Error(`${file} ends inside Flite's data`);
+  for (const { start, end } of ranges) {
+    const segment = data.segments.find((s) => start >= s.memoryOffset && end <= s.memoryOffset + (s.end - s.start));
+    if (segment === undefined) throw new Error(`${file}: bytes ${start}–${end} of memory are not in one data segment`);
+    const position = segment.start + (start - segment.memoryOffset);
+    if (readFully(data.fd, memory, start, end - start, position) !== end - start) throw new Error(`${file} ends inside Flite's data`);
+  }
+}
+
+/**
+ * The name of the custom section in which scripts/strip-flite.js carries, into the binary the
+ * engine reads, where each voice's bulk data lies ({@link FLITE_VOICE_DATA}): its payload is UTF-8
+ * JSON, an object from Flite's `-voice` name to an array of `{ start, end }` byte ranges of linear
+ * memory.
+ */
+export const FLITE_VOICE_DATA_SECTION = 'tts.flite-voice-data';
+
+/**
+ * The voice ranges of {@link FLITE_VOICE_DATA_SECTION} in `compiled` (the binary without its data
+ * section), when they can be trusted: whole numbers, each range non-empty, inside one of
+ * `segments` and inside the binary's read-only data (by its `name` section: what a run never
+ * writes, so restoring an instance never touches them), none overlapping another. Undefined when
+ * there is no such section or it is not that (an instance then reads all the data: the same
+ * samples, only slower).
+ * @throws nothing: a malformed section is ignored.
+ */
+function voiceRanges(compiled: Uint8Array, segments: readonly DataSegment[]): Record<string, MemoryRange[]> | undefined {
+  try {
+    const sections = wasmSections(compiled);
+    const payload = customSectionPayload(compiled, FLITE_VOICE_DATA_SECTION, sections);
+    if (payload === undefined) return undefined;
+    const parsed: unknown = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(payload));
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return undefined;
+    const readOnly = readOnlyRanges(segments, wasmNames(compiled, NAME_SUBSECTION.dataSegments, sections));
+    const voices: Record<string, MemoryRange[]> = Object.create(null) as Record<string, MemoryRange[]>;
+    const all: MemoryRange[] = [];
+    for (const [name, value] of Object.entries(parsed as Record<string, unknown>)) {
+      if (!Array.isArray(value)) return undefined;
+      const ranges: MemoryRange[] = [];
+      for (const item of value as unknown[]) {
+        const { start, end } = (item ?? {}) as { start?: unknown; end?: unknown };
+        if (!Number.isSafeInteger(start) || !Number.isSafeInteger(end) || (start as number) < 0 || (end as number) <= (start as number)) return undefined;
+        const range = { start: start as number, end: end as number };
+        if (!segments.some((s) => range.start >= s.memoryOffset && range.end <= s.memoryOffset + (s.end - s.start))) return undefined;
+        if (!readOnly.some((r) => r.start <= range.start && range.end <= r.end)) return undefined;
+        ranges.push(range);
+      }
+      voices[name] = ranges;
+      all.push(...ranges);
+    }
+    all.sort((a, b) => a.start - b.start);
+    for (let i = 1; i < all.length; i++) if (all[i]!.start < all[i - 1]!.end) return undefined;
+    return voices;
+  } catch {
+    return undefined;
   }
 }
 
@@ -235,7 +329,10 @@ export const FLITE_EAGERLY_OPTIMIZED: readonly string[] = ['cg_synth', 'mlpg', '
  * wasm-sections.ts `withoutDebugSections`), and with compilation hints for
  * {@link FLITE_EAGERLY_OPTIMIZED} (`withCompilationHints`), for those of them its `name` section
  * names (none for a build without them: then no hints; nor for a build that carries compilation
- * hints already, whose own are kept). Code, data and names are the package's, byte for byte.
+ * hints already, whose own are kept), and, when `packaged` is the very binary {@link FLITE_VOICE_DATA}
+ * was read from (its SHA-256), with that table at its end as a {@link FLITE_VOICE_DATA_SECTION}
+ * custom section, so that an instance reads only the data of the voices it speaks with. Code, data
+ * and names are the package's, byte for byte.
  * @throws RangeError when `packaged` is not a well-formed WebAssembly binary.
  */
 export function fliteForEngine(packaged: Uint8Array): Uint8Array {
@@ -245,7 +342,9 @@ export function fliteForEngine(packaged: Uint8Array): Uint8Array {
   const indexOf = new Map<string, number>();
   for (const [index, name] of wasmNames(stripped, NAME_SUBSECTION.functions, sections)) if (!indexOf.has(name)) indexOf.set(name, index);
   const hinted = FLITE_EAGERLY_OPTIMIZED.flatMap((name) => (indexOf.has(name) ? [indexOf.get(name)!] : []));
-  return hinted.length === 0 ? stripped : withCompilationHints(stripped, hinted);
+  const built = hinted.length === 0 ? stripped : withCompilationHints(stripped, hinted);
+  if (sha256().update(packaged).digest('hex') !== FLITE_VOICE_DATA.sha256) return built;
+  return withCustomSection(built, FLITE_VOICE_DATA_SECTION, new TextEncoder().encode(JSON.stringify(FLITE_VOICE_DATA.voices)));
 }
 
 /** V8's major version (11 in Node 20, 12 in Node 22, 13 in Node 24, 14 in Node 26). */
@@ -368,7 +467,9 @@ interface SavedRange {
 /**
  * One reusable Flite instance: its host, copies of the memory a run may write (everything but
  * `.rodata`: ~83 KB of .data, .bss and stack instead of the whole 16.4 MiB) from before its first
- * run, and the memory size then (bytes; anything above it is zero in a fresh instance).
+ * run, the memory size then (bytes; anything above it is zero in a fresh instance), and the
+ * voices whose bulk data it has not read yet ({@link FliteData.voices}: those ranges are still
+ * zero, never written, their pages never touched).
  */
 interface Runner {
   module: FliteModule;
@@ -376,6 +477,20 @@ interface Runner {
   instance: WebAssembly.Instance;
   saved: SavedRange[];
   initialBytes: number;
+  unread: Map<string, readonly MemoryRange[]>;
+}
+
+/** What {@link setUnreadVoiceFill} asked the ranges of unread voices to hold in a new instance (0: left as they are, zero). */
+let unreadFill = 0;
+
+/**
+ * For tests: fills the bulk data ranges of the voices a new Flite instance has not read yet with
+ * `byte` (0–255) instead of leaving them zero, until they are read; 0 turns it off. A run whose
+ * samples do not change when they hold 0xA5 never read them (test/engine/flite-voice-data.test.ts).
+ * Takes effect for instances made from now on.
+ */
+export function setUnreadVoiceFill(byte: number): void {
+  unreadFill = byte & 0xff;
 }
 
 /** The parts of `heap` outside the `readOnly` ranges, copied. */
@@ -404,6 +519,14 @@ export function fliteInstanceBytes(): number {
  */
 export function fliteInstanceMemory(): Uint8Array | undefined {
   return runner === undefined ? undefined : memoryOf(runner.instance);
+}
+
+/**
+ * The voices whose bulk data this thread's reusable Flite instance has not read yet (Flite's
+ * `-voice` names, {@link FliteData.voices}), or undefined before the first run; for tests.
+ */
+export function fliteInstanceUnreadVoices(): string[] | undefined {
+  return runner === undefined ? undefined : [...runner.unread.keys()];
 }
 
 function memoryOf(instance: WebAssembly.Instance): Uint8Array {
@@ -523,8 +646,10 @@ export function fliteSynthesizeTimed(module: FliteModule, voice: FliteVoice, tex
 }
 
 /**
- * This thread's reusable Flite instance for `module`, made now if there is none (instantiation:
- * ~12–15 ms, the 16.4 MiB memory with Flite's data copied in; see {@link fliteSpeak}).
+ * This thread's reusable Flite instance for `module`, made now if there is none (instantiation
+ * and Flite's data copied into its 16.4 MiB memory: with {@link FliteData.voices}, all but the
+ * voices' bulk data, 1.2 of 17.1 MB, which each run's voice reads first ({@link readVoiceData});
+ * without, all of it, ~12–18 ms; see {@link fliteSpeak}).
  * A worker that knows English is coming calls it ahead ({@link prepareFlite}).
  */
 function fliteRunner(module: FliteModule): Runner {
@@ -532,34 +657,69 @@ function fliteRunner(module: FliteModule): Runner {
     const host = new MemoryWasi([]);
     const instance = new WebAssembly.Instance(module.module, host.imports());
     const heap = memoryOf(instance);
-    if (module.data !== undefined) copyData(module.file, module.data, heap);
-    runner = { module, host, instance, saved: saveWritable(heap, module.readOnly), initialBytes: heap.length };
+    const unread = new Map(Object.entries(module.data?.voices ?? {}));
+    if (module.data !== undefined) {
+      const skipped = [...unread.values()].flat();
+      copyData(module.file, module.data, heap, skipped);
+      if (unreadFill !== 0) for (const { start, end } of skipped) heap.fill(unreadFill, start, end);
+    }
+    runner = { module, host, instance, saved: saveWritable(heap, module.readOnly), initialBytes: heap.length, unread };
   }
   return runner;
 }
 
 /**
+ * Reads into `r`'s instance the bulk data of Flite voice `voice` (the `-voice` of a run) if it has
+ * not yet: its ranges only, when {@link FliteData.voices} knows the voice (rms and slt for speech,
+ * kal16 for word timings: 2.2–3.9 MB each instead of all six voices' 15.9 MB); every voice's
+ * still unread when it does not, or when a run names none (Flite's default voice). Read-only
+ * data, so restoring the instance before a run never touches it again.
+ * @throws Error when the file cannot give the data ({@link readRanges}).
+ */
+function readVoiceData(r: Runner, voice: string | undefined): void {
+  if (r.unread.size === 0 || r.module.data === undefined) return;
+  const known = voice !== undefined && r.module.data.voices !== undefined && Object.hasOwn(r.module.data.voices, voice);
+  for (const name of known ? [voice] : [...r.unread.keys()]) {
+    const ranges = r.unread.get(name);
+    if (ranges === undefined) continue;
+    readRanges(r.module.file, r.module.data, memoryOf(r.instance), ranges);
+    r.unread.delete(name);
+  }
+}
+
+/**
  * Makes this thread's reusable Flite instance for `module` now, while the thread has nothing else
  * to do (issue 20: an engine worker that was told English is coming, once Flite has compiled),
- * so that the first sentence does not wait for it. The instance is the one the first run would
- * make: the same samples.
+ * so that the first sentence does not wait for it; with `voice` (a Flite voice name the coming job
+ * will likely speak with), that voice's bulk data too ({@link readVoiceData}). The instance is the
+ * one the first run would make: the same samples.
  * @throws Error when `module` cannot be instantiated or its data cannot be read ({@link FliteData};
  *   the first run would throw it too).
  */
-export function prepareFlite(module: FliteModule): void {
-  fliteRunner(module);
+export function prepareFlite(module: FliteModule, voice?: string): void {
+  const r = fliteRunner(module);
+  if (voice !== undefined) readVoiceData(r, voice);
 }
 
 /**
  * Runs Flite once with `args` in this thread's reusable instance (see {@link fliteSpeak}), passing
  * what it writes to {@link FLITE_STREAM_FD} to `onChunk` (bytes, a view valid during the call;
  * true stops Flite, see MemoryWasi.stream), and returns what `read` takes from the host after a
- * clean exit.
+ * clean exit. The instance reads the bulk data of the voice `args` names (`-voice NAME`) first,
+ * if it has not yet ({@link readVoiceData}).
  * @throws Error when Flite exits with an error or traps, when a new instance cannot get its data
- *   ({@link prepareFlite}), or whatever `read` or `onChunk` throws.
+ *   ({@link prepareFlite}) or the voice's, or whatever `read` or `onChunk` throws.
  */
 export function fliteRun<T>(module: FliteModule, args: string[], read: (host: MemoryWasi) => T, onChunk?: (bytes: Uint8Array) => boolean): T {
-  const { host, instance, saved, initialBytes } = fliteRunner(module);
+  const r = fliteRunner(module);
+  const { host, instance, saved, initialBytes } = r;
+  const voiceAt = args.indexOf('-voice');
+  try {
+    readVoiceData(r, voiceAt >= 0 ? args[voiceAt + 1] : undefined);
+  } catch (error) {
+    runner = undefined;
+    throw error;
+  }
   const heap = memoryOf(instance);
   for (const { start, bytes } of saved) heap.set(bytes, start);
   if (heap.length > initialBytes) heap.fill(0, initialBytes);

@@ -23,9 +23,20 @@ import { open, readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { gunzipSync } from 'node:zlib';
 import { freeNow } from './free-now.js';
 import type kuromoji from 'kuromoji';
+
+/**
+ * node:zlib's `gunzipSync` (RFC 1952), loaded on the first call: only a dictionary kept gzipped
+ * needs it, and an English engine worker never reads the dictionary (node:zlib and the streams it
+ * is built on cost a worker's start about 0.6 ms; issue 20, seventeenth round).
+ * @throws Error as gunzipSync does, for bytes that are not gzip.
+ */
+function gunzipSync(bytes: Uint8Array): Buffer {
+  zlib ??= createRequire(import.meta.url)('node:zlib') as typeof import('node:zlib');
+  return zlib.gunzipSync(bytes);
+}
+let zlib: typeof import('node:zlib') | undefined;
 
 /** A kuromoji tokenizer with IPADIC features. */
 export type JapaneseTokenizer = kuromoji.Tokenizer<kuromoji.IpadicFeatures>;

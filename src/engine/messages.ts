@@ -36,7 +36,12 @@ export interface EngineWorkerData {
    * loads Flite, English never loads eSpeak NG). Absent: Flite and the resamplers are, as for a
    * service that may get any job.
    */
-  expect?: { flite: boolean; espeak: boolean };
+  expect?: {
+    flite: boolean;
+    espeak: boolean;
+    /** The voice id about to speak, when the pool was told (a hint): with Flite, its voice's data is read ahead too (flite.ts prepareFlite). */
+    voice?: string;
+  };
   /**
    * Ask the pool for kuromoji's dictionary (a {@link DictionaryRequest}) instead of reading it:
    * the pool has several workers and holds one copy for all, or one worker that loads beside the

@@ -505,6 +505,31 @@ export function uleb128(value: number): number[] {
   return out;
 }
 
+/**
+ * The binary with a custom section named `name` holding `payload` added at its end, every other
+ * byte kept in order (spec §5.5.3: custom sections may follow any section and never change what
+ * the code does).
+ * @throws RangeError when the binary is malformed or already has a custom section of that name.
+ */
+export function withCustomSection(bytes: Uint8Array, name: string, payload: Uint8Array): Uint8Array {
+  if (wasmSections(bytes).some((s) => s.id === 0 && s.name === name)) throw new RangeError(`WebAssembly binary has a ${name} section already`);
+  const section = customSection(name, Array.from(payload));
+  const out = new Uint8Array(bytes.length + section.length);
+  out.set(bytes, 0);
+  out.set(section, bytes.length);
+  return out;
+}
+
+/**
+ * The payload of the first custom section named `name`, a view into `bytes`; undefined when there
+ * is none.
+ * @throws RangeError when the binary is malformed.
+ */
+export function customSectionPayload(bytes: Uint8Array, name: string, sections = wasmSections(bytes)): Uint8Array | undefined {
+  const section = sections.find((s) => s.id === 0 && s.name === name);
+  return section === undefined ? undefined : bytes.subarray(section.start, section.end);
+}
+
 /** A custom section (spec §5.5.3): id 0, its size, its name, then `payload`. */
 function customSection(name: string, payload: readonly number[]): Uint8Array {
   const nameBytes = new TextEncoder().encode(name);

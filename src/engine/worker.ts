@@ -427,6 +427,20 @@ async function runJob(port: MessagePort, abortFlag: Int32Array, { id, job, wordT
   }
 }
 
+/**
+ * The Flite voice that voice id `voiceId` (a hint: EngineWorkerData.expect.voice) speaks English
+ * with; undefined for none, an unknown id, or a voice that speaks English otherwise.
+ */
+function fliteVoiceOf(voiceId: string | undefined): FliteVoice | undefined {
+  if (voiceId === undefined) return undefined;
+  try {
+    const { preferred } = backendsFor(voiceId, 'en');
+    return preferred.engine === 'flite' ? preferred.voice : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** Serves jobs from the pool on `port` (the worker's parentPort). */
 function serve(port: MessagePort, data: EngineWorkerData): void {
   const abortFlag = new Int32Array(data.abortFlag);
@@ -461,7 +475,7 @@ function serve(port: MessagePort, data: EngineWorkerData): void {
     // worker may never speak English and the instance would hold its 16 MiB for nothing.
     loadFlite()
       .then((module) => {
-        if (data.expect !== undefined) prepareFlite(module);
+        if (data.expect !== undefined) prepareFlite(module, fliteVoiceOf(data.expect.voice));
       })
       .catch(() => undefined);
     rates.push(FLITE_SAMPLE_RATE);

@@ -16,16 +16,18 @@ import { containsKanji } from '../engine/han.js';
  *   synthesizers it needs (Flite for Latin letters, eSpeak NG for kana or kanji, kuromoji for kanji).
  * @param options.japanese load kuromoji ahead whatever the text (a caller that knows Japanese
  *   text with kanji is coming).
+ * @param options.voice the voice id about to speak, when known: the worker reads its Flite voice's
+ *   data ahead (a hint; EspeakEngine.prestart).
  * @returns the engine; its caller closes it.
  * @throws Error when the worker thread cannot start (`new Worker`: ERR_WORKER_INIT_FAILED, out of
  *   memory); nothing is left running then.
  */
-export function createEmbeddedEngine(options: { text?: string | undefined; japanese?: boolean | undefined } = {}): EspeakEngine {
+export function createEmbeddedEngine(options: { text?: string | undefined; japanese?: boolean | undefined; voice?: string | undefined } = {}): EspeakEngine {
   const engine = createEngine({ workers: 1, shareDictionary: true });
   const { text } = options;
   const japanese = options.japanese === true || (text !== undefined && containsKanji(text));
   try {
-    engine.prestart(text === undefined ? { japanese } : { text, japanese });
+    engine.prestart({ japanese, ...(text === undefined ? {} : { text }), ...(options.voice === undefined ? {} : { voice: options.voice }) });
   } catch (error) {
     void engine.close();
     throw error;
@@ -42,12 +44,13 @@ export class EarlyEngine {
   #engine: EspeakEngine | undefined;
 
   /**
-   * Starts the engine now, for `text`, with `create` (default {@link createEmbeddedEngine}; a test
-   * passes its own to keep a handle on the engine).
+   * Starts the engine now, for `text` (and `voice`, the voice id about to speak when known: a
+   * hint), with `create` (default {@link createEmbeddedEngine}; a test passes its own to keep a
+   * handle on the engine).
    * @throws what `create` throws (the worker thread cannot start).
    */
-  constructor(text: string, create: (options: { text: string }) => EspeakEngine = createEmbeddedEngine) {
-    this.#engine = create({ text });
+  constructor(text: string, create: (options: { text: string; voice?: string }) => EspeakEngine = createEmbeddedEngine, voice?: string) {
+    this.#engine = create(voice === undefined ? { text } : { text, voice });
   }
 
   /** The engine, once: its caller owns it from now on. Undefined after the first call. */

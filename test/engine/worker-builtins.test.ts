@@ -3,7 +3,7 @@
  * the bundled engine-worker.cjs, as bin/tts.js runs it, serving one English job from its init to
  * its end, never loads node:crypto — hashing is only for voice packages and eSpeak NG's data and
  * state (src/engine/sha256.ts), and loading it cost the thread's start 3–5 ms of CPU before Flite
- * could run. The thread's own `process.moduleLoadList` is read inside it, after the job.
+ * could run — nor node:zlib, which only a gzipped kuromoji dictionary needs (seventeenth round). The thread's own `process.moduleLoadList` is read inside it, after the job.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
@@ -24,7 +24,7 @@ require(${JSON.stringify(BUNDLED_WORKER)});`;
   return new Worker(code, { eval: true });
 }
 
-test('the bundled engine worker speaks an English job without loading node:crypto', async () => {
+test('the bundled engine worker speaks an English job without loading node:crypto or node:zlib', async () => {
   const worker = bundledWorker();
   try {
     const replies: WorkerReply[] = [];
@@ -57,6 +57,12 @@ test('the bundled engine worker speaks an English job without loading node:crypt
       list.filter((id) => /^NativeModule (crypto|internal\/crypto\/)/.test(id)),
       [],
       'node:crypto is not loaded',
+    );
+    // Nor node:zlib: only a gzipped kuromoji dictionary needs it (seventeenth round).
+    assert.deepEqual(
+      list.filter((id) => /^NativeModule (zlib|internal\/zlib)/.test(id)),
+      [],
+      'node:zlib is not loaded',
     );
   } finally {
     await worker.terminate();
