@@ -160,6 +160,32 @@ describe('word timings out of a run', () => {
   });
 });
 
+describe('bidirectional controls from the text in subtitles and word timings (docs/cli.md §1 `--subtitles`, §12.1; CVE-2021-42574)', () => {
+  it('every cue line closes what it opens and keeps no stray terminator; the JSON lines hold none raw, and a JSON reader gets the word as written', async () => {
+    const text = 'Pay \u202Eevil here. Then \u2067more\u2069 and \u202Cstray\u2069 text.';
+    for (const format of ['vtt', 'srt'] as const) {
+      const out = (ext: string): string => join(dir, `bidi-${format}.${ext}`);
+      const r = await runTtsInProcess(['say', '--offline', '-v', 'en-woman-1', '-o', out('wav'), '--subtitles', out(format), '--words', '--word-timings', out('jsonl'), text], { env: { TTS_NO_CACHE: '1' } });
+      assert.equal(r.code, 0, r.stderr);
+      const cues = (await readFile(out(format), 'utf8')).split('\n').filter((l) => /[\u202A-\u202E\u2066-\u2069]/u.test(l));
+      assert.ok(cues.some((l) => l.includes('\u202E')), 'the override is kept where it is closed');
+      for (const line of cues) {
+        let depth = 0;
+        for (const ch of line) {
+          if (/[\u202A\u202B\u202D\u202E\u2066-\u2068]/u.test(ch)) depth++;
+          if (/[\u202C\u2069]/u.test(ch)) depth--;
+          assert.ok(depth >= 0, `a terminator that closes nothing: ${JSON.stringify(line)}`);
+        }
+        assert.equal(depth, 0, `left open at the end of ${JSON.stringify(line)}`);
+      }
+      const jsonl = await readFile(out('jsonl'), 'utf8');
+      assert.doesNotMatch(jsonl, /[\u202A-\u202E\u2066-\u2069]/u);
+      assert.match(jsonl, /\\u202e/u);
+      assert.ok(lines(jsonl).some((w) => w.word === '\u202Eevil'), jsonl);
+    }
+  });
+});
+
 describe('word timings and subtitles with a lexicon: the text as the user wrote it (docs/cli.md §11.3, §12.1)', () => {
   // A short key made long and a long one made short, early in the sentences: every later word's
   // offsets moved by the difference when they were told in the text as sent.
