@@ -22,7 +22,7 @@ import { sharesTerminal } from '../audio/special-files.js';
 import { DOCUMENT_FLAGS, jsonJobs, plainJobs, readBatchLines, type BatchJob } from './batch-jobs.js';
 import { cacheEnv, fitConfigDefaults, lexiconBesideConfig, markCacheForced, settingsFiles } from './config-defaults.js';
 import { configPath } from './config-file.js';
-import { lexiconFor, rewritePieces, sharedGrowthBound, type Rewrite } from '../text/lexicon.js';
+import { lexiconFor, rewritePieces, sharedGrowthBound, type MappedRewrite } from '../text/lexicon.js';
 import { piecesFor, speakSettings, specOf } from './speak-settings.js';
 import { createReporter, reportError, type CommandIo, type Reporter } from './report.js';
 import { formatClock } from './run-lines.js';
@@ -103,7 +103,7 @@ export async function runBatch(file: string, flags: BatchFlags, command: Command
       const lexiconPaths = new Set(jobs.flatMap((j) => (j.invalid === undefined ? settingsFiles(j.flags, io.env).filter((f) => f.what === 'the lexicon') : [])).map((f) => f.path));
       await assertNoCollisions(jobs, file, [...settingsFiles(flags, io.env).filter((f) => f.what !== 'the lexicon'), ...[...lexiconPaths].map((path) => ({ what: 'the lexicon', path }))]);
       // Each job's lexicon (docs/cli.md §11.3), read once per file before the first job: a bad one is exit 2 with nothing done.
-      const lexicons = new Map<string | boolean | undefined, Rewrite | undefined>();
+      const lexicons = new Map<string | boolean | undefined, MappedRewrite | undefined>();
       for (const job of jobs) {
         if (job.invalid !== undefined) continue;
         if (!lexicons.has(job.flags.lexicon)) lexicons.set(job.flags.lexicon, await lexiconFor(job.flags.lexicon, configPath(io.env)));
@@ -206,7 +206,7 @@ async function runJob(
   reporter: Reporter,
   io: CommandIo,
   signal: AbortSignal,
-  rewrite: Rewrite | undefined,
+  rewrite: MappedRewrite | undefined,
   aligner: PieceAligner | undefined,
 ): Promise<JobResult> {
   const started = performance.now();

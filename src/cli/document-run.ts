@@ -24,8 +24,10 @@ import { inputFormatOf } from '../text/documents/formats.js';
 import { chaptersOf, type SpokenChapter, type SpokenDocument } from '../text/documents/model.js';
 import { openText } from '../text/read.js';
 import { splitText } from '../text/split.js';
+import type { TextPiece } from '../text/source.js';
+import type { RunMappedText } from '../engine/mapped-text.js';
 import type { SynthesisFlags } from './flags.js';
-import { sharedGrowthBound, type Rewrite } from '../text/lexicon.js';
+import { sharedGrowthBound, type MappedRewrite } from '../text/lexicon.js';
 import type { CommandIo } from './report.js';
 import { stdoutText } from './escape.js';
 import { scriptSpansOf } from './script-input.js';
@@ -40,8 +42,11 @@ export interface DocumentSource {
   chapters: SpokenChapter[];
   /** Index (0-based) of the first of {@link chapters} in the whole document's chapters. */
   firstIndex: number;
-  /** The pieces of at most --max-chars, chapter by chapter, a `"\n"` piece between two chapters. */
-  pieces: AsyncIterable<string>;
+  /**
+   * The pieces of at most --max-chars, chapter by chapter, a `"\n"` piece between two chapters;
+   * the pieces of a chapter the lexicon changed carry its map (text/source.ts WrittenPiece).
+   */
+  pieces: AsyncIterable<TextPiece>;
   /** The start of the spoken text (for the language check and the engine's warm-up). */
   text: string;
   /** Times the chapters as their pieces end. */
@@ -60,7 +65,7 @@ export async function documentSource(
   io: CommandIo,
   signal: AbortSignal,
   verbose: (line: string) => void,
-  lexicon?: { apply: Rewrite; language: Language },
+  lexicon?: { apply: MappedRewrite; language: Language },
 ): Promise<DocumentSource | undefined> {
   const format = inputFormatOf(flags.inputFormat, words.length > 0 ? undefined : flags.file);
   // SSML and dialogue scripts are read by the synthesis command itself (text/ssml.ts, text/script.ts), as speech spans.
@@ -91,7 +96,15 @@ export async function documentSource(
   if (asked !== undefined && asked.first > all.length) throw new TtsError('usage', `--chapter-range ${asked.given} starts past the last chapter: ${path} has ${all.length}`, { hint: 'see them with --print-text --verbose' });
   const range = asked ?? { first: 1, last: all.length };
   // The lexicon rewrites each chapter's text once, before it is split and counted (docs/cli.md §11.3).
-  const chapters = all.slice(range.first - 1, range.last).map((c) => (lexicon === undefined ? c : { ...c, text: lexicon.apply(c.text, lexicon.language) }));
+  // Its map goes with the chapter's pieces: their words are told in the text as written (§12.1).
+  const written = new Map<SpokenChapter, RunMappedText>();
+  const chapters = all.slice(range.first - 1, range.last).map((c) => {
+    if (lexicon === undefined) return c;
+    const rewritten = lexicon.apply(c.text, lexicon.language);
+    const chapter = { ...c, text: rewritten.text };
+    if (rewritten.changed) written.set(chapter, rewritten);
+    return chapter;
+  });
   verbose(`${path}: ${all.length} chapter(s)${flags.chapterRange ? `, speaking ${range.first}–${range.first + chapters.length - 1}` : ''}`);
   const maxChars = flags.maxChars;
   return {
@@ -110,7 +123,8 @@ export async function documentSource(
         // --pause, its own cue and player line. Chapter texts are trimmed, and "there." then
         // "Second part" joined with nothing between are one sentence by UAX #29.
         if (i > 0) yield '\n';
-        yield* splitText(chapter.text, maxChars);
+        const map = written.get(chapter);
+        for (const text of splitText(chapter.text, maxChars)) yield map === undefined ? text : { text, written: map };
       }
     })(),
   };
@@ -142,7 +156,7 @@ export async function printSpokenText(...args: Parameters<typeof documentSource>
   // SSML (docs/cli.md §11.1) and dialogue scripts (§11.2): the spans' text as it will be sent; the lexicon (§11.3) in all.
   const language = lexicon?.language ?? ((flags.language ?? languageForVoice(flags.voice)) as Language);
   const spans = (await scriptSpansOf(words, flags, { whole: [text] }, lexicon?.apply)) ?? (await ssmlSpansOf(words, flags, { text, whole: [text] }, language, lexicon?.apply));
-  const blocks = spans !== undefined ? spans.map((s) => s.text) : [lexicon === undefined ? text : lexicon.apply(text, language)];
+  const blocks = spans !== undefined ? spans.map((s) => s.text) : [lexicon === undefined ? text : lexicon.apply(text, language).text];
   for (const block of blocks) for (const s of sentencesOf(block)) if (s.trim() !== '') write(s.replace(/\s+/gu, ' ').trim());
   return 0;
 }

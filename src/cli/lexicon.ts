@@ -63,7 +63,7 @@ async function checkText(words: string[], flags: CheckFlags, io: CommandIo): Pro
     const signal = new AbortController().signal;
     for await (const block of await openText({ words, file: flags.file, stdin: io.stdin, maxInputBytes: flags.maxInput, signal })) parts.push(block);
     const text = parts.join('');
-    io.stdout.write(stdoutText(rewrite === undefined ? text : rewrite(text, language), io.stdout));
+    io.stdout.write(stdoutText(rewrite === undefined ? text : rewrite(text, language).text, io.stdout));
     if (!text.endsWith('\n')) io.stdout.write('\n');
     return EXIT.ok;
   } catch (error) {

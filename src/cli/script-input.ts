@@ -5,6 +5,7 @@
  * (`--pause`, else {@link DEFAULT_TURN_GAP_MS}) before each turn but the first — before anything
  * is requested or written, so a bad script or an unknown speaker is exit 2 with nothing written.
  */
+import type { RunMappedText } from '../engine/mapped-text.js';
 import { TtsError } from '../errors.js';
 import { findVoice } from '../engine/catalogue.js';
 import type { Language } from '../protocol/types.js';
@@ -42,7 +43,7 @@ export async function scriptSpansOf(
   words: readonly string[],
   flags: SynthesisFlags,
   source: { whole?: AsyncIterable<string> | Iterable<string> | undefined },
-  rewrite?: ((text: string, language: Language) => string) | undefined,
+  rewrite?: ((text: string, language: Language) => string | RunMappedText) | undefined,
 ): Promise<SpeechSpan[] | undefined> {
   if (!scriptByName(words, flags) || source.whole === undefined) return undefined;
   const parts: string[] = [];

@@ -7,7 +7,7 @@ import type { AudioSpec } from '../dsp/spec.js';
 import type { Language } from '../protocol/types.js';
 import { languageForVoice } from '../protocol/voices.js';
 import type { SpeakOptions } from '../speak/run.js';
-import { sentencePieces } from '../text/sentences.js';
+import { sentencesOf } from '../text/sentences.js';
 import type { TextPiece } from '../text/source.js';
 import type { SynthesisFlags } from './flags.js';
 import { shellWord } from './escape.js';
@@ -70,10 +70,18 @@ export function openAiVoicesCommand(flags: Pick<SynthesisFlags, 'baseUrl' | 'bas
  */
 export function piecesFor(pieces: AsyncIterable<TextPiece>, flags: SynthesisFlags, interactive = false): AsyncIterable<TextPiece> {
   const bySentence = (interactive || flags.pause !== undefined || flags.subtitles !== undefined) && flags.lines !== true;
-  return bySentence ? sentencePieces(textsOf(pieces)) : pieces;
+  return bySentence ? sentencesKeepingMaps(pieces) : pieces;
 }
 
-/** The text of each piece (plain text: its pieces are strings already). */
-async function* textsOf(pieces: AsyncIterable<TextPiece>): AsyncGenerator<string, void, undefined> {
-  for await (const piece of pieces) yield typeof piece === 'string' ? piece : piece.text;
+/**
+ * Each piece cut into its sentences (text/sentences.ts), as strings — but the sentences of a part
+ * of a text the lexicon changed (a document's chapter: text/source.ts WrittenPiece) keep its map.
+ */
+async function* sentencesKeepingMaps(pieces: AsyncIterable<TextPiece>): AsyncGenerator<TextPiece, void, undefined> {
+  for await (const piece of pieces) {
+    if (typeof piece !== 'string' && piece.written !== undefined && !('lineStart' in piece)) {
+      const { written } = piece;
+      for (const text of sentencesOf(piece.text)) yield { text, written };
+    } else yield* sentencesOf(typeof piece === 'string' ? piece : piece.text);
+  }
 }

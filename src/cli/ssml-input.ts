@@ -4,6 +4,7 @@
  * into speech spans (text/ssml.ts) — whole, before anything is requested or written, so a bad
  * document fails with exit 2 and nothing written.
  */
+import type { RunMappedText } from '../engine/mapped-text.js';
 import { TtsError } from '../errors.js';
 import type { Language } from '../protocol/types.js';
 import { inputFormatOf } from '../text/documents/formats.js';
@@ -35,7 +36,7 @@ export async function ssmlSpansOf(
   flags: SynthesisFlags,
   source: { text?: string | undefined; whole?: AsyncIterable<string> | Iterable<string> | undefined },
   language: Language,
-  rewrite?: ((text: string, language: Language) => string) | undefined,
+  rewrite?: ((text: string, language: Language) => string | RunMappedText) | undefined,
 ): Promise<SpeechSpan[] | undefined> {
   const named = ssmlByName(words, flags);
   if (source.whole === undefined || source.text === undefined) return undefined;

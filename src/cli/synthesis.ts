@@ -15,7 +15,7 @@ import { deliverSpeech, prepareAudio, type RunStats } from '../speak/run.js';
 import { Progress } from '../speak/progress.js';
 import { resolveService, type ServiceTarget } from '../speak/choose-service.js';
 import { knownTextBytes, textSource } from '../text/source.js';
-import { lexiconFor, rewritePieces, sharedGrowthBound, type Rewrite } from '../text/lexicon.js';
+import { lexiconFor, rewritePieces, sharedGrowthBound, type MappedRewrite } from '../text/lexicon.js';
 import { configPath } from './config-file.js';
 import type { Language } from '../protocol/types.js';
 import { cacheEnv, settingsFiles } from './config-defaults.js';
@@ -350,7 +350,7 @@ export async function runSynthesisCommand(command: SynthesisCommandSpec, words: 
 }
 
 /** The run's lexicon (docs/cli.md §11.3) bound to its language, or undefined when there is none. */
-async function runLexicon(flags: SynthesisFlags, env: NodeJS.ProcessEnv): Promise<{ apply: Rewrite; language: Language } | undefined> {
+async function runLexicon(flags: SynthesisFlags, env: NodeJS.ProcessEnv): Promise<{ apply: MappedRewrite; language: Language } | undefined> {
   const apply = await lexiconFor(flags.lexicon, configPath(env));
   return apply === undefined ? undefined : { apply, language: speakSettings(flags).language };
 }

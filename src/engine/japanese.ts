@@ -29,6 +29,7 @@ import { toHiragana, toKatakana } from './kana.js';
 import { containsKanji, HAN } from './han.js';
 import { DIGITS_BEFORE_LATIN, readAllNumbers } from './japanese-numbers.js';
 import { contextReadings } from './japanese-readings.js';
+import { readEnglishRates } from './english-units.js';
 import { retriedOnce } from './retried-once.js';
 
 /** A piece of text and the language eSpeak NG reads it in. */
@@ -330,7 +331,8 @@ export function splitLatinRuns(text: string): SpeechSegment[] {
  */
 export async function speechSegments(text: string, language: Language): Promise<SpeechSegment[]> {
   let normalized = text.normalize('NFKC');
-  if (language === 'en') return SPEAKABLE.test(normalized) ? [{ language: 'en', text: normalized }] : [];
+  // English: units per second said in words (english-units.ts); the rest as Flite reads it.
+  if (language === 'en') return SPEAKABLE.test(normalized) ? [{ language: 'en', text: readEnglishRates(normalized).text }] : [];
   // Decided on the text as written: when the number rules below read out its only kanji (3月14日
   // は…), kuromoji is still needed for the particles (は → ワ).
   const hadKanji = containsKanji(normalized);

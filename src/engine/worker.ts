@@ -26,7 +26,8 @@ import { AudioOutput } from './output.js';
 import { backendsFor } from './voices.js';
 import { ESPEAK_SAMPLE_RATE, EspeakSynth, type EspeakInitialState } from './espeak.js';
 import { FLITE_SAMPLE_RATE, fliteSpeak, fliteSynthesizeTimed, flitePieces, fliteSource, loadFlite, prepareFlite, useCompiledFlite, type FliteModule, type FliteVoice } from './flite.js';
-import { EnergyEnvelope, espeakWords, nfkcRanges, speakableTokens, type EspeakPhonemeEvent, type EspeakWordEvent, type PieceWord, type TextToken } from './word-timings.js';
+import { englishRanges } from './english-units.js';
+import { EnergyEnvelope, espeakWords, speakableTokens, type EspeakPhonemeEvent, type EspeakWordEvent, type PieceWord, type TextToken } from './word-timings.js';
 import type { WordTiming } from '../protocol/words.js';
 import { japaneseTimings, type SegmentTiming } from './japanese-timings.js';
 import { retriedOnce } from './retried-once.js';
@@ -127,6 +128,14 @@ function keepWords(ctx: JobContext, words: readonly PieceWord[], located: readon
     if (at === undefined) continue;
     const [charStart, charEnd] = range(at.start, at.end);
     const last = ctx.words[ctx.words.length - 1];
+    // Words said for one stretch of the text (a unit said in words: `MB/s.` said "megabytes per
+    // second.", english-units.ts) are that one word, from the first one's start to the last one's end.
+    if (last !== undefined && charStart === last.charStart && charEnd >= last.charEnd) {
+      last.end = Math.max(last.end, clock(w.end));
+      last.charEnd = charEnd;
+      last.text = ctx.text.slice(last.charStart, charEnd);
+      continue;
+    }
     const start = Math.max(clock(w.start), last?.end ?? 0);
     const end = clock(w.end);
     if (end <= start || charEnd <= charStart || (last !== undefined && charStart < last.charEnd)) continue;
@@ -378,7 +387,7 @@ async function runJob(port: MessagePort, abortFlag: Int32Array, { id, job, wordT
       timed: wordTimings,
       words: [],
       // English segments are the NFKC form of the job's text; Japanese ones are readings.
-      segmentRange: wordTimings && job.language === 'en' ? nfkcRanges(job.text) : undefined,
+      segmentRange: wordTimings && job.language === 'en' ? englishRanges(job.text) : undefined,
       text: job.text,
       segments: wordTimings && job.language !== 'en' ? [] : undefined,
     };

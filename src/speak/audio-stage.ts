@@ -19,7 +19,7 @@ export interface CueWord {
   /** Seconds from the start of the audio to the word's first sample, and to just after its last. */
   start: number;
   end: number;
-  /** UTF-16 range of the word in the piece's text ({@link Cue.text}). */
+  /** UTF-16 range of the word in the piece's text ({@link Cue.text}), end exclusive. */
   charStart: number;
   charEnd: number;
 }
@@ -30,7 +30,10 @@ export interface Cue {
   start: number;
   /** Seconds from the start to just after the piece's last sample. */
   end: number;
-  /** The piece's text as the user wrote it (as split; surrounding whitespace included). */
+  /**
+   * The piece's text as requested (as split; surrounding whitespace included). The subtitles and
+   * word timings get it as the user wrote it, before the lexicon (word-outputs.ts `writtenCue`).
+   */
   text: string;
   /** Its words, when the piece came with word timings (word-source.ts). */
   words?: CueWord[];

@@ -23,7 +23,7 @@ import type { ServiceTarget } from './choose-service.js';
 import type { SubtitleWriter } from './subtitles.js';
 import { PieceWordsQueue, recordingWords, type PieceAligner } from './word-source.js';
 import type { PieceAlignerHandle } from '../align/piece-aligner.js';
-import type { TextOffsets, WordTimingsWriter } from './word-outputs.js';
+import type { TextOffsets, WordTimingsWriter, writtenCue as WrittenCue } from './word-outputs.js';
 
 /** Lines a run prints on stderr, by importance; none carries the key. */
 export interface RunLog {
@@ -189,6 +189,7 @@ export async function deliverSpeech(options: SpeakOptions): Promise<void> {
   let subtitles: SubtitleWriter | undefined;
   let wordFile: WordTimingsWriter | undefined;
   let offsets: TextOffsets | undefined;
+  let asWritten: typeof WrittenCue | undefined;
   // The player highlights the word being spoken when the service sends word timings (docs/cli.md §12.2).
   // Only such a run asks the service for them (`word_timings`, docs/protocol.md §2.1): timing
   // words is work the built-in engine skips otherwise.
@@ -208,10 +209,16 @@ export async function deliverSpeech(options: SpeakOptions): Promise<void> {
       stats.cues = 0;
     }
     if (options.words !== undefined) {
-      const { openWordTimings, TextOffsets } = await import('./word-outputs.js');
+      const { openWordTimings } = await import('./word-outputs.js');
       if (options.words.file !== undefined) wordFile = await openWordTimings(options.words.file, { signal, verbose: options.log.verbose });
-      if (wordFile !== undefined) offsets = new TextOffsets();
       stats.words = 0;
+    }
+    // Where each piece is in the text as read, and what it was as written (before the lexicon):
+    // the word timings' offsets and the subtitles' text (docs/cli.md §12.1).
+    if (wordFile !== undefined || subtitles !== undefined) {
+      const { TextOffsets, writtenCue } = await import('./word-outputs.js');
+      offsets = new TextOffsets();
+      asWritten = writtenCue;
     }
     const settings: StageSettings = {
       speed: 1,
@@ -311,14 +318,17 @@ export async function deliverSpeech(options: SpeakOptions): Promise<void> {
         const { out, cue, marks } = marked!.pieceEnd(item.pieceEnd, words);
         for (const data of out) await deliver(data);
         stats.marks?.push(...marks);
-        if (cue !== undefined && subtitles !== undefined) {
-          await subtitles.add(cue);
+        // The piece as the user wrote it (before the lexicon), and where it is in the text as read:
+        // the subtitles' text and the --word-timings file's words and char offsets.
+        const at = cue === undefined ? undefined : offsets?.locate(item.pieceEnd);
+        const shown = cue === undefined || asWritten === undefined ? cue : asWritten(cue, at);
+        if (shown !== undefined && subtitles !== undefined) {
+          await subtitles.add(shown);
           stats.cues = subtitles.count;
         }
-        if (cue !== undefined && options.words !== undefined) {
-          // Where the piece is in the text as read: for the --word-timings file's char offsets only.
-          if (wordFile !== undefined) await wordFile.add(cue, pieceNumber, offsets?.locate(item.pieceEnd));
-          stats.words = (stats.words ?? 0) + (cue.words?.length ?? 0);
+        if (shown !== undefined && options.words !== undefined) {
+          if (wordFile !== undefined) await wordFile.add(shown, pieceNumber, at?.offset);
+          stats.words = (stats.words ?? 0) + (shown.words?.length ?? 0);
           pieceNumber++;
         }
         player?.pieceEnd(cue);

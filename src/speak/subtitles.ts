@@ -114,7 +114,7 @@ export function formatKaraokeCue(cue: Cue): string {
   });
   body += clean(cue.text.slice(cursor));
   // Whitespace around the piece goes, as in cueText (a tag is never at either end: it precedes a word).
-  body = speakerPrefix(cue.span?.speaker, 'vtt') + body.replace(/^\s+/, '').replace(/\s+$/, '');
+  body = speakerPrefix(cue.span?.speaker, 'vtt') + balancedBidi(body.replace(/^\s+/, '').replace(/\s+$/, ''));
   return `${timestamp(cue.start, 'vtt')} --> ${timestamp(Math.max(cue.end, cue.start), 'vtt')}\n${body}\n\n`;
 }
 
@@ -126,13 +126,78 @@ export function withoutControls(text: string): string {
   return text.replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]/g, '');
 }
 
+/** Bidirectional formatting characters (Unicode UAX #9 §2): embeddings and overrides with their PDF, isolates with their PDI. */
+const BIDI_FORMATTING = /[\u202A-\u202E\u2066-\u2069]/u;
+/** Deepest nesting of embeddings, overrides and isolates UAX #9 keeps (max_depth, BD2); openers past it are left out. */
+const BIDI_MAX_DEPTH = 125;
+
+/**
+ * One line of a cue with its bidirectional formatting characters balanced, so that it cannot
+ * reorder what comes after it where it is shown — the next line, or a terminal's prompt
+ * (`--subtitles /dev/stderr`; CVE-2021-42574, "Trojan Source"): embeddings and overrides (LRE,
+ * RLE, LRO, RLO) closed by a PDF, and isolates (LRI, RLI, FSI) closed by a PDI within the line are
+ * kept, as are the marks (LRM, RLM, ALM), so right-to-left subtitles read as written; a PDF or PDI
+ * that closes nothing is left out; what is left open at the line's end is closed there (PDFs and
+ * PDIs in the order UAX #9 §3.3.2 pairs them: a PDI also closes the embeddings opened inside its
+ * isolate, and is preceded by their PDFs here). docs/cli.md §1 `--subtitles`.
+ */
+export function balancedBidi(line: string): string {
+  if (!BIDI_FORMATTING.test(line)) return line;
+  const open: ('embedding' | 'isolate')[] = [];
+  /** Openers left out past the deepest nesting, innermost last: their closers are left out too. */
+  const overflow: ('embedding' | 'isolate')[] = [];
+  let out = '';
+  for (const ch of line) {
+    const kind = ch >= '\u202A' && ch <= '\u202E' && ch !== '\u202C' ? 'embedding' : ch >= '\u2066' && ch <= '\u2068' ? 'isolate' : undefined;
+    if (kind !== undefined) {
+      if (open.length + overflow.length >= BIDI_MAX_DEPTH) overflow.push(kind);
+      else {
+        open.push(kind);
+        out += ch;
+      }
+      continue;
+    }
+    if (ch === '\u202C') {
+      // A PDF closes the innermost embedding, never across an isolate (UAX #9 X7).
+      if (overflow.includes('isolate')) continue;
+      if (overflow.length > 0) overflow.pop();
+      else if (open.at(-1) === 'embedding') {
+        open.pop();
+        out += ch;
+      }
+      continue;
+    }
+    if (ch === '\u2069') {
+      // A PDI closes the innermost isolate and the embeddings inside it (X6a); none open, it is left out.
+      const inOverflow = overflow.lastIndexOf('isolate');
+      if (inOverflow >= 0) {
+        overflow.length = inOverflow;
+        continue;
+      }
+      overflow.length = 0;
+      const at = open.lastIndexOf('isolate');
+      if (at < 0) continue;
+      while (open.length > at + 1) {
+        open.pop();
+        out += '\u202C';
+      }
+      open.pop();
+      out += ch;
+      continue;
+    }
+    out += ch;
+  }
+  for (let k = open.length - 1; k >= 0; k--) out += open[k] === 'isolate' ? '\u2069' : '\u202C';
+  return out;
+}
+
 /**
  * The text of a cue: the piece as written, without the whitespace around it, and with every run
  * of whitespace that holds a line break made one space (a blank line would end the cue); control
- * characters are dropped.
+ * characters are dropped, and its bidirectional formatting balanced ({@link balancedBidi}).
  */
 export function cueText(text: string, format: SubtitleFormat): string {
-  const one = withoutControls(text).trim().replace(/\s*[\r\n\u2028\u2029]+\s*/g, ' ');
+  const one = balancedBidi(withoutControls(text).trim().replace(/\s*[\r\n\u2028\u2029]+\s*/g, ' '));
   return format === 'vtt' ? one.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;') : one;
 }
 
@@ -140,10 +205,12 @@ export function cueText(text: string, format: SubtitleFormat): string {
  * The speaker of a dialogue script's cue (docs/cli.md §11.2): a WebVTT voice span `<v Alice>`
  * (W3C WebVTT §4.2.2: the annotation may not hold `&`, `<`, `>` or a line break, so they are
  * escaped or made spaces), or `Alice: ` in SubRip, which has no voice markup; '' for no speaker.
+ * Its bidirectional formatting is balanced on its own ({@link balancedBidi}): a name cannot
+ * reorder the cue's text.
  */
 export function speakerPrefix(speaker: string | undefined, format: SubtitleFormat): string {
   if (speaker === undefined) return '';
-  const one = withoutControls(speaker).replace(/[\r\n\u2028\u2029]+/g, ' ');
+  const one = balancedBidi(withoutControls(speaker).replace(/[\r\n\u2028\u2029]+/g, ' '));
   return format === 'vtt' ? `<v ${one.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;')}>` : `${one}: `;
 }
 

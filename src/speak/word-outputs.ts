@@ -10,25 +10,72 @@
 import { jsonLine } from '../cli/escape.js';
 import { codePointLength } from '../text/split.js';
 import { openTextFile, type TextFileOptions } from './text-file.js';
-import type { Cue } from './audio-stage.js';
+import type { Cue, CueWord } from './audio-stage.js';
+import type { RunMappedText, SourceRange } from '../engine/mapped-text.js';
+import type { SpeechSpan } from '../text/spans.js';
+
+/**
+ * Where a piece as requested is in the text as read ({@link TextOffsets.locate}): its text as
+ * written and how its offsets map there.
+ */
+export interface PieceInText {
+  /** The piece as the user wrote it: the requested text itself, or what the lexicon made it of. */
+  written: string;
+  /** True when {@link written} is the requested text (no lexicon changed it): its offsets are the piece's. */
+  same: boolean;
+  /**
+   * A UTF-16 range of the requested text → the range of {@link written} it came from: a word the
+   * lexicon wrote maps to the whole stretch it replaced (engine/mapped-text.ts RunMappedText).
+   */
+  range(start: number, end: number): SourceRange;
+  /** The code point offset in the text as read of UTF-16 offset `at` of {@link written}. */
+  offset(at: number): number;
+}
+
+/** A text pieces are located in: one piece's text, or the whole text a lexicon's map covers. */
+interface Tracked {
+  /** The text as requested (parts of it are the pieces). */
+  text: string;
+  /** Its map to the text as written; undefined when it is as written. */
+  written: RunMappedText | undefined;
+  /** Code points of the text as read before it. */
+  base: number;
+  /** UTF-16 offset of `text` located up to. */
+  used: number;
+  /** Code points of the text as written before its UTF-16 offset {@link countedAt} (counted as pieces pass, not from its start each time). */
+  counted: number;
+  countedAt: number;
+}
 
 /**
  * Where each piece is in the text as read: pieces are pieces of the input in order (text/split.ts:
  * concatenated, they give it back), so their offsets are counted as they pass. A piece's end
  * marker names its text as requested (maybe a part, or trimmed): {@link locate} finds it in the
- * oldest piece that still holds it.
+ * oldest piece that still holds it. A text the pronunciation lexicon changed (docs/cli.md §11.3)
+ * comes as parts that carry its map (text/source.ts WrittenPiece, a span's `written`): it is
+ * counted by its text as written, and its parts are located in it and told there (§12.1).
  */
 export class TextOffsets {
-  /** Pieces passed and not yet all located: text, code points before it, UTF-16 offset located up to. */
-  #pending: { text: string; base: number; used: number }[] = [];
+  /** Texts passed and not yet all located. */
+  #pending: Tracked[] = [];
   #total = 0;
+  /** The map of the text whose parts are passing. */
+  #map: RunMappedText | undefined;
 
   /** `pieces` (texts, or span pieces: text/span-pieces.ts), passing through, each one's offset counted. */
-  async *track<T extends string | { text: string }>(pieces: AsyncIterable<T>): AsyncGenerator<T, void, undefined> {
+  async *track<T extends string | { text: string; written?: RunMappedText | undefined; span?: SpeechSpan }>(pieces: AsyncIterable<T>): AsyncGenerator<T, void, undefined> {
     for await (const piece of pieces) {
       const text = typeof piece === 'string' ? piece : piece.text;
-      this.#pending.push({ text, base: this.#total, used: 0 });
-      this.#total += codePoints(text, text.length);
+      const map = typeof piece === 'string' ? undefined : (piece.written ?? piece.span?.written);
+      // A later part of the text already counted whole.
+      if (map !== undefined && map === this.#map) {
+        yield piece;
+        continue;
+      }
+      this.#map = map;
+      this.#pending.push({ text: map?.text ?? text, written: map, base: this.#total, used: 0, counted: 0, countedAt: 0 });
+      const read = map?.source ?? text;
+      this.#total += codePoints(read, read.length);
       // Bounded: a piece not located within the last 1024 (said nothing) is forgotten.
       if (this.#pending.length > 1024) this.#pending.shift();
       yield piece;
@@ -36,10 +83,10 @@ export class TextOffsets {
   }
 
   /**
-   * The code point offset in the text as read of UTF-16 offset `at` of `requested` (a piece's
-   * text as requested), or undefined when the piece is not found among those passed.
+   * Where `requested` (a piece's text as requested) is in the text as read, or undefined when the
+   * piece is not found among those passed.
    */
-  locate(requested: string): ((at: number) => number) | undefined {
+  locate(requested: string): PieceInText | undefined {
     for (let i = 0; i < this.#pending.length; i++) {
       const entry = this.#pending[i]!;
       const found = entry.text.indexOf(requested, entry.used);
@@ -47,11 +94,67 @@ export class TextOffsets {
       // Earlier pieces were never spoken (nothing to say): forget them.
       this.#pending.splice(0, i);
       entry.used = found + requested.length;
-      const before = entry.base + codePoints(entry.text, found);
-      return (at) => before + codePoints(requested, at);
+      const map = entry.written;
+      if (map === undefined) {
+        const before = entry.base + codePoints(entry.text, found);
+        return { written: requested, same: true, range: (start, end) => ({ start, end }), offset: (at) => before + codePoints(requested, at) };
+      }
+      const piece = map.sourceRange(found, found + requested.length);
+      const written = map.source.slice(piece.start, piece.end);
+      const before = entry.base + countTo(entry, map.source, piece.start);
+      const inPiece = (at: number): number => Math.min(written.length, Math.max(0, at - piece.start));
+      return {
+        written,
+        same: false,
+        range: (start, end) => {
+          const r = map.sourceRange(found + start, found + end);
+          return { start: inPiece(r.start), end: inPiece(r.end) };
+        },
+        offset: (at) => before + codePoints(written, at),
+      };
     }
     return undefined;
   }
+}
+
+/** Code points of `source` before UTF-16 offset `at`, counted on from where `entry` last counted (pieces come in order). */
+function countTo(entry: Tracked, source: string, at: number): number {
+  if (at < entry.countedAt) {
+    entry.counted = 0;
+    entry.countedAt = 0;
+  }
+  entry.counted += codePointLength(source.slice(entry.countedAt, at));
+  entry.countedAt = at;
+  return entry.counted;
+}
+
+/**
+ * A piece's cue told in the text as written ({@link PieceInText}): its text the piece as the user
+ * wrote it, each word the stretch it came from — words the lexicon made of one stretch (SQL said
+ * "structured query language") one word, the stretch as written, from the first one's start to
+ * the last one's end (docs/cli.md §12.1). The cue itself when nothing was rewritten.
+ */
+export function writtenCue(cue: Cue, at: PieceInText | undefined): Cue {
+  if (at === undefined || at.same) return cue;
+  const shown: Cue = { ...cue, text: at.written };
+  if (cue.words === undefined) return shown;
+  const words: CueWord[] = [];
+  for (const w of cue.words) {
+    const r = at.range(w.charStart, w.charEnd);
+    if (r.end <= r.start) continue;
+    const last = words[words.length - 1];
+    if (last !== undefined && r.start < last.charEnd) {
+      last.end = Math.max(last.end, w.end);
+      if (r.end > last.charEnd) {
+        last.charEnd = r.end;
+        last.text = at.written.slice(last.charStart, last.charEnd);
+      }
+      continue;
+    }
+    words.push({ text: at.written.slice(r.start, r.end), start: w.start, end: w.end, charStart: r.start, charEnd: r.end });
+  }
+  shown.words = words;
+  return shown;
 }
 
 /** Code points in `text.slice(0, end)`. */
@@ -63,7 +166,7 @@ function codePoints(text: string, end: number): number {
 export interface WordTimingsWriter {
   /** Words written so far. */
   readonly count: number;
-  /** Appends the words of one piece's cue (`piece`: its number from 0; `offset`: see TextOffsets.locate). */
+  /** Appends the words of one piece's cue (`piece`: its number from 0; `offset`: PieceInText.offset, of the text the cue's offsets are in). */
   add(cue: Cue, piece: number, offset: ((at: number) => number) | undefined): Promise<void>;
   /** Completes the file: fsync, close, rename into place (in place: flush and close). */
   finish(): Promise<void>;

@@ -23,6 +23,7 @@ import { dirname, join } from 'node:path';
 import { TtsError } from '../errors.js';
 import { LANGUAGES, type Language } from '../protocol/types.js';
 import { lineIndex, parseSettingsToml, readSettingsFile } from '../settings-file.js';
+import { RunMappedText, type Rewrite as Replaced } from '../engine/mapped-text.js';
 import { splitText } from './split.js';
 import type { TextPiece } from './source.js';
 
@@ -37,6 +38,14 @@ export const MAX_REPLACEMENT_CHARS = 1000;
 
 /** Rewrites a text of the given language as the lexicon says; returns it unchanged when no entry applies. */
 export type Rewrite = (text: string, language: Language) => string;
+
+/**
+ * {@link Rewrite} with its map: the text as sent (`text`) and, for each of its UTF-16 units, the
+ * stretch of the text given (`source`) it came from — a replacement's units the whole key it
+ * replaced (engine/mapped-text.ts RunMappedText) — so that word timings and subtitles can be told
+ * in the text the user wrote (docs/cli.md §12.1).
+ */
+export type MappedRewrite = (text: string, language: Language) => RunMappedText;
 
 /** A lexicon file, read and checked. */
 export interface Lexicon {
@@ -188,11 +197,12 @@ function foldUnit(code: number, caseSensitive: boolean): number {
  * is walked as far as the text follows it (at most {@link MAX_KEY_CHARS} steps) and the longest
  * key whose end is allowed there is replaced; the scan goes on after it. So the time is at most
  * the text's length × the longest key, whatever the number of entries.
- * @returns a {@link Rewrite}; the identity for languages without entries. It throws TtsError
- *   `usage` (exit 2) when the text would grow past {@link MAX_GROWTH} times its length plus
- *   {@link MAX_GROWTH_SLACK} code units.
+ * @returns a {@link MappedRewrite}: the text as sent, mapped to the text given (unchanged, with
+ *   nothing rewritten, for languages without entries). It throws TtsError `usage` (exit 2) when
+ *   the text would grow past {@link MAX_GROWTH} times its length plus {@link MAX_GROWTH_SLACK}
+ *   code units.
  */
-export function compileLexicon(lexicon: Lexicon): Rewrite {
+export function compileMappedLexicon(lexicon: Lexicon): MappedRewrite {
   const tries = new Map<Language, Trie | null>();
   const cs = lexicon.caseSensitive;
   return (text, language) => {
@@ -202,14 +212,13 @@ export function compileLexicon(lexicon: Lexicon): Rewrite {
       trie = entries === undefined || entries.size === 0 ? null : trieOf(entries, cs);
       tries.set(language, trie);
     }
-    if (trie === null) return text;
+    if (trie === null) return RunMappedText.of(text);
     const { edges, values } = trie;
-    const out: string[] = [];
+    const edits: Replaced[] = [];
     // Bounded output (docs/cli.md §11.3): replacements longer than their keys cannot blow a text up
     // beyond a few times its size (a 1-letter key with a 1000-character value made 800 kB 400 MB).
     const limit = text.length * MAX_GROWTH + MAX_GROWTH_SLACK;
     let length = text.length;
-    let copied = 0;
     let i = 0;
     while (i < text.length) {
       let node = edges.get(foldUnit(text.charCodeAt(i), cs));
@@ -236,13 +245,17 @@ export function compileLexicon(lexicon: Lexicon): Rewrite {
       length += found.value.length - (found.end - i);
       if (length > limit) throw growthError();
       // One pass: what is put in is never searched again.
-      out.push(text.slice(copied, i), found.value);
-      copied = i = found.end;
+      edits.push({ start: i, end: found.end, text: found.value });
+      i = found.end;
     }
-    if (copied === 0) return text;
-    out.push(text.slice(copied));
-    return out.join('');
+    return RunMappedText.of(text).edit(edits);
   };
+}
+
+/** {@link compileMappedLexicon}'s rewrite, the text as sent alone (`tts lexicon check`, tests). */
+export function compileLexicon(lexicon: Lexicon): Rewrite {
+  const mapped = compileMappedLexicon(lexicon);
+  return (text, language) => mapped(text, language).text;
 }
 
 /** The refusal of a text the lexicon would blow up (docs/cli.md §11.3): exit 2. */
@@ -256,16 +269,16 @@ function growthError(): TtsError {
  * returns is at most {@link MAX_GROWTH} times what it was given plus {@link MAX_GROWTH_SLACK}
  * code units. Each part's own bound alone let the parts' slack add up: 100,000 text nodes `x`
  * with a 1000-character reading (2.1 MB of SSML) became 99.8 MB of text in memory.
- * @returns a {@link Rewrite} that throws TtsError `usage` (exit 2) past the shared bound, as
- *   `rewrite` does past its own.
+ * @returns a {@link MappedRewrite} that throws TtsError `usage` (exit 2) past the shared bound,
+ *   as `rewrite` does past its own.
  */
-export function sharedGrowthBound(rewrite: Rewrite): Rewrite {
+export function sharedGrowthBound(rewrite: MappedRewrite): MappedRewrite {
   let given = 0;
   let made = 0;
   return (text, language) => {
     const out = rewrite(text, language);
     given += text.length;
-    made += out.length;
+    made += out.text.length;
     if (made > given * MAX_GROWTH + MAX_GROWTH_SLACK) throw growthError();
     return out;
   };
@@ -276,13 +289,13 @@ export function sharedGrowthBound(rewrite: Rewrite): Rewrite {
  * file), else `lexicon.toml` beside the config file when it exists; none with `--no-lexicon`.
  * @param flag `--lexicon`'s value: a path, false for `--no-lexicon`, undefined when not given.
  * @param configFile the config file's path (src/cli/config-file.ts `configPath`).
- * @returns the rewrite function, or undefined when there is no lexicon.
+ * @returns the rewrite function (with its map: {@link MappedRewrite}), or undefined when there is no lexicon.
  * @throws TtsError `usage` (exit 2) as {@link loadLexicon}.
  */
-export async function lexiconFor(flag: string | boolean | undefined, configFile: string): Promise<Rewrite | undefined> {
+export async function lexiconFor(flag: string | boolean | undefined, configFile: string): Promise<MappedRewrite | undefined> {
   if (flag === false) return undefined;
   const lexicon = typeof flag === 'string' ? await loadLexicon(flag, true) : await loadLexicon(defaultLexiconPath(configFile), false);
-  return lexicon === undefined ? undefined : compileLexicon(lexicon);
+  return lexicon === undefined ? undefined : compileMappedLexicon(lexicon);
 }
 
 /**
@@ -303,14 +316,21 @@ function readLexiconText(path: string, required: boolean): Promise<string | unde
 
 /**
  * Pieces of plain text with the lexicon applied, each cut again to at most `maxChars` code points
- * (a replacement may lengthen a piece; text/split.ts); the parts of a `--lines` piece continue its line.
+ * (a replacement may lengthen a piece; text/split.ts); the parts of a `--lines` piece continue its
+ * line. The parts of a piece the lexicon changed carry its map (`written`, shared by them all:
+ * text/source.ts WrittenPiece), by which its words are told in the text as written (docs/cli.md
+ * §12.1); a piece it left as it was goes on as before (a string, or a LinePiece without it).
  */
-export async function* rewritePieces(pieces: AsyncIterable<TextPiece>, rewrite: Rewrite, language: Language, maxChars: number): AsyncIterable<TextPiece> {
+export async function* rewritePieces(pieces: AsyncIterable<TextPiece>, rewrite: MappedRewrite, language: Language, maxChars: number): AsyncIterable<TextPiece> {
   for await (const piece of pieces) {
+    const rewritten = rewrite(typeof piece === 'string' ? piece : piece.text, language);
+    const written = rewritten.changed ? rewritten : undefined;
+    const parts = splitText(rewritten.text, maxChars);
     if (typeof piece === 'string') {
-      yield* splitText(rewrite(piece, language), maxChars);
+      for (const text of parts) yield written === undefined ? text : { text, written };
       continue;
     }
-    for (const [i, text] of splitText(rewrite(piece.text, language), maxChars).entries()) yield { text, lineStart: piece.lineStart && i === 0 };
+    const lineStart = 'lineStart' in piece && piece.lineStart;
+    for (const [i, text] of parts.entries()) yield written === undefined ? { text, lineStart: lineStart && i === 0 } : { text, lineStart: lineStart && i === 0, written };
   }
 }

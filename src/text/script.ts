@@ -12,6 +12,7 @@
  * (the backslash dropped), for a line that would otherwise read as a name.
  */
 import { TtsError } from '../errors.js';
+import { mappedOf, type RunMappedText } from '../engine/mapped-text.js';
 import type { Language } from '../protocol/types.js';
 import type { SpeechSpan } from './spans.js';
 
@@ -110,13 +111,16 @@ export function castTurns(turns: readonly Turn[], cast: ReadonlyMap<string, stri
 /**
  * The turns as speech spans: one per turn, in its speaker's voice and language, a new sentence,
  * with `gapMs` of silence before every turn but the first (docs/cli.md §11.2).
- * @param rewrite the lexicon (text/lexicon.ts), applied with each turn's language.
+ * @param rewrite the lexicon (text/lexicon.ts), applied with each turn's language; a turn it
+ *   changed keeps its map (SpeechSpan `written`).
  */
-export function scriptSpans(turns: readonly Turn[], voices: ReadonlyMap<string, CastVoice>, gapMs: number, rewrite?: (text: string, language: Language) => string): SpeechSpan[] {
+export function scriptSpans(turns: readonly Turn[], voices: ReadonlyMap<string, CastVoice>, gapMs: number, rewrite?: (text: string, language: Language) => string | RunMappedText): SpeechSpan[] {
   return turns.map((t, i) => {
     const cast = voices.get(t.speaker)!;
+    const rewritten = rewrite === undefined ? undefined : mappedOf(t.text, rewrite(t.text, cast.language));
     return {
-      text: rewrite === undefined ? t.text : rewrite(t.text, cast.language),
+      text: rewritten === undefined ? t.text : rewritten.text,
+      ...(rewritten?.changed === true ? { written: rewritten } : {}),
       voice: cast.voice,
       language: cast.language,
       speaker: t.speaker,

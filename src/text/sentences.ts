@@ -16,11 +16,6 @@ export function sentencesOf(piece: string): string[] {
   return segmentsOf(piece, 'sentence');
 }
 
-/** Each piece of `pieces` cut into its sentences, as the pieces come. */
-export async function* sentencePieces(pieces: AsyncIterable<string>): AsyncGenerator<string, void, undefined> {
-  for await (const piece of pieces) yield* sentencesOf(piece);
-}
-
 /** Characters of context on each side of a join that {@link sentenceBreakBetween} segments. */
 const JOIN_CONTEXT_CHARS = 256;
 

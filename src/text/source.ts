@@ -4,6 +4,7 @@
  * arrives. Shared by `say`/`stream`/`realtime` and every line of `tts batch`.
  */
 import { stat } from 'node:fs/promises';
+import type { RunMappedText } from '../engine/mapped-text.js';
 import { TtsError } from '../errors.js';
 import { openText, readLines } from './read.js';
 import { splitStream } from './split.js';
@@ -16,10 +17,24 @@ export interface LinePiece {
   text: string;
   /** True for the line's first piece; its later pieces continue it. */
   lineStart: boolean;
+  /** The line as the lexicon rewrote it, with its map ({@link WrittenPiece}); absent when it did not. */
+  written?: RunMappedText | undefined;
 }
 
-/** A piece of a run's text: plain text cut at sentence ends, or a piece of a `--lines` line. */
-export type TextPiece = string | LinePiece;
+/**
+ * A part of a text the pronunciation lexicon changed (text/lexicon.ts `rewritePieces`, a
+ * document's chapter): `text` is the part as sent; `written` the whole rewritten text it is a
+ * part of — its parts, in order, are all of `written.text` — mapped to that text as the user
+ * wrote it (`written.source`), so that its words' offsets and its subtitle cue are told in the
+ * text as written (docs/cli.md §12.1). Every part of one text shares the one object.
+ */
+export interface WrittenPiece {
+  text: string;
+  written: RunMappedText;
+}
+
+/** A piece of a run's text: plain text cut at sentence ends, a piece of a `--lines` line, or a part of a text the lexicon changed. */
+export type TextPiece = string | LinePiece | WrittenPiece;
 
 /** Where the text of a run comes from and how it is cut (the flags of docs/cli.md §1). */
 export interface TextSourceOptions {

@@ -7,12 +7,20 @@
  * and so its cache key (docs/cli.md §8) — is its text, voice and language alone; rate and gain are
  * applied after the cache by the audio stage, and breaks are silence the stage inserts.
  */
+import type { RunMappedText } from '../engine/mapped-text.js';
 import type { Language } from '../protocol/types.js';
 
 /** One stretch of text with the settings it is spoken with. */
 export interface SpeechSpan {
   /** The text to request, as sent (lexicon and say-as already applied); may be empty for a span that only carries a break or marks. */
   text: string;
+  /**
+   * When the pronunciation lexicon changed the span's text (docs/cli.md §11.3): `text` mapped to
+   * the span's text as it would be without the lexicon (`written.source`; `written.text` is
+   * `text`), by which its words and subtitle cues are told in the text as written (§12.1).
+   * Absent when the lexicon changed nothing.
+   */
+  written?: RunMappedText | undefined;
   /** Preset voice id (docs/cli.md §4); undefined = the run's `--voice`. */
   voice?: string | undefined;
   /** Language of the request; undefined = the run's. */

@@ -11,6 +11,7 @@
  * `lenient`, which speaks its text content instead.
  */
 import { SaxesParser, type SaxesTagPlain } from 'saxes';
+import { mappedOf, RunMappedText } from '../engine/mapped-text.js';
 import { TtsError } from '../errors.js';
 import { LANGUAGES, type Language } from '../protocol/types.js';
 import { renderSayAs, SAY_AS_KINDS, SayAsError, type SayAsKind } from './say-as.js';
@@ -53,11 +54,29 @@ export interface SsmlOptions {
   source: string;
   /**
    * Applied to every plain text node (the lexicon, text/lexicon.ts), with the language it is
-   * spoken in — never to a `sub` alias or `say-as` output. Default: the identity.
+   * spoken in — never to a `sub` alias or `say-as` output. Default: the identity. What it gives
+   * with its map (the lexicon's RunMappedText) lets a span it changed keep one (SpeechSpan
+   * `written`); a text alone counts as the whole node replaced.
    */
-  rewrite?: ((text: string, language: Language) => string) | undefined;
+  rewrite?: ((text: string, language: Language) => string | RunMappedText) | undefined;
 }
 
+
+/**
+ * A span's text as sent (`text`: its parts joined, white space made one space, trimmed) mapped to
+ * the same made of the parts as they were before the lexicon — the span's text as written — so
+ * its words are told there (SpeechSpan `written`, docs/cli.md §12.1). When the map cannot give
+ * `text` back, the whole span is one replacement of the text as written.
+ * @returns the map, or undefined when the text as written is `text` itself.
+ */
+function writtenSpan(parts: readonly RunMappedText[], text: string): RunMappedText | undefined {
+  const tidy = (m: RunMappedText): RunMappedText => m.replace(/\s+/gu, () => ' ').replace(/^ | $/gu, () => '');
+  const whole = RunMappedText.concat(parts);
+  const asWritten = tidy(RunMappedText.of(whole.source));
+  const sent = tidy(whole);
+  const mapped = sent.text === text ? sent.relativeTo(asWritten) : RunMappedText.of(asWritten.text).edit([{ start: 0, end: asWritten.text.length, text }]);
+  return mapped.changed ? mapped : undefined;
+}
 
 /** What an open element changes for the text inside it. */
 interface Frame {
@@ -86,11 +105,26 @@ export async function ssmlSpans(blocks: AsyncIterable<string> | Iterable<string>
   const parser = new SaxesParser<{ position: true; xmlns: false }>({ position: true, xmlns: false });
   const spans: SpeechSpan[] = [];
   const stack: Frame[] = [];
-  const rewrite = options.rewrite ?? ((text: string) => text);
+  const rewrite = options.rewrite;
   /** Raw text since the last tag: a text node as a whole, whatever blocks it came in. */
   let raw = '';
   /** Text of the span being built, with the settings of the frame on top. */
   let buffer = '';
+  /** The parts of {@link buffer}, each mapped to what it was before the rewrite (a sub alias, say-as output, white space: themselves). */
+  let parts: RunMappedText[] = [];
+  /** Whether the rewrite changed a part of the span being built. */
+  let rewritten = false;
+  /** Appends text to the span being built (its map kept only when there is a rewrite). */
+  const add = (part: string | RunMappedText): void => {
+    if (rewrite === undefined && typeof part === 'string') {
+      buffer += part;
+      return;
+    }
+    const mapped = typeof part === 'string' ? RunMappedText.of(part) : part;
+    buffer += mapped.text;
+    parts.push(mapped);
+    if (mapped.changed) rewritten = true;
+  };
   let pendingBreak: number | undefined;
   let pendingMarks: string[] = [];
   let pendingSentence = true;
@@ -111,15 +145,19 @@ export async function ssmlSpans(blocks: AsyncIterable<string> | Iterable<string>
     const frame = top();
     if (frame.collect?.kind === 'say-as') frame.collect.text += text;
     else if (frame.collect?.kind === 'sub') return;
-    else buffer += text.trim() === '' ? text : rewrite(text, languageOf(frame));
+    else add(text.trim() === '' || rewrite === undefined ? text : mappedOf(text, rewrite(text, languageOf(frame))));
   };
   /** Ends the span being built (its settings are the top frame's): a new span starts at the next text. */
   const endSpan = (): void => {
     const text = buffer.replace(/\s+/gu, ' ').trim();
+    const written = rewritten && text !== '' ? writtenSpan(parts, text) : undefined;
     buffer = '';
+    parts = [];
+    rewritten = false;
     if (text === '') return;
     const frame = top();
     const span: SpeechSpan = { text, newSentence: pendingSentence || lastText === '' || sentenceBreakBetween(`${lastText} `, text) };
+    if (written !== undefined) span.written = written;
     if (frame.voice !== undefined) span.voice = frame.voice;
     if (frame.language !== undefined) span.language = frame.language;
     if (frame.rate !== 1) span.rate = frame.rate;
@@ -250,10 +288,10 @@ export async function ssmlSpans(blocks: AsyncIterable<string> | Iterable<string>
     endText();
     const frame = top();
     // Replacements go in as written: the text around them has its own spaces (or none, in Japanese).
-    if (frame.collect?.kind === 'sub') buffer += frame.collect.alias;
+    if (frame.collect?.kind === 'sub') add(frame.collect.alias);
     else if (frame.collect?.kind === 'say-as') {
       try {
-        buffer += `${renderSayAs(frame.collect.as, frame.collect.format, frame.collect.text, languageOf(frame))}`;
+        add(`${renderSayAs(frame.collect.as, frame.collect.format, frame.collect.text, languageOf(frame))}`);
       } catch (error) {
         if (error instanceof SayAsError) fail(error.message, frame.collect.at);
         throw error;

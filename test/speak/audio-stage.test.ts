@@ -11,7 +11,7 @@ import { describe, it } from 'node:test';
 import { TtsError } from '../../src/errors.js';
 import { AudioStage } from '../../src/speak/audio-stage.js';
 import { convertChunks, reportedSpec } from '../../src/speak/convert-stream.js';
-import { cueText, openSubtitles, timestamp } from '../../src/speak/subtitles.js';
+import { cueText, formatKaraokeCue, openSubtitles, timestamp } from '../../src/speak/subtitles.js';
 
 const spec = { format: 'pcm16' as const, sampleRate: 1000, channels: 1 };
 
@@ -47,6 +47,24 @@ describe('subtitle files', () => {
     assert.equal(cueText('  A <b>\r\nc  ', 'srt'), 'A <b> c');
     // Control characters from the text (an ESC sequence) never reach the file; tabs stay.
     assert.equal(cueText('Red \u001b[31malert\u0007 now\u009b.\tok', 'srt'), 'Red [31malert now.\tok');
+  });
+
+  it('balances bidirectional formatting in each cue line: an open RLO is closed at its end, a stray PDF or PDI left out, marks and balanced pairs kept (CVE-2021-42574)', () => {
+    // An override left open would reorder the next line, or the terminal's prompt (--subtitles /dev/stderr).
+    assert.equal(cueText('Total \u202Eevil text', 'srt'), 'Total \u202Eevil text\u202C');
+    assert.equal(cueText('a \u2067b \u202Bc', 'srt'), 'a \u2067b \u202Bc\u202C\u2069');
+    // Closed within the line: as written, so right-to-left subtitles still read right.
+    assert.equal(cueText('\u2067\u05E9\u05DC\u05D5\u05DD\u2069 and \u202Bx\u202C \u200F\u200E\u061C', 'srt'), '\u2067\u05E9\u05DC\u05D5\u05DD\u2069 and \u202Bx\u202C \u200F\u200E\u061C');
+    // Terminators that close nothing go; a PDF never closes across an isolate; a PDI closes the embeddings inside its isolate first.
+    assert.equal(cueText('\u202Cx\u2069 y', 'srt'), 'x y');
+    assert.equal(cueText('\u2066a\u202Eb\u2069c', 'srt'), '\u2066a\u202Eb\u202C\u2069c');
+    assert.equal(cueText('\u202Ea\u2066b\u202Cc', 'srt'), '\u202Ea\u2066bc\u2069\u202C');
+    // Deeper than UAX #9's 125: the extra openers and their closers are left out, the rest closed.
+    const deep = cueText('\u202B'.repeat(130) + 'x' + '\u202C'.repeat(3), 'srt');
+    assert.equal(deep, '\u202B'.repeat(125) + 'x' + '\u202C'.repeat(125));
+    // Each WebVTT karaoke line and the speaker's name on their own.
+    const karaoke = formatKaraokeCue({ start: 0, end: 1, text: '\u202Eab cd', words: [{ text: '\u202Eab', start: 0, end: 0.5, charStart: 0, charEnd: 3 }, { text: 'cd', start: 0.5, end: 1, charStart: 4, charEnd: 6 }], span: { text: '', speaker: 'Al\u202E' } });
+    assert.equal(karaoke, '00:00:00.000 --> 00:00:01.000\n<v Al\u202E\u202C>\u202Eab <00:00:00.500>cd\u202C\n\n');
   });
 
   it('appears only on finish, keeps an old file on abort', async () => {

@@ -5,7 +5,7 @@
  * audio after -r, --speed and --pause. In-process runs against the built-in service.
  */
 import assert from 'node:assert/strict';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -160,6 +160,92 @@ describe('word timings out of a run', () => {
   });
 });
 
+describe('bidirectional controls from the text in subtitles and word timings (docs/cli.md §1 `--subtitles`, §12.1; CVE-2021-42574)', () => {
+  it('every cue line closes what it opens and keeps no stray terminator; the JSON lines hold none raw, and a JSON reader gets the word as written', async () => {
+    const text = 'Pay \u202Eevil here. Then \u2067more\u2069 and \u202Cstray\u2069 text.';
+    for (const format of ['vtt', 'srt'] as const) {
+      const out = (ext: string): string => join(dir, `bidi-${format}.${ext}`);
+      const r = await runTtsInProcess(['say', '--offline', '-v', 'en-woman-1', '-o', out('wav'), '--subtitles', out(format), '--words', '--word-timings', out('jsonl'), text], { env: { TTS_NO_CACHE: '1' } });
+      assert.equal(r.code, 0, r.stderr);
+      const cues = (await readFile(out(format), 'utf8')).split('\n').filter((l) => /[\u202A-\u202E\u2066-\u2069]/u.test(l));
+      assert.ok(cues.some((l) => l.includes('\u202E')), 'the override is kept where it is closed');
+      for (const line of cues) {
+        let depth = 0;
+        for (const ch of line) {
+          if (/[\u202A\u202B\u202D\u202E\u2066-\u2068]/u.test(ch)) depth++;
+          if (/[\u202C\u2069]/u.test(ch)) depth--;
+          assert.ok(depth >= 0, `a terminator that closes nothing: ${JSON.stringify(line)}`);
+        }
+        assert.equal(depth, 0, `left open at the end of ${JSON.stringify(line)}`);
+      }
+      const jsonl = await readFile(out('jsonl'), 'utf8');
+      assert.doesNotMatch(jsonl, /[\u202A-\u202E\u2066-\u2069]/u);
+      assert.match(jsonl, /\\u202e/u);
+      assert.ok(lines(jsonl).some((w) => w.word === '\u202Eevil'), jsonl);
+    }
+  });
+});
+
+describe('word timings and subtitles with a lexicon: the text as the user wrote it (docs/cli.md §11.3, §12.1)', () => {
+  // A short key made long and a long one made short, early in the sentences: every later word's
+  // offsets moved by the difference when they were told in the text as sent.
+  const LEXICON = '[en]\n"SQL" = "structured query language"\n"Kubernetes" = "K"\n';
+  /** The cue lines of a subtitle file, timestamps left out. */
+  const cueTexts = (file: string): string[] =>
+    file
+      .split('\n')
+      .filter((l) => l !== '' && l !== 'WEBVTT' && !/^\d+$/u.test(l) && !/-->/u.test(l))
+      .map((l) => l.replace(/<\d\d:\d\d:\d\d\.\d{3}>/gu, ''));
+  /** One run with the lexicon (`--lexicon`) or without (`--no-lexicon`): its word lines and subtitle cue lines. */
+  const run = async (name: string, input: string[], lexicon: boolean, format: 'vtt' | 'srt'): Promise<{ words: Line[]; cues: string[] }> => {
+    const lexiconFile = join(dir, 'lexicon.toml');
+    await writeFile(lexiconFile, LEXICON);
+    const out = (ext: string): string => join(dir, `${name}-${lexicon ? 'lex' : 'plain'}.${ext}`);
+    const r = await runTtsInProcess(['stream', '--offline', '-v', 'en-woman-1', ...(lexicon ? ['--lexicon', lexiconFile] : ['--no-lexicon']), '-o', out('wav'), '--subtitles', out(format), '--words', '--word-timings', out('jsonl'), ...input], { env: { TTS_NO_CACHE: '1' } });
+    assert.equal(r.code, 0, r.stderr);
+    return { words: lines(await readFile(out('jsonl'), 'utf8')), cues: cueTexts(await readFile(out(format), 'utf8')) };
+  };
+
+  it('plain text: char_start/char_end index the words given, a word of a replacement is the key it replaced, the cues show what was written', async () => {
+    const text = 'SQL and Kubernetes run the big cluster today. Then SQL again, with Kubernetes.';
+    const withLexicon = await run('plain', [text], true, 'vtt');
+    const points = [...text];
+    for (const w of withLexicon.words) assert.equal(points.slice(w.char_start, w.char_end).join(''), w.word);
+    assert.deepEqual(
+      withLexicon.words.map((w) => [w.word, w.char_start, w.char_end]),
+      [['SQL', 0, 3], ['and', 4, 7], ['Kubernetes', 8, 18], ['run', 19, 22], ['the', 23, 26], ['big', 27, 30], ['cluster', 31, 38], ['today.', 39, 45], ['Then', 46, 50], ['SQL', 51, 54], ['again,', 55, 61], ['with', 62, 66], ['Kubernetes.', 67, 78]],
+    );
+    // "structured query language" is one word, SQL, from the start of the first to the end of the last.
+    const sql = withLexicon.words[0]!;
+    assert.ok(sql.end - sql.start > 0.8, `SQL said as three words takes ${sql.end - sql.start} s`);
+    assert.ok(sql.end <= withLexicon.words[1]!.start);
+    assert.deepEqual(withLexicon.cues, ['SQL and Kubernetes run the big cluster today.', 'Then SQL again, with Kubernetes.']);
+    // The same words, offsets and cue text as without the lexicon.
+    const without = await run('plain', [text], false, 'vtt');
+    assert.deepEqual(withLexicon.words.map((w) => [w.word, w.char_start, w.char_end, w.piece]), without.words.map((w) => [w.word, w.char_start, w.char_end, w.piece]));
+    assert.deepEqual(withLexicon.cues, without.cues);
+  });
+
+  it('SSML, a dialogue script and a Markdown document: the same words, offsets and cues as without the lexicon (SubRip word cues too)', async () => {
+    const ssml = join(dir, 'lex.ssml');
+    await writeFile(ssml, '<speak>Use <emphasis>SQL</emphasis> now.  The  SQL <sub alias="K">X</sub> and Kubernetes run <prosody rate="fast">fast SQL</prosody> end.</speak>');
+    const script = join(dir, 'lex.script.txt');
+    await writeFile(script, 'Alice: SQL is here.\nBob: Kubernetes runs SQL too.\n');
+    const markdown = join(dir, 'lex.md');
+    await writeFile(markdown, '# One\n\nSQL is fine. Kubernetes too.\n\n# Two\n\nMore SQL here.\n');
+    for (const [name, input] of [['ssml', ['-f', ssml]], ['script', ['--cast', 'Alice=en-woman-1,Bob=en-man-1', '-f', script]], ['markdown', ['-f', markdown]]] as const) {
+      for (const format of ['vtt', 'srt'] as const) {
+        const withLexicon = await run(`${name}-${format}`, [...input], true, format);
+        const without = await run(`${name}-${format}`, [...input], false, format);
+        assert.ok(withLexicon.words.filter((w) => w.word.startsWith('SQL')).length >= 2, `${name}: ${JSON.stringify(withLexicon.words)}`);
+        assert.deepEqual(withLexicon.words.map((w) => [w.word, w.char_start, w.char_end, w.piece]), without.words.map((w) => [w.word, w.char_start, w.char_end, w.piece]), name);
+        assert.deepEqual(withLexicon.cues, without.cues, `${name} ${format}`);
+        assert.ok(!withLexicon.cues.some((c) => /structured|query/u.test(c)), `${name}: ${withLexicon.cues.join(' | ')}`);
+      }
+    }
+  });
+});
+
 describe('the pieces of the outputs', () => {
   it('the stage maps a piece’s word frames through its delivered length', async () => {
     const spec = { format: 'pcm16' as const, sampleRate: 1000, channels: 1 };
@@ -235,10 +321,10 @@ describe('the pieces of the outputs', () => {
       seen.push(p);
     assert.equal(seen.length, 3);
     // UTF-16 offset 3 (after 𝄞 and the space) is code point 2.
-    assert.equal(offsets.locate('𝄞 One. ')!(3), 2);
+    assert.equal(offsets.locate('𝄞 One. ')!.offset(3), 2);
     // '... ' was never spoken; 'Two' and 'three.' were requested as two parts.
-    assert.equal(offsets.locate('Two ')!(0), 11);
-    assert.equal(offsets.locate('three.')!(0), 15);
+    assert.equal(offsets.locate('Two ')!.offset(0), 11);
+    assert.equal(offsets.locate('three.')!.offset(0), 15);
     assert.equal(offsets.locate('nowhere'), undefined);
   });
 });

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { TtsError } from '../../src/errors.js';
-import { compileLexicon, MAX_LEXICON_ENTRIES, parseLexicon, type Rewrite } from '../../src/text/lexicon.js';
+import { compileLexicon, compileMappedLexicon, MAX_LEXICON_ENTRIES, parseLexicon, rewritePieces, type Rewrite } from '../../src/text/lexicon.js';
 
 const lexiconOf = async (toml: string): Promise<Rewrite> => compileLexicon(await parseLexicon(toml, 'lexicon.toml'));
 
@@ -80,6 +80,39 @@ describe('lexicon file checks name the file and line (exit 2)', () => {
     const lines = ['[en]'];
     for (let i = 0; i <= MAX_LEXICON_ENTRIES; i++) lines.push(`"w${i}" = "x"`);
     assert.match(await usageError(parseLexicon(lines.join('\n'), 'big.toml')), new RegExp(`^big\\.toml:${MAX_LEXICON_ENTRIES + 2}: more than ${MAX_LEXICON_ENTRIES} entries`));
+  });
+});
+
+describe('the lexicon\'s map back to the text as written (docs/cli.md §12.1)', () => {
+  it('maps each unit of the text as sent to the stretch of the text given it came from: a replacement to the whole key', async () => {
+    const rewrite = compileMappedLexicon(await parseLexicon('[en]\n"SQL" = "structured query language"\n"Kubernetes" = "K"\n', 'lexicon.toml'));
+    const given = 'SQL and Kubernetes run the big cluster today.';
+    const sent = rewrite(given, 'en');
+    assert.equal(sent.text, 'structured query language and K run the big cluster today.');
+    assert.equal(sent.source, given);
+    // Each word as sent, told in the text as written.
+    const words = [...sent.text.matchAll(/\S+/gu)].map((m) => {
+      const r = sent.sourceRange(m.index, m.index + m[0].length);
+      return given.slice(r.start, r.end);
+    });
+    assert.deepEqual(words, ['SQL', 'SQL', 'SQL', 'and', 'Kubernetes', 'run', 'the', 'big', 'cluster', 'today.']);
+    assert.ok(sent.changed);
+    assert.ok(!rewrite('nothing to change', 'en').changed);
+    assert.ok(!rewrite('SQL', 'ja').changed, 'no [ja] entries');
+  });
+
+  it('rewritePieces gives the parts of a changed piece its map, shared; an unchanged piece goes as before', async () => {
+    const rewrite = compileMappedLexicon(await parseLexicon('[en]\n"SQL" = "structured query language"\n', 'lexicon.toml'));
+    const out = [];
+    for await (const p of rewritePieces((async function* () { yield 'SQL here. '; yield 'Nothing. '; yield { text: 'SQL', lineStart: true }; })(), rewrite, 'en', 20)) out.push(p);
+    const [a, b, c, d, e] = out as { text: string; written?: { source: string }; lineStart?: boolean }[];
+    assert.equal(out.length, 5);
+    assert.deepEqual([a!.text, b!.text], ['structured query ', 'language here. ']);
+    assert.equal(a!.written, b!.written);
+    assert.equal(a!.written!.source, 'SQL here. ');
+    assert.equal(c, 'Nothing. ');
+    assert.deepEqual([d!.text, d!.lineStart, e!.text, e!.lineStart], ['structured query ', true, 'language', false]);
+    assert.equal(d!.written!.source, 'SQL');
   });
 });
 

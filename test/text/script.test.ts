@@ -58,11 +58,20 @@ describe('the cast', () => {
     const turns = parseScript('Alice: SQL.\nSensei：東雲。\nAlice: SQL again.', 's');
     const voices = castTurns(turns, new Map([['Alice', 'en-woman-1'], ['Sensei', 'ja-man-1']]), (v) => (v.startsWith('ja') ? 'ja' : 'en'));
     const rewrite = (text: string, language: string): string => (language === 'en' ? text.replace('SQL', 'sequel') : text.replace('東雲', 'しののめ'));
-    assert.deepEqual(scriptSpans(turns, voices, 400, rewrite), [
-      { text: 'sequel.', voice: 'en-woman-1', language: 'en', speaker: 'Alice', newSentence: true },
-      { text: 'しののめ。', voice: 'ja-man-1', language: 'ja', speaker: 'Sensei', newSentence: true, breakBeforeMs: 400 },
-      { text: 'sequel again.', voice: 'en-woman-1', language: 'en', speaker: 'Alice', newSentence: true, breakBeforeMs: 400 },
-    ]);
+    const spans = scriptSpans(turns, voices, 400, rewrite);
+    assert.deepEqual(
+      spans.map(({ written: _, ...span }) => span),
+      [
+        { text: 'sequel.', voice: 'en-woman-1', language: 'en', speaker: 'Alice', newSentence: true },
+        { text: 'しののめ。', voice: 'ja-man-1', language: 'ja', speaker: 'Sensei', newSentence: true, breakBeforeMs: 400 },
+        { text: 'sequel again.', voice: 'en-woman-1', language: 'en', speaker: 'Alice', newSentence: true, breakBeforeMs: 400 },
+      ],
+    );
+    // Each turn the lexicon changed keeps the turn as written, for its words and cues (docs/cli.md §12.1).
+    assert.deepEqual(
+      spans.map((s) => s.written?.source),
+      ['SQL.', '東雲。', 'SQL again.'],
+    );
   });
 });
 
