@@ -218,6 +218,13 @@ export async function main(
 }
 
 /**
+ * How long a stopped run gives standard error's reader to take what is still waiting in its
+ * buffer (the last messages, the `--json` line) before {@link endProcess} drops it: a reader that
+ * reads takes it at once; one that takes nothing (`2>&1 | sleep 1000`) never would.
+ */
+const STDERR_GRACE_MS = 500;
+
+/**
  * Ends the process with `code`, the exit code {@link main} returned (docs/cli.md §3), by setting
  * `process.exitCode`: Node exits once nothing is left to do. Except after a stop signal (`code`
  * 130 SIGINT, 143 SIGTERM, 129 SIGHUP), which must end the run promptly:
@@ -227,9 +234,11 @@ export async function main(
  *   so the process dies of the stop signal itself, with the signal's default action, after
  *   removing any temporary file still tracked (audio/temp-files.ts): a shell reports the same
  *   status (`$?` is 130), a parent process sees the signal;
- * - when standard output still holds audio for a reader that takes nothing (`tts stream … |
- *   sleep 60`, then SIGTERM), Node would not exit before it was written: what the run had not
- *   delivered is dropped, as the rest of the audio is, by `process.exit(code)`.
+ * - when standard output or standard error (a pipe or a socket) still holds bytes for a reader
+ *   that takes nothing (`tts stream … | sleep 60`, `2>&1 | sleep 1000`, then SIGTERM), Node
+ *   would not exit before they were written: standard error is given {@link STDERR_GRACE_MS} to
+ *   drain (its last lines are the run's error and `--json` line), then what is left of either is
+ *   dropped, as the rest of the audio is, by `process.exit(code)`.
  * Call it once, in the real process only.
  */
 export async function endProcess(code: number): Promise<void> {
@@ -244,5 +253,16 @@ export async function endProcess(code: number): Promise<void> {
     process.kill(process.pid, signal);
     return;
   }
-  if (process.stdout.writableLength > 0) process.exit(code);
+  if (process.stderr.writableLength > 0) {
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(done, STDERR_GRACE_MS);
+      function done(): void {
+        clearTimeout(timer);
+        process.stderr.off('drain', done);
+        resolve();
+      }
+      process.stderr.once('drain', done);
+    });
+  }
+  if (process.stdout.writableLength > 0 || process.stderr.writableLength > 0) process.exit(code);
 }
