@@ -77,22 +77,68 @@ function helpWrittenAhead(args) {
 
 /**
  * Whether code Node reads from `folder` (an absolute path without symbolic links) can only have
- * been written by this user: the folder is this user's and no one else can write it, and each
- * folder above it is this user's or root's and no one else can write it, unless it is root's and
- * sticky (/tmp: no one can rename another's entries there). Otherwise another local user could
- * swap in compiled code of their own that Node would run as this user.
+ * been written by this user: the `own` lowest folders of the path (`compile` and `tts`, the
+ * folders tts makes) are this user's and no one else can write them, and each folder above them
+ * is this user's or root's and no one else can write it, unless it is root's and sticky (/tmp: no
+ * one can rename or remove another's entries there). Otherwise another local user could swap in
+ * compiled code of their own that Node would run as this user.
+ * @param own how many folders, from `folder` up, must be this user's (0 to 2).
  * @throws Error when a folder cannot be read (lstat).
  */
-function writableOnlyByUs(folder) {
+function writableOnlyByUs(folder, own) {
   const { lstatSync } = require('node:fs');
   const uid = process.getuid();
-  for (let at = folder, leaf = true; ; at = path.dirname(at), leaf = false) {
+  for (let at = folder, left = own; ; at = path.dirname(at), left--) {
     const stats = lstatSync(at);
     if (!stats.isDirectory()) return false;
-    if (stats.uid !== uid && (leaf || stats.uid !== 0)) return false;
-    if ((stats.mode & 0o022) !== 0 && (leaf || stats.uid !== 0 || (stats.mode & 0o1000) === 0)) return false;
+    if (stats.uid !== uid && (left > 0 || stats.uid !== 0)) return false;
+    if ((stats.mode & 0o022) !== 0 && (left > 0 || stats.uid !== 0 || (stats.mode & 0o1000) === 0)) return false;
     if (path.dirname(at) === at) return true;
   }
+}
+
+/**
+ * The compile cache's folder `<base>/tts/compile` ({@link enableCompileCache}), without symbolic
+ * links, made where it is missing — but only where it will be used: the nearest folder of that
+ * path that is there already is judged first ({@link writableOnlyByUs}: `tts` and `compile`, when
+ * there, must be this user's), so that nothing is made in a folder others can write (not root's
+ * and sticky), nor in another user's `tts`. Each missing folder is then made on its own (mode
+ * 0700, never through a name that is there already: in a sticky folder such as /tmp, a `tts`
+ * someone else made first is theirs, and refused), and `compile` is given mode 0700 when it is
+ * this user's with another. `made` receives the folders made, so that they can be removed should
+ * Node decline the folder after all.
+ * @param base absolute: `$XDG_CACHE_HOME`, else `~/.cache`.
+ * @returns the folder, or undefined when there is none this user alone can write (nothing made).
+ * @throws Error of the file system (a folder that cannot be read or made); `made` lists what was
+ *   made until then.
+ */
+function privateCompileFolder(base, made) {
+  const { chmodSync, lstatSync, mkdirSync, realpathSync, statSync } = require('node:fs');
+  const target = path.join(base, 'tts', 'compile');
+  // The names missing below the nearest folder that is there (links followed, as the user set them).
+  const missing = [];
+  let there = target;
+  for (;;) {
+    const stats = statSync(there, { throwIfNoEntry: false });
+    if (stats !== undefined) {
+      if (!stats.isDirectory()) return undefined;
+      break;
+    }
+    if (path.dirname(there) === there) return undefined;
+    missing.unshift(path.basename(there));
+    there = path.dirname(there);
+  }
+  // How many of `tts` and `compile` are there already: those must be this user's.
+  let folder = realpathSync(there);
+  if (!writableOnlyByUs(folder, Math.max(0, 2 - missing.length))) return undefined;
+  for (const name of missing) {
+    folder = path.join(folder, name);
+    mkdirSync(folder, { mode: 0o700 });
+    made.push(folder);
+  }
+  // A umask that takes the owner's bits, or an older compile/ of ours left 0755: 0700.
+  if ((lstatSync(folder).mode & 0o777) !== 0o700) chmodSync(folder, 0o700);
+  return writableOnlyByUs(folder, 2) ? folder : undefined;
 }
 
 /**
@@ -100,33 +146,42 @@ function writableOnlyByUs(folder) {
  * code of the JavaScript a run loads, kept on disk so later runs skip compiling it (issue 20's
  * eighth round: an English one-shot's first byte 252 → 227 ms on Node 24). It goes where
  * NODE_COMPILE_CACHE says when that is set, else in tts's own cache folder, `compile/` beside the
- * piece cache (`$XDG_CACHE_HOME/tts`, absolute, else `~/.cache/tts`; docs/cli.md §8), made 0700
- * and used only when no one but this user can write there ({@link writableOnlyByUs}): not Node's
- * default, the shared temporary folder, where another local user could plant compiled code.
+ * piece cache (`$XDG_CACHE_HOME/tts`, absolute, else `~/.cache/tts`; docs/cli.md §8), mode 0700,
+ * and only when no one but this user can write there ({@link privateCompileFolder}, which makes
+ * no folder it would not use): not Node's default, the shared temporary folder, where another
+ * local user could plant compiled code (Node itself checks only that it may make the folder: it
+ * adds a folder of its own, named by its version and the user id, inside).
  * NODE_DISABLE_COMPILE_CACHE (any value) turns it off. Worker threads get it through
  * NODE_COMPILE_CACHE. Never throws and prints nothing: without a usable folder the run compiles
- * as before.
+ * as before, and the folders made for it are removed again.
  */
 function enableCompileCache() {
   const { enableCompileCache: enable } = require('node:module');
   if (typeof enable !== 'function' || process.env.NODE_DISABLE_COMPILE_CACHE !== undefined) return;
+  const made = [];
   try {
     if (process.env.NODE_COMPILE_CACHE) {
       enable();
       return;
     }
-    const { mkdirSync, chmodSync, realpathSync } = require('node:fs');
     const xdg = process.env.XDG_CACHE_HOME;
     const base = xdg && path.isAbsolute(xdg) ? xdg : path.join(homeFolder(), '.cache');
     if (!path.isAbsolute(base)) return;
-    const tts = path.join(base, 'tts');
-    for (const folder of [tts, path.join(tts, 'compile')]) if (mkdirSync(folder, { recursive: true, mode: 0o700 }) !== undefined) chmodSync(folder, 0o700);
-    // Checked, and given to Node, without symbolic links: the folders checked are the ones used.
-    const dir = realpathSync(path.join(tts, 'compile'));
-    if (!writableOnlyByUs(dir)) return;
-    if (enable(dir).directory !== undefined) process.env.NODE_COMPILE_CACHE = dir;
+    const dir = privateCompileFolder(base, made);
+    if (dir !== undefined && enable(dir).directory !== undefined) {
+      process.env.NODE_COMPILE_CACHE = dir;
+      return;
+    }
   } catch {
     // No cache: the run compiles its code as before.
+  }
+  const { rmdirSync } = require('node:fs');
+  for (const folder of made.reverse()) {
+    try {
+      rmdirSync(folder);
+    } catch {
+      // Not empty (someone else's now), or gone: left as it is.
+    }
   }
 }
 

@@ -12,6 +12,7 @@
 import { closeSync, constants, fstatSync, lstatSync, open as openCallback, openSync, readdirSync, readFileSync, readlinkSync, realpathSync, type Stats } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { basename, dirname, resolve } from 'node:path';
+import { leaveOpenBlocked } from '../blocked-opens.js';
 import { TtsError } from '../errors.js';
 import { crossesProtectedLink, MAX_LINK_HOPS } from './output-target.js';
 
@@ -128,14 +129,24 @@ export async function openFifoForWriting(path: string, signal: AbortSignal, wait
  * Opens a character device for writing, as it is: O_WRONLY and O_NOCTTY (a terminal never
  * becomes the process's controlling one), without O_CREAT or O_TRUNC, so nothing is made or cut
  * should the name have become something else; what was opened must still be a character device.
+ * The open is a shell's `>`: it may sleep in the kernel until the device is ready (a serial line
+ * with no carrier: tty_port_block_til_ready), in a thread of libuv's pool that nothing can
+ * interrupt. `signal` gives it up: the wait ends with its reason, and the open is left to return
+ * in its thread (its descriptor closed then, nothing written), counted by blocked-opens.ts, so
+ * that a stop signal ends the run (cli/main.ts endProcess; docs/cli.md §3).
+ * @param signal stops the wait (Ctrl-C, SIGTERM: the run ends with 130, 143).
  * @returns the open descriptor (the caller closes it).
- * @throws TtsError `io_error` (exit 7) when it cannot be opened, or is no longer a device.
+ * @throws `signal.reason` once aborted; TtsError `io_error` (exit 7) when it cannot be opened, or
+ *   is no longer a device.
  */
-export async function openDeviceForWriting(path: string): Promise<number> {
+export async function openDeviceForWriting(path: string, signal?: AbortSignal): Promise<number> {
+  signal?.throwIfAborted();
+  const opening = new Promise<number>((resolve, reject) => openCallback(path, constants.O_WRONLY | constants.O_NOCTTY, (err, opened) => (err === null ? resolve(opened) : reject(err))));
   let fd: number;
   try {
-    fd = await new Promise<number>((resolve, reject) => openCallback(path, constants.O_WRONLY | constants.O_NOCTTY, (err, opened) => (err === null ? resolve(opened) : reject(err))));
+    fd = signal === undefined ? await opening : await openedUnlessAborted(opening, signal);
   } catch (cause) {
+    if (signal?.aborted === true && cause === signal.reason) throw cause;
     throw new TtsError('io_error', `cannot write to ${path} (${(cause as NodeJS.ErrnoException).code ?? 'error'})`, { cause });
   }
   if (!fstatSync(fd).isCharacterDevice()) {
@@ -143,6 +154,33 @@ export async function openDeviceForWriting(path: string): Promise<number> {
     throw new TtsError('io_error', `cannot write to ${path}: it is no longer a device (it changed while the run started)`);
   }
   return fd;
+}
+
+/**
+ * The descriptor `opening` gives, or `signal.reason` as soon as `signal` aborts first: the open,
+ * still pending in libuv's pool, is then given up (blocked-opens.ts `leaveOpenBlocked`), and its
+ * descriptor closed should it ever return.
+ * @throws `opening`'s error; `signal.reason` once aborted.
+ */
+function openedUnlessAborted(opening: Promise<number>, signal: AbortSignal): Promise<number> {
+  return new Promise<number>((resolve, reject) => {
+    const onAbort = (): void => {
+      leaveOpenBlocked(opening.then((fd) => closeSync(fd)));
+      reject(signal.reason);
+    };
+    if (signal.aborted) return onAbort();
+    signal.addEventListener('abort', onAbort, { once: true });
+    opening.then(
+      (fd) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(fd);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+    );
+  });
 }
 
 /**
@@ -271,9 +309,9 @@ export function assertGivenDescriptor(path: string, named: string, use: 'read' |
  * `-o` (speak/open-outputs.ts) and the subtitles, word timings and chapters (speak/text-file.ts).
  * @param found what {@link inPlaceKind} said of `path`.
  * @param named how a refusal names the output: its flag (`-o`), or a batch line's key.
- * @param options `signal` stops the wait for a FIFO's reader; `waiting` is called once when the
- *   first try finds none; `noTerminal` refuses a terminal (audio: its bytes would be taken for
- *   control sequences, docs/cli.md §1 — standard output refuses one too).
+ * @param options `signal` stops the wait for a FIFO's reader or for a device's open; `waiting` is
+ *   called once when the first try finds no reader; `noTerminal` refuses a terminal (audio: its
+ *   bytes would be taken for control sequences, docs/cli.md §1 — standard output refuses one too).
  * @throws TtsError `usage` (exit 2) for a block device or a socket no descriptor of this process
  *   leads to ({@link blockDevice}, {@link unreachableSocket}), or a terminal with `noTerminal`;
  *   `io_error` (exit 7) when it cannot be opened (a datagram socket: Node streams none);
@@ -288,7 +326,7 @@ export async function openInPlaceStream(
   if (found.kind === 'block device') throw blockDevice(path, named);
   if (found.kind === 'character device') {
     const [{ createWriteStream }, { isatty }] = await Promise.all([import('node:fs'), import('node:tty')]);
-    const fd = await openDeviceForWriting(path);
+    const fd = await openDeviceForWriting(path, options.signal);
     if (options.noTerminal === true && isatty(fd)) {
       closeSync(fd);
       throw new TtsError('usage', `refusing to write audio to a terminal: ${named} ${path} is one`, {

@@ -187,11 +187,15 @@ export async function finishDocument(source: DocumentSource, plan: OutputPlan, s
  * (speak/text-file.ts) once the audio is complete: opened now, before the first request, so that
  * a FIFO's reader is waited for (interruptibly) before the synthesis, not after it. The caller
  * aborts it when the run fails (the reader then gets nothing).
- * @param options `signal` stops the wait for a FIFO's reader; `verbose` says it waits.
+ * @param options `signal` stops the wait for a FIFO's reader (Ctrl-C; `q` in the player); `verbose`
+ *   says it waits; `waiting` is called once when that wait begins.
  * @returns the open output, or undefined without `--chapters` or when it is a file.
  * @throws as speak/text-file.ts `openTextFile`.
  */
-export async function openChaptersInPlace(flags: Pick<SynthesisFlags, 'chapters'>, options: { signal: AbortSignal; verbose: (line: string) => void }): Promise<TextFile | undefined> {
+export async function openChaptersInPlace(
+  flags: Pick<SynthesisFlags, 'chapters'>,
+  options: { signal: AbortSignal; verbose: (line: string) => void; waiting?: (() => void) | undefined },
+): Promise<TextFile | undefined> {
   if (flags.chapters === undefined || !(await writtenInPlace(flags.chapters))) return undefined;
   return openTextFile(flags.chapters, 'the chapters', options);
 }

@@ -16,7 +16,7 @@ import { createReporter, reportError, type CommandIo } from './report.js';
 import { escapeControls } from './escape.js';
 import { helpWidth } from './help-text.js';
 import { signalExitCode, STOP_SIGNALS } from './run-lifecycle.js';
-import { fifoOpensLeftBlocked } from '../text/fifo-open.js';
+import { opensLeftBlocked } from '../blocked-opens.js';
 
 let fatalHandlerInstalled = false;
 
@@ -218,27 +218,51 @@ export async function main(
 }
 
 /**
+ * How long a stopped run gives standard error's reader to take what is still waiting in its
+ * buffer (the last messages, the `--json` line) before {@link endProcess} drops it: a reader that
+ * reads takes it at once; one that takes nothing (`2>&1 | sleep 1000`) never would.
+ */
+const STDERR_GRACE_MS = 500;
+
+/**
  * Ends the process with `code`, the exit code {@link main} returned (docs/cli.md §3), by setting
- * `process.exitCode`: Node exits once nothing is left to do. Except after a stop signal that left
- * an open of a FIFO blocked in libuv's thread pool (text/fifo-open.ts: a FIFO this user may read
- * but not write): Node's exit would wait for that thread until a writer came. The run has cleaned
- * up by then, so the process dies of the stop signal `code` stands for (130 SIGINT, 143 SIGTERM,
- * 129 SIGHUP), with the signal's default action, after removing any temporary file still tracked
- * (audio/temp-files.ts): a shell reports the same status (`$?` is 130), a parent process sees the
- * signal. Call it once, in the real process only.
+ * `process.exitCode`: Node exits once nothing is left to do. Except after a stop signal (`code`
+ * 130 SIGINT, 143 SIGTERM, 129 SIGHUP), which must end the run promptly:
+ * - when an open was left blocked in libuv's thread pool (blocked-opens.ts: a FIFO this user may
+ *   read but not write, text/fifo-open.ts; a device whose open sleeps, audio/special-files.ts),
+ *   Node's exit would wait for that thread — `process.exit` too. The run has cleaned up by then,
+ *   so the process dies of the stop signal itself, with the signal's default action, after
+ *   removing any temporary file still tracked (audio/temp-files.ts): a shell reports the same
+ *   status (`$?` is 130), a parent process sees the signal;
+ * - when standard output or standard error (a pipe or a socket) still holds bytes for a reader
+ *   that takes nothing (`tts stream … | sleep 60`, `2>&1 | sleep 1000`, then SIGTERM), Node
+ *   would not exit before they were written: standard error is given {@link STDERR_GRACE_MS} to
+ *   drain (its last lines are the run's error and `--json` line), then what is left of either is
+ *   dropped, as the rest of the audio is, by `process.exit(code)`.
+ * Call it once, in the real process only.
  */
 export async function endProcess(code: number): Promise<void> {
   process.exitCode = code;
   const signal = STOP_SIGNALS.find((s) => signalExitCode(s) === code);
-  // Audio still waiting in standard output's buffer for a reader that takes nothing (`tts stream …
-  // | sleep 60`, then SIGTERM): Node would not exit before it was written. The run was stopped
-  // and has cleaned up: what it had not delivered is dropped, as the rest of the audio is.
-  if (signal !== undefined && process.stdout.writableLength > 0) process.exit(code);
-  // Only a stop signal gives up waiting for an open (fifo-open.ts), so without one there is none.
-  if (signal === undefined || fifoOpensLeftBlocked() === 0) return;
-  const { removeTempFilesSync } = await import('../audio/temp-files.js');
-  removeTempFilesSync();
-  // No listener left to catch it (signal-exit's would re-raise it anyway): the default action ends the process.
-  process.removeAllListeners(signal);
-  process.kill(process.pid, signal);
+  if (signal === undefined) return;
+  if (opensLeftBlocked() > 0) {
+    const { removeTempFilesSync } = await import('../audio/temp-files.js');
+    removeTempFilesSync();
+    // No listener left to catch it (signal-exit's would re-raise it anyway): the default action ends the process.
+    process.removeAllListeners(signal);
+    process.kill(process.pid, signal);
+    return;
+  }
+  if (process.stderr.writableLength > 0) {
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(done, STDERR_GRACE_MS);
+      function done(): void {
+        clearTimeout(timer);
+        process.stderr.off('drain', done);
+        resolve();
+      }
+      process.stderr.once('drain', done);
+    });
+  }
+  if (process.stdout.writableLength > 0 || process.stderr.writableLength > 0) process.exit(code);
 }

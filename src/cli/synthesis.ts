@@ -258,9 +258,12 @@ export async function runSynthesisCommand(command: SynthesisCommandSpec, words: 
         const [{ openKeys }, { startInteractive }] = await Promise.all([import('../player/terminal.js'), import('../player/interactive.js')]);
         interactive = startInteractive(mode, io.stderr, io.env, openKeys, background);
       }
+      // `q` in the player ends the run as Ctrl-C does, but with exit 0 (docs/cli.md §12.2).
+      const runSignal = interactive === undefined ? signal : AbortSignal.any([signal, interactive.stopped]);
       // --chapters into a FIFO, socket or device is opened now, before the first request (a FIFO
       // waits for its reader here, not after the synthesis), and written once the audio is whole.
-      const chaptersInPlace = await openChaptersInPlace(flags, { signal, verbose: (l) => reporter.verbose(l) });
+      // The player reads its keys during that wait, so that `q` ends it too.
+      const chaptersInPlace = await openChaptersInPlace(flags, { signal: runSignal, verbose: (l) => reporter.verbose(l), waiting: () => interactive?.listen() });
       if (chaptersInPlace !== undefined) atEnd(() => chaptersInPlace.abort());
       await deliverSpeech({
         ...speakSettings(flags),
@@ -274,7 +277,7 @@ export async function runSynthesisCommand(command: SynthesisCommandSpec, words: 
         target,
         stdout: io.stdout,
         env: io.env,
-        signal: interactive === undefined ? signal : AbortSignal.any([signal, interactive.stopped]),
+        signal: runSignal,
         player: interactive?.wrap,
         log: { verbose: (l) => reporter.verbose(l), warn: (l) => reporter.warn(l) },
         stats,

@@ -24,16 +24,24 @@ export const FOREGROUND_POLL_MS = 100;
 export interface InteractiveSession {
   /** Aborted with a {@link PlayerStopped} when `q` is pressed: combine it with the run's signal. */
   stopped: AbortSignal;
-  /** Wraps the playback sink (deliverSpeech's `player` option). */
+  /** Wraps the playback sink (deliverSpeech's `player` option); the keys are read from then on. */
   wrap(sink: AudioSink, spec: AudioSpec): Player;
+  /**
+   * Reads the keys now, before the player exists: while the run waits before its first request
+   * (for the reader of a `--chapters` FIFO), so that `q` ends that wait as it ends a run (its
+   * {@link stopped} aborts: exit 0), Ctrl-C as always, Ctrl-Z suspends. A no-op once the keys
+   * are read (or were, and a suspension closed them), once closed, and without keys.
+   */
+  listen(): void;
   /** Gives the terminal back and clears the line; idempotent. */
   close(): void;
 }
 
 /**
  * Starts the interactive parts: the keys are opened once the player exists (the first audio is
- * on its way), and closed by {@link InteractiveSession.close} — and by signal-exit on any way
- * out (terminal.ts).
+ * on its way), or earlier when the run waits before its first request
+ * ({@link InteractiveSession.listen}), and closed by {@link InteractiveSession.close} — and by
+ * signal-exit on any way out (terminal.ts).
  *
  * Ctrl-Z (a byte in raw mode, so the terminal sends no SIGTSTP) and a SIGTSTP from elsewhere
  * suspend the run as less, mpv or vim do: the player stops writing to the sink once the slice
@@ -71,6 +79,8 @@ export function startInteractive(
   let foreground = true;
   let suspending = false;
   let closed = false;
+  /** Whether the keys were opened and SIGTSTP is caught ({@link listen}): from then on, until closed. */
+  let listening = false;
   /** While a background job after `bg`: the timer asking whether `fg` brought it back. */
   let watch: NodeJS.Timeout | undefined;
   const unwatch = (): void => {
@@ -102,17 +112,25 @@ export function startInteractive(
     if (action === 'quit') stop.abort(new PlayerStopped());
   };
   const onStopSignal = (): void => void suspend();
+  /** Raw mode and the keys, and SIGTSTP caught (so that a suspension gives the terminal its mode back), once. */
+  const listen = (): void => {
+    if (listening || closed) return;
+    listening = true;
+    if (mode.keys) keys = openKeys(onAction);
+    process.on('SIGTSTP', onStopSignal);
+  };
 
   /** Suspends the process (see above) and takes up again once it is continued. */
   const suspend = async (): Promise<void> => {
-    if (suspending || closed || player === undefined) return;
+    // Before the player exists (listen), there is nothing to hold: the rest is the same.
+    if (suspending || closed || !listening) return;
     suspending = true;
     // A background job after `bg` stopped again (`kill -TSTP %1`): asked again once continued.
     unwatch();
     // With no listener, SIGTSTP takes its default action again: stopping the process.
     process.off('SIGTSTP', onStopSignal);
     try {
-      await player.hold();
+      await player?.hold();
       if (closed) return;
       keys?.close();
       keys = undefined;
@@ -128,11 +146,11 @@ export function startInteractive(
       if (!background()) takeUp();
       else {
         // `bg`: the audio plays on to the end, as in a job started with `&`; no key could lift a pause.
-        if (player.state.paused) player.act('pause');
+        if (player?.state.paused === true) player.act('pause');
         watchForeground();
       }
     } finally {
-      player.release();
+      player?.release();
       suspending = false;
       if (!closed) process.on('SIGTSTP', onStopSignal);
     }
@@ -153,10 +171,10 @@ export function startInteractive(
           }
         },
       });
-      if (mode.keys) keys = openKeys(onAction);
-      process.on('SIGTSTP', onStopSignal);
+      listen();
       return player;
     },
+    listen,
     close: () => {
       closed = true;
       unwatch();

@@ -41,6 +41,11 @@ export interface TextFileOptions {
   signal?: AbortSignal | undefined;
   /** `--verbose` lines: the wait for a FIFO's reader, a reader that went away. */
   verbose?: ((line: string) => void) | undefined;
+  /**
+   * Called once when the wait for a FIFO's reader begins (the first try found none), after the
+   * `--verbose` line: the player reads its keys from then on (player/interactive.ts `listen`).
+   */
+  waiting?: (() => void) | undefined;
 }
 
 /**
@@ -138,7 +143,10 @@ async function openInPlace(path: string, what: string, found: { kind: InPlaceKin
       ? process.stderr
       : await openInPlaceStream(path, { kind: found.kind, info: found.info }, what, {
           signal: options.signal ?? new AbortController().signal,
-          waiting: () => options.verbose?.(`${what}: ${path} is a FIFO nobody reads yet; waiting for its reader before the first request (Ctrl-C stops)`),
+          waiting: () => {
+            options.verbose?.(`${what}: ${path} is a FIFO nobody reads yet; waiting for its reader before the first request (Ctrl-C stops)`);
+            options.waiting?.();
+          },
         });
   const sink = createStreamSink(out);
   let state: 'open' | 'gone' | 'failed' | 'done' = 'open';

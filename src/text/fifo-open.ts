@@ -22,6 +22,7 @@
  */
 import { closeSync, constants, fstatSync, openSync, statSync, type ReadStream, type Stats } from 'node:fs';
 import { setTimeout as delay } from 'node:timers/promises';
+import { leaveOpenBlocked } from '../blocked-opens.js';
 
 /**
  * Linux's O_PATH flag of open(2) (include/uapi/asm-generic/fcntl.h: 010000000), absent from
@@ -100,26 +101,14 @@ export async function wakeFifoOpen(target: string, fifo: Stats, opened: Promise<
   return true;
 }
 
-/** Opens of a FIFO given up while still blocked ({@link leaveFifoOpenBlocked}) that have not returned. */
-let blockedOpens = 0;
-
 /**
  * Gives up a read stream whose open of a FIFO is blocked and cannot be woken
  * ({@link wakeFifoOpen} said false): the stream is destroyed, which closes its descriptor should
- * the open ever return, and counts in {@link fifoOpensLeftBlocked} until then.
+ * the open ever return, and counts in blocked-opens.ts `opensLeftBlocked` until then.
  */
 export function leaveFifoOpenBlocked(stream: ReadStream): void {
-  blockedOpens++;
-  stream.once('close', () => blockedOpens--);
+  leaveOpenBlocked(new Promise<void>((resolve) => stream.once('close', () => resolve())));
   stream.destroy();
-}
-
-/**
- * How many opens of a FIFO were given up while blocked in libuv's pool and are still blocked:
- * while there is one, Node's exit would wait for it (see the module comment).
- */
-export function fifoOpensLeftBlocked(): number {
-  return blockedOpens;
 }
 
 /** Whether two stats are of the same file (device and inode). */

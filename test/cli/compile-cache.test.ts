@@ -3,11 +3,13 @@
  * keeps V8's compiled code of what it loads in tts's cache folder (`$XDG_CACHE_HOME/tts/compile`,
  * 0700), or where NODE_COMPILE_CACHE says; the next run's code comes from it (Node's own debug
  * log says so) and speaks the same bytes; `NODE_DISABLE_COMPILE_CACHE=1` keeps none, and a
- * folder others can write, or one inside such a folder, is not used. Node 20 has no such cache: nothing is written. Real
- * `bin/tts.js` runs.
+ * folder others can write, or one inside such a folder, is not used — and no folder is made there
+ * either (nor in another user's `tts`), while a sticky folder of root's takes them, 0700. Node 20
+ * has no such cache: nothing is written (the second test says it skips itself). Real `bin/tts.js`
+ * runs.
  */
 import assert from 'node:assert/strict';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -76,5 +78,84 @@ test(`compile cache: ${nodeHasCache ? "in tts's cache folder (or NODE_COMPILE_CA
     assert.equal(refused.stderr, '');
     assert.ok(refused.stdout.equals(off.stdout));
     assert.deepEqual(filesUnder(join(open, 'tts', 'compile')), [], `${writable} writable by others`);
+  }
+});
+
+/** Every folder under `dir`, `dir` itself excepted (none when it does not exist). */
+function foldersUnder(dir: string): string[] {
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((e) => e.isDirectory())
+    .map((e) => join(e.parentPath, e.name));
+}
+
+test('compile cache: made only where it will be used — no folder in a folder others can write (not root\'s and sticky), nor in another user\'s tts; compile/ made or put back to 0700', async (t) => {
+  if (!nodeHasCache) {
+    t.skip(`Node ${process.version} has no compile cache API (module.enableCompileCache, Node 22.8 and later): nothing to check`);
+    return;
+  }
+  const dir = mkdtempSync(join(tmpdir(), 'tts-compile-where-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const env = { TMPDIR: dir, NODE_COMPILE_CACHE: undefined, NODE_DISABLE_COMPILE_CACHE: undefined, NODE_DEBUG_NATIVE: undefined };
+  const args = ['stream', '--no-cache', 'Cached code.', '-o', '-'];
+  const asRoot = process.getuid?.() === 0;
+
+  // A folder anyone can write (0777, not sticky), as XDG_CACHE_HOME, and as a folder above it
+  // that does not exist yet (HOME too: ~/.cache/tts/compile): refused, and nothing made in it.
+  const open = join(dir, 'open');
+  mkdirSync(open);
+  chmodSync(open, 0o777);
+  for (const [what, runEnv] of [
+    ['XDG_CACHE_HOME', { XDG_CACHE_HOME: open }],
+    ['a folder above XDG_CACHE_HOME', { XDG_CACHE_HOME: join(open, 'a', 'cache') }],
+    ['HOME (no XDG_CACHE_HOME)', { XDG_CACHE_HOME: undefined, HOME: open }],
+  ] as const) {
+    const r = await runTts(args, { env: { ...env, ...runEnv } });
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(r.stderr, '');
+    assert.deepEqual(foldersUnder(open), [], `${what} writable by anyone: no folder made in it`);
+  }
+
+  // Our own compile/ left 0755 by an earlier tts (or by hand): used, and put back to 0700.
+  const own = join(dir, 'own');
+  mkdirSync(join(own, 'tts', 'compile'), { recursive: true, mode: 0o755 });
+  chmodSync(join(own, 'tts', 'compile'), 0o755);
+  const loose = await runTts(args, { env: { ...env, XDG_CACHE_HOME: own } });
+  assert.equal(loose.code, 0, loose.stderr);
+  assert.equal(statSync(join(own, 'tts', 'compile')).mode & 0o777, 0o700);
+  assert.ok(filesUnder(join(own, 'tts', 'compile')).length >= 10, 'used');
+
+  if (!asRoot) {
+    t.diagnostic('not root: a sticky folder of root\'s and another user\'s tts folder cannot be made here; those cases are not checked');
+    return;
+  }
+  // A sticky folder of root's that anyone can write, as /tmp is: tts/ and compile/ are made
+  // there (0700, this user's: no one else can rename or remove them) and used.
+  const sticky = join(dir, 'sticky');
+  mkdirSync(sticky);
+  chmodSync(sticky, 0o1777);
+  const made = await runTts(args, { env: { ...env, XDG_CACHE_HOME: sticky } });
+  assert.equal(made.code, 0, made.stderr);
+  for (const folder of [join(sticky, 'tts'), join(sticky, 'tts', 'compile')]) assert.equal(statSync(folder).mode & 0o777, 0o700, folder);
+  assert.ok(filesUnder(join(sticky, 'tts', 'compile')).length >= 10, 'used');
+
+  // Another user got there first: their tts/ in the sticky folder (0777 or 0700), or their
+  // compile/ in ours. Nothing is made in it, and nothing used.
+  for (const [name, theirs, mode] of [
+    ['theirs-open', 'tts', 0o777],
+    ['theirs-closed', 'tts', 0o755],
+    ['theirs-compile', 'tts/compile', 0o700],
+  ] as const) {
+    const at = join(dir, name);
+    mkdirSync(at);
+    chmodSync(at, 0o1777);
+    mkdirSync(join(at, theirs), { recursive: true, mode: 0o700 });
+    chownSync(join(at, theirs), 65534, 65534);
+    chmodSync(join(at, theirs), mode);
+    const r = await runTts(args, { env: { ...env, XDG_CACHE_HOME: at } });
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(r.stderr, '');
+    assert.deepEqual(foldersUnder(join(at, theirs)), [], `${theirs} (${mode.toString(8)}) of another user: nothing made in it`);
+    assert.deepEqual(filesUnder(at), []);
   }
 });

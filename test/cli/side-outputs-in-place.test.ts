@@ -7,7 +7,7 @@
  * cannot work is still exit 2 before any request; so is such an output (or `-o`) into the pipe on
  * standard input, and `-o` into a terminal; another user's link in a sticky folder is not
  * followed; standard error redirected to a file takes them with the messages; a stop signal ends a
- * run whose reader takes nothing. Spawned (bin/tts.js) where the run's own
+ * run whose reader takes nothing (standard output's, a side output's, standard error's). Spawned (bin/tts.js) where the run's own
  * standard streams or a signal matter, in-process otherwise, against a fake service that sends
  * word timings with `done` (docs/protocol.md §2.3) and can hold a request until the test lets it go.
  */
@@ -32,16 +32,22 @@ const AUDIO_BYTES = 9600;
  * A service answering each request with {@link AUDIO_BYTES} of pattern audio (one pattern per
  * text) and `done` carrying
  * a timing for each word of its input (the built-in service's extension), the words sharing the
- * audio evenly. `hold(n)` keeps the answer to the `n`th request from now (from 0) until `release()`.
+ * audio evenly. `hold(n)` keeps the answer to the `n`th request from now (from 0) until `release()`;
+ * `held()` resolves once that request came and is being held.
  */
-async function startWordsServer(): Promise<TestServer & { hold(n: number): void; release(): void }> {
+async function startWordsServer(): Promise<TestServer & { hold(n: number): void; release(): void; held(): Promise<void> }> {
   let held: number | undefined;
   let release!: () => void;
   let released = new Promise<void>((resolve) => (release = resolve));
+  let arrived!: () => void;
+  let arrival = new Promise<void>((resolve) => (arrived = resolve));
   let seen = 0;
   const server = await startServer(async (_req, res, body) => {
     const n = seen++;
-    if (n === held) await released;
+    if (n === held) {
+      arrived();
+      await released;
+    }
     const input = (JSON.parse(body) as { input: string }).input;
     const found = [...input.matchAll(/\S+/gu)];
     const frames = AUDIO_BYTES / 2;
@@ -55,8 +61,10 @@ async function startWordsServer(): Promise<TestServer & { hold(n: number): void;
     hold(n: number) {
       held = seen + n;
       released = new Promise<void>((resolve) => (release = resolve));
+      arrival = new Promise<void>((resolve) => (arrived = resolve));
     },
     release: () => release(),
+    held: () => arrival,
   });
 }
 
@@ -599,5 +607,42 @@ describe('subtitles, word timings and chapters written in place', () => {
       words.close();
     }
     assert.deepEqual((await readdir(dir)).filter((n) => n.includes('stalled')), [], 'no audio file, no temporary file');
+  });
+
+  it('SIGTERM while standard error\'s reader takes nothing (`2>FIFO` or `2>&1 | sleep 1000`: its pipe full, --verbose lines waiting there): the run ends, exit 143', { timeout: 60_000 }, async (t) => {
+    execFileSync('mkfifo', [at('slow-stderr.fifo')]);
+    // The test holds the read end and never reads; it fills the pipe itself (EAGAIN: full), so
+    // that every line the run writes to standard error waits in its buffer.
+    const reader = openSync(at('slow-stderr.fifo'), constants.O_RDONLY | constants.O_NONBLOCK);
+    const filler = openSync(at('slow-stderr.fifo'), constants.O_WRONLY | constants.O_NONBLOCK);
+    const err = openSync(at('slow-stderr.fifo'), constants.O_WRONLY);
+    try {
+      for (;;) {
+        try {
+          writeSync(filler, Buffer.alloc(4096, 0x2e));
+        } catch (error) {
+          if ((error as NodeJS.ErrnoException).code === 'EAGAIN') break;
+          throw error;
+        }
+      }
+      server.hold(0);
+      // --verbose: the request's lines go to standard error before the request does.
+      const run = spawnTts(['stream', '--no-cache', '--verbose', '--max-chars', '12', '-o', at('stderr-stalled.wav'), TEXT], ['ignore', 'ignore', err]);
+      // A run that never ends fails the test by its timeout, and is not left behind.
+      t.signal.addEventListener('abort', () => run.child.kill('SIGKILL'));
+      try {
+        await Promise.race([server.held(), run.closed.then((code) => assert.fail(`the run ended (${String(code)}) before its request`))]);
+        run.child.kill('SIGTERM');
+        assert.equal(await run.closed, 143);
+      } finally {
+        server.release();
+        run.child.kill('SIGKILL');
+      }
+    } finally {
+      closeSync(err);
+      closeSync(filler);
+      closeSync(reader);
+    }
+    assert.deepEqual((await readdir(dir)).filter((n) => n.includes('stderr-stalled')), [], 'no audio file, no temporary file');
   });
 });

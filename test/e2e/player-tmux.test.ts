@@ -340,6 +340,36 @@ describe('tts say, interactive, in tmux (docs/cli.md §12.2)', { skip }, () => {
     });
   }
 
+  // --chapters into a FIFO waits for its reader before the first request (docs/cli.md §10, §1):
+  // the player's keys work during that wait, as during the run — `q` ends it as `q` ends a run.
+  for (const [how, key, code] of [
+    ['q', 'q', 0],
+    ['Ctrl-C', 'C-c', 130],
+  ] as const) {
+    it(`${how} while the run waits for the reader of its --chapters FIFO ends the run (exit ${code}), nothing played, the terminal's mode back`, async () => {
+      const doc = join(dir, 'chapters.md');
+      writeFileSync(doc, `# One\n\n${SENTENCES[0]}\n\n# Two\n\n${SENTENCES[1]}\n`);
+      const fifo = join(dir, `chapters-${code}.fifo`);
+      execFileSync('mkfifo', [fifo]);
+      // --verbose says when the wait begins (the player then prints plain lines, its keys the same).
+      start(`--verbose --no-cache -f ${doc} --chapters ${fifo}`);
+      await poll(() => pane.screen(), (s) => /the chapters: .*is a FIFO nobody reads yet; waiting for its reader/.test(s), 'the wait for the FIFO\'s reader');
+      pane.keys(key);
+      try {
+        assert.equal(await exitCode(), code, pane.screen());
+      } catch (error) {
+        // A run still waiting would take the next test's keys: Ctrl-C ends it first.
+        pane.keys('C-c');
+        await exitCode().catch(() => undefined);
+        throw error;
+      } finally {
+        rmSync(fifo);
+      }
+      assert.equal(readFileSync(join(dir, 'after'), 'utf8'), readFileSync(join(dir, 'before'), 'utf8'), 'the terminal mode is back');
+      assert.equal(size(played()), 0, 'nothing played');
+    });
+  }
+
   /**
    * Job control (docs/cli.md §12.2). The mode seen while suspended is checked in dash, which
    * leaves the terminal in the mode a stopped job left it in (bash puts its own back, hiding a

@@ -15,7 +15,7 @@ import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
 import { TtsError } from '../../src/errors.js';
 import { formatByteSize } from '../../src/byte-size.js';
-import { fifoOpensLeftBlocked } from '../../src/text/fifo-open.js';
+import { opensLeftBlocked } from '../../src/blocked-opens.js';
 import { decodeText, openText, readLines, type TextInput } from '../../src/text/read.js';
 
 const MiB = 2 ** 20;
@@ -270,7 +270,7 @@ describe('a FIFO nobody writes to (-f FIFO, a batch "file")', () => {
         controller.abort(reason);
         await assert.rejects(reading, (e: unknown) => e === reason);
         // The open returned (woken through the FIFO, held since before it): none was given up still blocked.
-        assert.equal(fifoOpensLeftBlocked(), 0);
+        assert.equal(opensLeftBlocked(), 0);
       } finally {
         await rm(dir, { recursive: true, force: true });
       }
