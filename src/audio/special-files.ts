@@ -56,6 +56,17 @@ export function isStandardOutputFile(info: Stats): boolean {
   return isStandardStreamFile(info, 1);
 }
 
+/**
+ * Whether `path` (links followed, as open(2) follows them) is the regular file standard output
+ * writes to ({@link isStandardOutputFile}) — not through a link Linux would not follow (another
+ * user's, in `/tmp`: output-target.ts `crossesProtectedLink`), which is written as it stands.
+ * Never throws.
+ */
+export async function isStandardOutputPath(path: string): Promise<boolean> {
+  const info = await stat(path).catch(() => undefined);
+  return info !== undefined && isStandardOutputFile(info) && !(await crossesProtectedLink(path));
+}
+
 /** Whether `info` is the regular file descriptor `fd` (1 or 2) writes to, by device and inode. */
 function isStandardStreamFile(info: Stats, fd: 1 | 2): boolean {
   try {

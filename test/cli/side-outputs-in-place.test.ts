@@ -489,6 +489,23 @@ describe('subtitles, word timings and chapters written in place', () => {
     }
   });
 
+  it('-o /dev/stdout with standard output redirected to a file (>>out.raw, `{ …; } > out.raw`): the audio is written through it, as -o - writes it, never renamed over the file', { timeout: 60_000 }, async () => {
+    await fileCase('file-audio', ['--raw']);
+    await writeFile(at('audio.out'), 'a line before the run\n');
+    const before = await stat(at('audio.out'));
+    const fd = openSync(at('audio.out'), 'a');
+    try {
+      const run = spawnTts(['stream', '--no-cache', '-q', '--max-chars', '12', '--raw', '-o', '/dev/stdout', TEXT], ['ignore', fd, 'pipe']);
+      assert.equal(await run.closed, 0, run.err());
+      writeSync(fd, 'a line after the run\n');
+    } finally {
+      closeSync(fd);
+    }
+    const expected = Buffer.concat([Buffer.from('a line before the run\n'), await readFile(at('file-audio.wav')), Buffer.from('a line after the run\n')]);
+    assert.ok((await readFile(at('audio.out'))).equals(expected), 'the file holds what was there, the audio, then what came after');
+    assert.equal((await stat(at('audio.out'))).ino, before.ino, 'the same file, not one renamed over it');
+  });
+
   it('into the pipe standard input comes through, which the run reads (the text given as words): exit 2 before any request, for -o, a side output and a batch line', { timeout: 60_000 }, async () => {
     // Standard input a pipe (the shell's `|`; Node's spawn gives a socket), its writer gone at once.
     const piped = async (args: string[]): Promise<Watched> => {
