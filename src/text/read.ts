@@ -58,7 +58,8 @@ export async function openText(input: TextInput): Promise<AsyncIterable<string>>
 
 /**
  * `--lines` (docs/cli.md §1): each line of stdin that has something to say, as soon as its line
- * break (LF; a CR before it is dropped) arrives; the last line also without one.
+ * break (LF; a CR before it is dropped) arrives; the last line also without one. A byte order
+ * mark at the start of the input is dropped, as {@link decodeText} drops it.
  * @throws TtsError `usage` (exit 2) on a line that is not strict UTF-8, has a NUL byte, or is
  *   longer than `maxInputBytes`, naming the line and its byte offset — as soon as the bad byte or
  *   the byte past the limit arrives, also before the line's break.
@@ -92,7 +93,9 @@ export async function* readLinesAt(stdin: NodeJS.ReadableStream, maxInputBytes: 
   const what = (): string => `line ${lineNumber + 1} of standard input`;
   const emit = (bytes: Buffer): LineRead | undefined => {
     checkSize(bytes.length, maxInputBytes, what());
-    const line = strictUtf8(bytes, what(), 0, true);
+    let line = strictUtf8(bytes, what(), 0, true);
+    // A byte order mark at the very start says "UTF-8"; it is not text (as decodeText drops it).
+    if (lineNumber === 0 && line.startsWith('\ufeff')) line = line.slice(1);
     lineNumber++;
     if (line.trim() === '') {
       gap += codePointLength(line) + lines.lastBreak;
