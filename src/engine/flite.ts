@@ -721,18 +721,17 @@ export function prepareFlite(module: FliteModule, voice?: string): void {
  * clean exit. The instance reads the bulk data of the voice `args` names (`-voice NAME`) first,
  * if it has not yet ({@link readVoiceData}).
  * @throws Error when Flite exits with an error or traps, when a new instance cannot get its data
- *   ({@link prepareFlite}) or the voice's, or whatever `read` or `onChunk` throws.
+ *   ({@link prepareFlite}) or the voice's (the instance is kept then, for the voices it read), or
+ *   whatever `read` or `onChunk` throws.
  */
 export function fliteRun<T>(module: FliteModule, args: string[], read: (host: MemoryWasi) => T, onChunk?: (bytes: Uint8Array) => boolean): T {
   const r = fliteRunner(module);
   const { host, instance, saved, initialBytes } = r;
   const voiceAt = args.indexOf('-voice');
-  try {
-    readVoiceData(r, voiceAt >= 0 ? args[voiceAt + 1] : undefined);
-  } catch (error) {
-    runner = undefined;
-    throw error;
-  }
+  // A voice whose data cannot be read (its binary rewritten in place by another build) fails this
+  // run only: the instance keeps the voices it read, and that voice stays unread (its ranges are
+  // its own, read-only: a part read before the failure is read again, whole, by the next try).
+  readVoiceData(r, voiceAt >= 0 ? args[voiceAt + 1] : undefined);
   const heap = memoryOf(instance);
   for (const { start, bytes } of saved) heap.set(bytes, start);
   if (heap.length > initialBytes) heap.fill(0, initialBytes);
