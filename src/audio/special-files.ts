@@ -44,8 +44,33 @@ export async function inPlaceKind(path: string): Promise<{ kind: InPlaceKind | '
  * Never throws.
  */
 export function isStandardErrorFile(info: Stats): boolean {
+  return isStandardStreamFile(info, 2);
+}
+
+/**
+ * Whether `info` (a stat of an output's name) is the regular file this process's standard output
+ * (descriptor 1) writes to: `>log`, `>>log` or a shell group's (`{ …; } > log`), named
+ * `/dev/stdout`, `/dev/fd/1` or `log`. Never throws.
+ */
+export function isStandardOutputFile(info: Stats): boolean {
+  return isStandardStreamFile(info, 1);
+}
+
+/**
+ * Whether `path` (links followed, as open(2) follows them) is the regular file standard output
+ * writes to ({@link isStandardOutputFile}) — not through a link Linux would not follow (another
+ * user's, in `/tmp`: output-target.ts `crossesProtectedLink`), which is written as it stands.
+ * Never throws.
+ */
+export async function isStandardOutputPath(path: string): Promise<boolean> {
+  const info = await stat(path).catch(() => undefined);
+  return info !== undefined && isStandardOutputFile(info) && !(await crossesProtectedLink(path));
+}
+
+/** Whether `info` is the regular file descriptor `fd` (1 or 2) writes to, by device and inode. */
+function isStandardStreamFile(info: Stats, fd: 1 | 2): boolean {
   try {
-    const own = fstatSync(2);
+    const own = fstatSync(fd);
     return info.isFile() && own.isFile() && own.dev === info.dev && own.ino === info.ino;
   } catch {
     return false;

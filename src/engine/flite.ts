@@ -611,11 +611,19 @@ export function fliteSynthesize(module: FliteModule, voice: FliteVoice, text: st
 }
 
 /**
+ * Most words of a piece run through Flite one by one when the words joined by commas do not give
+ * one phone group each ({@link fliteSynthesizeTimed}): ~1 ms a word, so at most ~0.2 s for a piece.
+ */
+const MAX_WORDS_ALONE = 200;
+
+/**
  * {@link fliteSynthesize}, and where each word of `text` is in the samples (word-timings.ts): the
  * synthesis run also prints its segments' end times (`-psdur`, which does not change the audio),
  * and a second, cheap run of the diphone voice `kal16` (~9 ms a sentence) says which phones are
- * which word's. Words whose phones cannot be told apart are left out (none at all when that run
- * fails); `words[i].token` indexes `speakableTokens(text)`.
+ * which word's; when the words joined by commas do not give one pause-delimited group each
+ * (spelled letters run together, a word said with no phone), each word is run alone instead (at
+ * most {@link MAX_WORDS_ALONE}). Words whose phones cannot be told apart are left out (none at all
+ * when those runs fail); `words[i].token` indexes `speakableTokens(text)`.
  * @throws as {@link fliteSpeak}.
  */
 export function fliteSynthesizeTimed(module: FliteModule, voice: FliteVoice, text: string): { samples: Int16Array[]; words: PieceWord[] } {
@@ -635,8 +643,13 @@ export function fliteSynthesizeTimed(module: FliteModule, voice: FliteVoice, tex
   let words: PieceWord[] = [];
   try {
     const segments = parseSegmentTimes(printed);
-    const alone = tokens.map((t) => text.slice(t.start, t.end)).join(', ');
-    const groups = phoneGroups(fliteRun(module, ['flite', '-voice', 'kal16', '-ps', '-t', alone, '-o', 'none'], (host) => host.stdout()));
+    const said = tokens.map((t) => text.slice(t.start, t.end));
+    const phonesOf = (words: string): string => fliteRun(module, ['flite', '-voice', 'kal16', '-ps', '-t', words, '-o', 'none'], (host) => host.stdout());
+    let groups = phoneGroups(phonesOf(said.join(', ')));
+    // A comma makes no pause between spelled letters (`U S A`, SSML say-as characters, a lexicon's
+    // `S Q L`), and a word Flite says nothing for (Cyrillic, Arabic) has no group: then each word
+    // alone, its phones its group (none for one said with none), so the other words keep their times.
+    if (groups.length !== said.length && said.length <= MAX_WORDS_ALONE) groups = said.map((word) => phoneGroups(phonesOf(word)).flat());
     const total = samples.reduce((n, b) => n + b.length, 0);
     words = fliteWords(segments, groups, tokens.length, FLITE_SAMPLE_RATE).map((w) => ({ ...w, end: Math.min(w.end, total) })).filter((w) => w.end > w.start);
   } catch {
@@ -708,18 +721,17 @@ export function prepareFlite(module: FliteModule, voice?: string): void {
  * clean exit. The instance reads the bulk data of the voice `args` names (`-voice NAME`) first,
  * if it has not yet ({@link readVoiceData}).
  * @throws Error when Flite exits with an error or traps, when a new instance cannot get its data
- *   ({@link prepareFlite}) or the voice's, or whatever `read` or `onChunk` throws.
+ *   ({@link prepareFlite}) or the voice's (the instance is kept then, for the voices it read), or
+ *   whatever `read` or `onChunk` throws.
  */
 export function fliteRun<T>(module: FliteModule, args: string[], read: (host: MemoryWasi) => T, onChunk?: (bytes: Uint8Array) => boolean): T {
   const r = fliteRunner(module);
   const { host, instance, saved, initialBytes } = r;
   const voiceAt = args.indexOf('-voice');
-  try {
-    readVoiceData(r, voiceAt >= 0 ? args[voiceAt + 1] : undefined);
-  } catch (error) {
-    runner = undefined;
-    throw error;
-  }
+  // A voice whose data cannot be read (its binary rewritten in place by another build) fails this
+  // run only: the instance keeps the voices it read, and that voice stays unread (its ranges are
+  // its own, read-only: a part read before the failure is read again, whole, by the next try).
+  readVoiceData(r, voiceAt >= 0 ? args[voiceAt + 1] : undefined);
   const heap = memoryOf(instance);
   for (const { start, bytes } of saved) heap.set(bytes, start);
   if (heap.length > initialBytes) heap.fill(0, initialBytes);

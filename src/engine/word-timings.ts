@@ -6,7 +6,8 @@
  *   It does not print which word a phone belongs to, so the piece's words are also run through
  *   Flite's cheap diphone voice `kal16` with `-ps`, joined by commas: each comma makes a pause
  *   (`pau`), so the phones between two pauses are one word's (~9 ms a sentence, against ~110 ms for
- *   the synthesis itself). That labelled phone string is aligned with the real one by edit
+ *   the synthesis itself; where a comma makes no pause, each word alone: flite.ts
+ *   fliteSynthesizeTimed). That labelled phone string is aligned with the real one by edit
  *   distance (the two can differ where a word reads differently in context, `Dr.` → doctor/drive),
  *   and each word spans from the start of its first phone to the end of its last.
  * - **eSpeak NG** reports a word event (text position, audio position in ms) as each word starts

@@ -61,9 +61,18 @@ export async function openOutputs(
         playbackFailure = error;
       }
     }
-    const { inPlaceKind, openInPlaceStream } = await import('../audio/special-files.js');
+    const { inPlaceKind, openInPlaceStream, isStandardOutputPath } = await import('../audio/special-files.js');
     const special = plan.file === undefined ? undefined : await inPlaceKind(plan.file.path);
-    if (plan.file !== undefined && special !== undefined) {
+    if (plan.file !== undefined && special === undefined && (await isStandardOutputPath(plan.file.path))) {
+      // The regular file standard output goes to (`-o /dev/stdout >>log`, a shell group's
+      // `{ …; } > out.wav`): written through standard output, as `-o -` writes it (a WAV header's
+      // sizes set at the end where it can be), never renamed over — what the file held before and
+      // what is written after the run stay.
+      const { container } = plan.file;
+      const { createStdoutSink } = await import('../audio/stdout-sink.js');
+      const opened = await openEncoded(container, spec, plan.bitrate, async (bytes) => createStdoutSink(spec, bytes, stdout));
+      sinks.push(opened.sink);
+    } else if (plan.file !== undefined && special !== undefined) {
       // A FIFO, socket or device (`-o /dev/null`, `-o pipe`, `-o /dev/stdout` when that is a
       // socket) is written in place, like stdout: renaming a temporary file over it would replace
       // the node itself. Opened now, before the first request (a FIFO waits for its reader,

@@ -6,13 +6,14 @@
  * `/dev/stderr`, `/dev/null`, a named FIFO) is written in place instead, as the audio of
  * `-o FIFO` is (§2): opened for writing — a FIFO once it has a reader —, never created, renamed
  * over or unlinked, the same bytes as the file gets, each write leaving as it is made; and so is
- * the regular file standard error goes to (`2>log`), through descriptor 2, with tts's messages.
+ * the regular file standard error goes to (`2>log`), through descriptor 2, with tts's messages,
+ * and the one standard output goes to (`>>log`) while the audio goes to `-o`, through descriptor 1.
  */
 import { commitAtomicFile, discardAtomicFile, openAtomicFile, type AtomicFile } from '../audio/file-sink.js';
 import type { Stats } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { crossesProtectedLink } from '../audio/output-target.js';
-import { inPlaceKind, isStandardErrorFile, type InPlaceKind } from '../audio/special-files.js';
+import { inPlaceKind, isStandardErrorFile, isStandardOutputFile, type InPlaceKind } from '../audio/special-files.js';
 import { TtsError } from '../errors.js';
 
 /** One text output being written. */
@@ -63,13 +64,18 @@ export async function writtenInPlace(path: string): Promise<boolean> {
  * `/dev/stderr`, `/dev/fd/2`, `log`; `isStandardErrorFile`). tts's own messages go there too: it
  * is written through descriptor 2, after what the file holds and before what follows, as a pipe
  * on stderr is — renamed over, the file would lose the messages before, and those after (the
- * `--json` line) would go to a file no longer there. Undefined for an atomic file. Never throws.
+ * `--json` line) would go to a file no longer there. Likewise `standard output` for the regular
+ * file standard output goes to (`>>log`, a shell group's `{ …; } > log`; `isStandardOutputFile`),
+ * through descriptor 1: the audio goes to `-o` then (an output that is standard output while the
+ * audio goes there was refused before: speak/output-checks.ts). Undefined for an atomic file.
+ * Never throws.
  */
-async function textInPlace(path: string): Promise<{ kind: InPlaceKind | 'block device' | 'standard error'; info: Stats } | undefined> {
+async function textInPlace(path: string): Promise<{ kind: InPlaceKind | 'block device' | 'standard error' | 'standard output'; info: Stats } | undefined> {
   const found = await inPlaceKind(path);
   if (found !== undefined) return found;
   const info = await stat(path).catch(() => undefined);
-  return info !== undefined && isStandardErrorFile(info) && !(await crossesProtectedLink(path)) ? { kind: 'standard error', info } : undefined;
+  if (info === undefined || !(isStandardErrorFile(info) || isStandardOutputFile(info)) || (await crossesProtectedLink(path))) return undefined;
+  return { kind: isStandardErrorFile(info) ? 'standard error' : 'standard output', info };
 }
 
 /**
@@ -136,12 +142,14 @@ export async function openTextFile(path: string, what: string, options: TextFile
  * Aborted as soon as `options.signal` is (a stop signal), so that a write a reader never takes
  * cannot keep the run from ending.
  */
-async function openInPlace(path: string, what: string, found: { kind: InPlaceKind | 'block device' | 'standard error'; info: Stats }, options: TextFileOptions): Promise<TextFile> {
+async function openInPlace(path: string, what: string, found: { kind: InPlaceKind | 'block device' | 'standard error' | 'standard output'; info: Stats }, options: TextFileOptions): Promise<TextFile> {
   const [{ openInPlaceStream }, { createStreamSink, isClosedPipe }] = await Promise.all([import('../audio/special-files.js'), import('../audio/stdout-sink.js')]);
   const out =
     found.kind === 'standard error'
       ? process.stderr
-      : await openInPlaceStream(path, { kind: found.kind, info: found.info }, what, {
+      : found.kind === 'standard output'
+        ? process.stdout
+        : await openInPlaceStream(path, { kind: found.kind, info: found.info }, what, {
           signal: options.signal ?? new AbortController().signal,
           waiting: () => {
             options.verbose?.(`${what}: ${path} is a FIFO nobody reads yet; waiting for its reader before the first request (Ctrl-C stops)`);

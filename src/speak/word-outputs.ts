@@ -53,7 +53,9 @@ interface Tracked {
  * marker names its text as requested (maybe a part, or trimmed): {@link locate} finds it in the
  * oldest piece that still holds it. A text the pronunciation lexicon changed (docs/cli.md §11.3)
  * comes as parts that carry its map (text/source.ts WrittenPiece, a span's `written`): it is
- * counted by its text as written, and its parts are located in it and told there (§12.1).
+ * counted by its text as written, and its parts are located in it and told there (§12.1). A
+ * `--lines` line's first piece counts the input before it that no piece holds (its `before`:
+ * line breaks, blank lines; text/source.ts LinePiece).
  */
 export class TextOffsets {
   /** Texts passed and not yet all located. */
@@ -63,9 +65,11 @@ export class TextOffsets {
   #map: RunMappedText | undefined;
 
   /** `pieces` (texts, or span pieces: text/span-pieces.ts), passing through, each one's offset counted. */
-  async *track<T extends string | { text: string; written?: RunMappedText | undefined; span?: SpeechSpan }>(pieces: AsyncIterable<T>): AsyncGenerator<T, void, undefined> {
+  async *track<T extends string | { text: string; written?: RunMappedText | undefined; span?: SpeechSpan; before?: number | undefined }>(pieces: AsyncIterable<T>): AsyncGenerator<T, void, undefined> {
     for await (const piece of pieces) {
       const text = typeof piece === 'string' ? piece : piece.text;
+      // The input no piece holds before a `--lines` line: its line breaks and blank lines.
+      if (typeof piece !== 'string') this.#total += piece.before ?? 0;
       const map = typeof piece === 'string' ? undefined : (piece.written ?? piece.span?.written);
       // A later part of the text already counted whole.
       if (map !== undefined && map === this.#map) {

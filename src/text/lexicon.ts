@@ -25,7 +25,7 @@ import { LANGUAGES, type Language } from '../protocol/types.js';
 import { lineIndex, parseSettingsToml, readSettingsFile } from '../settings-file.js';
 import { RunMappedText, type Rewrite as Replaced } from '../engine/mapped-text.js';
 import { splitText } from './split.js';
-import type { TextPiece } from './source.js';
+import type { LinePiece, TextPiece } from './source.js';
 
 /** Largest lexicon file read, in bytes (1 MiB: some 30,000 entries). */
 export const MAX_LEXICON_BYTES = 1024 * 1024;
@@ -331,6 +331,11 @@ export async function* rewritePieces(pieces: AsyncIterable<TextPiece>, rewrite: 
       continue;
     }
     const lineStart = 'lineStart' in piece && piece.lineStart;
-    for (const [i, text] of parts.entries()) yield written === undefined ? { text, lineStart: lineStart && i === 0 } : { text, lineStart: lineStart && i === 0, written };
+    // The input before the line (its breaks, blank lines) goes with its first part.
+    const before = 'before' in piece ? piece.before : undefined;
+    for (const [i, text] of parts.entries()) {
+      const line: LinePiece = before !== undefined && i === 0 ? { text, lineStart: lineStart && i === 0, before } : { text, lineStart: lineStart && i === 0 };
+      yield written === undefined ? line : { ...line, written };
+    }
   }
 }

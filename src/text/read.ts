@@ -14,6 +14,7 @@ import { addAbortSignal, type Readable } from 'node:stream';
 import { formatByteSize } from '../byte-size.js';
 import { fileProblem, TtsError } from '../errors.js';
 import { holdFifo, leaveFifoOpenBlocked, wakeFifoOpen, type FifoHold } from './fifo-open.js';
+import { codePointLength } from './split.js';
 
 /** Size of the blocks read from a file, in bytes. */
 const FILE_BLOCK_BYTES = 64 * 1024;
@@ -57,20 +58,52 @@ export async function openText(input: TextInput): Promise<AsyncIterable<string>>
 
 /**
  * `--lines` (docs/cli.md §1): each line of stdin that has something to say, as soon as its line
- * break (LF; a CR before it is dropped) arrives; the last line also without one.
+ * break (LF; a CR before it is dropped) arrives; the last line also without one. A byte order
+ * mark at the start of the input is dropped, as {@link decodeText} drops it.
  * @throws TtsError `usage` (exit 2) on a line that is not strict UTF-8, has a NUL byte, or is
  *   longer than `maxInputBytes`, naming the line and its byte offset — as soon as the bad byte or
  *   the byte past the limit arrives, also before the line's break.
  */
 export async function* readLines(stdin: NodeJS.ReadableStream, maxInputBytes: number, signal: AbortSignal): AsyncGenerator<string, void, undefined> {
+  for await (const { line } of readLinesAt(stdin, maxInputBytes, signal)) yield line;
+}
+
+/** A line {@link readLinesAt} gives, and where it is in the input. */
+export interface LineRead {
+  /** The line, without its line break. */
+  line: string;
+  /**
+   * Code points of the input between the end of the line given before (its start for the first)
+   * and this one: line breaks (LF, CR LF) and the lines skipped for having nothing to say, so that
+   * the lines' offsets in the input as read can be counted (docs/cli.md §12.1 `char_start`).
+   */
+  before: number;
+}
+
+/**
+ * {@link readLines}, each line with the code points of the input before it that no line given holds
+ * ({@link LineRead.before}).
+ * @throws as {@link readLines}.
+ */
+export async function* readLinesAt(stdin: NodeJS.ReadableStream, maxInputBytes: number, signal: AbortSignal): AsyncGenerator<LineRead, void, undefined> {
   const lines = new LineCutter<Buffer>(0x0a, (parts) => Buffer.concat(parts), (b) => b.length);
   let lineNumber = 0;
+  /** Code points since the end of the last line given. */
+  let gap = 0;
   const what = (): string => `line ${lineNumber + 1} of standard input`;
-  const emit = (bytes: Buffer): string | undefined => {
+  const emit = (bytes: Buffer): LineRead | undefined => {
     checkSize(bytes.length, maxInputBytes, what());
-    const line = strictUtf8(bytes, what(), 0, true);
+    let line = strictUtf8(bytes, what(), 0, true);
+    // A byte order mark at the very start says "UTF-8"; it is not text (as decodeText drops it).
+    if (lineNumber === 0 && line.startsWith('\ufeff')) line = line.slice(1);
     lineNumber++;
-    return line.trim() === '' ? undefined : line;
+    if (line.trim() === '') {
+      gap += codePointLength(line) + lines.lastBreak;
+      return undefined;
+    }
+    const read = { line, before: gap };
+    gap = lines.lastBreak;
+    return read;
   };
   // The unfinished line is checked as its bytes arrive (/dev/zero has no line break to wait for).
   let unfinished = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
@@ -121,12 +154,15 @@ export class LineCutter<C extends Buffer | string> {
     private readonly size: (part: C) => number,
   ) {}
 
+  /** Units of the line break (LF, and the CR dropped before it: 0 to 2) of the line last given. */
+  lastBreak = 0;
+
   /** The lines `chunk` completes, without their line break. */
   *cut(chunk: C): Generator<C, void, undefined> {
     let start = 0;
     for (let nl = chunk.indexOf(this.newline as never); nl !== -1; nl = chunk.indexOf(this.newline as never, start)) {
       this.pending.push(chunk.slice(start, nl) as C);
-      yield this.take();
+      yield this.take(1);
       start = nl + 1;
     }
     if (start < chunk.length) {
@@ -143,15 +179,17 @@ export class LineCutter<C extends Buffer | string> {
 
   /** The last line, when the input did not end with a line break; undefined when it did. */
   end(): C | undefined {
-    return this.pending.length === 0 ? undefined : this.take();
+    return this.pending.length === 0 ? undefined : this.take(0);
   }
 
-  private take(): C {
+  /** The line held, its CR dropped; `newline`: units of the LF that ended it (0 at the end). */
+  private take(newline: number): C {
     const line = this.join(this.pending);
     this.pending = [];
     this.pendingSize = 0;
     const last = line.length - 1;
     const cr = typeof line === 'string' ? line[last] === '\r' : line[last] === 0x0d;
+    this.lastBreak = newline + (cr ? 1 : 0);
     return (cr ? line.slice(0, last) : line) as C;
   }
 }

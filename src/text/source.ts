@@ -6,7 +6,7 @@
 import { stat } from 'node:fs/promises';
 import type { RunMappedText } from '../engine/mapped-text.js';
 import { TtsError } from '../errors.js';
-import { openText, readLines } from './read.js';
+import { openText, readLinesAt } from './read.js';
 import { splitStream } from './split.js';
 
 /**
@@ -17,6 +17,12 @@ export interface LinePiece {
   text: string;
   /** True for the line's first piece; its later pieces continue it. */
   lineStart: boolean;
+  /**
+   * On a line's first piece: code points of the input before it that no piece holds — the line
+   * breaks and the blank lines since the line before (text/read.ts LineRead), counted in the
+   * word timings' offsets (speak/word-outputs.ts TextOffsets, docs/cli.md §12.1).
+   */
+  before?: number | undefined;
   /** The line as the lexicon rewrote it, with its map ({@link WrittenPiece}); absent when it did not. */
   written?: RunMappedText | undefined;
 }
@@ -69,15 +75,15 @@ export async function textSource(options: TextSourceOptions): Promise<{ pieces: 
     if (words.length > 0 || (file !== undefined && file !== '-')) {
       throw new TtsError('usage', '--lines reads standard input; give no words and no -f FILE with it');
     }
-    const lines = readLines(options.stdin, options.maxInputBytes, options.signal);
+    const lines = readLinesAt(options.stdin, options.maxInputBytes, options.signal);
     return {
       pieces: (async function* () {
         // A long line is split as it is requested, block by block like a file: split whole at
         // once it held the first piece back and the event loop (Ctrl-C) for 0.5 s a MB.
-        for await (const line of lines) {
+        for await (const { line, before } of lines) {
           let lineStart = true;
           for await (const text of splitStream(blocksOf(line), maxChars)) {
-            yield { text, lineStart };
+            yield lineStart ? { text, lineStart, before } : { text, lineStart };
             lineStart = false;
           }
         }

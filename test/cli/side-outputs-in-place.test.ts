@@ -468,6 +468,44 @@ describe('subtitles, word timings and chapters written in place', () => {
     }
   });
 
+  it('standard output redirected to a file (>>log, `{ …; } > log`) while the audio goes to -o: --word-timings /dev/stdout and --subtitles /dev/stdout are written into it in place, never renamed over it', { timeout: 60_000 }, async () => {
+    await fileCase('file-out', ['--word-timings', at('file-out.jsonl'), '--subtitles', at('file-out.vtt')]);
+    for (const [flag, log, file] of [['--word-timings', 'words.out', await readFile(at('file-out.jsonl'), 'utf8')], ['--subtitles', 'subs.out', await readFile(at('file-out.vtt'), 'utf8')]] as const) {
+      await writeFile(at(log), 'a line before the run\n');
+      const before = await stat(at(log));
+      // As `>>log`: the shell's descriptor, appending; a command after the run writes there too.
+      const fd = openSync(at(log), 'a');
+      let run: Watched;
+      try {
+        run = spawnTts(['stream', '--no-cache', '-q', '--max-chars', '12', '-o', at(`${log}.wav`), flag, '/dev/stdout', TEXT], ['ignore', fd, 'pipe']);
+        assert.equal(await run.closed, 0, run.err());
+        writeSync(fd, 'a line after the run\n');
+      } finally {
+        closeSync(fd);
+      }
+      assert.equal(await readFile(at(log), 'utf8'), `a line before the run\n${file}a line after the run\n`, `${flag}: the file holds what was there, the output, then what came after`);
+      assert.equal((await stat(at(log))).ino, before.ino, `${flag}: the same file, not one renamed over it`);
+      assert.deepEqual(await readFile(at(`${log}.wav`)), await readFile(at('file-out.wav')));
+    }
+  });
+
+  it('-o /dev/stdout with standard output redirected to a file (>>out.raw, `{ …; } > out.raw`): the audio is written through it, as -o - writes it, never renamed over the file', { timeout: 60_000 }, async () => {
+    await fileCase('file-audio', ['--raw']);
+    await writeFile(at('audio.out'), 'a line before the run\n');
+    const before = await stat(at('audio.out'));
+    const fd = openSync(at('audio.out'), 'a');
+    try {
+      const run = spawnTts(['stream', '--no-cache', '-q', '--max-chars', '12', '--raw', '-o', '/dev/stdout', TEXT], ['ignore', fd, 'pipe']);
+      assert.equal(await run.closed, 0, run.err());
+      writeSync(fd, 'a line after the run\n');
+    } finally {
+      closeSync(fd);
+    }
+    const expected = Buffer.concat([Buffer.from('a line before the run\n'), await readFile(at('file-audio.wav')), Buffer.from('a line after the run\n')]);
+    assert.ok((await readFile(at('audio.out'))).equals(expected), 'the file holds what was there, the audio, then what came after');
+    assert.equal((await stat(at('audio.out'))).ino, before.ino, 'the same file, not one renamed over it');
+  });
+
   it('into the pipe standard input comes through, which the run reads (the text given as words): exit 2 before any request, for -o, a side output and a batch line', { timeout: 60_000 }, async () => {
     // Standard input a pipe (the shell's `|`; Node's spawn gives a socket), its writer gone at once.
     const piped = async (args: string[]): Promise<Watched> => {

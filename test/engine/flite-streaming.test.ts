@@ -209,6 +209,16 @@ test('the module is compiled without its 17.1 MB of data, which each instance re
   writeFileSync(file, otherBuild);
   assert.throws(() => fliteSynthesize(overwritten, 'slt', text), /no longer the Flite binary tts compiled/);
 
+  // Rewritten in place after an instance read one voice (rms): the voice it has not read (slt) is
+  // refused, but the instance it has stays, and goes on speaking rms (a `tts serve` running while
+  // its binary is rewritten in place kept its instance; its rms requests fell back to eSpeak NG).
+  const rmsExpected = concat(fliteSynthesize(own, 'rms', text));
+  const spoken = await compileCopy();
+  assert.deepEqual(concat(fliteSynthesize(spoken, 'rms', text)), rmsExpected);
+  writeFileSync(file, otherBuild);
+  assert.throws(() => fliteSynthesize(spoken, 'slt', text), /no longer the Flite binary tts compiled/);
+  assert.deepEqual(concat(fliteSynthesize(spoken, 'rms', text)), rmsExpected);
+
   // Another build renamed into place (as a reinstall does): the file compiled is still read.
   const renamedOver = await compileCopy();
   writeFileSync(join(dir, 'new.wasm'), otherBuild);

@@ -104,6 +104,27 @@ for (const voice of ['en-man-1', 'en-woman-1']) {
   });
 }
 
+test('Flite: spelled letters (SSML say-as characters, a lexicon\'s "S Q L") and a word Flite cannot say leave every other word timed', async () => {
+  // Joined by commas, `U S A` gave one phone group for three words, and `мир` none: every word of
+  // the sentence went untimed.
+  // Letters said in one breath have no quiet between them: the order and the ranges are checked, not the edges' level.
+  for (const text of ['I saw U S A today.', 'We use S Q L daily.']) {
+    const { x, words } = await timed(text, 'en-woman-1');
+    assert.deepEqual(
+      words.map((w) => [w.text, w.charStart, w.charEnd]),
+      speakableTokens(text).map((t) => [text.slice(t.start, t.end), t.start, t.end]),
+    );
+    words.forEach((w, i) => assert.ok(w.start < w.end && (i === 0 || words[i - 1]!.end <= w.start), `${w.text}: ${w.start}–${w.end}`));
+    assert.ok(words.at(-1)!.end <= x.length);
+  }
+  const text = 'Hello мир world.';
+  const { words } = await timed(text, 'en-man-1');
+  assert.deepEqual(
+    words.map((w) => w.text),
+    ['Hello', 'world.'],
+  );
+});
+
 test('word timings only when asked: without them the same bytes, and no words in the report', async () => {
   // English on Flite, Japanese with kanji on eSpeak NG with a Latin word on Flite.
   for (const [text, voice, language] of [

@@ -226,6 +226,24 @@ describe('word timings and subtitles with a lexicon: the text as the user wrote 
     assert.deepEqual(withLexicon.cues, without.cues);
   });
 
+  it('--lines: char_start/char_end index standard input as given, its line breaks (CR LF too) and blank lines counted, with the lexicon or without', async () => {
+    const input = 'SQL one.\n\n  \r\nThen Kubernetes.\r\n𝄞 last SQL line\nend';
+    const points = [...input];
+    const lexiconFile = join(dir, 'lexicon.toml');
+    await writeFile(lexiconFile, LEXICON);
+    for (const lexicon of [['--lexicon', lexiconFile], ['--no-lexicon']]) {
+      const out = join(dir, `lines${lexicon.length}.jsonl`);
+      const r = await runTtsInProcess(['stream', '--offline', '-v', 'en-woman-1', '--lines', ...lexicon, '-o', join(dir, 'lines.wav'), '--word-timings', out], { env: { TTS_NO_CACHE: '1' }, input });
+      assert.equal(r.code, 0, r.stderr);
+      const words = lines(await readFile(out, 'utf8'));
+      assert.deepEqual(
+        words.map((w) => w.word),
+        ['SQL', 'one.', 'Then', 'Kubernetes.', 'last', 'SQL', 'line', 'end'],
+      );
+      for (const w of words) assert.equal(points.slice(w.char_start, w.char_end).join(''), w.word, `${lexicon[0]}: ${JSON.stringify(w)}`);
+    }
+  });
+
   it('SSML, a dialogue script and a Markdown document: the same words, offsets and cues as without the lexicon (SubRip word cues too)', async () => {
     const ssml = join(dir, 'lex.ssml');
     await writeFile(ssml, '<speak>Use <emphasis>SQL</emphasis> now.  The  SQL <sub alias="K">X</sub> and Kubernetes run <prosody rate="fast">fast SQL</prosody> end.</speak>');

@@ -108,6 +108,14 @@ describe('readLines (--lines)', () => {
     assert.equal((await lines.next()).done, true);
   });
 
+  it('drops a byte order mark at the start of the input only, as a file read whole drops it', async () => {
+    const stdin = new PassThrough();
+    stdin.end('\ufeffHello\n\ufeffagain\n');
+    const got: string[] = [];
+    for await (const line of readLines(stdin, MiB, never)) got.push(line);
+    assert.deepEqual(got, ['Hello', '\ufeffagain']);
+  });
+
   it('names the line of a bad byte, and refuses a line longer than --max-input', async () => {
     const bad = new PassThrough();
     bad.end(Buffer.concat([Buffer.from('ok\nalso ok\nbad '), Buffer.from([0xc3, 0x28]), Buffer.from('\n')]));
