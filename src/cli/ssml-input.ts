@@ -7,7 +7,7 @@
 import { TtsError } from '../errors.js';
 import type { Language } from '../protocol/types.js';
 import { inputFormatOf } from '../text/documents/formats.js';
-import type { SpeechSpan } from '../text/spans.js';
+import type { SpanList } from '../text/span-list.js';
 import type { SynthesisFlags } from './flags.js';
 
 /**
@@ -36,7 +36,7 @@ export async function ssmlSpansOf(
   source: { text?: string | undefined; whole?: AsyncIterable<string> | Iterable<string> | undefined },
   language: Language,
   rewrite?: ((text: string, language: Language) => string) | undefined,
-): Promise<SpeechSpan[] | undefined> {
+): Promise<SpanList | undefined> {
   const named = ssmlByName(words, flags);
   if (source.whole === undefined || source.text === undefined) return undefined;
   // The parser (saxes, say-as) loads only for SSML: a plain-text run pays one regular expression.

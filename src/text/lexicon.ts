@@ -23,6 +23,7 @@ import { dirname, join } from 'node:path';
 import { TtsError } from '../errors.js';
 import { LANGUAGES, type Language } from '../protocol/types.js';
 import { lineIndex, parseSettingsToml, readSettingsFile } from '../settings-file.js';
+import { GatheredText } from './spans.js';
 import { splitText } from './split.js';
 import type { TextPiece } from './source.js';
 
@@ -204,7 +205,9 @@ export function compileLexicon(lexicon: Lexicon): Rewrite {
     }
     if (trie === null) return text;
     const { edges, values } = trie;
-    const out: string[] = [];
+    // The text rewritten, gathered: 16 MB of prose with a replacement every 12 characters was
+    // 2.8 million parts, 200 MB of them.
+    const out = new GatheredText();
     // Bounded output (docs/cli.md §11.3): replacements longer than their keys cannot blow a text up
     // beyond a few times its size (a 1-letter key with a 1000-character value made 800 kB 400 MB).
     const limit = text.length * MAX_GROWTH + MAX_GROWTH_SLACK;
@@ -236,12 +239,13 @@ export function compileLexicon(lexicon: Lexicon): Rewrite {
       length += found.value.length - (found.end - i);
       if (length > limit) throw growthError();
       // One pass: what is put in is never searched again.
-      out.push(text.slice(copied, i), found.value);
+      out.add(text.slice(copied, i));
+      out.add(found.value);
       copied = i = found.end;
     }
     if (copied === 0) return text;
-    out.push(text.slice(copied));
-    return out.join('');
+    out.add(text.slice(copied));
+    return out.text();
   };
 }
 

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { TtsError } from '../../src/errors.js';
 import { formatCue } from '../../src/speak/subtitles.js';
-import { castTurns, MAX_TURNS, parseCast, parseScript, scriptSpans, speakerOf } from '../../src/text/script.js';
+import { MAX_TURNS, parseCast, parseScript, readScript, speakerOf } from '../../src/text/script.js';
 
 const en = (): 'en' => 'en';
 
@@ -41,10 +41,9 @@ describe('script lines', () => {
 });
 
 describe('the cast', () => {
-  it('lists every name without a voice, and the names that have one', () => {
-    const turns = parseScript('Alice: a\nBob: b\nCarol: c\nDave: d\nBob: e', 's');
-    assert.throws(
-      () => castTurns(turns, new Map([['Alice', 'en-woman-1'], ['Dave', 'en-man-1']]), en),
+  it('lists every name without a voice, and the names that have one', async () => {
+    await assert.rejects(
+      readScript(['Alice: a\nBob: b\nCarol: c\nDave: d\nBob: e'], { source: 's', cast: new Map([['Alice', 'en-woman-1'], ['Dave', 'en-man-1']]), languageOf: en, gapMs: 400 }),
       (e: unknown) => e instanceof TtsError && e.exitCode === 2 && e.message === 'no voice for "Bob", "Carol" in the script' && /voices are set for "Alice", "Dave"/.test(e.hint ?? ''),
     );
   });
@@ -54,11 +53,11 @@ describe('the cast', () => {
     assert.throws(() => parseCast('A=x,A=y'), /"A" twice/);
     assert.throws(() => parseCast('=x'), /NAME=VOICE/);
   });
-  it('makes one span per turn in its voice and language, the gap before every turn but the first, the lexicon by language', () => {
-    const turns = parseScript('Alice: SQL.\nSensei：東雲。\nAlice: SQL again.', 's');
-    const voices = castTurns(turns, new Map([['Alice', 'en-woman-1'], ['Sensei', 'ja-man-1']]), (v) => (v.startsWith('ja') ? 'ja' : 'en'));
+  it('makes one span per turn in its voice and language, the gap before every turn but the first, the lexicon by language', async () => {
+    const cast = new Map([['Alice', 'en-woman-1'], ['Sensei', 'ja-man-1']]);
     const rewrite = (text: string, language: string): string => (language === 'en' ? text.replace('SQL', 'sequel') : text.replace('東雲', 'しののめ'));
-    assert.deepEqual(scriptSpans(turns, voices, 400, rewrite), [
+    const spans = await readScript(['Alice: SQL.\nSensei：東雲。\nAlice: SQL again.'], { source: 's', cast, languageOf: (v) => (v.startsWith('ja') ? 'ja' : 'en'), gapMs: 400, rewrite });
+    assert.deepEqual([...spans], [
       { text: 'sequel.', voice: 'en-woman-1', language: 'en', speaker: 'Alice', newSentence: true },
       { text: 'しののめ。', voice: 'ja-man-1', language: 'ja', speaker: 'Sensei', newSentence: true, breakBeforeMs: 400 },
       { text: 'sequel again.', voice: 'en-woman-1', language: 'en', speaker: 'Alice', newSentence: true, breakBeforeMs: 400 },
@@ -67,17 +66,17 @@ describe('the cast', () => {
 });
 
 describe('the speaker in subtitles', () => {
-  const span = { text: '', speaker: 'Alice <3 & Bob' };
+  const span = { speaker: 'Alice <3 & Bob' };
   it('is a WebVTT voice span, escaped', () => {
     assert.equal(formatCue('vtt', 1, { start: 0, end: 1.5, text: 'Hi & bye', span }), '00:00:00.000 --> 00:00:01.500\n<v Alice &lt;3 &amp; Bob>Hi &amp; bye\n\n');
   });
   it('is "Name: " in SubRip', () => {
-    assert.equal(formatCue('srt', 2, { start: 0, end: 1.5, text: 'Hi', span: { text: '', speaker: 'Bob' } }), '2\n00:00:00,000 --> 00:00:01,500\nBob: Hi\n\n');
+    assert.equal(formatCue('srt', 2, { start: 0, end: 1.5, text: 'Hi', span: { speaker: 'Bob' } }), '2\n00:00:00,000 --> 00:00:01,500\nBob: Hi\n\n');
   });
   it('is absent for a cue without a speaker', () => {
-    assert.equal(formatCue('srt', 1, { start: 0, end: 1, text: 'Hi', span: { text: 'Hi' } }), '1\n00:00:00,000 --> 00:00:01,000\nHi\n\n');
+    assert.equal(formatCue('srt', 1, { start: 0, end: 1, text: 'Hi', span: {} }), '1\n00:00:00,000 --> 00:00:01,000\nHi\n\n');
   });
   it('drops control characters from the name', () => {
-    assert.equal(formatCue('srt', 1, { start: 0, end: 1, text: 'Hi', span: { text: 'Hi', speaker: 'Al\u001b[2Jice' } }).split('\n')[2], 'Al[2Jice: Hi');
+    assert.equal(formatCue('srt', 1, { start: 0, end: 1, text: 'Hi', span: { speaker: 'Al\u001b[2Jice' } }).split('\n')[2], 'Al[2Jice: Hi');
   });
 });

@@ -11,7 +11,7 @@ import { ssmlSpans, type SsmlOptions } from '../../src/text/ssml.js';
 import { looksLikeSsml } from '../../src/cli/ssml-input.js';
 import type { SpeechSpan } from '../../src/text/spans.js';
 
-const read = (doc: string, extra: Partial<SsmlOptions> = {}): Promise<SpeechSpan[]> => ssmlSpans([doc], { language: 'en', lenient: false, source: 'doc.ssml', ...extra });
+const read = async (doc: string, extra: Partial<SsmlOptions> = {}): Promise<SpeechSpan[]> => [...(await ssmlSpans([doc], { language: 'en', lenient: false, source: 'doc.ssml', ...extra }))];
 
 /** Rejects with a usage error (exit 2) whose message matches `pattern`. */
 async function refused(doc: string | string[], pattern: RegExp, extra: Partial<SsmlOptions> = {}): Promise<void> {
@@ -62,6 +62,16 @@ describe('SSML shapes (W3C SSML 1.1 §2–§3)', () => {
         text: 'Call five five five, zero one four two before July fourth, twenty twenty-six at nine oh five A M, ask for the Acme Corporation, code Q X seven, room one thousand two hundred four, pin nine zero eight.',
         newSentence: true,
       },
+    ]);
+  });
+
+  it('a say-as whose text is longer than its content is kept as the content and rendered again when read: the same spans', async () => {
+    const letters = 'WQX'.repeat(1000);
+    const spans = await read(`<speak xml:lang="ja">コード <say-as interpret-as="characters">${letters}</say-as> です。<break/><say-as interpret-as="digits">${'7'.repeat(500)}</say-as></speak>`);
+    const names: Record<string, string> = { W: 'ダブリュー', Q: 'キュー', X: 'エックス' };
+    assert.deepEqual(spans, [
+      { text: `コード ${[...letters].map((c) => names[c]).join('、')} です。`, newSentence: true, language: 'ja' },
+      { text: 'ナナ'.repeat(500), newSentence: true, language: 'ja', breakBeforeMs: 500 },
     ]);
   });
 
@@ -215,6 +225,7 @@ describe('SSML refused (exit 2, line:column)', () => {
     await refused('<speak><lang xml:lang="fr">bonjour</lang></speak>', /xml:lang="fr": tts speaks ja and en/);
     await refused('<speak><say-as interpret-as="date" format="mdy">13/40/2020</say-as></speak>', /1:8: say-as date: month 13/);
     await refused('<speak><say-as interpret-as="ordinal">3</say-as></speak>', /say-as interpret-as="ordinal" is not one of/);
+    await refused(`<speak>\n  <say-as interpret-as="digits">${'7'.repeat(10_001)}</say-as></speak>`, /^doc\.ssml:2:3: say-as digits: "7{40}…" is longer than 10,000 characters$/);
     await refused('<speak><sub alias="x"><s>y</s></sub></speak>', /<sub> holds text only, not <s>/);
   });
 
