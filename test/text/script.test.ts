@@ -4,7 +4,9 @@
  * gap and the lexicon, and the speaker in subtitle cues (src/speak/subtitles.ts).
  */
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { describe, it } from 'node:test';
+import fc from 'fast-check';
 import { TtsError } from '../../src/errors.js';
 import { formatCue } from '../../src/speak/subtitles.js';
 import { MAX_TURNS, parseCast, parseScript, readScript, speakerOf } from '../../src/text/script.js';
@@ -37,6 +39,90 @@ describe('script lines', () => {
   it(`refuses more than ${MAX_TURNS} turns`, () => {
     const text = 'A: x\n'.repeat(MAX_TURNS + 1);
     assert.throws(() => parseScript(text, 's'), (e: unknown) => e instanceof TtsError && e.message === `s:${MAX_TURNS + 1}: more than ${MAX_TURNS} turns in one script`);
+  });
+});
+
+describe('a script read as it comes', () => {
+  /**
+   * The rules as they were written before scripts were read as they come: the whole text split
+   * at line breaks, each line judged whole (the regular expression of docs/cli.md §11.2).
+   */
+  function reference(text: string, source: string): { speaker: string; text: string }[] {
+    const name = /^([\p{L}][\p{L}\p{M}\p{N} _'.-]*?)\s*(?::(?=\s|$)|：)\s*/u;
+    const turns: { speaker: string; text: string }[] = [];
+    const lines = text.split(/\r?\n/);
+    for (let i = 0; i < lines.length; i++) {
+      const raw = lines[i]!;
+      if (raw.trim() === '') continue;
+      const m = raw.trimStart().startsWith('\\') ? null : name.exec(raw.trimStart());
+      const named = m === null || [...m[1]!.trim()].length > 32 ? undefined : { speaker: m[1]!.trim(), rest: raw.trimStart().slice(m[0].length) };
+      const said = named === undefined ? raw.trim().replace(/^\\/, '') : named.rest.trim();
+      if (named !== undefined) {
+        turns.push({ speaker: named.speaker, text: said });
+        continue;
+      }
+      const last = turns[turns.length - 1];
+      if (last === undefined) throw new TtsError('usage', `${source}:${i + 1}: a script line needs a speaker first ("Name: what they say")`);
+      last.text = last.text === '' ? said : `${last.text} ${said}`;
+    }
+    const spoken = turns.filter((t) => t.text !== '');
+    if (spoken.length === 0) throw new TtsError('usage', `${source} has no line to speak`);
+    return spoken;
+  }
+  /** Names, colons, white space, text and lines long enough to be judged by their start (1024 code units). */
+  const token = fc.constantFrom('Alice', 'Bob', 'Mary Ann', 'Dr. Who', '先生', ': ', ':', '：', ' : ', ' ', '\t', '\n', '\r\n', '\r', '\\', 'Hello.', 'At 10:30', 'Well, then: go', '😀', ' '.repeat(1100), 'word '.repeat(250), 'x'.repeat(1500), '\u3000', '\u00a0');
+  const script = fc.array(token, { maxLength: 40 }).map((parts) => `Alice: start\n${parts.join('')}`);
+  /** `s` cut into blocks at `cuts` (fractions), never inside a surrogate pair. */
+  const blocksOf = (s: string, cuts: number[]): string[] => {
+    const at = [...new Set(cuts.map((c) => Math.floor(c * s.length)))].sort((a, b) => a - b).filter((i) => i > 0 && i < s.length && !/[\udc00-\udfff]/.test(s[i]!));
+    return [0, ...at].map((start, k) => s.slice(start, at[k] ?? s.length));
+  };
+  /** A voice for every speaker, whatever names the tokens make. */
+  const cast = new (class extends Map<string, string> {
+    override get(): string {
+      return 'en-man-1';
+    }
+  })();
+
+  it('gives the turns of the text split into lines, each judged whole, whatever the blocks and however long the lines', async () => {
+    await fc.assert(
+      fc.asyncProperty(script, fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { maxLength: 8 }), async (text, cuts) => {
+        let expected: { speaker: string; text: string }[] | string;
+        try {
+          expected = reference(text, 's');
+        } catch (error) {
+          expected = (error as Error).message;
+        }
+        let got: { speaker: string; text: string }[] | string;
+        try {
+          const spans = await readScript(blocksOf(text, cuts), { source: 's', cast, languageOf: en, gapMs: 400 });
+          got = [...spans].map((s) => ({ speaker: s.speaker!, text: s.text }));
+        } catch (error) {
+          got = (error as Error).message;
+        }
+        assert.deepEqual(got, expected);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('judges a line of millions of spaces after a name in time linear in its length (a regular expression that backtracked took minutes)', () => {
+    // In a child process: a regular expression runs to its end, whatever the test's own timeout.
+    const script = `
+      const { readScript, speakerOf } = await import(${JSON.stringify(new URL('../../src/text/script.js', import.meta.url).href)});
+      const spaces = ' '.repeat(4 * 1024 * 1024);
+      const spans = await readScript([\`Alice: hi\\nBob\${spaces}x\\nBob\${spaces}: there\\n\`], { source: 's', cast: new Map([['Alice', 'en-man-1'], ['Bob', 'en-man-1']]), languageOf: () => 'en', gapMs: 400 });
+      console.log(JSON.stringify({ named: speakerOf(\`Bob\${spaces}: hi\`), text: speakerOf(\`Bob\${spaces}x\`) ?? null, spans: [...spans].map((s) => [s.speaker, s.text.length]), expected: \`hi Bob\${spaces}x\`.length }));`;
+    const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', timeout: 60_000, killSignal: 'SIGKILL' });
+    assert.equal(r.signal, null, 'the script was not read within a minute');
+    assert.equal(r.status, 0, r.stderr);
+    const got = JSON.parse(r.stdout) as { named: unknown; text: unknown; spans: [string, number][]; expected: number };
+    assert.deepEqual(got.named, { speaker: 'Bob', rest: 'hi' });
+    assert.equal(got.text, null);
+    assert.deepEqual(got.spans, [
+      ['Alice', got.expected],
+      ['Bob', 'there'.length],
+    ]);
   });
 });
 
