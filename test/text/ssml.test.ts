@@ -5,9 +5,12 @@
  * and their line:column.
  */
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { describe, it } from 'node:test';
+import fc from 'fast-check';
 import { TtsError } from '../../src/errors.js';
-import { ssmlSpans, type SsmlOptions } from '../../src/text/ssml.js';
+import { SAXES_TEXT_TAKEN, ssmlSpans, type SsmlOptions } from '../../src/text/ssml.js';
 import { looksLikeSsml } from '../../src/cli/ssml-input.js';
 import type { SpeechSpan } from '../../src/text/spans.js';
 
@@ -255,5 +258,68 @@ describe('SSML refused (exit 2, line:column)', () => {
   it('10,000 nested elements: refused at depth 64, without reading them all into a tree', async () => {
     const deep = `<speak>${'<prosody>'.repeat(10_000)}x${'</prosody>'.repeat(10_000)}</speak>`;
     await refused(deep, /^doc\.ssml:1:575: elements nested deeper than 64$/);
+  });
+});
+
+describe('SSML read as it comes (saxes\'s text taken after every block, docs/cli.md §11 "Memory")', () => {
+  it('saxes is the version whose private state and text text/ssml.ts reads, pinned exactly, and they have the shape it expects', () => {
+    const manifest = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { dependencies: Record<string, string> };
+    const installed = (createRequire(import.meta.url)('saxes/package.json') as { version: string }).version;
+    assert.equal(manifest.dependencies.saxes, '6.0.0', 'package.json pins saxes exactly: text/ssml.ts reads its private fields (a new version may change them)');
+    assert.equal(installed, manifest.dependencies.saxes, 'the saxes installed is the one package.json pins (npm install)');
+    assert.ok(
+      SAXES_TEXT_TAKEN,
+      "saxes's private `state` and `text` are not what text/ssml.ts reads (SAXES_STATES): its text would be held whole until each text node ends, and a document of millions of lines in one text node would take gigabytes. Read saxes's source again and fix SAXES_STATES and drain(), or pin the saxes they were written for.",
+    );
+  });
+
+  /** Text, white space and line breaks of several kinds, entities, emoji, Japanese, a long run. */
+  const text = fc.array(fc.constantFrom('Hello', ' ', '  ', '\n', '\r\n', '\r', '\t', 'world.', 'e.g.', ' Mr. ', '😀', '東京です。', '&amp;', '&lt;', '&#x1F600;', '&#233;', ']', 'll', 'x'.repeat(40), '\u00a0'), { maxLength: 8 }).map((p) => p.join(''));
+  const plain = fc.array(fc.constantFrom('Hello', ' ', '\n', 'world.', 'll', '東京', 'x'.repeat(40)), { maxLength: 4 }).map((p) => p.join(''));
+  const letters = fc.array(fc.constantFrom('A', 'b', '1', ' ', '\n', 'W'), { minLength: 1, maxLength: 6 }).map((p) => `${p.join('')}Q`);
+  const { node } = fc.letrec<{ node: string; children: string }>((tie) => ({
+    children: fc.array(tie('node'), { maxLength: 5 }).map((c) => c.join('')),
+    node: fc.oneof(
+      { depthSize: 'small', withCrossShrink: true },
+      text,
+      plain.map((t) => `<![CDATA[${t}]]]]]>`),
+      plain.map((t) => `<!--${t}-->`),
+      plain.map((t) => `<?target ${t}?>`),
+      fc.constantFrom('<break time="20ms"/>', '<break/>', '<mark name="a\nb"/>', '<mark name="m"/>'),
+      plain.map((t) => `<sub alias="a &amp; b\nc">${t.replace(/\s+/g, ' ')}</sub>`),
+      letters.map((t) => `<say-as interpret-as="characters">${t}</say-as>`),
+      fc.tuple(fc.constantFrom('s', 'p', 'prosody rate="fast"', 'emphasis', 'voice name="ja-man-1"', 'lang xml:lang="en"', 'prosody volume="-3dB"'), tie('children')).map(([open, inner]) => `<${open}>${inner}</${open.split(' ')[0]}>`),
+    ),
+  }));
+  const documents = fc.array(node, { minLength: 1, maxLength: 6 }).map((nodes) => `<?xml version="1.0"?>\n<!-- made by hand -->\n<speak>X ${nodes.join('')}</speak>\n`);
+  /** `s` cut into blocks of `size` code units (one more where a surrogate pair would be cut). */
+  const blocksOf = (s: string, size: number): string[] => {
+    const blocks: string[] = [];
+    for (let at = 0; at < s.length; ) {
+      let end = Math.min(s.length, at + size);
+      if (/[\udc00-\udfff]/.test(s[end] ?? '')) end++;
+      blocks.push(s.slice(at, end));
+      at = end;
+    }
+    return blocks;
+  };
+  /** The spans, or the refusal's message. */
+  const spansOf = async (blocks: string[], rewrite: SsmlOptions['rewrite']): Promise<SpeechSpan[] | string> => {
+    try {
+      return [...(await ssmlSpans(blocks, { language: 'en', lenient: false, source: 'doc.ssml', rewrite }))];
+    } catch (error) {
+      return (error as Error).message;
+    }
+  };
+
+  it('gives the spans of the document written at once, whatever blocks it comes in (text nodes, CDATA, comments, processing instructions cut anywhere, down to every code unit), with a lexicon or without', async () => {
+    await fc.assert(
+      fc.asyncProperty(documents, fc.integer({ min: 1, max: 40 }), fc.boolean(), async (doc, size, lexicon) => {
+        // A rewrite that sees where a text node was cut: `ll` across two parts would stay.
+        const rewrite = lexicon ? (t: string): string => t.replaceAll('ll', 'L L') : undefined;
+        assert.deepEqual(await spansOf(blocksOf(doc, size), rewrite), await spansOf([doc], rewrite));
+      }),
+      { numRuns: 300 },
+    );
   });
 });
