@@ -46,6 +46,19 @@ function shown(content: string): string {
 }
 
 /**
+ * The refusal of say-as content longer than {@link MAX_SAY_AS_CHARS} characters (code points),
+ * or undefined when it is not. The parser (text/ssml.ts) asks it of the content read so far, so
+ * that an element of megabytes is refused before it is read whole.
+ * @param content the content with its white space collapsed and trimmed (as {@link renderSayAs}
+ *   makes it); of a longer content, its start so far (the message quotes its first 40 characters).
+ */
+export function sayAsTooLong(kind: SayAsKind, content: string): SayAsError | undefined {
+  // Code units first: a text of more than twice as many cannot have fewer code points.
+  if (content.length <= MAX_SAY_AS_CHARS || (content.length <= 2 * MAX_SAY_AS_CHARS && codePointLength(content) <= MAX_SAY_AS_CHARS)) return undefined;
+  return new SayAsError(`say-as ${kind}: ${shown(content)} is longer than ${MAX_SAY_AS_CHARS.toLocaleString('en')} characters`);
+}
+
+/**
  * Renders one `say-as` element's text content.
  * @param kind the `interpret-as` value (one of {@link SAY_AS_KINDS}).
  * @param format the `format` attribute (`date`: mdy, dmy, ymd (default), md, dm, ym, my, y, m, d;
@@ -59,10 +72,8 @@ function shown(content: string): string {
 export function renderSayAs(kind: SayAsKind, format: string | undefined, text: string, language: Language): string {
   const content = collapseWhitespace(text).trim();
   if (content === '') throw new SayAsError(`say-as ${kind} has no content`);
-  // Code units first: a text of more than twice as many cannot have fewer code points.
-  if (content.length > MAX_SAY_AS_CHARS && (content.length > 2 * MAX_SAY_AS_CHARS || codePointLength(content) > MAX_SAY_AS_CHARS)) {
-    throw new SayAsError(`say-as ${kind}: ${shown(content)} is longer than ${MAX_SAY_AS_CHARS.toLocaleString('en')} characters`);
-  }
+  const tooLong = sayAsTooLong(kind, content);
+  if (tooLong !== undefined) throw tooLong;
   switch (kind) {
     case 'characters':
     case 'spell-out':

@@ -13,7 +13,7 @@
 import { SaxesParser, type SaxesTagPlain } from 'saxes';
 import { TtsError } from '../errors.js';
 import { LANGUAGES, type Language } from '../protocol/types.js';
-import { renderSayAs, SAY_AS_KINDS, SayAsError, type SayAsKind } from './say-as.js';
+import { renderSayAs, SAY_AS_KINDS, SayAsError, sayAsTooLong, type SayAsKind } from './say-as.js';
 import { JOIN_CONTEXT_CHARS, sentenceBreaksBetween } from './sentences.js';
 import { SpanList } from './span-list.js';
 import { CollapsedText, collapseRuns, collapseWhitespace, windowsOf } from './spans.js';
@@ -41,6 +41,17 @@ export const EMPHASIS_LEVELS: Readonly<Record<string, { rate: number; gainDb: nu
   reduced: { rate: 1.08, gainDb: -3 },
 };
 
+/**
+ * Most characters (UTF-16 code units, entities read) of all the attribute values of one start tag
+ * (docs/cli.md §11.1): an attribute is a name, a time or a short text. saxes holds a value being
+ * read as a string grown a line or an entity at a time, some 60 bytes each: one `sub alias` of
+ * 40 MiB of short lines took 1.4 GB, many attributes of entities as much.
+ */
+export const SSML_MAX_ATTRIBUTE_CHARS = 1024 * 1024;
+
+/** Code units of say-as content gathered before its white space is collapsed and its length checked. */
+const SAY_AS_GATHER_UNITS = 64 * 1024;
+
 /** Slowest and fastest rate an SSML document may ask for (the audio stage clamps rate × --speed again). */
 const RATE_RANGE: readonly [number, number] = [0.25, 4];
 
@@ -48,12 +59,12 @@ const RATE_RANGE: readonly [number, number] = [0.25, 4];
  * saxes's states (its private `state` numbers, found by parsing a few starts of documents, so a
  * new saxes that numbers them otherwise is still read right) in which it is growing the private
  * `text` of: a text node, a CDATA section, or something tts drops (a comment, a processing
- * instruction, a DOCTYPE). saxes's public API hands a text node on only when it ends, so there is
+ * instruction, a DOCTYPE) — and of an attribute value, which is only measured. saxes's public API hands a text node on only when it ends, so there is
  * no other way; package.json pins the saxes this was written for (6.0.0). Undefined when saxes no
  * longer has them: nothing is then taken from it, the output is the same and memory grows with a
  * text node's lines, and test/text/ssml.test.ts fails ({@link SAXES_TEXT_TAKEN}).
  */
-const SAXES_STATES = ((): { text: unknown; cdata: unknown; skipped: Set<unknown> } | undefined => {
+const SAXES_STATES = ((): { text: unknown; cdata: unknown; attribute: unknown; skipped: Set<unknown> } | undefined => {
   const stateAfter = (xml: string): unknown => {
     const parser = new SaxesParser({ xmlns: false });
     parser.on('text', () => {});
@@ -64,10 +75,11 @@ const SAXES_STATES = ((): { text: unknown; cdata: unknown; skipped: Set<unknown>
   try {
     const text = stateAfter('<a>x');
     const cdata = stateAfter('<a><![CDATA[x');
+    const attribute = stateAfter('<a b="x');
     const skipped = ['<a><!--x', '<a><?t x', '<!DOCTYPE a', '<!DOCTYPE a "x', '<!DOCTYPE a [', '<!DOCTYPE a [ "x', '<!DOCTYPE a [<!--x', '<!DOCTYPE a [<?x'].map(stateAfter);
-    const all = [text, cdata, ...skipped];
-    if (all.some((s) => typeof s !== 'number') || new Set(all).size !== all.length) return undefined;
-    return { text, cdata, skipped: new Set(skipped) };
+    const all = [text, cdata, attribute, ...skipped];
+    if (all.some((s) => typeof s !== 'number') || new Set(all).size !== all.length || stateAfter("<a b='x") !== attribute) return undefined;
+    return { text, cdata, attribute, skipped: new Set(skipped) };
   } catch {
     return undefined;
   }
@@ -167,7 +179,11 @@ interface Frame {
   /** The settings record of the spans inside, once one is stored; shared with the children that change nothing. */
   record: { at?: number };
   /** Inside `sub` or `say-as`: the text is collected, not spoken as it is. */
-  collect?: { kind: 'sub'; alias: string } | { kind: 'say-as'; as: SayAsKind; format: string | undefined; text: string[]; at: { line: number; column: number } } | undefined;
+  collect?:
+    | { kind: 'sub'; alias: string }
+    /** `text` in parts of `units` code units in all; collapsed into one part every {@link SAY_AS_GATHER_UNITS}. */
+    | { kind: 'say-as'; as: SayAsKind; format: string | undefined; text: string[]; units: number; at: { line: number; column: number } }
+    | undefined;
 }
 
 /**
@@ -181,7 +197,8 @@ interface Frame {
  * @throws TtsError `usage` (exit 2) naming `source:line:column`: malformed XML, a DOCTYPE, an
  *   undefined entity, nesting deeper than {@link SSML_MAX_DEPTH}, a root other than `speak`, an
  *   unknown element or attribute (unless lenient), `audio` (unless lenient), a bad attribute value,
- *   say-as content that is not what it says, a document with nothing to speak.
+ *   attribute values of one tag longer than {@link SSML_MAX_ATTRIBUTE_CHARS} in all, say-as content
+ *   that is not what it says (or too long: refused as soon as it is), a document with nothing to speak.
  */
 export async function ssmlSpans(blocks: AsyncIterable<string> | Iterable<string>, options: SsmlOptions): Promise<SpanList> {
   const parser = new SaxesParser<{ position: true; xmlns: false }>({ position: true, xmlns: false });
@@ -241,10 +258,25 @@ export async function ssmlSpans(blocks: AsyncIterable<string> | Iterable<string>
   /** Text of the element on top, as it comes (a text node may come in several parts). */
   const takeText = (text: string): void => {
     const frame = top();
-    if (frame.collect?.kind === 'say-as') frame.collect.text.push(text);
+    if (frame.collect?.kind === 'say-as') gatherSayAs(frame.collect, text);
     else if (frame.collect?.kind === 'sub') return;
     else if (rewrite !== undefined) takeRaw(text);
     else spanText(text);
+  };
+  /**
+   * Adds to a say-as element's content, refused (exit 2) as soon as what was read of it is longer
+   * than text/say-as.ts allows, with the message its end would give: one element of 40 MiB is
+   * never held whole (it took 356 MB before it was refused).
+   */
+  const gatherSayAs = (collect: Extract<Frame['collect'], { kind: 'say-as' }>, text: string): void => {
+    collect.text.push(text);
+    collect.units += text.length;
+    if (collect.units <= SAY_AS_GATHER_UNITS) return;
+    const content = collapseWhitespace(collect.text.join(''));
+    collect.text = [content];
+    collect.units = content.length;
+    const tooLong = sayAsTooLong(collect.as, content.trim());
+    if (tooLong !== undefined) fail(tooLong.message, collect.at);
   };
   /** Keeps part of a text node for the lexicon, every run of white space one space (as `.replace(/\s+/gu, ' ')` of the whole node). */
   const takeRaw = (text: string): void => {
@@ -311,9 +343,23 @@ export async function ssmlSpans(blocks: AsyncIterable<string> | Iterable<string>
   parser.on('cdata', takeText);
   /** Where the start tag being read begins (its '<'), 1-based. */
   let tagAt = { line: 1, column: 1 };
+  /** The start tag being read: its name, and the characters of its attribute values read so far. */
+  let tagName = '';
+  let attributeChars = 0;
   parser.on('opentagstart', (tag) => {
     // saxes is just past the name here: the '<' is the name's length and one before.
     tagAt = { line: parser.line, column: Math.max(1, parser.column - tag.name.length - 1) };
+    tagName = tag.name;
+    attributeChars = 0;
+  });
+  /** @throws TtsError `usage` when the tag's attribute values (and `reading`, a value not read to its end) are too long. */
+  const checkAttributes = (reading = 0): void => {
+    if (attributeChars + reading <= SSML_MAX_ATTRIBUTE_CHARS) return;
+    fail(`<${tagName}> has attribute values longer than ${SSML_MAX_ATTRIBUTE_CHARS.toLocaleString('en')} characters`, tagAt, "an SSML attribute is a name, a time or a short text: put long text in the element's content");
+  };
+  parser.on('attribute', (attribute) => {
+    attributeChars += attribute.value.length;
+    checkAttributes();
   });
   parser.on('opentag', (tag) => {
     const at = tagAt;
@@ -394,7 +440,7 @@ export async function ssmlSpans(blocks: AsyncIterable<string> | Iterable<string>
         attrs.allow('interpret-as', 'format', 'detail');
         const as = attrs.require('interpret-as');
         if (!(SAY_AS_KINDS as readonly string[]).includes(as)) fail(`say-as interpret-as="${as}" is not one of ${SAY_AS_KINDS.join(', ')}`, at);
-        frame.collect = { kind: 'say-as', as: as as SayAsKind, format: attrs.get('format'), text: [], at };
+        frame.collect = { kind: 'say-as', as: as as SayAsKind, format: attrs.get('format'), text: [], units: 0, at };
         break;
       }
       case 'mark': {
@@ -452,7 +498,8 @@ export async function ssmlSpans(blocks: AsyncIterable<string> | Iterable<string>
    * grown a line or an entity at a time: a string and a rope node each, some 80 bytes for every
    * line of `Hello.` (16 MB of short lines: 540 MB; of `a &amp; `: 610 MB). After each block the
    * text of a text node or CDATA section read so far is taken from it and handled as text comes,
-   * and that of a comment or DOCTYPE dropped (tts reads neither).
+   * and that of a comment or DOCTYPE dropped (tts reads neither). An attribute value being read is
+   * measured: too long, it is refused before it is read to its end (see {@link SSML_MAX_ATTRIBUTE_CHARS}).
    */
   const drain = (): void => {
     const inner = parser as unknown as { state?: unknown; text?: unknown };
@@ -464,7 +511,8 @@ export async function ssmlSpans(blocks: AsyncIterable<string> | Iterable<string>
     } else if (inner.state === SAXES_STATES.cdata) {
       inner.text = '';
       takeText(text);
-    } else if (SAXES_STATES.skipped.has(inner.state)) inner.text = text.slice(-1);
+    } else if (inner.state === SAXES_STATES.attribute) checkAttributes(text.length);
+    else if (SAXES_STATES.skipped.has(inner.state)) inner.text = text.slice(-1);
   };
 
   try {

@@ -54,7 +54,8 @@ function repeated(first: string, unit: (i: number) => string): string {
   return parts.join('');
 }
 
-type Mode = 'run' | 'print';
+/** A real run, `--dry-run`, or `--dry-run` of a document refused (exit 2) as soon as it is over a limit. */
+type Mode = 'run' | 'print' | 'refused';
 
 describe(`peak memory of SSML and dialogue scripts read whole: at most ${PER_BYTE} times a ${SIZE_MIB} MiB input above a small run`, () => {
   let dir: string;
@@ -62,12 +63,13 @@ describe(`peak memory of SSML and dialogue scripts read whole: at most ${PER_BYT
   const baseline = new Map<string, number>();
 
   /** Runs `tts stream` on `file` (a real run to its first request, or --dry-run) and returns its peak RSS in MiB. */
-  async function peakOf(mode: Mode, file: string, extra: string[]): Promise<number> {
+  async function peakOf(mode: Mode, file: string, extra: string[], refusal?: RegExp): Promise<number> {
     const out = join(dir, 'out.wav');
     const args = mode === 'run' ? ['stream', '-f', file, '-o', out, '--retries', '0', ...extra] : ['stream', '-f', file, '--dry-run', ...extra];
     const r = await runTtsMeasured(args, { env, timeoutMs: 180_000 });
     // Read whole and accepted: a run goes on to its first request (exit 6), a dry run prints it (exit 0).
-    assert.equal(r.code, mode === 'run' ? 6 : 0, r.stderr);
+    assert.equal(r.code, mode === 'run' ? 6 : mode === 'refused' ? 2 : 0, r.stderr);
+    if (refusal !== undefined) assert.match(r.stderr, refusal);
     if (mode === 'run') {
       assert.match(r.stderr, /cannot connect/);
       assert.equal(existsSync(out), false);
@@ -89,7 +91,7 @@ describe(`peak memory of SSML and dialogue scripts read whole: at most ${PER_BYT
     await rm(dir, { recursive: true, force: true });
   });
 
-  const shapes: { what: string; mode: Mode; kind: 'ssml' | 'script'; text: () => string; extra?: string[]; lexicon?: boolean }[] = [
+  const shapes: { what: string; mode: Mode; kind: 'ssml' | 'script'; text: () => string; extra?: string[]; lexicon?: boolean; refusal?: RegExp }[] = [
     { what: 'an SSML document of tiny elements (<s>w1</s>…)', mode: 'run', kind: 'ssml', text: () => ssml((i) => `<s>w${i}</s>`) },
     { what: 'sentences between breaks (Go on.<break time="10ms"/>…)', mode: 'run', kind: 'ssml', text: () => ssml(() => 'Go on.<break time="10ms"/>') },
     { what: 'many say-as nodes', mode: 'run', kind: 'ssml', text: () => ssml((i) => `<say-as interpret-as="digits">${i % 10000}</say-as> `) },
@@ -99,6 +101,9 @@ describe(`peak memory of SSML and dialogue scripts read whole: at most ${PER_BYT
     { what: 'say-as elements of 10,000 digits, read in Japanese (キュー: 9 bytes of text for 1)', mode: 'run', kind: 'ssml', text: () => ssml(() => `<say-as interpret-as="digits">${'9'.repeat(10_000)}</say-as>`), extra: ['-v', 'ja-woman-1'] },
     { what: 'elements nested 61 deep, over and over, printed', mode: 'print', kind: 'ssml', text: () => ssml(() => `<p>${'<prosody volume="+0dB">'.repeat(60)}w${'</prosody>'.repeat(60)}</p>`) },
     { what: 'attribute values of 1 MiB (sub alias, mark name), printed', mode: 'print', kind: 'ssml', text: () => ssml((i) => (i % 2 === 0 ? `<sub alias="${'a'.repeat(MIB)}">y</sub>` : `<mark name="${'m'.repeat(MIB)}"/>w `)) },
+    { what: 'one say-as of digits on short lines, refused past 10,000 characters', mode: 'refused', kind: 'ssml', text: () => `<speak><say-as interpret-as="digits">${repeated('', () => '7\n')}</say-as></speak>`, refusal: /1:8: say-as digits: "7 7 7 .*" is longer than 10,000 characters/ },
+    { what: 'one attribute value of short lines, refused past 1 MiB', mode: 'refused', kind: 'ssml', text: () => `<speak><sub alias="${repeated('', () => 'a\n')}">x</sub></speak>`, refusal: /1:8: <sub> has attribute values longer than 1,048,576 characters/ },
+    { what: 'attribute values of entities, refused past 1 MiB in all', mode: 'refused', kind: 'ssml', text: () => `<speak><mark ${repeated('', (i) => `a${i}="${'&amp;'.repeat(1000)}" `)}/></speak>`, extra: ['--ssml-lenient'], refusal: /1:8: <mark> has attribute values longer than 1,048,576 characters/ },
     { what: 'one text node of short lines and entities', mode: 'run', kind: 'ssml', text: () => ssml(() => 'Hi &amp; bye.\n') },
     { what: 'prose in one span, printed', mode: 'print', kind: 'ssml', text: () => ssml(() => 'Hello there my friend. ') },
     { what: 'short sentences, each a span, printed', mode: 'print', kind: 'ssml', text: () => ssml(() => '<s>Go on, go on, go on.</s>') },
@@ -113,8 +118,8 @@ describe(`peak memory of SSML and dialogue scripts read whole: at most ${PER_BYT
       const file = join(dir, shape.kind === 'ssml' ? 'hostile.ssml' : 'hostile.script.txt');
       await writeFile(file, shape.text());
       const extra = [...(shape.extra ?? []), ...(shape.kind === 'script' ? ['--cast', 'Alice=en-woman-1,Bob=en-man-1'] : []), ...(shape.lexicon === true ? ['--lexicon', join(dir, 'lexicon.toml')] : [])];
-      const peak = await peakOf(shape.mode, file, extra);
-      const base = baseline.get(`${shape.mode} ${shape.kind}`)!;
+      const peak = await peakOf(shape.mode, file, extra, shape.refusal);
+      const base = baseline.get(`${shape.mode === 'refused' ? 'print' : shape.mode} ${shape.kind}`)!;
       const most = base + (shape.lexicon === true ? PER_BYTE_LEXICON : PER_BYTE) * SIZE_MIB;
       t.diagnostic(`peak RSS ${peak.toFixed(0)} MiB, a small run's ${base.toFixed(0)} MiB`);
       assert.ok(peak <= most, `peak RSS ${peak.toFixed(0)} MiB for ${SIZE_MIB} MiB of input; a small run's is ${base.toFixed(0)} MiB, so at most ${most.toFixed(0)}`);

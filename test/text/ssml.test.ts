@@ -10,7 +10,7 @@ import { createRequire } from 'node:module';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { TtsError } from '../../src/errors.js';
-import { SAXES_TEXT_TAKEN, ssmlSpans, type SsmlOptions } from '../../src/text/ssml.js';
+import { SAXES_TEXT_TAKEN, SSML_MAX_ATTRIBUTE_CHARS, ssmlSpans, type SsmlOptions } from '../../src/text/ssml.js';
 import { looksLikeSsml } from '../../src/cli/ssml-input.js';
 import type { SpeechSpan } from '../../src/text/spans.js';
 
@@ -253,6 +253,27 @@ describe('SSML refused (exit 2, line:column)', () => {
   it('an external entity: the DOCTYPE is refused; an entity without one is undefined', async () => {
     await refused('<?xml version="1.0"?>\n<!DOCTYPE speak [<!ENTITY xxe SYSTEM "file:///etc/passwd">]>\n<speak>&xxe;</speak>', /a DOCTYPE is not allowed/);
     await refused('<speak>&xxe;</speak>', /1:12: malformed SSML: undefined entity/);
+  });
+
+  it(`attribute values of one tag are at most ${SSML_MAX_ATTRIBUTE_CHARS} characters in all (entities read), refused at the tag's start whatever the blocks`, async () => {
+    assert.equal(SSML_MAX_ATTRIBUTE_CHARS, 1024 * 1024);
+    const half = 'a\n'.repeat(SSML_MAX_ATTRIBUTE_CHARS / 4);
+    // Two values of half the limit each, one of them of entities: read.
+    const spans = await read(`<speak><mark name="${half}" x="${'&amp;'.repeat(SSML_MAX_ATTRIBUTE_CHARS / 2)}"/>w</speak>`, { lenient: true });
+    assert.equal(spans[0]!.marks![0]!, half.replaceAll('\n', ' ').trim());
+    for (const doc of [`<speak>\n <sub alias="${half}${half}b">x</sub></speak>`, `<speak>\n <sub x='${half}' alias="${half}&#x41;">x</sub></speak>`]) {
+      for (const size of [doc.length, 65_536, 1000]) {
+        const blocks = Array.from({ length: Math.ceil(doc.length / size) }, (_, i) => doc.slice(i * size, (i + 1) * size));
+        await refused(blocks, /^doc\.ssml:2:2: <sub> has attribute values longer than 1,048,576 characters$/, { lenient: true });
+      }
+    }
+  });
+
+  it('say-as content over 10,000 characters is refused as soon as it is read, as its end would refuse it; white space does not count', async () => {
+    // Never closed: refused for its length before the document's end is reached.
+    await refused(`<speak>\n  <say-as interpret-as="digits">${'12 \n'.repeat(100_000)}`, /^doc\.ssml:2:3: say-as digits: "(12 ){13}1…" is longer than 10,000 characters$/);
+    const spans = await read(`<speak><say-as interpret-as="digits">${' \n\t'.repeat(200_000)}${'7 '.repeat(5_000)}${' '.repeat(200_000)}</say-as></speak>`);
+    assert.equal(spans[0]!.text, Array(5_000).fill('seven').join(' '));
   });
 
   it('10,000 nested elements: refused at depth 64, without reading them all into a tree', async () => {
