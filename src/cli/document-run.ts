@@ -123,14 +123,16 @@ export async function documentSource(
  * `--print-text` / `--dry-run`: the text as it will be spoken, one sentence per line, on stdout
  * (the one case where stdout gets text: asked for by name). Nothing is synthesized.
  * @returns exit code 0.
- * @throws TtsError `usage` as {@link documentSource}, or for an unreadable or empty text.
+ * @throws TtsError `usage` as {@link documentSource}, or for an unreadable or empty text; the
+ *   reason of `signal` (a stop signal, TtsError `interrupted`) once it is aborted while standard
+ *   output takes nothing (a pipe nobody reads).
  */
 export async function printSpokenText(...args: Parameters<typeof documentSource>): Promise<number> {
   const [words, flags, io, signal, verbose, given] = args;
   // The input is read whole: its parts share one growth bound (text/lexicon.ts).
   const lexicon = given === undefined ? undefined : { ...given, apply: sharedGrowthBound(given.apply) };
   const source = await documentSource(words, flags, io, signal, verbose, lexicon);
-  const out = new PrintedText(io.stdout);
+  const out = new PrintedText(io.stdout, signal);
   if (source !== undefined) {
     for (const [i, c] of source.chapters.entries()) {
       // The chapter's name on stderr after the text before it on stdout.
@@ -140,6 +142,7 @@ export async function printSpokenText(...args: Parameters<typeof documentSource>
         for (const s of sentencesOf(block)) {
           if (s.trim() !== '') out.add(`${s.replace(/\s+/gu, ' ').trim()}\n`);
           await out.ready();
+          if (out.gone) return 0;
         }
       }
     }
@@ -160,6 +163,8 @@ export async function printSpokenText(...args: Parameters<typeof documentSource>
     if (ends && sentence.started) out.add('\n');
     if (ends) sentence.end();
     await out.ready();
+    // The reader went away (`| head -1`): the rest would be written to nobody.
+    if (out.gone) return 0;
   }
   await out.flush();
   return 0;
@@ -171,8 +176,9 @@ export async function printSpokenText(...args: Parameters<typeof documentSource>
  * stream's buffer is full. A pipe is written asynchronously: a line at a time, a million lines
  * written at once were all held in memory until the reader took them (a 32 MiB document printed
  * into a pipe: 600 MB), and each write's request object lived until the pipe took it. Once the
- * stream failed or closed (the reader went away) it no longer waits: what happens to the writes
- * is the stream's affair, as before.
+ * stream failed or closed (the reader went away) it no longer waits, and the printing stops
+ * ({@link gone}). A stop signal ends the wait: the run ends (exit 130, 143,
+ * 129; docs/cli.md §3) and what the stream did not take is dropped.
  */
 class PrintedText {
   #text = '';
@@ -180,7 +186,22 @@ class PrintedText {
   /** The wait for the stream's buffer to empty, after a write it did not take whole. */
   #waiting: Promise<void> | undefined;
 
-  constructor(private readonly stdout: NodeJS.WritableStream & { isTTY?: boolean | undefined }) {}
+  /**
+   * @param signal the run's: once it is aborted, {@link ready} and {@link flush} throw its reason
+   *   instead of waiting (a reader that takes nothing would hold the run forever).
+   */
+  constructor(
+    private readonly stdout: NodeJS.WritableStream & { isTTY?: boolean | undefined },
+    private readonly signal: AbortSignal,
+  ) {}
+
+  /**
+   * Whether the stream failed or closed (the reader went away: EPIPE), as a write found it:
+   * nothing written from then on is read, so the printing stops.
+   */
+  get gone(): boolean {
+    return this.#gone || (this.stdout as { destroyed?: boolean }).destroyed === true;
+  }
 
   /** Adds text (whole lines, or part of one: a long line is written in parts), written once enough is gathered. */
   add(text: string): void {
@@ -191,11 +212,13 @@ class PrintedText {
   /**
    * @returns the wait for the stream to take what was written (its buffer full: a pipe read
    *   slowly), or undefined when there is none (no promise for each of a million lines).
+   * @throws the run's signal's reason, at once or when the wait ends, once it is aborted.
    */
   ready(): Promise<void> | undefined {
+    this.signal.throwIfAborted();
     const waiting = this.#waiting;
     this.#waiting = undefined;
-    return waiting;
+    return waiting?.then(() => this.signal.throwIfAborted());
   }
 
   /** Writes what was added, and waits for the stream to take it. */
@@ -213,6 +236,7 @@ class PrintedText {
         this.stdout.removeListener('drain', done);
         this.stdout.removeListener('error', failed);
         this.stdout.removeListener('close', failed);
+        this.signal.removeEventListener('abort', done);
         resolve();
       };
       const failed = (): void => {
@@ -222,6 +246,7 @@ class PrintedText {
       this.stdout.on('drain', done);
       this.stdout.on('error', failed);
       this.stdout.on('close', failed);
+      this.signal.addEventListener('abort', done);
     });
   }
 }

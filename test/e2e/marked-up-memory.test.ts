@@ -11,12 +11,13 @@
  * document is read whole before it. `--dry-run` is measured where what it prints is the point.
  */
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { closeSync, constants, existsSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { runTtsMeasured } from '../helpers/cli.js';
+import { cleanEnv, runTtsMeasured, TTS_BIN } from '../helpers/cli.js';
 
 /** Size of each hostile input, in MiB: large enough that its multiple, not V8's own slack, decides. */
 const SIZE_MIB = 40;
@@ -125,4 +126,85 @@ describe(`peak memory of SSML and dialogue scripts read whole: at most ${PER_BYT
       assert.ok(peak <= most, `peak RSS ${peak.toFixed(0)} MiB for ${SIZE_MIB} MiB of input; a small run's is ${base.toFixed(0)} MiB, so at most ${most.toFixed(0)}`);
     });
   }
+  it('printed into a pipe nobody reads: the printing waits for it (no line made ahead), and SIGTERM ends the run, exit 143', { timeout: 180_000 }, async (t) => {
+    const file = join(dir, 'hostile.ssml');
+    await writeFile(file, ssml(() => '<s>Go on, go on.</s>'));
+    // A FIFO whose read end the test holds and never reads; `full()` tries one byte through a
+    // descriptor of its own: EAGAIN once the pipe is full.
+    const fifo = join(dir, 'stalled.fifo');
+    execFileSync('mkfifo', [fifo]);
+    const reader = openSync(fifo, constants.O_RDONLY | constants.O_NONBLOCK);
+    const probe = openSync(fifo, constants.O_WRONLY | constants.O_NONBLOCK);
+    const out = openSync(fifo, constants.O_WRONLY);
+    const full = (): boolean => {
+      try {
+        writeSync(probe, Buffer.from('\n'));
+        return false;
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === 'EAGAIN') return true;
+        throw error;
+      }
+    };
+    const child = spawn(process.execPath, [TTS_BIN, 'stream', '-f', file, '--print-text'], { env: cleanEnv(env), stdio: ['ignore', out, 'pipe'] });
+    let stderr = '';
+    child.stderr!.on('data', (d: Buffer) => (stderr += d.toString('utf8')));
+    const closed = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+    let ended = false;
+    void closed.then(() => (ended = true));
+    let peakKb = 0;
+    const measure = (): void => {
+      try {
+        peakKb = Math.max(peakKb, Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'))?.[1] ?? 0));
+      } catch {
+        // The process has exited.
+      }
+    };
+    const poll = setInterval(measure, 20);
+    try {
+      while (!full()) {
+        assert.equal(ended, false, `the run ended before its output filled the pipe: ${stderr}`);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      measure();
+      child.kill('SIGTERM');
+      // A run that does not end is killed, and the test fails on its exit code, not on its timeout.
+      const guard = setTimeout(() => child.kill('SIGKILL'), 60_000);
+      const code = await closed;
+      clearTimeout(guard);
+      assert.equal(code, 143, `the run did not end on SIGTERM: ${stderr}`);
+      assert.match(stderr, /stopped by SIGTERM/);
+    } finally {
+      clearInterval(poll);
+      child.kill('SIGKILL');
+      closeSync(out);
+      closeSync(probe);
+      closeSync(reader);
+    }
+    // The lines not taken were never made: a million lines written at once were all held (1.2 GB).
+    const peak = peakKb / 1024;
+    const base = baseline.get('print ssml')!;
+    t.diagnostic(`peak RSS ${peak.toFixed(0)} MiB, a small run's ${base.toFixed(0)} MiB`);
+    assert.ok(peak <= base + PER_BYTE * SIZE_MIB, `peak RSS ${peak.toFixed(0)} MiB; a small run's is ${base.toFixed(0)} MiB`);
+  });
+  it('printed into a pipe whose reader goes away after the first lines (| head -1): the printing stops, exit 0', async (t) => {
+    const file = join(dir, 'hostile.ssml');
+    await writeFile(file, ssml(() => '<s>Go on, go on.</s>'));
+    let first = '';
+    const r = await runTtsMeasured(['stream', '-f', file, '--print-text'], {
+      env,
+      timeoutMs: 180_000,
+      onSpawn: (child) =>
+        child.stdout!.once('data', (d: Buffer) => {
+          first = d.toString('utf8');
+          child.stdout!.destroy();
+        }),
+    });
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(r.stderr, '');
+    assert.match(first, /^Go on, go on\.\n/);
+    // The lines nobody will read are not made: printed to the end into a closed pipe, 332 MiB.
+    const base = baseline.get('print ssml')!;
+    t.diagnostic(`peak RSS ${r.peakRssMb.toFixed(0)} MiB, a small run's ${base.toFixed(0)} MiB`);
+    assert.ok(r.peakRssMb <= base + PER_BYTE * SIZE_MIB, `peak RSS ${r.peakRssMb.toFixed(0)} MiB; a small run's is ${base.toFixed(0)} MiB`);
+  });
 });
