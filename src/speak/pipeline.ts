@@ -118,8 +118,11 @@ export async function* audioInOrderMarked(pieces: AsyncIterable<PieceInput>, opt
   // but only a bounded lookahead ahead of the requests: a book is never read far ahead.
   // A piece counts its text and what it costs beside it ({@link PIECE_CHARS}, the names of the
   // marks it carries): the lookahead stays bounded in memory too when the pieces are tiny (a
-  // span's piece with no text, a break or marks alone) or their marks long.
-  const lookahead = new ChunkQueue<QueuedPiece>({ highWaterBytes: Math.max(LOOKAHEAD_CHARS, 4 * options.maxChars), sizeOf: (p) => p.text.length + PIECE_CHARS + marksLength(p) });
+  // span's piece with no text, a break or marks alone) or their marks long. And at least a
+  // {@link MAX_PIECES_AHEAD}th of the lookahead, so that no more pieces than that wait in it
+  // whatever --max-chars (the word timings' offsets keep the pieces read and not yet spoken).
+  const highWaterBytes = Math.max(LOOKAHEAD_CHARS, 4 * options.maxChars);
+  const lookahead = new ChunkQueue<QueuedPiece>({ highWaterBytes, sizeOf: (p) => Math.max(p.text.length + PIECE_CHARS + marksLength(p), highWaterBytes / MAX_PIECES_AHEAD) });
   const bySentence = (options.units ?? 'sentences') === 'sentences';
   // Bad input (invalid UTF-8 halfway through a file) fails the run at once, not after the
   // pieces before it were spoken.
@@ -341,6 +344,15 @@ function marksLength(piece: QueuedPiece): number {
  * document of tiny elements) held 25 MB; now at most some 500 such pieces are read ahead.
  */
 const PIECE_CHARS = 128;
+
+/**
+ * Most pieces the lookahead holds, whatever --max-chars: 64 KiB of one-character pieces (an SSML
+ * document of tiny elements) is some 500 pieces at {@link PIECE_CHARS} each, and so is 4 × 300,000
+ * characters of them. speak/word-outputs.ts `TextOffsets` keeps the offsets of 1024 pieces read
+ * and not yet spoken: with 9,000 pieces ahead (`--max-chars 300000`) the first ones were
+ * forgotten before they were spoken, and their words' `char_start` was counted from the piece.
+ */
+const MAX_PIECES_AHEAD = 512;
 
 /** Audio a piece may hold before its request stops reading (about 10 s of 24 kHz pcm16). */
 const BUFFER_HIGH_WATER_BYTES = 512 * 1024;

@@ -29,7 +29,9 @@ export class TextOffsets {
       const text = typeof piece === 'string' ? piece : piece.text;
       this.#pending.push({ text, base: this.#total, used: 0 });
       this.#total += codePoints(text, text.length);
-      // Bounded: a piece not located within the last 1024 (said nothing) is forgotten.
+      // Bounded: a piece not located within the last 1024 (said nothing) is forgotten. No more
+      // are read and not yet spoken: the pipeline reads at most 512 ahead (speak/pipeline.ts
+      // MAX_PIECES_AHEAD), besides those in flight (--concurrency, at most 32).
       if (this.#pending.length > 1024) this.#pending.shift();
       yield piece;
     }
