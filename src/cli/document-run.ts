@@ -19,10 +19,13 @@ import { ChapterClock } from '../speak/chapter-clock.js';
 import { assertOutputIsNotInput, assertSideOutputCanBeWritten, fileIdentity, sameFile } from '../speak/output-checks.js';
 import { openTextFile, writtenInPlace, type TextFile } from '../speak/text-file.js';
 import type { OutputPlan } from '../speak/output-plan.js';
-import { sentencesOf } from '../text/sentences.js';
+import { sentencePiecesOfEach, sentencesOf } from '../text/sentences.js';
+import { CollapsedText } from '../text/spans.js';
 import { inputFormatOf } from '../text/documents/formats.js';
 import { chaptersOf, type SpokenChapter, type SpokenDocument } from '../text/documents/model.js';
 import { openText } from '../text/read.js';
+import { textSource } from '../text/source.js';
+import type { SpanList } from '../text/span-list.js';
 import { splitText } from '../text/split.js';
 import type { TextPiece } from '../text/source.js';
 import type { RunMappedText } from '../engine/mapped-text.js';
@@ -134,31 +137,148 @@ export async function documentSource(
  * `--print-text` / `--dry-run`: the text as it will be spoken, one sentence per line, on stdout
  * (the one case where stdout gets text: asked for by name). Nothing is synthesized.
  * @returns exit code 0.
- * @throws TtsError `usage` as {@link documentSource}, or for an unreadable or empty text.
+ * @throws TtsError `usage` as {@link documentSource}, or for an unreadable or empty text; the
+ *   reason of `signal` (a stop signal, TtsError `interrupted`) once it is aborted while standard
+ *   output takes nothing (a pipe nobody reads).
  */
 export async function printSpokenText(...args: Parameters<typeof documentSource>): Promise<number> {
   const [words, flags, io, signal, verbose, given] = args;
   // The input is read whole: its parts share one growth bound (text/lexicon.ts).
   const lexicon = given === undefined ? undefined : { ...given, apply: sharedGrowthBound(given.apply) };
   const source = await documentSource(words, flags, io, signal, verbose, lexicon);
-  const write = (line: string): void => void io.stdout.write(`${stdoutText(line, io.stdout)}\n`);
+  const out = new PrintedText(io.stdout, signal);
   if (source !== undefined) {
-    source.chapters.forEach((c, i) => {
+    for (const [i, c] of source.chapters.entries()) {
+      // The chapter's name on stderr after the text before it on stdout.
+      await out.flush();
       verbose(`chapter ${source.firstIndex + i + 1}: ${c.title}`);
-      for (const block of c.text.split('\n\n')) for (const s of sentencesOf(block)) if (s.trim() !== '') write(s.replace(/\s+/gu, ' ').trim());
-    });
+      for (const block of c.text.split('\n\n')) {
+        for (const s of sentencesOf(block)) {
+          if (s.trim() !== '') out.add(`${s.replace(/\s+/gu, ' ').trim()}\n`);
+          await out.ready();
+          if (out.gone) return 0;
+        }
+      }
+    }
+    await out.flush();
     return 0;
   }
-  const parts: string[] = [];
-  for await (const block of await openText({ words, file: flags.file, stdin: io.stdin, maxInputBytes: flags.maxInput, signal })) parts.push(block);
-  const text = parts.join('');
-  if (text.trim() === '') throw new TtsError('usage', 'the text is empty', { hint: 'give some text to speak' });
+  // Read as a run reads it (text/source.ts): SSML and scripts as the text comes, never one string.
+  const text = await textSource({ words, file: flags.file, lines: false, maxInputBytes: flags.maxInput, maxChars: flags.maxChars, stdin: io.stdin, signal });
   // SSML (docs/cli.md §11.1) and dialogue scripts (§11.2): the spans' text as it will be sent; the lexicon (§11.3) in all.
   const language = lexicon?.language ?? ((flags.language ?? languageForVoice(flags.voice)) as Language);
-  const spans = (await scriptSpansOf(words, flags, { whole: [text] }, lexicon?.apply)) ?? (await ssmlSpansOf(words, flags, { text, whole: [text] }, language, lexicon?.apply));
-  const blocks = spans !== undefined ? spans.map((s) => s.text) : [lexicon === undefined ? text : lexicon.apply(text, language).text];
-  for (const block of blocks) for (const s of sentencesOf(block)) if (s.trim() !== '') write(s.replace(/\s+/gu, ' ').trim());
+  const spans = (await scriptSpansOf(words, flags, text, lexicon?.apply)) ?? (await ssmlSpansOf(words, flags, text, language, lexicon?.apply));
+  const texts = spans !== undefined ? spanTexts(spans) : [await plainText(text.whole!, lexicon === undefined ? undefined : (t) => lexicon.apply.plain(t, language))];
+  // A sentence is written as it comes: one of 16 MB (a text with no sentence end) in windows,
+  // never copied whole.
+  const sentence = new CollapsedText((piece) => out.add(piece));
+  for (const { text: piece, ends } of sentencePiecesOfEach(texts)) {
+    sentence.add(piece);
+    if (ends && sentence.started) out.add('\n');
+    if (ends) sentence.end();
+    await out.ready();
+    // The reader went away (`| head -1`): the rest would be written to nobody.
+    if (out.gone) return 0;
+  }
+  await out.flush();
   return 0;
+}
+
+/**
+ * `--print-text`'s output to standard output: its lines gathered and written 64 KiB at a time
+ * (with control characters escaped on a terminal, cli/escape.ts `stdoutText`), waiting while the
+ * stream's buffer is full. A pipe is written asynchronously: a line at a time, a million lines
+ * written at once were all held in memory until the reader took them (a 32 MiB document printed
+ * into a pipe: 600 MB), and each write's request object lived until the pipe took it. Once the
+ * stream failed or closed (the reader went away) it no longer waits, and the printing stops
+ * ({@link gone}). A stop signal ends the wait: the run ends (exit 130, 143,
+ * 129; docs/cli.md §3) and what the stream did not take is dropped.
+ */
+class PrintedText {
+  #text = '';
+  #gone = false;
+  /** The wait for the stream's buffer to empty, after a write it did not take whole. */
+  #waiting: Promise<void> | undefined;
+
+  /**
+   * @param signal the run's: once it is aborted, {@link ready} and {@link flush} throw its reason
+   *   instead of waiting (a reader that takes nothing would hold the run forever).
+   */
+  constructor(
+    private readonly stdout: NodeJS.WritableStream & { isTTY?: boolean | undefined },
+    private readonly signal: AbortSignal,
+  ) {}
+
+  /**
+   * Whether the stream failed or closed (the reader went away: EPIPE), as a write found it:
+   * nothing written from then on is read, so the printing stops.
+   */
+  get gone(): boolean {
+    return this.#gone || (this.stdout as { destroyed?: boolean }).destroyed === true;
+  }
+
+  /** Adds text (whole lines, or part of one: a long line is written in parts), written once enough is gathered. */
+  add(text: string): void {
+    this.#text += text;
+    if (this.#text.length >= PRINT_BLOCK_CHARS) this.#write();
+  }
+
+  /**
+   * @returns the wait for the stream to take what was written (its buffer full: a pipe read
+   *   slowly), or undefined when there is none (no promise for each of a million lines).
+   * @throws the run's signal's reason, at once or when the wait ends, once it is aborted.
+   */
+  ready(): Promise<void> | undefined {
+    this.signal.throwIfAborted();
+    const waiting = this.#waiting;
+    this.#waiting = undefined;
+    return waiting?.then(() => this.signal.throwIfAborted());
+  }
+
+  /** Writes what was added, and waits for the stream to take it. */
+  async flush(): Promise<void> {
+    this.#write();
+    await this.ready();
+  }
+
+  #write(): void {
+    const text = this.#text;
+    this.#text = '';
+    if (text === '' || this.stdout.write(stdoutText(text, this.stdout)) || this.#gone || this.#waiting !== undefined) return;
+    this.#waiting = new Promise<void>((resolve) => {
+      const done = (): void => {
+        this.stdout.removeListener('drain', done);
+        this.stdout.removeListener('error', failed);
+        this.stdout.removeListener('close', failed);
+        this.signal.removeEventListener('abort', done);
+        resolve();
+      };
+      const failed = (): void => {
+        this.#gone = true;
+        done();
+      };
+      this.stdout.on('drain', done);
+      this.stdout.on('error', failed);
+      this.stdout.on('close', failed);
+      this.signal.addEventListener('abort', done);
+    });
+  }
+}
+
+/** Code units {@link PrintedText} gathers before it writes them. */
+const PRINT_BLOCK_CHARS = 64 * 1024;
+
+/** Each span's text, one at a time: a long one in blocks. */
+function* spanTexts(spans: SpanList): Generator<string | Iterable<string>, void, undefined> {
+  for (const entry of spans.entries(false)) yield entry.storedBytes <= 64 * 1024 ? spans.textOf(entry) : spans.textBlocks(entry);
+}
+
+/** Plain text read whole (`--print-text` prints its sentences), rewritten by the lexicon when there is one. */
+async function plainText(blocks: AsyncIterable<string>, rewrite: ((text: string) => string) | undefined): Promise<string> {
+  const parts: string[] = [];
+  for await (const block of blocks) parts.push(block);
+  const text = parts.join('');
+  return rewrite === undefined ? text : rewrite(text);
 }
 
 /** The document's tags for a whole-document file (title, author, album = title). */

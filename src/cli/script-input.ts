@@ -5,14 +5,14 @@
  * (`--pause`, else {@link DEFAULT_TURN_GAP_MS}) before each turn but the first — before anything
  * is requested or written, so a bad script or an unknown speaker is exit 2 with nothing written.
  */
-import type { RunMappedText } from '../engine/mapped-text.js';
 import { TtsError } from '../errors.js';
 import { findVoice } from '../engine/catalogue.js';
 import type { Language } from '../protocol/types.js';
 import { languageForVoice } from '../protocol/voices.js';
 import { inputFormatOf } from '../text/documents/formats.js';
-import { castTurns, DEFAULT_TURN_GAP_MS, parseScript, scriptSpans } from '../text/script.js';
-import type { SpeechSpan } from '../text/spans.js';
+import { DEFAULT_TURN_GAP_MS, readScript } from '../text/script.js';
+import { mapWithin, type MappedRewrite } from '../text/lexicon.js';
+import type { SpanList } from '../text/span-list.js';
 import type { SynthesisFlags } from './flags.js';
 
 /**
@@ -35,22 +35,20 @@ export function languageOfVoice(voice: string): Language {
 
 /**
  * The input's speech spans when it is a dialogue script, else undefined (nothing is read).
- * @param source what text/source.ts read: `whole` is the text unsplit, bounded by `--max-input`.
- * @param rewrite the lexicon (text/lexicon.ts), applied with each turn's language.
- * @throws TtsError `usage` (exit 2) as text/script.ts `parseScript` and `castTurns`.
+ * @param source what text/source.ts read: `whole` is the text unsplit, bounded by `--max-input`,
+ *   read as it comes (text/script.ts `readScript`).
+ * @param rewrite the lexicon (text/lexicon.ts), applied with each turn's language; a turn it
+ *   changed keeps its map while maps stay small (text/lexicon.ts `mapWithin`).
+ * @throws TtsError `usage` (exit 2) as text/script.ts `readScript`.
  */
 export async function scriptSpansOf(
   words: readonly string[],
   flags: SynthesisFlags,
   source: { whole?: AsyncIterable<string> | Iterable<string> | undefined },
-  rewrite?: ((text: string, language: Language) => string | RunMappedText) | undefined,
-): Promise<SpeechSpan[] | undefined> {
+  rewrite?: MappedRewrite | undefined,
+): Promise<SpanList | undefined> {
   if (!scriptByName(words, flags) || source.whole === undefined) return undefined;
-  const parts: string[] = [];
-  for await (const block of source.whole) parts.push(block);
   const where = words.length > 0 ? 'the words' : flags.file === undefined || flags.file === '-' ? 'standard input' : flags.file;
-  const turns = parseScript(parts.join(''), where);
   const cast = new Map([...(flags.configVoices ?? []), ...(flags.cast ?? [])]);
-  const voices = castTurns(turns, cast, languageOfVoice);
-  return scriptSpans(turns, voices, flags.pause ?? DEFAULT_TURN_GAP_MS, rewrite);
+  return readScript(source.whole, { source: where, cast, languageOf: languageOfVoice, gapMs: flags.pause ?? DEFAULT_TURN_GAP_MS, rewrite: rewrite === undefined ? undefined : mapWithin(rewrite) });
 }

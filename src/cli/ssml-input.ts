@@ -4,11 +4,11 @@
  * into speech spans (text/ssml.ts) — whole, before anything is requested or written, so a bad
  * document fails with exit 2 and nothing written.
  */
-import type { RunMappedText } from '../engine/mapped-text.js';
 import { TtsError } from '../errors.js';
 import type { Language } from '../protocol/types.js';
 import { inputFormatOf } from '../text/documents/formats.js';
-import type { SpeechSpan } from '../text/spans.js';
+import { mapWithin, type MappedRewrite } from '../text/lexicon.js';
+import type { SpanList } from '../text/span-list.js';
 import type { SynthesisFlags } from './flags.js';
 
 /**
@@ -27,7 +27,8 @@ export function ssmlByName(words: readonly string[], flags: SynthesisFlags): boo
  * `--input-format`) whose first text starts with `<speak`.
  * @param source what text/source.ts read: the first text and the whole text unsplit.
  * @param language the run's language (`--language`, else the voice's).
- * @param rewrite the lexicon (text/lexicon.ts), applied to the document's text nodes.
+ * @param rewrite the lexicon (text/lexicon.ts), applied to the document's text nodes; a span it
+ *   changed keeps its map while maps stay small (text/lexicon.ts `mapWithin`).
  * @returns the spans, or undefined for plain text (then read `source.pieces` as before).
  * @throws TtsError `usage` (exit 2) as text/ssml.ts `ssmlSpans`.
  */
@@ -36,15 +37,15 @@ export async function ssmlSpansOf(
   flags: SynthesisFlags,
   source: { text?: string | undefined; whole?: AsyncIterable<string> | Iterable<string> | undefined },
   language: Language,
-  rewrite?: ((text: string, language: Language) => string | RunMappedText) | undefined,
-): Promise<SpeechSpan[] | undefined> {
+  rewrite?: MappedRewrite | undefined,
+): Promise<SpanList | undefined> {
   const named = ssmlByName(words, flags);
   if (source.whole === undefined || source.text === undefined) return undefined;
   // The parser (saxes, say-as) loads only for SSML: a plain-text run pays one regular expression.
   if (!named && (flags.inputFormat !== undefined || !looksLikeSsml(source.text))) return undefined;
   const { ssmlSpans } = await import('../text/ssml.js');
   const where = words.length > 0 ? 'the words' : flags.file === undefined || flags.file === '-' ? 'standard input' : flags.file;
-  return ssmlSpans(source.whole, { language, lenient: flags.ssmlLenient === true, source: where, rewrite });
+  return ssmlSpans(source.whole, { language, lenient: flags.ssmlLenient === true, source: where, rewrite: rewrite === undefined ? undefined : mapWithin(rewrite) });
 }
 
 /**

@@ -29,7 +29,8 @@ import { runLifecycle } from './run-lifecycle.js';
 import { checkChapterPaths, documentSource, finishDocument, finishMarkChapters, openChaptersInPlace, printSpokenText, splitChapters, type DocumentSource } from './document-run.js';
 import { ssmlByName, ssmlSpansOf } from './ssml-input.js';
 import { scriptByName, scriptSpansOf } from './script-input.js';
-import type { SpeechSpan } from '../text/spans.js';
+import type { SpanList } from '../text/span-list.js';
+import type { SpanSettings } from '../text/spans.js';
 import type { EarlyEngine } from '../server/embedded-engine.js';
 import type { InteractiveSession } from '../player/interactive.js';
 import { inBackground, interactiveMode } from '../player/mode.js';
@@ -100,7 +101,7 @@ export async function runSynthesisCommand(command: SynthesisCommandSpec, words: 
   let chapters: { title: string; start: number; end: number }[] | undefined;
   /** A dialogue script's turns as heard (docs/cli.md §11.2), for `--json`. */
   let turns: { speaker: string; voice: string; start: number; end: number }[] | undefined;
-  let lastTurnSpan: SpeechSpan | undefined;
+  let lastTurnSpan: SpanSettings | undefined;
   let document: DocumentSource | undefined;
   /** The chapter being read (` · chapter 3: Title`), '' for plain text or before the first (docs/cli.md §10). */
   const chapterNote = (): string => {
@@ -206,12 +207,12 @@ export async function runSynthesisCommand(command: SynthesisCommandSpec, words: 
       if (document !== undefined) progress.setTotal(document.chapters.reduce((n, c) => n + Buffer.byteLength(c.text), 0));
       // SSML (docs/cli.md §11.1) is read whole into speech spans before anything is requested.
       // A dialogue script (§11.2) likewise, one span per turn.
-      const spans: SpeechSpan[] | undefined =
+      const spans: SpanList | undefined =
         document !== undefined ? undefined : isScript ? await scriptSpansOf(words, flags, source as { whole?: AsyncIterable<string> }, wholeRewrite?.apply) : await ssmlSpansOf(words, flags, source, speakSettings(flags).language, wholeRewrite?.apply);
       if (isScript) turns = [];
-      const spoken = spans === undefined ? source.text : spans.map((s) => s.text).join(' ').slice(0, 4096);
+      const spoken = spans === undefined ? source.text : spans.head(4096);
       // Progress counts the text sent, not the markup around it.
-      if (spans !== undefined) progress.setTotal(spans.reduce((n, s) => n + Buffer.byteLength(s.text), 0));
+      if (spans !== undefined) progress.setTotal(spans.textBytes);
       // Spans carry their own voices and languages: the check is for plain text in one voice.
       const mismatch = source.text === undefined || spans !== undefined ? undefined : mismatchWarning(source.text, flags.voice, flags.language);
       if (mismatch !== undefined) reporter.warn(`warning: ${mismatch}`);

@@ -200,6 +200,11 @@ export class RunMappedText {
     return new RunMappedText(text, source, runs);
   }
 
+  /** Runs the map is kept in: its cost beside its two texts (one per stretch copied or replaced). */
+  get runCount(): number {
+    return this.runs.length;
+  }
+
   /** Whether any unit is not the source's own (some edit changed the text). */
   get changed(): boolean {
     // Copied runs are in order and never overlap: as long as the source, they are all of it.

@@ -9,7 +9,7 @@
 import { encodeFloat } from '../dsp/encoding.js';
 import { EffectChain, isNeutral, type EffectSettings } from '../dsp/effects.js';
 import { bytesPerFrame, type AudioSpec } from '../dsp/spec.js';
-import type { SpeechSpan } from '../text/spans.js';
+import type { SpanSettings } from '../text/spans.js';
 import type { PieceWords } from './word-source.js';
 
 /** One word of a cue, timed in the delivered audio. */
@@ -38,7 +38,7 @@ export interface Cue {
   /** Its words, when the piece came with word timings (word-source.ts). */
   words?: CueWord[];
   /** The speech span the piece belongs to (docs/cli.md §11): its `speaker` goes into subtitles (§11.2). */
-  span?: SpeechSpan | undefined;
+  span?: SpanSettings | undefined;
 }
 
 /** A span's mark (SSML `mark`, W3C SSML 1.1 §3.3.2) and when it is reached. */
@@ -97,7 +97,7 @@ export class AudioStage {
   /** The current piece's span marks, timed at its first sample. */
   #marks: string[] = [];
   /** The current piece's span, for its cue. */
-  #span: SpeechSpan | undefined;
+  #span: SpanSettings | undefined;
   /** True right after a piece that was only a break: the next piece gets no pause on top of it. */
   #afterBreak = false;
   /** The effects of the current piece (the run's, or its span's rate and gain on top). */
@@ -134,7 +134,7 @@ export class AudioStage {
    *   {@link SPAN_SPEED_RANGE}), its gain (dB) adds to `--volume`; when `opensSpan`, its break
    *   replaces the pause before the piece and its marks are timed at the piece's first sample.
    */
-  async pieceStart(newSentence: boolean, span?: SpeechSpan, opensSpan = false): Promise<void> {
+  async pieceStart(newSentence: boolean, span?: SpanSettings, opensSpan = false): Promise<void> {
     this.#newSentence = newSentence;
     this.#span = span;
     this.#breakMs = opensSpan ? span?.breakBeforeMs : undefined;

@@ -4,7 +4,7 @@
  * subtitle cue (docs/cli.md §1 `--speed`, `--pause`, `--subtitles`).
  */
 import type { Language } from '../protocol/types.js';
-import type { SpeechSpan } from '../text/spans.js';
+import type { SpanSettings } from '../text/spans.js';
 import type { AudioChunk } from '../wire/delta.js';
 
 /**
@@ -39,7 +39,7 @@ export interface PieceStart {
   /** True when the piece begins a sentence (or line), false when it continues the previous one. */
   newSentence: boolean;
   /** The speech span the piece belongs to (its rate and gain; docs/cli.md §11); absent for plain text. */
-  span?: SpeechSpan | undefined;
+  span?: SpanSettings | undefined;
   /** True for the span's first piece: the span's break goes before it and its marks are timed at its start. */
   opensSpan?: boolean | undefined;
 }

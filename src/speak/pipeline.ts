@@ -15,7 +15,7 @@ import { codePointLength, requestText, splitText } from '../text/split.js';
 import { isPieceEnd, isPieceStart, type PieceVoice, type PipelineItem } from './piece-end.js';
 import { sentenceBreakBetween } from '../text/sentences.js';
 import { carriesTiming, type SpanPiece } from '../text/span-pieces.js';
-import type { SpeechSpan } from '../text/spans.js';
+import type { SpanSettings } from '../text/spans.js';
 import type { TextPiece } from '../text/source.js';
 
 export { isPieceEnd, isPieceStart, type PieceEnd, type PieceStart, type PipelineItem } from './piece-end.js';
@@ -84,7 +84,7 @@ interface QueuedPiece {
   /** True when it is a later part of the same sentence (or line) as the piece before it. */
   joins: boolean;
   /** The speech span it belongs to; undefined for plain text. */
-  span?: SpeechSpan | undefined;
+  span?: SpanSettings | undefined;
   /** True for the first piece of its span (the one that carries the span's break and marks). */
   opensSpan?: boolean | undefined;
 }
@@ -116,8 +116,13 @@ export async function* audioInOrderMarked(pieces: AsyncIterable<PieceInput>, opt
   const again: QueuedPiece[] = [];
   // The input is read beside synthesis (so `--lines` speaks a line while the next is awaited),
   // but only a bounded lookahead ahead of the requests: a book is never read far ahead.
-  // A span's piece with no text (a break or marks alone) counts as one character: the lookahead stays bounded.
-  const lookahead = new ChunkQueue<QueuedPiece>({ highWaterBytes: Math.max(LOOKAHEAD_CHARS, 4 * options.maxChars), sizeOf: (p) => Math.max(1, p.text.length) });
+  // A piece counts its text and what it costs beside it ({@link PIECE_CHARS}, the names of the
+  // marks it carries): the lookahead stays bounded in memory too when the pieces are tiny (a
+  // span's piece with no text, a break or marks alone) or their marks long. And at least a
+  // {@link MAX_PIECES_AHEAD}th of the lookahead, so that no more pieces than that wait in it
+  // whatever --max-chars (the word timings' offsets keep the pieces read and not yet spoken).
+  const highWaterBytes = Math.max(LOOKAHEAD_CHARS, 4 * options.maxChars);
+  const lookahead = new ChunkQueue<QueuedPiece>({ highWaterBytes, sizeOf: (p) => Math.max(p.text.length + PIECE_CHARS + marksLength(p), highWaterBytes / MAX_PIECES_AHEAD) });
   const bySentence = (options.units ?? 'sentences') === 'sentences';
   // Bad input (invalid UTF-8 halfway through a file) fails the run at once, not after the
   // pieces before it were spoken.
@@ -128,7 +133,7 @@ export async function* audioInOrderMarked(pieces: AsyncIterable<PieceInput>, opt
     try {
       let previous: string | undefined;
       // The span whose first piece had nothing to say: its next piece opens it instead.
-      let opening: SpeechSpan | undefined;
+      let opening: SpanSettings | undefined;
       // The current --lines line had a piece queued: its later pieces continue it.
       let lineSpoken = false;
       for await (const input of pieces) {
@@ -324,6 +329,30 @@ function describe(error: unknown): string {
  * largest --max-chars, else this): enough that the next request never waits for reading.
  */
 const LOOKAHEAD_CHARS = 64 * 1024;
+
+/** Code units of the names of the marks a queued piece carries (its span's, on its first piece). */
+function marksLength(piece: QueuedPiece): number {
+  if (piece.opensSpan !== true || piece.span?.marks === undefined) return 0;
+  let length = 0;
+  for (const name of piece.span.marks) length += name.length;
+  return length;
+}
+
+/**
+ * What a piece in the lookahead costs beside its text, counted as characters (its objects, its
+ * span's settings and marks, about this many bytes): 64 Ki pieces of one character each (an SSML
+ * document of tiny elements) held 25 MB; now at most some 500 such pieces are read ahead.
+ */
+const PIECE_CHARS = 128;
+
+/**
+ * Most pieces the lookahead holds, whatever --max-chars: 64 KiB of one-character pieces (an SSML
+ * document of tiny elements) is some 500 pieces at {@link PIECE_CHARS} each, and so is 4 × 300,000
+ * characters of them. speak/word-outputs.ts `TextOffsets` keeps the offsets of 1024 pieces read
+ * and not yet spoken: with 9,000 pieces ahead (`--max-chars 300000`) the first ones were
+ * forgotten before they were spoken, and their words' `char_start` was counted from the piece.
+ */
+const MAX_PIECES_AHEAD = 512;
 
 /** Audio a piece may hold before its request stops reading (about 10 s of 24 kHz pcm16). */
 const BUFFER_HIGH_WATER_BYTES = 512 * 1024;

@@ -12,7 +12,7 @@ import { codePointLength } from '../text/split.js';
 import { openTextFile, type TextFileOptions } from './text-file.js';
 import type { Cue, CueWord } from './audio-stage.js';
 import type { RunMappedText, SourceRange } from '../engine/mapped-text.js';
-import type { SpeechSpan } from '../text/spans.js';
+import type { SpanSettings } from '../text/spans.js';
 
 /**
  * Where a piece as requested is in the text as read ({@link TextOffsets.locate}): its text as
@@ -65,7 +65,7 @@ export class TextOffsets {
   #map: RunMappedText | undefined;
 
   /** `pieces` (texts, or span pieces: text/span-pieces.ts), passing through, each one's offset counted. */
-  async *track<T extends string | { text: string; written?: RunMappedText | undefined; span?: SpeechSpan; before?: number | undefined }>(pieces: AsyncIterable<T>): AsyncGenerator<T, void, undefined> {
+  async *track<T extends string | { text: string; written?: RunMappedText | undefined; span?: SpanSettings; before?: number | undefined }>(pieces: AsyncIterable<T>): AsyncGenerator<T, void, undefined> {
     for await (const piece of pieces) {
       const text = typeof piece === 'string' ? piece : piece.text;
       // The input no piece holds before a `--lines` line: its line breaks and blank lines.
@@ -80,7 +80,9 @@ export class TextOffsets {
       this.#pending.push({ text: map?.text ?? text, written: map, base: this.#total, used: 0, counted: 0, countedAt: 0 });
       const read = map?.source ?? text;
       this.#total += codePoints(read, read.length);
-      // Bounded: a piece not located within the last 1024 (said nothing) is forgotten.
+      // Bounded: a piece not located within the last 1024 (said nothing) is forgotten. No more
+      // are read and not yet spoken: the pipeline reads at most 512 ahead (speak/pipeline.ts
+      // MAX_PIECES_AHEAD), besides those in flight (--concurrency, at most 32).
       if (this.#pending.length > 1024) this.#pending.shift();
       yield piece;
     }

@@ -24,6 +24,7 @@ import { TtsError } from '../errors.js';
 import { LANGUAGES, type Language } from '../protocol/types.js';
 import { lineIndex, parseSettingsToml, readSettingsFile } from '../settings-file.js';
 import { RunMappedText, type Rewrite as Replaced } from '../engine/mapped-text.js';
+import { GatheredText } from './spans.js';
 import { splitText } from './split.js';
 import type { LinePiece, TextPiece } from './source.js';
 
@@ -45,7 +46,15 @@ export type Rewrite = (text: string, language: Language) => string;
  * replaced (engine/mapped-text.ts RunMappedText) — so that word timings and subtitles can be told
  * in the text the user wrote (docs/cli.md §12.1).
  */
-export type MappedRewrite = (text: string, language: Language) => RunMappedText;
+export interface MappedRewrite {
+  (text: string, language: Language): RunMappedText;
+  /**
+   * The same rewrite without its map: the text as sent alone, gathered in few strings (text/spans.ts
+   * GatheredText) — for a text whose map would cost more than it is worth (text/span-list.ts: a
+   * text node or turn of many megabytes, whose map would be objects by the million).
+   */
+  plain(text: string, language: Language): string;
+}
 
 /** A lexicon file, read and checked. */
 export interface Lexicon {
@@ -205,16 +214,19 @@ function foldUnit(code: number, caseSensitive: boolean): number {
 export function compileMappedLexicon(lexicon: Lexicon): MappedRewrite {
   const tries = new Map<Language, Trie | null>();
   const cs = lexicon.caseSensitive;
-  return (text, language) => {
+  /** The language's trie; null when it has no entries. */
+  const trieFor = (language: Language): Trie | null => {
     let trie = tries.get(language);
     if (trie === undefined) {
       const entries = lexicon.entries.get(language);
       trie = entries === undefined || entries.size === 0 ? null : trieOf(entries, cs);
       tries.set(language, trie);
     }
-    if (trie === null) return RunMappedText.of(text);
+    return trie;
+  };
+  /** Scans `text` once, handing each replacement to `edit` in order (start, end: UTF-16 offsets of the key; value: its replacement). */
+  const scan = (text: string, trie: Trie, edit: (start: number, end: number, value: string) => void): void => {
     const { edges, values } = trie;
-    const edits: Replaced[] = [];
     // Bounded output (docs/cli.md §11.3): replacements longer than their keys cannot blow a text up
     // beyond a few times its size (a 1-letter key with a 1000-character value made 800 kB 400 MB).
     const limit = text.length * MAX_GROWTH + MAX_GROWTH_SLACK;
@@ -245,11 +257,34 @@ export function compileMappedLexicon(lexicon: Lexicon): MappedRewrite {
       length += found.value.length - (found.end - i);
       if (length > limit) throw growthError();
       // One pass: what is put in is never searched again.
-      edits.push({ start: i, end: found.end, text: found.value });
+      edit(i, found.end, found.value);
       i = found.end;
     }
+  };
+  const mapped = (text: string, language: Language): RunMappedText => {
+    const trie = trieFor(language);
+    if (trie === null) return RunMappedText.of(text);
+    const edits: Replaced[] = [];
+    scan(text, trie, (start, end, value) => edits.push({ start, end, text: value }));
     return RunMappedText.of(text).edit(edits);
   };
+  const plain = (text: string, language: Language): string => {
+    const trie = trieFor(language);
+    if (trie === null) return text;
+    // The text rewritten, gathered: 16 MB of prose with a replacement every 12 characters was
+    // 2.8 million parts, 200 MB of them.
+    const out = new GatheredText();
+    let copied = 0;
+    scan(text, trie, (start, end, value) => {
+      out.add(text.slice(copied, start));
+      out.add(value);
+      copied = end;
+    });
+    if (copied === 0) return text;
+    out.add(text.slice(copied));
+    return out.text();
+  };
+  return Object.assign(mapped, { plain });
 }
 
 /** {@link compileMappedLexicon}'s rewrite, the text as sent alone (`tts lexicon check`, tests). */
@@ -275,12 +310,53 @@ function growthError(): TtsError {
 export function sharedGrowthBound(rewrite: MappedRewrite): MappedRewrite {
   let given = 0;
   let made = 0;
-  return (text, language) => {
-    const out = rewrite(text, language);
+  const count = (text: string, out: string): void => {
     given += text.length;
-    made += out.text.length;
+    made += out.length;
     if (made > given * MAX_GROWTH + MAX_GROWTH_SLACK) throw growthError();
+  };
+  const mapped = (text: string, language: Language): RunMappedText => {
+    const out = rewrite(text, language);
+    count(text, out.text);
     return out;
+  };
+  const plain = (text: string, language: Language): string => {
+    const out = rewrite.plain(text, language);
+    count(text, out);
+    return out;
+  };
+  return Object.assign(mapped, { plain });
+}
+
+/** Longest text whose map {@link mapWithin} makes, and of an SSML span that keeps one (text/ssml.ts): UTF-16 code units (a text node, a script turn). */
+export const MAX_MAPPED_TEXT_UNITS = 256 * 1024;
+/**
+ * What the maps {@link mapWithin} makes for one input may hold in all: UTF-16 code units of their
+ * texts as sent and as written, and {@link MAP_RUN_UNITS} for each run.
+ */
+export const MAX_HELD_MAP_UNITS = 8 * 1024 * 1024;
+/** A run of a map (engine/mapped-text.ts RunMappedText) counted as this many code units (its object, some 60 bytes). */
+const MAP_RUN_UNITS = 32;
+
+/**
+ * The lexicon for an input read into a span list (text/span-list.ts: SSML text nodes, a script's
+ * turns), with its map (by which word timings and subtitles are told in the text as written,
+ * docs/cli.md §12.1) while maps stay small: a text longer than {@link MAX_MAPPED_TEXT_UNITS}, or
+ * one that would take the maps made for the input past {@link MAX_HELD_MAP_UNITS}, is rewritten
+ * without one (`rewrite.plain`) — the list holds the text as bytes, and a map is objects by the
+ * million for megabytes of text (40 MiB of prose with a replacement every 12 characters) — and its
+ * span's words are then told in the text as sent, as before the lexicon had maps.
+ * @returns the text and its map (RunMappedText; unchanged, when the lexicon changed nothing), or
+ *   the text alone (a string) when its map is not kept; throws as `rewrite` does.
+ */
+export function mapWithin(rewrite: MappedRewrite): (text: string, language: Language) => string | RunMappedText {
+  let held = 0;
+  return (text, language) => {
+    if (text.length > MAX_MAPPED_TEXT_UNITS || held + 2 * text.length > MAX_HELD_MAP_UNITS) return rewrite.plain(text, language);
+    const out = rewrite(text, language);
+    if (!out.changed) return out;
+    held += out.text.length + out.source.length + out.runCount * MAP_RUN_UNITS;
+    return held > MAX_HELD_MAP_UNITS ? out.text : out;
   };
 }
 

@@ -8,7 +8,8 @@
 import { DIGIT, readNumbers } from '../engine/japanese-numbers.js';
 import type { Language } from '../protocol/types.js';
 import { cardinalWords, DIGIT_WORDS, MAX_CARDINAL, ordinalWords, yearWords } from './number-words.js';
-import { segmentsOf } from './split.js';
+import { collapseWhitespace } from './spans.js';
+import { codePointLength, segmentsOf } from './split.js';
 
 /** The `interpret-as` values tts renders. */
 export const SAY_AS_KINDS = ['characters', 'spell-out', 'digits', 'cardinal', 'date', 'time', 'telephone'] as const;
@@ -25,6 +26,13 @@ const JA_PHONE_DIGITS = ['ゼロ', 'イチ', 'ニー', 'サン', 'ヨン', 'ゴ�
 /** Latin letter names in katakana, A–Z. */
 const JA_LETTERS = ['エー', 'ビー', 'シー', 'ディー', 'イー', 'エフ', 'ジー', 'エイチ', 'アイ', 'ジェー', 'ケー', 'エル', 'エム', 'エヌ', 'オー', 'ピー', 'キュー', 'アール', 'エス', 'ティー', 'ユー', 'ブイ', 'ダブリュー', 'エックス', 'ワイ', 'ゼット'];
 
+/**
+ * Longest say-as content, in characters (code points) once its white space is collapsed: a say-as
+ * is a date, a number, a code; each character of it may become six (`W` → ダブリュー、), and one
+ * element of 16 MB took 0.8 GB to render.
+ */
+export const MAX_SAY_AS_CHARS = 10_000;
+
 /** A say-as content the renderer cannot read; the message says why (the parser adds where). */
 export class SayAsError extends Error {}
 
@@ -33,8 +41,21 @@ export class SayAsError extends Error {}
  * `say-as` of 100,000 digits must not become a 100 kB message on the terminal.
  */
 function shown(content: string): string {
-  const chars = [...content];
+  const chars = [...content.slice(0, 100)];
   return JSON.stringify(chars.length > 40 ? `${chars.slice(0, 40).join('')}…` : content);
+}
+
+/**
+ * The refusal of say-as content longer than {@link MAX_SAY_AS_CHARS} characters (code points),
+ * or undefined when it is not. The parser (text/ssml.ts) asks it of the content read so far, so
+ * that an element of megabytes is refused before it is read whole.
+ * @param content the content with its white space collapsed and trimmed (as {@link renderSayAs}
+ *   makes it); of a longer content, its start so far (the message quotes its first 40 characters).
+ */
+export function sayAsTooLong(kind: SayAsKind, content: string): SayAsError | undefined {
+  // Code units first: a text of more than twice as many cannot have fewer code points.
+  if (content.length <= MAX_SAY_AS_CHARS || (content.length <= 2 * MAX_SAY_AS_CHARS && codePointLength(content) <= MAX_SAY_AS_CHARS)) return undefined;
+  return new SayAsError(`say-as ${kind}: ${shown(content)} is longer than ${MAX_SAY_AS_CHARS.toLocaleString('en')} characters`);
 }
 
 /**
@@ -46,11 +67,13 @@ function shown(content: string): string {
  * @param language the language the content is spoken in.
  * @returns the text to request (never empty).
  * @throws SayAsError for content that is not what `kind` says (`digits` with letters, a month 13),
- *   an unknown `format`, or a number beyond 10¹⁵.
+ *   an unknown `format`, a number beyond 10¹⁵, or content longer than {@link MAX_SAY_AS_CHARS}.
  */
 export function renderSayAs(kind: SayAsKind, format: string | undefined, text: string, language: Language): string {
-  const content = text.replace(/\s+/gu, ' ').trim();
+  const content = collapseWhitespace(text).trim();
   if (content === '') throw new SayAsError(`say-as ${kind} has no content`);
+  const tooLong = sayAsTooLong(kind, content);
+  if (tooLong !== undefined) throw tooLong;
   switch (kind) {
     case 'characters':
     case 'spell-out':

@@ -188,6 +188,16 @@ const SEGMENT_CHUNK_CHARS = 2048;
 const SEGMENT_CONTEXT_CHARS = 64;
 
 /**
+ * What may end a sentence: the characters of UAX #29's Sentence_Break classes ATerm, STerm (the
+ * Sentence_Terminal property), Sep, CR and LF. Rules SB4 and SB11 are the only ones that break
+ * inside a text, each after one of these: a text with none is one sentence, as ICU finds it.
+ */
+const SENTENCE_ENDS = /[\p{Sentence_Terminal}.\u2024\uFE52\uFF0E\n\r\u0085\u2028\u2029]/u;
+
+/** Slices of a long segment's start that {@link segmentsFrom} keeps before joining them into one string. */
+const HEAD_PARTS = 32;
+
+/**
  * The segments of `text`, as strings. ICU gives every segment object its own copy of the whole
  * input, so segmenting N code units into K segments costs K × N: the text is segmented in slices
  * of {@link SEGMENT_CHUNK_CHARS} (each slice's last segment, which may go on, carried into the
@@ -203,18 +213,81 @@ const SEGMENT_CONTEXT_CHARS = 64;
  * @returns the segments in order; joined, they give `text` back.
  */
 export function segmentsOf(text: string, kind: 'sentence' | 'word' | 'grapheme'): string[] {
-  const seg = segmenter(kind);
-  if (text.length <= SEGMENT_CHUNK_CHARS) return Array.from(seg.segment(text), (s) => s.segment);
-  const out: string[] = [];
-  /** The start of the segment being carried, beyond its last slice (in parts, joined once). */
+  if (text.length <= SEGMENT_CHUNK_CHARS) return Array.from(segmenter(kind).segment(text), (s) => s.segment);
+  return [...segmentsFrom([text], kind)];
+}
+
+/** A piece of a segment ({@link segmentPieces}): a segment is one piece or more, its last one `ends` it. */
+export interface SegmentPiece {
+  text: string;
+  /** True for a segment's last piece. */
+  ends: boolean;
+}
+
+/**
+ * The segments {@link segmentsOf} finds in the text of `blocks` (one after the other), handed
+ * on as they are found: a text of 60 MB is never one string, nor its segments one array. The
+ * text is sliced where {@link segmentsOf} slices the whole, whatever the blocks.
+ * @param blocks the text, in blocks of any size (a block never splits a surrogate pair).
+ */
+export function* segmentsFrom(blocks: Iterable<string>, kind: 'sentence' | 'word' | 'grapheme'): Generator<string, void, undefined> {
+  /** The start of the segment being read, in pieces (joined once). */
   const head: string[] = [];
+  /** Pieces of {@link head} already joined (each a string of its own). */
+  let joined = 0;
+  for (const { text, ends } of segmentPieces(blocks, kind)) {
+    if (ends) {
+      yield head.length > 0 ? head.splice(0).join('') + text : text;
+      joined = 0;
+      continue;
+    }
+    head.push(text);
+    // Each piece is a slice of a string segmented, which it keeps whole: joined every so often,
+    // the start of a long segment costs its own length, not twice it.
+    if (head.length - joined >= HEAD_PARTS) {
+      head.push(head.splice(joined).join(''));
+      joined = head.length;
+    }
+  }
+}
+
+/**
+ * The segments of the text of `blocks` in pieces, as they are found: those of
+ * {@link segmentsFrom}, a segment longer than a slice ({@link SEGMENT_CHUNK_CHARS}) in several,
+ * so that a reader that needs no segment whole (`--print-text` writing a sentence of 16 MB)
+ * never has one.
+ * @param blocks the text, in blocks of any size (a block never splits a surrogate pair).
+ */
+export function* segmentPieces(blocks: Iterable<string>, kind: 'sentence' | 'word' | 'grapheme'): Generator<SegmentPiece, void, undefined> {
+  const seg = segmenter(kind);
+  const source = blocks[Symbol.iterator]();
+  /** Text read and not yet sliced. */
+  let pending = '';
+  let ended = false;
+  /** Reads blocks until more than `units` code units are pending, or the text ends. */
+  const fill = (units: number): void => {
+    while (!ended && pending.length <= units) {
+      const next = source.next();
+      if (next.done === true) ended = true;
+      else pending += next.value;
+    }
+  };
+  /** The segment being carried into the next slice (its start, beyond its last slice, handed on already). */
   let carry = '';
-  /** The end of {@link head}, segmented again before `carry` as its context. */
+  /** The end of the carried segment's start, segmented again before `carry` as its context. */
   let context = '';
-  for (let at = 0; at < text.length; ) {
-    let end = Math.min(text.length, at + SEGMENT_CHUNK_CHARS);
-    if (end < text.length && /[\ud800-\udbff]/.test(text[end - 1] ?? '')) end++;
-    const parts = Array.from(seg.segment(context + carry + text.slice(at, end)), (s) => s.segment);
+  // One code unit past the slice tells whether the slice ends the text (and past a surrogate).
+  fill(SEGMENT_CHUNK_CHARS + 1);
+  while (pending.length > 0) {
+    let end = Math.min(pending.length, SEGMENT_CHUNK_CHARS);
+    if (end < pending.length && /[\ud800-\udbff]/.test(pending[end - 1] ?? '')) end++;
+    const slice = pending.slice(0, end);
+    pending = pending.slice(end);
+    fill(SEGMENT_CHUNK_CHARS + 1);
+    const text = context + carry + slice;
+    // Without a sentence end it is one sentence: no call of ICU, whose memory (a copy of the
+    // text and of its break iterator for every call) waits for the garbage collector.
+    const parts = kind === 'sentence' && !SENTENCE_ENDS.test(text) ? [text] : Array.from(seg.segment(text), (s) => s.segment);
     if (context !== '') {
       // The context is the carried segment's own start: a boundary in it, or where it meets the
       // slice kept, is none.
@@ -224,25 +297,20 @@ export function segmentsOf(text: string, kind: 'sentence' | 'word' | 'grapheme')
       parts.splice(0, taken, joined.slice(context.length));
       context = '';
     }
-    at = end;
-    carry = at < text.length ? (parts.pop() ?? '') : '';
-    if (parts.length > 0) {
-      if (head.length > 0) parts[0] = head.splice(0).join('') + parts[0];
-      for (const part of parts) out.push(part);
-    }
+    carry = pending.length > 0 ? (parts.pop() ?? '') : '';
+    for (const part of parts) yield { text: part, ends: true };
     if (carry.length > SEGMENT_CHUNK_CHARS) {
       let cut = carry.length - SEGMENT_CHUNK_CHARS;
       // Never start the slice kept with the second half of a surrogate pair.
       if (/[\udc00-\udfff]/.test(carry[cut] ?? '')) cut--;
-      head.push(carry.slice(0, cut));
+      yield { text: carry.slice(0, cut), ends: false };
       let from = Math.max(0, cut - SEGMENT_CONTEXT_CHARS);
       if (/[\udc00-\udfff]/.test(carry[from] ?? '')) from--;
       context = carry.slice(Math.max(0, from), cut);
       carry = carry.slice(cut);
     }
   }
-  if (carry !== '') out.push(head.splice(0).join('') + carry);
-  return out;
+  if (carry !== '') yield { text: carry, ends: true };
 }
 
 /**

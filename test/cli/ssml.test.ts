@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { runMainWith, type MainResult } from '../helpers/in-process.js';
-import { deltaEvent, doneEvent, startEventStream, startServer, type TestServer } from '../helpers/servers.js';
+import { deltaEvent, doneEvent, sse, startEventStream, startServer, type TestServer } from '../helpers/servers.js';
 
 /** Frames the fake service answers per request: 0.2 s at 24000 Hz. */
 const FRAMES = 4800;
@@ -261,5 +261,42 @@ describe('tts say with SSML', () => {
       assert.match(r.stderr, /line 2: error: .*talk\.script\.txt is a dialogue script/);
       assert.deepEqual(asked(), []);
     });
+  });
+});
+
+describe('word timings of a document of many tiny spans (docs/cli.md §12.1)', () => {
+  let dir: string;
+  let server: TestServer;
+  before(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'tts-ssml-words-'));
+    // Each request's audio is 0.01 s, with a timing for each word of its input (the built-in service's extension).
+    server = await startServer((_req, res, body) => {
+      const input = (JSON.parse(body) as { input: string }).input;
+      const words = [...input.matchAll(/\S+/gu)].map((m, i, all) => ({ text: m[0], start: Math.floor((i * 240) / all.length), end: Math.floor(((i + 1) * 240) / all.length), charStart: m.index, charEnd: m.index + m[0].length }));
+      startEventStream(res);
+      res.write(deltaEvent(Buffer.alloc(480, 1)));
+      res.end(sse('done', { type: 'speech.audio.done', item_id: 'item_test', words }));
+    });
+  });
+  after(async () => {
+    await server.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('char_start and char_end are each word\'s place in the spans\' text, also with --max-chars 300000 (more pieces ahead than the offsets were kept for)', async () => {
+    const doc = `<speak>${Array.from({ length: 1500 }, (_, i) => `<s>w${i}</s>`).join('')}</speak>`;
+    const text = [...Array.from({ length: 1500 }, (_, i) => `w${i}`).join('')];
+    for (const maxChars of ['1000', '300000']) {
+      const out = join(dir, `words-${maxChars}.jsonl`);
+      const r = await runMainWith(['stream', '-q', '--voice', 'en-woman-1', '--max-chars', maxChars, '-o', join(dir, 'words.raw'), '--word-timings', out, doc], { HOME: dir, TTS_BASE_URL: server.url, TTS_API_KEY: 'sk-test-ssml', TTS_NO_CACHE: '1' });
+      assert.equal(r.code, 0, r.stderr);
+      const lines = (await readFile(out, 'utf8'))
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as { word: string; char_start: number; char_end: number });
+      assert.equal(lines.length, 1500);
+      const misplaced = lines.filter((w) => text.slice(w.char_start, w.char_end).join('') !== w.word);
+      assert.deepEqual(misplaced.slice(0, 3), [], `--max-chars ${maxChars}: ${misplaced.length} of 1500 words misplaced`);
+    }
   });
 });

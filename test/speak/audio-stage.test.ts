@@ -63,7 +63,7 @@ describe('subtitle files', () => {
     const deep = cueText('\u202B'.repeat(130) + 'x' + '\u202C'.repeat(3), 'srt');
     assert.equal(deep, '\u202B'.repeat(125) + 'x' + '\u202C'.repeat(125));
     // Each WebVTT karaoke line and the speaker's name on their own.
-    const karaoke = formatKaraokeCue({ start: 0, end: 1, text: '\u202Eab cd', words: [{ text: '\u202Eab', start: 0, end: 0.5, charStart: 0, charEnd: 3 }, { text: 'cd', start: 0.5, end: 1, charStart: 4, charEnd: 6 }], span: { text: '', speaker: 'Al\u202E' } });
+    const karaoke = formatKaraokeCue({ start: 0, end: 1, text: '\u202Eab cd', words: [{ text: '\u202Eab', start: 0, end: 0.5, charStart: 0, charEnd: 3 }, { text: 'cd', start: 0.5, end: 1, charStart: 4, charEnd: 6 }], span: { speaker: 'Al\u202E' } });
     assert.equal(karaoke, '00:00:00.000 --> 00:00:01.000\n<v Al\u202E\u202C>\u202Eab <00:00:00.500>cd\u202C\n\n');
   });
 

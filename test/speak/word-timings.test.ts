@@ -296,7 +296,7 @@ describe('the pieces of the outputs', () => {
         { text: 'Hi', start: 0.1, end: 0.4, charStart: 0, charEnd: 2 },
         { text: 'Bo.', start: 0.5, end: 0.9, charStart: 3, charEnd: 6 },
       ];
-      await subtitles.add({ start: 0, end: 1, text: 'Hi Bo.', words, span: { text: 'Hi Bo.', speaker: 'Al' } });
+      await subtitles.add({ start: 0, end: 1, text: 'Hi Bo.', words, span: { speaker: 'Al' } });
       await subtitles.finish();
       assert.equal(await readFile(path, 'utf8'), '1\n00:00:00,100 --> 00:00:00,400\nAl: Hi\n\n2\n00:00:00,500 --> 00:00:00,900\nAl: Bo.\n\n');
     } finally {

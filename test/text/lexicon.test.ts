@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { TtsError } from '../../src/errors.js';
-import { compileLexicon, compileMappedLexicon, MAX_LEXICON_ENTRIES, parseLexicon, rewritePieces, type Rewrite } from '../../src/text/lexicon.js';
+import { compileLexicon, compileMappedLexicon, mapWithin, MAX_HELD_MAP_UNITS, MAX_LEXICON_ENTRIES, MAX_MAPPED_TEXT_UNITS, parseLexicon, rewritePieces, sharedGrowthBound, type Rewrite } from '../../src/text/lexicon.js';
 
 const lexiconOf = async (toml: string): Promise<Rewrite> => compileLexicon(await parseLexicon(toml, 'lexicon.toml'));
 
@@ -113,6 +113,33 @@ describe('the lexicon\'s map back to the text as written (docs/cli.md §12.1)', 
     assert.equal(c, 'Nothing. ');
     assert.deepEqual([d!.text, d!.lineStart, e!.text, e!.lineStart], ['structured query ', true, 'language', false]);
     assert.equal(d!.written!.source, 'SQL');
+  });
+
+  it('plain gives the text as sent alone, the same as the map\'s text (growth bound shared)', async () => {
+    const rewrite = sharedGrowthBound(compileMappedLexicon(await parseLexicon('[en]\n"SQL" = "structured query language"\n"Kubernetes" = "K"\n', 'lexicon.toml')));
+    for (const text of ['SQL and Kubernetes run the big cluster today.', 'nothing', '', 'SQLSQL SQL', 'Kubernetes'.repeat(3) + ' Kubernetes']) {
+      assert.equal(rewrite.plain(text, 'en'), rewrite(text, 'en').text, text);
+    }
+  });
+
+  it('mapWithin (SSML, scripts) keeps maps of short texts only, and few of them: the rest goes as text alone (bounded memory, text/span-list.ts)', async () => {
+    const lexicon = compileMappedLexicon(await parseLexicon('[en]\n"SQL" = "structured query language"\n', 'lexicon.toml'));
+    const rewrite = mapWithin(lexicon);
+    const short = rewrite('SQL here.', 'en');
+    assert.ok(typeof short !== 'string' && short.changed && short.source === 'SQL here.');
+    // Unchanged: a map all the same (its text as written), costing nothing of the budget.
+    const same = rewrite('here.', 'en');
+    assert.ok(typeof same !== 'string' && !same.changed);
+    // Longer than a text node or turn whose map is kept: the text alone, rewritten all the same.
+    const long = 'SQL and more. '.repeat(Math.ceil(MAX_MAPPED_TEXT_UNITS / 14) + 1);
+    assert.equal(rewrite(long, 'en'), lexicon(long, 'en').text);
+    // Many short texts: maps until they hold MAX_HELD_MAP_UNITS in all, then texts alone.
+    const many = mapWithin(lexicon);
+    const text = 'SQL and more. '.repeat(1000);
+    let mapped = 0;
+    for (let i = 0; i < (2 * MAX_HELD_MAP_UNITS) / text.length; i++) if (typeof many(text, 'en') !== 'string') mapped++;
+    assert.ok(mapped > 0 && mapped < MAX_HELD_MAP_UNITS / text.length, `${mapped} maps kept`);
+    assert.equal(typeof many('SQL', 'en'), 'string');
   });
 });
 

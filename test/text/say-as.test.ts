@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { cardinalWords, ordinalWords, yearWords } from '../../src/text/number-words.js';
-import { renderSayAs, SayAsError } from '../../src/text/say-as.js';
+import { MAX_SAY_AS_CHARS, renderSayAs, SayAsError } from '../../src/text/say-as.js';
 
 describe('English number words', () => {
   it('cardinals, ordinals and years', () => {
@@ -78,6 +78,20 @@ describe('say-as errors quote at most a short piece of the content', () => {
         () => renderSayAs(kind, undefined, content, 'en'),
         (e: unknown) => e instanceof SayAsError && e.message.length < 200 && e.message.includes('…'),
         kind,
+      );
+    }
+  });
+});
+
+describe('say-as content is at most 10,000 characters', () => {
+  it('10,000 (white space collapsed, astral characters one each) is read; one more is refused, quoted short', () => {
+    assert.equal(MAX_SAY_AS_CHARS, 10_000);
+    assert.equal(renderSayAs('digits', undefined, `  ${'7 '.repeat(5_000)}\n`, 'en').split(' ').length, 5_000);
+    assert.equal(renderSayAs('characters', undefined, '𝐀'.repeat(10_000), 'en').length, 2 * 10_000 + 9_999);
+    for (const content of ['7'.repeat(10_001), '😀'.repeat(10_001), 'x'.repeat(1_000_000)]) {
+      assert.throws(
+        () => renderSayAs('characters', undefined, content, 'en'),
+        (e: unknown) => e instanceof SayAsError && /^say-as characters: ".{40}…" is longer than 10,000 characters$/u.test(e.message),
       );
     }
   });

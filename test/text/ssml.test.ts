@@ -5,13 +5,17 @@
  * and their line:column.
  */
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { describe, it } from 'node:test';
+import fc from 'fast-check';
 import { TtsError } from '../../src/errors.js';
-import { ssmlSpans, type SsmlOptions } from '../../src/text/ssml.js';
+import { SAXES_TEXT_TAKEN, SSML_MAX_ATTRIBUTE_CHARS, ssmlSpans, type SsmlOptions } from '../../src/text/ssml.js';
 import { looksLikeSsml } from '../../src/cli/ssml-input.js';
+import { compileMappedLexicon, mapWithin, MAX_MAPPED_TEXT_UNITS, parseLexicon } from '../../src/text/lexicon.js';
 import type { SpeechSpan } from '../../src/text/spans.js';
 
-const read = (doc: string, extra: Partial<SsmlOptions> = {}): Promise<SpeechSpan[]> => ssmlSpans([doc], { language: 'en', lenient: false, source: 'doc.ssml', ...extra });
+const read = async (doc: string, extra: Partial<SsmlOptions> = {}): Promise<SpeechSpan[]> => [...(await ssmlSpans([doc], { language: 'en', lenient: false, source: 'doc.ssml', ...extra }))];
 
 /** Rejects with a usage error (exit 2) whose message matches `pattern`. */
 async function refused(doc: string | string[], pattern: RegExp, extra: Partial<SsmlOptions> = {}): Promise<void> {
@@ -62,6 +66,16 @@ describe('SSML shapes (W3C SSML 1.1 §2–§3)', () => {
         text: 'Call five five five, zero one four two before July fourth, twenty twenty-six at nine oh five A M, ask for the Acme Corporation, code Q X seven, room one thousand two hundred four, pin nine zero eight.',
         newSentence: true,
       },
+    ]);
+  });
+
+  it('a say-as whose text is longer than its content is kept as the content and rendered again when read: the same spans', async () => {
+    const letters = 'WQX'.repeat(1000);
+    const spans = await read(`<speak xml:lang="ja">コード <say-as interpret-as="characters">${letters}</say-as> です。<break/><say-as interpret-as="digits">${'7'.repeat(500)}</say-as></speak>`);
+    const names: Record<string, string> = { W: 'ダブリュー', Q: 'キュー', X: 'エックス' };
+    assert.deepEqual(spans, [
+      { text: `コード ${[...letters].map((c) => names[c]).join('、')} です。`, newSentence: true, language: 'ja' },
+      { text: 'ナナ'.repeat(500), newSentence: true, language: 'ja', breakBeforeMs: 500 },
     ]);
   });
 
@@ -164,6 +178,29 @@ describe('SSML shapes (W3C SSML 1.1 §2–§3)', () => {
     ]);
   });
 
+  it('a span the lexicon changed keeps its map to the text as written through the span list; a long one, or one given as text alone, keeps none', async () => {
+    const lexicon = compileMappedLexicon(await parseLexicon('[en]\n"SQL" = "structured query language"\n"Kubernetes" = "K"\n', 'lexicon.toml'));
+    const spans = await read('<speak><s>Use   <emphasis>SQL</emphasis> now, <sub alias="K">X</sub>.</s><s>Kubernetes\n and SQL.</s><s>Nothing here.</s></speak>', { rewrite: mapWithin(lexicon) });
+    assert.deepEqual(
+      spans.map((s) => [s.text, s.written?.source, s.written?.text]),
+      [
+        ['Use', undefined, undefined],
+        ['structured query language', 'SQL', 'structured query language'],
+        ['now, K.', undefined, undefined],
+        ['K and structured query language.', 'Kubernetes and SQL.', 'K and structured query language.'],
+        ['Nothing here.', undefined, undefined],
+      ],
+    );
+    // Past the length whose map is kept (text/lexicon.ts MAX_MAPPED_TEXT_UNITS): the text as sent alone.
+    const long = await read(`<speak>${'SQL here. '.repeat(MAX_MAPPED_TEXT_UNITS / 8)}</speak>`, { rewrite: mapWithin(lexicon) });
+    assert.equal(long.length, 1);
+    assert.equal(long[0]!.written, undefined);
+    assert.ok(long[0]!.text.startsWith('structured query language here. structured'));
+    // A rewrite that gives a text alone: no map.
+    const plain = await read('<speak>SQL here.</speak>', { rewrite: (t) => t.replace('SQL', 'sequel') });
+    assert.deepEqual(plain.map((s) => [s.text, s.written]), [['sequel here.', undefined]]);
+  });
+
   it('a text node split across blocks reaches the rewrite whole', async () => {
     const seen: string[] = [];
     await ssmlSpans(['<speak>Structured Qu', 'ery Language</speak>'], { language: 'en', lenient: false, source: 'x', rewrite: (t) => (seen.push(t), t) });
@@ -215,6 +252,7 @@ describe('SSML refused (exit 2, line:column)', () => {
     await refused('<speak><lang xml:lang="fr">bonjour</lang></speak>', /xml:lang="fr": tts speaks ja and en/);
     await refused('<speak><say-as interpret-as="date" format="mdy">13/40/2020</say-as></speak>', /1:8: say-as date: month 13/);
     await refused('<speak><say-as interpret-as="ordinal">3</say-as></speak>', /say-as interpret-as="ordinal" is not one of/);
+    await refused(`<speak>\n  <say-as interpret-as="digits">${'7'.repeat(10_001)}</say-as></speak>`, /^doc\.ssml:2:3: say-as digits: "7{40}…" is longer than 10,000 characters$/);
     await refused('<speak><sub alias="x"><s>y</s></sub></speak>', /<sub> holds text only, not <s>/);
   });
 
@@ -241,8 +279,92 @@ describe('SSML refused (exit 2, line:column)', () => {
     await refused('<speak>&xxe;</speak>', /1:12: malformed SSML: undefined entity/);
   });
 
+  it(`attribute values of one tag are at most ${SSML_MAX_ATTRIBUTE_CHARS} characters in all (entities read), refused at the tag's start whatever the blocks`, async () => {
+    assert.equal(SSML_MAX_ATTRIBUTE_CHARS, 1024 * 1024);
+    const half = 'a\n'.repeat(SSML_MAX_ATTRIBUTE_CHARS / 4);
+    // Two values of half the limit each, one of them of entities: read.
+    const spans = await read(`<speak><mark name="${half}" x="${'&amp;'.repeat(SSML_MAX_ATTRIBUTE_CHARS / 2)}"/>w</speak>`, { lenient: true });
+    assert.equal(spans[0]!.marks![0]!, half.replaceAll('\n', ' ').trim());
+    for (const doc of [`<speak>\n <sub alias="${half}${half}b">x</sub></speak>`, `<speak>\n <sub x='${half}' alias="${half}&#x41;">x</sub></speak>`]) {
+      for (const size of [doc.length, 65_536, 1000]) {
+        const blocks = Array.from({ length: Math.ceil(doc.length / size) }, (_, i) => doc.slice(i * size, (i + 1) * size));
+        await refused(blocks, /^doc\.ssml:2:2: <sub> has attribute values longer than 1,048,576 characters$/, { lenient: true });
+      }
+    }
+  });
+
+  it('say-as content over 10,000 characters is refused as soon as it is read, as its end would refuse it; white space does not count', async () => {
+    // Never closed: refused for its length before the document's end is reached.
+    await refused(`<speak>\n  <say-as interpret-as="digits">${'12 \n'.repeat(100_000)}`, /^doc\.ssml:2:3: say-as digits: "(12 ){13}1…" is longer than 10,000 characters$/);
+    const spans = await read(`<speak><say-as interpret-as="digits">${' \n\t'.repeat(200_000)}${'7 '.repeat(5_000)}${' '.repeat(200_000)}</say-as></speak>`);
+    assert.equal(spans[0]!.text, Array(5_000).fill('seven').join(' '));
+  });
+
   it('10,000 nested elements: refused at depth 64, without reading them all into a tree', async () => {
     const deep = `<speak>${'<prosody>'.repeat(10_000)}x${'</prosody>'.repeat(10_000)}</speak>`;
     await refused(deep, /^doc\.ssml:1:575: elements nested deeper than 64$/);
+  });
+});
+
+describe('SSML read as it comes (saxes\'s text taken after every block, docs/cli.md §11 "Memory")', () => {
+  it('saxes is the version whose private state and text text/ssml.ts reads, pinned exactly, and they have the shape it expects', () => {
+    const manifest = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { dependencies: Record<string, string> };
+    const installed = (createRequire(import.meta.url)('saxes/package.json') as { version: string }).version;
+    assert.equal(manifest.dependencies.saxes, '6.0.0', 'package.json pins saxes exactly: text/ssml.ts reads its private fields (a new version may change them)');
+    assert.equal(installed, manifest.dependencies.saxes, 'the saxes installed is the one package.json pins (npm install)');
+    assert.ok(
+      SAXES_TEXT_TAKEN,
+      "saxes's private `state` and `text` are not what text/ssml.ts reads (SAXES_STATES): its text would be held whole until each text node ends, and a document of millions of lines in one text node would take gigabytes. Read saxes's source again and fix SAXES_STATES and drain(), or pin the saxes they were written for.",
+    );
+  });
+
+  /** Text, white space and line breaks of several kinds, entities, emoji, Japanese, a long run. */
+  const text = fc.array(fc.constantFrom('Hello', ' ', '  ', '\n', '\r\n', '\r', '\t', 'world.', 'e.g.', ' Mr. ', '😀', '東京です。', '&amp;', '&lt;', '&#x1F600;', '&#233;', ']', 'll', 'x'.repeat(40), '\u00a0'), { maxLength: 8 }).map((p) => p.join(''));
+  const plain = fc.array(fc.constantFrom('Hello', ' ', '\n', 'world.', 'll', '東京', 'x'.repeat(40)), { maxLength: 4 }).map((p) => p.join(''));
+  const letters = fc.array(fc.constantFrom('A', 'b', '1', ' ', '\n', 'W'), { minLength: 1, maxLength: 6 }).map((p) => `${p.join('')}Q`);
+  const { node } = fc.letrec<{ node: string; children: string }>((tie) => ({
+    children: fc.array(tie('node'), { maxLength: 5 }).map((c) => c.join('')),
+    node: fc.oneof(
+      { depthSize: 'small', withCrossShrink: true },
+      text,
+      plain.map((t) => `<![CDATA[${t}]]]]]>`),
+      plain.map((t) => `<!--${t}-->`),
+      plain.map((t) => `<?target ${t}?>`),
+      fc.constantFrom('<break time="20ms"/>', '<break/>', '<mark name="a\nb"/>', '<mark name="m"/>'),
+      plain.map((t) => `<sub alias="a &amp; b\nc">${t.replace(/\s+/g, ' ')}</sub>`),
+      letters.map((t) => `<say-as interpret-as="characters">${t}</say-as>`),
+      fc.tuple(fc.constantFrom('s', 'p', 'prosody rate="fast"', 'emphasis', 'voice name="ja-man-1"', 'lang xml:lang="en"', 'prosody volume="-3dB"'), tie('children')).map(([open, inner]) => `<${open}>${inner}</${open.split(' ')[0]}>`),
+    ),
+  }));
+  const documents = fc.array(node, { minLength: 1, maxLength: 6 }).map((nodes) => `<?xml version="1.0"?>\n<!-- made by hand -->\n<speak>X ${nodes.join('')}</speak>\n`);
+  /** `s` cut into blocks of `size` code units (one more where a surrogate pair would be cut). */
+  const blocksOf = (s: string, size: number): string[] => {
+    const blocks: string[] = [];
+    for (let at = 0; at < s.length; ) {
+      let end = Math.min(s.length, at + size);
+      if (/[\udc00-\udfff]/.test(s[end] ?? '')) end++;
+      blocks.push(s.slice(at, end));
+      at = end;
+    }
+    return blocks;
+  };
+  /** The spans, or the refusal's message. */
+  const spansOf = async (blocks: string[], rewrite: SsmlOptions['rewrite']): Promise<SpeechSpan[] | string> => {
+    try {
+      return [...(await ssmlSpans(blocks, { language: 'en', lenient: false, source: 'doc.ssml', rewrite }))];
+    } catch (error) {
+      return (error as Error).message;
+    }
+  };
+
+  it('gives the spans of the document written at once, whatever blocks it comes in (text nodes, CDATA, comments, processing instructions cut anywhere, down to every code unit), with a lexicon or without', async () => {
+    await fc.assert(
+      fc.asyncProperty(documents, fc.integer({ min: 1, max: 40 }), fc.boolean(), async (doc, size, lexicon) => {
+        // A rewrite that sees where a text node was cut: `ll` across two parts would stay.
+        const rewrite = lexicon ? (t: string): string => t.replaceAll('ll', 'L L') : undefined;
+        assert.deepEqual(await spansOf(blocksOf(doc, size), rewrite), await spansOf([doc], rewrite));
+      }),
+      { numRuns: 300 },
+    );
   });
 });
