@@ -32,7 +32,7 @@ import { MemoryWasi } from './wasi-memfs.js';
 import { readFully } from './read-fully.js';
 import { FLITE_VOICE_DATA } from './flite-voice-data.js';
 import { sha256 } from './sha256.js';
-import { customSectionPayload, dataSplit, hasCompilationHints, NAME_SUBSECTION, readOnlyDataRanges, readOnlyRanges, wasmNames, wasmSections, withCompilationHints, withCustomSection, withoutDebugSections, type DataSegment, type DataSplit, type MemoryRange } from './wasm-sections.js';
+import { customSectionPayload, dataSplit, hasCompilationHints, NAME_SUBSECTION, readOnlyDataRanges, readOnlyRanges, wasmNames, wasmSections, withCompilationHints, withCustomSection, withoutDebugSections, type DataSegment, type DataSplit, type MemoryRange, type WasmSection } from './wasm-sections.js';
 import { fliteWords, parseSegmentTimes, phoneGroups, speakableTokens, type PieceWord } from './word-timings.js';
 
 /** Sample rate of Flite's output with the built-in 16 kHz voices, in Hz. */
@@ -140,11 +140,7 @@ function readWithoutData(file: string): FliteData | undefined {
   try {
     const stats = fstatSync(fd, { bigint: true });
     const split = splitFlite(fd, Number(stats.size));
-    if (split !== undefined) {
-      data = { fd, identity: fileIdentity(stats), ...split };
-      const voices = voiceRanges(split.compiled, split.segments);
-      if (voices !== undefined) data.voices = voices;
-    }
+    if (split !== undefined) data = { fd, identity: fileIdentity(stats), ...split };
     return data;
   } finally {
     if (data === undefined) closeSync(fd);
@@ -223,21 +219,19 @@ export const FLITE_VOICE_DATA_SECTION = 'tts.flite-voice-data';
 
 /**
  * The voice ranges of {@link FLITE_VOICE_DATA_SECTION} in `compiled` (the binary without its data
- * section), when they can be trusted: whole numbers, each range non-empty, inside one of
- * `segments` and inside the binary's read-only data (by its `name` section: what a run never
- * writes, so restoring an instance never touches them), none overlapping another. Undefined when
- * there is no such section or it is not that (an instance then reads all the data: the same
- * samples, only slower).
+ * section, whose `sections` these are), when they can be trusted: whole numbers, each range
+ * non-empty, inside one of `segments` and inside `readOnly` (the binary's read-only data, by its
+ * `name` section: what a run never writes, so restoring an instance never touches them), none
+ * overlapping another. Undefined when there is no such section or it is not that (an instance
+ * then reads all the data: the same samples, only slower).
  * @throws nothing: a malformed section is ignored.
  */
-function voiceRanges(compiled: Uint8Array, segments: readonly DataSegment[]): Record<string, MemoryRange[]> | undefined {
+function voiceRanges(compiled: Uint8Array, sections: readonly WasmSection[], segments: readonly DataSegment[], readOnly: readonly MemoryRange[]): Record<string, MemoryRange[]> | undefined {
   try {
-    const sections = wasmSections(compiled);
     const payload = customSectionPayload(compiled, FLITE_VOICE_DATA_SECTION, sections);
     if (payload === undefined) return undefined;
     const parsed: unknown = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(payload));
     if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return undefined;
-    const readOnly = readOnlyRanges(segments, wasmNames(compiled, NAME_SUBSECTION.dataSegments, sections));
     const voices: Record<string, MemoryRange[]> = Object.create(null) as Record<string, MemoryRange[]>;
     const all: MemoryRange[] = [];
     for (const [name, value] of Object.entries(parsed as Record<string, unknown>)) {
@@ -388,7 +382,10 @@ async function compileFlite(file: string): Promise<FliteModule> {
   const data = readWithoutData(file);
   if (data !== undefined) {
     try {
-      const readOnly = readOnlyRanges(data.segments, wasmNames(data.compiled, NAME_SUBSECTION.dataSegments));
+      const sections = wasmSections(data.compiled);
+      const readOnly = readOnlyRanges(data.segments, wasmNames(data.compiled, NAME_SUBSECTION.dataSegments, sections));
+      const voices = voiceRanges(data.compiled, sections, data.segments, readOnly);
+      if (voices !== undefined) data.voices = voices;
       const module = await compileHinted(data.compiled);
       source = 'own';
       return { module, readOnly, file, data };

@@ -525,7 +525,7 @@ export function withCustomSection(bytes: Uint8Array, name: string, payload: Uint
  * is none.
  * @throws RangeError when the binary is malformed.
  */
-export function customSectionPayload(bytes: Uint8Array, name: string, sections = wasmSections(bytes)): Uint8Array | undefined {
+export function customSectionPayload(bytes: Uint8Array, name: string, sections: readonly WasmSection[] = wasmSections(bytes)): Uint8Array | undefined {
   const section = sections.find((s) => s.id === 0 && s.name === name);
   return section === undefined ? undefined : bytes.subarray(section.start, section.end);
 }
