@@ -20,6 +20,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { TTS_BIN, cleanEnv } from '../helpers/cli.js';
+import { stalledFifo, type StalledFifo } from '../helpers/fifo.js';
 import { runMain } from '../helpers/in-process.js';
 import { deltaEvent, patternBytes, sse, startEventStream, startServer, type TestServer } from '../helpers/servers.js';
 
@@ -582,28 +583,8 @@ describe('subtitles, word timings and chapters written in place', () => {
   });
 
   it('SIGTERM while a reader takes nothing (the pipe full): the run ends, exit 143 — audio on standard output, and word timings into a FIFO', { timeout: 60_000 }, async () => {
-    // A FIFO whose read end the test holds and never reads; `full()` tries one byte through a
-    // descriptor of its own: EAGAIN once the pipe is full.
-    const stalled = (name: string): { full: () => boolean; close: () => void } => {
-      execFileSync('mkfifo', [at(name)]);
-      const reader = openSync(at(name), constants.O_RDONLY | constants.O_NONBLOCK);
-      const probe = openSync(at(name), constants.O_WRONLY | constants.O_NONBLOCK);
-      return {
-        full: () => {
-          try {
-            writeSync(probe, Buffer.from('\n'));
-            return false;
-          } catch (error) {
-            if ((error as NodeJS.ErrnoException).code === 'EAGAIN') return true;
-            throw error;
-          }
-        },
-        close: () => {
-          closeSync(probe);
-          closeSync(reader);
-        },
-      };
-    };
+    // A FIFO whose read end the test holds and never reads (helpers/fifo.ts).
+    const stalled = (name: string): StalledFifo => stalledFifo(at(name));
     const untilFull = async (pipe: { full: () => boolean }, run: Watched): Promise<void> => {
       let ended = false;
       void run.closed.then(() => (ended = true));

@@ -11,13 +11,14 @@
  * document is read whole before it. `--dry-run` is measured where what it prints is the point.
  */
 import assert from 'node:assert/strict';
-import { execFileSync, spawn } from 'node:child_process';
-import { closeSync, constants, existsSync, openSync, readFileSync, writeSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { closeSync, constants, existsSync, openSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { cleanEnv, runTtsMeasured, TTS_BIN } from '../helpers/cli.js';
+import { stalledFifo } from '../helpers/fifo.js';
 
 /** Size of each hostile input, in MiB: large enough that its multiple, not V8's own slack, decides. */
 const SIZE_MIB = 40;
@@ -129,22 +130,10 @@ describe(`peak memory of SSML and dialogue scripts read whole: at most ${PER_BYT
   it('printed into a pipe nobody reads: the printing waits for it (no line made ahead), and SIGTERM ends the run, exit 143', { timeout: 180_000 }, async (t) => {
     const file = join(dir, 'hostile.ssml');
     await writeFile(file, ssml(() => '<s>Go on, go on.</s>'));
-    // A FIFO whose read end the test holds and never reads; `full()` tries one byte through a
-    // descriptor of its own: EAGAIN once the pipe is full.
+    // A FIFO whose read end the test holds and never reads.
     const fifo = join(dir, 'stalled.fifo');
-    execFileSync('mkfifo', [fifo]);
-    const reader = openSync(fifo, constants.O_RDONLY | constants.O_NONBLOCK);
-    const probe = openSync(fifo, constants.O_WRONLY | constants.O_NONBLOCK);
+    const stalled = stalledFifo(fifo);
     const out = openSync(fifo, constants.O_WRONLY);
-    const full = (): boolean => {
-      try {
-        writeSync(probe, Buffer.from('\n'));
-        return false;
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code === 'EAGAIN') return true;
-        throw error;
-      }
-    };
     const child = spawn(process.execPath, [TTS_BIN, 'stream', '-f', file, '--print-text'], { env: cleanEnv(env), stdio: ['ignore', out, 'pipe'] });
     let stderr = '';
     child.stderr!.on('data', (d: Buffer) => (stderr += d.toString('utf8')));
@@ -161,7 +150,7 @@ describe(`peak memory of SSML and dialogue scripts read whole: at most ${PER_BYT
     };
     const poll = setInterval(measure, 20);
     try {
-      while (!full()) {
+      while (!stalled.full()) {
         assert.equal(ended, false, `the run ended before its output filled the pipe: ${stderr}`);
         await new Promise((resolve) => setTimeout(resolve, 20));
       }
@@ -177,8 +166,7 @@ describe(`peak memory of SSML and dialogue scripts read whole: at most ${PER_BYT
       clearInterval(poll);
       child.kill('SIGKILL');
       closeSync(out);
-      closeSync(probe);
-      closeSync(reader);
+      stalled.close();
     }
     // The lines not taken were never made: a million lines written at once were all held (1.2 GB).
     const peak = peakKb / 1024;

@@ -1,8 +1,10 @@
 /**
  * Waiting for a process's open of a FIFO to block (src/text/fifo-open.ts), read from Linux's
- * /proc: the event the Ctrl-C tests of `-f FIFO` start from, without sleeping.
+ * /proc: the event the Ctrl-C tests of `-f FIFO` start from, without sleeping; and a FIFO whose
+ * reader takes nothing ({@link stalledFifo}).
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { closeSync, constants, openSync, readdirSync, readFileSync, writeSync } from 'node:fs';
 import { setTimeout as delay } from 'node:timers/promises';
 
 /**
@@ -33,4 +35,39 @@ export async function untilFifoOpenWaits(pid: number, gone: () => boolean = () =
     if (gone()) throw new Error(`process ${pid} ended before its open of a FIFO waited`);
     await delay(5);
   }
+}
+
+/** A FIFO nobody reads ({@link stalledFifo}). */
+export interface StalledFifo {
+  /** Whether the pipe is full: one byte written through a descriptor of the test's own fails with EAGAIN (a byte is added when it is not). */
+  full(): boolean;
+  /** Closes the test's read end and its probe. */
+  close(): void;
+}
+
+/**
+ * Makes a FIFO at `path` (mkfifo) whose read end the test holds and never reads, so that a writer
+ * that fills it (64 KiB on Linux) then waits: the stalled reader of the tests of stop signals
+ * and bounded output.
+ * @throws Error when the FIFO cannot be made or opened.
+ */
+export function stalledFifo(path: string): StalledFifo {
+  execFileSync('mkfifo', [path]);
+  const reader = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
+  const probe = openSync(path, constants.O_WRONLY | constants.O_NONBLOCK);
+  return {
+    full: () => {
+      try {
+        writeSync(probe, Buffer.from('\n'));
+        return false;
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === 'EAGAIN') return true;
+        throw error;
+      }
+    },
+    close: () => {
+      closeSync(probe);
+      closeSync(reader);
+    },
+  };
 }
