@@ -194,7 +194,7 @@ function takeEarlyConfig(path: string): EarlyConfigFile | undefined {
  * no writer would otherwise hang every command; a symlink is followed (a config kept with one's
  * dotfiles is common); never more than {@link MAX_CONFIG_BYTES} read, even if it grows.
  * @returns the text (UTF-8), or undefined when there is no file.
- * @throws TtsError `usage` (exit 2) naming the file: unreadable, not a regular file, too big.
+ * @throws TtsError `usage` (exit 2) naming the file: unreadable, not a regular file, too big, not UTF-8.
  */
 async function readConfigText(path: string): Promise<string | undefined> {
   const early = takeEarlyConfig(path);

@@ -66,6 +66,28 @@ describe('loadConfigFile with options added later', () => {
     });
   });
 
+  it('a file that is not UTF-8 (TOML is UTF-8) is exit 2 naming the file, line and byte offset, not read with U+FFFD in its place', async () => {
+    const path = join(dir, 'latin1.toml');
+    // A Latin-1 é in a comment, then in a value; a sequence cut off at the end; a lone continuation byte.
+    for (const [bytes, line, offset] of [
+      [Buffer.concat([Buffer.from('speed = 1.5\n# caf'), Buffer.from([0xe9]), Buffer.from('\n')]), 2, 17],
+      [Buffer.concat([Buffer.from('[profile.x]\ncontainer = "mp'), Buffer.from([0xe9]), Buffer.from('3"\n')]), 2, 27],
+      [Buffer.concat([Buffer.from('speed = 1.5\n#'), Buffer.from([0xf0, 0x9f, 0x98])]), 2, 13],
+      [Buffer.concat([Buffer.from([0x80]), Buffer.from('speed = 1.5\n')]), 1, 0],
+    ] as const) {
+      await writeFile(path, bytes);
+      await assert.rejects(loadConfigFile(path, options()), (e: unknown) => {
+        assert.ok(e instanceof TtsError);
+        assert.equal(e.exitCode, 2);
+        assert.equal(e.message, `${path}:${line}: the config file is not valid UTF-8 text (first bad byte at offset ${offset})`);
+        return true;
+      });
+    }
+    // A byte order mark and any valid UTF-8 are read as before.
+    await writeFile(path, '\ufeff# café 東雲 😀\nspeed = 1.5\n');
+    assert.equal((await loadConfigFile(path, options())).top.get('speed')?.value, 1.5);
+  });
+
   it('no file is no settings', async () => {
     const file = await loadConfigFile(join(dir, 'missing.toml'), options());
     assert.equal(file.exists, false);
@@ -232,5 +254,10 @@ describe('the config file is read once per run', () => {
       assert.match(r.stderr, /config\.toml:2: sample-rate has a bad value "99"/);
       assert.equal(opens(r.stderr), 1, `${args.join(' ')}: opened ${opens(r.stderr)} times`);
     }
+    // A file that is not UTF-8: bin/tts.js leaves it to the CLI, which refuses it (not read with U+FFFD).
+    await writeFile(path, Buffer.concat([Buffer.from('voice = "en-man-1"\n# caf'), Buffer.from([0xe9]), Buffer.from('\n')]));
+    const r = await runTts(['stream', '-o', '-', 'Hello.'], { env });
+    assert.equal(r.code, 2, r.stderr);
+    assert.match(r.stderr, /config\.toml:2: the config file is not valid UTF-8 text \(first bad byte at offset 24\)/);
   });
 });
