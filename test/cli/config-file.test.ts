@@ -55,6 +55,19 @@ describe('loadConfigFile with options added later', () => {
     await assert.rejects(loadConfigFile(path, options()), (e: unknown) => e instanceof TtsError && e.exitCode === 2 && e.message.startsWith(`${path}:1: cast is not a setting: give the voices as a [voices] table`));
   });
 
+  it('a key of a megabyte (a [voices] name, an unknown key) is quoted by its first 60 characters, then …', async () => {
+    const path = join(dir, 'bigkey.toml');
+    const big = 'A'.repeat(1_000_000);
+    for (const [toml, message] of [
+      [`[voices]\n${big} = 3\n`, `${path}:2: voices.${'A'.repeat(60)}… must be a voice id such as "en-woman-1" (see \`tts voices\`)`],
+      [`${big} = 3\n`, `${path}:1: ${'A'.repeat(60)}… is not a setting of tts`],
+      [`[profile.${big}]\nspeed = 9\n`, `${path}:2: profile.${'A'.repeat(60)}….speed has a bad value "9": --speed must be between 0.5 and 3`],
+    ] as const) {
+      await writeFile(path, toml);
+      await assert.rejects(loadConfigFile(path, options()), (e: unknown) => e instanceof TtsError && e.exitCode === 2 && e.message === message);
+    }
+  });
+
   it("a value the flag's parser refuses is exit 2 with its message and line", async () => {
     const path = join(dir, 'b.toml');
     await writeFile(path, '# c\n[profile.x]\nspeed = 9\n');
