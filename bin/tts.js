@@ -237,9 +237,9 @@ const EARLY_CONFIG_MAX_BYTES = 256 * 1024;
  * ENOENT or ENOTDIR), and the CLI takes it instead of reading the file again
  * (src/cli/config-file.ts takeEarlyConfig). Read whole, as the CLI reads it (UTF-8), and only when
  * it is a regular file (opened without blocking, so a FIFO there cannot stall the start) of at
- * most {@link EARLY_CONFIG_MAX_BYTES}. Anything else — unreadable, not a regular file, larger, or
- * grown while read — is left alone (nothing on `globalThis`): the CLI opens it itself and accepts
- * or refuses it as it does any file. Never throws.
+ * most {@link EARLY_CONFIG_MAX_BYTES}. Anything else — unreadable, not a regular file, larger,
+ * grown while read, or not UTF-8 — is left alone (nothing on `globalThis`): the CLI opens it
+ * itself and accepts or refuses it as it does any file. Never throws.
  * @returns the file's text; undefined when there is none or it was left to the CLI.
  */
 function readConfigEarly() {
@@ -258,6 +258,8 @@ function readConfigEarly() {
     let length = 0;
     for (let read; length < buffer.length && (read = fs.readSync(fd, buffer, length, buffer.length - length, null)) > 0; ) length += read;
     if (length === buffer.length) return undefined;
+    // Not UTF-8 (TOML requires it): left to the CLI, which refuses it naming the bad byte.
+    if (!require('node:buffer').isUtf8(buffer.subarray(0, length))) return undefined;
     const text = buffer.subarray(0, length).toString('utf8');
     globalThis[early] = { path: file, text };
     return text;

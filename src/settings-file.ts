@@ -7,6 +7,7 @@ import { constants } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { formatByteSize } from './byte-size.js';
 import { TtsError } from './errors.js';
+import { strictUtf8Document } from './text/utf8.js';
 
 /** How to read one kind of settings file, and what to say when it cannot be read. */
 export interface SettingsFileKind {
@@ -25,10 +26,12 @@ export interface SettingsFileKind {
 /**
  * Reads a settings file: opened non-blocking (a FIFO with no writer would otherwise hang), refused
  * unless it is a regular file (symlinks followed) of at most `kind.maxBytes`, and never read past
- * that many bytes even if it grows meanwhile.
+ * that many bytes even if it grows meanwhile; its bytes must be strict UTF-8 (TOML 1.0; a byte
+ * order mark is kept, for the TOML parser to judge).
  * @returns the text (UTF-8), or undefined when there is no file and it is not `required`.
  * @throws TtsError `usage` (exit 2) naming the file: unreadable, missing when required, not a
- *   regular file (FIFO, folder, socket, device), or too big.
+ *   regular file (FIFO, folder, socket, device), too big, or not UTF-8 (`PATH:LINE:` and the
+ *   byte offset of the first bad byte).
  */
 export async function readSettingsFile(path: string, kind: SettingsFileKind): Promise<string | undefined> {
   const unreadable = (cause: unknown): TtsError => {
@@ -60,7 +63,16 @@ export async function readSettingsFile(path: string, kind: SettingsFileKind): Pr
       length += bytesRead;
       if (length > kind.maxBytes) throw tooBig();
     }
-    return buffer.subarray(0, length).toString('utf8');
+    // TOML 1.0: "A TOML file must be a valid UTF-8 encoded Unicode document" — refused, not read
+    // with U+FFFD in place of what it could not decode.
+    const decoded = strictUtf8Document(buffer.subarray(0, length));
+    if ('problem' in decoded) {
+      const { line, offset } = decoded.problem;
+      throw new TtsError('usage', `${path}:${line}: ${kind.what} is not valid UTF-8 text (first bad byte at offset ${offset})`, {
+        hint: 'a TOML file is UTF-8: convert it, e.g. iconv -f LATIN1 -t UTF-8',
+      });
+    }
+    return decoded.text;
   } catch (cause) {
     if (cause instanceof TtsError) throw cause;
     throw unreadable(cause);

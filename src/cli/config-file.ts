@@ -12,6 +12,7 @@ import type { Option } from 'commander';
 import leven from 'leven';
 import { TtsError } from '../errors.js';
 import { flagValue } from './flags.js';
+import { quoteInput } from './escape.js';
 import { lineIndex, parseSettingsToml, readSettingsFile, type LineIndex } from '../settings-file.js';
 
 /** One setting read from the file. */
@@ -132,7 +133,7 @@ function addSetting(into: Map<string, ConfigEntry>, byLong: Map<string, Option>,
   const { path, lines } = source;
   const where = (): number => lineIn(lines, table, key);
   if (SECRET_KEY.test(key) && key !== 'api-key-file') {
-    throw new TtsError('usage', `${path}:${where()}: "${key}" looks like an API key; keys are not kept in the config file`, {
+    throw new TtsError('usage', `${path}:${where()}: "${quoteInput(key)}" looks like an API key; keys are not kept in the config file`, {
       hint: 'put the key in a file only you can read (chmod 600) and set api-key-file = "PATH", or use TTS_API_KEY',
     });
   }
@@ -151,7 +152,8 @@ function addSetting(into: Map<string, ConfigEntry>, byLong: Map<string, Option>,
 }
 
 function bad(path: string, lines: LineIndex, table: string[], key: string, why: string, hint?: string): TtsError {
-  const name = table.length === 0 ? key : `${table.join('.')}.${key}`;
+  // Each part as error messages quote input (a [voices] name or a profile's of a megabyte: its start).
+  const name = [...table, key].map((part) => quoteInput(part)).join('.');
   const line = lineIn(lines, table, key);
   return new TtsError('usage', `${path}${line > 0 ? `:${line}` : ''}: ${name} ${why}`, { hint: hint ?? 'fix or remove that line (docs/cli.md §7)' });
 }
@@ -194,7 +196,7 @@ function takeEarlyConfig(path: string): EarlyConfigFile | undefined {
  * no writer would otherwise hang every command; a symlink is followed (a config kept with one's
  * dotfiles is common); never more than {@link MAX_CONFIG_BYTES} read, even if it grows.
  * @returns the text (UTF-8), or undefined when there is no file.
- * @throws TtsError `usage` (exit 2) naming the file: unreadable, not a regular file, too big.
+ * @throws TtsError `usage` (exit 2) naming the file: unreadable, not a regular file, too big, not UTF-8.
  */
 async function readConfigText(path: string): Promise<string | undefined> {
   const early = takeEarlyConfig(path);

@@ -58,6 +58,9 @@ export interface DocumentSource {
 
 /**
  * Reads the input as a document when `--input-format` or the `-f` extension says it is one.
+ * @param lexicon the run's lexicon and language: each chapter's text is rewritten, and its pieces
+ *   carry the map to the text as written (docs/cli.md §12.1) unless `maps` is false (`--print-text`:
+ *   the same text, no map built).
  * @returns undefined for plain text (read as a stream by text/read.ts, as before).
  * @throws TtsError `usage` (exit 2): --lines with a document, an unreadable or hostile document,
  *   nothing to speak, a --chapter-range past the last chapter.
@@ -68,7 +71,7 @@ export async function documentSource(
   io: CommandIo,
   signal: AbortSignal,
   verbose: (line: string) => void,
-  lexicon?: { apply: MappedRewrite; language: Language },
+  lexicon?: { apply: MappedRewrite; language: Language; maps?: boolean },
 ): Promise<DocumentSource | undefined> {
   const format = inputFormatOf(flags.inputFormat, words.length > 0 ? undefined : flags.file);
   // SSML and dialogue scripts are read by the synthesis command itself (text/ssml.ts, text/script.ts), as speech spans.
@@ -103,6 +106,8 @@ export async function documentSource(
   const written = new Map<SpokenChapter, RunMappedText>();
   const chapters = all.slice(range.first - 1, range.last).map((c) => {
     if (lexicon === undefined) return c;
+    // Where no map is read (`--print-text`): the text alone, the same text (text/lexicon.ts `lexiconReader`).
+    if (lexicon.maps === false) return { ...c, text: lexicon.apply.plain(c.text, lexicon.language) };
     const rewritten = lexicon.apply(c.text, lexicon.language);
     const chapter = { ...c, text: rewritten.text };
     if (rewritten.changed) written.set(chapter, rewritten);
@@ -143,8 +148,9 @@ export async function documentSource(
  */
 export async function printSpokenText(...args: Parameters<typeof documentSource>): Promise<number> {
   const [words, flags, io, signal, verbose, given] = args;
-  // The input is read whole: its parts share one growth bound (text/lexicon.ts).
-  const lexicon = given === undefined ? undefined : { ...given, apply: sharedGrowthBound(given.apply) };
+  // The input is read whole: its parts share one growth bound (text/lexicon.ts). Its text is
+  // printed, never timed: the lexicon's maps to the text as written (docs/cli.md §12.1) are not built.
+  const lexicon = given === undefined ? undefined : { ...given, apply: sharedGrowthBound(given.apply), maps: false };
   const source = await documentSource(words, flags, io, signal, verbose, lexicon);
   const out = new PrintedText(io.stdout, signal);
   if (source !== undefined) {
@@ -167,7 +173,7 @@ export async function printSpokenText(...args: Parameters<typeof documentSource>
   const text = await textSource({ words, file: flags.file, lines: false, maxInputBytes: flags.maxInput, maxChars: flags.maxChars, stdin: io.stdin, signal });
   // SSML (docs/cli.md §11.1) and dialogue scripts (§11.2): the spans' text as it will be sent; the lexicon (§11.3) in all.
   const language = lexicon?.language ?? ((flags.language ?? languageForVoice(flags.voice)) as Language);
-  const spans = (await scriptSpansOf(words, flags, text, lexicon?.apply)) ?? (await ssmlSpansOf(words, flags, text, language, lexicon?.apply));
+  const spans = (await scriptSpansOf(words, flags, text, lexicon?.apply, false)) ?? (await ssmlSpansOf(words, flags, text, language, lexicon?.apply, false));
   const texts = spans !== undefined ? spanTexts(spans) : [await plainText(text.whole!, lexicon === undefined ? undefined : (t) => lexicon.apply.plain(t, language))];
   // A sentence is written as it comes: one of 16 MB (a text with no sentence end) in windows,
   // never copied whole.

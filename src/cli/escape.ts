@@ -23,6 +23,35 @@ export function escapeControls(text: string): string {
   });
 }
 
+/** The most characters (code points) of input an error message quotes ({@link quoteInput}). */
+export const QUOTED_CHARS = 60;
+
+/**
+ * Input as an error message quotes it (an SSML element's or attribute's name, a value, a
+ * speaker's name): its first `max` characters — code points, so no surrogate pair is cut —, then
+ * `…` when there was more, with control and bidirectional characters escaped as
+ * {@link escapeControls} does; so a 1 MB name costs a message of a line, not a megabyte on the
+ * terminal, and cannot drive it.
+ * @param text the input, any length (only its start is looked at).
+ * @param max the most code points kept, {@link QUOTED_CHARS} unless given.
+ */
+export function quoteInput(text: string, max: number = QUOTED_CHARS): string {
+  let end = 0;
+  for (let n = 0; n < max && end < text.length; n++) end += (text.codePointAt(end) ?? 0) > 0xffff ? 2 : 1;
+  return escapeControls(end < text.length ? `${text.slice(0, end)}…` : text);
+}
+
+/**
+ * A list of inputs as an error message gives it: the first `max` of them, each through
+ * {@link quoteInput} and `format`, joined with `, `, then ` and N more` when there were more.
+ * @param items the inputs, in the order to name them.
+ * @param format how one quoted input is written (`"NAME"`), default as it is.
+ */
+export function quoteList(items: readonly string[], format: (quoted: string) => string = (q) => q, max = 10): string {
+  const shown = items.slice(0, max).map((item) => format(quoteInput(item))).join(', ');
+  return items.length > max ? `${shown} and ${(items.length - max).toLocaleString('en')} more` : shown;
+}
+
 /**
  * Text asked for on stdout by name (`--print-text`, `tts lexicon check`), as it may be shown: on a
  * terminal, each line with its control characters escaped as {@link escapeControls} does (the

@@ -11,7 +11,7 @@ import type { Language } from '../protocol/types.js';
 import { languageForVoice } from '../protocol/voices.js';
 import { inputFormatOf } from '../text/documents/formats.js';
 import { DEFAULT_TURN_GAP_MS, readScript } from '../text/script.js';
-import { mapWithin, type MappedRewrite } from '../text/lexicon.js';
+import { lexiconReader, type MappedRewrite } from '../text/lexicon.js';
 import type { SpanList } from '../text/span-list.js';
 import type { SynthesisFlags } from './flags.js';
 
@@ -39,6 +39,7 @@ export function languageOfVoice(voice: string): Language {
  *   read as it comes (text/script.ts `readScript`).
  * @param rewrite the lexicon (text/lexicon.ts), applied with each turn's language; a turn it
  *   changed keeps its map while maps stay small (text/lexicon.ts `mapWithin`).
+ * @param maps false where no map is read (`--print-text`): the turns' text alone (text/lexicon.ts `lexiconReader`).
  * @throws TtsError `usage` (exit 2) as text/script.ts `readScript`.
  */
 export async function scriptSpansOf(
@@ -46,9 +47,10 @@ export async function scriptSpansOf(
   flags: SynthesisFlags,
   source: { whole?: AsyncIterable<string> | Iterable<string> | undefined },
   rewrite?: MappedRewrite | undefined,
+  maps = true,
 ): Promise<SpanList | undefined> {
   if (!scriptByName(words, flags) || source.whole === undefined) return undefined;
   const where = words.length > 0 ? 'the words' : flags.file === undefined || flags.file === '-' ? 'standard input' : flags.file;
   const cast = new Map([...(flags.configVoices ?? []), ...(flags.cast ?? [])]);
-  return readScript(source.whole, { source: where, cast, languageOf: languageOfVoice, gapMs: flags.pause ?? DEFAULT_TURN_GAP_MS, rewrite: rewrite === undefined ? undefined : mapWithin(rewrite) });
+  return readScript(source.whole, { source: where, cast, languageOf: languageOfVoice, gapMs: flags.pause ?? DEFAULT_TURN_GAP_MS, rewrite: rewrite === undefined ? undefined : lexiconReader(rewrite, maps) });
 }

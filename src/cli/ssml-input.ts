@@ -7,7 +7,7 @@
 import { TtsError } from '../errors.js';
 import type { Language } from '../protocol/types.js';
 import { inputFormatOf } from '../text/documents/formats.js';
-import { mapWithin, type MappedRewrite } from '../text/lexicon.js';
+import { lexiconReader, type MappedRewrite } from '../text/lexicon.js';
 import type { SpanList } from '../text/span-list.js';
 import type { SynthesisFlags } from './flags.js';
 
@@ -29,6 +29,7 @@ export function ssmlByName(words: readonly string[], flags: SynthesisFlags): boo
  * @param language the run's language (`--language`, else the voice's).
  * @param rewrite the lexicon (text/lexicon.ts), applied to the document's text nodes; a span it
  *   changed keeps its map while maps stay small (text/lexicon.ts `mapWithin`).
+ * @param maps false where no map is read (`--print-text`): the spans' text alone (text/lexicon.ts `lexiconReader`).
  * @returns the spans, or undefined for plain text (then read `source.pieces` as before).
  * @throws TtsError `usage` (exit 2) as text/ssml.ts `ssmlSpans`.
  */
@@ -38,6 +39,7 @@ export async function ssmlSpansOf(
   source: { text?: string | undefined; whole?: AsyncIterable<string> | Iterable<string> | undefined },
   language: Language,
   rewrite?: MappedRewrite | undefined,
+  maps = true,
 ): Promise<SpanList | undefined> {
   const named = ssmlByName(words, flags);
   if (source.whole === undefined || source.text === undefined) return undefined;
@@ -45,7 +47,7 @@ export async function ssmlSpansOf(
   if (!named && (flags.inputFormat !== undefined || !looksLikeSsml(source.text))) return undefined;
   const { ssmlSpans } = await import('../text/ssml.js');
   const where = words.length > 0 ? 'the words' : flags.file === undefined || flags.file === '-' ? 'standard input' : flags.file;
-  return ssmlSpans(source.whole, { language, lenient: flags.ssmlLenient === true, source: where, rewrite: rewrite === undefined ? undefined : mapWithin(rewrite) });
+  return ssmlSpans(source.whole, { language, lenient: flags.ssmlLenient === true, source: where, rewrite: rewrite === undefined ? undefined : lexiconReader(rewrite, maps) });
 }
 
 /**

@@ -10,7 +10,8 @@
  * Flite as before, the same bytes.
  *
  * The rewrite is a map (mapped-text.ts RunMappedText), so that the words said for a unit ("megabytes
- * per second") are timed as the unit as written (`MB/s`: docs/cli.md §12.1).
+ * per second") are timed as the unit as written (`MB/s`: docs/cli.md §12.1), and those said for a
+ * unit glued to its number (`500MB/s`, "500 megabytes per second") as that one written token.
  */
 import { RunMappedText, type Rewrite } from './mapped-text.js';
 import { nfkcRanges } from './word-timings.js';
@@ -74,8 +75,11 @@ function counted(count: string, unit: string): string {
 
 /**
  * `text` (the NFKC form the English synthesizers read, japanese.ts speechSegments) with each unit
- * per second or hour after a number said in words: the number stays, the space (or none) and the
- * unit become ` megabytes per second`.
+ * per second or hour after a number said in words: the number stays as written, and the unit
+ * becomes `megabytes per second` (a space put in between when there was none). In the map, a
+ * spaced unit (`500 MB/s`) alone is replaced, so the number is a word of its own; a glued one
+ * (`500MB/s`) is replaced with its number, so that every word said for it comes from the one
+ * written token.
  * @returns the rewritten text with its map to `text`; `text` itself, unmapped, when none is found.
  */
 export function readEnglishRates(text: string): RunMappedText {
@@ -83,9 +87,16 @@ export function readEnglishRates(text: string): RunMappedText {
   for (const m of text.matchAll(RATE)) {
     const [all, count, space, unit, per, rate] = m;
     const said = unit !== undefined ? `${counted(count!, UNITS[unit]!)} per ${PER[per!]!}` : `${counted(count!, BIT_RATES[rate!]!)} per second`;
-    // The number and the space after it stay as written; the unit is said (after a space put in when there was none).
+    if (space === '') {
+      // Glued (`90km/h`): one written token, so every word said for it — the number's too — is
+      // that token (as Flite's own glued tokens are, `90kg`); the number is read as written, a
+      // space put in after it.
+      edits.push({ start: m.index, end: m.index + all.length, text: `${count!} ${said}` });
+      continue;
+    }
+    // Spaced (`90 km/h`): the number and the space stay as written, words of their own; the unit is said.
     const at = m.index + count!.length + space!.length;
-    edits.push({ start: at, end: m.index + all.length, text: space === '' ? ` ${said}` : said });
+    edits.push({ start: at, end: m.index + all.length, text: said });
   }
   return RunMappedText.of(text).edit(edits);
 }

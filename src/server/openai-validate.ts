@@ -4,6 +4,7 @@
  * are in OpenAI's shape (openai-errors.ts).
  */
 import type { Language } from '../protocol/types.js';
+import { quoteInput } from '../cli/escape.js';
 import { engineVoices } from '../engine/catalogue.js';
 import { invalidRequest, type OpenAiError } from './openai-errors.js';
 import { mapOpenAiVoice, OPENAI_VOICES } from './openai-voices.js';
@@ -62,7 +63,7 @@ export function validateOpenAiSpeech(body: unknown, maxChars: number): OpenAiSpe
       case 'max_character_length_exceeded':
         return invalidRequest(common.message, 'input', 'string_above_max_length');
       case 'voice_not_found':
-        return invalidRequest(`no voice \`${voiceRaw}\`; voices: ${[...Object.keys(OPENAI_VOICES), ...engineVoices().map((v) => v.id)].join(', ')}`, 'voice');
+        return invalidRequest(`no voice \`${quoteInput(voiceRaw)}\`; voices: ${[...Object.keys(OPENAI_VOICES), ...engineVoices().map((v) => v.id)].join(', ')}`, 'voice');
       default:
         return invalidRequest(common.message, 'input');
     }

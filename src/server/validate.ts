@@ -3,6 +3,7 @@
  * the service is definite — every refusal names one code of docs/protocol.md §7.
  */
 import type { ServiceErrorCode } from '../errors.js';
+import { quoteInput } from '../cli/escape.js';
 import { AUDIO_FORMATS, LANGUAGES, REALTIME_SAMPLE_RATES, type AudioFormat, type Language } from '../protocol/types.js';
 import { isSpeakable } from '../protocol/speakable.js';
 import { DEFAULT_VOICE, voiceFromWire, voiceToWire } from '../protocol/voices.js';
@@ -86,16 +87,16 @@ export function validateSynthesis(
   if (voiceRaw === false) return { code: 'invalid_parameters', message: `\`${names.voice}\` must be a string` };
   const voiceId = voiceRaw === undefined ? DEFAULT_VOICE : voiceFromWire(voiceRaw);
   const voice = findVoice(voiceId);
-  if (voice === undefined) return { code: 'voice_not_found', message: `no voice \`${voiceRaw ?? ''}\`; voices: ja-man-1, ja-woman-1, en-man-1, en-woman-1` };
+  if (voice === undefined) return { code: 'voice_not_found', message: `no voice \`${quoteInput(voiceRaw ?? '')}\`; voices: ja-man-1, ja-woman-1, en-man-1, en-woman-1` };
   const formatRaw = optionalString(obj, names.format);
   if (formatRaw === false) return { code: 'invalid_parameters', message: `\`${names.format}\` must be a string` };
   if (formatRaw !== undefined && !(AUDIO_FORMATS as readonly string[]).includes(formatRaw)) {
-    return { code: 'audio_format_not_found', message: `no audio format \`${formatRaw}\`; formats: ${AUDIO_FORMATS.join(', ')}` };
+    return { code: 'audio_format_not_found', message: `no audio format \`${quoteInput(formatRaw)}\`; formats: ${AUDIO_FORMATS.join(', ')}` };
   }
   const languageRaw = optionalString(obj, names.language);
   if (languageRaw === false) return { code: 'invalid_parameters', message: `\`${names.language}\` must be a string` };
   if (languageRaw !== undefined && !(LANGUAGES as readonly string[]).includes(languageRaw)) {
-    return { code: 'language_not_found', message: `no language \`${languageRaw}\`; languages: ${LANGUAGES.join(', ')}` };
+    return { code: 'language_not_found', message: `no language \`${quoteInput(languageRaw)}\`; languages: ${LANGUAGES.join(', ')}` };
   }
   const wordTimings = names.wordTimings === undefined ? undefined : obj[names.wordTimings];
   if (wordTimings !== undefined && wordTimings !== null && typeof wordTimings !== 'boolean') {

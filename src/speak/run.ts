@@ -126,7 +126,9 @@ export interface SpeakOptions {
   onPieceDone?: ((text: string, fromCache: boolean) => void) | undefined;
   /**
    * The interactive player (docs/cli.md §12.2; player/interactive.ts): wraps the playback sink
-   * and is told where each piece starts, and each piece's cue (with its words, when timed). Absent: the audio goes to the outputs as it comes.
+   * and is told where each piece starts, and each piece's cue (with its words, when timed) — both
+   * in the text as written, before the lexicon, as the subtitles' cues are (§11.3, §12.1). Absent:
+   * the audio goes to the outputs as it comes.
    */
   player?: ((sink: AudioSink, spec: AudioSpec) => AudioSink & { pieceStart(text: string, newSentence: boolean): void; pieceEnd(cue: Cue | undefined): void }) | undefined;
   /** `--api openai` (docs/protocol.md §10) with its `--model` and the command listing its voices (channels.ts ChannelSettings); undefined for the native dialect. */
@@ -214,8 +216,8 @@ export async function deliverSpeech(options: SpeakOptions): Promise<void> {
       stats.words = 0;
     }
     // Where each piece is in the text as read, and what it was as written (before the lexicon):
-    // the word timings' offsets and the subtitles' text (docs/cli.md §12.1).
-    if (wordFile !== undefined || subtitles !== undefined) {
+    // the word timings' offsets, the subtitles' text (docs/cli.md §12.1) and the player's line (§12.2).
+    if (wordFile !== undefined || subtitles !== undefined || player !== undefined) {
       const { TextOffsets, writtenCue } = await import('./word-outputs.js');
       offsets = new TextOffsets();
       asWritten = writtenCue;
@@ -310,7 +312,8 @@ export async function deliverSpeech(options: SpeakOptions): Promise<void> {
     for await (const item of items) {
       if (isPieceStart(item)) {
         await marked!.pieceStart(item.newSentence, item.span, item.opensSpan);
-        player?.pieceStart(item.pieceStart, item.newSentence);
+        // The player shows the piece as the user wrote it, as the cues do (its words at its end).
+        if (player !== undefined) player.pieceStart(offsets?.peek(item.pieceStart)?.written ?? item.pieceStart, item.newSentence);
         continue;
       }
       if (isPieceEnd(item)) {
@@ -331,7 +334,7 @@ export async function deliverSpeech(options: SpeakOptions): Promise<void> {
           stats.words = (stats.words ?? 0) + (shown.words?.length ?? 0);
           pieceNumber++;
         }
-        player?.pieceEnd(cue);
+        player?.pieceEnd(shown);
         options.onPieceEnd?.(item.pieceEnd, cue);
         continue;
       }

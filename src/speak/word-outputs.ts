@@ -90,16 +90,33 @@ export class TextOffsets {
 
   /**
    * Where `requested` (a piece's text as requested) is in the text as read, or undefined when the
-   * piece is not found among those passed.
+   * piece is not found among those passed. Each piece is located once, when it ended: the pieces
+   * before it are then forgotten, and the next search starts after it.
    */
   locate(requested: string): PieceInText | undefined {
+    return this.#find(requested, true);
+  }
+
+  /**
+   * Where {@link locate} would find `requested` now, changing nothing: what a piece is as written
+   * when it starts (the interactive player's line, docs/cli.md §12.2), before it is located at its
+   * end — asked again for a piece requested again, it gives the same.
+   */
+  peek(requested: string): PieceInText | undefined {
+    return this.#find(requested, false);
+  }
+
+  /** {@link locate} (`consume`) or {@link peek}. */
+  #find(requested: string, consume: boolean): PieceInText | undefined {
     for (let i = 0; i < this.#pending.length; i++) {
       const entry = this.#pending[i]!;
       const found = entry.text.indexOf(requested, entry.used);
       if (found < 0) continue;
-      // Earlier pieces were never spoken (nothing to say): forget them.
-      this.#pending.splice(0, i);
-      entry.used = found + requested.length;
+      if (consume) {
+        // Earlier pieces were never spoken (nothing to say): forget them.
+        this.#pending.splice(0, i);
+        entry.used = found + requested.length;
+      }
       const map = entry.written;
       if (map === undefined) {
         const before = entry.base + codePoints(entry.text, found);

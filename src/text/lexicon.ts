@@ -361,6 +361,18 @@ export function mapWithin(rewrite: MappedRewrite): (text: string, language: Lang
 }
 
 /**
+ * The lexicon as a reader of an input read whole applies it (text/ssml.ts, text/script.ts):
+ * with maps while they stay small ({@link mapWithin}), or, where nothing reads them
+ * (`--print-text`, which prints the text and exits), the text alone (`rewrite.plain`): the same
+ * text — both come from the one scan of {@link compileMappedLexicon} — and no map built.
+ * @param maps whether the words and cues of the run are told in the text as written (docs/cli.md §12.1).
+ * @returns what {@link mapWithin} returns, or with `maps` false the text alone (a string).
+ */
+export function lexiconReader(rewrite: MappedRewrite, maps: boolean): (text: string, language: Language) => string | RunMappedText {
+  return maps ? mapWithin(rewrite) : (text, language) => rewrite.plain(text, language);
+}
+
+/**
  * The lexicon of a run (docs/cli.md §11.3): the file of `--lexicon` (`lexicon` in the config
  * file), else `lexicon.toml` beside the config file when it exists; none with `--no-lexicon`.
  * @param flag `--lexicon`'s value: a path, false for `--no-lexicon`, undefined when not given.

@@ -15,6 +15,7 @@ import { formatByteSize } from '../byte-size.js';
 import { fileProblem, TtsError } from '../errors.js';
 import { holdFifo, leaveFifoOpenBlocked, wakeFifoOpen, type FifoHold } from './fifo-open.js';
 import { codePointLength } from './split.js';
+import { completeUtf8Length, firstInvalidUtf8Offset } from './utf8.js';
 
 /** Size of the blocks read from a file, in bytes. */
 const FILE_BLOCK_BYTES = 64 * 1024;
@@ -208,7 +209,7 @@ export async function* decodeText(chunks: AsyncIterable<Buffer>, what: string, m
   for await (const chunk of chunks) {
     const bytes = carry.length === 0 ? chunk : Buffer.concat([carry, chunk]);
     checkSize(offset + bytes.length, maxBytes, what);
-    const cut = completeLength(bytes);
+    const cut = completeUtf8Length(bytes);
     let text = strictUtf8(bytes.subarray(0, cut), what, offset, false);
     // A byte order mark at the very start says "UTF-8"; it is not text (WHATWG "UTF-8 decode").
     if (offset === 0 && text.startsWith('\ufeff')) text = text.slice(1);
@@ -233,7 +234,7 @@ function strictUtf8(bytes: Buffer, what: string, offset: number, final: boolean)
     text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes, { stream: !final });
   } catch {
     // At the end, a sequence cut off by it is bad from its lead byte (not from past the end).
-    const bad = Math.min(firstInvalidOffset(bytes), final ? completeLength(bytes) : bytes.length);
+    const bad = Math.min(firstInvalidUtf8Offset(bytes), final ? completeUtf8Length(bytes) : bytes.length);
     if (nul !== -1 && nul < bad) throw nulError(what, offset + nul);
     throw new TtsError('usage', `${what} is not valid UTF-8 text (first bad byte at offset ${offset + bad})`, {
       hint: 'convert it first, e.g. iconv -f SHIFT_JIS -t UTF-8',
@@ -247,38 +248,6 @@ function nulError(what: string, offset: number): TtsError {
   return new TtsError('usage', `${what} is not text: it has a NUL byte at offset ${offset}`, {
     hint: 'give a text file (UTF-8); binary files and devices such as /dev/zero are refused',
   });
-}
-
-/**
- * Length of the longest prefix of `bytes` that does not end inside a UTF-8 sequence: a lead byte
- * in the last 3 bytes whose sequence is longer than what follows it is held back.
- */
-function completeLength(bytes: Buffer): number {
-  for (let back = 1; back <= Math.min(3, bytes.length); back++) {
-    const b = bytes[bytes.length - back]!;
-    if ((b & 0xc0) === 0x80) continue; // a continuation byte: look further back
-    const need = b >= 0xf0 ? 4 : b >= 0xe0 ? 3 : b >= 0xc0 ? 2 : 1;
-    return need > back ? bytes.length - back : bytes.length;
-  }
-  return bytes.length;
-}
-
-/** Offset of the first byte at which strict UTF-8 decoding fails. */
-function firstInvalidOffset(bytes: Uint8Array): number {
-  // Binary search for the shortest prefix that fails to decode; with stream: true a sequence
-  // merely cut off at the end of a prefix is not an error, so failure is monotone in length.
-  let lo = 0;
-  let hi = bytes.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    try {
-      new TextDecoder('utf-8', { fatal: true }).decode(bytes.subarray(0, mid + 1), { stream: true });
-      lo = mid + 1;
-    } catch {
-      hi = mid;
-    }
-  }
-  return lo;
 }
 
 /** @throws TtsError `usage` when `bytes` exceeds `max`. */

@@ -5,6 +5,7 @@
  * written out in words (number-words.ts); Japanese in katakana readings (engine/japanese-numbers.ts
  * gives the counters' sound changes: 3月1日 → サンガツツイタチ).
  */
+import { quoteInput } from '../cli/escape.js';
 import { DIGIT, readNumbers } from '../engine/japanese-numbers.js';
 import type { Language } from '../protocol/types.js';
 import { cardinalWords, DIGIT_WORDS, MAX_CARDINAL, ordinalWords, yearWords } from './number-words.js';
@@ -128,7 +129,7 @@ function cardinal(content: string, language: Language): string {
 
 function date(content: string, format: string | undefined, language: Language): string {
   const order = format ?? 'ymd';
-  if (!(DATE_FORMATS as readonly string[]).includes(order)) throw new SayAsError(`say-as date: format "${order}" is not one of ${DATE_FORMATS.join(', ')}`);
+  if (!(DATE_FORMATS as readonly string[]).includes(order)) throw new SayAsError(`say-as date: format "${quoteInput(order)}" is not one of ${DATE_FORMATS.join(', ')}`);
   const fields = content.split(/[-/.\s]+/u);
   if (fields.length !== order.length || !fields.every((f) => /^\d{1,4}$/u.test(f))) throw new SayAsError(`say-as date: ${shown(content)} is not a date of the form ${order}`);
   const value = (letter: string): number | undefined => {
@@ -155,7 +156,7 @@ function time(content: string, format: string | undefined, language: Language): 
   const [h, min, s] = [Number(m[1]), Number(m[2]), m[3] === undefined ? undefined : Number(m[3])];
   if (h > 23 || min > 59 || (s !== undefined && s > 59)) throw new SayAsError(`say-as time: ${shown(content)} is not a time of day`);
   const style = format ?? (language === 'ja' ? 'hms24' : 'hms12');
-  if (style !== 'hms12' && style !== 'hms24') throw new SayAsError(`say-as time: format "${style}" is not hms12 or hms24`);
+  if (style !== 'hms12' && style !== 'hms24') throw new SayAsError(`say-as time: format "${quoteInput(style)}" is not hms12 or hms24`);
   if (language === 'ja') {
     const hour = style === 'hms12' ? `${h < 12 ? '午前' : '午後'}${h % 12}時` : `${h}時`;
     return readNumbers(`${hour}${min === 0 ? '' : `${min}分`}${s === undefined || s === 0 ? '' : `${s}秒`}`).replace('午前', 'ゴゼン').replace('午後', 'ゴゴ');

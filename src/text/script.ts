@@ -11,6 +11,7 @@
  * speaker's turn; blank lines are ignored; a line starting with `\` is always a continuation
  * (the backslash dropped), for a line that would otherwise read as a name.
  */
+import { quoteInput, quoteList } from '../cli/escape.js';
 import { TtsError } from '../errors.js';
 import type { RunMappedText } from '../engine/mapped-text.js';
 import type { Language } from '../protocol/types.js';
@@ -351,15 +352,25 @@ export async function readScript(blocks: AsyncIterable<string> | Iterable<string
 }
 
 /**
- * The refusal of speakers without a voice (exit 2): every name missing, in the order of their
- * first turns, and in the hint the names that have one and the `--cast` to give.
+ * The refusal of speakers without a voice (exit 2): the names missing, in the order of their
+ * first turns, and in the hint the names that have one and the `--cast` to give — at most
+ * {@link NAMES_QUOTED} of each (`and 2,990 more`), each cut to its first characters
+ * (cli/escape.ts quoteList), so a script of thousands of speakers, or a cast of long names from
+ * the config file, makes a message of a few lines.
  */
 function missingVoices(missing: readonly string[], cast: ReadonlyMap<string, string>): TtsError {
   const known = [...cast.keys()];
-  return new TtsError('usage', `no voice for ${missing.map((n) => JSON.stringify(n)).join(', ')} in the script`, {
-    hint: `${known.length > 0 ? `voices are set for ${known.map((n) => JSON.stringify(n)).join(', ')}; ` : ''}give --cast ${missing.map((n) => `${n.includes(' ') || n.includes(',') ? JSON.stringify(n) : n}=VOICE`).join(',')} or a [voices] table in the config file`,
+  const castGiven = missing
+    .slice(0, NAMES_QUOTED)
+    .map((n) => `${n.includes(' ') || n.includes(',') ? `"${quoteInput(n)}"` : quoteInput(n)}=VOICE`)
+    .join(',');
+  return new TtsError('usage', `no voice for ${quoteList(missing, (q) => `"${q}"`, NAMES_QUOTED)} in the script`, {
+    hint: `${known.length > 0 ? `voices are set for ${quoteList(known, (q) => `"${q}"`, NAMES_QUOTED)}; ` : ''}give --cast ${castGiven}${missing.length > NAMES_QUOTED ? ',…' : ''} or a [voices] table in the config file`,
   });
 }
+
+/** The most names a message lists ({@link missingVoices}). */
+const NAMES_QUOTED = 10;
 
 /**
  * Parses `--cast Alice=en-woman-1,Bob=en-man-1` (docs/cli.md §11.2): names and voice ids split
@@ -374,8 +385,8 @@ export function parseCast(value: string): Map<string, string> {
     const at = entry.indexOf('=');
     const name = at < 0 ? '' : entry.slice(0, at).trim();
     const voice = at < 0 ? '' : entry.slice(at + 1).trim();
-    if (name === '' || voice === '') throw new Error(`--cast takes NAME=VOICE pairs separated by commas, e.g. Alice=en-woman-1,Bob=en-man-1; got "${entry.trim()}"`);
-    if (cast.has(name)) throw new Error(`--cast gives "${name}" twice`);
+    if (name === '' || voice === '') throw new Error(`--cast takes NAME=VOICE pairs separated by commas, e.g. Alice=en-woman-1,Bob=en-man-1; got "${quoteInput(entry.trim())}"`);
+    if (cast.has(name)) throw new Error(`--cast gives "${quoteInput(name)}" twice`);
     cast.set(name, voice);
   }
   if (cast.size === 0) throw new Error('--cast takes NAME=VOICE pairs, e.g. Alice=en-woman-1,Bob=en-man-1');

@@ -14,6 +14,7 @@ import { SaxesParser, type SaxesTagPlain } from 'saxes';
 import { RunMappedText } from '../engine/mapped-text.js';
 import { MAX_MAPPED_TEXT_UNITS } from './lexicon.js';
 import { TtsError } from '../errors.js';
+import { quoteInput } from '../cli/escape.js';
 import { LANGUAGES, type Language } from '../protocol/types.js';
 import { renderSayAs, SAY_AS_KINDS, SayAsError, sayAsTooLong, type SayAsKind } from './say-as.js';
 import { JOIN_CONTEXT_CHARS, sentenceBreaksBetween } from './sentences.js';
@@ -127,9 +128,19 @@ class TagAttributes {
   allow(...names: string[]): void {
     for (const name in this.#all) {
       const ok = names.some((n) => (n.endsWith(':*') ? name.startsWith(n.slice(0, -1)) : n === name));
-      if (!ok && !this.lenient) this.fail(`<${this.tag.name}> attribute ${name} is not supported`, this.at, 'remove it, or give --ssml-lenient to ignore it');
+      if (!ok && !this.lenient) this.fail(`<${this.tag.name}> attribute ${quoteInput(name)} is not supported`, this.at, 'remove it, or give --ssml-lenient to ignore it');
     }
   }
+}
+
+/**
+ * A message of saxes for malformed XML, as ours quote input: saxes writes the name it stumbled on
+ * after a colon (`unclosed tag: NAME`, `duplicate attribute: NAME.`), whole; that part is cut to
+ * its first characters (cli/escape.ts quoteInput), the words before it kept.
+ */
+function saxesMessage(message: string): string {
+  const colon = message.indexOf(': ');
+  return colon < 0 ? quoteInput(message, 200) : `${message.slice(0, colon + 2)}${quoteInput(message.slice(colon + 2))}`;
 }
 
 /**
@@ -418,7 +429,7 @@ export async function ssmlSpans(blocks: AsyncIterable<string> | Iterable<string>
   /** @throws TtsError `usage` when the tag's attribute values (and `reading`, a value not read to its end) are too long. */
   const checkAttributes = (reading = 0): void => {
     if (attributeChars + reading <= SSML_MAX_ATTRIBUTE_CHARS) return;
-    fail(`<${tagName}> has attribute values longer than ${SSML_MAX_ATTRIBUTE_CHARS.toLocaleString('en')} characters`, tagAt, "an SSML attribute is a name, a time or a short text: put long text in the element's content");
+    fail(`<${quoteInput(tagName)}> has attribute values longer than ${SSML_MAX_ATTRIBUTE_CHARS.toLocaleString('en')} characters`, tagAt, "an SSML attribute is a name, a time or a short text: put long text in the element's content");
   };
   parser.on('attribute', (attribute) => {
     attributeChars += attribute.value.length;
@@ -428,11 +439,11 @@ export async function ssmlSpans(blocks: AsyncIterable<string> | Iterable<string>
     const at = tagAt;
     if (stack.length >= SSML_MAX_DEPTH) fail(`elements nested deeper than ${SSML_MAX_DEPTH}`, at);
     if (stack.length === 0) {
-      if (sawRoot || tag.name !== 'speak') fail(sawRoot ? 'a second root element after </speak>' : `the root element is <${tag.name}>, not <speak>`, at);
+      if (sawRoot || tag.name !== 'speak') fail(sawRoot ? 'a second root element after </speak>' : `the root element is <${quoteInput(tag.name)}>, not <speak>`, at);
       sawRoot = true;
     }
     const parent = stack[stack.length - 1];
-    if (parent?.collect !== undefined) fail(`<${parent.collect.kind}> holds text only, not <${tag.name}>`, at);
+    if (parent?.collect !== undefined) fail(`<${parent.collect.kind}> holds text only, not <${quoteInput(tag.name)}>`, at);
     if (parent !== undefined) endText();
     // Written out, not `{ ...parent }`: V8 kept the spread copies past the young generation's
     // collections, and a document of tiny elements grew the old one by 50 MB of them.
@@ -473,7 +484,7 @@ export async function ssmlSpans(blocks: AsyncIterable<string> | Iterable<string>
         attrs.allow('level');
         endSpan();
         const level = EMPHASIS_LEVELS[attrs.get('level') ?? 'moderate'];
-        if (level === undefined) fail(`emphasis level="${attrs.get('level')}" is not one of ${Object.keys(EMPHASIS_LEVELS).join(', ')}`, at);
+        if (level === undefined) fail(`emphasis level="${quoteInput(attrs.get('level') ?? '')}" is not one of ${Object.keys(EMPHASIS_LEVELS).join(', ')}`, at);
         frame.rate = clampRate(frame.rate * level!.rate, at);
         frame.gainDb += level!.gainDb;
         break;
@@ -481,7 +492,7 @@ export async function ssmlSpans(blocks: AsyncIterable<string> | Iterable<string>
       case 'voice': {
         attrs.allow('name');
         const name = attrs.require('name');
-        if (!/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/u.test(name)) fail(`voice name="${name}" is not a voice id`, at);
+        if (!/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/u.test(name)) fail(`voice name="${quoteInput(name)}" is not a voice id`, at);
         endSpan();
         frame.voice = spans.name(name);
         // A preset id names its language (ja-man-1); a voice of another kind keeps the language it is in.
@@ -502,7 +513,7 @@ export async function ssmlSpans(blocks: AsyncIterable<string> | Iterable<string>
       case 'say-as': {
         attrs.allow('interpret-as', 'format', 'detail');
         const as = attrs.require('interpret-as');
-        if (!(SAY_AS_KINDS as readonly string[]).includes(as)) fail(`say-as interpret-as="${as}" is not one of ${SAY_AS_KINDS.join(', ')}`, at);
+        if (!(SAY_AS_KINDS as readonly string[]).includes(as)) fail(`say-as interpret-as="${quoteInput(as)}" is not one of ${SAY_AS_KINDS.join(', ')}`, at);
         frame.collect = { kind: 'say-as', as: as as SayAsKind, format: attrs.get('format'), text: [], units: 0, at };
         break;
       }
@@ -517,7 +528,7 @@ export async function ssmlSpans(blocks: AsyncIterable<string> | Iterable<string>
         if (!options.lenient) fail('<audio> is not supported: tts fetches no audio', at, 'remove it, or give --ssml-lenient to speak its text content instead');
         break;
       default:
-        if (!options.lenient) fail(`<${tag.name}> is not an SSML element tts reads`, at, 'see docs/cli.md §11.1 for the elements read, or give --ssml-lenient to speak its text content');
+        if (!options.lenient) fail(`<${quoteInput(tag.name)}> is not an SSML element tts reads`, at, 'see docs/cli.md §11.1 for the elements read, or give --ssml-lenient to speak its text content');
     }
     // A new settings record only where the settings change: the spans of `<s>`, `<mark>`… share their parent's.
     if (parent !== undefined && (frame.voice !== parent.voice || frame.language !== parent.language || frame.rate !== parent.rate || frame.gainDb !== parent.gainDb)) frame.record = {};
@@ -593,7 +604,7 @@ export async function ssmlSpans(blocks: AsyncIterable<string> | Iterable<string>
     // saxes says "line:column: what" for malformed XML.
     const message = error instanceof Error ? error.message : String(error);
     const m = /^(\d+:\d+): (.*)$/su.exec(message);
-    throw new TtsError('usage', `${options.source}:${m?.[1] ?? `${parser.line}:${parser.column}`}: malformed SSML: ${m?.[2] ?? message}`, {
+    throw new TtsError('usage', `${options.source}:${m?.[1] ?? `${parser.line}:${parser.column}`}: malformed SSML: ${saxesMessage(m?.[2] ?? message)}`, {
       hint: 'check the markup (every element closed, & written &amp;)',
     });
   }
@@ -611,20 +622,20 @@ export async function ssmlSpans(blocks: AsyncIterable<string> | Iterable<string>
   function lang(value: string | undefined, at: { line: number; column: number }): Language | undefined {
     if (value === undefined) return undefined;
     const primary = value.trim().toLowerCase().split(/[-_]/u)[0] as Language;
-    if (!(LANGUAGES as readonly string[]).includes(primary)) return fail(`xml:lang="${value}": tts speaks ${LANGUAGES.join(' and ')}`, at);
+    if (!(LANGUAGES as readonly string[]).includes(primary)) return fail(`xml:lang="${quoteInput(value)}": tts speaks ${LANGUAGES.join(' and ')}`, at);
     return primary;
   }
 
   function breakMs(time: string | undefined, strength: string | undefined, at: { line: number; column: number }): number {
     if (time !== undefined) {
       const m = /^\s*(\d+(?:\.\d+)?|\.\d+)\s*(ms|s)\s*$/u.exec(time);
-      if (m === null) return fail(`break time="${time}" is not a duration such as 500ms or 1.5s`, at);
+      if (m === null) return fail(`break time="${quoteInput(time)}" is not a duration such as 500ms or 1.5s`, at);
       const ms = Number(m[1]) * (m[2] === 's' ? 1000 : 1);
-      if (ms > SSML_MAX_BREAK_MS) return fail(`break time="${time}" is longer than ${SSML_MAX_BREAK_MS / 1000} s`, at);
+      if (ms > SSML_MAX_BREAK_MS) return fail(`break time="${quoteInput(time)}" is longer than ${SSML_MAX_BREAK_MS / 1000} s`, at);
       return Math.round(ms);
     }
     const ms = BREAK_STRENGTH_MS[strength ?? 'medium'];
-    if (ms === undefined) return fail(`break strength="${strength}" is not one of ${Object.keys(BREAK_STRENGTH_MS).join(', ')}`, at);
+    if (ms === undefined) return fail(`break strength="${quoteInput(strength ?? '')}" is not one of ${Object.keys(BREAK_STRENGTH_MS).join(', ')}`, at);
     return ms;
   }
 
@@ -633,7 +644,7 @@ export async function ssmlSpans(blocks: AsyncIterable<string> | Iterable<string>
     if (named !== undefined) return named;
     // "150%" is 1.5 times the rate; "+20%"/"-20%" change it by that much (SSML 1.0's relative form).
     const m = /^\s*([+-]?)(\d+(?:\.\d+)?)%\s*$/u.exec(value);
-    if (m === null) return fail(`prosody rate="${value}" is not a percentage (150%, +20%) or one of ${Object.keys(RATE_NAMES).join(', ')}`, at);
+    if (m === null) return fail(`prosody rate="${quoteInput(value)}" is not a percentage (150%, +20%) or one of ${Object.keys(RATE_NAMES).join(', ')}`, at);
     const n = Number(m[2]) / 100;
     return m[1] === '' ? n : m[1] === '+' ? 1 + n : 1 - n;
   }
@@ -647,9 +658,9 @@ export async function ssmlSpans(blocks: AsyncIterable<string> | Iterable<string>
     const named = VOLUME_NAMES[value.trim()];
     if (named !== undefined) return named;
     const m = /^\s*([+-]?\d+(?:\.\d+)?)\s*dB\s*$/u.exec(value);
-    if (m === null) return fail(`prosody volume="${value}" is not in dB (+6dB, -3dB) or one of ${Object.keys(VOLUME_NAMES).join(', ')}`, at);
+    if (m === null) return fail(`prosody volume="${quoteInput(value)}" is not in dB (+6dB, -3dB) or one of ${Object.keys(VOLUME_NAMES).join(', ')}`, at);
     const db = Number(m[1]);
-    if (db > 20) return fail(`prosody volume="${value}" is louder than +20dB`, at);
+    if (db > 20) return fail(`prosody volume="${quoteInput(value)}" is louder than +20dB`, at);
     return db;
   }
 }

@@ -55,6 +55,19 @@ describe('loadConfigFile with options added later', () => {
     await assert.rejects(loadConfigFile(path, options()), (e: unknown) => e instanceof TtsError && e.exitCode === 2 && e.message.startsWith(`${path}:1: cast is not a setting: give the voices as a [voices] table`));
   });
 
+  it('a key of a megabyte (a [voices] name, an unknown key) is quoted by its first 60 characters, then …', async () => {
+    const path = join(dir, 'bigkey.toml');
+    const big = 'A'.repeat(1_000_000);
+    for (const [toml, message] of [
+      [`[voices]\n${big} = 3\n`, `${path}:2: voices.${'A'.repeat(60)}… must be a voice id such as "en-woman-1" (see \`tts voices\`)`],
+      [`${big} = 3\n`, `${path}:1: ${'A'.repeat(60)}… is not a setting of tts`],
+      [`[profile.${big}]\nspeed = 9\n`, `${path}:2: profile.${'A'.repeat(60)}….speed has a bad value "9": --speed must be between 0.5 and 3`],
+    ] as const) {
+      await writeFile(path, toml);
+      await assert.rejects(loadConfigFile(path, options()), (e: unknown) => e instanceof TtsError && e.exitCode === 2 && e.message === message);
+    }
+  });
+
   it("a value the flag's parser refuses is exit 2 with its message and line", async () => {
     const path = join(dir, 'b.toml');
     await writeFile(path, '# c\n[profile.x]\nspeed = 9\n');
@@ -64,6 +77,28 @@ describe('loadConfigFile with options added later', () => {
       assert.equal(e.message, `${path}:3: profile.x.speed has a bad value "9": --speed must be between 0.5 and 3`);
       return true;
     });
+  });
+
+  it('a file that is not UTF-8 (TOML is UTF-8) is exit 2 naming the file, line and byte offset, not read with U+FFFD in its place', async () => {
+    const path = join(dir, 'latin1.toml');
+    // A Latin-1 é in a comment, then in a value; a sequence cut off at the end; a lone continuation byte.
+    for (const [bytes, line, offset] of [
+      [Buffer.concat([Buffer.from('speed = 1.5\n# caf'), Buffer.from([0xe9]), Buffer.from('\n')]), 2, 17],
+      [Buffer.concat([Buffer.from('[profile.x]\ncontainer = "mp'), Buffer.from([0xe9]), Buffer.from('3"\n')]), 2, 27],
+      [Buffer.concat([Buffer.from('speed = 1.5\n#'), Buffer.from([0xf0, 0x9f, 0x98])]), 2, 13],
+      [Buffer.concat([Buffer.from([0x80]), Buffer.from('speed = 1.5\n')]), 1, 0],
+    ] as const) {
+      await writeFile(path, bytes);
+      await assert.rejects(loadConfigFile(path, options()), (e: unknown) => {
+        assert.ok(e instanceof TtsError);
+        assert.equal(e.exitCode, 2);
+        assert.equal(e.message, `${path}:${line}: the config file is not valid UTF-8 text (first bad byte at offset ${offset})`);
+        return true;
+      });
+    }
+    // A byte order mark and any valid UTF-8 are read as before.
+    await writeFile(path, '\ufeff# café 東雲 😀\nspeed = 1.5\n');
+    assert.equal((await loadConfigFile(path, options())).top.get('speed')?.value, 1.5);
   });
 
   it('no file is no settings', async () => {
@@ -232,5 +267,10 @@ describe('the config file is read once per run', () => {
       assert.match(r.stderr, /config\.toml:2: sample-rate has a bad value "99"/);
       assert.equal(opens(r.stderr), 1, `${args.join(' ')}: opened ${opens(r.stderr)} times`);
     }
+    // A file that is not UTF-8: bin/tts.js leaves it to the CLI, which refuses it (not read with U+FFFD).
+    await writeFile(path, Buffer.concat([Buffer.from('voice = "en-man-1"\n# caf'), Buffer.from([0xe9]), Buffer.from('\n')]));
+    const r = await runTts(['stream', '-o', '-', 'Hello.'], { env });
+    assert.equal(r.code, 2, r.stderr);
+    assert.match(r.stderr, /config\.toml:2: the config file is not valid UTF-8 text \(first bad byte at offset 24\)/);
   });
 });

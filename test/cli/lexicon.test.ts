@@ -79,6 +79,37 @@ describe('the lexicon on the command line', () => {
     assert.equal(check.code, 2);
     assert.equal(check.stdout.length, 0);
   });
+  it('a lexicon that is not UTF-8 (TOML is UTF-8) is exit 2 naming the file, line and byte offset, before anything is requested or written', async () => {
+    const bad = join(home, 'latin1.toml');
+    const esc = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    // A Latin-1 é in a value, in a comment, a sequence cut off at the end, an overlong encoding of "/".
+    for (const [bytes, line, offset] of [
+      [Buffer.concat([Buffer.from('[en]\n"SQL" = "caf'), Buffer.from([0xe9]), Buffer.from('"\n')]), 2, 17],
+      [Buffer.concat([Buffer.from('# caf'), Buffer.from([0xe9]), Buffer.from('\n[en]\n"SQL" = "sequel"\n')]), 1, 5],
+      [Buffer.concat([Buffer.from('[en]\n"SQL" = "sequel"\n#'), Buffer.from([0xe6, 0x9d])]), 3, 23],
+      [Buffer.concat([Buffer.from('[en]\n\n"a'), Buffer.from([0xc0, 0xaf]), Buffer.from('b" = "x"\n')]), 3, 8],
+    ] as const) {
+      await writeFile(bad, bytes);
+      const from = server.requests.length;
+      const out = join(home, 'latin1.wav');
+      const r = await run(['say', '--lexicon', bad, '-v', 'en-man-1', '-o', out, 'SQL']);
+      assert.equal(r.code, 2, r.stderr);
+      assert.match(r.stderr, new RegExp(`${esc(bad)}:${line}: the lexicon is not valid UTF-8 text \\(first bad byte at offset ${offset}\\)`), r.stderr);
+      assert.doesNotMatch(r.stderr, /\uFFFD/u);
+      assert.equal(server.requests.length, from);
+      assert.equal(existsSync(out), false);
+      const check = await run(['lexicon', 'check', '--lexicon', bad, 'SQL']);
+      assert.equal(check.code, 2);
+      assert.equal(check.stdout.length, 0);
+    }
+    // The default lexicon.toml beside the config file too.
+    const xdg = join(home, 'xdg-latin1');
+    await mkdir(join(xdg, 'tts'), { recursive: true });
+    await writeFile(join(xdg, 'tts', 'lexicon.toml'), Buffer.from([0x5b, 0x65, 0x6e, 0x5d, 0x0a, 0x22, 0xff, 0x22, 0x20, 0x3d, 0x20, 0x22, 0x78, 0x22, 0x0a]));
+    const r = await runMain(['lexicon', 'check', '-l', 'en', 'x'], { ...env(), XDG_CONFIG_HOME: xdg });
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, /lexicon\.toml:2: the lexicon is not valid UTF-8 text \(first bad byte at offset 6\)/);
+  });
   it('the text sent (and so the cache key) carries the replacement; another lexicon is another request', async () => {
     let from = server.requests.length;
     const first = await run(['say', '-v', 'en-man-1', '-o', join(home, 'a.wav'), 'SQL rocks.']);

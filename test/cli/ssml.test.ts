@@ -197,6 +197,13 @@ describe('tts say with SSML', () => {
       await refused('external', '<!DOCTYPE speak [<!ENTITY secret SYSTEM "file:///etc/hostname">]><speak>&secret;</speak>', /a DOCTYPE is not allowed in SSML/);
     });
 
+    it('an element name of 1 MB: the message quotes its first 60 characters', async () => {
+      const big = 'x'.repeat(1_000_000);
+      await refused('bigname', `<speak><${big}>hi</${big}></speak>`, new RegExp(`bigname\\.ssml:1:8: <${'x'.repeat(60)}…> is not an SSML element tts reads`));
+      const r = await tts(['-o', join(dir, 'bigname.wav'), '-f', join(dir, 'bigname.ssml')]);
+      assert.ok(r.stderr.length < 500, `${r.stderr.length} characters on stderr`);
+    });
+
     it('10,000 nested elements', async () => {
       await refused('nested', `<speak>${'<s>'.repeat(10_000)}x${'</s>'.repeat(10_000)}</speak>`, /elements nested deeper than 64/);
     });

@@ -297,6 +297,26 @@ describe('tts say, interactive, in tmux (docs/cli.md §12.2)', { skip }, () => {
     assert.equal(readFileSync(join(dir, 'after'), 'utf8'), readFileSync(join(dir, 'before'), 'utf8'));
   });
 
+  it('with a lexicon, the line shows the text as written ("SQL"), the word spoken highlighted in it, not the replacement sent (docs/cli.md §12.2)', async () => {
+    const lexicon = join(dir, 'lexicon.toml');
+    writeFileSync(lexicon, '[en]\n"SQL" = "structured query language"\n');
+    const fifo = join(dir, 'lexicon-lines');
+    execFileSync('mkfifo', [fifo]);
+    // Read and write: opened without waiting for the reader; the text ends when it is closed, so
+    // the line stays on the screen while the run waits for more.
+    const writer = openSync(fifo, 'r+');
+    try {
+      start(`--lines --no-cache -v en-woman-1 --lexicon ${lexicon} < ${fifo}`);
+      writeSync(writer, 'We use SQL every day at work.\n');
+      // Its words' timings come with the piece's end: then the last word is highlighted, in the text as written.
+      const line = await poll(() => pane.tmux('capture-pane', '-p', '-e', '-J', '-t', 'p'), (s) => /1 ×1\.0 We use SQL every day at \u001b\[7mwork\./u.test(s), 'the line with its words');
+      assert.doesNotMatch(line, /structured|query|language/u);
+    } finally {
+      closeSync(writer);
+    }
+    assert.equal(await exitCode(), 0, pane.screen());
+  });
+
   it('a terminal that goes away (tmux killed) ends the run as SIGHUP says: exit 129 (docs/cli.md §3)', async () => {
     // Node before 24 aborted on the way out (exit 134, or a segfault) setting the mode of the
     // hung-up terminal back; Node 24 ended with exit 1 (the player's last line got EIO).

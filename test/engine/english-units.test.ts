@@ -90,11 +90,41 @@ test('the engine says the unit in words, and times the words said for it as the 
     assert.equal(unit.words[4]!.start, said[0]!.start);
     assert.equal(unit.words[4]!.end, said[2]!.end);
   }
-  // The ranges back to the text: a glued unit is its own word, after the number.
+  // The ranges back to the text: a spaced unit is a word of its own, after the number's.
+  const spaced = englishRanges('at 500 MB/s now')!;
+  const spacedRead = readEnglishRates('at 500 MB/s now').text;
+  assert.deepEqual(spaced(3, 6), [3, 6]);
+  assert.deepEqual(spaced(spacedRead.indexOf('per'), spacedRead.indexOf('per') + 3), [7, 11]);
+});
+
+test('a unit glued to its number is one word with it, the written token, as other glued tokens (90kg) are', async () => {
+  // The ranges back to the text: every word said for `500MB/s`, the number's too, is that token.
   const range = englishRanges('at 500MB/s now')!;
   const read = readEnglishRates('at 500MB/s now').text;
   assert.equal(read, 'at 500 megabytes per second now');
-  assert.deepEqual(range(read.indexOf('per'), read.indexOf('per') + 3), [6, 10]);
-  assert.deepEqual(range(3, 6), [3, 6]);
+  assert.deepEqual(range(3, 6), [3, 10]);
+  assert.deepEqual(range(read.indexOf('per'), read.indexOf('per') + 3), [3, 10]);
   assert.deepEqual(range(read.indexOf('now'), read.length), [11, 14]);
+  for (const voice of ['en-woman-1', 'en-man-1']) {
+    const glued = await synthesize('The limit is 90km/h today.', voice);
+    const spaced = await synthesize('The limit is 90 km/h today.', voice);
+    const glued90kg = await synthesize('He weighs 90kg today.', voice);
+    assert.ok(glued.audio.equals(spaced.audio), `${voice}: the same audio as the spaced unit`);
+    assert.deepEqual(
+      glued.words.map((w) => [w.text, w.charStart, w.charEnd]),
+      [['The', 0, 3], ['limit', 4, 9], ['is', 10, 12], ['90km/h', 13, 19], ['today.', 20, 26]],
+    );
+    assert.deepEqual(
+      spaced.words.map((w) => [w.text, w.charStart, w.charEnd]),
+      [['The', 0, 3], ['limit', 4, 9], ['is', 10, 12], ['90', 13, 15], ['km/h', 16, 20], ['today.', 21, 27]],
+    );
+    // One word from the start of "90" to the end of "hour": the spaced form's two words together.
+    assert.equal(glued.words[3]!.start, spaced.words[3]!.start);
+    assert.equal(glued.words[3]!.end, spaced.words[4]!.end);
+    // As Flite's own glued tokens are timed: one word.
+    assert.deepEqual(glued90kg.words.map((w) => w.text), ['He', 'weighs', '90kg', 'today.']);
+    // Punctuation stays attached, as for the spaced `MB/s.`.
+    const atEnd = await synthesize('It copies at 500MB/s.', voice);
+    assert.deepEqual(atEnd.words.map((w) => [w.text, w.charStart, w.charEnd]).slice(3), [['500MB/s.', 13, 21]]);
+  }
 });

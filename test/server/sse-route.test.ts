@@ -61,6 +61,17 @@ describe('POST /v1/tts/sse (built-in service)', () => {
     });
   }
 
+  it('quotes at most the first 60 characters of an unknown voice, format or language, then …', async () => {
+    for (const [field, code] of [['voice', 'voice_not_found'], ['response_format', 'audio_format_not_found'], ['language', 'language_not_found']] as const) {
+      const res = await post(JSON.stringify({ input: 'hi', [field]: `\u202e${'v'.repeat(60_000)}` }));
+      assert.equal(res.status, 400);
+      const json = (await res.json()) as { error: { code: string; message: string } };
+      assert.equal(json.error.code, code);
+      assert.ok(json.error.message.includes(`\`\\u202e${'v'.repeat(59)}…\``), json.error.message.slice(0, 200));
+      assert.ok(json.error.message.length < 200, `${json.error.message.length} characters`);
+    }
+  });
+
   it('refuses a body over 64 KiB with bad_request', async () => {
     const res = await post(JSON.stringify({ input: 'a'.repeat(70 * 1024) }));
     assert.equal(res.status, 400);

@@ -77,6 +77,12 @@ describe('decodeText', () => {
     // A character cut off by the end of the input.
     const cut = Buffer.from('日本', 'utf8').subarray(0, 4);
     assert.match((await usageError(decodeText(blocks(cut, [1]), 'x', MiB, never))).message, /first bad byte at offset 3/);
+    // A sequence broken off inside the text (Latin-1 é before a letter, 日 without its last byte):
+    // the bad byte is its lead byte, not the byte after it where a decoder notices.
+    const latin1 = Buffer.concat([Buffer.from('Hello w'), Buffer.from([0xe9]), Buffer.from('rld.')]);
+    assert.match((await usageError(decodeText(blocks(latin1, [3]), 'x', MiB, never))).message, /first bad byte at offset 7\)/);
+    const broken = Buffer.concat([Buffer.from('ab'), Buffer.from('日', 'utf8').subarray(0, 2), Buffer.from('c')]);
+    assert.match((await usageError(decodeText(blocks(broken, [3]), 'x', MiB, never))).message, /first bad byte at offset 2\)/);
   });
 
   it('stops at --max-input as the bytes arrive, without reading the rest', async () => {

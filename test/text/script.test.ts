@@ -134,6 +134,19 @@ describe('the cast', () => {
       (e: unknown) => e instanceof TtsError && e.exitCode === 2 && e.message === 'no voice for "Bob", "Carol" in the script' && /voices are set for "Alice", "Dave"/.test(e.hint ?? ''),
     );
   });
+  it('bounds what the refusal quotes: at most 10 names missing, "and N more", each name at most 60 characters', async () => {
+    const names = Array.from({ length: 3000 }, (_, i) => `N${String(i).padStart(5, '0')}`);
+    const cast = new Map([['Bob', 'x'], ['B'.repeat(100_000), 'en-man-1'], ...Array.from({ length: 50 }, (_, i) => [`C${i}`, 'en-man-1'] as [string, string])]);
+    await assert.rejects(readScript([names.map((n) => `${n}: hi.`).join('\n')], { source: 's', cast, languageOf: en, gapMs: 400 }), (e: unknown) => {
+      assert.ok(e instanceof TtsError && e.exitCode === 2);
+      assert.equal(e.message, `no voice for ${names.slice(0, 10).map((n) => `"${n}"`).join(', ')} and 2,990 more in the script`);
+      assert.match(e.hint ?? '', new RegExp(`^voices are set for "Bob", "${'B'.repeat(60)}…", "C0", .*"C7" and 42 more; give --cast ${names.slice(0, 10).map((n) => `${n}=VOICE`).join(',')},… or a \\[voices\\] table in the config file$`, 'u'));
+      assert.ok(e.message.length + (e.hint ?? '').length < 1000, `${e.message.length + (e.hint ?? '').length} characters`);
+      return true;
+    });
+    assert.throws(() => parseCast(`${'A'.repeat(100_000)}`), (e: unknown) => e instanceof Error && e.message.endsWith(`got "${'A'.repeat(60)}…"`));
+    assert.throws(() => parseCast(`${'A'.repeat(100_000)}=x,${'A'.repeat(100_000)}=y`), (e: unknown) => e instanceof Error && e.message === `--cast gives "${'A'.repeat(60)}…" twice`);
+  });
   it('parses --cast, refusing a pair without = and a name given twice', () => {
     assert.deepEqual([...parseCast('Alice=en-woman-1, Bob = en-man-1,先生=ja-man-1')], [['Alice', 'en-woman-1'], ['Bob', 'en-man-1'], ['先生', 'ja-man-1']]);
     assert.throws(() => parseCast('Alice'), /NAME=VOICE/);

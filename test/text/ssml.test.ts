@@ -300,6 +300,40 @@ describe('SSML refused (exit 2, line:column)', () => {
     assert.equal(spans[0]!.text, Array(5_000).fill('seven').join(' '));
   });
 
+  it('a message quotes at most the first 60 characters of what the document holds, then …, its control and bidirectional characters escaped', async () => {
+    const big = 'y'.repeat(1_000_000);
+    const quoted = `${'y'.repeat(60)}…`;
+    for (const [doc, pattern, lenient] of [
+      [`<speak><${big}>hi</${big}></speak>`, `^doc\\.ssml:1:8: <${quoted}> is not an SSML element tts reads$`, false],
+      [`<${big}>hi</${big}>`, `^doc\\.ssml:1:1: the root element is <${quoted}>, not <speak>$`, false],
+      [`<speak><s ${big}="1">hi</s></speak>`, `^doc\\.ssml:1:8: <s> attribute ${quoted} is not supported$`, false],
+      [`<speak><voice name="${big}">hi</voice></speak>`, `^doc\\.ssml:1:8: voice name="${quoted}" is not a voice id$`, false],
+      [`<speak><say-as interpret-as="${big}">1</say-as></speak>`, `^doc\\.ssml:1:8: say-as interpret-as="${quoted}" is not one of `, false],
+      [`<speak><say-as interpret-as="date" format="${big}">1</say-as></speak>`, `^doc\\.ssml:1:8: say-as date: format "${quoted}" is not one of `, false],
+      [`<speak><say-as interpret-as="time" format="${big}">1:00</say-as></speak>`, `^doc\\.ssml:1:8: say-as time: format "${quoted}" is not hms12 or hms24$`, false],
+      [`<speak><lang xml:lang="${big}">hi</lang></speak>`, `^doc\\.ssml:1:8: xml:lang="${quoted}": tts speaks ja and en$`, false],
+      [`<speak><break time="${big}"/>hi</speak>`, `^doc\\.ssml:1:8: break time="${quoted}" is not a duration`, false],
+      [`<speak><break time="${'9'.repeat(100_000)}s"/>hi</speak>`, `^doc\\.ssml:1:8: break time="${'9'.repeat(60)}…" is longer than 60 s$`, false],
+      [`<speak><break strength="${big}"/>hi</speak>`, `^doc\\.ssml:1:8: break strength="${quoted}" is not one of `, false],
+      [`<speak><prosody rate="${big}">hi</prosody></speak>`, `^doc\\.ssml:1:8: prosody rate="${quoted}" is not a percentage`, false],
+      [`<speak><prosody volume="${big}">hi</prosody></speak>`, `^doc\\.ssml:1:8: prosody volume="${quoted}" is not in dB`, false],
+      [`<speak><prosody volume="+${'9'.repeat(100_000)}dB">hi</prosody></speak>`, `^doc\\.ssml:1:8: prosody volume="\\+${'9'.repeat(59)}…" is louder than \\+20dB$`, false],
+      [`<speak><emphasis level="${big}">hi</emphasis></speak>`, `^doc\\.ssml:1:8: emphasis level="${quoted}" is not one of `, false],
+      [`<speak><sub alias="x"><${big}>y</${big}></sub></speak>`, `^doc\\.ssml:1:23: <sub> holds text only, not <${quoted}>$`, true],
+      [`<speak><${big} a="${'z'.repeat(SSML_MAX_ATTRIBUTE_CHARS + 1)}">hi</${big}></speak>`, `^doc\\.ssml:1:8: <${quoted}> has attribute values longer than`, true],
+      // saxes's own messages quote names too.
+      [`<speak><${big}>hi`, `^doc\\.ssml:1:\\d+: malformed SSML: unclosed tag: ${quoted}$`, true],
+      [`<speak><s ${big}="1" ${big}="2">hi</s></speak>`, `^doc\\.ssml:1:\\d+: malformed SSML: duplicate attribute: ${quoted}$`, true],
+    ] as const) {
+      await refused(doc, new RegExp(pattern, 'u'), { lenient });
+    }
+    // A name of 60 characters is quoted whole; pairs are not cut; C1 controls and bidirectional
+    // overrides are escaped, as every text from outside is on stderr (cli/escape.ts).
+    await refused(`<speak><voice name="${'v'.repeat(59)}!">hi</voice></speak>`, new RegExp(`voice name="${'v'.repeat(59)}!" is not a voice id$`, 'u'));
+    await refused(`<speak><voice name="${'😀'.repeat(100)}">hi</voice></speak>`, new RegExp(`voice name="${'😀'.repeat(60)}…" is not a voice id$`, 'u'));
+    await refused('<speak><voice name="\u202eevil\u009b2J\u2066">hi</voice></speak>', /voice name="\\u202eevil\\x9b2J\\u2066" is not a voice id$/u);
+  });
+
   it('10,000 nested elements: refused at depth 64, without reading them all into a tree', async () => {
     const deep = `<speak>${'<prosody>'.repeat(10_000)}x${'</prosody>'.repeat(10_000)}</speak>`;
     await refused(deep, /^doc\.ssml:1:575: elements nested deeper than 64$/);
