@@ -36,9 +36,17 @@ export const QUOTED_CHARS = 60;
  * @param max the most code points kept, {@link QUOTED_CHARS} unless given.
  */
 export function quoteInput(text: string, max: number = QUOTED_CHARS): string {
+  return escapeControls(shortenedInput(text, max));
+}
+
+/**
+ * The start of `text` that {@link quoteInput} shows, not yet escaped: its first `max` code points,
+ * then `…` when there was more (for a caller that quotes it in its own way first, e.g. as JSON).
+ */
+export function shortenedInput(text: string, max: number = QUOTED_CHARS): string {
   let end = 0;
   for (let n = 0; n < max && end < text.length; n++) end += (text.codePointAt(end) ?? 0) > 0xffff ? 2 : 1;
-  return escapeControls(end < text.length ? `${text.slice(0, end)}…` : text);
+  return end < text.length ? `${text.slice(0, end)}…` : text;
 }
 
 /**

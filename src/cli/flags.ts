@@ -11,6 +11,7 @@ import { CONTAINERS, type Container } from '../audio/containers/registry.js';
 import type { CommandName } from '../speak/output-plan.js';
 import type { InputFormat } from '../text/documents/formats.js';
 import { parseCast } from '../text/script.js';
+import { escapeControls, shortenedInput } from './escape.js';
 
 /** Parsed flags of a synthesis command, as commander hands them over. */
 export interface SynthesisFlags {
@@ -202,7 +203,9 @@ export function flagValue(option: Option, value: unknown, fail: (why: string) =>
   }
   if (typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'bigint') throw fail('must be a string or a number');
   const raw = String(value);
-  const shown = (): string => JSON.stringify(typeof value === 'number' ? (writtenAs(value, asWritten?.()) ?? raw) : raw);
+  // Quoted as JSON, by its first 60 characters (a value of a megabyte costs a line, not a megabyte),
+  // with what JSON leaves as it is (bidi overrides, C1, line separators) escaped for the terminal.
+  const shown = (): string => escapeControls(JSON.stringify(shortenedInput(typeof value === 'number' ? (writtenAs(value, asWritten?.()) ?? raw) : raw)));
   if (option.argChoices !== undefined && !option.argChoices.includes(raw)) throw fail(`has a bad value ${shown()}: must be one of ${option.argChoices.join(', ')}`);
   if (option.parseArg === undefined) return raw;
   try {

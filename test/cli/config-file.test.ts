@@ -55,13 +55,16 @@ describe('loadConfigFile with options added later', () => {
     await assert.rejects(loadConfigFile(path, options()), (e: unknown) => e instanceof TtsError && e.exitCode === 2 && e.message.startsWith(`${path}:1: cast is not a setting: give the voices as a [voices] table`));
   });
 
-  it('a key of a megabyte (a [voices] name, an unknown key) is quoted by its first 60 characters, then …', async () => {
+  it('a key or a value of a megabyte (a [voices] name, an unknown key, a setting\'s value) is quoted by its first 60 characters, then …', async () => {
     const path = join(dir, 'bigkey.toml');
     const big = 'A'.repeat(1_000_000);
     for (const [toml, message] of [
       [`[voices]\n${big} = 3\n`, `${path}:2: voices.${'A'.repeat(60)}… must be a voice id such as "en-woman-1" (see \`tts voices\`)`],
       [`${big} = 3\n`, `${path}:1: ${'A'.repeat(60)}… is not a setting of tts`],
       [`[profile.${big}]\nspeed = 9\n`, `${path}:2: profile.${'A'.repeat(60)}….speed has a bad value "9": --speed must be between 0.5 and 3`],
+      // A value too: its first 60 characters, in the quotes JSON gives it, bidi controls escaped.
+      [`speed = "${big}"\n`, `${path}:1: speed has a bad value "${'A'.repeat(60)}…": --speed must be between 0.5 and 3`],
+      [`container = "\u202E${big}"\n`, `${path}:1: container has a bad value "\\u202e${'A'.repeat(59)}…": must be one of wav, mp3`],
     ] as const) {
       await writeFile(path, toml);
       await assert.rejects(loadConfigFile(path, options()), (e: unknown) => e instanceof TtsError && e.exitCode === 2 && e.message === message);
