@@ -23,21 +23,44 @@ export function safeLocation(url: URL): string {
 }
 
 /**
- * A base URL as `tts config show` lists it, and as the message refusing one that does not parse
- * names it: whole, but a user name and password in it replaced by `***` (`https://***@host/v1`).
- * A string that does not parse as a URL (the run that uses it refuses it) is returned as it is,
- * but for what stands before an `@` between its `scheme://` and the next `/`, `\`, `?` or `#`
- * (`https://me:pw@host:99999/` → `https://***@host:99999/`).
+ * A base URL as `tts config show` lists it, and as the messages naming one name it: whole, but a
+ * user name and password in it replaced by `***` (`https://***@host/v1`), each query parameter's
+ * value too (`?api_key=***`; a parameter without `=`, which may be a key itself, is `***`), and a
+ * fragment (`#***`): a key pasted into a URL must not reach a bug report. A string that does not
+ * parse as a URL (the run that uses it refuses it) is masked the same way, by its text: what stands
+ * before an `@` between its `scheme://` and the next `/`, `\`, `?` or `#`, and what follows its first
+ * `?` or `#` (`https://me:pw@host:99999/?k=v` → `https://***@host:99999/?k=***`).
  */
 export function withoutCredentials(url: string): string {
+  const [beforeQuery, query, fragment] = splitQuery(url);
+  const masked = maskQuery(query) + (fragment === undefined ? '' : fragment === '' ? '#' : '#***');
   let parsed: URL;
   try {
     parsed = new URL(url);
   } catch {
-    return url.replace(/^([a-z][a-z0-9+.-]*:[/\\]*)[^/\\?#]*@/iu, '$1***@');
+    return beforeQuery.replace(/^([a-z][a-z0-9+.-]*:[/\\]*)[^/\\]*@/iu, '$1***@') + masked;
   }
-  if (parsed.username === '' && parsed.password === '') return url;
+  if (parsed.username === '' && parsed.password === '') return beforeQuery + masked;
   parsed.username = '';
   parsed.password = '';
-  return parsed.href.replace('//', '//***@');
+  parsed.search = '';
+  parsed.hash = '';
+  return parsed.href.replace('//', '//***@') + masked;
+}
+
+/** `url` cut at its first `?` and at the first `#` after that: [before, query without `?` or undefined, fragment without `#` or undefined]. */
+function splitQuery(url: string): [string, string | undefined, string | undefined] {
+  const hash = url.indexOf('#');
+  const q = url.indexOf('?');
+  const fragment = hash === -1 ? undefined : url.slice(hash + 1);
+  const rest = hash === -1 ? url : url.slice(0, hash);
+  if (q === -1 || (hash !== -1 && q > hash)) return [rest, undefined, fragment];
+  return [rest.slice(0, q), rest.slice(q + 1), fragment];
+}
+
+/** `?name=***&…` for a query (without its `?`): names kept, values masked; `` for none. */
+function maskQuery(query: string | undefined): string {
+  if (query === undefined) return '';
+  if (query === '') return '?';
+  return `?${query.split('&').map((part) => (part === '' ? '' : part.includes('=') ? `${part.slice(0, part.indexOf('='))}=***` : '***')).join('&')}`;
 }

@@ -110,7 +110,7 @@ describe('voice_not_found names the command listing that service\'s voices', () 
   });
 
   it('the command keeps the profile, key file and --allow-insecure, hides a password and quotes what a shell would read otherwise', () => {
-    assert.equal(openAiVoicesCommand({ baseUrl: 'http://me:pw@host:8880/v1?x=1', profile: 'my work', apiKeyFile: '/k/key', allowInsecure: true }), "tts voices --api openai --base-url 'http://***@host:8880/v1?x=1' --profile 'my work' --api-key-file /k/key --allow-insecure");
+    assert.equal(openAiVoicesCommand({ baseUrl: 'http://me:pw@host:8880/v1?x=1', profile: 'my work', apiKeyFile: '/k/key', allowInsecure: true }), "tts voices --api openai --base-url 'http://***@host:8880/v1?x=***' --profile 'my work' --api-key-file /k/key --allow-insecure");
     assert.equal(openAiVoicesCommand({ baseUrl: 'http://host/', baseUrlFrom: 'base-url in [profile.p] (c:1)', profile: "it's" }), "tts voices --api openai --profile 'it'\\''s'");
   });
 

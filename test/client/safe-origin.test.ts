@@ -18,7 +18,7 @@ describe('safe-origin', () => {
   });
 
   it('withoutCredentials masks a user name and password and keeps the rest; other strings pass unchanged', () => {
-    assert.equal(withoutCredentials(`http://me:${PASSWORD}@127.0.0.1:9/base?q=1`), 'http://***@127.0.0.1:9/base?q=1');
+    assert.equal(withoutCredentials(`http://me:${PASSWORD}@127.0.0.1:9/base?q=1`), 'http://***@127.0.0.1:9/base?q=***');
     assert.equal(withoutCredentials(`https://${PASSWORD}@example.com`), 'https://***@example.com/');
     assert.equal(withoutCredentials('https://example.com/v1'), 'https://example.com/v1');
     assert.equal(withoutCredentials('not a url'), 'not a url');
@@ -27,8 +27,18 @@ describe('safe-origin', () => {
 
   it('withoutCredentials masks them in a URL that does not parse too (a port over 65535, a space in the host)', () => {
     assert.equal(withoutCredentials(`https://me:${PASSWORD}@host:99999/v1`), 'https://***@host:99999/v1');
-    assert.equal(withoutCredentials(`https://me:${PASSWORD}@exa mple.com/v1?q=a@b`), 'https://***@exa mple.com/v1?q=a@b');
-    assert.equal(withoutCredentials('https://host:99999/v1?to=a@b'), 'https://host:99999/v1?to=a@b');
+    assert.equal(withoutCredentials(`https://me:${PASSWORD}@exa mple.com/v1?q=a@b`), 'https://***@exa mple.com/v1?q=***');
+    assert.equal(withoutCredentials('https://host:99999/v1?to=a@b'), 'https://host:99999/v1?to=***');
+  });
+
+  it('withoutCredentials masks query values and a fragment, which may carry a key, and keeps the names', () => {
+    assert.equal(withoutCredentials(`http://127.0.0.1:18787/?api_key=${PASSWORD}`), 'http://127.0.0.1:18787/?api_key=***');
+    assert.equal(withoutCredentials(`https://h/v1?a=1&${PASSWORD}&b=&c=x=y#${PASSWORD}`), 'https://h/v1?a=***&***&b=***&c=***#***');
+    assert.equal(withoutCredentials(`https://me:${PASSWORD}@h/v1?k=${PASSWORD}`), 'https://***@h/v1?k=***');
+    assert.equal(withoutCredentials(`https://h:99999/v1?k=${PASSWORD}#f`), 'https://h:99999/v1?k=***#***');
+    assert.equal(withoutCredentials('https://h/v1?'), 'https://h/v1?');
+    assert.equal(withoutCredentials('https://h/v1#'), 'https://h/v1#');
+    assert.equal(withoutCredentials('https://h/a#b?c=d'), 'https://h/a#***');
   });
 });
 
@@ -60,6 +70,11 @@ describe('a base URL with a user name and password', () => {
         assert.equal(shown.code, 0, shown.stderr);
         assert.match(shown.stdout.toString(), /base-url\s+= "http:\/\/\*\*\*@127\.0\.0\.1:/, shown.stdout.toString());
         assert.ok(!shown.stdout.includes(PASSWORD) && !shown.stderr.includes(PASSWORD), shown.stdout.toString());
+        // A key in the query (`?api_key=…`), which the run does not send either.
+        const inQuery = await runTtsInProcess(['config', 'show'], { env: { TTS_BASE_URL: `${server.url}?api_key=${PASSWORD}` } });
+        assert.equal(inQuery.code, 0, inQuery.stderr);
+        assert.match(inQuery.stdout.toString(), /base-url\s+= "http:\/\/127\.0\.0\.1:\d+\/?\?api_key=\*\*\*"/u, inQuery.stdout.toString());
+        assert.ok(!inQuery.stdout.includes(PASSWORD) && !inQuery.stderr.includes(PASSWORD), inQuery.stdout.toString());
       },
     );
   });
