@@ -114,6 +114,8 @@ export function jsonJobs(lines: readonly string[], command: Command, flags: Synt
       if (outputDir !== undefined && !job.output.startsWith('/')) job.output = join(outputDir, job.output);
     } catch (error) {
       job.invalid = error instanceof TtsError ? error : new TtsError('usage', String(error));
+      // A refused line names its output as a line that ran would (`--json`): in --output-dir.
+      if (outputDir !== undefined && job.output !== '' && !job.output.startsWith('/')) job.output = join(outputDir, job.output);
     }
     jobs.push(job);
   });

@@ -53,6 +53,9 @@ describe('batch jobs', () => {
     for (const j of jobs.slice(1)) assert.equal(j.invalid?.exitCode, 2, `line ${j.line}`);
     assert.match(jobs[3]!.invalid!.message, /sample-rate/);
     assert.match(jobs[5]!.invalid!.message, /not a flag a line can set/);
+    // With --output-dir, a refused line's output is named in it, as a line that runs names its own.
+    const inDir = jsonJobs(['{"text":"x","output":"ok.wav"}', '{"text":"x","output":"bad.wav","sample-rate":"fast"}', '{"text":"x","output":"/abs/bad.wav","format":"ogg"}'], cmd, flags, 'bo');
+    assert.deepEqual(inDir.map((j) => [j.output, j.invalid === undefined]), [['bo/ok.wav', true], ['bo/bad.wav', false], ['/abs/bad.wav', false]]);
   });
 
   it('quotes a refused number as the line wrote it, not as JSON.parse rounded it', () => {
