@@ -31,6 +31,12 @@ export interface TextInput {
   maxInputBytes: number;
   /** Stops reading (Ctrl-C): the stream is destroyed and the reader throws `signal.reason`. */
   signal: AbortSignal;
+  /**
+   * Called once when the open of `-f FIFO` begins, which waits until a writer comes (fifo(7)):
+   * `tts say`'s player reads its keys from then on, so that `q` ends that wait
+   * (player/interactive.ts `listen`).
+   */
+  waiting?: (() => void) | undefined;
 }
 
 /**
@@ -43,7 +49,7 @@ export async function openText(input: TextInput): Promise<AsyncIterable<string>>
   if (input.file !== undefined) {
     if (input.words.length > 0) throw new TtsError('usage', 'give the text either as words or with -f, not both');
     if (input.file === '-') return decodeText(abortable(input.stdin, input.signal), 'standard input', input.maxInputBytes, input.signal);
-    return decodeText(await openTextFile(input.file, input.maxInputBytes, input.signal), input.file, input.maxInputBytes, input.signal);
+    return decodeText(await openTextFile(input.file, input.maxInputBytes, input.signal, input.file, input.waiting), input.file, input.maxInputBytes, input.signal);
   }
   if (input.words.length > 0) {
     const text = input.words.join(' ');
@@ -325,9 +331,10 @@ export async function readFirstLine(path: string, what: string, maxBytes: number
  * anything is read; a device or FIFO (-f /dev/stdin, -f <(cmd)) is read as a stream. A FIFO's
  * open waits for a writer; an abort ends that wait (fifo-open.ts).
  * @param what names the file in messages (default: its path).
+ * @param waiting called once when the open of a FIFO begins (TextInput `waiting`).
  * @throws TtsError `usage` (exit 2) when it cannot be read; `signal.reason` once aborted.
  */
-async function openTextFile(path: string, maxBytes: number, signal: AbortSignal, what = path): Promise<AsyncIterable<Buffer>> {
+async function openTextFile(path: string, maxBytes: number, signal: AbortSignal, what = path, waiting?: () => void): Promise<AsyncIterable<Buffer>> {
   if (signal.aborted) throw signal.reason;
   try {
     const info = await stat(path);
@@ -337,6 +344,7 @@ async function openTextFile(path: string, maxBytes: number, signal: AbortSignal,
     const stream = createReadStream(hold?.path ?? path, { highWaterMark: FILE_BLOCK_BYTES });
     // The hold is needed until the open returns, even after an abort gave up waiting for it.
     if (hold !== undefined) releaseWhenOpenReturns(stream, hold);
+    if (info.isFIFO()) waiting?.();
     await waitForOpen(stream, signal, info.isFIFO() ? { at: hold?.path ?? path, fifo: info } : undefined);
     return abortable(stream, signal);
   } catch (cause) {

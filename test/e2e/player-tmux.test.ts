@@ -7,11 +7,12 @@
  */
 import { strict as assert } from 'node:assert';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, constants, existsSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { cleanEnv, runTts, TTS_BIN } from '../helpers/cli.js';
+import { untilFifoOpenWaits } from '../helpers/fifo.js';
 
 /**
  * Sentences that differ from their first word: the engine renders a word the same way in
@@ -111,6 +112,22 @@ class Pane {
   /** Ends the server and its pane's processes. */
   close(): void {
     spawnSync('tmux', ['-L', this.socket, 'kill-server']);
+  }
+}
+
+/** The child of process `pid` that runs bin/tts.js (Linux /proc), or undefined while there is none. */
+function ttsChildOf(pid: number): number | undefined {
+  try {
+    const children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(' ').filter((c) => c !== '').map(Number);
+    return children.find((child) => {
+      try {
+        return readFileSync(`/proc/${child}/cmdline`, 'utf8').split('\0').includes(TTS_BIN);
+      } catch {
+        return false; // It ended meanwhile.
+      }
+    });
+  } catch {
+    return undefined;
   }
 }
 
@@ -360,6 +377,38 @@ describe('tts say, interactive, in tmux (docs/cli.md §12.2)', { skip }, () => {
       } catch (error) {
         // A run still waiting would take the next test's keys: Ctrl-C ends it first.
         pane.keys('C-c');
+        await exitCode().catch(() => undefined);
+        throw error;
+      } finally {
+        rmSync(fifo);
+      }
+      assert.equal(readFileSync(join(dir, 'after'), 'utf8'), readFileSync(join(dir, 'before'), 'utf8'), 'the terminal mode is back');
+      assert.equal(size(played()), 0, 'nothing played');
+    });
+  }
+
+  // -f FIFO waits for its writer before anything is read (docs/cli.md §1 "Text input"): the
+  // player's keys work during that wait too — `q` ends it as `q` ends a run.
+  for (const [how, key, code] of [
+    ['q', 'q', 0],
+    ['Ctrl-C', 'C-c', 130],
+  ] as const) {
+    it(`${how} while -f FIFO waits for its writer ends the run (exit ${code}), nothing played, the terminal's mode back`, async () => {
+      const fifo = join(dir, `text-${code}.fifo`);
+      execFileSync('mkfifo', [fifo]);
+      start(`--no-cache -f ${fifo}`);
+      const tts = (await poll(() => ttsChildOf(pane.shellPid()), (pid) => pid !== undefined, 'tts started in the pane'))!;
+      await untilFifoOpenWaits(tts, () => ttsChildOf(pane.shellPid()) !== tts);
+      pane.keys(key);
+      try {
+        assert.equal(await exitCode(), code, pane.screen());
+      } catch (error) {
+        // A run still waiting would take the next test's keys: a writer that closes at once ends it.
+        try {
+          closeSync(openSync(fifo, constants.O_WRONLY | constants.O_NONBLOCK));
+        } catch {
+          // No reader waits (ENXIO): the run is over.
+        }
         await exitCode().catch(() => undefined);
         throw error;
       } finally {
