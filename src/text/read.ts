@@ -8,12 +8,13 @@
  * not text), and at most `maxInputBytes` in all (`--max-input`). Every refusal is exit 2 and names
  * the byte offset. Reading stops at once when the run is aborted (Ctrl-C while waiting on a pipe).
  */
-import { createReadStream, type ReadStream, type Stats } from 'node:fs';
+import { constants, createReadStream, open as openCallback, type ReadStream, type Stats } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { addAbortSignal, type Readable } from 'node:stream';
 import { formatByteSize } from '../byte-size.js';
 import { fileProblem, TtsError } from '../errors.js';
-import { holdFifo, leaveFifoOpenBlocked, wakeFifoOpen, type FifoHold } from './fifo-open.js';
+import { openedUnlessAborted } from '../blocked-opens.js';
+import { holdFifo, wakeFifoOpen } from './fifo-open.js';
 import { codePointLength } from './split.js';
 
 /** Size of the blocks read from a file, in bytes. */
@@ -329,7 +330,9 @@ export async function readFirstLine(path: string, what: string, maxBytes: number
 /**
  * Opens a file for reading in blocks. A regular file larger than `maxBytes` is refused before
  * anything is read; a device or FIFO (-f /dev/stdin, -f <(cmd)) is read as a stream. A FIFO's
- * open waits for a writer; an abort ends that wait (fifo-open.ts).
+ * open waits for a writer; an abort ends that wait (fifo-open.ts), and its reads, which wait for
+ * the writer's bytes, are made by the event loop, not by a thread of libuv's pool that an abort
+ * could not free (Node's exit would wait for it: {@link readFifo}).
  * @param what names the file in messages (default: its path).
  * @param waiting called once when the open of a FIFO begins (TextInput `waiting`).
  * @throws TtsError `usage` (exit 2) when it cannot be read; `signal.reason` once aborted.
@@ -339,13 +342,13 @@ async function openTextFile(path: string, maxBytes: number, signal: AbortSignal,
   try {
     const info = await stat(path);
     if (info.isDirectory()) throw Object.assign(new Error('directory'), { code: 'EISDIR' });
+    if (info.isFIFO()) {
+      waiting?.();
+      return abortable(await readFifo(await openFifo(path, info, signal)), signal);
+    }
     if (info.isFile()) checkSize(info.size, maxBytes, path);
-    const hold = info.isFIFO() ? holdFifo(path) : undefined;
-    const stream = createReadStream(hold?.path ?? path, { highWaterMark: FILE_BLOCK_BYTES });
-    // The hold is needed until the open returns, even after an abort gave up waiting for it.
-    if (hold !== undefined) releaseWhenOpenReturns(stream, hold);
-    if (info.isFIFO()) waiting?.();
-    await waitForOpen(stream, signal, info.isFIFO() ? { at: hold?.path ?? path, fifo: info } : undefined);
+    const stream = createReadStream(path, { highWaterMark: FILE_BLOCK_BYTES });
+    await waitForOpen(stream, signal);
     return abortable(stream, signal);
   } catch (cause) {
     if (signal.aborted) throw signal.reason;
@@ -354,46 +357,47 @@ async function openTextFile(path: string, maxBytes: number, signal: AbortSignal,
   }
 }
 
-/** Closes `hold` once `stream`'s open has returned (opened or failed), or the stream closed. */
-function releaseWhenOpenReturns(stream: ReadStream, hold: FifoHold): void {
-  const events = ['open', 'error', 'close'] as const;
-  const release = (): void => {
-    for (const event of events) stream.off(event, release);
-    hold.close();
-  };
-  for (const event of events) stream.once(event, release);
+/**
+ * Opens the FIFO `path` for reading, which waits until a writer opens it (fifo(7)), in a thread of
+ * libuv's pool that no JavaScript can interrupt and Node's exit waits for: on abort,
+ * fifo-open.ts `wakeFifoOpen` makes it return, or, when it cannot, it is left blocked
+ * (blocked-opens.ts `openedUnlessAborted`). The FIFO is held from before the open where it can be
+ * (fifo-open.ts `holdFifo`), so that the wake-up reaches it whatever became of its path.
+ * @param info the FIFO's stat, from before the open.
+ * @returns the open descriptor (O_RDONLY; the caller closes it).
+ * @throws open(2)'s errno error; `signal.reason` once aborted.
+ */
+function openFifo(path: string, info: Stats, signal: AbortSignal): Promise<number> {
+  const hold = holdFifo(path);
+  const target = hold?.path ?? path;
+  const opening = new Promise<number>((resolve, reject) => openCallback(target, constants.O_RDONLY, (error, fd) => (error === null ? resolve(fd) : reject(error))));
+  // The hold is needed until the open returns, even after an abort gave up waiting for it.
+  if (hold !== undefined) opening.then(hold.close, hold.close);
+  return openedUnlessAborted(opening, signal, (opened) => wakeFifoOpen(target, info, opened));
 }
 
 /**
- * Waits for `stream` to open. Errors of opening (EACCES) arrive as the stream's first event. A
- * FIFO's open blocks a thread of libuv's pool until a writer comes, and with it the process's
- * exit, even after Ctrl-C: on abort, {@link wakeFifoOpen} makes it return, or, when it cannot,
- * the open is left blocked ({@link leaveFifoOpenBlocked}) and the wait ends at once.
- * @param fifo where the FIFO is opened (its path or its hold's) and its stat; undefined for any other file.
- * @throws the stream's error; `signal.reason` once aborted (the stream is then destroyed).
+ * The bytes of the FIFO open at `fd` as a stream read by the event loop (a `net.Socket` on the
+ * descriptor: libuv's pipe, non-blocking, polled), as Node reads a pipe on stdin. A read of a file
+ * stream would wait for the writer's next bytes in a thread of libuv's pool, which an abort cannot
+ * free and Node's exit waits for: Ctrl-C (or `q`) while the writer wrote nothing yet ended the run
+ * only once it wrote or closed. The stream ends when the last writer closes; destroying it closes `fd`.
  */
-async function waitForOpen(stream: ReadStream, signal: AbortSignal, fifo: { at: string; fifo: Stats } | undefined): Promise<void> {
-  const opened = new Promise<void>((resolve, reject) => {
+async function readFifo(fd: number): Promise<Readable> {
+  const { Socket } = await import('node:net');
+  return new Socket({ fd, readable: true, writable: false });
+}
+
+/**
+ * Waits for `stream` (a file, a device) to open. Errors of opening (EACCES) arrive as the stream's
+ * first event.
+ * @throws the stream's error; `signal.reason` when aborted meanwhile (the stream is then destroyed).
+ */
+async function waitForOpen(stream: ReadStream, signal: AbortSignal): Promise<void> {
+  await new Promise<void>((resolve, reject) => {
     stream.once('open', () => resolve());
     stream.once('error', reject);
   });
-  let unwakeable = (): void => {};
-  const givenUp = new Promise<'given up'>((resolve) => (unwakeable = () => resolve('given up')));
-  const onAbort = (): void => {
-    if (fifo !== undefined) void wakeFifoOpen(fifo.at, fifo.fifo, opened).then((woke) => woke || unwakeable());
-  };
-  signal.addEventListener('abort', onAbort, { once: true });
-  if (signal.aborted) onAbort(); // Aborted while stat() ran: the listener came too late.
-  let outcome: void | 'given up';
-  try {
-    outcome = await Promise.race([opened, givenUp]);
-  } finally {
-    signal.removeEventListener('abort', onAbort);
-  }
-  if (outcome === 'given up') {
-    leaveFifoOpenBlocked(stream);
-    throw signal.reason;
-  }
   if (signal.aborted) {
     stream.destroy();
     throw signal.reason;

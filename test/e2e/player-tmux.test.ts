@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { cleanEnv, runTts, TTS_BIN } from '../helpers/cli.js';
-import { untilFifoOpenWaits } from '../helpers/fifo.js';
+import { untilFifoOpenWaits, untilReadingFifo } from '../helpers/fifo.js';
 
 /**
  * Sentences that differ from their first word: the engine renders a word the same way in
@@ -387,31 +387,43 @@ describe('tts say, interactive, in tmux (docs/cli.md §12.2)', { skip }, () => {
     });
   }
 
-  // -f FIFO waits for its writer before anything is read (docs/cli.md §1 "Text input"): the
-  // player's keys work during that wait too — `q` ends it as `q` ends a run.
-  for (const [how, key, code] of [
-    ['q', 'q', 0],
-    ['Ctrl-C', 'C-c', 130],
+  // -f FIFO waits for its writer before anything is read (docs/cli.md §1 "Text input"), then for
+  // the writer's first bytes: the player's keys work during both waits — `q` ends them as `q` ends a run.
+  for (const [how, key, code, writer] of [
+    ['q', 'q', 0, false],
+    ['Ctrl-C', 'C-c', 130, false],
+    ['q', 'q', 0, true],
+    ['Ctrl-C', 'C-c', 130, true],
   ] as const) {
-    it(`${how} while -f FIFO waits for its writer ends the run (exit ${code}), nothing played, the terminal's mode back`, async () => {
-      const fifo = join(dir, `text-${code}.fifo`);
+    const waits = writer ? "for the first bytes of -f FIFO's writer (there, writing nothing)" : 'while -f FIFO waits for its writer';
+    it(`${how} ${waits} ends the run (exit ${code}), nothing played, the terminal's mode back`, async () => {
+      const fifo = join(dir, `text-${code}-${writer}.fifo`);
       execFileSync('mkfifo', [fifo]);
+      // The writer: the test itself (opened read and write, so without waiting for a reader), writing nothing.
+      let held = writer ? openSync(fifo, 'r+') : undefined;
       start(`--no-cache -f ${fifo}`);
-      const tts = (await poll(() => ttsChildOf(pane.shellPid()), (pid) => pid !== undefined, 'tts started in the pane'))!;
-      await untilFifoOpenWaits(tts, () => ttsChildOf(pane.shellPid()) !== tts);
-      pane.keys(key);
       try {
+        const tts = (await poll(() => ttsChildOf(pane.shellPid()), (pid) => pid !== undefined, 'tts started in the pane'))!;
+        const gone = (): boolean => ttsChildOf(pane.shellPid()) !== tts;
+        await (writer ? untilReadingFifo(tts, fifo, gone) : untilFifoOpenWaits(tts, gone));
+        pane.keys(key);
         assert.equal(await exitCode(), code, pane.screen());
       } catch (error) {
-        // A run still waiting would take the next test's keys: a writer that closes at once ends it.
-        try {
-          closeSync(openSync(fifo, constants.O_WRONLY | constants.O_NONBLOCK));
-        } catch {
-          // No reader waits (ENXIO): the run is over.
+        // A run still waiting would take the next test's keys: its writer gone at once ends it.
+        if (held === undefined) {
+          try {
+            closeSync(openSync(fifo, constants.O_WRONLY | constants.O_NONBLOCK));
+          } catch {
+            // No reader waits (ENXIO): the run is over.
+          }
+        } else {
+          closeSync(held);
+          held = undefined;
         }
         await exitCode().catch(() => undefined);
         throw error;
       } finally {
+        if (held !== undefined) closeSync(held);
         rmSync(fifo);
       }
       assert.equal(readFileSync(join(dir, 'after'), 'utf8'), readFileSync(join(dir, 'before'), 'utf8'), 'the terminal mode is back');

@@ -1,10 +1,11 @@
 /**
- * Waiting for a process's open of a FIFO to block (src/text/fifo-open.ts), read from Linux's
- * /proc: the event the Ctrl-C tests of `-f FIFO` start from, without sleeping; and a FIFO whose
- * reader takes nothing ({@link stalledFifo}).
+ * Waiting for a process's open of a FIFO to block (src/text/fifo-open.ts), or for it to hold a
+ * FIFO open for reading ({@link untilReadingFifo}), read from Linux's /proc: the events the
+ * Ctrl-C tests of `-f FIFO` start from, without sleeping; and a FIFO whose reader takes nothing
+ * ({@link stalledFifo}).
  */
 import { execFileSync } from 'node:child_process';
-import { closeSync, constants, openSync, readdirSync, readFileSync, writeSync } from 'node:fs';
+import { closeSync, constants, openSync, readdirSync, readFileSync, readlinkSync, writeSync } from 'node:fs';
 import { setTimeout as delay } from 'node:timers/promises';
 
 /**
@@ -33,6 +34,42 @@ export function fifoOpenWaits(pid: number): boolean {
 export async function untilFifoOpenWaits(pid: number, gone: () => boolean = () => false): Promise<void> {
   while (!fifoOpenWaits(pid)) {
     if (gone()) throw new Error(`process ${pid} ended before its open of a FIFO waited`);
+    await delay(5);
+  }
+}
+
+/** Linux's O_PATH (include/uapi/asm-generic/fcntl.h), as /proc/PID/fdinfo's octal `flags` show it. */
+const O_PATH = 0o10000000;
+
+/**
+ * Whether process `pid` holds the file at `path` open for reading: one of its descriptors
+ * (/proc/PID/fd/N) leads to `path`, opened O_RDONLY or O_RDWR and not O_PATH (/proc/PID/fdinfo/N
+ * `flags`; an O_PATH hold opens nothing, src/text/fifo-open.ts). False once the process is gone.
+ */
+export function readingFifo(pid: number, path: string): boolean {
+  try {
+    return readdirSync(`/proc/${pid}/fd`).some((fd) => {
+      try {
+        if (readlinkSync(`/proc/${pid}/fd/${fd}`) !== path) return false;
+        const flags = Number.parseInt(/^flags:\s*([0-7]+)/m.exec(readFileSync(`/proc/${pid}/fdinfo/${fd}`, 'utf8'))?.[1] ?? '', 8);
+        return (flags & O_PATH) === 0 && (flags & 3) !== constants.O_WRONLY;
+      } catch {
+        return false; // The descriptor was closed meanwhile.
+      }
+    });
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Resolves once process `pid` holds the FIFO at `path` (an absolute path, as /proc shows it) open
+ * for reading ({@link readingFifo}), looking every 5 ms.
+ * @throws Error when `gone()` says first that the process will not get there (it exited).
+ */
+export async function untilReadingFifo(pid: number, path: string, gone: () => boolean = () => false): Promise<void> {
+  while (!readingFifo(pid, path)) {
+    if (gone()) throw new Error(`process ${pid} ended before it opened ${path} for reading`);
     await delay(5);
   }
 }
