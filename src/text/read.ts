@@ -330,9 +330,10 @@ export async function readFirstLine(path: string, what: string, maxBytes: number
 /**
  * Opens a file for reading in blocks. A regular file larger than `maxBytes` is refused before
  * anything is read; a device or FIFO (-f /dev/stdin, -f <(cmd)) is read as a stream. A FIFO's
- * open waits for a writer; an abort ends that wait (fifo-open.ts), and its reads, which wait for
- * the writer's bytes, are made by the event loop, not by a thread of libuv's pool that an abort
- * could not free (Node's exit would wait for it: {@link readFifo}).
+ * open waits for a writer, a device's may wait until it is ready; an abort ends either wait
+ * ({@link openFifo}, {@link openDevice}), and the reads that wait for a FIFO's writer or a
+ * terminal's next line are made by the event loop, not by a thread of libuv's pool that an abort
+ * could not free (Node's exit would wait for it: {@link readFifo}, {@link readDevice}).
  * @param what names the file in messages (default: its path).
  * @param waiting called once when the open of a FIFO begins (TextInput `waiting`).
  * @throws TtsError `usage` (exit 2) when it cannot be read; `signal.reason` once aborted.
@@ -346,7 +347,8 @@ async function openTextFile(path: string, maxBytes: number, signal: AbortSignal,
       waiting?.();
       return abortable(await readFifo(await openFifo(path, info, signal)), signal);
     }
-    if (info.isFile()) checkSize(info.size, maxBytes, path);
+    if (!info.isFile()) return abortable(await readDevice(await openDevice(path, signal)), signal);
+    checkSize(info.size, maxBytes, path);
     const stream = createReadStream(path, { highWaterMark: FILE_BLOCK_BYTES });
     await waitForOpen(stream, signal);
     return abortable(stream, signal);
@@ -389,7 +391,44 @@ async function readFifo(fd: number): Promise<Readable> {
 }
 
 /**
- * Waits for `stream` (a file, a device) to open. Errors of opening (EACCES) arrive as the stream's
+ * Opens a device (`-f /dev/ttyS0`, `-f /dev/tty`, a link to one) for reading, as a shell's `<`
+ * opens it: its open may sleep in the kernel until the device is ready (a serial line without
+ * carrier: tty_port_block_til_ready), in a thread of libuv's pool that no JavaScript can
+ * interrupt and Node's exit waits for. On abort the open is given up (blocked-opens.ts
+ * `openedUnlessAborted`): the wait ends with the abort's reason, what the open gives should it
+ * return is closed then, and a stop signal ends the process once the run cleaned up (cli/main.ts
+ * endProcess; docs/cli.md §3), as for a device output (audio/special-files.ts `openDeviceForWriting`).
+ * @returns the open descriptor (O_RDONLY, O_NOCTTY: a terminal never becomes the process's
+ *   controlling one; the caller closes it).
+ * @throws open(2)'s errno error; `signal.reason` once aborted.
+ */
+function openDevice(path: string, signal: AbortSignal): Promise<number> {
+  const opening = new Promise<number>((resolve, reject) => openCallback(path, constants.O_RDONLY | constants.O_NOCTTY, (error, fd) => (error === null ? resolve(fd) : reject(error))));
+  return openedUnlessAborted(opening, signal);
+}
+
+/**
+ * The bytes of the device open at `fd`. A terminal (`-f /dev/tty`, a serial line) is read by the
+ * event loop (Node's tty.ReadStream: libuv's tty, non-blocking, polled), as stdin on a terminal
+ * is: a read of a file stream would wait for the next line in a thread of libuv's pool, which an
+ * abort cannot free and Node's exit waits for (Ctrl-C ended the run only once a line was typed).
+ * Any other device (or a terminal libuv refuses) is read as a file (`/dev/zero`, `/dev/urandom`:
+ * their reads do not wait). Destroying the stream closes `fd`.
+ */
+async function readDevice(fd: number): Promise<Readable> {
+  const tty = await import('node:tty');
+  if (tty.isatty(fd)) {
+    try {
+      return new tty.ReadStream(fd);
+    } catch {
+      // libuv could not take it as a terminal (ERR_TTY_INIT_FAILED): read as a file.
+    }
+  }
+  return createReadStream('', { fd, highWaterMark: FILE_BLOCK_BYTES });
+}
+
+/**
+ * Waits for `stream` (a regular file) to open. Errors of opening (EACCES) arrive as the stream's
  * first event.
  * @throws the stream's error; `signal.reason` when aborted meanwhile (the stream is then destroyed).
  */

@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { runTts, type CliResult, type RunOptions } from '../helpers/cli.js';
-import { untilFifoOpenWaits, untilReadingFifo } from '../helpers/fifo.js';
+import { untilFifoOpenWaits, untilHoldsForReading } from '../helpers/fifo.js';
 
 /** No service is reached: the run never gets past reading its text. */
 const NO_SERVICE = { TTS_BASE_URL: 'http://127.0.0.1:9', TTS_API_KEY: 'sk-fifo-0123456789abcdef' };
@@ -126,7 +126,7 @@ describe('a stop signal while -f FIFO waits for its writer', () => {
           env: NO_SERVICE,
           onSpawn: (child: ChildProcess) => {
             driving = (async () => {
-              await untilReadingFifo(child.pid!, fifo, () => child.exitCode !== null || child.signalCode !== null);
+              await untilHoldsForReading(child.pid!, [fifo], () => child.exitCode !== null || child.signalCode !== null);
               child.kill(signal);
             })();
           },

@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { cleanEnv, runTts, TTS_BIN } from '../helpers/cli.js';
-import { untilFifoOpenWaits, untilReadingFifo } from '../helpers/fifo.js';
+import { untilFifoOpenWaits, untilHoldsForReading } from '../helpers/fifo.js';
 
 /**
  * Sentences that differ from their first word: the engine renders a word the same way in
@@ -405,7 +405,7 @@ describe('tts say, interactive, in tmux (docs/cli.md §12.2)', { skip }, () => {
       try {
         const tts = (await poll(() => ttsChildOf(pane.shellPid()), (pid) => pid !== undefined, 'tts started in the pane'))!;
         const gone = (): boolean => ttsChildOf(pane.shellPid()) !== tts;
-        await (writer ? untilReadingFifo(tts, fifo, gone) : untilFifoOpenWaits(tts, gone));
+        await (writer ? untilHoldsForReading(tts, [fifo], gone) : untilFifoOpenWaits(tts, gone));
         pane.keys(key);
         assert.equal(await exitCode(), code, pane.screen());
       } catch (error) {
@@ -430,6 +430,36 @@ describe('tts say, interactive, in tmux (docs/cli.md §12.2)', { skip }, () => {
       assert.equal(size(played()), 0, 'nothing played');
     });
   }
+
+  it('-f /dev/tty reads the lines typed until Ctrl-D (the terminal read by the event loop)', async () => {
+    const out = join(dir, 'typed-text.wav');
+    start(`--no-cache -o ${out} -f /dev/tty`);
+    const tts = (await poll(() => ttsChildOf(pane.shellPid()), (pid) => pid !== undefined, 'tts started in the pane'))!;
+    await untilHoldsForReading(tts, ['/dev/tty'], () => ttsChildOf(pane.shellPid()) !== tts);
+    pane.run(SENTENCES[0]!);
+    pane.keys('C-d');
+    assert.equal(await exitCode(), 0, pane.screen());
+    assert.ok(size(out) > 44, 'the audio of the line typed');
+  });
+
+  it('Ctrl-C while -f /dev/tty waits for a line typed (the text, not the player: -o FILE) ends the run (exit 130), no file left', async () => {
+    const out = join(dir, 'typed.wav');
+    start(`--no-cache -o ${out} -f /dev/tty`);
+    try {
+      const tts = (await poll(() => ttsChildOf(pane.shellPid()), (pid) => pid !== undefined, 'tts started in the pane'))!;
+      // By that name (Node's own descriptors of the terminal, standard error's, are /dev/pts/N).
+      await untilHoldsForReading(tts, ['/dev/tty'], () => ttsChildOf(pane.shellPid()) !== tts);
+      pane.keys('C-c');
+      assert.equal(await exitCode(), 130, pane.screen());
+    } catch (error) {
+      // A run still reading would take the next test's keys: a line (empty) typed ends its read.
+      pane.keys('Enter');
+      await exitCode().catch(() => undefined);
+      throw error;
+    }
+    assert.equal(existsSync(out), false, 'no file left');
+    assert.equal(readFileSync(join(dir, 'after'), 'utf8'), readFileSync(join(dir, 'before'), 'utf8'), 'the terminal mode is back');
+  });
 
   /**
    * Job control (docs/cli.md §12.2). The mode seen while suspended is checked in dash, which

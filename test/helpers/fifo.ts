@@ -1,6 +1,6 @@
 /**
  * Waiting for a process's open of a FIFO to block (src/text/fifo-open.ts), or for it to hold a
- * FIFO open for reading ({@link untilReadingFifo}), read from Linux's /proc: the events the
+ * FIFO open for reading ({@link untilHoldsForReading}), read from Linux's /proc: the events the
  * Ctrl-C tests of `-f FIFO` start from, without sleeping; and a FIFO whose reader takes nothing
  * ({@link stalledFifo}).
  */
@@ -42,15 +42,17 @@ export async function untilFifoOpenWaits(pid: number, gone: () => boolean = () =
 const O_PATH = 0o10000000;
 
 /**
- * Whether process `pid` holds the file at `path` open for reading: one of its descriptors
- * (/proc/PID/fd/N) leads to `path`, opened O_RDONLY or O_RDWR and not O_PATH (/proc/PID/fdinfo/N
- * `flags`; an O_PATH hold opens nothing, src/text/fifo-open.ts). False once the process is gone.
+ * Whether process `pid` holds a file at one of `paths` open for reading: one of the descriptors it
+ * opened (/proc/PID/fd/N, N above standard error's 2) leads to it, opened O_RDONLY or O_RDWR and
+ * not O_PATH (/proc/PID/fdinfo/N `flags`; an O_PATH hold opens nothing, src/text/fifo-open.ts).
+ * False once the process is gone.
  */
-export function readingFifo(pid: number, path: string): boolean {
+export function holdsForReading(pid: number, paths: readonly string[]): boolean {
   try {
     return readdirSync(`/proc/${pid}/fd`).some((fd) => {
+      if (Number(fd) <= 2) return false;
       try {
-        if (readlinkSync(`/proc/${pid}/fd/${fd}`) !== path) return false;
+        if (!paths.includes(readlinkSync(`/proc/${pid}/fd/${fd}`))) return false;
         const flags = Number.parseInt(/^flags:\s*([0-7]+)/m.exec(readFileSync(`/proc/${pid}/fdinfo/${fd}`, 'utf8'))?.[1] ?? '', 8);
         return (flags & O_PATH) === 0 && (flags & 3) !== constants.O_WRONLY;
       } catch {
@@ -63,13 +65,13 @@ export function readingFifo(pid: number, path: string): boolean {
 }
 
 /**
- * Resolves once process `pid` holds the FIFO at `path` (an absolute path, as /proc shows it) open
- * for reading ({@link readingFifo}), looking every 5 ms.
+ * Resolves once process `pid` holds a file at one of `paths` (absolute, as /proc shows them: a
+ * FIFO, a terminal) open for reading ({@link holdsForReading}), looking every 5 ms.
  * @throws Error when `gone()` says first that the process will not get there (it exited).
  */
-export async function untilReadingFifo(pid: number, path: string, gone: () => boolean = () => false): Promise<void> {
-  while (!readingFifo(pid, path)) {
-    if (gone()) throw new Error(`process ${pid} ended before it opened ${path} for reading`);
+export async function untilHoldsForReading(pid: number, paths: readonly string[], gone: () => boolean = () => false): Promise<void> {
+  while (!holdsForReading(pid, paths)) {
+    if (gone()) throw new Error(`process ${pid} ended before it opened ${paths.join(' or ')} for reading`);
     await delay(5);
   }
 }
