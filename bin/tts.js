@@ -76,69 +76,147 @@ function helpWrittenAhead(args) {
 }
 
 /**
- * Whether code Node reads from `folder` (an absolute path without symbolic links) can only have
- * been written by this user: the `own` lowest folders of the path (`compile` and `tts`, the
- * folders tts makes) are this user's and no one else can write them, and each folder above them
- * is this user's or root's and no one else can write it, unless it is root's and sticky (/tmp: no
- * one can rename or remove another's entries there). Otherwise another local user could swap in
- * compiled code of their own that Node would run as this user.
+ * Why files in `folder` (an absolute path without symbolic links) could have been written by
+ * another user than this one, or undefined when they cannot: the `own` lowest folders of the path
+ * (those tts makes: `tts` and `compile` or `pieces`) must be this user's and writable by no one
+ * else, and each folder above them this user's or root's and writable by no one else, unless it
+ * is root's and sticky (/tmp: no one can rename or remove another's entries there). Otherwise
+ * another local user could swap in files of their own: compiled code Node would run as this user
+ * (the compile cache), audio a run would play (the piece cache: its checksum is no signature).
+ * The rule of both caches, shared with the CLI's (src/cache/private-folder.ts).
  * @param own how many folders, from `folder` up, must be this user's (0 to 2).
+ * @param ownGroup whether a folder writable by its group is writable by this user alone when that
+ *   group is this user's own (user private groups with umask 002): the piece cache's rule, which
+ *   must not turn the cache off with a warning on every run; the compile cache has no such
+ *   exception (it warns about nothing, and its own folders are made 0700).
+ * @returns the reason (`/home/me/.cache/tts is owned by user 1001`, `… is writable by others`,
+ *   `… is not a folder`); always undefined where there are no user ids (Windows).
  * @throws Error when a folder cannot be read (lstat).
  */
-function writableOnlyByUs(folder, own) {
+function othersCanWrite(folder, own, ownGroup = false) {
   const { lstatSync } = require('node:fs');
+  if (typeof process.getuid !== 'function') return undefined;
   const uid = process.getuid();
   for (let at = folder, left = own; ; at = path.dirname(at), left--) {
     const stats = lstatSync(at);
-    if (!stats.isDirectory()) return false;
-    if (stats.uid !== uid && (left > 0 || stats.uid !== 0)) return false;
-    if ((stats.mode & 0o022) !== 0 && (left > 0 || stats.uid !== 0 || (stats.mode & 0o1000) === 0)) return false;
-    if (path.dirname(at) === at) return true;
+    if (!stats.isDirectory()) return `${at} is not a folder`;
+    if (stats.uid !== uid && (left > 0 || stats.uid !== 0)) return `${at} is owned by user ${stats.uid}`;
+    const groupWrites = (stats.mode & 0o020) !== 0 && !(ownGroup && stats.gid === process.getgid());
+    if (((stats.mode & 0o002) !== 0 || groupWrites) && (left > 0 || stats.uid !== 0 || (stats.mode & 0o1000) === 0)) return `${at} is writable by others`;
+    if (path.dirname(at) === at) return undefined;
   }
 }
 
 /**
- * The compile cache's folder `<base>/tts/compile` ({@link enableCompileCache}), without symbolic
- * links, made where it is missing — but only where it will be used: the nearest folder of that
- * path that is there already is judged first ({@link writableOnlyByUs}: `tts` and `compile`, when
- * there, must be this user's), so that nothing is made in a folder others can write (not root's
- * and sticky), nor in another user's `tts`. Each missing folder is then made on its own (mode
- * 0700, never through a name that is there already: in a sticky folder such as /tmp, a `tts`
- * someone else made first is theirs, and refused), and `compile` is given mode 0700 when it is
- * this user's with another. `made` receives the folders made, so that they can be removed should
- * Node decline the folder after all.
- * @param base absolute: `$XDG_CACHE_HOME`, else `~/.cache`.
- * @returns the folder, or undefined when there is none this user alone can write (nothing made).
- * @throws Error of the file system (a folder that cannot be read or made); `made` lists what was
- *   made until then.
+ * The nearest folder of the path `target` that is there (links followed, as the user set them),
+ * without symbolic links, and the names below it that are not.
+ * @throws Error `ENOTDIR` when what is there is not a folder (no folder can be made there);
+ *   `ENOENT` for a link on the way that leads nowhere (nor there); the file system's error.
  */
-function privateCompileFolder(base, made) {
-  const { chmodSync, lstatSync, mkdirSync, realpathSync, statSync } = require('node:fs');
-  const target = path.join(base, 'tts', 'compile');
-  // The names missing below the nearest folder that is there (links followed, as the user set them).
+function nearestFolder(target) {
+  const { lstatSync, realpathSync, statSync } = require('node:fs');
   const missing = [];
-  let there = target;
-  for (;;) {
+  for (let there = target; ; there = path.dirname(there)) {
     const stats = statSync(there, { throwIfNoEntry: false });
     if (stats !== undefined) {
-      if (!stats.isDirectory()) return undefined;
-      break;
+      if (!stats.isDirectory()) throw Object.assign(new Error(`not a folder: ${there}`), { code: 'ENOTDIR' });
+      return { there: realpathSync(there), missing };
     }
-    if (path.dirname(there) === there) return undefined;
+    if (path.dirname(there) === there || lstatSync(there, { throwIfNoEntry: false }) !== undefined) {
+      throw Object.assign(new Error(`no folder can be made at ${there}`), { code: 'ENOENT' });
+    }
     missing.unshift(path.basename(there));
-    there = path.dirname(there);
   }
-  // How many of `tts` and `compile` are there already: those must be this user's.
-  let folder = realpathSync(there);
-  if (!writableOnlyByUs(folder, Math.max(0, 2 - missing.length))) return undefined;
-  for (const name of missing) {
-    folder = path.join(folder, name);
-    mkdirSync(folder, { mode: 0o700 });
-    made.push(folder);
+}
+
+/**
+ * Why tts's folder `names` below `base` (`tts/compile`, `tts/pieces`) would not be used, judged
+ * before anything is made, as {@link privateFolder} judges it: when the folders are there, what
+ * {@link othersCanWrite} says of them; when some are not, what the nearest folder that is there
+ * says, at its place in the path (a run would make the rest, this user's, 0700).
+ * @param base absolute: `$XDG_CACHE_HOME`, else `~/.cache`.
+ * @param names the folders below `base` tts makes, each of them this user's.
+ * @param ownGroup as for {@link othersCanWrite}.
+ * @returns the reason, or undefined when the folder is (or, once made, would be) used.
+ * @throws as {@link nearestFolder}; the file system's error.
+ */
+function privateFolderRefusal(base, names, ownGroup = false) {
+  const { there, missing } = nearestFolder(path.join(base, ...names));
+  return othersCanWrite(there, Math.max(0, names.length - missing.length), ownGroup);
+}
+
+/**
+ * tts's folder `names` below `base` (the compile cache's `tts/compile`, {@link
+ * enableCompileCache}; the piece cache's `tts/pieces`, src/cache/store.ts), without symbolic
+ * links, made where it is missing — but only where it will be used: the nearest folder of that
+ * path that is there already is judged first ({@link privateFolderRefusal}: those of `names`
+ * that are there must be this user's), so that nothing is made in a folder others can write (not
+ * root's and sticky), nor in another user's `tts`. Each missing folder is then made on its own
+ * (mode 0700, set again should the umask have taken bits; never through a name that is there
+ * already: one made meanwhile — in a sticky folder such as /tmp, a `tts` someone else made first
+ * — is judged before anything is made in it, and someone else's is refused), and the last is
+ * given mode 0700 when it is this user's with another. When the folder is refused after all
+ * (something changed meanwhile), or making it fails, the folders made are removed again.
+ * @param base absolute: `$XDG_CACHE_HOME`, else `~/.cache`.
+ * @param names the folders below `base` tts makes (`['tts', 'compile']`).
+ * @param ownGroup as for {@link othersCanWrite}.
+ * @param made receives the folders made (absolute, outermost first) when the folder is used, so
+ *   that they can be removed should it be declined after all (Node's compile cache).
+ * @returns `{ folder }` to use, or `{ refused }`: why not (nothing made then).
+ * @throws as {@link nearestFolder}; the file system's error (a folder that cannot be made or
+ *   read; what was made is removed).
+ */
+function privateFolder(base, names, ownGroup = false, made = []) {
+  const { chmodSync, lstatSync, mkdirSync } = require('node:fs');
+  const { there, missing } = nearestFolder(path.join(base, ...names));
+  let refused = othersCanWrite(there, Math.max(0, names.length - missing.length), ownGroup);
+  if (refused !== undefined) return { refused };
+  const mine = [];
+  try {
+    let folder = there;
+    for (const [index, name] of missing.entries()) {
+      folder = path.join(folder, name);
+      try {
+        mkdirSync(folder, { mode: 0o700 });
+      } catch (error) {
+        if (error?.code !== 'EEXIST') throw error;
+        // Made meanwhile (by another run, ours or not): judged as if it had been there.
+        refused = othersCanWrite(folder, Math.max(0, names.length - (missing.length - 1 - index)), ownGroup);
+        if (refused !== undefined) break;
+        continue;
+      }
+      mine.push(folder);
+      // A umask that takes the owner's bits would leave a folder nothing can be made in.
+      if ((lstatSync(folder).mode & 0o777) !== 0o700) chmodSync(folder, 0o700);
+    }
+    if (refused === undefined) {
+      // An older folder of ours left 0755 (by an earlier tts, or by hand): 0700. Never another's.
+      const last = lstatSync(folder);
+      if (last.isDirectory() && last.uid === process.getuid?.() && (last.mode & 0o777) !== 0o700) chmodSync(folder, 0o700);
+      refused = othersCanWrite(folder, names.length, ownGroup);
+    }
+    if (refused === undefined) {
+      made.push(...mine);
+      return { folder };
+    }
+  } catch (error) {
+    removeFolders(mine);
+    throw error;
   }
-  // A umask that takes the owner's bits, or an older compile/ of ours left 0755: 0700.
-  if ((lstatSync(folder).mode & 0o777) !== 0o700) chmodSync(folder, 0o700);
-  return writableOnlyByUs(folder, 2) ? folder : undefined;
+  removeFolders(mine);
+  return { refused };
+}
+
+/** Removes the (empty) `folders`, innermost first; one that is not empty, or gone, is left. Never throws. */
+function removeFolders(folders) {
+  const { rmdirSync } = require('node:fs');
+  for (const folder of [...folders].reverse()) {
+    try {
+      rmdirSync(folder);
+    } catch {
+      // Not empty (someone else's now), or gone: left as it is.
+    }
+  }
 }
 
 /**
@@ -147,8 +225,8 @@ function privateCompileFolder(base, made) {
  * eighth round: an English one-shot's first byte 252 → 227 ms on Node 24). It goes where
  * NODE_COMPILE_CACHE says when that is set, else in tts's own cache folder, `compile/` beside the
  * piece cache (`$XDG_CACHE_HOME/tts`, absolute, else `~/.cache/tts`; docs/cli.md §8), mode 0700,
- * and only when no one but this user can write there ({@link privateCompileFolder}, which makes
- * no folder it would not use): not Node's default, the shared temporary folder, where another
+ * and only when no one but this user can write there ({@link privateFolder}, which makes no
+ * folder it would not use): not Node's default, the shared temporary folder, where another
  * local user could plant compiled code (Node itself checks only that it may make the folder: it
  * adds a folder of its own, named by its version and the user id, inside).
  * NODE_DISABLE_COMPILE_CACHE (any value) turns it off. Worker threads get it through
@@ -164,25 +242,20 @@ function enableCompileCache() {
       enable();
       return;
     }
+    // Where there are no user ids (Windows), no folder can be judged: none is used.
+    if (typeof process.getuid !== 'function') return;
     const xdg = process.env.XDG_CACHE_HOME;
     const base = xdg && path.isAbsolute(xdg) ? xdg : path.join(homeFolder(), '.cache');
     if (!path.isAbsolute(base)) return;
-    const dir = privateCompileFolder(base, made);
-    if (dir !== undefined && enable(dir).directory !== undefined) {
-      process.env.NODE_COMPILE_CACHE = dir;
+    const { folder } = privateFolder(base, ['tts', 'compile'], false, made);
+    if (folder !== undefined && enable(folder).directory !== undefined) {
+      process.env.NODE_COMPILE_CACHE = folder;
       return;
     }
   } catch {
     // No cache: the run compiles its code as before.
   }
-  const { rmdirSync } = require('node:fs');
-  for (const folder of made.reverse()) {
-    try {
-      rmdirSync(folder);
-    } catch {
-      // Not empty (someone else's now), or gone: left as it is.
-    }
-  }
+  removeFolders(made);
 }
 
 /**
@@ -324,7 +397,12 @@ function startEngineWorker(args) {
   }
 }
 
-// Required rather than run (test/cli/stdout-full.test.ts), it only sets the handler above.
+// The folder rules, for the piece cache (src/cache/private-folder.ts): the bundle requires this
+// file, already loaded as the process's main module, so that a run loads nothing more for them.
+module.exports = { privateFolder, privateFolderRefusal };
+
+// Required rather than run (test/cli/stdout-full.test.ts, src/cache/private-folder.ts), it only
+// sets the handler above.
 const args = require.main === module ? process.argv.slice(2) : undefined;
 const helpText = args === undefined ? undefined : helpWrittenAhead(args);
 if (args === undefined) {

@@ -4,9 +4,10 @@
  * device until it is ready (a serial line's carrier: audio/special-files.ts
  * `openDeviceForWriting`) — cannot be interrupted from JavaScript, and Node's exit
  * (`process.exit`, the end of the event loop) joins the pool's threads, so it would wait for it.
- * A stop signal gives such an open up; cli/main.ts `endProcess` then ends the process by the
- * signal itself while {@link opensLeftBlocked} is not 0.
+ * A stop signal gives such an open up ({@link openedUnlessAborted}); cli/main.ts `endProcess`
+ * then ends the process by the signal itself while {@link opensLeftBlocked} is not 0.
  */
+import { closeSync } from 'node:fs';
 
 /** Opens given up ({@link leaveOpenBlocked}) that have not returned yet. */
 let blocked = 0;
@@ -30,4 +31,53 @@ export function leaveOpenBlocked(returned: Promise<unknown>): void {
  */
 export function opensLeftBlocked(): number {
   return blocked;
+}
+
+/**
+ * The descriptor `opening` (an open(2) in libuv's pool: `fs.open`'s callback) gives, or
+ * `signal.reason` as soon as `signal` aborts first. On abort, `wake` (when given) is asked to make
+ * the open return (a FIFO's: text/fifo-open.ts `wakeFifoOpen`); once it returned, what it opened is
+ * closed. An open that cannot be woken — no `wake` (a device's: a serial line's without carrier),
+ * or `wake` said false — is given up ({@link leaveOpenBlocked}): the wait ends at once, and what
+ * the open gives, should it ever return, is closed then.
+ * @param wake resolves true once `opened` (the open) settled, false at once when it cannot make it
+ *   return; never rejects.
+ * @returns the open descriptor (the caller closes it).
+ * @throws `opening`'s error (an errno error of open(2)); `signal.reason` once aborted.
+ */
+export function openedUnlessAborted(opening: Promise<number>, signal: AbortSignal, wake?: (opened: Promise<unknown>) => Promise<boolean>): Promise<number> {
+  return new Promise<number>((resolve, reject) => {
+    const closeWhenOpened = (): Promise<void> =>
+      opening.then(
+        (fd) => closeSync(fd),
+        () => {},
+      );
+    const onAbort = (): void => {
+      if (wake === undefined) {
+        leaveOpenBlocked(closeWhenOpened());
+        return reject(signal.reason);
+      }
+      void wake(opening).then((woke) => {
+        if (woke) void closeWhenOpened().then(() => reject(signal.reason));
+        else {
+          leaveOpenBlocked(closeWhenOpened());
+          reject(signal.reason);
+        }
+      });
+    };
+    if (signal.aborted) return onAbort();
+    signal.addEventListener('abort', onAbort, { once: true });
+    opening.then(
+      (fd) => {
+        if (signal.aborted) return; // onAbort settles it (and closes fd).
+        signal.removeEventListener('abort', onAbort);
+        resolve(fd);
+      },
+      (error: unknown) => {
+        if (signal.aborted) return;
+        signal.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+    );
+  });
 }

@@ -12,7 +12,7 @@
 import { closeSync, constants, fstatSync, lstatSync, open as openCallback, openSync, readdirSync, readFileSync, readlinkSync, realpathSync, type Stats } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { basename, dirname, resolve } from 'node:path';
-import { leaveOpenBlocked } from '../blocked-opens.js';
+import { openedUnlessAborted } from '../blocked-opens.js';
 import { TtsError } from '../errors.js';
 import { crossesProtectedLink, MAX_LINK_HOPS } from './output-target.js';
 
@@ -179,33 +179,6 @@ export async function openDeviceForWriting(path: string, signal?: AbortSignal): 
     throw new TtsError('io_error', `cannot write to ${path}: it is no longer a device (it changed while the run started)`);
   }
   return fd;
-}
-
-/**
- * The descriptor `opening` gives, or `signal.reason` as soon as `signal` aborts first: the open,
- * still pending in libuv's pool, is then given up (blocked-opens.ts `leaveOpenBlocked`), and its
- * descriptor closed should it ever return.
- * @throws `opening`'s error; `signal.reason` once aborted.
- */
-function openedUnlessAborted(opening: Promise<number>, signal: AbortSignal): Promise<number> {
-  return new Promise<number>((resolve, reject) => {
-    const onAbort = (): void => {
-      leaveOpenBlocked(opening.then((fd) => closeSync(fd)));
-      reject(signal.reason);
-    };
-    if (signal.aborted) return onAbort();
-    signal.addEventListener('abort', onAbort, { once: true });
-    opening.then(
-      (fd) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(fd);
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(error);
-      },
-    );
-  });
 }
 
 /**

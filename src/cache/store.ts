@@ -12,9 +12,10 @@
  * cache grows past its size cap (`--cache-size`, default 1 GiB).
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { chmod, lstat, mkdir, readdir, realpath, rename, rmdir, stat, unlink, type FileHandle } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { readdir, rename, rmdir, unlink, type FileHandle } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
 import { BLOCK_BYTES, entryHeader, HEADER_BYTES, MAX_META_BYTES, wholeEntry } from './entry.js';
+import { privateFolder, privateFolderRefusal } from './private-folder.js';
 import { createTemp, ENTRY_NAME, isFolder, listEntries, NotAnEntryError, openEntry, TEMP_NAME } from './safe-fs.js';
 
 /** Default size cap of the cache, in bytes (1 GiB). */
@@ -26,34 +27,6 @@ const SETTLE_MS = 5000;
 const WRITE_BACKLOG_BYTES = 4 * 1024 * 1024;
 /** Once past the cap, entries are removed down to this share of it, so a full cache is not swept on every piece. */
 const EVICT_TO = 0.9;
-
-/**
- * Why entries in `dir` could have been written by someone else than this user, or undefined when
- * they cannot: `dir` and its parent (the folders tts makes, `tts/pieces`) must be this user's and
- * writable by no one else; each folder above them this user's or root's and writable by no one
- * else, unless it is root's and sticky (/tmp: no one can rename another's entries there). The
- * compile cache's rule (bin/tts.js writableOnlyByUs, which runs before any bundle is loaded), but
- * for a folder writable by its group when that group is this user's own (user private groups
- * with umask 002), which must not turn the cache off with a warning on every run. Symbolic links in the path are resolved first. Always undefined where there are no
- * user ids (Windows).
- * @param depth how far `dir` is below the entries' folder: 0 for `pieces`, 1 for `tts`, 2 for the
- *   folder holding `tts` (when those below it are not made yet: {@link PieceCache.refusal}).
- * @throws the file system's error when a folder cannot be read.
- */
-async function notPrivate(dir: string, depth = 0): Promise<string | undefined> {
-  const uid = process.getuid?.();
-  if (uid === undefined) return undefined;
-  const real = await realpath(dir);
-  for (let at = real; ; at = dirname(at), depth++) {
-    const info = await lstat(at);
-    const ours = depth < 2;
-    if (info.uid !== uid && (ours || info.uid !== 0)) return `${at} is owned by user ${info.uid}`;
-    // Group write counts unless the group is this user's own (user private groups, umask 002).
-    const othersWrite = (info.mode & 0o002) !== 0 || ((info.mode & 0o020) !== 0 && info.gid !== process.getgid?.());
-    if (othersWrite && (ours || info.uid !== 0 || (info.mode & 0o1000) === 0)) return `${at} is writable by others`;
-    if (dirname(at) === at) return undefined;
-  }
-}
 
 /** What `tts cache stats` shows. */
 export interface CacheStats {
@@ -300,32 +273,19 @@ export class PieceCache {
   /**
    * Why runs will not use this cache: its folder, or one above it, is owned by another user or
    * writable by others (the check every run makes before its first read or write, which then
-   * warns and goes on without the cache). Nothing is created: when the folder or folders above it
-   * are not there yet, a run would make them (this user's, mode 0700), so the answer is the one
-   * the nearest folder that is there gives, at its place in the path (`$XDG_CACHE_HOME` in a
-   * folder others can write, not a sticky one of root's, turns the cache off as surely as
-   * `$XDG_CACHE_HOME/tts` writable by others does).
+   * warns and goes on without the cache: private-folder.ts, the compile cache's rules). Nothing is
+   * created: when the folder or folders above it are not there yet, a run would make them (this
+   * user's, mode 0700) only where the nearest folder that is there passes, at its place in the path
+   * (`$XDG_CACHE_HOME` in a folder others can write, not a sticky one of root's, turns the cache off
+   * as surely as `$XDG_CACHE_HOME/tts` writable by others does).
    * @returns the reason (`/home/me/.cache/tts is writable by others`), or undefined when the folder
    *   passes that check, or would once a run made it.
    * @throws the file system's error when a folder cannot be read; ENOTDIR when a name on the way
-   *   is not a folder (a run could not make the cache's folder there).
+   *   is not a folder (a run could not make the cache's folder there); ENOENT for a link on the
+   *   way that leads nowhere.
    */
   async refusal(): Promise<string | undefined> {
-    if (await isFolder(this.dir)) return notPrivate(this.dir);
-    // The nearest folder above that is there, and how far it is from the entries' folder.
-    for (let at = dirname(this.dir), depth = 1; ; at = dirname(at), depth++) {
-      let info;
-      try {
-        info = await stat(at);
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'ENOENT' || dirname(at) === at) throw error;
-        // A link that leads nowhere: the run's mkdir cannot make a folder there either.
-        if (await lstat(at).then(() => true, () => false)) throw error;
-        continue;
-      }
-      if (!info.isDirectory()) throw Object.assign(new Error(`not a folder: ${at}`), { code: 'ENOTDIR' });
-      return notPrivate(at, depth);
-    }
+    return privateFolderRefusal(...this.#place());
   }
 
   /**
@@ -360,16 +320,26 @@ export class PieceCache {
     return join(this.dir, key);
   }
 
-  /** Creates the folders (0700) once; false when that failed (then the cache is off). */
+  /**
+   * Where {@link dir} is, for private-folder.ts: the folder holding the cache's folder
+   * (`$XDG_CACHE_HOME`), and the folders tts makes below it (`tts`, `pieces`), each this user's.
+   */
+  #place(): [base: string, names: readonly string[], ownGroup: boolean] {
+    const root = dirname(this.dir);
+    // A folder writable by this user's own group (user private groups, umask 002) passes: it
+    // must not turn the cache off with a warning on every run.
+    return [dirname(root), [basename(root), basename(this.dir)], true];
+  }
+
+  /**
+   * Judges the folders and makes those missing, once (private-folder.ts: nothing made where it
+   * would not be used; folders 0700), then reads which entries exist; false when the cache
+   * cannot be used (then it is off, with one warning).
+   */
   #prepare(): Promise<boolean> {
     this.#ready ??= (async () => {
       try {
-        const parent = join(this.dir, '..');
-        for (const d of [parent, this.dir]) {
-          const created = await mkdir(d, { recursive: true, mode: 0o700 });
-          if (created !== undefined) await chmod(d, 0o700);
-        }
-        const unsafe = await notPrivate(this.dir);
+        const unsafe = privateFolder(...this.#place()).refused;
         if (unsafe !== undefined) {
           if (!this.#warned) this.#warn(`the piece cache in ${this.dir} is not used: ${unsafe}; going on without it`);
           this.#warned = true;

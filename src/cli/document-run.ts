@@ -198,13 +198,19 @@ export async function printSpokenText(...args: Parameters<typeof documentSource>
  * into a pipe: 600 MB), and each write's request object lived until the pipe took it. Once the
  * stream failed or closed (the reader went away) it no longer waits, and the printing stops
  * ({@link gone}). A stop signal ends the wait: the run ends (exit 130, 143,
- * 129; docs/cli.md §3) and what the stream did not take is dropped.
+ * 129; docs/cli.md §3) and what the stream did not take is dropped. A stream that takes every
+ * write at once — a regular file (`> out.txt`: Node writes it synchronously), a pipe read as fast
+ * as it is written — never makes the printing wait, so after each block written it still lets the
+ * event loop run once ({@link ready}): a stop signal is seen there, not only once the whole
+ * text was printed (SIGTERM during 40 MiB printed into a file: the run went on to its end, exit 0).
  */
 class PrintedText {
   #text = '';
   #gone = false;
   /** The wait for the stream's buffer to empty, after a write it did not take whole. */
   #waiting: Promise<void> | undefined;
+  /** Whether a block was written since the event loop last ran ({@link ready}). */
+  #wrote = false;
 
   /**
    * @param signal the run's: once it is aborted, {@link ready} and {@link flush} throw its reason
@@ -231,14 +237,17 @@ class PrintedText {
 
   /**
    * @returns the wait for the stream to take what was written (its buffer full: a pipe read
-   *   slowly), or undefined when there is none (no promise for each of a million lines).
+   *   slowly); else, once a block was written, one turn of the event loop (setImmediate), so that
+   *   a stop signal is handled; else undefined (no promise for each of a million lines).
    * @throws the run's signal's reason, at once or when the wait ends, once it is aborted.
    */
   ready(): Promise<void> | undefined {
     this.signal.throwIfAborted();
     const waiting = this.#waiting;
     this.#waiting = undefined;
-    return waiting?.then(() => this.signal.throwIfAborted());
+    if (waiting === undefined && !this.#wrote) return undefined;
+    this.#wrote = false;
+    return (waiting ?? new Promise<void>((resolve) => setImmediate(resolve))).then(() => this.signal.throwIfAborted());
   }
 
   /** Writes what was added, and waits for the stream to take it. */
@@ -250,7 +259,9 @@ class PrintedText {
   #write(): void {
     const text = this.#text;
     this.#text = '';
-    if (text === '' || this.stdout.write(stdoutText(text, this.stdout)) || this.#gone || this.#waiting !== undefined) return;
+    if (text === '') return;
+    this.#wrote = true;
+    if (this.stdout.write(stdoutText(text, this.stdout)) || this.#gone || this.#waiting !== undefined) return;
     this.#waiting = new Promise<void>((resolve) => {
       const done = (): void => {
         this.stdout.removeListener('drain', done);

@@ -82,7 +82,8 @@ export async function serve(flags: ServeFlags, io: CommandIo): Promise<number> {
       generated = true;
     }
     const [{ createEngine }, { createService, closeService, listen }] = await Promise.all([import('../engine/index.js'), import('../server/builtin-server.js')]);
-    const engine = createEngine({ workers: flags.workers ?? defaultWorkers() });
+    // What the engine cannot mend is said once, here (Flite's binary rewritten in place by another build).
+    const engine = createEngine({ workers: flags.workers ?? defaultWorkers(), onNotice: (line) => reporter.warn(`warning: ${line}`) });
     const service = createService({
       apiKeys: keys,
       engine,

@@ -202,8 +202,34 @@ export async function runSynthesisCommand(command: SynthesisCommandSpec, words: 
       const rewrite = await runLexicon(flags, io.env);
       // An input read whole is rewritten in parts that share one growth bound; plain text, piece by piece.
       const wholeRewrite = rewrite === undefined ? undefined : { ...rewrite, apply: sharedGrowthBound(rewrite.apply) };
-      document = await documentSource(words, flags, io, signal, (l) => reporter.verbose(l), wholeRewrite);
-      const source = document ?? (await textSource({ ...text, maxInputBytes: flags.maxInput, maxChars: flags.maxChars, stdin: io.stdin, signal }));
+      // Subtitles, word timings or chapters written in place to the terminal stderr draws on
+      // (`--word-timings /dev/stdout` with stdout that terminal, /dev/stderr, /dev/tty): a line
+      // redrawn there would tear theirs, as it would --verbose's (docs/cli.md §2 "Progress", §12.2).
+      const textOnTerminal = await sharesTerminal([flags.subtitles, flags.wordTimings, flags.chapters], io.stderr);
+      // Only the real process has a terminal of its own to be in the background of.
+      const background = (): boolean => io.stderr === process.stderr && inBackground();
+      const mode =
+        command.name === 'say'
+          ? interactiveMode({
+              stderr: io.stderr as { isTTY?: boolean; columns?: number },
+              env: io.env,
+              quiet: flags.quiet === true,
+              verbose: flags.verbose === true || textOnTerminal,
+              playOnly: plan.play && plan.file === undefined && plan.stdout === undefined,
+              textFromTerminal: words.length === 0 && (flags.file === undefined || flags.file === '-') && io.stdin.isTTY === true,
+              background,
+            })
+          : undefined;
+      // The player exists before the text is read: a FIFO's writer is waited for with its keys (below).
+      if (mode !== undefined) {
+        const [{ openKeys }, { startInteractive }] = await Promise.all([import('../player/terminal.js'), import('../player/interactive.js')]);
+        interactive = startInteractive(mode, io.stderr, io.env, openKeys, background);
+      }
+      // `q` in the player ends the run as Ctrl-C does, but with exit 0 (docs/cli.md §12.2).
+      const runSignal = interactive === undefined ? signal : AbortSignal.any([signal, interactive.stopped]);
+      document = await documentSource(words, flags, io, runSignal, (l) => reporter.verbose(l), wholeRewrite);
+      // `-f FIFO` waits for its writer: the player reads its keys from then on, so that `q` ends that wait too.
+      const source = document ?? (await textSource({ ...text, maxInputBytes: flags.maxInput, maxChars: flags.maxChars, stdin: io.stdin, signal: runSignal, waiting: () => interactive?.listen() }));
       if (document !== undefined) progress.setTotal(document.chapters.reduce((n, c) => n + Buffer.byteLength(c.text), 0));
       // SSML (docs/cli.md §11.1) is read whole into speech spans before anything is requested.
       // A dialogue script (§11.2) likewise, one span per turn.
@@ -237,30 +263,6 @@ export async function runSynthesisCommand(command: SynthesisCommandSpec, words: 
       }
       const outputs = plan;
       let playing = false;
-      // Subtitles, word timings or chapters written in place to the terminal stderr draws on
-      // (`--word-timings /dev/stdout` with stdout that terminal, /dev/stderr, /dev/tty): a line
-      // redrawn there would tear theirs, as it would --verbose's (docs/cli.md §2 "Progress", §12.2).
-      const textOnTerminal = await sharesTerminal([flags.subtitles, flags.wordTimings, flags.chapters], io.stderr);
-      // Only the real process has a terminal of its own to be in the background of.
-      const background = (): boolean => io.stderr === process.stderr && inBackground();
-      const mode =
-        command.name === 'say'
-          ? interactiveMode({
-              stderr: io.stderr as { isTTY?: boolean; columns?: number },
-              env: io.env,
-              quiet: flags.quiet === true,
-              verbose: flags.verbose === true || textOnTerminal,
-              playOnly: plan.play && plan.file === undefined && plan.stdout === undefined,
-              textFromTerminal: words.length === 0 && (flags.file === undefined || flags.file === '-') && io.stdin.isTTY === true,
-              background,
-            })
-          : undefined;
-      if (mode !== undefined) {
-        const [{ openKeys }, { startInteractive }] = await Promise.all([import('../player/terminal.js'), import('../player/interactive.js')]);
-        interactive = startInteractive(mode, io.stderr, io.env, openKeys, background);
-      }
-      // `q` in the player ends the run as Ctrl-C does, but with exit 0 (docs/cli.md §12.2).
-      const runSignal = interactive === undefined ? signal : AbortSignal.any([signal, interactive.stopped]);
       // --chapters into a FIFO, socket or device is opened now, before the first request (a FIFO
       // waits for its reader here, not after the synthesis), and written once the audio is whole.
       // The player reads its keys during that wait, so that `q` ends it too.

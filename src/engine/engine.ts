@@ -25,7 +25,7 @@ import { ENGINE_WORKER_URL } from './worker-url.js';
 import { adoptEarlyWorker } from './early-worker.js';
 import type { SharedDictionary } from './kuromoji-dictionary.js';
 import type { FliteModule } from './flite.js';
-import type { DictionaryMessage, EngineWorkerData, FliteMessage, InitMessage, JobRequest, WorkerReply } from './messages.js';
+import type { DictionaryMessage, EngineWorkerData, FliteMessage, InitMessage, JobRequest, NoticeReply, WorkerReply } from './messages.js';
 import { containsJapaneseScript } from './han.js';
 import { Scheduler } from './scheduler.js';
 import { EngineError, STREAM_BUFFER_BYTES, type EngineOptions, type EngineStats, type JobReport, type SpeechEngine, type SynthesisJob, type SynthesisOptions } from './types.js';
@@ -93,6 +93,10 @@ export class EspeakEngine implements SpeechEngine {
   private closing: Promise<void> | undefined;
   private readonly counters = { completed: 0, aborted: 0, failed: 0, crashes: 0 };
   private lastReport: JobReport | undefined;
+  /** {@link EngineOptions.onNotice}. */
+  private readonly onNotice: ((line: string) => void) | undefined;
+  /** The kinds of notice said already (each once: every worker sends its own). */
+  private readonly noticed = new Set<NoticeReply['kind']>();
 
   /** @throws RangeError when `workers` is not a positive integer or the buffer is under 1 KiB. */
   constructor(options: EngineOptions = {}) {
@@ -104,6 +108,7 @@ export class EspeakEngine implements SpeechEngine {
     this.scheduler = new Scheduler(options.scheduling ?? 'fair');
     this.workerUrl = options.workerUrl ?? ENGINE_WORKER_URL;
     this.shareDictionary = workers > 1 || options.shareDictionary === true;
+    this.onNotice = options.onNotice;
   }
 
   /**
@@ -314,6 +319,11 @@ export class EspeakEngine implements SpeechEngine {
     }
     if (reply.type === 'flite-request') {
       this.sendShared(slot, 'flite');
+      return;
+    }
+    if (reply.type === 'notice') {
+      if (!this.noticed.has(reply.kind)) this.onNotice?.(reply.message);
+      this.noticed.add(reply.kind);
       return;
     }
     const run = slot.run;

@@ -190,17 +190,30 @@ function without(range: MemoryRange, skip: readonly MemoryRange[]): MemoryRange[
 }
 
 /**
+ * The Flite binary a module was compiled from, held open ({@link FliteData.fd}), was rewritten in
+ * place by another build since (another tts written over it, `cp` of another file onto it): the
+ * data it holds now is not the compiled code's, so what an instance has not read yet (a voice not
+ * spoken yet: {@link FliteData.voices}) cannot be read. A file renamed over it (a reinstall, a
+ * rebuild: scripts/strip-flite.js) is not this: the file held open is still the one compiled.
+ */
+export class FliteBinaryChangedError extends Error {
+  /** @param file the binary's path (as it was compiled from). */
+  constructor(readonly file: string) {
+    super(`${file} is no longer the Flite binary tts compiled; restart tts to use the new one`);
+    this.name = 'FliteBinaryChangedError';
+  }
+}
+
+/**
  * Copies the linear-memory byte ranges `ranges` (each inside one of `data`'s segments) from
  * `data`'s open file into `memory`, where instantiation would have put them; a file rewritten in
  * place since the module was compiled (another identity) is read only when it is still the same
  * build ({@link FliteData.compiled}).
- * @throws Error when the file is another build now, or ends early.
+ * @throws FliteBinaryChangedError when the file is another build now; Error when it ends early.
  */
 function readRanges(file: string, data: FliteData, memory: Uint8Array, ranges: readonly MemoryRange[]): void {
   const stats = fstatSync(data.fd, { bigint: true });
-  if (fileIdentity(stats) !== data.identity && !sameBuild(data.fd, Number(stats.size), data)) {
-    throw new Error(`${file} is no longer the Flite binary tts compiled; restart tts to use the new one`);
-  }
+  if (fileIdentity(stats) !== data.identity && !sameBuild(data.fd, Number(stats.size), data)) throw new FliteBinaryChangedError(file);
   for (const { start, end } of ranges) {
     const segment = data.segments.find((s) => start >= s.memoryOffset && end <= s.memoryOffset + (s.end - s.start));
     if (segment === undefined) throw new Error(`${file}: bytes ${start}–${end} of memory are not in one data segment`);

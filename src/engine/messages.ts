@@ -112,6 +112,21 @@ export interface ErrorReply {
   message: string;
 }
 
+/**
+ * Worker → pool (id 0: not about a job): something the service's operator should be told, sent
+ * once per worker thread and kind, and said once per pool (EngineOptions.onNotice). `flite-changed`:
+ * Flite's binary was rewritten in place by another build while the engine runs
+ * (flite.ts FliteBinaryChangedError): the voices an instance had not spoken yet fall back to
+ * eSpeak NG until the process is restarted.
+ */
+export interface NoticeReply {
+  type: 'notice';
+  id: 0;
+  kind: 'flite-changed';
+  /** The line to say, without a prefix (no control characters: a path, from the engine itself). */
+  message: string;
+}
+
 /** Any message a worker sends. */
-export type WorkerReply = ChunkReply | EndReply | ErrorReply | DictionaryRequest | FliteRequest;
+export type WorkerReply = ChunkReply | EndReply | ErrorReply | DictionaryRequest | FliteRequest | NoticeReply;
 

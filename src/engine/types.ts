@@ -55,6 +55,14 @@ export interface EngineOptions {
    * audio is the same bytes either way.
    */
   shareDictionary?: boolean;
+  /**
+   * Told, once per pool and kind, what a long-running service's operator must know because the
+   * engine cannot mend it (messages.ts NoticeReply): Flite's binary rewritten in place by another
+   * build while the engine runs, so that the English voices its workers had not spoken yet are
+   * spoken by eSpeak NG until a restart. `tts serve` prints it on stderr (docs/cli.md §5). One
+   * line, no prefix.
+   */
+  onNotice?: (line: string) => void;
 }
 
 /** Counters and the last stream's report, for diagnostics and tests. */

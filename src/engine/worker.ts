@@ -25,7 +25,7 @@ import { SSE_SAMPLE_RATE } from '../protocol/types.js';
 import { AudioOutput } from './output.js';
 import { backendsFor } from './voices.js';
 import { ESPEAK_SAMPLE_RATE, EspeakSynth, type EspeakInitialState } from './espeak.js';
-import { FLITE_SAMPLE_RATE, fliteSpeak, fliteSynthesizeTimed, flitePieces, fliteSource, loadFlite, prepareFlite, useCompiledFlite, type FliteModule, type FliteVoice } from './flite.js';
+import { FLITE_SAMPLE_RATE, FliteBinaryChangedError, fliteSpeak, fliteSynthesizeTimed, flitePieces, fliteSource, loadFlite, prepareFlite, useCompiledFlite, type FliteModule, type FliteVoice } from './flite.js';
 import { englishRanges } from './english-units.js';
 import { EnergyEnvelope, espeakWords, speakableTokens, type EspeakPhonemeEvent, type EspeakWordEvent, type PieceWord, type TextToken } from './word-timings.js';
 import type { WordTiming } from '../protocol/words.js';
@@ -64,6 +64,29 @@ async function fliteOrNothing(): Promise<Awaited<ReturnType<typeof loadFlite>> |
 
 function post(port: MessagePort, reply: WorkerReply, transfer: ArrayBuffer[] = []): void {
   port.postMessage(reply, transfer);
+}
+
+/** The pool's port, once this thread serves ({@link serve}); undefined outside a worker. */
+let poolPort: MessagePort | undefined;
+/** Whether this thread told the pool already that Flite's binary changed ({@link noticeFliteFailure}). */
+let fliteChangeTold = false;
+
+/**
+ * Tells the pool, once per thread, when `error` (what a Flite run threw, before the caller falls
+ * back to eSpeak NG) says that Flite's binary was rewritten in place by another build
+ * (flite.ts FliteBinaryChangedError): every voice this thread's instance had not spoken yet now
+ * falls back, until the process restarts, and `tts serve` says so on its stderr
+ * (messages.ts NoticeReply). Any other error: nothing. Never throws.
+ */
+function noticeFliteFailure(error: unknown): void {
+  if (!(error instanceof FliteBinaryChangedError) || fliteChangeTold || poolPort === undefined) return;
+  fliteChangeTold = true;
+  post(poolPort, {
+    type: 'notice',
+    id: 0,
+    kind: 'flite-changed',
+    message: `${error.file} was rewritten in place by another Flite build while tts serve runs: English voices its workers had not spoken yet now fall back to eSpeak NG; restart tts serve to use the new build`,
+  });
 }
 
 /** Posts encoded chunks, transferring (not copying) each one's memory when it owns it alone. */
@@ -267,7 +290,10 @@ async function speakFlite(ctx: JobContext, flite: FliteModule, voice: FliteVoice
       }
     });
   } catch (error) {
-    if (sent === 0 && !failure.failed) return false;
+    if (sent === 0 && !failure.failed) {
+      noticeFliteFailure(error);
+      return false;
+    }
     throw error;
   }
   if (failure.failed) throw failure.error;
@@ -286,7 +312,8 @@ async function speakFliteTimed(ctx: JobContext, flite: FliteModule, voice: Flite
   let spoken: ReturnType<typeof fliteSynthesizeTimed>;
   try {
     spoken = fliteSynthesizeTimed(flite, voice, piece);
-  } catch {
+  } catch (error) {
+    noticeFliteFailure(error);
     return false;
   }
   ctx.send(await ctx.out.setInputRate(FLITE_SAMPLE_RATE));
@@ -452,6 +479,7 @@ function fliteVoiceOf(voiceId: string | undefined): FliteVoice | undefined {
 
 /** Serves jobs from the pool on `port` (the worker's parentPort). */
 function serve(port: MessagePort, data: EngineWorkerData): void {
+  poolPort = port;
   const abortFlag = new Int32Array(data.abortFlag);
   // With several workers, the pool holds kuromoji's dictionary and Flite's compiled module once
   // for all (the dictionary for a single worker too, with EngineOptions.shareDictionary): ask it
@@ -486,7 +514,7 @@ function serve(port: MessagePort, data: EngineWorkerData): void {
       .then((module) => {
         if (data.expect !== undefined) prepareFlite(module, fliteVoiceOf(data.expect.voice));
       })
-      .catch(() => undefined);
+      .catch(noticeFliteFailure);
     rates.push(FLITE_SAMPLE_RATE);
   }
   if (data.preloadJapanese === true || expect.espeak) {

@@ -28,7 +28,7 @@ export interface InteractiveSession {
   wrap(sink: AudioSink, spec: AudioSpec): Player;
   /**
    * Reads the keys now, before the player exists: while the run waits before its first request
-   * (for the reader of a `--chapters` FIFO), so that `q` ends that wait as it ends a run (its
+   * (for the writer of a `-f` FIFO, the reader of a `--chapters` FIFO), so that `q` ends that wait as it ends a run (its
    * {@link stopped} aborts: exit 0), Ctrl-C as always, Ctrl-Z suspends. A no-op once the keys
    * are read (or were, and a suspension closed them), once closed, and without keys.
    */

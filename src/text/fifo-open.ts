@@ -17,12 +17,11 @@
  *
  * Where even that cannot reach the FIFO — one this user may read but not write, or, without the
  * hold (not Linux, no /proc), a path removed or replaced — the read gives up waiting and leaves
- * the open blocked ({@link leaveFifoOpenBlocked}); since no exit can happen then, the process
- * ends by its stop signal once the run has cleaned up (cli/main.ts endProcess).
+ * the open blocked (blocked-opens.ts `openedUnlessAborted`); since no exit can happen then, the
+ * process ends by its stop signal once the run has cleaned up (cli/main.ts endProcess).
  */
-import { closeSync, constants, fstatSync, openSync, statSync, type ReadStream, type Stats } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, statSync, type Stats } from 'node:fs';
 import { setTimeout as delay } from 'node:timers/promises';
-import { leaveOpenBlocked } from '../blocked-opens.js';
 
 /**
  * Linux's O_PATH flag of open(2) (include/uapi/asm-generic/fcntl.h: 010000000), absent from
@@ -78,7 +77,7 @@ export function holdFifo(path: string): FifoHold | undefined {
  *   no permission, or `target` gone or naming another file (checked before and after opening).
  *   The open then stays blocked until a writer comes. Never throws.
  */
-export async function wakeFifoOpen(target: string, fifo: Stats, opened: Promise<void>): Promise<boolean> {
+export async function wakeFifoOpen(target: string, fifo: Stats, opened: Promise<unknown>): Promise<boolean> {
   let settled = false;
   opened.then(
     () => (settled = true),
@@ -99,16 +98,6 @@ export async function wakeFifoOpen(target: string, fifo: Stats, opened: Promise<
     await delay(WAKE_RETRY_MS);
   }
   return true;
-}
-
-/**
- * Gives up a read stream whose open of a FIFO is blocked and cannot be woken
- * ({@link wakeFifoOpen} said false): the stream is destroyed, which closes its descriptor should
- * the open ever return, and counts in blocked-opens.ts `opensLeftBlocked` until then.
- */
-export function leaveFifoOpenBlocked(stream: ReadStream): void {
-  leaveOpenBlocked(new Promise<void>((resolve) => stream.once('close', () => resolve())));
-  stream.destroy();
 }
 
 /** Whether two stats are of the same file (device and inode). */

@@ -8,12 +8,13 @@
  * not text), and at most `maxInputBytes` in all (`--max-input`). Every refusal is exit 2 and names
  * the byte offset. Reading stops at once when the run is aborted (Ctrl-C while waiting on a pipe).
  */
-import { createReadStream, readFileSync, type ReadStream, type Stats } from 'node:fs';
+import { constants, createReadStream, open as openCallback, readFileSync, type ReadStream, type Stats } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { addAbortSignal, type Readable } from 'node:stream';
 import { formatByteSize } from '../byte-size.js';
 import { fileProblem, TtsError } from '../errors.js';
-import { holdFifo, leaveFifoOpenBlocked, wakeFifoOpen, type FifoHold } from './fifo-open.js';
+import { openedUnlessAborted } from '../blocked-opens.js';
+import { holdFifo, wakeFifoOpen } from './fifo-open.js';
 import { codePointLength } from './split.js';
 import { completeUtf8Length, firstInvalidUtf8Offset, strictUtf8Document } from './utf8.js';
 
@@ -32,6 +33,12 @@ export interface TextInput {
   maxInputBytes: number;
   /** Stops reading (Ctrl-C): the stream is destroyed and the reader throws `signal.reason`. */
   signal: AbortSignal;
+  /**
+   * Called once when the open of `-f FIFO` begins, which waits until a writer comes (fifo(7)):
+   * `tts say`'s player reads its keys from then on, so that `q` ends that wait
+   * (player/interactive.ts `listen`).
+   */
+  waiting?: (() => void) | undefined;
 }
 
 /**
@@ -44,7 +51,7 @@ export async function openText(input: TextInput): Promise<AsyncIterable<string>>
   if (input.file !== undefined) {
     if (input.words.length > 0) throw new TtsError('usage', 'give the text either as words or with -f, not both');
     if (input.file === '-') return decodeText(abortable(input.stdin, input.signal), 'standard input', input.maxInputBytes, input.signal);
-    return decodeText(await openTextFile(input.file, input.maxInputBytes, input.signal), input.file, input.maxInputBytes, input.signal);
+    return decodeText(await openTextFile(input.file, input.maxInputBytes, input.signal, input.file, input.waiting), input.file, input.maxInputBytes, input.signal);
   }
   if (input.words.length > 0) {
     const bad = invalidUtf8Word(input.words);
@@ -335,21 +342,27 @@ export async function readFirstLine(path: string, what: string, maxBytes: number
 /**
  * Opens a file for reading in blocks. A regular file larger than `maxBytes` is refused before
  * anything is read; a device or FIFO (-f /dev/stdin, -f <(cmd)) is read as a stream. A FIFO's
- * open waits for a writer; an abort ends that wait (fifo-open.ts).
+ * open waits for a writer, a device's may wait until it is ready; an abort ends either wait
+ * ({@link openFifo}, {@link openDevice}), and the reads that wait for a FIFO's writer or a
+ * terminal's next line are made by the event loop, not by a thread of libuv's pool that an abort
+ * could not free (Node's exit would wait for it: {@link readFifo}, {@link readDevice}).
  * @param what names the file in messages (default: its path).
+ * @param waiting called once when the open of a FIFO begins (TextInput `waiting`).
  * @throws TtsError `usage` (exit 2) when it cannot be read; `signal.reason` once aborted.
  */
-async function openTextFile(path: string, maxBytes: number, signal: AbortSignal, what = path): Promise<AsyncIterable<Buffer>> {
+async function openTextFile(path: string, maxBytes: number, signal: AbortSignal, what = path, waiting?: () => void): Promise<AsyncIterable<Buffer>> {
   if (signal.aborted) throw signal.reason;
   try {
     const info = await stat(path);
     if (info.isDirectory()) throw Object.assign(new Error('directory'), { code: 'EISDIR' });
-    if (info.isFile()) checkSize(info.size, maxBytes, path);
-    const hold = info.isFIFO() ? holdFifo(path) : undefined;
-    const stream = createReadStream(hold?.path ?? path, { highWaterMark: FILE_BLOCK_BYTES });
-    // The hold is needed until the open returns, even after an abort gave up waiting for it.
-    if (hold !== undefined) releaseWhenOpenReturns(stream, hold);
-    await waitForOpen(stream, signal, info.isFIFO() ? { at: hold?.path ?? path, fifo: info } : undefined);
+    if (info.isFIFO()) {
+      waiting?.();
+      return abortable(await readFifo(await openFifo(path, info, signal)), signal);
+    }
+    if (!info.isFile()) return abortable(await readDevice(await openDevice(path, signal)), signal);
+    checkSize(info.size, maxBytes, path);
+    const stream = createReadStream(path, { highWaterMark: FILE_BLOCK_BYTES });
+    await waitForOpen(stream, signal);
     return abortable(stream, signal);
   } catch (cause) {
     if (signal.aborted) throw signal.reason;
@@ -358,46 +371,84 @@ async function openTextFile(path: string, maxBytes: number, signal: AbortSignal,
   }
 }
 
-/** Closes `hold` once `stream`'s open has returned (opened or failed), or the stream closed. */
-function releaseWhenOpenReturns(stream: ReadStream, hold: FifoHold): void {
-  const events = ['open', 'error', 'close'] as const;
-  const release = (): void => {
-    for (const event of events) stream.off(event, release);
-    hold.close();
-  };
-  for (const event of events) stream.once(event, release);
+/**
+ * Opens the FIFO `path` for reading, which waits until a writer opens it (fifo(7)), in a thread of
+ * libuv's pool that no JavaScript can interrupt and Node's exit waits for: on abort,
+ * fifo-open.ts `wakeFifoOpen` makes it return, or, when it cannot, it is left blocked
+ * (blocked-opens.ts `openedUnlessAborted`). The FIFO is held from before the open where it can be
+ * (fifo-open.ts `holdFifo`), so that the wake-up reaches it whatever became of its path.
+ * @param info the FIFO's stat, from before the open.
+ * @returns the open descriptor (O_RDONLY; the caller closes it).
+ * @throws open(2)'s errno error; `signal.reason` once aborted.
+ */
+function openFifo(path: string, info: Stats, signal: AbortSignal): Promise<number> {
+  const hold = holdFifo(path);
+  const target = hold?.path ?? path;
+  const opening = new Promise<number>((resolve, reject) => openCallback(target, constants.O_RDONLY, (error, fd) => (error === null ? resolve(fd) : reject(error))));
+  // The hold is needed until the open returns, even after an abort gave up waiting for it.
+  if (hold !== undefined) opening.then(hold.close, hold.close);
+  return openedUnlessAborted(opening, signal, (opened) => wakeFifoOpen(target, info, opened));
 }
 
 /**
- * Waits for `stream` to open. Errors of opening (EACCES) arrive as the stream's first event. A
- * FIFO's open blocks a thread of libuv's pool until a writer comes, and with it the process's
- * exit, even after Ctrl-C: on abort, {@link wakeFifoOpen} makes it return, or, when it cannot,
- * the open is left blocked ({@link leaveFifoOpenBlocked}) and the wait ends at once.
- * @param fifo where the FIFO is opened (its path or its hold's) and its stat; undefined for any other file.
- * @throws the stream's error; `signal.reason` once aborted (the stream is then destroyed).
+ * The bytes of the FIFO open at `fd` as a stream read by the event loop (a `net.Socket` on the
+ * descriptor: libuv's pipe, non-blocking, polled), as Node reads a pipe on stdin. A read of a file
+ * stream would wait for the writer's next bytes in a thread of libuv's pool, which an abort cannot
+ * free and Node's exit waits for: Ctrl-C (or `q`) while the writer wrote nothing yet ended the run
+ * only once it wrote or closed. The stream ends when the last writer closes; destroying it closes `fd`.
  */
-async function waitForOpen(stream: ReadStream, signal: AbortSignal, fifo: { at: string; fifo: Stats } | undefined): Promise<void> {
-  const opened = new Promise<void>((resolve, reject) => {
+async function readFifo(fd: number): Promise<Readable> {
+  const { Socket } = await import('node:net');
+  return new Socket({ fd, readable: true, writable: false });
+}
+
+/**
+ * Opens a device (`-f /dev/ttyS0`, `-f /dev/tty`, a link to one) for reading, as a shell's `<`
+ * opens it: its open may sleep in the kernel until the device is ready (a serial line without
+ * carrier: tty_port_block_til_ready), in a thread of libuv's pool that no JavaScript can
+ * interrupt and Node's exit waits for. On abort the open is given up (blocked-opens.ts
+ * `openedUnlessAborted`): the wait ends with the abort's reason, what the open gives should it
+ * return is closed then, and a stop signal ends the process once the run cleaned up (cli/main.ts
+ * endProcess; docs/cli.md §3), as for a device output (audio/special-files.ts `openDeviceForWriting`).
+ * @returns the open descriptor (O_RDONLY, O_NOCTTY: a terminal never becomes the process's
+ *   controlling one; the caller closes it).
+ * @throws open(2)'s errno error; `signal.reason` once aborted.
+ */
+function openDevice(path: string, signal: AbortSignal): Promise<number> {
+  const opening = new Promise<number>((resolve, reject) => openCallback(path, constants.O_RDONLY | constants.O_NOCTTY, (error, fd) => (error === null ? resolve(fd) : reject(error))));
+  return openedUnlessAborted(opening, signal);
+}
+
+/**
+ * The bytes of the device open at `fd`. A terminal (`-f /dev/tty`, a serial line) is read by the
+ * event loop (Node's tty.ReadStream: libuv's tty, non-blocking, polled), as stdin on a terminal
+ * is: a read of a file stream would wait for the next line in a thread of libuv's pool, which an
+ * abort cannot free and Node's exit waits for (Ctrl-C ended the run only once a line was typed).
+ * Any other device (or a terminal libuv refuses) is read as a file (`/dev/zero`, `/dev/urandom`:
+ * their reads do not wait). Destroying the stream closes `fd`.
+ */
+async function readDevice(fd: number): Promise<Readable> {
+  const tty = await import('node:tty');
+  if (tty.isatty(fd)) {
+    try {
+      return new tty.ReadStream(fd);
+    } catch {
+      // libuv could not take it as a terminal (ERR_TTY_INIT_FAILED): read as a file.
+    }
+  }
+  return createReadStream('', { fd, highWaterMark: FILE_BLOCK_BYTES });
+}
+
+/**
+ * Waits for `stream` (a regular file) to open. Errors of opening (EACCES) arrive as the stream's
+ * first event.
+ * @throws the stream's error; `signal.reason` when aborted meanwhile (the stream is then destroyed).
+ */
+async function waitForOpen(stream: ReadStream, signal: AbortSignal): Promise<void> {
+  await new Promise<void>((resolve, reject) => {
     stream.once('open', () => resolve());
     stream.once('error', reject);
   });
-  let unwakeable = (): void => {};
-  const givenUp = new Promise<'given up'>((resolve) => (unwakeable = () => resolve('given up')));
-  const onAbort = (): void => {
-    if (fifo !== undefined) void wakeFifoOpen(fifo.at, fifo.fifo, opened).then((woke) => woke || unwakeable());
-  };
-  signal.addEventListener('abort', onAbort, { once: true });
-  if (signal.aborted) onAbort(); // Aborted while stat() ran: the listener came too late.
-  let outcome: void | 'given up';
-  try {
-    outcome = await Promise.race([opened, givenUp]);
-  } finally {
-    signal.removeEventListener('abort', onAbort);
-  }
-  if (outcome === 'given up') {
-    leaveFifoOpenBlocked(stream);
-    throw signal.reason;
-  }
   if (signal.aborted) {
     stream.destroy();
     throw signal.reason;

@@ -58,6 +58,8 @@ export interface TextSourceOptions {
   stdin: NodeJS.ReadableStream & { isTTY?: boolean };
   /** Stops reading (Ctrl-C, the end of the run). */
   signal: AbortSignal;
+  /** Called once when the open of `-f FIFO` begins, which waits for a writer (text/read.ts TextInput `waiting`). */
+  waiting?: (() => void) | undefined;
 }
 
 /**
@@ -90,7 +92,7 @@ export async function textSource(options: TextSourceOptions): Promise<{ pieces: 
       })(),
     };
   }
-  const blocks = (await openText({ words, file, stdin: options.stdin, maxInputBytes: options.maxInputBytes, signal: options.signal }))[Symbol.asyncIterator]();
+  const blocks = (await openText({ words, file, stdin: options.stdin, maxInputBytes: options.maxInputBytes, signal: options.signal, waiting: options.waiting }))[Symbol.asyncIterator]();
   // Read until there is something to say (or the end), so empty text fails before anything starts.
   const head: string[] = [];
   let ended = false;

@@ -190,9 +190,11 @@ describe('PieceCache', () => {
       const cache = new PieceCache(root, 2 ** 30, (l) => warnings.push(l));
       assert.equal(await cache.refusal(), `${shared} is writable by others`, made);
       assert.deepEqual(await readdir(shared), made === 'none' ? [] : ['xdg'], 'nothing made');
-      // The run makes the folders, and refuses them for the same reason.
+      // The run refuses them for the same reason, and makes nothing either.
       assert.equal(await cache.begin(key('a')), undefined, made);
       assert.equal(warnings[0], `the piece cache in ${cache.dir} is not used: ${shared} is writable by others; going on without it`);
+      assert.deepEqual(await readdir(shared), made === 'none' ? [] : ['xdg'], 'nothing made by the run');
+      if (made === 'tts') assert.deepEqual(await readdir(root), [], 'no pieces/ made by the run');
     }
     // A folder of this user's, 0700: nothing to refuse, and still nothing made.
     const own = await mkdtemp(join(dir, 'own-missing-'));
@@ -201,6 +203,57 @@ describe('PieceCache', () => {
     // A file on the way: no run can make the folder there.
     await writeFile(join(own, 'file'), 'x');
     await assert.rejects(new PieceCache(join(own, 'file', 'tts'), 2 ** 30, () => {}).refusal(), { code: 'ENOTDIR' });
+  });
+
+  it('makes no folder it will not use (the compile cache\'s rules): none in a folder others can write, nor in our tts/ writable by others; where it is used, each missing folder 0700', async () => {
+    // XDG_CACHE_HOME writable by anyone (not sticky), or a folder above it that is not there yet.
+    const open = await mkdtemp(join(dir, 'open-'));
+    await chmod(open, 0o777);
+    for (const root of [join(open, 'tts'), join(open, 'a', 'cache', 'tts')]) {
+      const warnings: string[] = [];
+      const cache = new PieceCache(root, 2 ** 30, (l) => warnings.push(l));
+      assert.equal(await cache.begin(key('a')), undefined, root);
+      assert.equal(await cache.read(key('a')), undefined, root);
+      assert.deepEqual(warnings, [`the piece cache in ${cache.dir} is not used: ${open} is writable by others; going on without it`], root);
+      assert.deepEqual(await readdir(open), [], `${root}: nothing made in ${open}`);
+    }
+    // Our own tts/ with the wrong modes (writable by others): no pieces/ made in it.
+    const loose = join(await mkdtemp(join(dir, 'loose-')), 'tts');
+    await mkdir(loose, { mode: 0o700 });
+    await chmod(loose, 0o777);
+    const warnings: string[] = [];
+    assert.equal(await new PieceCache(loose, 2 ** 30, (l) => warnings.push(l)).begin(key('a')), undefined);
+    assert.match(warnings[0]!, /tts is writable by others; going on without it/);
+    assert.deepEqual(await readdir(loose), [], 'no pieces/ in it');
+    // Ours, private: every missing folder made, 0700, and used.
+    const own = await mkdtemp(join(dir, 'own-'));
+    const cache = new PieceCache(join(own, 'x', 'cache', 'tts'), 2 ** 30, () => {});
+    await put(cache, key('b'), Buffer.alloc(100, 3));
+    assert.ok((await get(cache, key('b')))?.equals(Buffer.alloc(100, 3)));
+    for (const folder of ['x', 'x/cache', 'x/cache/tts', 'x/cache/tts/pieces']) assert.equal((await lstat(join(own, folder))).mode & 0o777, 0o700, folder);
+  });
+
+  it('another user\'s tts/ in a sticky folder (/tmp) is refused, nothing made in it; a sticky folder of root\'s takes ours, 0700', { skip: process.getuid?.() !== 0 ? 'needs root to give a folder to another user' : false }, async () => {
+    for (const mode of [0o777, 0o755] as const) {
+      const sticky = await mkdtemp(join(dir, 'sticky-'));
+      await chmod(sticky, 0o1777);
+      const theirs = join(sticky, 'tts');
+      await mkdir(theirs);
+      await chown(theirs, 65534, 65534);
+      await chmod(theirs, mode);
+      const warnings: string[] = [];
+      const cache = new PieceCache(theirs, 2 ** 30, (l) => warnings.push(l));
+      assert.equal(await cache.begin(key('a')), undefined);
+      assert.deepEqual(warnings, [`the piece cache in ${cache.dir} is not used: ${theirs} is owned by user 65534; going on without it`], mode.toString(8));
+      assert.deepEqual(await readdir(theirs), [], `${mode.toString(8)}: nothing made in their folder`);
+      assert.equal((await lstat(theirs)).mode & 0o7777, mode, 'their folder\'s mode as it was');
+    }
+    const sticky = await mkdtemp(join(dir, 'sticky-'));
+    await chmod(sticky, 0o1777);
+    const cache = new PieceCache(join(sticky, 'tts'), 2 ** 30, () => {});
+    await put(cache, key('c'), Buffer.alloc(100, 4));
+    assert.ok((await get(cache, key('c')))?.equals(Buffer.alloc(100, 4)));
+    for (const folder of ['tts', 'tts/pieces']) assert.equal((await lstat(join(sticky, folder))).mode & 0o777, 0o700, folder);
   });
 
   it('a cache folder owned by another user is off, with one warning', { skip: process.getuid?.() !== 0 ? 'needs root to give a folder to another user' : false }, async () => {

@@ -1,7 +1,8 @@
 /**
  * A stop signal while the open of a character device sleeps (docs/cli.md §1 "into a pipe or a
- * device", §3; src/audio/special-files.ts openDeviceForWriting): `-o DEVICE` and the side outputs
- * open a device as a shell's `>` does, and open(2) may sleep in the kernel until the device is
+ * device", "Text input", §3; src/audio/special-files.ts openDeviceForWriting, src/text/read.ts
+ * openDevice): `-o DEVICE` and the side outputs open a device as a shell's `>` does, `-f DEVICE`
+ * as its `<` does, and open(2) may sleep in the kernel until the device is
  * ready (a serial line without carrier), in a thread of libuv's pool that Node's exit waits for.
  * Ctrl-C or SIGTERM must still end the run: it cleans up, then the process ends by the signal.
  * The sleep is made by test/helpers/slow-open-hook.ts (the device's open held behind a FIFO's);
@@ -38,6 +39,9 @@ describe('a stop signal while the open of a device sleeps', () => {
       signal: 'SIGTERM',
       said: /stopped by SIGTERM/,
     },
+    // The text's device, opened as a shell's `<` opens it (docs/cli.md §1 "Text input").
+    { what: '-f DEVICE (the text)', args: (device, run) => ['stream', '--json', '-f', device, '-o', join(run, 'out.wav')], signal: 'SIGINT', said: /error: interrupted/ },
+    { what: '-f DEVICE (the text)', args: (device, run) => ['stream', '--json', '-f', device, '-o', join(run, 'out.wav')], signal: 'SIGTERM', said: /stopped by SIGTERM/ },
   ];
   for (const { what, args, signal, said } of cases) {
     it(`${signal} ends the run while the open of ${what} sleeps: it cleans up, writes its --json line, then dies of ${signal}; no file left`, { timeout: 40_000 }, async () => {

@@ -8,12 +8,13 @@
  */
 import assert from 'node:assert/strict';
 import { execFileSync, type ChildProcess } from 'node:child_process';
+import { closeSync, openSync } from 'node:fs';
 import { chmod, mkdtemp, readdir, readFile, rm, unlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { runTts, type CliResult, type RunOptions } from '../helpers/cli.js';
-import { untilFifoOpenWaits } from '../helpers/fifo.js';
+import { untilFifoOpenWaits, untilHoldsForReading } from '../helpers/fifo.js';
 
 /** No service is reached: the run never gets past reading its text. */
 const NO_SERVICE = { TTS_BASE_URL: 'http://127.0.0.1:9', TTS_API_KEY: 'sk-fifo-0123456789abcdef' };
@@ -107,4 +108,39 @@ describe('a stop signal while -f FIFO waits for its writer', () => {
     assert.match(r.stderr.trim().split('\n').at(-1)!, /^\{"ok":false,.*"error":"interrupted"\}$/);
     assert.deepEqual((await readdir(run)).filter((name) => name !== 'cache'), ['in.fifo'], 'no output, no temporary file');
   });
+
+  for (const [signal, code] of [
+    ['SIGINT', 130],
+    ['SIGTERM', 143],
+  ] as const) {
+    it(`${signal} ends the run (exit ${code}, no file left) while the FIFO's writer is there but has written nothing yet`, { timeout: 40_000 }, async () => {
+      const run = await mkdtemp(join(dir, 'run-'));
+      const fifo = join(run, 'in.fifo');
+      execFileSync('mkfifo', [fifo]);
+      // The test is the writer (opened read and write, so without waiting for a reader): it writes nothing and stays.
+      const writer = openSync(fifo, 'r+');
+      let driving: Promise<void> = Promise.resolve();
+      try {
+        const r = await runTts(['stream', '-f', fifo, '-o', join(run, 'out.wav'), '--json'], {
+          timeoutMs: 30_000,
+          env: NO_SERVICE,
+          onSpawn: (child: ChildProcess) => {
+            driving = (async () => {
+              await untilHoldsForReading(child.pid!, [fifo], () => child.exitCode !== null || child.signalCode !== null);
+              child.kill(signal);
+            })();
+          },
+        });
+        await driving.catch((error: unknown) => {
+          throw new Error(`${String(error)}; its stderr:\n${r.stderr}`);
+        });
+        assert.equal(r.signal, null, `ended by ${r.signal ?? ''}, not by its own exit:\n${r.stderr}`);
+        assert.equal(r.code, code, r.stderr);
+        assert.match(r.stderr.trim().split('\n').at(-1)!, /^\{"ok":false,.*"error":"interrupted"\}$/);
+        assert.deepEqual(await readdir(run), ['in.fifo'], 'no output, no temporary file');
+      } finally {
+        closeSync(writer);
+      }
+    });
+  }
 });

@@ -7,11 +7,12 @@
  */
 import { strict as assert } from 'node:assert';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, constants, existsSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { cleanEnv, runTts, TTS_BIN } from '../helpers/cli.js';
+import { untilFifoOpenWaits, untilHoldsForReading } from '../helpers/fifo.js';
 
 /**
  * Sentences that differ from their first word: the engine renders a word the same way in
@@ -111,6 +112,22 @@ class Pane {
   /** Ends the server and its pane's processes. */
   close(): void {
     spawnSync('tmux', ['-L', this.socket, 'kill-server']);
+  }
+}
+
+/** The child of process `pid` that runs bin/tts.js (Linux /proc), or undefined while there is none. */
+function ttsChildOf(pid: number): number | undefined {
+  try {
+    const children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(' ').filter((c) => c !== '').map(Number);
+    return children.find((child) => {
+      try {
+        return readFileSync(`/proc/${child}/cmdline`, 'utf8').split('\0').includes(TTS_BIN);
+      } catch {
+        return false; // It ended meanwhile.
+      }
+    });
+  } catch {
+    return undefined;
   }
 }
 
@@ -389,6 +406,80 @@ describe('tts say, interactive, in tmux (docs/cli.md §12.2)', { skip }, () => {
       assert.equal(size(played()), 0, 'nothing played');
     });
   }
+
+  // -f FIFO waits for its writer before anything is read (docs/cli.md §1 "Text input"), then for
+  // the writer's first bytes: the player's keys work during both waits — `q` ends them as `q` ends a run.
+  for (const [how, key, code, writer] of [
+    ['q', 'q', 0, false],
+    ['Ctrl-C', 'C-c', 130, false],
+    ['q', 'q', 0, true],
+    ['Ctrl-C', 'C-c', 130, true],
+  ] as const) {
+    const waits = writer ? "for the first bytes of -f FIFO's writer (there, writing nothing)" : 'while -f FIFO waits for its writer';
+    it(`${how} ${waits} ends the run (exit ${code}), nothing played, the terminal's mode back`, async () => {
+      const fifo = join(dir, `text-${code}-${writer}.fifo`);
+      execFileSync('mkfifo', [fifo]);
+      // The writer: the test itself (opened read and write, so without waiting for a reader), writing nothing.
+      let held = writer ? openSync(fifo, 'r+') : undefined;
+      start(`--no-cache -f ${fifo}`);
+      try {
+        const tts = (await poll(() => ttsChildOf(pane.shellPid()), (pid) => pid !== undefined, 'tts started in the pane'))!;
+        const gone = (): boolean => ttsChildOf(pane.shellPid()) !== tts;
+        await (writer ? untilHoldsForReading(tts, [fifo], gone) : untilFifoOpenWaits(tts, gone));
+        pane.keys(key);
+        assert.equal(await exitCode(), code, pane.screen());
+      } catch (error) {
+        // A run still waiting would take the next test's keys: its writer gone at once ends it.
+        if (held === undefined) {
+          try {
+            closeSync(openSync(fifo, constants.O_WRONLY | constants.O_NONBLOCK));
+          } catch {
+            // No reader waits (ENXIO): the run is over.
+          }
+        } else {
+          closeSync(held);
+          held = undefined;
+        }
+        await exitCode().catch(() => undefined);
+        throw error;
+      } finally {
+        if (held !== undefined) closeSync(held);
+        rmSync(fifo);
+      }
+      assert.equal(readFileSync(join(dir, 'after'), 'utf8'), readFileSync(join(dir, 'before'), 'utf8'), 'the terminal mode is back');
+      assert.equal(size(played()), 0, 'nothing played');
+    });
+  }
+
+  it('-f /dev/tty reads the lines typed until Ctrl-D (the terminal read by the event loop)', async () => {
+    const out = join(dir, 'typed-text.wav');
+    start(`--no-cache -o ${out} -f /dev/tty`);
+    const tts = (await poll(() => ttsChildOf(pane.shellPid()), (pid) => pid !== undefined, 'tts started in the pane'))!;
+    await untilHoldsForReading(tts, ['/dev/tty'], () => ttsChildOf(pane.shellPid()) !== tts);
+    pane.run(SENTENCES[0]!);
+    pane.keys('C-d');
+    assert.equal(await exitCode(), 0, pane.screen());
+    assert.ok(size(out) > 44, 'the audio of the line typed');
+  });
+
+  it('Ctrl-C while -f /dev/tty waits for a line typed (the text, not the player: -o FILE) ends the run (exit 130), no file left', async () => {
+    const out = join(dir, 'typed.wav');
+    start(`--no-cache -o ${out} -f /dev/tty`);
+    try {
+      const tts = (await poll(() => ttsChildOf(pane.shellPid()), (pid) => pid !== undefined, 'tts started in the pane'))!;
+      // By that name (Node's own descriptors of the terminal, standard error's, are /dev/pts/N).
+      await untilHoldsForReading(tts, ['/dev/tty'], () => ttsChildOf(pane.shellPid()) !== tts);
+      pane.keys('C-c');
+      assert.equal(await exitCode(), 130, pane.screen());
+    } catch (error) {
+      // A run still reading would take the next test's keys: a line (empty) typed ends its read.
+      pane.keys('Enter');
+      await exitCode().catch(() => undefined);
+      throw error;
+    }
+    assert.equal(existsSync(out), false, 'no file left');
+    assert.equal(readFileSync(join(dir, 'after'), 'utf8'), readFileSync(join(dir, 'before'), 'utf8'), 'the terminal mode is back');
+  });
 
   /**
    * Job control (docs/cli.md §12.2). The mode seen while suspended is checked in dash, which

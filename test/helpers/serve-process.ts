@@ -26,10 +26,12 @@ export interface ServeFailure {
 
 /**
  * Starts `tts serve ...args` and waits until it prints where it serves.
+ * @param bin the `bin/tts.js` to run: this repository's, or a copy of the package's (a test that
+ *   changes its files).
  * @throws ServeFailure-shaped Error when it exits first; kills it after `timeoutMs` without the line.
  */
-export function startServe(args: string[], env: Record<string, string | undefined> = {}, timeoutMs = 20_000): Promise<ServeProcess> {
-  const child = spawn(process.execPath, [TTS_BIN, 'serve', ...args], { env: cleanEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+export function startServe(args: string[], env: Record<string, string | undefined> = {}, timeoutMs = 20_000, bin = TTS_BIN): Promise<ServeProcess> {
+  const child = spawn(process.execPath, [bin, 'serve', ...args], { env: cleanEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
   let err = '';
   child.stdout.on('data', (d: Buffer) => {
     err += `[stdout] ${d.toString('utf8')}`;
