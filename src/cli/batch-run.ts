@@ -80,6 +80,9 @@ export async function runBatch(file: string, flags: BatchFlags, command: Command
   return runLifecycle({ reporter, io }, async ({ signal, atEnd }) => {
     let display: ProgressDisplay | undefined;
     try {
+      // The config file's play and document settings are no batch's (docs/cli.md §7, §9: defaults
+      // that fit the run): a batch plays nothing and reads plain text. Given as flags, they are exit 2.
+      for (const attr of ['play', ...DOCUMENT_FLAGS] as const) if (command.getOptionValueSource(attr) === 'config') delete flags[attr];
       for (const [flag, set] of [['-o/--output', flags.output], ['-f/--file', flags.file], ['--play', flags.play]] as const) {
         if (set !== undefined) throw new TtsError('usage', `${flag} is not a batch flag`, { hint: 'each line names its own "output" (and "text" or "file"); --output-dir DIR sets their folder' });
       }

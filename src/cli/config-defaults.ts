@@ -1,11 +1,12 @@
 /**
  * How settings from the config file (docs/cli.md §7) meet a run's own flags: container choosers
- * and bit rate that fit the output, and `--cache` given as a flag beating `no-cache` in the file
+ * and bit rate that fit the output, input settings that fit the input, and `--cache` given as a flag beating `no-cache` in the file
  * or TTS_NO_CACHE (docs/cli.md §8). Shared by the synthesis commands and every line of `tts batch`.
  */
 import { dirname, isAbsolute, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { containerOfPath } from '../audio/containers/registry.js';
+import { inputFormatOf } from '../text/documents/formats.js';
 import type { SynthesisFlags } from './flags.js';
 import { configPath } from './config-file.js';
 import { defaultLexiconPath } from '../text/lexicon.js';
@@ -16,13 +17,18 @@ import { defaultLexiconPath } from '../text/lexicon.js';
  * choosers (`container`, `wav`, `raw`) are a default for stdout and for names without a known
  * extension — an `-o` extension or any of `--container`/`--wav`/`--raw` given as a flag wins over
  * all three, and playback alone ignores them —; a configured `bitrate` applies only to the MP3
- * and Opus outputs; a configured `words` only to runs that write subtitles. Given as flags, they keep their strict meaning (an override, exit 2 where
- * they cannot apply). Also marks `--cache` given as a flag ({@link SynthesisFlags.cacheForced}).
+ * and Opus outputs; a configured `words` only to runs that write subtitles; a configured
+ * `input-format`, `chapter-level` and `code-phrase` only to inputs they fit
+ * ({@link fitConfigInputDefaults}). Given as flags, they keep their strict meaning (an override,
+ * exit 2 where they cannot apply). Also marks `--cache` given as a flag ({@link SynthesisFlags.cacheForced}).
+ * @param words the text given on the command line (none: the input is `-f` or stdin).
  * @returns `flags`, adjusted in place.
  */
-export function softenConfigDefaults<F extends SynthesisFlags>(flags: F, cmd: Command): F {
+export function softenConfigDefaults<F extends SynthesisFlags>(flags: F, cmd: Command, words: readonly string[] = []): F {
   const toStdout = flags.output === '-' || (flags.output === undefined && cmd.name() !== 'say');
-  fitConfigDefaults(flags, (attr) => cmd.getOptionValueSource(attr) === 'config', flags.output === '-' ? undefined : flags.output, toStdout);
+  const fromConfig = (attr: string): boolean => cmd.getOptionValueSource(attr) === 'config';
+  fitConfigDefaults(flags, fromConfig, flags.output === '-' ? undefined : flags.output, toStdout);
+  fitConfigInputDefaults(flags, fromConfig, words);
   markCacheForced(flags, cmd);
   return flags;
 }
@@ -54,6 +60,33 @@ export function fitConfigDefaults<F extends SynthesisFlags>(flags: F, fromConfig
   // `words` times the words of the subtitles: a configured one applies to the runs that write
   // subtitles, not a demand that every run write them (it made every other run exit 2).
   if (fromConfig('words') && flags.subtitles === undefined) delete flags.words;
+  return flags;
+}
+
+/**
+ * The input settings of the config file (docs/cli.md §7, §10) where they fit the run's input:
+ * `input-format` is the format of an input whose name picks none — a `-f` name that does
+ * (`.md`, `.html`, `.epub`, `.ssml`, `.script.txt`, …: text/documents/formats.ts) wins over it,
+ * as an `-o` extension wins over a configured container —, `epub` only of a `-f` file (an EPUB is
+ * never words nor stdin), and never with `--lines` (plain text, line by line);
+ * `chapter-level` and `code-phrase` apply only when the input is then a document (Markdown,
+ * HTML, EPUB). Given as flags they keep their errors (exit 2: `--chapter-level needs a document`).
+ * @param fromConfig whether an attribute's value came from the config file.
+ * @param words the text given on the command line (none: the input is `-f` or stdin).
+ * @returns `flags`, adjusted in place.
+ */
+export function fitConfigInputDefaults<F extends SynthesisFlags>(flags: F, fromConfig: (attr: string) => boolean, words: readonly string[]): F {
+  const file = words.length > 0 ? undefined : flags.file;
+  if (fromConfig('inputFormat') && flags.inputFormat !== undefined) {
+    const named = inputFormatOf(undefined, file) !== 'text';
+    const notAFile = flags.inputFormat === 'epub' && (file === undefined || file === '-');
+    if (named || notAFile || flags.lines === true) delete flags.inputFormat;
+  }
+  const format = inputFormatOf(flags.inputFormat, file);
+  if (format !== 'markdown' && format !== 'html' && format !== 'epub') {
+    if (fromConfig('chapterLevel')) delete flags.chapterLevel;
+    if (fromConfig('codePhrase')) delete flags.codePhrase;
+  }
   return flags;
 }
 

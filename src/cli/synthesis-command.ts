@@ -86,7 +86,7 @@ export function synthesisCommand(program: Command, spec: SynthesisCommandSpec, i
       const early = await startEngineEarly(words, flags, io, source === 'cli' || source === 'env' ? flags.voice : undefined);
       try {
         const { runSynthesisCommand } = await import('./synthesis.js');
-        done(await runSynthesisCommand(spec, words, configRelativePaths(softenConfigDefaults(flags, cmd), cmd, io.env), io, early));
+        done(await runSynthesisCommand(spec, words, configRelativePaths(softenConfigDefaults(flags, cmd, words), cmd, io.env), io, early));
       } finally {
         await early?.release();
       }

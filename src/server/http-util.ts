@@ -8,8 +8,28 @@ import { readCapped } from '../wire/capped-read.js';
 import { HTTP_STATUS } from './statuses.js';
 import type { ErrorBody } from '../protocol/types.js';
 
-/** Largest request body accepted, in bytes; larger is `bad_request` before buffering more. */
+/**
+ * Largest request body accepted by a service whose character limit needs no more, in bytes
+ * (see {@link bodyCapFor}).
+ */
 export const MAX_BODY_BYTES = 64 * 1024;
+
+/** Bytes a body may hold besides its text (voice, language, format, the JSON around them). */
+const OTHER_FIELDS_BYTES = 4 * 1024;
+
+/**
+ * The largest body a synthesis request may have under a character limit (docs/protocol.md §7):
+ * what a text of `maxChars` code points can take in the worst case — each one JSON-escaped as
+ * two `\uXXXX` (12 bytes, an astral character as a surrogate pair) — plus {@link OTHER_FIELDS_BYTES},
+ * and never less than {@link MAX_BODY_BYTES}. A larger body therefore holds a text over the limit
+ * (or fields no client sends): it is refused with `max_character_length_exceeded`, the answer a
+ * client halves its pieces on (docs/cli.md "Long text, retries"), before more of it is read.
+ * @param maxChars the service's character limit, in code points (≥ 1).
+ * @returns the cap, in bytes.
+ */
+export function bodyCapFor(maxChars: number): number {
+  return Math.max(MAX_BODY_BYTES, 12 * maxChars + OTHER_FIELDS_BYTES);
+}
 
 /**
  * Sends `{"error":{"code","message"}}` with the code's status (docs/protocol.md §7, docs/cli.md §4).

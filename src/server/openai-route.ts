@@ -6,7 +6,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { engineVoices } from '../engine/catalogue.js';
-import { readBody, sendJson } from './http-util.js';
+import { bodyCapFor, readBody, sendJson } from './http-util.js';
 import { openSpeechAudio, OPENAI_CONTENT_TYPES, OPENAI_PCM_SPEC, type SpeechAudio } from './openai-audio.js';
 import { fromServiceCode, invalidRequest, sendOpenAiError } from './openai-errors.js';
 import { validateOpenAiSpeech, type OpenAiSpeechRequest } from './openai-validate.js';
@@ -58,9 +58,11 @@ export function loggableModel(model: string): string {
  * @param signal aborted when the client goes away, stopping synthesis at once.
  */
 export async function handleOpenAiSpeech(req: IncomingMessage, res: ServerResponse, ctx: OpenAiRouteContext, signal: AbortSignal): Promise<void> {
-  const read = await readBody(req);
+  const cap = bodyCapFor(ctx.maxChars);
+  const read = await readBody(req, cap);
   if (!read.ok) {
-    if (read.reason === 'too_large') sendOpenAiError(res, invalidRequest('request body is larger than 64 KiB', null, null), { connection: 'close' });
+    // As the native route: a body over the cap holds an input over the limit (string_above_max_length).
+    if (read.reason === 'too_large') sendOpenAiError(res, invalidRequest(`request body is larger than ${cap} bytes, more than an input of at most ${ctx.maxChars} characters needs`, 'input', 'string_above_max_length'), { connection: 'close' });
     return;
   }
   let json: unknown;

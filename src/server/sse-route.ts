@@ -10,7 +10,7 @@ import type { SpeechEngine } from '../engine/types.js';
 import { SSE_SAMPLE_RATE, type SseDeltaData, type SseDoneData, type SseErrorData } from '../protocol/types.js';
 import { spokenBy } from '../engine/voices.js';
 import type { WordTiming } from '../protocol/words.js';
-import { readBody, sendError, sendJson } from './http-util.js';
+import { bodyCapFor, readBody, sendError, sendJson } from './http-util.js';
 import { isRefusal, SSE_FIELDS, validateSynthesis, type Refusal } from './validate.js';
 
 /** What the route needs from the service around it. */
@@ -45,9 +45,11 @@ export function sseEvent(name: string, data: unknown): string {
  * @param signal aborted when the client goes away, stopping synthesis at once.
  */
 export async function handleSse(req: IncomingMessage, res: ServerResponse, ctx: SseRouteContext, signal: AbortSignal): Promise<void> {
-  const read = await readBody(req);
+  const cap = bodyCapFor(ctx.maxChars);
+  const read = await readBody(req, cap);
   if (!read.ok) {
-    if (read.reason === 'too_large') sendError(res, 'bad_request', 'request body is larger than 64 KiB', { connection: 'close' });
+    // A body over the cap holds a text over the limit: the answer a client halves its pieces on.
+    if (read.reason === 'too_large') sendError(res, 'max_character_length_exceeded', `request body is larger than ${cap} bytes, more than a text of at most ${ctx.maxChars} characters needs`, { connection: 'close' });
     return;
   }
   let body: string;

@@ -4,8 +4,12 @@
  * Boundaries come from ICU through `Intl.Segmenter` (Unicode UAX #29 sentence and word
  * segmentation, with a dictionary for Japanese words), so "e.g. this" and "3.14" stay whole and
  * 。！？ and line breaks end sentences. A sentence longer than the limit falls back to clause
- * boundaries (、，,;:), then to word boundaries, and a single word longer than the limit to
- * grapheme boundaries: never inside a surrogate pair or a combining sequence.
+ * boundaries (`,;:` followed by white space; 、，；： always, as CJK text has no spaces), then to
+ * white space. Only a run without white space longer than the limit (a Japanese clause, a long
+ * URL) is cut inside: between two of its ICU words where a letter or digit is on both sides
+ * (never next to the punctuation of "1,234,567", "10:30", "2024-01-05", a URL), and a single
+ * word longer than the limit at grapheme boundaries: never inside a surrogate pair or a
+ * combining sequence.
  *
  * Lengths are counted in Unicode code points, as the built-in service counts them.
  *
@@ -327,14 +331,15 @@ export function hasSpeech(piece: string): boolean {
 }
 
 /**
- * Breaks one unit (a sentence, clause or word) into parts that each fit, trying ever finer
- * boundaries: clauses (level 0), words (1), graphemes (2).
+ * Breaks one unit (a sentence, clause, token or word) into parts that each fit, trying ever finer
+ * boundaries: clauses (level 0), white space (1), words inside a token (2), graphemes (3).
  */
 function fit(unit: string, maxChars: number, level: number): string[] {
   if (codePointLength(unit) <= maxChars) return [unit];
   let parts: string[];
   if (level === 0) parts = splitClauses(unit);
-  else if (level === 1) parts = glue(segmentsOf(unit, 'word'), maxChars);
+  else if (level === 1) parts = glue(splitTokens(unit), maxChars);
+  else if (level === 2) parts = glue(wordsInside(unit), maxChars);
   else return pack(glue(segmentsOf(unit, 'grapheme'), maxChars), maxChars);
   if (parts.length <= 1) return fit(unit, maxChars, level + 1);
   return pack(
@@ -369,9 +374,43 @@ function glue(parts: string[], maxChars: number): string[] {
   return out;
 }
 
-/** Splits after clause punctuation (and the spaces that follow it). */
+/**
+ * Splits after clause punctuation and the white space that follows it: `,;:` only when white
+ * space follows (inside a token, "1,234,567", "10:30", "a:b", it is no clause break); the CJK
+ * 、，；： always (Japanese and Chinese put no space after them).
+ */
 function splitClauses(s: string): string[] {
-  return s.split(/(?<=[、，,;；:：][\s　]*)(?=[^\s　])/u);
+  return s.split(/(?<=[,;:]\s+|[、，；：]\s*)(?=\S)/u);
+}
+
+/** Splits at white space, which rides with the token before it: `"a b  c"` → `["a ", "b  ", "c"]`. */
+function splitTokens(s: string): string[] {
+  return s.split(/(?<=\s)(?=\S)/u);
+}
+
+/** A letter, combining mark or digit: {@link wordsInside} cuts only between two of these. */
+const WORD_CHARACTER = /[\p{L}\p{M}\p{N}]/u;
+
+/**
+ * The ICU words (UAX #29, Japanese dictionary) of a token with no white space inside, joined
+ * wherever the boundary has anything but a letter, mark or digit on either side: Japanese
+ * "午前10:30に" → `["午前", "10:30", "に"]`, never `"10:"` then `"30"`; "1,234,567" and a URL's
+ * parts stay together. Joined, the parts give `token` back.
+ */
+function wordsInside(token: string): string[] {
+  const parts: string[] = [];
+  for (const word of segmentsOf(token, 'word')) {
+    const before = parts.at(-1);
+    if (before !== undefined && !(WORD_CHARACTER.test(lastCodePoint(before)) && WORD_CHARACTER.test(String.fromCodePoint(word.codePointAt(0)!)))) parts[parts.length - 1] = before + word;
+    else parts.push(word);
+  }
+  return parts;
+}
+
+/** The last code point of a non-empty string, as a string. */
+function lastCodePoint(s: string): string {
+  const last = s.charCodeAt(s.length - 1);
+  return last >= 0xdc00 && last <= 0xdfff && s.length > 1 ? s.slice(-2) : s.slice(-1);
 }
 
 /**

@@ -9,7 +9,7 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { runMain, type MainResult } from '../helpers/in-process.js';
+import { runMain, runMainWith, type MainResult } from '../helpers/in-process.js';
 import { deltaEvent, doneEvent, patternBytes, startEventStream, startServer, type TestServer } from '../helpers/servers.js';
 
 const PCM_BYTES = 4800;
@@ -31,8 +31,8 @@ describe('config defaults never beat an -o extension or a flag', () => {
     await rm(home, { recursive: true, force: true });
   });
   const config = (text: string): Promise<void> => writeFile(join(home, 'xdg', 'tts', 'config.toml'), text);
-  const run = (argv: string[], extraEnv: Record<string, string> = {}): Promise<MainResult> =>
-    runMain(argv, { HOME: home, XDG_CONFIG_HOME: join(home, 'xdg'), XDG_CACHE_HOME: join(home, 'cache'), TTS_BASE_URL: server.url, TTS_API_KEY: 'sk-test-defaults', ...extraEnv });
+  const env = (extraEnv: Record<string, string> = {}): NodeJS.ProcessEnv => ({ HOME: home, XDG_CONFIG_HOME: join(home, 'xdg'), XDG_CACHE_HOME: join(home, 'cache'), TTS_BASE_URL: server.url, TTS_API_KEY: 'sk-test-defaults', ...extraEnv });
+  const run = (argv: string[], extraEnv: Record<string, string> = {}): Promise<MainResult> => runMain(argv, env(extraEnv));
   const magic = async (name: string): Promise<string> => kind(await readFile(join(home, name)));
   const kind = (b: Buffer): string => {
     if (b.subarray(0, 4).toString('latin1') === 'RIFF') return 'wav';
@@ -132,5 +132,69 @@ describe('config defaults never beat an -o extension or a flag', () => {
     assert.equal(second.code, 0, second.stderr);
     const line = JSON.parse(second.stderr.trim().split('\n').at(-1)!) as { requests: number; cache_hits: number };
     assert.deepEqual([line.requests, line.cache_hits], [0, 1]);
+  });
+
+  it('chapter-level, code-phrase and input-format in the file apply only to a run they fit; the same flags keep their errors', async () => {
+    const doc = join(home, 'doc.md');
+    await writeFile(doc, '# One\n\nFirst.\n\n## Two\n\nSecond.\n\n### Three\n\nThird.\n\n```\nx = 1\n```\n');
+    await writeFile(join(home, 'a.ssml'), '<speak>Hello there.</speak>');
+    await config('chapter-level = 3\ncode-phrase = "a code block"\n');
+    // Plain text and SSML: no document, so chapter-level and code-phrase do not apply.
+    for (const argv of [['-o', join(home, 'plain.wav'), 'Hello.'], ['-o', join(home, 'ssml.wav'), '-f', join(home, 'a.ssml')], ['-o', join(home, 'speak.wav'), '<speak>Hi.</speak>']]) {
+      const r = await run(['stream', '--no-cache', '-q', ...argv]);
+      assert.equal(r.code, 0, `${argv.join(' ')}: ${r.stderr}`);
+    }
+    // input-format: a name that picks a format wins over it (.ssml), an EPUB is only a file, --lines reads plain text.
+    await config('input-format = "markdown"\n');
+    const ssml = await run(['stream', '--no-cache', '-q', '--print-text', '-f', join(home, 'a.ssml')]);
+    assert.equal(ssml.code, 0, ssml.stderr);
+    assert.equal(ssml.stdout.toString(), 'Hello there.\n');
+    const lines = await runMainWith(['stream', '--no-cache', '-q', '--lines', '-o', join(home, 'lines.wav')], env(), { input: 'Hello.\n' });
+    assert.equal(lines.code, 0, lines.stderr);
+    await config('input-format = "epub"\n');
+    const words = await run(['stream', '--no-cache', '-q', '--print-text', 'Hello.']);
+    assert.equal(words.code, 0, words.stderr);
+    assert.equal(words.stdout.toString(), 'Hello.\n');
+    await config('chapter-level = 3\ncode-phrase = "a code block"\ninput-format = "markdown"\n');
+    // A document: the file's values are the flags' (three chapters at level 3, the phrase said).
+    const chapters = async (flags: string[]): Promise<string> => {
+      const r = await run(['stream', '--no-cache', '-q', ...flags, '-o', join(home, 'doc.wav'), '--chapters', join(home, 'doc.vtt'), '-f', doc]);
+      assert.equal(r.code, 0, r.stderr);
+      return readFile(join(home, 'doc.vtt'), 'utf8');
+    };
+    const printed = async (flags: string[], words: string[] = ['-f', doc]): Promise<string> => {
+      const r = await run(['stream', '--no-cache', '-q', ...flags, '--print-text', ...words]);
+      assert.equal(r.code, 0, r.stderr);
+      return r.stdout.toString();
+    };
+    const fromFile = [await chapters([]), await printed([]), await printed([], ['# Title', 'Some *text*.'])];
+    await config('');
+    const fromFlags = [await chapters(['--chapter-level', '3']), await printed(['--code-phrase', 'a code block']), await printed(['--input-format', 'markdown'], ['# Title', 'Some *text*.'])];
+    assert.deepEqual(fromFile, fromFlags);
+    assert.match(fromFile[0]!, /Three/);
+    assert.match(fromFile[1]!, /a code block/);
+    assert.doesNotMatch(fromFile[2]!, /[#*]/);
+    // Given as flags on plain text they are still exit 2, naming the flag.
+    for (const flag of [['--chapter-level', '3'], ['--code-phrase', 'x']]) {
+      const r = await run(['stream', '--no-cache', '-q', ...flag, '-o', join(home, 'flag.wav'), 'Hello.']);
+      assert.equal(r.code, 2, r.stderr);
+      assert.match(r.stderr, new RegExp(`${flag[0]} needs a document`));
+    }
+  });
+
+  it('batch: play, chapter-level, code-phrase and input-format in the file are not the batch\'s; as flags they stay exit 2', async () => {
+    await writeFile(join(home, 'fit.jsonl'), `${JSON.stringify({ text: 'Hello.', output: 'one.wav' })}\n`);
+    for (const text of ['play = true\n', 'chapter-level = 3\n', 'code-phrase = "code"\n', 'input-format = "markdown"\n']) {
+      await config(text);
+      const r = await run(['batch', '--no-cache', '-q', join(home, 'fit.jsonl'), '--output-dir', join(home, 'bo')]);
+      assert.equal(r.code, 0, `${JSON.stringify(text)}: ${r.stderr}`);
+      assert.equal(await magic(join('bo', 'one.wav')), 'wav');
+    }
+    await config('');
+    for (const [flag, message] of [[['--play'], /--play is not a batch flag/], [['--chapter-level', '3'], /--chapter-level is not a batch flag/], [['--input-format', 'markdown'], /--input-format is not a batch flag/]] as const) {
+      const r = await run(['batch', '--no-cache', '-q', ...flag, join(home, 'fit.jsonl'), '--output-dir', join(home, 'bo')]);
+      assert.equal(r.code, 2, r.stderr);
+      assert.match(r.stderr, message);
+    }
   });
 });

@@ -9,12 +9,15 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createEngine, type EspeakEngine } from '../../src/engine/index.js';
-import { MAX_BODY_BYTES } from '../../src/server/http-util.js';
+import { bodyCapFor } from '../../src/server/http-util.js';
 import { MAX_CLIENT_FRAME_BYTES } from '../../src/server/realtime-route.js';
 import { allEvents, errorBody, postSse, rawConnect, startService, waitFor, type TestService } from '../helpers/serve-http.js';
 import { scriptedEngine, type FakeEngine } from '../helpers/fake-engine.js';
 import { connect, refused, update } from '../helpers/serve-ws.js';
 
+/** The service's character limit, and the largest body it reads for it. */
+const MAX_CHARS = 100_000;
+const BODY_CAP = bodyCapFor(MAX_CHARS);
 const KEY = 'hardening-key-0123456789';
 
 /** The head of a POST to the SSE route, without the blank line that ends it. */
@@ -54,31 +57,31 @@ function forcedClose(svc: TestService): () => boolean {
 describe('tts serve hardening: request bodies', () => {
   let svc: TestService;
   before(async () => {
-    svc = await startService({ apiKeys: [KEY], engine: scriptedEngine(), maxChars: 100_000 });
+    svc = await startService({ apiKeys: [KEY], engine: scriptedEngine(), maxChars: MAX_CHARS });
   });
   after(async () => {
     await svc.close();
   });
 
-  it('refuses a declared Content-Length over 64 KiB with bad_request before the body is sent, and closes', async () => {
+  it('refuses a declared Content-Length over what its character limit needs with max_character_length_exceeded before the body is sent, and closes', async () => {
     const c = await rawConnect(svc.base);
-    c.socket.write(`${head([`Content-Length: ${MAX_BODY_BYTES + 1}`])}\r\n\r\n`);
+    c.socket.write(`${head([`Content-Length: ${BODY_CAP + 1}`])}\r\n\r\n`);
     await c.waitFor(/\r\n\r\n\{.*\}$/s);
     const text = c.received();
-    assert.match(text, /^HTTP\/1\.1 400 /);
+    assert.match(text, /^HTTP\/1\.1 422 /);
     assert.match(text, /\r\nconnection: close\r\n/i);
-    assert.equal(errorBody(text.slice(text.indexOf('\r\n\r\n') + 4)).code, 'bad_request');
+    assert.equal(errorBody(text.slice(text.indexOf('\r\n\r\n') + 4)).code, 'max_character_length_exceeded');
     await c.closed;
   });
 
-  it('refuses a chunked body as soon as it passes 64 KiB, while the client is still sending', { timeout: 20_000 }, async (t) => {
+  it('refuses a chunked body as soon as it passes the cap, while the client is still sending', { timeout: 20_000 }, async (t) => {
     const c = await rawConnect(svc.base);
     c.socket.write(`${head(['Transfer-Encoding: chunked'])}\r\n\r\n`);
     const chunk = Buffer.alloc(8 * 1024, 'a');
     let sent = 0;
     // Never ends the body: a server that waited for all of it would never answer.
     const timer = setInterval(() => {
-      if (c.socket.destroyed || sent > 16 * MAX_BODY_BYTES) return;
+      if (c.socket.destroyed || sent > 16 * BODY_CAP) return;
       c.socket.write(`${chunk.length.toString(16)}\r\n`);
       c.socket.write(chunk);
       c.socket.write('\r\n');
@@ -89,14 +92,14 @@ describe('tts serve hardening: request bodies', () => {
         () => true,
         () => false,
       );
-      assert.ok(sent < 4 * MAX_BODY_BYTES, `answered or closed only after ${sent} bytes`);
+      assert.ok(sent < 4 * BODY_CAP, `answered or closed only after ${sent} bytes`);
       // The refusal is sent, then the connection closed with the client's bytes still arriving:
       // the kernel answers those with a reset, which may discard the refusal before a slow
       // client read it. Then the close alone, early (above), shows the body was not waited for.
       if (answered) {
         const text = c.received();
-        assert.match(text, /^HTTP\/1\.1 400 /);
-        assert.equal(errorBody(text.slice(text.indexOf('\r\n\r\n') + 4)).code, 'bad_request');
+        assert.match(text, /^HTTP\/1\.1 422 /);
+        assert.equal(errorBody(text.slice(text.indexOf('\r\n\r\n') + 4)).code, 'max_character_length_exceeded');
       } else {
         t.diagnostic('a reset discarded the refusal before it was read; the early close is what was checked');
       }
@@ -108,17 +111,18 @@ describe('tts serve hardening: request bodies', () => {
     }
   });
 
-  it('reads a body of exactly 64 KiB (then validates it), and refuses one byte more', async () => {
+  it('reads a body of exactly the cap (every character escaped as two \\uXXXX, then validates it), and refuses one byte more', async () => {
+    // MAX_CHARS characters of U+2000B, each written as its escaped surrogate pair (12 bytes), padded with JSON white space.
     const bodyOf = (bytes: number): string => {
-      const prefix = '{"input":"';
-      return `${prefix}${'a'.repeat(bytes - prefix.length - 2)}"}`;
+      const json = `{"input":"${'\\ud840\\udc0b'.repeat(MAX_CHARS)}"}`;
+      return json + ' '.repeat(bytes - json.length);
     };
-    assert.equal(bodyOf(MAX_BODY_BYTES).length, MAX_BODY_BYTES);
-    const exact = await postSse(svc.base, bodyOf(MAX_BODY_BYTES), KEY);
+    assert.equal(bodyOf(BODY_CAP).length, BODY_CAP);
+    const exact = await postSse(svc.base, bodyOf(BODY_CAP), KEY);
     assert.equal(exact.status, 200, await exact.text());
-    const over = await postSse(svc.base, bodyOf(MAX_BODY_BYTES + 1), KEY);
-    assert.equal(over.status, 400);
-    assert.equal(errorBody(await over.text()).code, 'bad_request');
+    const over = await postSse(svc.base, bodyOf(BODY_CAP + 1), KEY);
+    assert.equal(over.status, 422);
+    assert.equal(errorBody(await over.text()).code, 'max_character_length_exceeded');
   });
 });
 

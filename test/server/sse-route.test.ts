@@ -72,10 +72,29 @@ describe('POST /v1/tts/sse (built-in service)', () => {
     }
   });
 
-  it('refuses a body over 64 KiB with bad_request', async () => {
+  it('refuses a body too large for its character limit with max_character_length_exceeded, so that a client halves its pieces (docs/protocol.md §7)', async () => {
     const res = await post(JSON.stringify({ input: 'a'.repeat(70 * 1024) }));
-    assert.equal(res.status, 400);
-    assert.equal(((await res.json()) as { error: { code: string } }).error.code, 'bad_request');
+    assert.equal(res.status, 422);
+    assert.equal(((await res.json()) as { error: { code: string } }).error.code, 'max_character_length_exceeded');
+  });
+
+  it('reads a body as large as its character limit can need: every character JSON-escaped as \\uXXXX', async () => {
+    const wide = createService({ apiKeys: [KEY], engine, maxChars: 12_000 });
+    const wideBase = await listen(wide, '127.0.0.1', 0);
+    try {
+      const postWide = (chars: number): Promise<Response> =>
+        fetch(`${wideBase}/v1/tts/sse`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${KEY}` }, body: `{"input":"${'\\u3042'.repeat(chars)}","voice":"ja-woman-1"}` });
+      // 12,000 characters as \u3042: 72,000 bytes, over 64 KiB, within the limit.
+      const within = await postWide(12_000);
+      assert.equal(within.status, 200, within.status === 200 ? '' : await within.text());
+      await within.body?.cancel();
+      const over = await postWide(12_001);
+      assert.equal(over.status, 422);
+      assert.equal(((await over.json()) as { error: { code: string } }).error.code, 'max_character_length_exceeded');
+    } finally {
+      wide.closeAllConnections();
+      await new Promise<void>((r) => wide.close(() => r()));
+    }
   });
 
   it('streams deltas of at most 100 ms, then done, all with one item_id', async () => {

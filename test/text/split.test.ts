@@ -212,3 +212,61 @@ describe('segmentsOf', () => {
     assert.ok(units <= 3 * text.length, `segmented ${units} code units for ${text.length}`);
   });
 });
+
+describe('splitText cuts between tokens, never inside one (README "Long text")', () => {
+  /** Offsets (UTF-16) where `pieces` are cut. */
+  const cutsOf = (pieces: string[]): number[] => {
+    const cuts: number[] = [];
+    let at = 0;
+    for (const p of pieces.slice(0, -1)) cuts.push((at += p.length));
+    return cuts;
+  };
+
+  it('keeps numbers, times, dates, decimals and URLs whole when the clause or word break fits', () => {
+    for (const [text, max] of [
+      ['Smith arrived at 10:30 on 2024-01-05.', 30],
+      ['Smith arrived at 10:30 on 2024-01-05.', 20],
+      ['The price was 3.14159 dollars or 1,234,567 yen, roughly.', 25],
+      ['Go to https://example.com/a/b;c,d=1:2 and read it now please.', 40],
+      [`${'word '.repeat(196)}total 1,234,567 dollars at 10:30 and more words to finish the sentence.`, 1000],
+    ] as const) {
+      const pieces = assertPieces(text, max);
+      for (const cut of cutsOf(pieces)) assert.match(text[cut - 1]!, /\s/, `${JSON.stringify(text)} at ${max} is cut inside a token: ${JSON.stringify(pieces)}`);
+    }
+  });
+
+  it('still cuts at a clause: punctuation followed by white space', () => {
+    assert.deepEqual(splitText('One two three, four five six; seven eight nine', 16), ['One two three, ', 'four five six; ', 'seven eight nine']);
+    // "x:y" is a token, not a clause: the cut after "world; " is the clause's, the next one at white space.
+    assert.deepEqual(splitText('Hello, world; x:y and so on, right', 12), ['Hello, ', 'world; ', 'x:y and so ', 'on, right']);
+  });
+
+  it('in Japanese cuts at 、 and between words, never inside a number or a time', () => {
+    const text = 'それから会議に出席しました、東京駅に午前10:30に到着しました。';
+    assert.deepEqual(assertPieces(text, 10), ['それから会議に出席', 'しました、', '東京駅に午前', '10:30に到着しま', 'した。']);
+    const pieces = assertPieces('東京駅に午前10:30に到着しました、それから1,234,567円を払いました。', 12);
+    for (const token of ['10:30', '1,234,567']) assert.ok(pieces.some((p) => p.includes(token)), `${token} is cut: ${JSON.stringify(pieces)}`);
+    // A run with no 、 is still cut between dictionary words, as before.
+    const run = '東京駅に午前十時に到着しましてそれから会議に出席しましたがとても長かったです。';
+    assert.ok(assertPieces(run, 12).length > 1);
+  });
+
+  it('cuts a single token longer than the limit inside it, at a grapheme boundary', () => {
+    // As docs/cli.md §1 --max-chars says: a word longer than N is cut at a grapheme boundary.
+    assert.deepEqual(assertPieces('1,234,567,890', 5), ['1,23', '4,56', '7,890']);
+    assert.deepEqual(assertPieces('See https://example.com/x now', 10), ['See ', 'https://ex', 'ample.com/', 'x now']);
+  });
+
+  it('for any text of tokens and any limit over the longest token, cuts only after white space', () => {
+    const tokens = ['1,234,567', '10:30', '2024-01-05', '3.14159', 'https://example.com/a,b;c:d', 'word', 'clause,', 'semi;', 'colon:', 'end.', '12:00:00', '$1,000.50'];
+    fc.assert(
+      fc.property(fc.array(fc.constantFrom(...tokens), { minLength: 1, maxLength: 60 }), fc.constantFrom(' ', '  ', '\t'), fc.integer({ min: 0, max: 40 }), (words, space, extra) => {
+        const text = words.join(space);
+        const max = Math.max(...words.map((w) => w.length)) + space.length + extra;
+        const pieces = assertPieces(text, max);
+        for (const cut of cutsOf(pieces)) assert.match(text[cut - 1]!, /\s/, `${JSON.stringify(pieces)}`);
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
