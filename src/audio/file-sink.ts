@@ -170,7 +170,9 @@ export class ReplaceRefused extends TtsError {
  * otherwise replace it regardless, as renaming over a file asks the folder's permission, not the
  * file's. A name that is not there yet, a folder (refused by the caller), a FIFO or a device
  * (written in place, special-files.ts) and a symbolic link (only a link Linux would not follow
- * comes here: output-target.ts) pass.
+ * comes here: output-target.ts) pass that. Refused too: another user's file or link in a sticky
+ * folder that is not this user's, for anyone but root ({@link assertNotStickyOthers}): the rename
+ * over it would fail (EPERM) only at the end, after all the synthesis.
  * @param path the output as the user gave it, for the message.
  * @param target where it is written ({@link outputTarget}).
  * @throws ReplaceRefused (`io_error`, exit 7): `cannot write PATH: permission denied (…)`, saying
@@ -184,6 +186,7 @@ export async function assertReplaceable(path: string, target: string): Promise<v
   } catch {
     return; // not there: a new file
   }
+  if (info.isSymbolicLink()) return assertNotStickyOthers(path, target, info);
   if (!info.isFile()) return;
   try {
     await access(target, constants.W_OK);
@@ -200,6 +203,28 @@ export async function assertReplaceable(path: string, target: string): Promise<v
     if (code === 'EROFS') throw ioError(err, path, target);
     // Anything else (the file went away meanwhile): the open reports what there is to report.
   }
+  await assertNotStickyOthers(path, target, info);
+}
+
+/**
+ * Refuses `target` (lstat `info`) when it is another user's file or link in a sticky folder
+ * (`/tmp`, mode 1777) that is not this user's either, and this user is not root: there the
+ * kernel lets only the file's owner, the folder's owner or a privileged process remove or rename
+ * over it (unlink(2), rename(2): EPERM, the sticky bit), so the final rename of the atomic writer
+ * would fail — after all the synthesis. Writing into the file in place, as a shell's `>` may,
+ * would break the rule that a failed run leaves the file as it was (docs/cli.md §2), so it is
+ * refused at once instead.
+ * @throws ReplaceRefused (`io_error`, exit 7) saying whose file it is and why it cannot be replaced.
+ */
+async function assertNotStickyOthers(path: string, target: string, info: Stats): Promise<void> {
+  const uid = process.geteuid?.();
+  if (uid === undefined || uid === 0 || info.uid === uid) return;
+  const folder = await stat(dirname(target)).catch(() => undefined);
+  if (folder === undefined || (folder.mode & 0o1000) === 0 || folder.uid === uid) return;
+  const what = info.isSymbolicLink() ? 'link' : 'file';
+  throw new ReplaceRefused(outputName(path, target), `permission denied (user ${info.uid}'s ${what} in the sticky folder ${dirname(target)}: only its owner, the folder's owner or root may replace it)`, {
+    hint: info.isSymbolicLink() ? 'write to another name' : `write to another name (to fill that file itself, copy into it afterwards: cat mine.wav > ${path})`,
+  });
 }
 
 /**

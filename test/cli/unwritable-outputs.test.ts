@@ -97,3 +97,70 @@ describe('an output file this user may not write', () => {
     assert.deepEqual(server.requests.map((q) => (JSON.parse(q.body) as { input: string }).input), ['Second line.']);
   });
 });
+
+describe('another user\'s file in a sticky folder (/tmp)', { skip: !asRoot && 'making another user\'s file needs root (CI runs as root)' }, () => {
+  let dir: string;
+  let server: TestServer;
+
+  before(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'tts-sticky-'));
+    await chmod(dir, 0o755);
+    server = await startPatternServer(4800);
+  });
+  after(async () => {
+    await server.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  /** A folder with mode 1777 owned by `owner`. */
+  async function stickyFolder(name: string, owner: number): Promise<string> {
+    const path = join(dir, name);
+    await mkdir(path);
+    await chown(path, owner, owner);
+    await chmod(path, 0o1777);
+    return path;
+  }
+
+  /** A file with `text`, owned by `owner`, mode 0666 (anyone may write into it). */
+  async function file(path: string, owner: number): Promise<string> {
+    await writeFile(path, 'theirs\n');
+    await chown(path, owner, owner);
+    await chmod(path, 0o666);
+    return path;
+  }
+
+  function tts(args: string[]): Promise<CliResult> {
+    return runTts(args, {
+      cwd: dir,
+      env: { TTS_BASE_URL: server.url, TTS_API_KEY: 'sk-test-sticky', HOME: dir, XDG_CONFIG_HOME: dir, XDG_CACHE_HOME: dir },
+      prefix: ['setpriv', `--reuid=${NOBODY}`, `--regid=${NOBODY}`, '--clear-groups'],
+    });
+  }
+
+  it('-o or --subtitles naming root\'s 0666 file in root\'s sticky folder, run as nobody: exit 7 saying why, before any request, the file kept', async () => {
+    const shared = await stickyFolder('shared', 0);
+    const audio = await file(join(shared, 'theirs.wav'), 0);
+    const cues = await file(join(shared, 'theirs.srt'), 0);
+    for (const args of [['-o', audio], ['-o', join(shared, 'mine.wav'), '--subtitles', cues]]) {
+      server.requests.length = 0;
+      const r = await tts(['stream', '--no-cache', ...args, 'Hello there.']);
+      assert.equal(r.code, 7, `${args.join(' ')}: ${r.stderr}`);
+      assert.match(r.stderr, /theirs\.(wav|srt): permission denied \(user 0's file in the sticky folder .*shared: only its owner, the folder's owner or root may replace it\)/);
+      assert.equal(server.requests.length, 0, `${args.join(' ')}: no request`);
+    }
+    assert.equal(await readFile(audio, 'utf8'), 'theirs\n');
+    assert.equal(await readFile(cues, 'utf8'), 'theirs\n');
+  });
+
+  it('nobody\'s own file there, or root\'s file in nobody\'s own sticky folder, is replaced as before (the rename may)', async () => {
+    const shared = await stickyFolder('shared2', 0);
+    const mine = await file(join(shared, 'mine.wav'), NOBODY);
+    const own = await stickyFolder('own', NOBODY);
+    const rootsFile = await file(join(own, 'roots.wav'), 0);
+    for (const path of [mine, rootsFile]) {
+      const r = await tts(['stream', '--no-cache', '-o', path, 'Hello there.']);
+      assert.equal(r.code, 0, `${path}: ${r.stderr}`);
+      assert.equal((await readFile(path)).subarray(0, 4).toString('latin1'), 'RIFF');
+    }
+  });
+});
