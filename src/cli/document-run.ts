@@ -411,15 +411,32 @@ async function writeTextAtomically(path: string, text: string): Promise<void> {
  * A chapter's name made safe as a file name (docs/cli.md §10 `--split-chapters`): the name as its
  * tags carry it (audio/containers/chapters.ts `metadataText`: no C0 or C1 control characters or
  * bidirectional controls, which would reorder a listing), with each run of `/`, `\:*?"<>|` made a
- * space, at most 80 characters (code points, so a surrogate pair is never cut).
+ * space, at most 80 characters (code points, so a surrogate pair is never cut) and short enough
+ * that the whole name is at most {@link NAME_MAX_BYTES} bytes of UTF-8 (80 characters of four
+ * bytes, `𠮷`, are 320), cut at a whole code point and trimmed again.
  */
 export function chapterFileName(index: number, count: number, title: string, extension: string): string {
   const digits = Math.max(2, String(count).length);
+  const number = String(index).padStart(digits, '0');
   // The name the chapter's tags and the chapters track carry (controls left out), then no path characters.
   const cleaned = metadataText(title).replace(/[/\\:*?"<>|]+/gu, ' ').replace(/\s+/gu, ' ').trim().replace(/^\.+/u, '');
-  const safe = Array.from(cleaned).slice(0, 80).join('').trim();
-  return `${String(index).padStart(digits, '0')}${safe === '' ? '' : ` ${safe}`}.${extension}`;
+  // What the number, the space before the title and the extension leave of the name's bytes.
+  let room = NAME_MAX_BYTES - Buffer.byteLength(`${number} .${extension}`);
+  const kept: string[] = [];
+  for (const character of Array.from(cleaned).slice(0, 80)) {
+    room -= Buffer.byteLength(character);
+    if (room < 0) break;
+    kept.push(character);
+  }
+  const safe = kept.join('').trim();
+  return `${number}${safe === '' ? '' : ` ${safe}`}.${extension}`;
 }
+
+/**
+ * The most bytes of one file name: NAME_MAX of Linux's file systems (ext4, btrfs, xfs, tmpfs;
+ * limits.h), where a longer name is ENAMETOOLONG.
+ */
+const NAME_MAX_BYTES = 255;
 
 /**
  * `--split-chapters DIR`: one file per chapter, `DIR/01 Title.mp3` …, each a run of its own
