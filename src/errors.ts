@@ -163,7 +163,7 @@ export class TtsError extends Error {
 
 /**
  * Why a file could not be read, in words for a message: `no such file`, `permission denied`,
- * `it is a directory`, else the system's code (`ELOOP`…) or the error's text.
+ * `it is a directory`, `an input/output error (EIO)`, else the system's code (`ELOOP`…) or the error's text.
  * @param cause what `fs` threw (a NodeJS.ErrnoException, or anything).
  */
 export function fileProblem(cause: unknown): string {
@@ -171,5 +171,6 @@ export function fileProblem(cause: unknown): string {
   if (code === 'ENOENT') return 'no such file';
   if (code === 'EACCES' || code === 'EPERM') return 'permission denied';
   if (code === 'EISDIR') return 'it is a directory';
+  if (code === 'EIO') return 'an input/output error (EIO)';
   return code ?? (cause instanceof Error ? cause.message : String(cause));
 }

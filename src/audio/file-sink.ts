@@ -10,8 +10,8 @@
  * piece (truncateAudio). Positional writes on a FileHandle from fs/promises do all three with
  * the same rename-into-place discipline those libraries use.
  */
-import { lstatSync, statSync, type Stats } from 'node:fs';
-import { open, rename, stat, unlink, type FileHandle } from 'node:fs/promises';
+import { constants, lstatSync, statSync, type Stats } from 'node:fs';
+import { access, lstat, open, rename, stat, unlink, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, resolve } from 'node:path';
 import { TtsError } from '../errors.js';
 import { outputTarget } from './output-target.js';
@@ -106,10 +106,15 @@ export interface AtomicFile {
  * come back 0644) — and the temporary files a killed run left for the same name removed beside
  * the writing ({@link AtomicFile.sweep}).
  * Complete it with {@link commitAtomicFile}, or drop it with {@link discardAtomicFile}.
+ * An existing file that could not be written in place is refused before anything is made
+ * ({@link assertReplaceable}: read-only to this user), unless `options.ownFile` says it is the
+ * file this run has just written (chapters put into it, chapter-files.ts).
+ * @param options.ownFile true when `path` is a file this run wrote itself and now rewrites
+ *   (its mode is the umask's choice, not a user's refusal).
  * @throws TtsError `io_error` (exit 7) naming `path` (and the link's target when it is a link
  *   whose target cannot be written: its folder does not exist, a loop of links…).
  */
-export async function openAtomicFile(path: string): Promise<AtomicFile> {
+export async function openAtomicFile(path: string, options: { ownFile?: boolean } = {}): Promise<AtomicFile> {
   const target = await outputTarget(path);
   let existing: Stats | undefined;
   try {
@@ -118,6 +123,7 @@ export async function openAtomicFile(path: string): Promise<AtomicFile> {
     if (codeOf(err) !== 'ENOENT') throw ioError(err, path, target);
   }
   if (existing?.isDirectory() === true) throw ioError(Object.assign(new Error(`${path} is a folder`), { code: 'EISDIR' }), path);
+  if (options.ownFile !== true) await assertReplaceable(path, target);
   const tempPath = tempPathFor(dirname(target), basename(target));
   let fh: FileHandle | undefined;
   try {
@@ -135,6 +141,90 @@ export async function openAtomicFile(path: string): Promise<AtomicFile> {
   // 20's sixteenth round). Our own file is never swept: its process runs.
   const sweep = removeStaleTempFiles(dirname(target), basename(target));
   return { target, tempPath, fh, sweep };
+}
+
+/**
+ * The refusal of {@link assertReplaceable}: an `io_error` (exit 7) whose `reason` says why the
+ * file cannot be replaced, for callers that name the output their own way (speak/text-file.ts:
+ * `cannot write the subtitles to PATH: REASON`).
+ */
+export class ReplaceRefused extends TtsError {
+  /**
+   * @param name the output as messages name it (`path`, or `path (a link to TARGET)`).
+   * @param reason why, e.g. `permission denied (the file is read-only, mode 0444)`.
+   */
+  constructor(
+    name: string,
+    readonly reason: string,
+    options: { hint: string; cause?: unknown },
+  ) {
+    super('io_error', `cannot write ${name}: ${reason}`, options);
+  }
+}
+
+/**
+ * Refuses, before anything is written or requested, an existing file at `target` that a shell's
+ * `>` could not write (docs/cli.md §2: every output is written "as a shell's `>` does"): one this
+ * user may not write by its permissions — access(2) `W_OK`, so a 0444 file, or another user's
+ * 0644 one, is refused and root may write it, as with the shell. The atomic writer would
+ * otherwise replace it regardless, as renaming over a file asks the folder's permission, not the
+ * file's. A name that is not there yet, a folder (refused by the caller), a FIFO or a device
+ * (written in place, special-files.ts) and a symbolic link (only a link Linux would not follow
+ * comes here: output-target.ts) pass that. Refused too: another user's file or link in a sticky
+ * folder that is not this user's, for anyone but root ({@link assertNotStickyOthers}): the rename
+ * over it would fail (EPERM) only at the end, after all the synthesis.
+ * @param path the output as the user gave it, for the message.
+ * @param target where it is written ({@link outputTarget}).
+ * @throws ReplaceRefused (`io_error`, exit 7): `cannot write PATH: permission denied (…)`, saying
+ *   whose file it is and its mode; TtsError `io_error` for a read-only file system (EROFS), as
+ *   {@link ioError} says it.
+ */
+export async function assertReplaceable(path: string, target: string): Promise<void> {
+  let info: Stats;
+  try {
+    info = await lstat(target);
+  } catch {
+    return; // not there: a new file
+  }
+  if (info.isSymbolicLink()) return assertNotStickyOthers(path, target, info);
+  if (!info.isFile()) return;
+  try {
+    await access(target, constants.W_OK);
+  } catch (err) {
+    const code = codeOf(err);
+    if (code === 'EACCES' || code === 'EPERM') {
+      const mode = (info.mode & 0o7777).toString(8).padStart(4, '0');
+      const ours = info.uid === process.geteuid?.();
+      throw new ReplaceRefused(outputName(path, target), `permission denied (${ours ? 'the file is read-only' : `the file is user ${info.uid}'s`}, mode ${mode})`, {
+        hint: ours ? `write to another name, or make the file writable first (chmod u+w ${path})` : 'write to another name',
+        cause: err,
+      });
+    }
+    if (code === 'EROFS') throw ioError(err, path, target);
+    // Anything else (the file went away meanwhile): the open reports what there is to report.
+  }
+  await assertNotStickyOthers(path, target, info);
+}
+
+/**
+ * Refuses `target` (lstat `info`) when it is another user's file or link in a sticky folder
+ * (`/tmp`, mode 1777) that is not this user's either, and this user is not root: there the
+ * kernel lets only the file's owner, the folder's owner or a privileged process remove or rename
+ * over it (unlink(2), rename(2): EPERM, the sticky bit), so the final rename of the atomic writer
+ * would fail — after all the synthesis. Writing into the file in place, as a shell's `>` may,
+ * would break the rule that a failed run leaves the file as it was (docs/cli.md §2), so it is
+ * refused at once instead.
+ * @throws ReplaceRefused (`io_error`, exit 7) saying whose file it is and why it cannot be replaced.
+ */
+async function assertNotStickyOthers(path: string, target: string, info: Stats): Promise<void> {
+  const uid = process.geteuid?.();
+  if (uid === undefined || uid === 0 || info.uid === uid) return;
+  const folder = await stat(dirname(target)).catch(() => undefined);
+  if (folder === undefined || (folder.mode & 0o1000) === 0 || folder.uid === uid) return;
+  const what = info.isSymbolicLink() ? 'link' : 'file';
+  throw new ReplaceRefused(outputName(path, target), `permission denied (user ${info.uid}'s ${what} in the sticky folder ${dirname(target)}: only its owner, the folder's owner or root may replace it)`, {
+    hint: info.isSymbolicLink() ? 'write to another name' : `write to another name (to fill that file itself, copy into it afterwards: cat mine.wav > ${path})`,
+  });
 }
 
 /**
@@ -324,6 +414,11 @@ function isLink(path: string): boolean {
   }
 }
 
+/** How messages name an output: `path`, or `path (a link to TARGET)` when it is a symbolic link. */
+function outputName(path: string, target: string | undefined): string {
+  return target !== undefined && isLink(path) ? `${path} (a link to ${target})` : path;
+}
+
 /**
  * A file-system error as the TtsError the CLI reports (exit 7), naming the path the user gave
  * and saying what to do.
@@ -332,7 +427,7 @@ function isLink(path: string): boolean {
  */
 export function ioError(err: unknown, path: string, target?: string): TtsError {
   const folder = dirname(target ?? resolve(path));
-  const name = target !== undefined && isLink(path) ? `${path} (a link to ${target})` : path;
+  const name = outputName(path, target);
   const [what, hint] = ((): [string, string] => {
     switch (codeOf(err)) {
       case 'ENOENT':

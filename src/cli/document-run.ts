@@ -11,8 +11,8 @@ import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { metadataText, webvttChapters, type AudioChapter, type AudioTags } from '../audio/containers/chapters.js';
 import { writeChapterMetadata, type TaggedContainer } from '../audio/containers/chapter-files.js';
-import { commitAtomicFile, discardAtomicFile, ioError, openAtomicFile } from '../audio/file-sink.js';
-import { makeOutputFolder } from '../audio/output-target.js';
+import { assertReplaceable, commitAtomicFile, discardAtomicFile, ioError, openAtomicFile } from '../audio/file-sink.js';
+import { makeOutputFolder, outputTarget } from '../audio/output-target.js';
 import { bytesPerFrame, type AudioSpec } from '../dsp/spec.js';
 import { TtsError } from '../errors.js';
 import { ChapterClock } from '../speak/chapter-clock.js';
@@ -381,8 +381,10 @@ async function writeChapters(chapters: AudioChapter[], tags: AudioTags, plan: Ou
  * have any name) or is the audio output, the subtitles, the word timings or the input
  * (docs/cli.md §10) by any name (a link to it too: the atomic writer follows links; one pipe by
  * any name: output-checks.ts `sameFile`), or that cannot be written (a disk, a socket no
- * descriptor leads to: output-checks.ts `assertSideOutputCanBeWritten`), before anything runs.
- * @throws TtsError `usage` (exit 2).
+ * descriptor leads to: output-checks.ts `assertSideOutputCanBeWritten`), before anything runs;
+ * likewise a file there this user may not write (audio/file-sink.ts `assertReplaceable`), which
+ * would otherwise be found only once the audio is complete.
+ * @throws TtsError `usage` (exit 2); `io_error` (exit 7) for a file that cannot be replaced.
  */
 export async function checkChapterPaths(flags: Pick<SynthesisFlags, 'chapters' | 'output' | 'subtitles' | 'wordTimings' | 'file'>): Promise<void> {
   if (flags.chapters === undefined) return;
@@ -396,6 +398,8 @@ export async function checkChapterPaths(flags: Pick<SynthesisFlags, 'chapters' |
     if (other !== undefined && other !== '-' && (await sameFile(other, flags.chapters))) throw new TtsError('usage', `--chapters ${flags.chapters} is ${what}`, { hint: 'give the chapters a name of their own, e.g. book.chapters.vtt' });
   }
   await assertSideOutputCanBeWritten(flags.chapters, '--chapters');
+  // Written once the audio is complete: a file that cannot be replaced is said now, not after the synthesis.
+  if (!(await writtenInPlace(flags.chapters))) await assertReplaceable(flags.chapters, await outputTarget(flags.chapters));
 }
 
 /**
@@ -418,26 +422,46 @@ async function writeTextAtomically(path: string, text: string): Promise<void> {
  * A chapter's name made safe as a file name (docs/cli.md §10 `--split-chapters`): the name as its
  * tags carry it (audio/containers/chapters.ts `metadataText`: no C0 or C1 control characters or
  * bidirectional controls, which would reorder a listing), with each run of `/`, `\:*?"<>|` made a
- * space, at most 80 characters (code points, so a surrogate pair is never cut).
+ * space, at most 80 characters (code points, so a surrogate pair is never cut) and short enough
+ * that the whole name is at most {@link NAME_MAX_BYTES} bytes of UTF-8 (80 characters of four
+ * bytes, `𠮷`, are 320), cut at a whole code point and trimmed again.
  */
 export function chapterFileName(index: number, count: number, title: string, extension: string): string {
   const digits = Math.max(2, String(count).length);
+  const number = String(index).padStart(digits, '0');
   // The name the chapter's tags and the chapters track carry (controls left out), then no path characters.
   const cleaned = metadataText(title).replace(/[/\\:*?"<>|]+/gu, ' ').replace(/\s+/gu, ' ').trim().replace(/^\.+/u, '');
-  const safe = Array.from(cleaned).slice(0, 80).join('').trim();
-  return `${String(index).padStart(digits, '0')}${safe === '' ? '' : ` ${safe}`}.${extension}`;
+  // What the number, the space before the title and the extension leave of the name's bytes.
+  let room = NAME_MAX_BYTES - Buffer.byteLength(`${number} .${extension}`);
+  const kept: string[] = [];
+  for (const character of Array.from(cleaned).slice(0, 80)) {
+    room -= Buffer.byteLength(character);
+    if (room < 0) break;
+    kept.push(character);
+  }
+  const safe = kept.join('').trim();
+  return `${number}${safe === '' ? '' : ` ${safe}`}.${extension}`;
 }
+
+/**
+ * The most bytes of one file name: NAME_MAX of Linux's file systems (ext4, btrfs, xfs, tmpfs;
+ * limits.h), where a longer name is ENAMETOOLONG.
+ */
+const NAME_MAX_BYTES = 255;
 
 /**
  * `--split-chapters DIR`: one file per chapter, `DIR/01 Title.mp3` …, each a run of its own
  * (written atomically; a run again after Ctrl-C takes the pieces already made from the cache),
  * tagged with the chapter's name as title, the document's title as album, its author as artist
- * and the chapter's number as track.
+ * and the chapter's number as track. A chapter's file there that this user may not write
+ * (audio/file-sink.ts `assertReplaceable`) is refused before the first chapter is requested.
  * @param signal stops reading the document (Ctrl-C); each chapter's run has its own signals.
  * @param run one synthesis run of `text` into `output` (runSynthesisCommand); returns its exit code.
  * @param check refuses the flags of a chapter's run into `output` as that run would, before `DIR`
  *   is made (throws TtsError `usage`).
  * @returns the first non-zero exit code, else 0.
+ * @throws TtsError `usage` (exit 2) for flags or names refused; `io_error` (exit 7) for a file
+ *   that cannot be replaced or a folder that cannot be made.
  */
 export async function splitChapters(
   words: string[],
@@ -471,6 +495,8 @@ export async function splitChapters(
     if (earlier !== undefined) throw new TtsError('usage', `--split-chapters ${output} is ${earlier}: one chapter's file would replace the other's`, { hint: 'remove the link there, or write to another folder' });
     if (id !== undefined) written.set(id, output);
   }
+  // Nor a file there that cannot be replaced (read-only): said before the first chapter is requested, not at its turn.
+  for (const output of outputs) await assertReplaceable(output, await outputTarget(output, folders));
   const { splitChapters: _s, chapters: _c, chapterRange: _r, inputFormat: _f, file: _file, play: _p, ...rest } = flags;
   const chapterFlags: SynthesisFlags = { ...rest, container, inputFormat: 'text' };
   // Flags every chapter's run would refuse are refused before the folder is made.

@@ -9,7 +9,7 @@
  * the regular file standard error goes to (`2>log`), through descriptor 2, with tts's messages,
  * and the one standard output goes to (`>>log`) while the audio goes to `-o`, through descriptor 1.
  */
-import { commitAtomicFile, discardAtomicFile, openAtomicFile, type AtomicFile } from '../audio/file-sink.js';
+import { commitAtomicFile, discardAtomicFile, openAtomicFile, ReplaceRefused, type AtomicFile } from '../audio/file-sink.js';
 import type { Stats } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { crossesProtectedLink } from '../audio/output-target.js';
@@ -107,6 +107,8 @@ export async function openTextFile(path: string, what: string, options: TextFile
   try {
     file = await openAtomicFile(path);
   } catch (error) {
+    // A file that cannot be replaced (read-only…): why, said for this output.
+    if (error instanceof ReplaceRefused) throw new TtsError('io_error', `cannot write ${what} to ${path}: ${error.reason}`, { cause: error.cause, hint: error.hint });
     // Said as this file's own: the file system's code, not the audio file's wording.
     throw ioError(error instanceof TtsError && error.cause !== undefined ? error.cause : error);
   }

@@ -357,13 +357,13 @@ async function openTextFile(path: string, maxBytes: number, signal: AbortSignal,
     if (info.isDirectory()) throw Object.assign(new Error('directory'), { code: 'EISDIR' });
     if (info.isFIFO()) {
       waiting?.();
-      return abortable(await readFifo(await openFifo(path, info, signal)), signal);
+      return readErrorsAsUsage(abortable(await readFifo(await openFifo(path, info, signal)), signal), what);
     }
-    if (!info.isFile()) return abortable(await readDevice(await openDevice(path, signal)), signal);
+    if (!info.isFile()) return readErrorsAsUsage(abortable(await readDevice(await openDevice(path, signal)), signal), what);
     checkSize(info.size, maxBytes, path);
     const stream = createReadStream(path, { highWaterMark: FILE_BLOCK_BYTES });
     await waitForOpen(stream, signal);
-    return abortable(stream, signal);
+    return readErrorsAsUsage(abortable(stream, signal), what);
   } catch (cause) {
     if (signal.aborted) throw signal.reason;
     if (cause instanceof TtsError) throw cause;
@@ -388,6 +388,22 @@ function openFifo(path: string, info: Stats, signal: AbortSignal): Promise<numbe
   // The hold is needed until the open returns, even after an abort gave up waiting for it.
   if (hold !== undefined) opening.then(hold.close, hold.close);
   return openedUnlessAborted(opening, signal, (opened) => wakeFifoOpen(target, info, opened));
+}
+
+/**
+ * The blocks of `blocks`, a failed read among them said as an unreadable input (docs/cli.md §3:
+ * exit 2, `cannot read …`), as a failed open is: a system error of the read (EIO of a disk or of
+ * `/proc/self/mem`, EISDIR, ENXIO…: an error with a `syscall`) becomes a TtsError `usage` naming
+ * `what`; anything else (the abort's reason, a TtsError) passes as it is.
+ * @param what names the file in messages (its path, or `the API key file PATH`).
+ */
+async function* readErrorsAsUsage(blocks: AsyncIterable<Buffer>, what: string): AsyncGenerator<Buffer, void, undefined> {
+  try {
+    yield* blocks;
+  } catch (cause) {
+    if (cause instanceof TtsError || typeof (cause as NodeJS.ErrnoException | null)?.syscall !== 'string') throw cause;
+    throw new TtsError('usage', `cannot read ${what}: ${fileProblem(cause)}`, { cause });
+  }
 }
 
 /**

@@ -36,7 +36,8 @@ export async function writeChapterMetadata(path: string, container: TaggedContai
   try {
     src = await open(path, 'r');
     // The one atomic writer (docs/cli.md §2): beside the file, with its mode, renamed over it when whole.
-    file = await openAtomicFile(path);
+    // The file this run has just written: its mode is the umask's, not a refusal (file-sink.ts assertReplaceable).
+    file = await openAtomicFile(path, { ownFile: true });
     const out = new Output(file.fh);
     if (container === 'mp3') await mp3(src, out, tags, chapters);
     else if (container === 'flac') await flac(src, out, tags, chapters);

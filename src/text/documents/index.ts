@@ -4,7 +4,7 @@
  * it keeps the streaming reader of text/read.ts.
  */
 import { readFile, stat } from 'node:fs/promises';
-import { TtsError } from '../../errors.js';
+import { fileProblem, TtsError } from '../../errors.js';
 import { readEpub } from './epub.js';
 import { readHtml } from './html.js';
 import { readMarkdownBounded } from './markdown-bounded.js';
@@ -44,7 +44,13 @@ export async function readDocument(format: Exclude<InputFormat, 'text'>, path: s
   let source = text;
   if (source === undefined) {
     await checkFile(path, Math.min(options.maxInputBytes, format === 'markdown' ? MAX_MARKDOWN_CHARS * 3 : Number.MAX_SAFE_INTEGER));
-    const bytes = await readFile(path);
+    let bytes: Buffer;
+    try {
+      bytes = await readFile(path);
+    } catch (cause) {
+      // An open refused after the stat (EACCES), a read that fails (EIO): an unreadable input (docs/cli.md §3).
+      throw new TtsError('usage', `cannot read ${path}: ${fileProblem(cause)}`, { cause });
+    }
     try {
       source = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
     } catch {
@@ -56,7 +62,7 @@ export async function readDocument(format: Exclude<InputFormat, 'text'>, path: s
 }
 
 /**
- * @throws TtsError `usage` for a file that is missing, not a regular file, or over `maxBytes` —
+ * @throws TtsError `usage` for a file that is missing or cannot be looked at (its reason: fileProblem), not a regular file, or over `maxBytes` —
  *   before anything of it is read.
  */
 async function checkFile(path: string, maxBytes: number): Promise<void> {
@@ -67,8 +73,7 @@ async function checkFile(path: string, maxBytes: number): Promise<void> {
     size = info.size;
   } catch (cause) {
     if (cause instanceof TtsError) throw cause;
-    const code = (cause as NodeJS.ErrnoException).code;
-    throw new TtsError('usage', `cannot read ${path}: ${code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : String(code ?? cause)}`, { cause });
+    throw new TtsError('usage', `cannot read ${path}: ${fileProblem(cause)}`, { cause });
   }
   if (size > maxBytes) throw new TtsError('usage', `${path} is larger than a document may be (${maxBytes} bytes)`, { hint: 'split it, or raise --max-input if you mean it' });
 }
