@@ -56,13 +56,17 @@ const skip = tmuxMissing ?? speakerMissing;
 const dashMissing = spawnSync('dash', ['-c', 'true']).status !== 0 ? 'dash is not installed' : undefined;
 const zshMissing = spawnSync('zsh', ['-f', '-c', 'true']).status !== 0 ? 'zsh is not installed' : undefined;
 
-/** Polls `get` every 50 ms until `ok` holds, for at most `ms`; returns the last value. */
+/**
+ * Polls `get` every 50 ms until `ok` holds, for at most `ms`; returns the last value. On giving
+ * up, the message ends with the last value (a pane's screen), to tell a hung run from one that
+ * ended unseen.
+ */
 async function poll<T>(get: () => T, ok: (v: T) => boolean, what: string, ms = 30_000): Promise<T> {
   const end = performance.now() + ms;
   for (;;) {
     const v = get();
     if (ok(v)) return v;
-    assert.ok(performance.now() < end, `gave up after ${ms} ms waiting for ${what}`);
+    assert.ok(performance.now() < end, `gave up after ${ms} ms waiting for ${what}; last seen:\n${String(v)}`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
