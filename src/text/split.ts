@@ -383,9 +383,13 @@ function splitClauses(s: string): string[] {
   return s.split(/(?<=[,;:]\s+|[、，；：]\s*)(?=\S)/u);
 }
 
-/** Splits at white space, which rides with the token before it: `"a b  c"` → `["a ", "b  ", "c"]`. */
+/**
+ * Splits at white space, each run of it a part of its own: `"a b  c"` → `["a", " ", "b", "  ",
+ * "c"]`. {@link pack} then puts white space with the piece before it without counting it against
+ * the limit's cut, so a sentence of exactly `maxChars` and the space after it stay one piece.
+ */
 function splitTokens(s: string): string[] {
-  return s.split(/(?<=\s)(?=\S)/u);
+  return s.split(/(\s+)/u).filter((part) => part !== '');
 }
 
 /** A letter, combining mark or digit: {@link wordsInside} cuts only between two of these. */

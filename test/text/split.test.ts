@@ -235,6 +235,11 @@ describe('splitText cuts between tokens, never inside one (README "Long text")',
     }
   });
 
+  it('keeps a sentence of exactly the limit whole: the white space after it does not count against the cut', () => {
+    assert.deepEqual(splitText('Hello there. How are you?', 12), ['Hello there. ', 'How are you?']);
+    assert.deepEqual(splitText('one two three four', 9), ['one two ', 'three ', 'four']);
+  });
+
   it('still cuts at a clause: punctuation followed by white space', () => {
     assert.deepEqual(splitText('One two three, four five six; seven eight nine', 16), ['One two three, ', 'four five six; ', 'seven eight nine']);
     // "x:y" is a token, not a clause: the cut after "world; " is the clause's, the next one at white space.
