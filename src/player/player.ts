@@ -93,6 +93,11 @@ export class Player implements AudioSink {
     this.window = new SentenceWindow(options.windowBytes ?? DEFAULT_WINDOW_BYTES);
     this.#loop = this.#play()
       .catch((error: unknown) => {
+        // Once stopped (`q`, or abort), the sink's failure is the stop's own doing: its abort cut
+        // short the write in flight (a full pipe to a system player, a piece the card had not
+        // taken), which both sinks reject with `playback was aborted`. Kept, it would end a `q`
+        // with exit 7 instead of 0 (docs/cli.md §12.2).
+        if (this.#stopped !== undefined) return;
         this.#failed = error;
         this.window.close(error instanceof Error ? error : new Error(String(error)));
       })

@@ -1,7 +1,13 @@
 import { strict as assert } from 'node:assert';
+import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import type { AudioSink } from '../../src/audio/sink.js';
+import { openSpeakerSink, type SpeakerConstructor, type SpeakerStream } from '../../src/audio/speaker-sink.js';
+import { openSystemPlayerSink } from '../../src/audio/system-player.js';
 import type { AudioSpec } from '../../src/dsp/spec.js';
+import { TtsError } from '../../src/errors.js';
 import { Player, type PlayerState } from '../../src/player/player.js';
 import { PlayerStopped } from '../../src/player/stopped.js';
 
@@ -18,19 +24,31 @@ class FakeCard implements AudioSink {
   #waiting: (() => void)[] = [];
   async write(chunk: Buffer): Promise<void> {
     this.written.push(Buffer.from(chunk));
-    if (this.hold) await new Promise<void>((resolve) => this.#waiting.push(resolve));
+    if (this.hold) await new Promise<void>((resolve, reject) => {
+      this.#waiting.push(resolve);
+      this.#failing.push(reject);
+    });
   }
   async finish(): Promise<void> {
     this.finished = true;
   }
   async abort(): Promise<void> {
     this.aborted = true;
+    if (this.abortRejects) {
+      const w = this.#failing;
+      this.#failing = [];
+      for (const r of w) r(new TtsError('io_error', 'playback was aborted'));
+    }
     this.release();
   }
+  /** With `hold`: abort() makes the held writes reject, as both real sinks do (speaker-sink.ts, system-player.ts). */
+  abortRejects = false;
+  #failing: ((error: Error) => void)[] = [];
   /** Lets every held write complete. */
   release(): void {
     const w = this.#waiting;
     this.#waiting = [];
+    this.#failing = [];
     for (const r of w) r();
   }
   get pending(): number {
@@ -73,6 +91,58 @@ async function playsWhole(card: FakeCard, player: Player): Promise<void> {
   player.window.finish();
   await player.finish();
   assert.deepEqual(card.bytes, audio(1, SLICE * 4));
+}
+
+/** `q` as the run takes it (interactive.ts, speak/run.ts): the key, then the run's signal aborts the player. */
+async function quitAsTheRunDoes(player: Player): Promise<void> {
+  player.act('quit');
+  await player.abort();
+}
+
+/**
+ * Plays a sentence into `card`, presses `q` once `pending()` says a write to it waits, and
+ * checks the run ends as `q` asks (docs/cli.md §12.2: exit 0): the producer's write rejects with
+ * PlayerStopped, and finish() after it (the pipeline's end) resolves.
+ */
+async function quitWhilePending(card: AudioSink, pending: () => boolean, options: { sliceSeconds?: number; bytes?: number } = {}): Promise<void> {
+  const player = new Player(card, SPEC, { sliceSeconds: options.sliceSeconds });
+  player.pieceStart('One.', true);
+  await player.write(audio(1, options.bytes ?? SLICE * 4));
+  await until(pending, 'a write to the card pending');
+  await quitAsTheRunDoes(player);
+  await assert.rejects(player.write(audio(1)), PlayerStopped);
+  await player.finish();
+}
+
+/**
+ * A speaker class whose writes are never called back until {@link release} (a card that takes
+ * nothing): speaker-sink.ts waits in play() meanwhile.
+ */
+function stalledSpeaker(): { Speaker: SpeakerConstructor; readonly writes: number; release(): void } {
+  const callbacks: (() => void)[] = [];
+  let writes = 0;
+  class Stalled implements SpeakerStream {
+    write(_chunk: Buffer, callback: (err?: Error | null) => void): boolean {
+      writes++;
+      callbacks.push(() => callback());
+      return false;
+    }
+    end(): void {}
+    close(): void {}
+    destroy(): void {}
+    on(): this {
+      return this;
+    }
+  }
+  return {
+    Speaker: Stalled,
+    get writes() {
+      return writes;
+    },
+    release: () => {
+      for (const c of callbacks.splice(0)) c();
+    },
+  };
 }
 
 describe('interactive player (docs/cli.md §12.2)', () => {
@@ -240,6 +310,49 @@ describe('interactive player (docs/cli.md §12.2)', () => {
     card.release();
     await player.finish();
     assert.ok(card.aborted && !card.finished);
+  });
+
+  it('q while the card’s write is pending, which the card’s abort fails (as speaker and a system player do): still PlayerStopped, never “playback was aborted”', async () => {
+    const { card, player } = await firstSliceHeld(3);
+    card.abortRejects = true;
+    await quitAsTheRunDoes(player);
+    // The producer sees how the run ended (exit 0), and the run's catch aborts the player again.
+    await assert.rejects(player.write(audio(1)), PlayerStopped);
+    await player.finish();
+    await player.abort();
+    assert.ok(card.aborted && !card.finished);
+  });
+
+  it('q while a write to the real speaker sink is pending (the card took nothing yet): PlayerStopped', async () => {
+    const speaker = stalledSpeaker();
+    const card = await openSpeakerSink(SPEC, { load: async () => speaker.Speaker });
+    await quitWhilePending(card, () => speaker.writes > 0);
+    speaker.release();
+  });
+
+  it('q while a write to a system player is pending (its pipe full: the player reads nothing): PlayerStopped', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'tts-player-'));
+    try {
+      const path = join(dir, 'aplay');
+      await writeFile(path, '#!/bin/sh\nexec sleep 1000\n');
+      await chmod(path, 0o755);
+      const card = await openSystemPlayerSink(SPEC, { name: 'aplay', args: () => [], from: 'a test' }, path);
+      // 20 s of 8 kHz audio (320 KB) in slices of 5 s: the first slice (80 KB) fills the pipe
+      // (64 KiB) and Node's buffer (16 KiB), so its write stays pending.
+      let pending = false;
+      const watched: AudioSink = {
+        write: async (chunk) => {
+          pending = true;
+          await card.write(chunk);
+          pending = false;
+        },
+        finish: () => card.finish(),
+        abort: () => card.abort(),
+      };
+      await quitWhilePending(watched, () => pending, { sliceSeconds: 5, bytes: SLICE * 400 });
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   it('abort (Ctrl-C, a failure elsewhere) stops the card, and a finish() after it is no success', async () => {
