@@ -1,5 +1,6 @@
 import { strict as assert } from 'node:assert';
-import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { statSync } from 'node:fs';
+import { chmod, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
@@ -143,6 +144,36 @@ function stalledSpeaker(): { Speaker: SpeakerConstructor; readonly writes: numbe
       for (const c of callbacks.splice(0)) c();
     },
   };
+}
+
+/**
+ * A stand-in for aplay (a CommonJS script run by node): plays s16 audio from stdin in real time,
+ * 4096 bytes at a time — a read waits until the bytes before it were played (a player that ran
+ * dry starts again when audio comes) — and appends each read to the file argv[2]; argv[3] is
+ * the bytes per second.
+ */
+const PACED_PLAYER = `
+const { openSync, readSync, writeSync } = require('node:fs');
+const out = openSync(process.argv[2], 'a');
+const bytesPerMs = Number(process.argv[3]) / 1000;
+const buf = Buffer.alloc(4096);
+const sleep = new Int32Array(new SharedArrayBuffer(4));
+let playedBy = 0;
+for (;;) {
+  let n;
+  try { n = readSync(0, buf); } catch (e) { if (e.code === 'EAGAIN') { Atomics.wait(sleep, 0, 0, 5); continue; } throw e; }
+  if (n === 0) break;
+  writeSync(out, buf, 0, n);
+  playedBy = Math.max(playedBy, performance.now()) + n / bytesPerMs;
+  const wait = playedBy - performance.now();
+  if (wait > 0) Atomics.wait(sleep, 0, 0, wait);
+}
+`;
+
+/** Polls `cond` every 20 ms until it holds (a process outside does the work), for at most 20 s. */
+async function poll(cond: () => boolean, what: string): Promise<void> {
+  for (let i = 0; i < 1000 && !cond(); i++) await new Promise((resolve) => setTimeout(resolve, 20));
+  assert.ok(cond(), `gave up waiting: ${what}`);
 }
 
 describe('interactive player (docs/cli.md §12.2)', () => {
@@ -351,6 +382,51 @@ describe('interactive player (docs/cli.md §12.2)', () => {
       };
       await quitWhilePending(watched, () => pending, { sliceSeconds: 5, bytes: SLICE * 400 });
     } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('pause with a system player: at most 0.5 s of audio reaches it after the pause, though its pipe would hold seconds; every byte once, in order', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'tts-player-'));
+    let player: Player | undefined;
+    try {
+      const heard = join(dir, 'heard.raw');
+      const script = join(dir, 'aplay.cjs');
+      await writeFile(script, PACED_PLAYER);
+      const spec: AudioSpec = { format: 'pcm16', sampleRate: 24000, channels: 1 };
+      const bytesPerSecond = 48000;
+      const sink = await openSystemPlayerSink(spec, { name: 'aplay', args: () => [script, heard, String(bytesPerSecond)], from: 'a test' }, process.execPath);
+      // What the player was handed: the bytes of the writes that resolved (pcm16 goes as it is).
+      let handed = 0;
+      const counted: AudioSink = {
+        write: async (chunk) => {
+          await sink.write(chunk);
+          handed += chunk.length;
+        },
+        finish: () => sink.finish(),
+        abort: () => sink.abort(),
+        limitLead: (seconds) => sink.limitLead?.(seconds),
+      };
+      player = new Player(counted, spec);
+      // 5 s of audio, every byte telling where it is (mod 251).
+      const sound = Buffer.alloc(5 * bytesPerSecond);
+      for (let i = 0; i < sound.length; i++) sound[i] = i % 251;
+      player.pieceStart('One.', true);
+      await player.write(sound);
+      const size = (): number => statSync(heard, { throwIfNoEntry: false })?.size ?? 0;
+      await poll(() => size() >= bytesPerSecond, 'a second played');
+      player.act('pause');
+      const atPause = size();
+      // The slice in flight was handed to the player; then nothing more is written.
+      await player.hold();
+      const written = handed;
+      await poll(() => size() === written, 'the player to take what it was handed');
+      const after = written - atPause;
+      assert.ok(after <= 0.5 * bytesPerSecond, `${after} bytes (${(after / bytesPerSecond).toFixed(2)} s) reached the player after the pause`);
+      assert.deepEqual(await readFile(heard), sound.subarray(0, written), 'every byte once, in order');
+    } finally {
+      // Also on a failure: the player process would keep the test alive.
+      await player?.abort();
       await rm(dir, { recursive: true, force: true });
     }
   });
