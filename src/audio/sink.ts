@@ -22,6 +22,16 @@ export interface AudioSink {
    * rejects, safe after `finish` failed; after `finish` succeeded it does nothing.
    */
   abort(): Promise<void>;
+  /**
+   * Optional, in a sink that holds more audio ahead of what is heard than a sound card's buffer
+   * does (a system player: the pipe to it, 64 KiB or more, and Node's write buffer; several
+   * seconds of audio): from now on, `write` waits so that at most `seconds` of audio were
+   * written ahead of the play clock (real time since playing began, minus the gaps when the
+   * player had run dry), and so at most that much plays on once writing stops. The interactive
+   * player (src/player/player.ts) asks it, so that a pause or a seek acts within the ≤ 0.5 s of
+   * docs/cli.md §12.2. Without it the sink takes audio as fast as its destination does.
+   */
+  limitLead?(seconds: number): void;
 }
 
 /**

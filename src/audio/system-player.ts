@@ -3,6 +3,10 @@
  * `speaker` package could not be built: the audio is decoded to signed 16-bit little-endian PCM
  * (µ-law and float32 as for speaker) and streamed into the player's stdin, which the player
  * reads at playback speed — so the pipe's backpressure paces the producer, as the card does.
+ * The pipe (64 KiB at least, and Node's write buffer before it) holds seconds of audio, though:
+ * for the interactive player, whose pause must act within 0.5 s (docs/cli.md §12.2), the sink
+ * paces its writes by the play clock instead (AudioSink.limitLead) — Node cannot shrink the pipe
+ * (F_SETPIPE_SZ is out of its reach).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { delimiter, isAbsolute } from 'node:path';
@@ -49,7 +53,8 @@ export function findOnPath(name: string, env: NodeJS.ProcessEnv): string | undef
  * player that cannot play fails here, before any request is sent; a player judged by its stderr
  * (ffplay, which opens the device only once audio comes) first gets 50 ms of silence and
  * {@link PRIMED_EXIT_MS}.
- * `write` resolves when the pipe took the audio (the player reads at playback speed);
+ * `write` resolves when the pipe took the audio (the player reads at playback speed), and after
+ * `limitLead(seconds)` only once at most that much audio is written ahead of the play clock;
  * `finish` closes the pipe and resolves when the player has played everything and exited 0;
  * `abort` stops the player at once (SIGTERM, then SIGKILL after 1 s).
  * @throws TtsError `no_playback_device` (exit 7) when the player cannot start or exits at once
@@ -91,6 +96,15 @@ class PlayerSink implements AudioSink {
   private state: 'open' | 'done' | 'aborted' = 'open';
   /** Whole sample frames only: a frame split across chunks waits for the rest. */
   private frames: FrameAligner;
+  /** Set by {@link limitLead}: most audio written ahead of the play clock, in ms; undefined: the pipe alone paces. */
+  private leadMs: number | undefined;
+  /**
+   * The play clock: when (performance.now(), ms) the player will have played everything written,
+   * had it begun playing on the first byte and never run dry since.
+   */
+  private playedBy = 0;
+  /** Aborted by abort(): ends a wait of the play clock. */
+  private readonly stopping = new AbortController();
 
   constructor(
     private readonly child: ChildProcess,
@@ -141,12 +155,18 @@ class PlayerSink implements AudioSink {
     return line === undefined ? status : `${status}: ${line.slice(0, 300)}`;
   }
 
+  /** See AudioSink.limitLead: writes wait for the play clock, `seconds` ahead of it at most. */
+  limitLead(seconds: number): void {
+    this.leadMs = seconds * 1000;
+  }
+
   async write(chunk: Buffer): Promise<void> {
     this.check();
     // The aligner copies what it keeps: the caller may reuse `chunk` once this write resolved.
     const whole = this.frames.take(chunk);
     if (whole.length === 0) return;
     const pcm = toPcm16Bytes(whole, this.spec.format);
+    if (this.leadMs !== undefined) await this.pace(pcm.length);
     const stdin = this.child.stdin!;
     if (stdin.write(pcm)) return;
     await new Promise<void>((resolve) => {
@@ -158,6 +178,25 @@ class PlayerSink implements AudioSink {
       void this.exited.then(done);
     });
     this.check();
+  }
+
+  /**
+   * Waits until `bytes` of s16 audio more leave at most {@link leadMs} written ahead of the play
+   * clock, then moves the clock on by their duration. A clock behind real time (the player ran
+   * dry: a pause, a wait for the next sentence) starts again from now, so a pause never lets a
+   * burst through. Ends early on abort() or the player's exit (then check() says which).
+   */
+  private async pace(bytes: number): Promise<void> {
+    const bytesPerMs = (this.spec.sampleRate * this.spec.channels * 2) / 1000;
+    const now = performance.now();
+    if (this.playedBy < now) this.playedBy = now;
+    const wait = this.playedBy + bytes / bytesPerMs - now - this.leadMs!;
+    if (wait > 0) {
+      const timer = delay(wait, undefined, { signal: this.stopping.signal }).catch(() => {});
+      await Promise.race([timer, this.exited]);
+      this.check();
+    }
+    this.playedBy = Math.max(this.playedBy, performance.now()) + bytes / bytesPerMs;
   }
 
   async finish(): Promise<void> {
@@ -173,6 +212,7 @@ class PlayerSink implements AudioSink {
   async abort(): Promise<void> {
     if (this.state === 'done') return;
     this.state = 'aborted';
+    this.stopping.abort();
     this.frames = new FrameAligner(this.spec);
     if (this.ended) return;
     this.child.stdin?.destroy();

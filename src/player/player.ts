@@ -43,6 +43,13 @@ export interface PlayerOptions {
 /** Step of ↑ / ↓. */
 export const SPEED_STEP = 0.1;
 
+/**
+ * Most audio written ahead of the play clock into a sink that would hold more than the card's
+ * buffer (a system player's pipe: AudioSink.limitLead), in seconds: what still plays after a
+ * pause, and how late a seek is heard (docs/cli.md §12.2 promises ≤ 0.5 s).
+ */
+export const LEAD_SECONDS = 0.25;
+
 
 /**
  * The player. The producer side is an {@link AudioSink} plus {@link pieceStart}; the keys go to
@@ -84,6 +91,8 @@ export class Player implements AudioSink {
   /** @param out the playback sink; @param spec the audio's encoding, rate (Hz) and channels. */
   constructor(out: AudioSink, spec: AudioSpec, options: PlayerOptions = {}) {
     this.#out = out;
+    // A system player's pipe would hold seconds ahead of what is heard: pause would not stop the sound.
+    out.limitLead?.(LEAD_SECONDS);
     this.#spec = spec;
     this.#frames = new FrameAligner(spec);
     const frame = bytesPerFrame(spec);
@@ -93,6 +102,11 @@ export class Player implements AudioSink {
     this.window = new SentenceWindow(options.windowBytes ?? DEFAULT_WINDOW_BYTES);
     this.#loop = this.#play()
       .catch((error: unknown) => {
+        // Once stopped (`q`, or abort), the sink's failure is the stop's own doing: its abort cut
+        // short the write in flight (a full pipe to a system player, a piece the card had not
+        // taken), which both sinks reject with `playback was aborted`. Kept, it would end a `q`
+        // with exit 7 instead of 0 (docs/cli.md §12.2).
+        if (this.#stopped !== undefined) return;
         this.#failed = error;
         this.window.close(error instanceof Error ? error : new Error(String(error)));
       })

@@ -1,7 +1,14 @@
 import { strict as assert } from 'node:assert';
+import { statSync } from 'node:fs';
+import { chmod, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import type { AudioSink } from '../../src/audio/sink.js';
+import { openSpeakerSink, type SpeakerConstructor, type SpeakerStream } from '../../src/audio/speaker-sink.js';
+import { openSystemPlayerSink } from '../../src/audio/system-player.js';
 import type { AudioSpec } from '../../src/dsp/spec.js';
+import { TtsError } from '../../src/errors.js';
 import { Player, type PlayerState } from '../../src/player/player.js';
 import { PlayerStopped } from '../../src/player/stopped.js';
 
@@ -18,19 +25,31 @@ class FakeCard implements AudioSink {
   #waiting: (() => void)[] = [];
   async write(chunk: Buffer): Promise<void> {
     this.written.push(Buffer.from(chunk));
-    if (this.hold) await new Promise<void>((resolve) => this.#waiting.push(resolve));
+    if (this.hold) await new Promise<void>((resolve, reject) => {
+      this.#waiting.push(resolve);
+      this.#failing.push(reject);
+    });
   }
   async finish(): Promise<void> {
     this.finished = true;
   }
   async abort(): Promise<void> {
     this.aborted = true;
+    if (this.abortRejects) {
+      const w = this.#failing;
+      this.#failing = [];
+      for (const r of w) r(new TtsError('io_error', 'playback was aborted'));
+    }
     this.release();
   }
+  /** With `hold`: abort() makes the held writes reject, as both real sinks do (speaker-sink.ts, system-player.ts). */
+  abortRejects = false;
+  #failing: ((error: Error) => void)[] = [];
   /** Lets every held write complete. */
   release(): void {
     const w = this.#waiting;
     this.#waiting = [];
+    this.#failing = [];
     for (const r of w) r();
   }
   get pending(): number {
@@ -73,6 +92,88 @@ async function playsWhole(card: FakeCard, player: Player): Promise<void> {
   player.window.finish();
   await player.finish();
   assert.deepEqual(card.bytes, audio(1, SLICE * 4));
+}
+
+/** `q` as the run takes it (interactive.ts, speak/run.ts): the key, then the run's signal aborts the player. */
+async function quitAsTheRunDoes(player: Player): Promise<void> {
+  player.act('quit');
+  await player.abort();
+}
+
+/**
+ * Plays a sentence into `card`, presses `q` once `pending()` says a write to it waits, and
+ * checks the run ends as `q` asks (docs/cli.md §12.2: exit 0): the producer's write rejects with
+ * PlayerStopped, and finish() after it (the pipeline's end) resolves.
+ */
+async function quitWhilePending(card: AudioSink, pending: () => boolean, options: { sliceSeconds?: number; bytes?: number } = {}): Promise<void> {
+  const player = new Player(card, SPEC, { sliceSeconds: options.sliceSeconds });
+  player.pieceStart('One.', true);
+  await player.write(audio(1, options.bytes ?? SLICE * 4));
+  await until(pending, 'a write to the card pending');
+  await quitAsTheRunDoes(player);
+  await assert.rejects(player.write(audio(1)), PlayerStopped);
+  await player.finish();
+}
+
+/**
+ * A speaker class whose writes are never called back until {@link release} (a card that takes
+ * nothing): speaker-sink.ts waits in play() meanwhile.
+ */
+function stalledSpeaker(): { Speaker: SpeakerConstructor; readonly writes: number; release(): void } {
+  const callbacks: (() => void)[] = [];
+  let writes = 0;
+  class Stalled implements SpeakerStream {
+    write(_chunk: Buffer, callback: (err?: Error | null) => void): boolean {
+      writes++;
+      callbacks.push(() => callback());
+      return false;
+    }
+    end(): void {}
+    close(): void {}
+    destroy(): void {}
+    on(): this {
+      return this;
+    }
+  }
+  return {
+    Speaker: Stalled,
+    get writes() {
+      return writes;
+    },
+    release: () => {
+      for (const c of callbacks.splice(0)) c();
+    },
+  };
+}
+
+/**
+ * A stand-in for aplay (a CommonJS script run by node): plays s16 audio from stdin in real time,
+ * 4096 bytes at a time — a read waits until the bytes before it were played (a player that ran
+ * dry starts again when audio comes) — and appends each read to the file argv[2]; argv[3] is
+ * the bytes per second.
+ */
+const PACED_PLAYER = `
+const { openSync, readSync, writeSync } = require('node:fs');
+const out = openSync(process.argv[2], 'a');
+const bytesPerMs = Number(process.argv[3]) / 1000;
+const buf = Buffer.alloc(4096);
+const sleep = new Int32Array(new SharedArrayBuffer(4));
+let playedBy = 0;
+for (;;) {
+  let n;
+  try { n = readSync(0, buf); } catch (e) { if (e.code === 'EAGAIN') { Atomics.wait(sleep, 0, 0, 5); continue; } throw e; }
+  if (n === 0) break;
+  writeSync(out, buf, 0, n);
+  playedBy = Math.max(playedBy, performance.now()) + n / bytesPerMs;
+  const wait = playedBy - performance.now();
+  if (wait > 0) Atomics.wait(sleep, 0, 0, wait);
+}
+`;
+
+/** Polls `cond` every 20 ms until it holds (a process outside does the work), for at most 20 s. */
+async function poll(cond: () => boolean, what: string): Promise<void> {
+  for (let i = 0; i < 1000 && !cond(); i++) await new Promise((resolve) => setTimeout(resolve, 20));
+  assert.ok(cond(), `gave up waiting: ${what}`);
 }
 
 describe('interactive player (docs/cli.md §12.2)', () => {
@@ -240,6 +341,94 @@ describe('interactive player (docs/cli.md §12.2)', () => {
     card.release();
     await player.finish();
     assert.ok(card.aborted && !card.finished);
+  });
+
+  it('q while the card’s write is pending, which the card’s abort fails (as speaker and a system player do): still PlayerStopped, never “playback was aborted”', async () => {
+    const { card, player } = await firstSliceHeld(3);
+    card.abortRejects = true;
+    await quitAsTheRunDoes(player);
+    // The producer sees how the run ended (exit 0), and the run's catch aborts the player again.
+    await assert.rejects(player.write(audio(1)), PlayerStopped);
+    await player.finish();
+    await player.abort();
+    assert.ok(card.aborted && !card.finished);
+  });
+
+  it('q while a write to the real speaker sink is pending (the card took nothing yet): PlayerStopped', async () => {
+    const speaker = stalledSpeaker();
+    const card = await openSpeakerSink(SPEC, { load: async () => speaker.Speaker });
+    await quitWhilePending(card, () => speaker.writes > 0);
+    speaker.release();
+  });
+
+  it('q while a write to a system player is pending (its pipe full: the player reads nothing): PlayerStopped', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'tts-player-'));
+    try {
+      const path = join(dir, 'aplay');
+      await writeFile(path, '#!/bin/sh\nexec sleep 1000\n');
+      await chmod(path, 0o755);
+      const card = await openSystemPlayerSink(SPEC, { name: 'aplay', args: () => [], from: 'a test' }, path);
+      // 20 s of 8 kHz audio (320 KB) in slices of 5 s: the first slice (80 KB) fills the pipe
+      // (64 KiB) and Node's buffer (16 KiB), so its write stays pending.
+      let pending = false;
+      const watched: AudioSink = {
+        write: async (chunk) => {
+          pending = true;
+          await card.write(chunk);
+          pending = false;
+        },
+        finish: () => card.finish(),
+        abort: () => card.abort(),
+      };
+      await quitWhilePending(watched, () => pending, { sliceSeconds: 5, bytes: SLICE * 400 });
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('pause with a system player: at most 0.5 s of audio reaches it after the pause, though its pipe would hold seconds; every byte once, in order', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'tts-player-'));
+    let player: Player | undefined;
+    try {
+      const heard = join(dir, 'heard.raw');
+      const script = join(dir, 'aplay.cjs');
+      await writeFile(script, PACED_PLAYER);
+      const spec: AudioSpec = { format: 'pcm16', sampleRate: 24000, channels: 1 };
+      const bytesPerSecond = 48000;
+      const sink = await openSystemPlayerSink(spec, { name: 'aplay', args: () => [script, heard, String(bytesPerSecond)], from: 'a test' }, process.execPath);
+      // What the player was handed: the bytes of the writes that resolved (pcm16 goes as it is).
+      let handed = 0;
+      const counted: AudioSink = {
+        write: async (chunk) => {
+          await sink.write(chunk);
+          handed += chunk.length;
+        },
+        finish: () => sink.finish(),
+        abort: () => sink.abort(),
+        limitLead: (seconds) => sink.limitLead?.(seconds),
+      };
+      player = new Player(counted, spec);
+      // 5 s of audio, every byte telling where it is (mod 251).
+      const sound = Buffer.alloc(5 * bytesPerSecond);
+      for (let i = 0; i < sound.length; i++) sound[i] = i % 251;
+      player.pieceStart('One.', true);
+      await player.write(sound);
+      const size = (): number => statSync(heard, { throwIfNoEntry: false })?.size ?? 0;
+      await poll(() => size() >= bytesPerSecond, 'a second played');
+      player.act('pause');
+      const atPause = size();
+      // The slice in flight was handed to the player; then nothing more is written.
+      await player.hold();
+      const written = handed;
+      await poll(() => size() === written, 'the player to take what it was handed');
+      const after = written - atPause;
+      assert.ok(after <= 0.5 * bytesPerSecond, `${after} bytes (${(after / bytesPerSecond).toFixed(2)} s) reached the player after the pause`);
+      assert.deepEqual(await readFile(heard), sound.subarray(0, written), 'every byte once, in order');
+    } finally {
+      // Also on a failure: the player process would keep the test alive.
+      await player?.abort();
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   it('abort (Ctrl-C, a failure elsewhere) stops the card, and a finish() after it is no success', async () => {
