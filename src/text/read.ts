@@ -50,7 +50,7 @@ export interface TextInput {
 export async function openText(input: TextInput): Promise<AsyncIterable<string>> {
   if (input.file !== undefined) {
     if (input.words.length > 0) throw new TtsError('usage', 'give the text either as words or with -f, not both');
-    if (input.file === '-') return decodeText(abortable(input.stdin, input.signal), 'standard input', input.maxInputBytes, input.signal);
+    if (input.file === '-') return decodeText(readErrorsAsUsage(abortable(input.stdin, input.signal), 'standard input'), 'standard input', input.maxInputBytes, input.signal);
     return decodeText(await openTextFile(input.file, input.maxInputBytes, input.signal, input.file, input.waiting), input.file, input.maxInputBytes, input.signal);
   }
   if (input.words.length > 0) {
@@ -67,7 +67,7 @@ export async function openText(input: TextInput): Promise<AsyncIterable<string>>
     })();
   }
   // On a terminal too: the user types the text and ends it with Ctrl-D (the command says so).
-  return decodeText(abortable(input.stdin, input.signal), 'standard input', input.maxInputBytes, input.signal);
+  return decodeText(readErrorsAsUsage(abortable(input.stdin, input.signal), 'standard input'), 'standard input', input.maxInputBytes, input.signal);
 }
 
 /**
@@ -158,7 +158,7 @@ export async function* readLinesAt(stdin: NodeJS.ReadableStream, maxInputBytes: 
   };
   // The unfinished line is checked as its bytes arrive (/dev/zero has no line break to wait for).
   let unfinished = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
-  for await (const chunk of abortable(stdin, signal)) {
+  for await (const chunk of readErrorsAsUsage(abortable(stdin, signal), 'standard input')) {
     for (const bytes of lines.cut(chunk)) {
       const line = emit(bytes);
       if (line !== undefined) yield line;

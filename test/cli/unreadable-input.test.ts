@@ -28,17 +28,22 @@ describe('an input file whose read fails (EIO)', { skip: process.platform !== 'l
 
   const env = (): Record<string, string> => ({ TTS_BASE_URL: server.url, TTS_API_KEY: 'sk-test-unreadable', HOME: dir, XDG_CONFIG_HOME: dir });
 
-  it('-f (text or a document), lexicon check -f and --api-key-file: exit 2 "cannot read … (EIO)", no internal error, no request, no output', async () => {
+  it('-f (text or a document), standard input, lexicon check -f and --api-key-file: exit 2 "cannot read … (EIO)", no internal error, no request, no output', async () => {
     const cases: [string[], RegExp][] = [
       [['stream', '--no-cache', '-f', EIO_FILE, '-o', join(dir, 'x.wav')], /cannot read \/proc\/self\/mem: .*EIO/],
       [['lexicon', 'check', '-f', EIO_FILE], /cannot read \/proc\/self\/mem: .*EIO/],
       // A document is read whole (src/text/documents): the same refusal.
       [['stream', '--no-cache', '-f', EIO_FILE, '--input-format', 'markdown', '-o', join(dir, 'x.wav')], /cannot read \/proc\/self\/mem: .*EIO/],
       [['stream', '--no-cache', '--api-key-file', EIO_FILE, '-o', join(dir, 'x.wav'), 'Hello.'], /cannot read the API key file \/proc\/self\/mem: .*EIO/],
+      // Standard input redirected from such a file (`< FILE`), read whole or as `-f -`.
+      [['stream', '--no-cache', '-o', join(dir, 'x.wav')], /cannot read standard input: .*EIO/],
+      [['stream', '--no-cache', '-f', '-', '-o', join(dir, 'x.wav')], /cannot read standard input: .*EIO/],
+      [['stream', '--no-cache', '--lines', '-o', join(dir, 'x.wav')], /cannot read standard input: .*EIO/],
     ];
     for (const [args, message] of cases) {
       server.requests.length = 0;
-      const r = await runTtsInProcess(args, { env: env() });
+      const fromStdin = !args.includes(EIO_FILE);
+      const r = await runTtsInProcess(args, { env: env(), ...(fromStdin ? { stdinPath: EIO_FILE } : {}) });
       assert.equal(r.code, 2, `${args.join(' ')}: ${r.stderr}`);
       assert.match(r.stderr, message, args.join(' '));
       assert.doesNotMatch(r.stderr, /internal error|bug in tts/);
