@@ -396,17 +396,48 @@ function splitTokens(s: string): string[] {
 const WORD_CHARACTER = /[\p{L}\p{M}\p{N}]/u;
 
 /**
- * The ICU words (UAX #29, Japanese dictionary) of a token with no white space inside, joined
- * wherever the boundary has anything but a letter, mark or digit on either side: Japanese
- * "午前10:30に" → `["午前", "10:30", "に"]`, never `"10:"` then `"30"`; "1,234,567" and a URL's
- * parts stay together. Joined, the parts give `token` back.
+ * Punctuation that joins the letters or digits on both sides of it into one thing to say, at most
+ * three in a row: a time or a ratio (`10:30`), a date (`2024-01-05`), a decimal or a grouped number
+ * (`3.14`, `1,234`), a path or a URL (`a/b`, `https://…`, `x.com?a=1&b=2`), an address (`me@host`).
+ */
+const JOINER = /^[-:.,/'’_@#?=&%+~]{1,3}$/u;
+
+/**
+ * The ICU words (UAX #29, Japanese dictionary) of a token with no white space inside, as the parts
+ * it may be cut between: two words with a letter, mark or digit on both sides of the boundary
+ * (Japanese "午前" | "10:30" | "に") are two parts; a {@link JOINER} between two such words joins
+ * them into one (`10` `:` `30` → "10:30"; "1,234,567" and a URL's pieces stay together); any other
+ * punctuation — at the token's start or end (`10:30,`, `(10:30)`), brackets, CJK punctuation — is
+ * a part of its own, so a number that fits is never cut because the comma after it does not
+ * (glue then keeps the punctuation with its neighbour where both fit). Joined, the parts give
+ * `token` back.
  */
 function wordsInside(token: string): string[] {
+  const isWordy = (w: string): boolean => WORD_CHARACTER.test(w);
+  // ICU gives each punctuation mark a segment of its own: a run of them ("://") is one here.
+  const words: string[] = [];
+  for (const w of segmentsOf(token, 'word')) {
+    const last = words.at(-1);
+    if (last !== undefined && !isWordy(last) && !isWordy(w)) words[words.length - 1] = last + w;
+    else words.push(w);
+  }
   const parts: string[] = [];
-  for (const word of segmentsOf(token, 'word')) {
+  /** Whether the last part ends in a joiner still waiting for the word after it. */
+  let joining = false;
+  for (let i = 0; i < words.length; i++) {
+    const word = words[i]!;
     const before = parts.at(-1);
-    if (before !== undefined && !(WORD_CHARACTER.test(lastCodePoint(before)) && WORD_CHARACTER.test(String.fromCodePoint(word.codePointAt(0)!)))) parts[parts.length - 1] = before + word;
-    else parts.push(word);
+    const endsInWord = before !== undefined && WORD_CHARACTER.test(lastCodePoint(before));
+    const next = words[i + 1];
+    if (joining) {
+      parts[parts.length - 1] = before! + word;
+      joining = false;
+    } else if (endsInWord && !isWordy(word) && JOINER.test(word) && next !== undefined && WORD_CHARACTER.test(String.fromCodePoint(next.codePointAt(0)!))) {
+      parts[parts.length - 1] = before + word;
+      joining = true;
+    } else {
+      parts.push(word);
+    }
   }
   return parts;
 }

@@ -235,6 +235,14 @@ describe('splitText cuts between tokens, never inside one (README "Long text")',
     }
   });
 
+  it('keeps a number, time or date that fits whole when the punctuation around it does not fit with it', () => {
+    assert.deepEqual(assertPieces('We met at 10:30, then left.', 5), ['We ', 'met ', 'at ', '10:30', ', ', 'then ', 'left.']);
+    assert.deepEqual(assertPieces('Paid on 2024-01-05, and 1,234,567; ok', 10), ['Paid on ', '2024-01-05', ', and ', '1,234,567; ', 'ok']);
+    assert.deepEqual(assertPieces('1,234,567; ok', 9), ['1,234,567', '; ok']);
+    assert.deepEqual(assertPieces('「10:30」に会う', 5), ['「', '10:30', '」に会う']);
+    assert.deepEqual(assertPieces('(10:30)', 5), ['(', '10:30', ')']);
+  });
+
   it('keeps a sentence of exactly the limit whole: the white space after it does not count against the cut', () => {
     assert.deepEqual(splitText('Hello there. How are you?', 12), ['Hello there. ', 'How are you?']);
     assert.deepEqual(splitText('one two three four', 9), ['one two ', 'three ', 'four']);
