@@ -13,7 +13,7 @@ import { EXIT, TtsError } from '../errors.js';
 import { COMMANDS, commandsToLoad, synthesisOptionsOf } from './commands.js';
 import { nearMissCommand } from './default-command.js';
 import { createReporter, reportError, type CommandIo } from './report.js';
-import { escapeControls } from './escape.js';
+import { escapeControls, quoteInput } from './escape.js';
 import { helpWidth } from './help-text.js';
 import { signalExitCode, STOP_SIGNALS } from './run-lifecycle.js';
 import { opensLeftBlocked } from '../blocked-opens.js';
@@ -193,6 +193,15 @@ export async function main(
   }
   if (argv.length === 0 && io.stdin.isTTY === true) {
     program.outputHelp({ error: true });
+    return EXIT.usage;
+  }
+  // An argument that was not UTF-8: Node made its bad bytes U+FFFD, so a word would be spoken
+  // and a file name would name another file (docs/cli.md §1).
+  const notUtf8 = argv.some((a) => a.includes('\uFFFD')) ? (await import('./argv-utf8.js')).invalidUtf8Argument(argv) : undefined;
+  if (notUtf8 !== undefined) {
+    const reporter = createReporter(io.stderr, {});
+    reporter.error(`error: argument ${notUtf8.position} (${quoteInput(argv[notUtf8.position - 1]!)}) is not valid UTF-8 (first bad byte at offset ${notUtf8.offset})`);
+    reporter.error('  tts reads its arguments as UTF-8: give text in another encoding through iconv and -f or stdin, and a file by a name in UTF-8 (a link)');
     return EXIT.usage;
   }
   const stuck = repeatedShortFlag(argv);

@@ -8,7 +8,7 @@
  * not text), and at most `maxInputBytes` in all (`--max-input`). Every refusal is exit 2 and names
  * the byte offset. Reading stops at once when the run is aborted (Ctrl-C while waiting on a pipe).
  */
-import { constants, createReadStream, open as openCallback, readFileSync, type ReadStream, type Stats } from 'node:fs';
+import { constants, createReadStream, open as openCallback, type ReadStream, type Stats } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { addAbortSignal, type Readable } from 'node:stream';
 import { formatByteSize } from '../byte-size.js';
@@ -16,7 +16,7 @@ import { fileProblem, TtsError } from '../errors.js';
 import { openedUnlessAborted } from '../blocked-opens.js';
 import { holdFifo, wakeFifoOpen } from './fifo-open.js';
 import { codePointLength } from './split.js';
-import { completeUtf8Length, firstInvalidUtf8Offset, strictUtf8Document } from './utf8.js';
+import { completeUtf8Length, firstInvalidUtf8Offset } from './utf8.js';
 
 /** Size of the blocks read from a file, in bytes. */
 const FILE_BLOCK_BYTES = 64 * 1024;
@@ -54,12 +54,6 @@ export async function openText(input: TextInput): Promise<AsyncIterable<string>>
     return decodeText(await openTextFile(input.file, input.maxInputBytes, input.signal, input.file, input.waiting), input.file, input.maxInputBytes, input.signal);
   }
   if (input.words.length > 0) {
-    const bad = invalidUtf8Word(input.words);
-    if (bad !== undefined) {
-      throw new TtsError('usage', `word ${bad.word} of the text is not valid UTF-8 (first bad byte at offset ${bad.offset})`, {
-        hint: 'convert it first, e.g. iconv -f SHIFT_JIS -t UTF-8 notes.txt | tts say',
-      });
-    }
     const text = input.words.join(' ');
     checkSize(Buffer.byteLength(text), input.maxInputBytes, 'the text');
     return (async function* () {
@@ -68,43 +62,6 @@ export async function openText(input: TextInput): Promise<AsyncIterable<string>>
   }
   // On a terminal too: the user types the text and ends it with Ctrl-D (the command says so).
   return decodeText(readErrorsAsUsage(abortable(input.stdin, input.signal), 'standard input'), 'standard input', input.maxInputBytes, input.signal);
-}
-
-/**
- * The first positional word that was not UTF-8 on the command line (docs/cli.md §1 "Text input").
- * Node decodes its arguments leniently, each bad byte becoming U+FFFD, so when a word holds U+FFFD
- * the arguments' bytes are read back from `/proc/self/cmdline` (Linux) and the word whose bytes fail
- * strict UTF-8 (WHATWG Encoding, fatal) is named. Where there is no such file (another system), or a
- * word's U+FFFD was typed as such, nothing is refused.
- * @param words the positional words, as Node decoded them.
- * @param cmdline the process's arguments as bytes, NUL-terminated each (`/proc/self/cmdline`);
- *   undefined when they cannot be read.
- * @returns the word's number (from 1) and the byte offset (from 0) of its first bad byte, or undefined.
- */
-export function invalidUtf8Word(words: readonly string[], cmdline: () => Buffer | undefined = procCmdline): { word: number; offset: number } | undefined {
-  if (!words.some((w) => w.includes('\uFFFD'))) return undefined;
-  const raw = cmdline();
-  if (raw === undefined) return undefined;
-  for (let start = 0; start < raw.length; ) {
-    let end = raw.indexOf(0, start);
-    if (end === -1) end = raw.length;
-    const arg = raw.subarray(start, end);
-    start = end + 1;
-    const decoded = strictUtf8Document(arg);
-    if (!('problem' in decoded)) continue;
-    const index = words.indexOf(arg.toString('utf8'));
-    if (index !== -1) return { word: index + 1, offset: decoded.problem.offset };
-  }
-  return undefined;
-}
-
-/** `/proc/self/cmdline`'s bytes, or undefined where it cannot be read. */
-function procCmdline(): Buffer | undefined {
-  try {
-    return readFileSync('/proc/self/cmdline');
-  } catch {
-    return undefined;
-  }
 }
 
 /**

@@ -7,7 +7,7 @@
  * writers of FIFOs are spawned.
  */
 import assert from 'node:assert/strict';
-import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
@@ -16,8 +16,7 @@ import fc from 'fast-check';
 import { TtsError } from '../../src/errors.js';
 import { formatByteSize } from '../../src/byte-size.js';
 import { opensLeftBlocked } from '../../src/blocked-opens.js';
-import { decodeText, invalidUtf8Word, openText, readLines, type TextInput } from '../../src/text/read.js';
-import { runTts } from '../helpers/cli.js';
+import { decodeText, openText, readLines, type TextInput } from '../../src/text/read.js';
 
 const MiB = 2 ** 20;
 
@@ -218,29 +217,6 @@ describe('openText', () => {
     assert.match(e.message, /book\.txt is larger than --max-input \(1 KiB\)/);
     assert.match((await usageError(openText(input({ file: join(dir, 'missing.txt') })))).message, /cannot read .*missing\.txt: no such file/);
     assert.match((await usageError(openText(input({ file: dir })))).message, /it is a directory/);
-  });
-
-  it('a word that was not UTF-8 on the command line is named with its first bad byte; a U+FFFD typed as such is text', () => {
-    const cmdline = (...args: (string | Buffer)[]) => () => Buffer.concat(args.flatMap((a) => [Buffer.from(a as string), Buffer.from([0])]));
-    const bad = Buffer.from([0x61, 0x62, 0x63, 0xff, 0x64, 0x2e]);
-    const words = ['Hello', bad.toString('utf8')];
-    assert.deepEqual(invalidUtf8Word(words, cmdline('node', 'tts.js', 'stream', 'Hello', bad)), { word: 2, offset: 3 });
-    // A lead byte cut off at the word's end is bad from that byte.
-    const cut = Buffer.from([0x61, 0xe3, 0x81]);
-    assert.deepEqual(invalidUtf8Word([cut.toString('utf8')], cmdline('node', cut)), { word: 1, offset: 1 });
-    assert.equal(invalidUtf8Word(['a\uFFFDb'], cmdline('node', 'a\uFFFDb')), undefined);
-    assert.equal(invalidUtf8Word(words, () => undefined), undefined);
-    // No U+FFFD, no read of the arguments.
-    assert.equal(invalidUtf8Word(['Hello'], () => assert.fail('read')), undefined);
-  });
-
-  it('bin/tts.js refuses such a word with exit 2 before anything is written (Linux: /proc/self/cmdline)', async () => {
-    const out = join(dir, 'never.wav');
-    // bash appends the word as bytes: Node's spawn takes only strings.
-    const r = await runTts(['stream', '--no-cache', '-o', out, 'Hello'], { prefix: ['bash', '-c', 'exec "$0" "$@" "$(printf \'abc\\377def.\')"'] });
-    assert.equal(r.code, 2, r.stderr);
-    assert.match(r.stderr, /word 2 of the text is not valid UTF-8 \(first bad byte at offset 3\)/u);
-    await assert.rejects(stat(out), { code: 'ENOENT' });
   });
 
   it('-f - and no words read stdin', async () => {
