@@ -5,7 +5,7 @@
  * written out in words (number-words.ts); Japanese in katakana readings (engine/japanese-numbers.ts
  * gives the counters' sound changes: 3月1日 → サンガツツイタチ).
  */
-import { quoteInput } from '../cli/escape.js';
+import { quoteInput, shortenedInput } from '../cli/escape.js';
 import { DIGIT, readNumbers } from '../engine/japanese-numbers.js';
 import type { Language } from '../protocol/types.js';
 import { cardinalWords, DIGIT_WORDS, MAX_CARDINAL, ordinalWords, yearWords } from './number-words.js';
@@ -42,8 +42,7 @@ export class SayAsError extends Error {}
  * `say-as` of 100,000 digits must not become a 100 kB message on the terminal.
  */
 function shown(content: string): string {
-  const chars = [...content.slice(0, 100)];
-  return JSON.stringify(chars.length > 40 ? `${chars.slice(0, 40).join('')}…` : content);
+  return JSON.stringify(shortenedInput(content, 40));
 }
 
 /**
