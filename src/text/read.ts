@@ -50,7 +50,7 @@ export interface TextInput {
 export async function openText(input: TextInput): Promise<AsyncIterable<string>> {
   if (input.file !== undefined) {
     if (input.words.length > 0) throw new TtsError('usage', 'give the text either as words or with -f, not both');
-    if (input.file === '-') return decodeText(readErrorsAsUsage(abortable(input.stdin, input.signal), 'standard input'), 'standard input', input.maxInputBytes, input.signal);
+    if (input.file === '-') return decodeText(abortable(input.stdin, input.signal, 'standard input'), 'standard input', input.maxInputBytes, input.signal);
     return decodeText(await openTextFile(input.file, input.maxInputBytes, input.signal, input.file, input.waiting), input.file, input.maxInputBytes, input.signal);
   }
   if (input.words.length > 0) {
@@ -61,7 +61,7 @@ export async function openText(input: TextInput): Promise<AsyncIterable<string>>
     })();
   }
   // On a terminal too: the user types the text and ends it with Ctrl-D (the command says so).
-  return decodeText(readErrorsAsUsage(abortable(input.stdin, input.signal), 'standard input'), 'standard input', input.maxInputBytes, input.signal);
+  return decodeText(abortable(input.stdin, input.signal, 'standard input'), 'standard input', input.maxInputBytes, input.signal);
 }
 
 /**
@@ -115,7 +115,7 @@ export async function* readLinesAt(stdin: NodeJS.ReadableStream, maxInputBytes: 
   };
   // The unfinished line is checked as its bytes arrive (/dev/zero has no line break to wait for).
   let unfinished = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
-  for await (const chunk of readErrorsAsUsage(abortable(stdin, signal), 'standard input')) {
+  for await (const chunk of abortable(stdin, signal, 'standard input')) {
     for (const bytes of lines.cut(chunk)) {
       const line = emit(bytes);
       if (line !== undefined) yield line;
@@ -314,13 +314,13 @@ async function openTextFile(path: string, maxBytes: number, signal: AbortSignal,
     if (info.isDirectory()) throw Object.assign(new Error('directory'), { code: 'EISDIR' });
     if (info.isFIFO()) {
       waiting?.();
-      return readErrorsAsUsage(abortable(await readFifo(await openFifo(path, info, signal)), signal), what);
+      return abortable(await readFifo(await openFifo(path, info, signal)), signal, what);
     }
-    if (!info.isFile()) return readErrorsAsUsage(abortable(await readDevice(await openDevice(path, signal)), signal), what);
+    if (!info.isFile()) return abortable(await readDevice(await openDevice(path, signal)), signal, what);
     checkSize(info.size, maxBytes, path);
     const stream = createReadStream(path, { highWaterMark: FILE_BLOCK_BYTES });
     await waitForOpen(stream, signal);
-    return readErrorsAsUsage(abortable(stream, signal), what);
+    return abortable(stream, signal, what);
   } catch (cause) {
     if (signal.aborted) throw signal.reason;
     if (cause instanceof TtsError) throw cause;
@@ -345,22 +345,6 @@ function openFifo(path: string, info: Stats, signal: AbortSignal): Promise<numbe
   // The hold is needed until the open returns, even after an abort gave up waiting for it.
   if (hold !== undefined) opening.then(hold.close, hold.close);
   return openedUnlessAborted(opening, signal, (opened) => wakeFifoOpen(target, info, opened));
-}
-
-/**
- * The blocks of `blocks`, a failed read among them said as an unreadable input (docs/cli.md §3:
- * exit 2, `cannot read …`), as a failed open is: a system error of the read (EIO of a disk or of
- * `/proc/self/mem`, EISDIR, ENXIO…: an error with a `syscall`) becomes a TtsError `usage` naming
- * `what`; anything else (the abort's reason, a TtsError) passes as it is.
- * @param what names the file in messages (its path, or `the API key file PATH`).
- */
-async function* readErrorsAsUsage(blocks: AsyncIterable<Buffer>, what: string): AsyncGenerator<Buffer, void, undefined> {
-  try {
-    yield* blocks;
-  } catch (cause) {
-    if (cause instanceof TtsError || typeof (cause as NodeJS.ErrnoException | null)?.syscall !== 'string') throw cause;
-    throw new TtsError('usage', `cannot read ${what}: ${fileProblem(cause)}`, { cause });
-  }
 }
 
 /**
@@ -430,9 +414,14 @@ async function waitForOpen(stream: ReadStream, signal: AbortSignal): Promise<voi
 
 /**
  * The chunks of a readable stream as Buffers, until its end; when `signal` aborts, the stream is
- * destroyed (so a pipe nobody writes to cannot hold the process) and `signal.reason` is thrown.
+ * destroyed (so a pipe nobody writes to cannot hold the process) and `signal.reason` is thrown. A
+ * failed read is said as an unreadable input (docs/cli.md §3: exit 2, `cannot read …`), as a failed
+ * open is: a system error of the read (EIO of a disk or of `/proc/self/mem`, EISDIR, ENXIO…: an
+ * error with a `syscall`) becomes a TtsError `usage` naming `what`; anything else (a TtsError)
+ * passes as it is.
+ * @param what names the input in messages (its path, `standard input`, `the API key file PATH`).
  */
-async function* abortable(stream: NodeJS.ReadableStream, signal: AbortSignal): AsyncGenerator<Buffer, void, undefined> {
+async function* abortable(stream: NodeJS.ReadableStream, signal: AbortSignal, what: string): AsyncGenerator<Buffer, void, undefined> {
   if (signal.aborted) throw signal.reason;
   const readable = stream as Readable;
   addAbortSignal(signal, readable);
@@ -440,7 +429,8 @@ async function* abortable(stream: NodeJS.ReadableStream, signal: AbortSignal): A
     for await (const chunk of readable as AsyncIterable<Buffer | string>) yield typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
   } catch (error) {
     if (signal.aborted) throw signal.reason;
-    throw error;
+    if (error instanceof TtsError || typeof (error as NodeJS.ErrnoException | null)?.syscall !== 'string') throw error;
+    throw new TtsError('usage', `cannot read ${what}: ${fileProblem(error)}`, { cause: error });
   }
   if (signal.aborted) throw signal.reason;
 }
